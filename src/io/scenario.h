@@ -1,0 +1,48 @@
+/*
+ * scenario.h - emulated cluster descriptions (JSON scenario files).
+ *
+ * {
+ *   "workers":   [{"speed": 1.0, "link": {...}?}, ...],   per-worker speed > 0
+ *   "transient": {"probability": p, "slowdown": k, "seed": x},  optional
+ *   "link":      {"bandwidth_mbit": B, "latency_ms": L}          optional
+ * }
+ * A worker with speed s takes 1/s as long per task; transient stragglers make
+ * worker w k times slower in iteration t with probability p, decided by a
+ * hash of (seed, w, t): deterministic and independent of everything else.
+ * Unknown keys, wrong types, negative or zero speeds, p outside [0,1],
+ * k < 1, negative bandwidth or latency are errors naming the key.
+ */
+#ifndef DSANA_IO_SCENARIO_H
+#define DSANA_IO_SCENARIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct scenario_link {
+  double bandwidth_bytes_per_s; /* 0 = unlimited */
+  double latency_s;
+};
+
+struct scenario {
+  uint32_t n_workers;
+  double *speed;                 /* n_workers */
+  struct scenario_link *link;    /* n_workers, per worker (defaults to the global link) */
+  struct scenario_link global_link;
+  double transient_p, transient_slowdown;
+  uint64_t transient_seed;
+};
+
+/* Parse a scenario file. On error returns DSANA_EFORMAT/EIO and writes one
+ * line into err, e.g. "s.json: workers[2].speed: must be > 0". */
+int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen);
+/* Same, from a string (name is used in messages). */
+int scenario_parse(const char *name, const char *json, struct scenario *sc, char *err, size_t errlen);
+/* A scenario of n equal workers of speed 1 and no link limits. */
+int scenario_default(uint32_t n_workers, struct scenario *sc);
+void scenario_fini(struct scenario *sc);
+
+/* Slowdown factor (>= 1) of worker w in iteration iter: 1/speed times the
+ * transient factor when it strikes. */
+double scenario_slowdown(const struct scenario *sc, uint32_t w, uint32_t iter);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * transport.h - message transport over ZeroMQ, behind dsana's own API.
+ *
+ * Two kinds of socket: a listener (ZeroMQ ROUTER, binds; replies go to the
+ * peer a message came from) and a dialer (ZeroMQ DEALER, connects to one
+ * listener). Addresses are ZeroMQ endpoints: "tcp://127.0.0.1:5555",
+ * "tcp://127.0.0.1:*" (ephemeral port), "ipc:///tmp/x.sock".
+ *
+ * A message is a validated wire header plus an optional payload. net_recv()
+ * validates everything (wire.h) and drops, logs (peer and type) and counts
+ * a bad message instead of returning it.
+ *
+ * Threads: a net_sock is used only by the thread that created it. The
+ * context may be shared. High-water marks are unlimited (no silent drops);
+ * a ROUTER send to an unknown peer fails with DSANA_ENET.
+ *
+ * Link emulation (net_sock_set_link): every send waits on a token bucket at
+ * the configured bandwidth and is delayed by the configured latency, so a
+ * slow cloud link can be emulated over loopback.
+ */
+#ifndef DSANA_NET_TRANSPORT_H
+#define DSANA_NET_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/wire.h"
+
+struct net_ctx;
+struct net_sock;
+
+/* A ROUTER peer identity (opaque bytes). */
+struct net_peer {
+  uint8_t len;
+  uint8_t id[31];
+};
+
+/* A received message. payload points into storage owned by the message
+ * until net_msg_fini(). */
+struct net_msg {
+  struct wire_hdr hdr;
+  struct net_peer from; /* listener only */
+  const void *payload;  /* NULL when hdr.payload_bytes == 0 */
+  _Alignas(8) unsigned char impl[64];
+  int has_payload;
+};
+
+struct net_stats {
+  uint64_t msgs_in, msgs_out, bytes_in, bytes_out; /* bytes: header+payload */
+  uint64_t dropped;                                /* invalid messages discarded */
+};
+
+int net_ctx_create(struct net_ctx **out);
+void net_ctx_destroy(struct net_ctx *ctx);
+
+/* Bind a listener. */
+int net_listen(struct net_ctx *ctx, const char *addr, struct net_sock **out);
+/* The endpoint actually bound (resolves "*" ports). */
+int net_bound_addr(struct net_sock *s, char *buf, size_t len);
+/* Connect a dialer; `self_id` becomes its identity at the listener. */
+int net_dial(struct net_ctx *ctx, const char *addr, uint32_t self_id, struct net_sock **out);
+void net_close(struct net_sock *s);
+
+/* Largest payload accepted on receive (default WIRE_DEFAULT_MAX_PAYLOAD). */
+void net_set_max_payload(struct net_sock *s, uint64_t bytes);
+
+/* Send h (payload_bytes must equal len) and payload. `to` is required on a
+ * listener and ignored on a dialer. Copies the payload. */
+int net_send(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
+             const void *payload, size_t len);
+
+/* Receive one valid message, waiting up to timeout_ms (-1 = forever,
+ * 0 = poll). Returns 0, DSANA_EAGAIN when nothing valid arrived in time, or
+ * DSANA_ENET. Invalid messages are dropped and counted, never returned. */
+int net_recv(struct net_sock *s, struct net_msg *m, int timeout_ms);
+void net_msg_fini(struct net_msg *m);
+
+/* Wait until one of socks[0..n) has input: sets ready[i]; returns the
+ * number ready (0 on timeout) or DSANA_ENET. */
+int net_poll(struct net_sock *const *socks, int n, int timeout_ms, bool *ready);
+
+void net_get_stats(const struct net_sock *s, struct net_stats *st);
+
+/* Emulate a link on this socket's sends. bandwidth 0 = unlimited. */
+int net_sock_set_link(struct net_sock *s, double bandwidth_bytes_per_s, double latency_s);
+
+#endif

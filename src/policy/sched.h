@@ -1,0 +1,68 @@
+/*
+ * sched.h - task scheduling policies: pure decisions, no I/O, no clocks.
+ *
+ * Inputs are task costs, observed task durations (seconds, passed in by the
+ * caller) and queue state; outputs are which task a worker runs next and
+ * whether it was stolen. The runtime's scheduler role drives it; a simulator
+ * could drive the same code with synthetic durations.
+ *
+ * Protocol, per iteration:
+ *   sched_begin_iter()  builds every live worker's queue for the iteration;
+ *   sched_next(w)       pops w's next task; when w's queue is empty the
+ *                       dynamic policy steals an unstarted task from the
+ *                       worker predicted to finish last (static never does);
+ *   sched_report(w,t,s) records that w finished t after s seconds of work.
+ * A task handed out by sched_next() is "started" and is never handed out
+ * again in that iteration. Every task is handed out exactly once per
+ * iteration. Ties are broken by the lowest worker / task index.
+ *
+ * Policies are ops tables (see sched_ops) chosen once at creation.
+ */
+#ifndef DSANA_POLICY_SCHED_H
+#define DSANA_POLICY_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum sched_kind { SCHED_STATIC = 0, SCHED_DYNAMIC = 1 };
+
+struct sched;
+
+/* Create a scheduler for n_workers and n_tasks tasks with cost[t] > 0
+ * (copied). Returns 0, DSANA_EINVAL or DSANA_ENOMEM. */
+int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, uint32_t n_tasks,
+                 struct sched **out);
+void sched_destroy(struct sched *s);
+
+/* Start an iteration. alive[w] false excludes worker w (NULL = all alive).
+ * static: worker w gets the contiguous block of tasks
+ *   [w*T/W', (w+1)*T/W') over the W' live workers (equal split by count).
+ * dynamic: tasks are assigned largest first, proportionally to each worker's
+ *   estimated speed; a task stays with the worker that ran it last unless
+ *   moving it shortens the predicted iteration time. */
+int sched_begin_iter(struct sched *s, const bool *alive);
+
+/* Next task for worker w: sets *task and *stolen and returns 0, or returns
+ * DSANA_EAGAIN when w gets nothing more this iteration. */
+int sched_next(struct sched *s, uint32_t w, uint32_t *task, bool *stolen);
+
+/* Worker w finished task after `seconds`: updates w's speed estimate
+ * (cost units per second, exponentially smoothed; outliers damped). */
+void sched_report(struct sched *s, uint32_t w, uint32_t task, double seconds);
+
+/* Remove a worker mid-iteration (it died): its unstarted tasks go back to
+ * the pool and `task_lost` (if not UINT32_MAX) is handed out again. */
+void sched_drop_worker(struct sched *s, uint32_t w, uint32_t task_lost);
+
+/* Estimated speed of w (cost units per second; 0 before any observation). */
+double sched_speed_est(const struct sched *s, uint32_t w);
+/* Tasks w has stolen in the current iteration. */
+uint32_t sched_stolen(const struct sched *s, uint32_t w);
+/* Tasks still unstarted in the whole iteration. */
+uint32_t sched_remaining(const struct sched *s);
+
+const char *sched_kind_name(enum sched_kind kind);
+/* "static" / "dynamic" -> kind; DSANA_EINVAL otherwise. */
+int sched_kind_parse(const char *name, enum sched_kind *kind);
+
+#endif

@@ -1,0 +1,34 @@
+/* log.c - stderr diagnostics with a role prefix; one write() per line so
+ * that lines from several processes do not interleave. */
+#include "util/log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char log_role[64];
+static enum log_level log_level_now = LOG_WARN;
+
+void log_set_role(const char *role) { snprintf(log_role, sizeof log_role, "%s", role ? role : ""); }
+void log_set_level(enum log_level level) { log_level_now = level; }
+enum log_level log_get_level(void) { return log_level_now; }
+
+void log_msg(enum log_level level, const char *fmt, ...) {
+  if (level > log_level_now)
+    return;
+  char line[1024];
+  int n = snprintf(line, sizeof line, "dsana: %s%s", log_role, log_role[0] ? ": " : "");
+  if (n < 0 || (size_t)n >= sizeof line)
+    n = 0;
+  va_list ap;
+  va_start(ap, fmt);
+  int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+  va_end(ap);
+  size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
+  if (len > sizeof line - 2)
+    len = sizeof line - 2;
+  line[len++] = '\n';
+  ssize_t w = write(STDERR_FILENO, line, len);
+  (void)w;
+}

@@ -1,0 +1,22 @@
+/*
+ * log.h - one-line diagnostics on stderr, prefixed with the process role
+ * ("dsana: worker 2: ..."). Not for results: those go to stdout.
+ */
+#ifndef DSANA_UTIL_LOG_H
+#define DSANA_UTIL_LOG_H
+
+enum log_level { LOG_ERROR = 0, LOG_WARN = 1, LOG_INFO = 2, LOG_DEBUG = 3 };
+
+/* Set this process's prefix (copied), e.g. "worker 2". */
+void log_set_role(const char *role);
+void log_set_level(enum log_level level);
+enum log_level log_get_level(void);
+
+void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+#endif
