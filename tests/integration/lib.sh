@@ -1,0 +1,104 @@
+# lib.sh - shared helpers for the integration tests (source it; bash only).
+#
+# Environment (set by CTest, see tests/CMakeLists.txt):
+#   DSANA         path of the dsana binary
+#   REF_PAGERANK  path of the reference PageRank (tests/ref/ref_pagerank.c)
+#   DSANA_SRC     repository root
+#   SHARED_DATA   <repo>/../shared/data (real graphs under graphs/)
+#
+# Exit codes: 0 all checks passed, 1 a check failed, 77 skipped.
+#
+# Provides:
+#   T                    a fresh temporary directory, removed on exit
+#   die MSG...           print "FAIL: MSG" and exit 1
+#   skip MSG...          print "SKIP: MSG" and exit 77
+#   note MSG...          print a progress line
+#   pass MSG... / fail MSG...   record one check (fail does not exit)
+#   finish               print the tally; exit 1 if any check failed
+#   run_to CMD...        run CMD under `timeout 120` (exit 124 on timeout)
+#   run_capture NAME CMD...  run CMD under run_to, stdout to $T/NAME.out,
+#                        stderr to $T/NAME.err, exit code in RC; never exits
+#   show_cmd CMD...      the command quoted for a message
+#   stderr_lines FILE    number of lines in FILE (a last line without \n counts)
+#   require_bins         die unless $DSANA and $REF_PAGERANK are executable
+
+LIB_TEST_NAME=$(basename "${BASH_SOURCE[1]:-$0}" .sh)
+LIB_PASSED=0
+LIB_FAILED=0
+
+die() {
+  echo "FAIL: $LIB_TEST_NAME: $*" >&2
+  exit 1
+}
+
+skip() {
+  echo "SKIP: $LIB_TEST_NAME: $*"
+  exit 77
+}
+
+note() {
+  echo "-- $*"
+}
+
+pass() {
+  LIB_PASSED=$((LIB_PASSED + 1))
+  echo "ok   $*"
+}
+
+fail() {
+  LIB_FAILED=$((LIB_FAILED + 1))
+  echo "FAIL $*"
+}
+
+finish() {
+  echo "$LIB_TEST_NAME: $LIB_PASSED passed, $LIB_FAILED failed"
+  if [ "$LIB_FAILED" -ne 0 ]; then
+    exit 1
+  fi
+  exit 0
+}
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/dsana-${LIB_TEST_NAME}.XXXXXX")
+lib_cleanup() {
+  if [ -n "${KEEP_TMP:-}" ]; then
+    echo "(kept $T)" >&2
+  else
+    rm -rf -- "$T"
+  fi
+}
+trap lib_cleanup EXIT
+
+run_to() {
+  timeout 120 "$@"
+}
+
+RC=0
+run_capture() {
+  local name=$1
+  shift
+  RC=0
+  run_to "$@" >"$T/$name.out" 2>"$T/$name.err" || RC=$?
+  if [ "$RC" -eq 124 ]; then
+    echo "   (timed out after 120 s: $(show_cmd "$@"))" >&2
+  fi
+  return 0
+}
+
+show_cmd() {
+  local out="" a
+  for a in "$@"; do
+    out+="$(printf '%q' "$a") "
+  done
+  printf '%s' "${out% }"
+}
+
+stderr_lines() {
+  awk 'END { print NR }' "$1"
+}
+
+require_bins() {
+  [ -n "${DSANA:-}" ] || die "DSANA is not set"
+  [ -n "${REF_PAGERANK:-}" ] || die "REF_PAGERANK is not set"
+  [ -x "$DSANA" ] || die "DSANA=$DSANA is not an executable file"
+  [ -x "$REF_PAGERANK" ] || die "REF_PAGERANK=$REF_PAGERANK is not an executable file"
+}
