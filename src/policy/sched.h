@@ -43,7 +43,11 @@ void sched_destroy(struct sched *s);
 int sched_begin_iter(struct sched *s, const bool *alive);
 
 /* Next task for worker w: sets *task and *stolen and returns 0, or returns
- * DSANA_EAGAIN when w gets nothing more this iteration. */
+ * DSANA_EAGAIN when w gets nothing more this iteration. *stolen is true when
+ * the task was not in w's own queue (stolen from a live worker, or taken
+ * over from a dropped one). EAGAIN means "nothing for w now": under dynamic
+ * a steal refused now may help later, and sched_drop_worker() puts tasks
+ * back, so an idle worker may ask again (cheap, O(W)). */
 int sched_next(struct sched *s, uint32_t w, uint32_t *task, bool *stolen);
 
 /* Worker w finished task after `seconds`: updates w's speed estimate
@@ -51,7 +55,11 @@ int sched_next(struct sched *s, uint32_t w, uint32_t *task, bool *stolen);
 void sched_report(struct sched *s, uint32_t w, uint32_t task, double seconds);
 
 /* Remove a worker mid-iteration (it died): its unstarted tasks go back to
- * the pool and `task_lost` (if not UINT32_MAX) is handed out again. */
+ * the pool and `task_lost` (if not UINT32_MAX) is handed out again.
+ * May be called again for the same worker to return each further started
+ * task it held (e.g. the prefetched one); a task_lost that w does not hold
+ * unfinished is ignored. The worker stays out until the next
+ * sched_begin_iter(), whose `alive` argument decides again. */
 void sched_drop_worker(struct sched *s, uint32_t w, uint32_t task_lost);
 
 /* Estimated speed of w (cost units per second; 0 before any observation). */
@@ -60,6 +68,9 @@ double sched_speed_est(const struct sched *s, uint32_t w);
 uint32_t sched_stolen(const struct sched *s, uint32_t w);
 /* Tasks still unstarted in the whole iteration. */
 uint32_t sched_remaining(const struct sched *s);
+/* Cost still queued for w (its unstarted tasks) in the current iteration;
+ * right after sched_begin_iter() this is w's assigned cost. */
+double sched_queued_cost(const struct sched *s, uint32_t w);
 
 const char *sched_kind_name(enum sched_kind kind);
 /* "static" / "dynamic" -> kind; DSANA_EINVAL otherwise. */

@@ -1,0 +1,324 @@
+/*
+ * sched.c - the part of the task scheduler every policy shares: creation,
+ * the per-iteration queue state, handing out tasks (own queue, then the
+ * pool of orphaned tasks, then the policy's steal hook), speed estimation
+ * from reported task times, and dropping a worker mid-iteration.
+ *
+ * Speed estimate of worker w (cost units per second): within an iteration
+ * the reported tasks are aggregated as (sum of cost) / (sum of seconds);
+ * across iterations the aggregate is smoothed with an EWMA of weight
+ * SCHED_EWMA_ALPHA. Once w has an estimate, a single task's rate is clamped
+ * to [est / SCHED_SAMPLE_CLAMP, est * SCHED_SAMPLE_CLAMP] before it enters
+ * the aggregate, so one noisy task cannot swing the estimate by more than
+ * that factor. Reports with seconds <= 0 or not finite carry no timing
+ * information and only mark the task done.
+ *
+ * The policies (sched_static.c, sched_dynamic.c) only build the queues and
+ * decide steals; see sched_internal.h for the queue layout.
+ */
+#include "policy/sched_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dsana/dsana.h"
+
+#define SCHED_EWMA_ALPHA 0.5
+#define SCHED_SAMPLE_CLAMP 2.0
+
+static const struct sched_ops *sched_ops_for(enum sched_kind kind) {
+  switch (kind) {
+  case SCHED_STATIC:
+    return &sched_static_ops;
+  case SCHED_DYNAMIC:
+    return &sched_dynamic_ops;
+  }
+  return NULL;
+}
+
+int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, uint32_t n_tasks,
+                 struct sched **out) {
+  if (out == NULL)
+    return DSANA_EINVAL;
+  *out = NULL;
+  const struct sched_ops *ops = sched_ops_for(kind);
+  if (ops == NULL || n_workers < 1 || n_tasks < 1 || cost == NULL)
+    return DSANA_EINVAL;
+  for (uint32_t t = 0; t < n_tasks; t++)
+    if (!isfinite(cost[t]) || !(cost[t] > 0))
+      return DSANA_EINVAL;
+
+  struct sched *s = calloc(1, sizeof(*s));
+  if (s == NULL)
+    return DSANA_ENOMEM;
+  s->ops = ops;
+  s->n_workers = n_workers;
+  s->n_tasks = n_tasks;
+  size_t W = n_workers, T = n_tasks;
+  s->cost = malloc(T * sizeof(double));
+  s->alive = calloc(W, sizeof(bool));
+  s->qbuf = malloc(T * sizeof(uint32_t));
+  s->head = calloc(W, sizeof(uint32_t));
+  s->tail = calloc(W, sizeof(uint32_t));
+  s->qcost = calloc(W, sizeof(double));
+  s->pool = malloc(T * sizeof(uint32_t));
+  s->runner = malloc(T * sizeof(uint32_t));
+  s->done = calloc(T, sizeof(bool));
+  s->stolen = calloc(W, sizeof(uint32_t));
+  s->last = malloc(T * sizeof(uint32_t));
+  s->speed = calloc(W, sizeof(double));
+  s->it_cost = calloc(W, sizeof(double));
+  s->it_secs = calloc(W, sizeof(double));
+  s->pspeed = calloc(W, sizeof(double));
+  s->order = malloc(T * sizeof(uint32_t));
+  s->owner = malloc(T * sizeof(uint32_t));
+  if (!s->cost || !s->alive || !s->qbuf || !s->head || !s->tail || !s->qcost || !s->pool ||
+      !s->runner || !s->done || !s->stolen || !s->last || !s->speed || !s->it_cost ||
+      !s->it_secs || !s->pspeed || !s->order || !s->owner) {
+    sched_destroy(s);
+    return DSANA_ENOMEM;
+  }
+  memcpy(s->cost, cost, T * sizeof(double));
+  for (size_t t = 0; t < T; t++) {
+    s->runner[t] = SCHED_NONE;
+    s->last[t] = SCHED_NONE;
+  }
+  *out = s;
+  return 0;
+}
+
+void sched_destroy(struct sched *s) {
+  if (s == NULL)
+    return;
+  free(s->cost);
+  free(s->alive);
+  free(s->qbuf);
+  free(s->head);
+  free(s->tail);
+  free(s->qcost);
+  free(s->pool);
+  free(s->runner);
+  free(s->done);
+  free(s->stolen);
+  free(s->last);
+  free(s->speed);
+  free(s->it_cost);
+  free(s->it_secs);
+  free(s->pspeed);
+  free(s->order);
+  free(s->owner);
+  free(s);
+}
+
+double sched_speed_now(const struct sched *s, uint32_t w) {
+  double prev = s->speed[w];
+  if (!(s->it_secs[w] > 0))
+    return prev;
+  double rate = s->it_cost[w] / s->it_secs[w];
+  if (prev > 0)
+    return (1.0 - SCHED_EWMA_ALPHA) * prev + SCHED_EWMA_ALPHA * rate;
+  return rate;
+}
+
+void sched_speed_predict_all(struct sched *s) {
+  double sum = 0;
+  uint32_t n = 0;
+  for (uint32_t w = 0; w < s->n_workers; w++) {
+    s->pspeed[w] = sched_speed_now(s, w);
+    if (s->pspeed[w] > 0) {
+      sum += s->pspeed[w];
+      n++;
+    }
+  }
+  double fallback = n > 0 ? sum / n : 1.0;
+  for (uint32_t w = 0; w < s->n_workers; w++)
+    if (!(s->pspeed[w] > 0))
+      s->pspeed[w] = fallback;
+}
+
+/* Does task x come before task y in largest-first order (ties: lower id)? */
+static bool cost_before(const double *cost, uint32_t x, uint32_t y) {
+  return cost[x] != cost[y] ? cost[x] > cost[y] : x < y;
+}
+
+/* Bottom-up merge sort (qsort has no context argument in C11, and the
+ * order must be total and deterministic). s->owner is the merge scratch. */
+void sched_sort_by_cost_desc(struct sched *s) {
+  uint64_t n = s->n_tasks;
+  uint32_t *a = s->order, *tmp = s->owner;
+  for (uint64_t t = 0; t < n; t++)
+    a[t] = (uint32_t)t;
+  for (uint64_t width = 1; width < n; width *= 2) {
+    for (uint64_t lo = 0; lo < n; lo += 2 * width) {
+      uint64_t mid = lo + width < n ? lo + width : n;
+      uint64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+      uint64_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi)
+        tmp[k++] = cost_before(s->cost, a[j], a[i]) ? a[j++] : a[i++];
+      while (i < mid)
+        tmp[k++] = a[i++];
+      while (j < hi)
+        tmp[k++] = a[j++];
+    }
+    memcpy(a, tmp, n * sizeof(uint32_t));
+  }
+}
+
+uint32_t sched_queue_take_tail(struct sched *s, uint32_t w) {
+  uint32_t t = s->qbuf[--s->tail[w]];
+  s->qcost[w] = s->head[w] == s->tail[w] ? 0 : s->qcost[w] - s->cost[t];
+  return t;
+}
+
+static void pool_push(struct sched *s, uint32_t t) {
+  s->pool[(s->pool_head + s->pool_len) % s->n_tasks] = t;
+  s->pool_len++;
+}
+
+static uint32_t pool_pop(struct sched *s) {
+  uint32_t t = s->pool[s->pool_head];
+  s->pool_head = (s->pool_head + 1) % s->n_tasks;
+  s->pool_len--;
+  return t;
+}
+
+int sched_begin_iter(struct sched *s, const bool *alive) {
+  if (s == NULL)
+    return DSANA_EINVAL;
+  uint32_t n_alive = 0;
+  for (uint32_t w = 0; w < s->n_workers; w++)
+    n_alive += alive == NULL || alive[w];
+  if (n_alive == 0)
+    return DSANA_EINVAL;
+  for (uint32_t w = 0; w < s->n_workers; w++) {
+    s->speed[w] = sched_speed_now(s, w); /* commit last iteration's samples */
+    s->it_cost[w] = 0;
+    s->it_secs[w] = 0;
+    s->alive[w] = alive == NULL || alive[w];
+    s->head[w] = s->tail[w] = 0;
+    s->qcost[w] = 0;
+    s->stolen[w] = 0;
+  }
+  for (uint32_t t = 0; t < s->n_tasks; t++) {
+    s->runner[t] = SCHED_NONE;
+    s->done[t] = false;
+  }
+  s->pool_head = s->pool_len = 0;
+  s->unstarted = s->n_tasks;
+  s->in_iter = false;
+  int rc = s->ops->assign(s);
+  if (rc != 0)
+    return rc;
+  s->in_iter = true;
+  return 0;
+}
+
+int sched_next(struct sched *s, uint32_t w, uint32_t *task, bool *stolen) {
+  if (s == NULL || task == NULL || stolen == NULL || w >= s->n_workers)
+    return DSANA_EINVAL;
+  if (!s->in_iter || !s->alive[w] || s->unstarted == 0)
+    return DSANA_EAGAIN;
+  uint32_t t;
+  if (sched_queue_len(s, w) > 0) {
+    t = s->qbuf[s->head[w]++];
+    s->qcost[w] = s->head[w] == s->tail[w] ? 0 : s->qcost[w] - s->cost[t];
+    *stolen = false;
+  } else if (s->pool_len > 0) {
+    t = pool_pop(s); /* orphaned by a dropped worker: not w's own */
+    *stolen = true;
+  } else {
+    int rc = s->ops->steal(s, w, &t);
+    if (rc != 0)
+      return rc;
+    *stolen = true;
+  }
+  if (*stolen)
+    s->stolen[w]++;
+  s->runner[t] = w;
+  s->unstarted--;
+  *task = t;
+  return 0;
+}
+
+void sched_report(struct sched *s, uint32_t w, uint32_t task, double seconds) {
+  if (s == NULL || w >= s->n_workers || task >= s->n_tasks)
+    return;
+  /* Only the worker that holds the task may complete it, once: a stale or
+   * duplicate report must neither skew the estimate nor mark a re-issued
+   * task done. */
+  if (!s->in_iter || s->runner[task] != w || s->done[task])
+    return;
+  s->done[task] = true;
+  s->last[task] = w;
+  if (!isfinite(seconds) || !(seconds > 0))
+    return;
+  double c = s->cost[task];
+  double rate = c / seconds, prev = s->speed[w];
+  if (prev > 0) {
+    if (rate > prev * SCHED_SAMPLE_CLAMP)
+      rate = prev * SCHED_SAMPLE_CLAMP;
+    if (rate < prev / SCHED_SAMPLE_CLAMP)
+      rate = prev / SCHED_SAMPLE_CLAMP;
+  }
+  s->it_cost[w] += c;
+  s->it_secs[w] += c / rate;
+}
+
+void sched_drop_worker(struct sched *s, uint32_t w, uint32_t task_lost) {
+  if (s == NULL || w >= s->n_workers || !s->in_iter)
+    return;
+  if (s->alive[w]) {
+    s->alive[w] = false;
+    for (uint32_t i = s->head[w]; i < s->tail[w]; i++)
+      pool_push(s, s->qbuf[i]);
+    s->head[w] = s->tail[w];
+    s->qcost[w] = 0;
+  }
+  if (task_lost < s->n_tasks && s->runner[task_lost] == w && !s->done[task_lost]) {
+    s->runner[task_lost] = SCHED_NONE;
+    s->unstarted++;
+    pool_push(s, task_lost);
+  }
+}
+
+double sched_speed_est(const struct sched *s, uint32_t w) {
+  if (s == NULL || w >= s->n_workers)
+    return 0;
+  return sched_speed_now(s, w);
+}
+
+uint32_t sched_stolen(const struct sched *s, uint32_t w) {
+  if (s == NULL || w >= s->n_workers)
+    return 0;
+  return s->stolen[w];
+}
+
+uint32_t sched_remaining(const struct sched *s) {
+  if (s == NULL || !s->in_iter)
+    return 0;
+  return s->unstarted;
+}
+
+double sched_queued_cost(const struct sched *s, uint32_t w) {
+  if (s == NULL || w >= s->n_workers || !s->in_iter)
+    return 0;
+  return s->qcost[w];
+}
+
+const char *sched_kind_name(enum sched_kind kind) {
+  const struct sched_ops *ops = sched_ops_for(kind);
+  return ops != NULL ? ops->name : "unknown";
+}
+
+int sched_kind_parse(const char *name, enum sched_kind *kind) {
+  if (name == NULL || kind == NULL)
+    return DSANA_EINVAL;
+  if (strcmp(name, sched_static_ops.name) == 0)
+    *kind = SCHED_STATIC;
+  else if (strcmp(name, sched_dynamic_ops.name) == 0)
+    *kind = SCHED_DYNAMIC;
+  else
+    return DSANA_EINVAL;
+  return 0;
+}

@@ -1,0 +1,500 @@
+/*
+ * test_policy_sched.c - the scheduling policies (src/policy/sched*.c).
+ *
+ * Everything here is a deterministic computation: task durations are
+ * synthetic (cost / speed), interleavings come from a fixed-seed PRNG, and
+ * the makespan checks run a small event-driven simulation of workers that
+ * ask for tasks, run them and report, exactly as the runtime's scheduler
+ * role drives the policy.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <math.h>
+
+#include "dsana/dsana.h"
+#include "policy/sched.h"
+
+static uint64_t rng_next(uint64_t *state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static double rng_unit(uint64_t *state) { return (double)(rng_next(state) >> 11) * 0x1.0p-53; }
+
+static void random_costs(double *cost, uint32_t n, uint64_t seed, double lo, double hi) {
+  for (uint32_t t = 0; t < n; t++)
+    cost[t] = lo + (hi - lo) * rng_unit(&seed);
+}
+
+/* ---- event-driven simulation ------------------------------------------ */
+
+/* Workers hold up to `depth` tasks (1 running + depth-1 prefetched, as the
+ * runtime does with depth 2). At each completion the worker reports, and
+ * every worker with room asks again (idle ones too: a steal refused before
+ * may help now). Returns the iteration's makespan; adds each worker's
+ * completed cost to work[] (if not NULL); checks every task runs once. */
+struct sim_worker {
+  uint32_t held[2];
+  uint32_t n_held;
+  double start; /* when held[0] started */
+};
+
+static void sim_fill(struct sched *s, struct sim_worker *sw, uint32_t w, uint32_t depth,
+                     double now, uint32_t *handed, uint32_t n_tasks) {
+  while (sw->n_held < depth) {
+    uint32_t t;
+    bool stolen;
+    if (sched_next(s, w, &t, &stolen) != 0)
+      break;
+    assert_true(t < n_tasks);
+    assert_int_equal(handed[t], 0);
+    handed[t]++;
+    sw->held[sw->n_held++] = t;
+    if (sw->n_held == 1)
+      sw->start = now;
+  }
+}
+
+static double sim_iter(struct sched *s, const double *cost, uint32_t n_tasks,
+                       const double *speed, uint32_t n_workers, uint32_t depth, double *work) {
+  struct sim_worker sw[16];
+  uint32_t *handed = calloc(n_tasks, sizeof(uint32_t));
+  assert_non_null(handed);
+  assert_true(n_workers <= 16);
+  memset(sw, 0, sizeof(sw));
+  assert_int_equal(sched_begin_iter(s, NULL), 0);
+  double now = 0;
+  for (uint32_t w = 0; w < n_workers; w++)
+    sim_fill(s, &sw[w], w, depth, now, handed, n_tasks);
+  for (uint32_t done = 0; done < n_tasks; done++) {
+    uint32_t first = UINT32_MAX;
+    double first_at = INFINITY;
+    for (uint32_t w = 0; w < n_workers; w++) {
+      if (sw[w].n_held == 0)
+        continue;
+      double at = sw[w].start + cost[sw[w].held[0]] / speed[w];
+      if (at < first_at) {
+        first_at = at;
+        first = w;
+      }
+    }
+    assert_true(first != UINT32_MAX); /* nobody holds work but tasks remain: stranded */
+    now = first_at;
+    uint32_t t = sw[first].held[0];
+    sched_report(s, first, t, cost[t] / speed[first]);
+    if (work != NULL)
+      work[first] += cost[t];
+    sw[first].held[0] = sw[first].held[1];
+    sw[first].n_held--;
+    sw[first].start = now;
+    for (uint32_t w = 0; w < n_workers; w++)
+      sim_fill(s, &sw[w], w, depth, now, handed, n_tasks);
+  }
+  for (uint32_t t = 0; t < n_tasks; t++)
+    assert_int_equal(handed[t], 1);
+  assert_int_equal(sched_remaining(s), 0);
+  free(handed);
+  return now;
+}
+
+/* ---- random interleavings --------------------------------------------- */
+
+enum { ST_UNSTARTED = 0, ST_HELD = 1, ST_DONE = 2 };
+
+struct trace {
+  uint32_t *ev; /* (w << 20 | t << 1 | stolen) per hand-out */
+  size_t len, cap;
+};
+
+static void trace_add(struct trace *tr, uint32_t w, uint32_t t, bool stolen) {
+  if (tr == NULL)
+    return;
+  if (tr->len == tr->cap) {
+    tr->cap = tr->cap ? 2 * tr->cap : 256;
+    tr->ev = realloc(tr->ev, tr->cap * sizeof(uint32_t));
+    assert_non_null(tr->ev);
+  }
+  tr->ev[tr->len++] = w << 20 | t << 1 | (uint32_t)stolen;
+}
+
+/* One iteration driven by random next/report (and, if allowed, drop)
+ * calls. Checks that a task is never handed out while started or done and
+ * that every task completes exactly once. Returns the number of drops. */
+static uint32_t random_iter(struct sched *s, const double *cost, uint32_t n_tasks,
+                            const double *speed, uint32_t n_workers, uint64_t *rng,
+                            bool allow_drop, struct trace *tr) {
+  uint8_t *state = calloc(n_tasks, 1);
+  uint32_t held[16][2], n_held[16] = {0};
+  bool alive[16];
+  assert_non_null(state);
+  assert_true(n_workers <= 16);
+  for (uint32_t w = 0; w < n_workers; w++)
+    alive[w] = true;
+  assert_int_equal(sched_begin_iter(s, NULL), 0);
+  uint32_t done = 0, drops = 0, n_alive = n_workers;
+  for (long step = 0; done < n_tasks; step++) {
+    assert_true(step < 1000000);
+    uint32_t w = (uint32_t)(rng_next(rng) % n_workers);
+    if (!alive[w])
+      continue;
+    uint32_t r = (uint32_t)(rng_next(rng) % 1000);
+    if (allow_drop && n_alive > 1 && r < 8) {
+      /* Worker dies holding what it has: everything goes back. */
+      if (n_held[w] == 0)
+        sched_drop_worker(s, w, UINT32_MAX);
+      for (uint32_t i = 0; i < n_held[w]; i++) {
+        sched_drop_worker(s, w, held[w][i]);
+        assert_int_equal(state[held[w][i]], ST_HELD);
+        state[held[w][i]] = ST_UNSTARTED;
+      }
+      n_held[w] = 0;
+      alive[w] = false;
+      n_alive--;
+      drops++;
+    } else if ((r < 500 && n_held[w] < 2) || n_held[w] == 0) {
+      uint32_t t;
+      bool stolen;
+      int rc = sched_next(s, w, &t, &stolen);
+      if (rc == DSANA_EAGAIN)
+        continue;
+      assert_int_equal(rc, 0);
+      assert_true(t < n_tasks);
+      assert_int_equal(state[t], ST_UNSTARTED); /* never a started task */
+      state[t] = ST_HELD;
+      held[w][n_held[w]++] = t;
+      trace_add(tr, w, t, stolen);
+    } else {
+      uint32_t t = held[w][0];
+      held[w][0] = held[w][1];
+      n_held[w]--;
+      assert_int_equal(state[t], ST_HELD);
+      state[t] = ST_DONE;
+      done++;
+      sched_report(s, w, t, cost[t] / speed[w] * (0.5 + rng_unit(rng)));
+    }
+  }
+  for (uint32_t t = 0; t < n_tasks; t++)
+    assert_int_equal(state[t], ST_DONE);
+  assert_int_equal(sched_remaining(s), 0);
+  for (uint32_t w = 0; w < n_workers; w++) {
+    uint32_t t;
+    bool stolen;
+    assert_int_equal(sched_next(s, w, &t, &stolen), DSANA_EAGAIN);
+  }
+  free(state);
+  return drops;
+}
+
+/* ---- tests ------------------------------------------------------------- */
+
+static void test_invalid_inputs(void **unused) {
+  struct sched *s = (struct sched *)1;
+  double ok[3] = {1, 2, 3};
+  assert_int_equal(sched_create(SCHED_DYNAMIC, 0, ok, 3, &s), DSANA_EINVAL);
+  assert_null(s);
+  assert_int_equal(sched_create(SCHED_DYNAMIC, 2, ok, 0, &s), DSANA_EINVAL);
+  assert_int_equal(sched_create(SCHED_DYNAMIC, 2, NULL, 3, &s), DSANA_EINVAL);
+  assert_int_equal(sched_create(SCHED_STATIC, 2, ok, 3, NULL), DSANA_EINVAL);
+  assert_int_equal(sched_create((enum sched_kind)7, 2, ok, 3, &s), DSANA_EINVAL);
+  double bad[4][2] = {{1, 0}, {1, -1}, {NAN, 1}, {1, INFINITY}};
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(sched_create(SCHED_STATIC, 2, bad[i], 2, &s), DSANA_EINVAL);
+
+  assert_int_equal(sched_create(SCHED_DYNAMIC, 2, ok, 3, &s), 0);
+  uint32_t t;
+  bool stolen;
+  assert_int_equal(sched_next(s, 0, &t, &stolen), DSANA_EAGAIN); /* no iteration yet */
+  bool none[2] = {false, false};
+  assert_int_equal(sched_begin_iter(s, none), DSANA_EINVAL);
+  assert_int_equal(sched_begin_iter(s, NULL), 0);
+  assert_int_equal(sched_next(s, 2, &t, &stolen), DSANA_EINVAL);
+  assert_int_equal(sched_next(s, 0, NULL, &stolen), DSANA_EINVAL);
+  assert_true(sched_speed_est(s, 0) == 0); /* nothing observed */
+  sched_report(s, 5, 0, 1.0);             /* out of range: ignored */
+  sched_report(s, 0, 99, 1.0);
+  sched_destroy(s);
+  sched_destroy(NULL);
+
+  enum sched_kind k;
+  assert_int_equal(sched_kind_parse("static", &k), 0);
+  assert_int_equal(k, SCHED_STATIC);
+  assert_int_equal(sched_kind_parse("dynamic", &k), 0);
+  assert_int_equal(k, SCHED_DYNAMIC);
+  assert_int_equal(sched_kind_parse("Dynamic", &k), DSANA_EINVAL);
+  assert_int_equal(sched_kind_parse("", &k), DSANA_EINVAL);
+  assert_string_equal(sched_kind_name(SCHED_STATIC), "static");
+  assert_string_equal(sched_kind_name(SCHED_DYNAMIC), "dynamic");
+}
+
+static void expect_block(struct sched *s, uint32_t w, uint32_t lo, uint32_t hi) {
+  for (uint32_t i = lo; i < hi; i++) {
+    uint32_t t;
+    bool stolen;
+    assert_int_equal(sched_next(s, w, &t, &stolen), 0);
+    assert_int_equal(t, i);
+    assert_false(stolen);
+    sched_report(s, w, t, 1.0);
+  }
+  uint32_t t;
+  bool stolen;
+  /* Static never steals, even though others still have work. */
+  assert_int_equal(sched_next(s, w, &t, &stolen), DSANA_EAGAIN);
+}
+
+static void test_static_split(void **unused) {
+  double cost[10];
+  random_costs(cost, 10, 1, 1, 100); /* costs must not matter */
+  struct sched *s;
+  assert_int_equal(sched_create(SCHED_STATIC, 3, cost, 10, &s), 0);
+  for (int iter = 0; iter < 3; iter++) {
+    assert_int_equal(sched_begin_iter(s, NULL), 0);
+    assert_int_equal(sched_remaining(s), 10);
+    expect_block(s, 0, 0, 3);
+    expect_block(s, 2, 6, 10);
+    expect_block(s, 1, 3, 6);
+    for (uint32_t w = 0; w < 3; w++)
+      assert_int_equal(sched_stolen(s, w), 0);
+    assert_int_equal(sched_remaining(s), 0);
+  }
+  bool alive[3] = {true, false, true};
+  assert_int_equal(sched_begin_iter(s, alive), 0);
+  expect_block(s, 2, 5, 10);
+  expect_block(s, 0, 0, 5);
+  uint32_t t;
+  bool stolen;
+  assert_int_equal(sched_next(s, 1, &t, &stolen), DSANA_EAGAIN);
+  sched_destroy(s);
+
+  /* A slow worker changes nothing under static. */
+  double speed[4] = {1, 1, 1, 0.25}, c64[64], work[4] = {0};
+  random_costs(c64, 64, 2, 1, 10);
+  assert_int_equal(sched_create(SCHED_STATIC, 4, c64, 64, &s), 0);
+  for (int iter = 0; iter < 3; iter++)
+    sim_iter(s, c64, 64, speed, 4, 2, NULL);
+  sim_iter(s, c64, 64, speed, 4, 2, work);
+  for (uint32_t w = 0; w < 4; w++) {
+    double expect = 0;
+    for (uint32_t i = w * 16; i < (w + 1) * 16; i++)
+      expect += c64[i];
+    assert_true(fabs(work[w] - expect) < 1e-9);
+    assert_int_equal(sched_stolen(s, w), 0);
+  }
+  sched_destroy(s);
+}
+
+static void test_slow_worker_gets_a_quarter(void **unused) {
+  double speed[4] = {1, 1, 1, 0.25}, cost[64];
+  random_costs(cost, 64, 3, 1, 10);
+  struct sched *s;
+  assert_int_equal(sched_create(SCHED_DYNAMIC, 4, cost, 64, &s), 0);
+  for (int iter = 0; iter < 4; iter++)
+    sim_iter(s, cost, 64, speed, 4, 1, NULL);
+  /* Estimates are exact for noiseless durations. */
+  for (uint32_t w = 0; w < 4; w++)
+    assert_true(fabs(sched_speed_est(s, w) - speed[w]) < 1e-6 * speed[w] + 1e-3);
+  assert_int_equal(sched_begin_iter(s, NULL), 0);
+  double fast = (sched_queued_cost(s, 0) + sched_queued_cost(s, 1) + sched_queued_cost(s, 2)) / 3;
+  double ratio = sched_queued_cost(s, 3) / fast;
+  print_message("slow worker assigned %.1f vs %.1f per fast worker (ratio %.3f)\n",
+                sched_queued_cost(s, 3), fast, ratio);
+  assert_true(ratio > 0.20 && ratio < 0.30);
+  /* And in a full iteration, after steals, it still runs about a quarter. */
+  double work[4] = {0};
+  sim_iter(s, cost, 64, speed, 4, 2, work);
+  ratio = work[3] / ((work[0] + work[1] + work[2]) / 3);
+  print_message("slow worker ran a share of %.3f (prefetch depth 2)\n", ratio);
+  assert_true(ratio > 0.15 && ratio < 0.35);
+  sched_destroy(s);
+}
+
+static void test_estimate_damps_outliers(void **unused) {
+  double cost[2] = {4, 4};
+  struct sched *s;
+  assert_int_equal(sched_create(SCHED_DYNAMIC, 1, cost, 2, &s), 0);
+  uint32_t t;
+  bool stolen;
+  assert_int_equal(sched_begin_iter(s, NULL), 0);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(sched_next(s, 0, &t, &stolen), 0);
+    sched_report(s, 0, t, 2.0); /* 2 cost units per second */
+    sched_report(s, 0, t, 0.01); /* duplicate: ignored */
+  }
+  assert_true(fabs(sched_speed_est(s, 0) - 2.0) < 1e-12);
+  assert_int_equal(sched_begin_iter(s, NULL), 0);
+  assert_int_equal(sched_next(s, 0, &t, &stolen), 0);
+  sched_report(s, 0, t, 400.0); /* 100x slower: clamped to half the estimate */
+  assert_true(fabs(sched_speed_est(s, 0) - (0.5 * 2.0 + 0.5 * 1.0)) < 1e-12);
+  assert_int_equal(sched_next(s, 0, &t, &stolen), 0);
+  sched_report(s, 0, t, 0.0); /* no timing information */
+  assert_true(fabs(sched_speed_est(s, 0) - 1.5) < 1e-12);
+  assert_int_equal(sched_next(s, 0, &t, &stolen), DSANA_EAGAIN);
+  sched_destroy(s);
+}
+
+static void test_steal_only_when_it_helps(void **unused) {
+  double cost[6] = {1, 1, 1, 1, 1, 1};
+  struct sched *s;
+  uint32_t t;
+  bool stolen;
+  assert_int_equal(sched_create(SCHED_DYNAMIC, 2, cost, 6, &s), 0);
+  assert_int_equal(sched_begin_iter(s, NULL), 0);
+  /* LPT with equal costs alternates: w0 = {0,2,4}, w1 = {1,3,5}. */
+  assert_int_equal(sched_next(s, 1, &t, &stolen), 0);
+  assert_int_equal(t, 1);
+  for (uint32_t expect = 0; expect <= 4; expect += 2) {
+    assert_int_equal(sched_next(s, 0, &t, &stolen), 0);
+    assert_int_equal(t, expect);
+    assert_false(stolen);
+    sched_report(s, 0, t, 1.0);
+  }
+  /* w1 still queues {3,5}: taking its tail helps (1 < 2). */
+  assert_int_equal(sched_next(s, 0, &t, &stolen), 0);
+  assert_int_equal(t, 5);
+  assert_true(stolen);
+  assert_int_equal(sched_stolen(s, 0), 1);
+  /* w1 queues {3}: moving it would not finish sooner (1 < 1 is false). */
+  assert_int_equal(sched_next(s, 0, &t, &stolen), DSANA_EAGAIN);
+  assert_int_equal(sched_remaining(s), 1);
+  sched_report(s, 1, 1, 1.0);
+  assert_int_equal(sched_next(s, 1, &t, &stolen), 0);
+  assert_int_equal(t, 3);
+  assert_false(stolen);
+  assert_int_equal(sched_next(s, 1, &t, &stolen), DSANA_EAGAIN);
+  assert_int_equal(sched_stolen(s, 1), 0);
+  sched_destroy(s);
+}
+
+static void test_drop_worker(void **unused) {
+  double cost[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+  for (int k = 0; k < 2; k++) {
+    struct sched *s;
+    uint32_t t, lost;
+    bool stolen, ran[9] = {false};
+    assert_int_equal(sched_create(k ? SCHED_DYNAMIC : SCHED_STATIC, 3, cost, 9, &s), 0);
+    assert_int_equal(sched_begin_iter(s, NULL), 0);
+    assert_int_equal(sched_next(s, 1, &lost, &stolen), 0);
+    sched_drop_worker(s, 1, lost);
+    sched_drop_worker(s, 1, lost);  /* repeated: ignored */
+    sched_report(s, 1, lost, 1.0);  /* late report from the dead: ignored */
+    assert_int_equal(sched_remaining(s), 9);
+    assert_int_equal(sched_next(s, 1, &t, &stolen), DSANA_EAGAIN);
+    uint32_t w = 0, idle = 0;
+    while (idle < 2) {
+      if (sched_next(s, w, &t, &stolen) == 0) {
+        assert_false(ran[t]);
+        ran[t] = true;
+        sched_report(s, w, t, 1.0);
+        idle = 0;
+      } else {
+        idle++;
+      }
+      w = w == 0 ? 2 : 0;
+    }
+    for (uint32_t i = 0; i < 9; i++)
+      assert_true(ran[i]);
+    assert_int_equal(sched_remaining(s), 0);
+    assert_true(sched_stolen(s, 0) + sched_stolen(s, 2) >= 3); /* w1's share moved */
+    /* The next iteration brings it back. */
+    assert_int_equal(sched_begin_iter(s, NULL), 0);
+    assert_int_equal(sched_next(s, 1, &t, &stolen), 0);
+    sched_destroy(s);
+  }
+}
+
+static void test_exactly_once_random(void **unused) {
+  const double speed[5] = {1, 0.7, 1.3, 0.25, 1};
+  for (int k = 0; k < 2; k++) {
+    uint32_t drops = 0;
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+      uint32_t n_tasks = 1 + (uint32_t)(seed * 7 % 61), n_workers = 1 + (uint32_t)(seed % 5);
+      double *cost = malloc(n_tasks * sizeof(double));
+      assert_non_null(cost);
+      random_costs(cost, n_tasks, seed, 0.5, 20);
+      struct sched *s;
+      assert_int_equal(sched_create(k ? SCHED_DYNAMIC : SCHED_STATIC, n_workers, cost, n_tasks, &s),
+                       0);
+      uint64_t rng = seed * 1000 + (uint64_t)k;
+      for (int iter = 0; iter < 4; iter++)
+        drops += random_iter(s, cost, n_tasks, speed, n_workers, &rng, iter % 2 == 1, NULL);
+      sched_destroy(s);
+      free(cost);
+    }
+    print_message("%s: %u workers dropped mid-iteration\n", k ? "dynamic" : "static", drops);
+    assert_true(drops >= 10);
+  }
+}
+
+static void test_deterministic(void **unused) {
+  const double speed[4] = {1, 1, 0.5, 0.25};
+  double cost[40];
+  random_costs(cost, 40, 11, 1, 9);
+  for (int k = 0; k < 2; k++) {
+    struct trace tr[2] = {{0}, {0}};
+    for (int run = 0; run < 2; run++) {
+      struct sched *s;
+      assert_int_equal(sched_create(k ? SCHED_DYNAMIC : SCHED_STATIC, 4, cost, 40, &s), 0);
+      uint64_t rng = 42;
+      for (int iter = 0; iter < 5; iter++)
+        random_iter(s, cost, 40, speed, 4, &rng, iter == 3, &tr[run]);
+      sched_destroy(s);
+    }
+    assert_int_equal(tr[0].len, tr[1].len);
+    assert_memory_equal(tr[0].ev, tr[1].ev, tr[0].len * sizeof(uint32_t));
+    free(tr[0].ev);
+    free(tr[1].ev);
+  }
+}
+
+static void test_sim_makespan(void **unused) {
+  const double speed[4] = {1, 1, 0.5, 0.25};
+  double cost[64], total = 0;
+  random_costs(cost, 64, 2020, 1, 10);
+  for (int t = 0; t < 64; t++)
+    total += cost[t];
+  double bound = total / (1 + 1 + 0.5 + 0.25);
+  double span[2][2][4]; /* [kind][depth-1][iter] */
+  for (int k = 0; k < 2; k++) {
+    for (uint32_t depth = 1; depth <= 2; depth++) {
+      struct sched *s;
+      assert_int_equal(sched_create(k ? SCHED_DYNAMIC : SCHED_STATIC, 4, cost, 64, &s), 0);
+      for (int iter = 0; iter < 4; iter++)
+        span[k][depth - 1][iter] = sim_iter(s, cost, 64, speed, 4, depth, NULL);
+      sched_destroy(s);
+      print_message("%-7s depth %u: makespans %.1f %.1f %.1f %.1f (bound %.1f, last/bound %.3f)\n",
+                    k ? "dynamic" : "static", depth, span[k][depth - 1][0],
+                    span[k][depth - 1][1], span[k][depth - 1][2], span[k][depth - 1][3], bound,
+                    span[k][depth - 1][3] / bound);
+    }
+  }
+  for (uint32_t d = 0; d < 2; d++) {
+    /* After 3 observed iterations, dynamic is within 10% of the bound... */
+    assert_true(span[1][d][3] >= bound * (1 - 1e-12));
+    assert_true(span[1][d][3] <= 1.10 * bound);
+    /* ... while static waits for the slowest worker's quarter of the work. */
+    assert_true(span[0][d][3] > 2.0 * bound);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_invalid_inputs),
+      cmocka_unit_test(test_static_split),
+      cmocka_unit_test(test_slow_worker_gets_a_quarter),
+      cmocka_unit_test(test_estimate_damps_outliers),
+      cmocka_unit_test(test_steal_only_when_it_helps),
+      cmocka_unit_test(test_drop_worker),
+      cmocka_unit_test(test_exactly_once_random),
+      cmocka_unit_test(test_deterministic),
+      cmocka_unit_test(test_sim_makespan),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
