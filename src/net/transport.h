@@ -37,7 +37,8 @@ struct net_peer {
 };
 
 /* A received message. payload points into storage owned by the message
- * until net_msg_fini(). */
+ * until net_msg_fini(); it is 8-byte aligned (may be read as doubles).
+ * has_payload is nonzero iff payload != NULL (its value is private). */
 struct net_msg {
   struct wire_hdr hdr;
   struct net_peer from; /* listener only */
@@ -54,6 +55,13 @@ struct net_stats {
 int net_ctx_create(struct net_ctx **out);
 void net_ctx_destroy(struct net_ctx *ctx);
 
+/* Largest payload for sockets opened on ctx from now on (default
+ * WIRE_DEFAULT_MAX_PAYLOAD). ZeroMQ fixes its own frame-size limit
+ * (ZMQ_MAXMSGSIZE, this plus 4 KiB) when a socket binds or connects, so a
+ * run that needs payloads above the default must raise it here, before
+ * net_listen()/net_dial(). */
+void net_ctx_set_max_payload(struct net_ctx *ctx, uint64_t bytes);
+
 /* Bind a listener. */
 int net_listen(struct net_ctx *ctx, const char *addr, struct net_sock **out);
 /* The endpoint actually bound (resolves "*" ports). */
@@ -62,7 +70,10 @@ int net_bound_addr(struct net_sock *s, char *buf, size_t len);
 int net_dial(struct net_ctx *ctx, const char *addr, uint32_t self_id, struct net_sock **out);
 void net_close(struct net_sock *s);
 
-/* Largest payload accepted on receive (default WIRE_DEFAULT_MAX_PAYLOAD). */
+/* Largest payload accepted on receive (default: the context's). Takes
+ * effect at once for the protocol check; it cannot raise ZeroMQ's frame
+ * limit fixed at listen/dial time (see net_ctx_set_max_payload), and logs a
+ * warning if asked to. */
 void net_set_max_payload(struct net_sock *s, uint64_t bytes);
 
 /* Send h (payload_bytes must equal len) and payload. `to` is required on a
@@ -80,9 +91,13 @@ void net_msg_fini(struct net_msg *m);
  * number ready (0 on timeout) or DSANA_ENET. */
 int net_poll(struct net_sock *const *socks, int n, int timeout_ms, bool *ready);
 
+/* Counters since the socket opened. msgs_in/bytes_in count only messages
+ * returned by net_recv(); invalid ones count in dropped. */
 void net_get_stats(const struct net_sock *s, struct net_stats *st);
 
-/* Emulate a link on this socket's sends. bandwidth 0 = unlimited. */
+/* Emulate a link on this socket's sends. bandwidth 0 = unlimited.
+ * DSANA_EINVAL for negative or non-finite values. The sending thread
+ * sleeps, so latency is paid per message in turn (not pipelined). */
 int net_sock_set_link(struct net_sock *s, double bandwidth_bytes_per_s, double latency_s);
 
 #endif
