@@ -11,6 +11,13 @@
  * hash of (seed, w, t): deterministic and independent of everything else.
  * Unknown keys, wrong types, negative or zero speeds, p outside [0,1],
  * k < 1, negative bandwidth or latency are errors naming the key.
+ *
+ * Units: bandwidth_mbit is megabits per second (1 Mbit = 1e6 bits; 0 means
+ * unlimited), latency_ms milliseconds; both are stored in SI units below.
+ * A worker's "link" starts from the global link and replaces the fields it
+ * gives. Every key other than "workers" and "speed" is optional: link
+ * fields default to 0, probability to 0, slowdown to 1, seed to 0. The seed
+ * is an integer in [0, 2^53]. Files over SCENARIO_MAX_BYTES are refused.
  */
 #ifndef DSANA_IO_SCENARIO_H
 #define DSANA_IO_SCENARIO_H
@@ -23,7 +30,10 @@ struct scenario_link {
   double latency_s;
 };
 
+#define SCENARIO_MAX_BYTES (1u << 20)
+
 struct scenario {
+  char *name;                    /* file name used in messages (owned), NULL for defaults */
   uint32_t n_workers;
   double *speed;                 /* n_workers */
   struct scenario_link *link;    /* n_workers, per worker (defaults to the global link) */
@@ -42,7 +52,14 @@ int scenario_default(uint32_t n_workers, struct scenario *sc);
 void scenario_fini(struct scenario *sc);
 
 /* Slowdown factor (>= 1) of worker w in iteration iter: 1/speed times the
- * transient factor when it strikes. */
+ * transient factor when it strikes. (Below 1 only for speeds above 1.) The
+ * transient strikes when splitmix64(seed, w, iter) mapped to [0,1) is < p.
+ * A worker beyond the scenario's entries runs at nominal speed (1.0). */
 double scenario_slowdown(const struct scenario *sc, uint32_t w, uint32_t iter);
+
+/* The runtime's check that the scenario describes every worker: returns 0,
+ * or DSANA_EINVAL with e.g. "s.json: workers: 2 entries for 4 workers" in
+ * err when it has fewer than n_workers entries (extra entries are unused). */
+int scenario_check_workers(const struct scenario *sc, uint32_t n_workers, char *err, size_t errlen);
 
 #endif
