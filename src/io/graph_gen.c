@@ -1,0 +1,124 @@
+/*
+ * graph_gen.c - synthetic graphs: Graph500 Kronecker (R-MAT with initiator
+ * A=0.57 B=0.19 C=0.19 D=0.05, then a vertex-id permutation) and uniform.
+ *
+ * Randomness is counter-based: word k of edge e is splitmix64's output for
+ * stream position e*W + k under a seed-derived key, so any edge can be made
+ * on its own and the result never depends on how edges are split among the
+ * (two) threads. The permutation is a seed-keyed bijection on scale-bit
+ * integers (add, odd multiply, xorshift rounds): no table, no random access.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dsana/dsana.h"
+#include "io/graph_internal.h"
+
+#define GOLDEN 0x9E3779B97F4A7C15ull
+
+static inline uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* Stream word i for key. */
+static inline uint64_t rand_at(uint64_t key, uint64_t i) { return mix64(key + (i + 1) * GOLDEN); }
+
+struct gen {
+  uint64_t key, n, m;
+  unsigned scale, words; /* kron: levels, 64-bit words per edge */
+  uint64_t mask, k0, k1, m1, m2;
+  unsigned h;
+  uint32_t *src, *dst;
+};
+
+static inline uint32_t permute(const struct gen *q, uint64_t x) {
+  x = (x + q->k0) & q->mask;
+  x = (x * q->m1) & q->mask;
+  x ^= x >> q->h;
+  x = (x * q->m2) & q->mask;
+  x ^= x >> q->h;
+  x = (x + q->k1) & q->mask;
+  return (uint32_t)x;
+}
+
+/* Thresholds of the initiator on a 16-bit uniform: A, A+B, A+B+C. */
+enum { KRON_TA = 37356, KRON_TAB = 49807, KRON_TABC = 62259 };
+
+static void kron_part(void *arg, unsigned t, unsigned nt) {
+  struct gen *q = arg;
+  uint64_t lo = q->m * t / nt, hi = q->m * (t + 1) / nt;
+  for (uint64_t e = lo; e < hi; e++) {
+    uint64_t s = 0, d = 0;
+    unsigned level = 0;
+    for (unsigned w = 0; w < q->words; w++) {
+      uint64_t r = rand_at(q->key, e * q->words + w);
+      for (unsigned j = 0; j < 4 && level < q->scale; j++, level++) {
+        unsigned u = (unsigned)(r & 0xffff);
+        r >>= 16;
+        unsigned row = u >= KRON_TAB;
+        unsigned col = (u >= KRON_TA) ^ (u >= KRON_TAB) ^ (u >= KRON_TABC);
+        s = (s << 1) | row;
+        d = (d << 1) | col;
+      }
+    }
+    q->src[e] = permute(q, s);
+    q->dst[e] = permute(q, d);
+  }
+}
+
+static void uniform_part(void *arg, unsigned t, unsigned nt) {
+  struct gen *q = arg;
+  uint64_t lo = q->m * t / nt, hi = q->m * (t + 1) / nt;
+  for (uint64_t e = lo; e < hi; e++) {
+    unsigned __int128 a = (unsigned __int128)rand_at(q->key, 2 * e) * q->n;
+    unsigned __int128 b = (unsigned __int128)rand_at(q->key, 2 * e + 1) * q->n;
+    q->src[e] = (uint32_t)(a >> 64);
+    q->dst[e] = (uint32_t)(b >> 64);
+  }
+}
+
+static int run(struct gen *q, void (*part)(void *, unsigned, unsigned), const struct graph_load_opts *opts,
+               struct graph *g, char *err, size_t errlen) {
+  q->src = malloc((q->m ? q->m : 1) * sizeof *q->src);
+  q->dst = malloc((q->m ? q->m : 1) * sizeof *q->dst);
+  if (!q->src || !q->dst) {
+    free(q->src);
+    free(q->dst);
+    return graph_errf(err, errlen, DSANA_ENOMEM, "out of memory for %llu generated edges", (unsigned long long)q->m);
+  }
+  graph_parallel(part, q, q->m >= (1u << 16) ? graph_threads() : 1);
+  return graph_build(q->n, q->m, q->src, q->dst, true, NULL, opts && opts->dedup, g, err, errlen);
+}
+
+int graph_gen_kron(unsigned scale, unsigned edge_factor, uint64_t seed, const struct graph_load_opts *opts,
+                   struct graph *g, char *err, size_t errlen) {
+  memset(g, 0, sizeof *g);
+  if (scale < 1 || scale > 31)
+    return graph_errf(err, errlen, DSANA_EINVAL, "kron scale %u: must be 1..31", scale);
+  if (edge_factor < 1)
+    return graph_errf(err, errlen, DSANA_EINVAL, "kron edge factor %u: must be >= 1", edge_factor);
+  struct gen q = {.key = mix64(seed ^ 0x6B726F6E00000000ull), .scale = scale, .words = (scale + 3) / 4};
+  q.n = 1ull << scale;
+  q.m = (uint64_t)edge_factor << scale;
+  q.mask = q.n - 1;
+  q.k0 = rand_at(q.key, UINT64_MAX - 1);
+  q.k1 = rand_at(q.key, UINT64_MAX - 2);
+  q.m1 = rand_at(q.key, UINT64_MAX - 3) | 1;
+  q.m2 = rand_at(q.key, UINT64_MAX - 4) | 1;
+  q.h = (scale + 1) / 2;
+  return run(&q, kron_part, opts, g, err, errlen);
+}
+
+int graph_gen_uniform(uint64_t n, uint64_t m, uint64_t seed, const struct graph_load_opts *opts,
+                      struct graph *g, char *err, size_t errlen) {
+  memset(g, 0, sizeof *g);
+  if (n < 1 || n > GRAPH_MAX_VERTICES)
+    return graph_errf(err, errlen, DSANA_EINVAL, "uniform: %llu vertices: must be 1..%llu", (unsigned long long)n,
+                      (unsigned long long)GRAPH_MAX_VERTICES);
+  if (m > (UINT64_MAX >> 3))
+    return graph_errf(err, errlen, DSANA_EINVAL, "uniform: %llu edges: too many", (unsigned long long)m);
+  struct gen q = {.key = mix64(seed ^ 0x756E69666F726Dull), .n = n, .m = m};
+  return run(&q, uniform_part, opts, g, err, errlen);
+}

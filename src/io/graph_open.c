@@ -1,0 +1,52 @@
+/*
+ * graph_open.c - graph_open(): pick the reader by content. Binary files
+ * (by magic) are memory-mapped; anything else goes through the text block
+ * reader (plain or gzip) and is Matrix Market when its first line is the
+ * "%%MatrixMarket" banner, a SNAP edge list otherwise.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "dsana/dsana.h"
+#include "io/graph_internal.h"
+
+static const char MTX_BANNER[] = "%%MatrixMarket";
+
+static int open_binary(const char *path, const struct graph_load_opts *opts, struct graph *g, char *err,
+                       size_t errlen) {
+  int rc = graph_map_binary(path, g, err, errlen);
+  if (rc || !opts || !opts->dedup || (graph_binary_flags(g) & GRAPH_BIN_NO_DUPLICATES))
+    return rc;
+  struct graph copy;
+  rc = graph_dedup_copy(g, &copy, err, errlen);
+  graph_fini(g);
+  if (rc)
+    return rc;
+  *g = copy;
+  return 0;
+}
+
+int graph_open(const char *path, const struct graph_load_opts *opts, struct graph *g, char *err,
+               size_t errlen) {
+  struct graph_text t;
+  const char *p, *end;
+  memset(g, 0, sizeof *g);
+  if (!path)
+    return graph_errf(err, errlen, DSANA_EINVAL, "graph_open: NULL path");
+  if (graph_is_binary(path))
+    return open_binary(path, opts, g, err, errlen);
+  int rc = graph_text_open(&t, path, err, errlen);
+  if (rc)
+    return rc;
+  rc = graph_text_next(&t, &p, &end, err, errlen);
+  if (rc < 0) {
+    graph_text_close(&t);
+    return rc;
+  }
+  bool mtx = rc == 1 && (size_t)(end - p) >= sizeof MTX_BANNER - 1 &&
+             strncasecmp(p, MTX_BANNER, sizeof MTX_BANNER - 1) == 0;
+  t.replay = true;
+  rc = mtx ? graph_parse_mtx(&t, opts, g, err, errlen) : graph_parse_snap(&t, opts, g, err, errlen);
+  graph_text_close(&t);
+  return rc;
+}

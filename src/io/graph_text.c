@@ -1,0 +1,136 @@
+/*
+ * graph_text.c - the block reader under the text parsers (SNAP, Matrix
+ * Market). zlib's gzread reads plain and gzip files alike; we hand the
+ * parsers big blocks of whole lines so their scanners can use '\n' as a
+ * sentinel and never check for the end of the buffer inside a line.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dsana/dsana.h"
+#include "io/graph_internal.h"
+
+enum { TEXT_BLOCK_BYTES = 8u << 20 };
+
+int graph_text_open(struct graph_text *t, const char *path, char *err, size_t errlen) {
+  memset(t, 0, sizeof *t);
+  t->path = path;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return graph_errf(err, errlen, DSANA_EIO, "%s: %s", path, strerror(errno));
+  t->gz = gzdopen(fd, "rb");
+  if (!t->gz) {
+    close(fd);
+    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: cannot start zlib reader", path);
+  }
+  gzbuffer(t->gz, 1u << 18);
+  t->cap = TEXT_BLOCK_BYTES;
+  t->buf = malloc(t->cap + 1);
+  if (!t->buf) {
+    graph_text_close(t);
+    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
+  }
+  return 0;
+}
+
+void graph_text_close(struct graph_text *t) {
+  if (t->gz)
+    gzclose(t->gz);
+  free(t->buf);
+  memset(t, 0, sizeof *t);
+}
+
+/* Turn the stream's error state into a message; 0 if none. */
+static int gz_failure(struct graph_text *t, char *err, size_t errlen) {
+  int zerr = Z_OK;
+  const char *msg = gzerror(t->gz, &zerr);
+  long long off = (long long)gzoffset(t->gz);
+  switch (zerr) {
+  case Z_OK:
+  case Z_STREAM_END:
+    return 0;
+  case Z_ERRNO:
+    return graph_errf(err, errlen, DSANA_EIO, "%s: %s", t->path, strerror(errno));
+  case Z_BUF_ERROR:
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %lld: unexpected end of gzip data", t->path,
+                      off);
+  case Z_MEM_ERROR:
+    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory in zlib", t->path);
+  default:
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %lld: not a valid gzip stream (%s)", t->path, off,
+                      msg ? msg : "corrupt data");
+  }
+}
+
+/* Read as much as fits after t->len; sets eof. */
+static int fill(struct graph_text *t, char *err, size_t errlen) {
+  while (!t->eof && t->len < t->cap) {
+    size_t want = t->cap - t->len;
+    if (want > (1u << 30))
+      want = 1u << 30;
+    int got = gzread(t->gz, t->buf + t->len, (unsigned)want);
+    if (got < 0) {
+      int rc = gz_failure(t, err, errlen);
+      return rc ? rc : graph_errf(err, errlen, DSANA_EIO, "%s: read error", t->path);
+    }
+    if (got == 0) {
+      int rc = gz_failure(t, err, errlen);
+      if (rc)
+        return rc;
+      t->eof = true;
+    }
+    t->len += (size_t)got;
+  }
+  return 0;
+}
+
+int graph_text_next(struct graph_text *t, const char **p, const char **end, char *err, size_t errlen) {
+  if (t->replay) {
+    t->replay = false;
+    if (!t->block)
+      return 0;
+    *p = t->buf;
+    *end = t->buf + t->block;
+    return 1;
+  }
+  /* Drop the block handed out last time, keep the partial line after it. */
+  memmove(t->buf, t->buf + t->block, t->len - t->block);
+  t->len -= t->block;
+  t->block = 0;
+  for (;;) {
+    int rc = fill(t, err, errlen);
+    if (rc)
+      return rc;
+    char *nl = NULL;
+    for (size_t i = t->len; i > 0; i--) {
+      if (t->buf[i - 1] == '\n') {
+        nl = t->buf + i - 1;
+        break;
+      }
+    }
+    if (nl) {
+      t->block = (size_t)(nl - t->buf) + 1;
+      break;
+    }
+    if (t->eof) {
+      if (!t->len)
+        return 0;
+      t->buf[t->len++] = '\n'; /* room: buf has cap + 1 bytes */
+      t->block = t->len;
+      break;
+    }
+    /* A line longer than the buffer: grow. */
+    size_t ncap = t->cap * 2;
+    char *nb = realloc(t->buf, ncap + 1);
+    if (!nb)
+      return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory (line over %zu bytes)", t->path, t->cap);
+    t->buf = nb;
+    t->cap = ncap;
+  }
+  *p = t->buf;
+  *end = t->buf + t->block;
+  return 1;
+}
