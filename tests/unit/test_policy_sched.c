@@ -49,7 +49,7 @@ struct sim_worker {
 };
 
 static void sim_fill(struct sched *s, struct sim_worker *sw, uint32_t w, uint32_t depth,
-                     double now, uint32_t *handed, uint32_t n_tasks) {
+                     double now, uint32_t *handed, uint32_t n_tasks, uint32_t *ran_by) {
   while (sw->n_held < depth) {
     uint32_t t;
     bool stolen;
@@ -58,14 +58,17 @@ static void sim_fill(struct sched *s, struct sim_worker *sw, uint32_t w, uint32_
     assert_true(t < n_tasks);
     assert_int_equal(handed[t], 0);
     handed[t]++;
+    if (ran_by != NULL)
+      ran_by[t] = w;
     sw->held[sw->n_held++] = t;
     if (sw->n_held == 1)
       sw->start = now;
   }
 }
 
-static double sim_iter(struct sched *s, const double *cost, uint32_t n_tasks,
-                       const double *speed, uint32_t n_workers, uint32_t depth, double *work) {
+static double sim_iter_ran(struct sched *s, const double *cost, uint32_t n_tasks,
+                           const double *speed, uint32_t n_workers, uint32_t depth, double *work,
+                           uint32_t *ran_by) {
   struct sim_worker sw[16];
   uint32_t *handed = calloc(n_tasks, sizeof(uint32_t));
   assert_non_null(handed);
@@ -74,7 +77,7 @@ static double sim_iter(struct sched *s, const double *cost, uint32_t n_tasks,
   assert_int_equal(sched_begin_iter(s, NULL), 0);
   double now = 0;
   for (uint32_t w = 0; w < n_workers; w++)
-    sim_fill(s, &sw[w], w, depth, now, handed, n_tasks);
+    sim_fill(s, &sw[w], w, depth, now, handed, n_tasks, ran_by);
   for (uint32_t done = 0; done < n_tasks; done++) {
     uint32_t first = UINT32_MAX;
     double first_at = INFINITY;
@@ -97,13 +100,18 @@ static double sim_iter(struct sched *s, const double *cost, uint32_t n_tasks,
     sw[first].n_held--;
     sw[first].start = now;
     for (uint32_t w = 0; w < n_workers; w++)
-      sim_fill(s, &sw[w], w, depth, now, handed, n_tasks);
+      sim_fill(s, &sw[w], w, depth, now, handed, n_tasks, ran_by);
   }
   for (uint32_t t = 0; t < n_tasks; t++)
     assert_int_equal(handed[t], 1);
   assert_int_equal(sched_remaining(s), 0);
   free(handed);
   return now;
+}
+
+static double sim_iter(struct sched *s, const double *cost, uint32_t n_tasks,
+                       const double *speed, uint32_t n_workers, uint32_t depth, double *work) {
+  return sim_iter_ran(s, cost, n_tasks, speed, n_workers, depth, work, NULL);
 }
 
 /* ---- random interleavings --------------------------------------------- */
@@ -484,6 +492,42 @@ static void test_sim_makespan(void **unused) {
   }
 }
 
+/* Equal workers whose measured speed jitters by a few percent between
+ * iterations: stickiness keeps tasks on the worker that ran them (block
+ * caches stay warm) instead of reshuffling on noise, at little cost. */
+static void test_sticky_under_noise(void **unused) {
+  double cost[64], total = 0;
+  random_costs(cost, 64, 77, 1, 10);
+  for (int t = 0; t < 64; t++)
+    total += cost[t];
+  uint32_t ran[2][64];
+  uint64_t rng = 5;
+  struct sched *s;
+  assert_int_equal(sched_create(SCHED_DYNAMIC, 4, cost, 64, &s), 0);
+  uint32_t same = 0, compared = 0;
+  double worst = 0;
+  for (int iter = 0; iter < 10; iter++) {
+    double speed[4], sum_speed = 0;
+    for (int w = 0; w < 4; w++) {
+      speed[w] = 1.0 + 0.06 * (rng_unit(&rng) - 0.5);
+      sum_speed += speed[w];
+    }
+    double span = sim_iter_ran(s, cost, 64, speed, 4, 2, NULL, ran[iter % 2]);
+    if (iter >= 2) {
+      for (int t = 0; t < 64; t++)
+        same += ran[0][t] == ran[1][t];
+      compared += 64;
+      if (span / (total / sum_speed) > worst)
+        worst = span / (total / sum_speed);
+    }
+  }
+  print_message("sticky: %.1f%% of tasks kept their worker; worst makespan/bound %.3f\n",
+                100.0 * same / compared, worst);
+  assert_true(same >= 0.85 * compared);
+  assert_true(worst <= 1.10);
+  sched_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_invalid_inputs),
@@ -495,6 +539,7 @@ int main(void) {
       cmocka_unit_test(test_exactly_once_random),
       cmocka_unit_test(test_deterministic),
       cmocka_unit_test(test_sim_makespan),
+      cmocka_unit_test(test_sticky_under_noise),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
