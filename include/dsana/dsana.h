@@ -134,6 +134,15 @@ struct dsana_reduce_ctx {
   bool converged;                  /* to fill: stop after this iteration */
 };
 
+/* How the run went, for the app's own report. */
+struct dsana_run_summary {
+  uint32_t iters;
+  double residual;
+  double total_s;       /* all iterations */
+  double median_iter_s; /* median wall time of one iteration */
+  bool quiet;
+};
+
 /* An option an app adds to the command line (long form only). */
 struct dsana_app_option {
   const char *name;
@@ -166,7 +175,7 @@ struct dsana_app {
   /* Scheduler: combine sums into globals, decide convergence. */
   int (*reduce)(void *app, struct dsana_reduce_ctx *ctx);
   /* Scheduler: the final values of the result table, all keys. */
-  int (*output)(void *app, const double *values, uint64_t n_keys, uint32_t iters,
+  int (*output)(void *app, const double *values, uint64_t n_keys, const struct dsana_run_summary *run,
                 char *err, size_t errlen);
 };
 

@@ -1,24 +1,36 @@
 /*
  * xsum.c - exact fixed-point sums (see dsana_xsum in dsana.h).
  *
- * Each addend is scaled by 2^80 and rounded to an integer; integer addition
- * is associative, so any partition of the addends gives the same total.
+ * Each addend is scaled by 2^80 and truncated toward zero to an integer,
+ * read straight from its IEEE-754 bits; integer addition is associative, so
+ * any partition of the addends gives the same total.
  */
 #include <math.h>
+#include <string.h>
 
 #include "dsana/dsana.h"
 
 #define XSUM_FRAC_BITS 80
 
 void dsana_xsum_add(dsana_xsum *s, double x) {
-  /* ldexp is exact; splitting into high and low parts keeps every bit of
-   * the scaled value that lies above the 2^-80 grid. */
-  double scaled = ldexp(x, XSUM_FRAC_BITS - 64);
-  double hi = floor(scaled);
-  double lo = ldexp(scaled - hi, 64);
-  __int128 v = (__int128)(int64_t)hi * ((__int128)1 << 64);
-  v += (__int128)(uint64_t)floor(lo);
-  s->acc += v;
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  int exp = (int)((bits >> 52) & 0x7ff);
+  uint64_t mant = bits & ((1ull << 52) - 1);
+  if (exp == 0x7ff)
+    return; /* inf/nan: outside the contract, ignored */
+  if (exp == 0)
+    exp = 1; /* subnormal */
+  else
+    mant |= 1ull << 52;
+  /* x = mant * 2^(exp - 1075); scaled by 2^80: mant * 2^(exp - 995). */
+  int shift = exp - 1075 + XSUM_FRAC_BITS;
+  __int128 v;
+  if (shift >= 0)
+    v = shift <= 74 ? (__int128)mant << shift : 0; /* beyond 2^47: outside the contract */
+  else
+    v = shift > -64 ? (__int128)(mant >> -shift) : 0;
+  s->acc += (bits >> 63) ? -v : v;
 }
 
 void dsana_xsum_merge(dsana_xsum *into, const dsana_xsum *from) { into->acc += from->acc; }

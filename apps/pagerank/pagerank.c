@@ -1,0 +1,236 @@
+/*
+ * pagerank.c - the PageRank app: options, graph loading, tables and tasks
+ * (destination ranges with cost = in-edges + 1), initial values and the
+ * convergence test. Hot loops are in pr_kernel.c, output in pr_output.c.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pagerank.h"
+
+static const struct dsana_app_option pr_options[] = {
+    {"damping", true, "damping factor d in (0,1) (default 0.85)"},
+    {"tol", true, "stop when the L1 change of the ranks is below this (default 1e-6)"},
+    {"max-iter", true, "iteration cap (default 100)"},
+    {"out", true, "write 'vertex<TAB>rank' for every vertex (original ids, %.12g)"},
+    {"top", true, "print the K highest-ranked vertices (default 10, 0 = none)"},
+    {"dedup", false, "collapse duplicate edges (as a networkx DiGraph); default keeps multi-edges (as igraph)"},
+    {NULL, false, NULL}};
+
+static int pr_create(void **out) {
+  struct pr_app *pr = calloc(1, sizeof *pr);
+  if (!pr)
+    return DSANA_ENOMEM;
+  pr->damping = 0.85;
+  pr->tol = 1e-6;
+  pr->max_iter = 100;
+  pr->top_k = 10;
+  *out = pr;
+  return 0;
+}
+
+static void pr_destroy(void *app) {
+  struct pr_app *pr = app;
+  if (!pr)
+    return;
+  if (pr->loaded)
+    graph_fini(&pr->g);
+  if (pr->converted[0] && pr->converted_by == (int)getpid())
+    unlink(pr->converted);
+  free(pr);
+}
+
+static int parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !isfinite(v))
+    return DSANA_EINVAL;
+  *out = v;
+  return 0;
+}
+
+static int parse_u32(const char *s, uint32_t *out) {
+  char *end;
+  errno = 0;
+  if (s[0] == '-' || s[0] == '\0')
+    return DSANA_EINVAL;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end || v > UINT32_MAX)
+    return DSANA_EINVAL;
+  *out = (uint32_t)v;
+  return 0;
+}
+
+static int pr_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
+  struct pr_app *pr = app;
+  int rc = 0;
+  if (!name) {
+    if (pr->graph_path[0] || strlen(value) >= sizeof pr->graph_path)
+      rc = DSANA_EINVAL;
+    else
+      snprintf(pr->graph_path, sizeof pr->graph_path, "%s", value);
+    if (rc)
+      snprintf(err, errlen, "unexpected argument '%s' (one GRAPH only)", value);
+    return rc;
+  }
+  if (strcmp(name, "damping") == 0)
+    rc = parse_double(value, &pr->damping) || !(pr->damping > 0 && pr->damping < 1) ? DSANA_EINVAL : 0;
+  else if (strcmp(name, "tol") == 0)
+    rc = parse_double(value, &pr->tol) || !(pr->tol >= 0) ? DSANA_EINVAL : 0;
+  else if (strcmp(name, "max-iter") == 0)
+    rc = parse_u32(value, &pr->max_iter) || pr->max_iter == 0 ? DSANA_EINVAL : 0;
+  else if (strcmp(name, "top") == 0)
+    rc = parse_u32(value, &pr->top_k);
+  else if (strcmp(name, "out") == 0)
+    rc = strlen(value) && strlen(value) < sizeof pr->out_path ? (snprintf(pr->out_path, sizeof pr->out_path, "%s", value), 0)
+                                                           : DSANA_EINVAL;
+  else if (strcmp(name, "dedup") == 0)
+    pr->dedup = true;
+  else
+    rc = DSANA_EINVAL;
+  if (rc)
+    snprintf(err, errlen, "--%s: invalid value '%s'", name, value ? value : "");
+  return rc;
+}
+
+/* In the launcher: parse or map the graph once, check it whole, and keep a
+ * binary copy that every role maps (text formats are converted). */
+static int pr_prepare(void *app, char *err, size_t errlen) {
+  struct pr_app *pr = app;
+  if (!pr->graph_path[0]) {
+    snprintf(err, errlen, "missing GRAPH argument");
+    return DSANA_EUSAGE;
+  }
+  struct graph_load_opts opts = {.dedup = pr->dedup};
+  struct graph g;
+  int rc = graph_open(pr->graph_path, &opts, &g, err, errlen);
+  if (rc)
+    return rc;
+  if (g.m == 0 || g.n == 0) {
+    snprintf(err, errlen, "%s: empty graph (no edges)", pr->graph_path);
+    graph_fini(&g);
+    return DSANA_EFORMAT;
+  }
+  if (graph_is_binary(pr->graph_path) && !pr->dedup) {
+    rc = graph_check_range(&g, 0, g.n, err, errlen);
+    graph_fini(&g);
+    pr->validated = rc == 0;
+    return rc;
+  }
+  const char *tmp = getenv("TMPDIR");
+  snprintf(pr->converted, sizeof pr->converted, "%s/dsana-graph-%d.bin", tmp && tmp[0] ? tmp : "/tmp", (int)getpid());
+  rc = graph_write_binary(&g, pr->converted, err, errlen);
+  graph_fini(&g);
+  if (rc) {
+    pr->converted[0] = 0;
+    return rc;
+  }
+  pr->converted_by = (int)getpid();
+  pr->validated = true;
+  return 0;
+}
+
+/* Split destinations into n_tasks ranges of about equal in-edges + vertices. */
+static int pr_make_tasks(struct pr_app *pr, struct dsana_job *job) {
+  struct dsana_job_info info;
+  dsana_job_get_info(job, &info);
+  uint64_t n = pr->g.n, want = (uint64_t)info.n_workers * info.tasks_per_worker;
+  uint32_t n_tasks = (uint32_t)(want < n ? want : n);
+  struct dsana_task_decl *t = calloc(n_tasks, sizeof *t);
+  if (!t)
+    return DSANA_ENOMEM;
+  double total = (double)(pr->g.m + n);
+  uint64_t v = 0;
+  for (uint32_t i = 0; i < n_tasks; i++) {
+    uint64_t lo = v;
+    /* the task ends where cumulative cost first reaches (i+1)/T of total,
+     * leaving at least one vertex for each remaining task */
+    double target = total * (double)(i + 1) / n_tasks;
+    uint64_t max_hi = n - (n_tasks - 1 - i);
+    uint64_t a = lo + 1, b = max_hi;
+    while (a < b) {
+      uint64_t mid = a + (b - a) / 2;
+      if ((double)(pr->g.in_off[mid] + mid) >= target)
+        b = mid;
+      else
+        a = mid + 1;
+    }
+    v = i + 1 == n_tasks ? n : a;
+    t[i] = (struct dsana_task_decl){.lo = lo, .hi = v, .cost = (double)(pr->g.in_off[v] - pr->g.in_off[lo] + (v - lo))};
+  }
+  int rc = dsana_job_set_tasks(job, pr->t_rank, t, n_tasks);
+  free(t);
+  return rc;
+}
+
+static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) {
+  struct pr_app *pr = app;
+  const char *path = pr->converted[0] ? pr->converted : pr->graph_path;
+  int rc = 0;
+  if (!pr->loaded) {
+    struct graph_load_opts opts = {.dedup = pr->dedup};
+    rc = graph_is_binary(path) ? graph_map_binary(path, &pr->g, err, errlen) : graph_open(path, &opts, &pr->g, err, errlen);
+    if (rc)
+      return rc;
+    pr->loaded = true;
+    if (!pr->validated && (rc = graph_check_range(&pr->g, 0, pr->g.n, err, errlen)) != 0)
+      return rc;
+    pr->validated = true;
+  }
+  if (pr->g.n == 0 || pr->g.m == 0) {
+    snprintf(err, errlen, "%s: empty graph (no edges)", pr->graph_path);
+    return DSANA_EFORMAT;
+  }
+  if ((rc = dsana_job_add_table(job, "rank", pr->g.n, DSANA_RULE_ASSIGN, &pr->t_rank)) != 0 ||
+      (rc = dsana_job_add_table(job, "contrib", pr->g.n, DSANA_RULE_DERIVED, &pr->t_contrib)) != 0 ||
+      (rc = dsana_job_set_result_table(job, pr->t_rank)) != 0 || (rc = pr_make_tasks(pr, job)) != 0)
+    snprintf(err, errlen, "pagerank: cannot declare tables and tasks: %s", dsana_strerror(rc));
+  return rc;
+}
+
+static int pr_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values) {
+  struct pr_app *pr = app;
+  double r0 = table == pr->t_rank ? 1.0 / (double)pr->g.n : 0.0;
+  for (uint64_t v = lo; v < hi; v++)
+    values[v] = r0;
+  return 0;
+}
+
+static int pr_reduce(void *app, struct dsana_reduce_ctx *ctx) {
+  struct pr_app *pr = app;
+  ctx->globals[PR_G_DANGLING] = ctx->sums[PR_SUM_DANGLING];
+  if (ctx->iter == 0) {
+    ctx->residual = INFINITY;
+    ctx->converged = false;
+    return 0;
+  }
+  ctx->residual = ctx->sums[PR_SUM_RESIDUAL];
+  ctx->converged = ctx->residual < pr->tol || ctx->iter >= pr->max_iter;
+  return 0;
+}
+
+const struct dsana_app pagerank_app = {
+    .name = "pagerank",
+    .summary = "PageRank of a directed graph (pull direction, BSP-exact)",
+    .args = "GRAPH",
+    .help = "GRAPH: SNAP edge list (plain or .gz), Matrix Market (.mtx) or dsana binary (dsana graph convert).\n"
+            "Self loops are kept and count in the out-degree; duplicate edges are kept as multi-edges\n"
+            "(igraph's view) unless --dedup collapses them (networkx DiGraph's view). Dangling mass is\n"
+            "spread uniformly. Results are bit-identical for any worker, server, task or mode setting.\n",
+    .options = pr_options,
+    .create = pr_create,
+    .destroy = pr_destroy,
+    .set_option = pr_set_option,
+    .prepare = pr_prepare,
+    .setup = pr_setup,
+    .init = pr_init,
+    .run_task = pr_run_task,
+    .finish = pr_finish,
+    .reduce = pr_reduce,
+    .output = pr_output,
+};

@@ -1,0 +1,54 @@
+/*
+ * pr_kernel.c - PageRank's hot loops: the pull-direction task (workers) and
+ * the end-of-iteration pass over a shard (servers).
+ *
+ * Each vertex's new rank is computed by exactly one task, summing its
+ * in-edges in CSC order (ascending source), so the result does not depend
+ * on how vertices are split into tasks, workers or servers.
+ */
+#include <math.h>
+
+#include "pagerank.h"
+
+int pr_run_task(void *app, struct dsana_task_ctx *ctx) {
+  struct pr_app *pr = app;
+  const double *contrib;
+  int rc = dsana_pull(ctx->view, pr->t_contrib, 0, pr->g.n, &contrib);
+  if (rc)
+    return rc;
+  double *out = dsana_push_buf(ctx->view);
+  const double d = pr->damping, n = (double)pr->g.n;
+  const double base = (1.0 - d) / n + d * (ctx->globals[PR_G_DANGLING] / n);
+  const uint64_t *off = pr->g.in_off;
+  const uint32_t *src = pr->g.in_src;
+  for (uint64_t v = ctx->lo; v < ctx->hi; v++) {
+    double s = 0.0;
+    for (uint64_t e = off[v], end = off[v + 1]; e < end; e++)
+      s += contrib[src[e]];
+    out[v] = base + d * s;
+  }
+  return 0;
+}
+
+int pr_finish(void *app, struct dsana_shard_ctx *ctx) {
+  struct pr_app *pr = app;
+  const double *rank = ctx->new_values[pr->t_rank];
+  const double *old = ctx->old_values[pr->t_rank];
+  double *contrib = ctx->new_values[pr->t_contrib];
+  const uint32_t *deg = pr->g.out_deg;
+  dsana_xsum res = {0}, dangling = {0};
+  for (uint64_t v = ctx->lo; v < ctx->hi; v++) {
+    double r = rank[v];
+    if (ctx->iter > 0)
+      dsana_xsum_add(&res, fabs(r - old[v]));
+    if (deg[v] == 0) {
+      dsana_xsum_add(&dangling, r);
+      contrib[v] = 0.0;
+    } else {
+      contrib[v] = r / (double)deg[v];
+    }
+  }
+  ctx->sums[PR_SUM_RESIDUAL] = res;
+  ctx->sums[PR_SUM_DANGLING] = dangling;
+  return 0;
+}

@@ -1,0 +1,83 @@
+/*
+ * pr_output.c - PageRank results: the --out file (written to a temporary
+ * file and renamed, so nothing half-written is ever left at the path) and
+ * the top-K table with the run's speed on stdout.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pagerank.h"
+
+static int pr_write_file(const struct pr_app *pr, const double *rank, uint64_t n, char *err, size_t errlen) {
+  char tmp[PR_PATH_MAX + 32];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%d", pr->out_path, (int)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    snprintf(err, errlen, "%s: cannot write: %s", pr->out_path, strerror(errno));
+    return DSANA_EIO;
+  }
+  static char buf[1 << 20];
+  setvbuf(f, buf, _IOFBF, sizeof buf);
+  int bad = 0;
+  for (uint64_t v = 0; v < n && !bad; v++)
+    bad = fprintf(f, "%llu\t%.12g\n", (unsigned long long)graph_orig_id(&pr->g, v), rank[v]) < 0;
+  bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
+  bad |= fclose(f) != 0;
+  if (bad || rename(tmp, pr->out_path) != 0) {
+    snprintf(err, errlen, "%s: write failed: %s", pr->out_path, strerror(errno));
+    unlink(tmp);
+    return DSANA_EIO;
+  }
+  return 0;
+}
+
+/* Keep the k best (rank desc, id asc) in top[0..k) by insertion. */
+static uint32_t pr_select_top(const double *rank, uint64_t n, uint32_t k, uint64_t *top) {
+  uint32_t have = 0;
+  for (uint64_t v = 0; v < n; v++) {
+    if (have == k && rank[v] <= rank[top[k - 1]])
+      continue;
+    uint32_t at = have < k ? have++ : k - 1;
+    while (at > 0 && rank[top[at - 1]] < rank[v]) {
+      top[at] = top[at - 1];
+      at--;
+    }
+    top[at] = v;
+  }
+  return have;
+}
+
+static void pr_print_top(const struct pr_app *pr, const double *rank, uint64_t n) {
+  uint32_t k = pr->top_k;
+  if (k == 0)
+    return;
+  uint64_t *top = malloc(sizeof *top * k);
+  if (!top)
+    return;
+  uint32_t got = pr_select_top(rank, n, k, top);
+  printf("top %u vertices by rank:\n%6s %14s %16s\n", got, "#", "vertex", "rank");
+  for (uint32_t i = 0; i < got; i++)
+    printf("%6u %14llu %16.12g\n", i + 1, (unsigned long long)graph_orig_id(&pr->g, top[i]), rank[top[i]]);
+  free(top);
+}
+
+int pr_output(void *app, const double *rank, uint64_t n, const struct dsana_run_summary *run, char *err,
+              size_t errlen) {
+  struct pr_app *pr = app;
+  if (pr->out_path[0]) {
+    int rc = pr_write_file(pr, rank, n, err, errlen);
+    if (rc)
+      return rc;
+  }
+  if (run->quiet)
+    return 0;
+  pr_print_top(pr, rank, n);
+  double eps = run->median_iter_s > 0 ? (double)pr->g.m / run->median_iter_s : 0;
+  printf("pagerank: %llu vertices, %llu edges, %u iterations, residual %.3e, %.4f s/iteration, %.3g edges/s\n",
+         (unsigned long long)n, (unsigned long long)pr->g.m, run->iters, run->residual, run->median_iter_s, eps);
+  fflush(stdout);
+  return 0;
+}

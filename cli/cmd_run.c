@@ -1,0 +1,135 @@
+/*
+ * cmd_run.c - `dsana APP ...` (local cluster, or one role under mpirun/srun)
+ * and the single-role commands `dsana scheduler APP ...`,
+ * `dsana server --scheduler ADDR`, `dsana worker --scheduler ADDR`.
+ */
+#include "cmd_run.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "opts.h"
+#include "runtime/runtime.h"
+#include "util/log.h"
+
+/* Input errors (bad file, bad format) exit 2 like usage errors. */
+static int exit_code(int rc) {
+  if (rc == 0)
+    return 0;
+  return rc == DSANA_EUSAGE || rc == DSANA_EFORMAT || rc == DSANA_EIO || rc == DSANA_EINVAL ||
+                 rc == DSANA_ERANGE
+             ? 2
+             : 1;
+}
+
+static int prepare_app(struct cli_run *r) {
+  char err[512] = "";
+  int rc = r->app->prepare ? r->app->prepare(r->app_state, err, sizeof err) : 0;
+  if (rc)
+    fprintf(stderr, "dsana %s: %s\n", r->app->name, err[0] ? err : dsana_strerror(rc));
+  return rc;
+}
+
+/* Under mpirun/srun: rank 0 scheduler, 1..S servers, the rest workers. */
+static int run_ranked(struct cli_run *r, uint32_t rank, uint32_t size) {
+  if (!r->cfg.scheduler_addr[0] || size < 2 + r->cfg.n_servers) {
+    fprintf(stderr, "dsana %s: under a launcher, --scheduler ADDR is required and at least %u ranks (1 scheduler, "
+                    "%u servers, 1 worker)\n", r->app->name, 2 + r->cfg.n_servers, r->cfg.n_servers);
+    return DSANA_EUSAGE;
+  }
+  r->cfg.n_workers = size - 1 - r->cfg.n_servers;
+  struct role_params p = {.cfg = &r->cfg, .app = r->app, .app_state = r->app_state, .args = &r->args};
+  if (rank == 0) {
+    int rc = prepare_app(r);
+    return rc ? rc : runtime_run_scheduler(&p);
+  }
+  p.app = NULL; /* servers and workers take the app from the scheduler */
+  p.index = rank <= r->cfg.n_servers ? rank - 1 : rank - 1 - r->cfg.n_servers;
+  return rank <= r->cfg.n_servers ? runtime_run_server(&p) : runtime_run_worker(&p);
+}
+
+int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool scheduler_only) {
+  struct cli_run r;
+  int rc = cli_parse_run(app, argc, argv, &r);
+  if (rc || r.help) {
+    app->destroy(r.app_state);
+    return rc ? 2 : 0;
+  }
+  uint32_t rank, size;
+  int ranked = runtime_launcher_rank(&rank, &size);
+  if (ranked == DSANA_EINVAL) {
+    fprintf(stderr, "dsana %s: the launcher's rank variables are malformed\n", app->name);
+    rc = DSANA_EUSAGE;
+  } else if (ranked == 0 && !scheduler_only) {
+    rc = run_ranked(&r, rank, size);
+  } else if (scheduler_only) {
+    if (!r.cfg.scheduler_addr[0]) {
+      fprintf(stderr, "dsana scheduler: --scheduler ADDR (where to listen) is required\n");
+      rc = DSANA_EUSAGE;
+    } else if ((rc = prepare_app(&r)) == 0) {
+      struct role_params p = {.cfg = &r.cfg, .app = app, .app_state = r.app_state, .args = &r.args};
+      rc = runtime_run_scheduler(&p);
+    }
+  } else if ((rc = prepare_app(&r)) == 0) {
+    struct role_params p = {.cfg = &r.cfg, .app = app, .app_state = r.app_state, .args = &r.args,
+                            .index = UINT32_MAX};
+    rc = runtime_launch_local(&p);
+  }
+  app->destroy(r.app_state);
+  return exit_code(rc);
+}
+
+static void role_usage(const char *role, FILE *f) {
+  fprintf(f,
+          "usage: dsana %s --scheduler ADDR [--index I] [--bind HOST] [--peer-timeout S] [--register-timeout S]\n"
+          "Start one %s that joins the scheduler at ADDR; the app and its options come from the scheduler.\n",
+          role, role);
+}
+
+int cmd_role_main(const char *role, int argc, char **argv) {
+  static const struct option opts[] = {{"scheduler", required_argument, NULL, 's'},
+                                       {"index", required_argument, NULL, 'i'},
+                                       {"bind", required_argument, NULL, 'b'},
+                                       {"peer-timeout", required_argument, NULL, 'p'},
+                                       {"register-timeout", required_argument, NULL, 'r'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  struct run_config cfg;
+  config_defaults(&cfg);
+  uint32_t index = UINT32_MAX;
+  opterr = 0;
+  optind = 1;
+  for (int c; (c = getopt_long(argc, argv, ":", opts, NULL)) != -1;) {
+    int bad = 0;
+    if (c == 's')
+      bad = snprintf(cfg.scheduler_addr, sizeof cfg.scheduler_addr, "%s", optarg) >= (int)sizeof cfg.scheduler_addr;
+    else if (c == 'i')
+      bad = cli_parse_u32(optarg, 0, 1u << 20, &index) != 0;
+    else if (c == 'b')
+      bad = snprintf(cfg.bind_host, sizeof cfg.bind_host, "%s", optarg) >= (int)sizeof cfg.bind_host;
+    else if (c == 'p')
+      bad = cli_parse_seconds(optarg, &cfg.peer_timeout_s) != 0;
+    else if (c == 'r')
+      bad = cli_parse_seconds(optarg, &cfg.register_timeout_s) != 0;
+    else if (c == 'h') {
+      role_usage(role, stdout);
+      return 0;
+    } else {
+      fprintf(stderr, "dsana %s: %s '%s'\n", role, c == ':' ? "missing value for" : "unknown option", argv[optind - 1]);
+      return 2;
+    }
+    if (bad) {
+      fprintf(stderr, "dsana %s: invalid value '%s' for %s\n", role, optarg, argv[optind - 2]);
+      return 2;
+    }
+  }
+  if (!cfg.scheduler_addr[0] || optind != argc) {
+    fprintf(stderr, "dsana %s: %s (see dsana %s --help)\n", role,
+            optind != argc ? "unexpected argument" : "--scheduler ADDR is required", role);
+    return 2;
+  }
+  struct role_params p = {.cfg = &cfg, .index = index};
+  int rc = strcmp(role, "server") == 0 ? runtime_run_server(&p) : runtime_run_worker(&p);
+  return exit_code(rc);
+}

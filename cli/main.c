@@ -1,0 +1,59 @@
+/*
+ * main.c - the dsana command: dispatch to apps, roles and graph tools.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd_graph.h"
+#include "cmd_run.h"
+#include "dsana/dsana.h"
+#include "opts.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: dsana APP [options] ARGS      run APP on a local cluster (forks scheduler, servers, workers)\n"
+          "       dsana scheduler APP --scheduler ADDR [options] ARGS   run only the scheduler, listening on ADDR\n"
+          "       dsana server|worker --scheduler ADDR                 run one server or worker of that job\n"
+          "       dsana graph convert|info|gen ...                      graph tools\n"
+          "       dsana --help | --version\n\napps:\n");
+  for (const struct dsana_app *const *a = dsana_app_list(); *a; a++)
+    fprintf(f, "  %-12s %s\n", (*a)->name, (*a)->summary);
+  fprintf(f, "\nruntime options (dsana APP --help shows the app's own):\n");
+  cli_print_common_help(f);
+  fprintf(f, "\nUnder mpirun or srun, one command line starts every role: rank 0 is the scheduler (it listens on\n"
+             "--scheduler ADDR), ranks 1..S the servers, the rest workers.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  if (strcmp(cmd, "--version") == 0) {
+    printf("dsana %s\n", DSANA_VERSION_STRING);
+    return 0;
+  }
+  if (strcmp(cmd, "graph") == 0)
+    return cmd_graph_main(argc - 1, argv + 1);
+  if (strcmp(cmd, "server") == 0 || strcmp(cmd, "worker") == 0)
+    return cmd_role_main(cmd, argc - 1, argv + 1);
+  if (strcmp(cmd, "scheduler") == 0) {
+    const struct dsana_app *app = argc > 2 ? dsana_app_find(argv[2]) : NULL;
+    if (!app) {
+      fprintf(stderr, "dsana scheduler: expected an app name after 'scheduler' (see dsana --help)\n");
+      return 2;
+    }
+    return cmd_app_main(app, argc - 2, argv + 2, true);
+  }
+  const struct dsana_app *app = dsana_app_find(cmd);
+  if (!app) {
+    fprintf(stderr, "dsana: unknown command '%s' (see dsana --help)\n", cmd);
+    return 2;
+  }
+  return cmd_app_main(app, argc - 1, argv + 1, false);
+}

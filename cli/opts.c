@@ -1,0 +1,233 @@
+/* opts.c - common + app options through one getopt_long table (opts.h). */
+#include "opts.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+
+enum {
+  OPT_WORKERS = 1000,
+  OPT_SERVERS,
+  OPT_MODE,
+  OPT_SCHED,
+  OPT_TPW,
+  OPT_SCENARIO,
+  OPT_METRICS,
+  OPT_QUIET,
+  OPT_SCHEDULER,
+  OPT_BIND,
+  OPT_REG_TIMEOUT,
+  OPT_PEER_TIMEOUT,
+  OPT_VERBOSE,
+  OPT_HELP,
+  OPT_APP_BASE = 2000
+};
+
+struct common_opt {
+  struct option opt;
+  const char *arg, *help;
+};
+
+static const struct common_opt common[] = {
+    {{"workers", required_argument, NULL, OPT_WORKERS}, "W", "worker processes (default: cores)"},
+    {{"servers", required_argument, NULL, OPT_SERVERS}, "S", "server processes (default 1)"},
+    {{"mode", required_argument, NULL, OPT_MODE}, "bsp|dsana", "bsp: static split, whole-table transfers; dsana: dynamic scheduling"},
+    {{"sched", required_argument, NULL, OPT_SCHED}, "static|dynamic", "task scheduling policy (overrides --mode)"},
+    {{"tasks-per-worker", required_argument, NULL, OPT_TPW}, "N", "tasks per worker per iteration (default 8)"},
+    {{"scenario", required_argument, NULL, OPT_SCENARIO}, "FILE", "emulated cluster (JSON: worker speeds, stragglers, links)"},
+    {{"metrics", required_argument, NULL, OPT_METRICS}, "FILE", "write JSON-lines metrics (iterations, workers, summary)"},
+    {{"quiet", no_argument, NULL, OPT_QUIET}, NULL, "no tables, progress or top-K on the terminal"},
+    {{"scheduler", required_argument, NULL, OPT_SCHEDULER}, "ADDR", "scheduler endpoint, e.g. tcp://10.0.0.1:7000 (multi-machine)"},
+    {{"bind", required_argument, NULL, OPT_BIND}, "HOST", "interface servers listen on (default 127.0.0.1)"},
+    {{"register-timeout", required_argument, NULL, OPT_REG_TIMEOUT}, "S", "seconds to wait for all roles to register (default 30)"},
+    {{"peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT}, "S", "a silent peer is lost after S seconds (default 10)"},
+    {{"verbose", no_argument, NULL, OPT_VERBOSE}, NULL, "more diagnostics on stderr"},
+    {{"help", no_argument, NULL, OPT_HELP}, NULL, "this help"},
+};
+#define N_COMMON (sizeof common / sizeof common[0])
+
+int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out) {
+  char *end;
+  errno = 0;
+  if (!s || s[0] == '-' || s[0] == '\0')
+    return DSANA_EINVAL;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end || v < min || v > max)
+    return DSANA_EINVAL;
+  *out = (uint32_t)v;
+  return 0;
+}
+
+int cli_parse_seconds(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !isfinite(v) || v <= 0)
+    return DSANA_EINVAL;
+  *out = v;
+  return 0;
+}
+
+static int copy_str(char *dst, size_t cap, const char *src) {
+  if (strlen(src) >= cap || !src[0])
+    return DSANA_EINVAL;
+  memcpy(dst, src, strlen(src) + 1);
+  return 0;
+}
+
+static int set_common(struct cli_run *r, int id, const char *v) {
+  struct run_config *c = &r->cfg;
+  switch (id) {
+  case OPT_WORKERS:
+    return cli_parse_u32(v, 1, 4096, &c->n_workers);
+  case OPT_SERVERS:
+    return cli_parse_u32(v, 1, MSG_MAX_SERVERS, &c->n_servers);
+  case OPT_MODE:
+    if (strcmp(v, "bsp") && strcmp(v, "dsana"))
+      return DSANA_EINVAL;
+    c->mode = strcmp(v, "dsana") == 0 ? MODE_DSANA : MODE_BSP;
+    if (!c->sched_set)
+      c->sched = c->mode == MODE_DSANA ? SCHED_DYNAMIC : SCHED_STATIC;
+    return 0;
+  case OPT_SCHED:
+    c->sched_set = true;
+    return sched_kind_parse(v, &c->sched);
+  case OPT_TPW:
+    return cli_parse_u32(v, 1, 1u << 16, &c->tasks_per_worker);
+  case OPT_SCENARIO:
+    return copy_str(c->scenario_path, sizeof c->scenario_path, v);
+  case OPT_METRICS:
+    return copy_str(c->metrics_path, sizeof c->metrics_path, v);
+  case OPT_QUIET:
+    c->quiet = true;
+    return 0;
+  case OPT_SCHEDULER:
+    return copy_str(c->scheduler_addr, sizeof c->scheduler_addr, v);
+  case OPT_BIND:
+    return copy_str(c->bind_host, sizeof c->bind_host, v);
+  case OPT_REG_TIMEOUT:
+    return cli_parse_seconds(v, &c->register_timeout_s);
+  case OPT_PEER_TIMEOUT:
+    return cli_parse_seconds(v, &c->peer_timeout_s);
+  case OPT_VERBOSE:
+    c->verbose++;
+    log_set_level(c->verbose > 1 ? LOG_DEBUG : LOG_INFO);
+    return 0;
+  }
+  return DSANA_EINVAL;
+}
+
+static size_t count_app_opts(const struct dsana_app *app) {
+  size_t n = 0;
+  while (app->options && app->options[n].name)
+    n++;
+  return n;
+}
+
+static struct option *build_table(const struct dsana_app *app) {
+  size_t na = count_app_opts(app);
+  struct option *t = calloc(N_COMMON + na + 1, sizeof *t);
+  if (!t)
+    return NULL;
+  for (size_t i = 0; i < N_COMMON; i++)
+    t[i] = common[i].opt;
+  for (size_t i = 0; i < na; i++)
+    t[N_COMMON + i] = (struct option){app->options[i].name, app->options[i].has_arg ? required_argument : no_argument,
+                                      NULL, OPT_APP_BASE + (int)i};
+  return t;
+}
+
+static int add_app_arg(struct cli_run *r, const char *name, const char *value) {
+  char err[512] = "";
+  if (r->args.n >= MSG_MAX_ARGS || strlen(value) >= MSG_ARG_MAX) {
+    fprintf(stderr, "dsana %s: too many or too long arguments\n", r->app->name);
+    return DSANA_EUSAGE;
+  }
+  if (r->app->set_option(r->app_state, name, value, err, sizeof err) != 0) {
+    fprintf(stderr, "dsana %s: %s\n", r->app->name, err);
+    return DSANA_EUSAGE;
+  }
+  snprintf(r->args.name[r->args.n], MSG_NAME_MAX, "%s", name ? name : "");
+  snprintf(r->args.value[r->args.n], MSG_ARG_MAX, "%s", value);
+  r->args.n++;
+  return 0;
+}
+
+static const char *common_name(int id) {
+  for (size_t i = 0; i < N_COMMON; i++)
+    if (common[i].opt.val == id)
+      return common[i].opt.name;
+  return "?";
+}
+
+static int parse_loop(struct cli_run *r, int argc, char **argv, const struct option *table) {
+  opterr = 0;
+  optind = 1;
+  int id;
+  while ((id = getopt_long(argc, argv, ":", table, NULL)) != -1) {
+    if (id == '?' || id == ':') {
+      const char *bad = argv[optind - 1];
+      fprintf(stderr, "dsana %s: %s '%s' (see dsana %s --help)\n", r->app->name,
+              id == '?' ? "unknown option" : "missing value for", bad, r->app->name);
+      return DSANA_EUSAGE;
+    }
+    if (id == OPT_HELP) {
+      cli_print_app_help(r->app, stdout);
+      r->help = 1;
+      return 0;
+    }
+    if (id >= OPT_APP_BASE) {
+      const struct dsana_app_option *o = &r->app->options[id - OPT_APP_BASE];
+      if (add_app_arg(r, o->name, optarg ? optarg : "") != 0)
+        return DSANA_EUSAGE;
+    } else if (set_common(r, id, optarg) != 0) {
+      fprintf(stderr, "dsana %s: --%s: invalid value '%s'\n", r->app->name, common_name(id), optarg ? optarg : "");
+      return DSANA_EUSAGE;
+    }
+  }
+  for (int i = optind; i < argc; i++)
+    if (add_app_arg(r, NULL, argv[i]) != 0)
+      return DSANA_EUSAGE;
+  return 0;
+}
+
+int cli_parse_run(const struct dsana_app *app, int argc, char **argv, struct cli_run *r) {
+  memset(r, 0, sizeof *r);
+  config_defaults(&r->cfg);
+  r->app = app;
+  if (app->create(&r->app_state) != 0)
+    return DSANA_ENOMEM;
+  struct option *table = build_table(app);
+  if (!table)
+    return DSANA_ENOMEM;
+  /* getopt permutes argv so that options may follow positionals. */
+  int rc = parse_loop(r, argc, argv, table);
+  free(table);
+  return rc;
+}
+
+void cli_print_common_help(FILE *f) {
+  for (size_t i = 0; i < N_COMMON; i++) {
+    char left[64];
+    snprintf(left, sizeof left, "--%s%s%s", common[i].opt.name, common[i].arg ? " " : "",
+             common[i].arg ? common[i].arg : "");
+    fprintf(f, "  %-28s %s\n", left, common[i].help);
+  }
+}
+
+void cli_print_app_help(const struct dsana_app *app, FILE *f) {
+  fprintf(f, "usage: dsana %s [options] %s\n%s\n\n%s options:\n", app->name, app->args, app->summary, app->name);
+  for (size_t i = 0; app->options && app->options[i].name; i++) {
+    char left[64];
+    snprintf(left, sizeof left, "--%s%s", app->options[i].name, app->options[i].has_arg ? " X" : "");
+    fprintf(f, "  %-28s %s\n", left, app->options[i].help);
+  }
+  fprintf(f, "\nruntime options:\n");
+  cli_print_common_help(f);
+  fprintf(f, "\n%s", app->help ? app->help : "");
+}

@@ -1,0 +1,35 @@
+/*
+ * opts.h - the command line of `dsana APP` and of the single-role commands:
+ * the runtime's common options merged with the app's own into one
+ * getopt_long table. Bad usage is one line on stderr and exit code 2.
+ */
+#ifndef DSANA_CLI_OPTS_H
+#define DSANA_CLI_OPTS_H
+
+#include <stdio.h>
+
+#include "dsana/dsana.h"
+#include "runtime/config.h"
+#include "runtime/msg.h"
+
+struct cli_run {
+  struct run_config cfg;
+  const struct dsana_app *app;
+  void *app_state; /* created by cli_parse_run; destroy with app->destroy */
+  struct app_args args;
+  int help; /* --help was asked: usage printed */
+};
+
+/* Parse argv[0..argc) where argv[0] is the app name. Returns 0, or
+ * DSANA_EUSAGE after printing one line (prog: message). */
+int cli_parse_run(const struct dsana_app *app, int argc, char **argv, struct cli_run *out);
+
+/* Options common to every app, for `dsana --help`. */
+void cli_print_common_help(FILE *f);
+void cli_print_app_help(const struct dsana_app *app, FILE *f);
+
+/* Strict number parsing for option values. */
+int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+int cli_parse_seconds(const char *s, double *out);
+
+#endif

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# deps.sh - install the Debian packages dsana needs to build and test, when
+# they are missing (as root, or through sudo). Safe to run again.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config libzmq3-dev libcmocka-dev libcjson-dev zlib1g-dev gzip)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

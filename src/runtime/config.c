@@ -1,0 +1,24 @@
+/* config.c - defaults for struct run_config. */
+#include "runtime/config.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "net/wire.h"
+
+void config_defaults(struct run_config *c) {
+  memset(c, 0, sizeof *c);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  c->n_workers = cores > 0 ? (uint32_t)cores : 1;
+  c->n_servers = 1;
+  c->tasks_per_worker = 8;
+  c->mode = MODE_BSP;
+  c->sched = SCHED_STATIC;
+  c->register_timeout_s = 30.0;
+  c->peer_timeout_s = 10.0;
+  c->heartbeat_s = 0.5;
+  c->max_payload_bytes = WIRE_DEFAULT_MAX_PAYLOAD;
+  strcpy(c->bind_host, "127.0.0.1");
+}
+
+const char *run_mode_name(enum run_mode m) { return m == MODE_DSANA ? "dsana" : "bsp"; }

@@ -1,0 +1,40 @@
+/*
+ * config.h - everything a run of the runtime is configured with, filled by
+ * the CLI and read by every role. Plain data; no allocation.
+ */
+#ifndef DSANA_RUNTIME_CONFIG_H
+#define DSANA_RUNTIME_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "policy/sched.h"
+
+#define CONFIG_PATH_MAX 1024
+#define CONFIG_ADDR_MAX 256
+
+enum run_mode { MODE_BSP = 0, MODE_DSANA = 1 };
+
+struct run_config {
+  uint32_t n_workers, n_servers;
+  uint32_t tasks_per_worker;
+  enum run_mode mode;
+  enum sched_kind sched;
+  bool sched_set; /* --sched given explicitly (overrides --mode) */
+  char scenario_path[CONFIG_PATH_MAX];
+  char metrics_path[CONFIG_PATH_MAX];
+  char scheduler_addr[CONFIG_ADDR_MAX]; /* where the scheduler listens */
+  char bind_host[CONFIG_ADDR_MAX];      /* servers' listen host (tcp) */
+  char ipc_dir[128];                    /* local mode: roles listen on ipc here */
+  bool quiet;
+  double register_timeout_s;
+  double peer_timeout_s;
+  double heartbeat_s;
+  uint64_t max_payload_bytes;
+  int verbose;
+};
+
+void config_defaults(struct run_config *c);
+const char *run_mode_name(enum run_mode m);
+
+#endif

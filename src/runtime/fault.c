@@ -1,0 +1,51 @@
+/* fault.c - see fault.h. */
+#include "runtime/fault.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/log.h"
+
+static struct {
+  enum fault_point point;
+  uint32_t iter;
+  int kill;
+} fault;
+
+static enum fault_point fault_parse_point(const char *s) {
+  static const char *const names[] = {"", "before-task", "before-push", "mid-push", "after-push"};
+  for (int i = 1; i < 5; i++)
+    if (strcmp(s, names[i]) == 0)
+      return (enum fault_point)i;
+  return FAULT_NONE;
+}
+
+void fault_init(uint32_t worker) {
+  const char *spec = getenv("DSANA_FAULT");
+  if (!spec || !spec[0])
+    return;
+  unsigned w, iter;
+  char point[32] = "", how[16] = "";
+  if (sscanf(spec, "worker=%u,iter=%u,point=%31[a-z-],how=%15[a-z]", &w, &iter, point, how) != 4 ||
+      fault_parse_point(point) == FAULT_NONE || (strcmp(how, "kill") && strcmp(how, "exit"))) {
+    log_warn("ignoring malformed DSANA_FAULT '%s'", spec);
+    return;
+  }
+  if (w != worker)
+    return;
+  fault.point = fault_parse_point(point);
+  fault.iter = iter;
+  fault.kill = strcmp(how, "kill") == 0;
+}
+
+void fault_point(enum fault_point p, uint32_t iter) {
+  if (fault.point != p || fault.iter != iter)
+    return;
+  log_warn("fault injection: dying at iteration %u", iter);
+  if (fault.kill)
+    raise(SIGKILL);
+  _exit(3);
+}

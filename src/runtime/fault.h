@@ -1,0 +1,20 @@
+/*
+ * fault.h - fault injection for tests (in the spirit of SQLite's test
+ * hooks): DSANA_FAULT="worker=I,iter=K,point=P,how=H" makes worker I, in
+ * iteration K, at point P (before-task | before-push | mid-push |
+ * after-push) die by H (kill = SIGKILL, exit = exit code 3). Unset, it
+ * costs one branch per task.
+ */
+#ifndef DSANA_RUNTIME_FAULT_H
+#define DSANA_RUNTIME_FAULT_H
+
+#include <stdint.h>
+
+enum fault_point { FAULT_NONE = 0, FAULT_BEFORE_TASK, FAULT_BEFORE_PUSH, FAULT_MID_PUSH, FAULT_AFTER_PUSH };
+
+/* Read DSANA_FAULT once; a malformed value is reported and ignored. */
+void fault_init(uint32_t worker);
+/* Die here if the configured fault matches. */
+void fault_point(enum fault_point p, uint32_t iter);
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * launch.c - the embedded default: fork the scheduler, the servers and the
+ * workers on this machine (ipc transport in a private temporary folder),
+ * wait for them, and report a child that died instead of hanging.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runtime/runtime.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+struct child {
+  pid_t pid;
+  enum node_role role;
+  uint32_t index;
+  bool exited;
+};
+
+static pid_t launch_one(const struct role_params *p, enum node_role role, uint32_t index) {
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid != 0)
+    return pid;
+  prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the launcher */
+  struct role_params mine = *p;
+  mine.index = index;
+  int rc = role == ROLE_SCHEDULER ? runtime_run_scheduler(&mine)
+           : role == ROLE_SERVER  ? runtime_run_server(&mine)
+                                  : runtime_run_worker(&mine);
+  fflush(stdout);
+  _exit(rc == 0 ? 0 : 1);
+}
+
+static void describe_exit(const struct child *c, int status, char *buf, size_t len) {
+  int n = snprintf(buf, len, "%s", node_role_name(c->role));
+  if (c->role != ROLE_SCHEDULER)
+    n += snprintf(buf + n, len - (size_t)n, " %u", c->index);
+  if (WIFSIGNALED(status))
+    snprintf(buf + n, len - (size_t)n, " (pid %d) was killed by signal %d (%s)", (int)c->pid, WTERMSIG(status),
+             strsignal(WTERMSIG(status)));
+  else
+    snprintf(buf + n, len - (size_t)n, " (pid %d) exited with code %d", (int)c->pid, WEXITSTATUS(status));
+}
+
+static void kill_all(struct child *kids, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!kids[i].exited)
+      kill(kids[i].pid, SIGTERM);
+  uint64_t deadline = clock_now_ns() + 2000000000ull;
+  for (size_t left = n; left > 0 && clock_now_ns() < deadline;) {
+    left = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (kids[i].exited)
+        continue;
+      if (waitpid(kids[i].pid, NULL, WNOHANG) == kids[i].pid)
+        kids[i].exited = true;
+      else
+        left++;
+    }
+    if (left)
+      clock_sleep_ns(10000000);
+  }
+  for (size_t i = 0; i < n; i++)
+    if (!kids[i].exited) {
+      kill(kids[i].pid, SIGKILL);
+      waitpid(kids[i].pid, NULL, 0);
+      kids[i].exited = true;
+    }
+}
+
+static struct child *find_child(struct child *kids, size_t n, pid_t pid) {
+  for (size_t i = 0; i < n; i++)
+    if (kids[i].pid == pid)
+      return &kids[i];
+  return NULL;
+}
+
+/* Wait until the scheduler succeeded and the rest left, or anyone failed. */
+static int launch_wait(struct child *kids, size_t n) {
+  size_t running = n;
+  bool sched_ok = false;
+  while (running > 0) {
+    int status;
+    pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0 && errno == EINTR)
+      continue;
+    if (pid < 0)
+      break;
+    struct child *c = find_child(kids, n, pid);
+    if (!c)
+      continue;
+    c->exited = true;
+    running--;
+    bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (ok && c->role == ROLE_SCHEDULER)
+      sched_ok = true;
+    if (!ok) {
+      char what[256];
+      describe_exit(c, status, what, sizeof what);
+      log_error("%s; stopping the job", what);
+      kill_all(kids, n);
+      return DSANA_EPEER;
+    }
+  }
+  return sched_ok ? 0 : DSANA_EPEER;
+}
+
+static int launch_make_dir(struct run_config *cfg) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(cfg->ipc_dir, sizeof cfg->ipc_dir, "%s/dsana-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+  if (!mkdtemp(cfg->ipc_dir)) {
+    log_error("cannot create a temporary folder in %s: %s", tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
+    return DSANA_EIO;
+  }
+  if (!cfg->scheduler_addr[0])
+    snprintf(cfg->scheduler_addr, sizeof cfg->scheduler_addr, "ipc://%s/scheduler", cfg->ipc_dir);
+  return 0;
+}
+
+/* Remove the ipc sockets the roles left and the folder itself. */
+static void launch_remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (d) {
+    struct dirent *e;
+    char path[CONFIG_PATH_MAX + 300];
+    while ((e = readdir(d)) != NULL) {
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+        continue;
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      unlink(path);
+    }
+    closedir(d);
+  }
+  rmdir(dir);
+}
+
+int runtime_launch_local(const struct role_params *p) {
+  struct run_config cfg = *p->cfg;
+  int rc = launch_make_dir(&cfg);
+  if (rc)
+    return rc;
+  struct role_params q = *p;
+  q.cfg = &cfg;
+  size_t n = 1 + cfg.n_servers + cfg.n_workers;
+  struct child *kids = calloc(n, sizeof *kids);
+  if (!kids)
+    return DSANA_ENOMEM;
+  size_t k = 0;
+  kids[k++] = (struct child){.pid = launch_one(&q, ROLE_SCHEDULER, 0), .role = ROLE_SCHEDULER};
+  for (uint32_t i = 0; i < cfg.n_servers; i++)
+    kids[k++] = (struct child){.pid = launch_one(&q, ROLE_SERVER, i), .role = ROLE_SERVER, .index = i};
+  for (uint32_t i = 0; i < cfg.n_workers; i++)
+    kids[k++] = (struct child){.pid = launch_one(&q, ROLE_WORKER, i), .role = ROLE_WORKER, .index = i};
+  for (size_t i = 0; i < n; i++)
+    if (kids[i].pid < 0) {
+      log_error("fork failed: %s", strerror(errno));
+      kids[i].exited = true;
+      kill_all(kids, n);
+      free(kids);
+      launch_remove_dir(cfg.ipc_dir);
+      return DSANA_EIO;
+    }
+  rc = launch_wait(kids, n);
+  free(kids);
+  launch_remove_dir(cfg.ipc_dir);
+  return rc;
+}
+
+int runtime_launcher_rank(uint32_t *rank, uint32_t *size) {
+  static const char *const vars[][2] = {
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, {"PMI_RANK", "PMI_SIZE"}, {"SLURM_PROCID", "SLURM_NTASKS"}};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *r = getenv(vars[i][0]), *s = getenv(vars[i][1]);
+    if (!r || !s)
+      continue;
+    char *end1, *end2;
+    unsigned long rv = strtoul(r, &end1, 10), sv = strtoul(s, &end2, 10);
+    if (*end1 || *end2 || sv == 0 || rv >= sv)
+      return DSANA_EINVAL;
+    *rank = (uint32_t)rv;
+    *size = (uint32_t)sv;
+    return 0;
+  }
+  return DSANA_EAGAIN;
+}

@@ -1,0 +1,198 @@
+/*
+ * sched_iter.c - the scheduler's iteration clock: hand out tasks through the
+ * policy, gather the servers' shard reports, reduce them through the app,
+ * commit the iteration and decide whether to go on.
+ *
+ * An iteration ends when every server has reported its shard complete (so
+ * every push arrived) and every task's TASK_DONE came in (so no worker is
+ * still reading the iteration's values). Then ITER_END commits it on the
+ * servers and the next ITER_START goes to the workers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/scheduler.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+#define TASKS_IN_FLIGHT 2 /* per worker: the running one and one prefetched */
+
+static int sch_hand_out(struct scheduler *s, uint32_t w) {
+  uint32_t task;
+  bool stolen;
+  if (sched_next(s->policy, w, &task, &stolen) != 0)
+    return 0;
+  struct wire_hdr h = wire_hdr_make(WIRE_TASK, 0);
+  h.iter = s->iter;
+  h.chunk = task;
+  return sch_send(s, &s->workers[w], &h, NULL, 0);
+}
+
+int sch_start_iteration(struct scheduler *s) {
+  s->iter++;
+  memset(&s->acc, 0, sizeof s->acc);
+  memset(s->wstats, 0, sizeof *s->wstats * s->cfg.n_workers);
+  memset(s->task_seen, 0, s->job.n_tasks);
+  s->acc.start_ns = clock_now_ns();
+  int rc = sched_begin_iter(s->policy, NULL);
+  if (rc)
+    return rc;
+  uint8_t g[64];
+  msg_globals_encode(s->globals, g);
+  struct wire_hdr h = wire_hdr_make(WIRE_ITER_START, 0);
+  h.iter = s->iter;
+  h.payload_bytes = sizeof g;
+  if ((rc = sch_broadcast(s, false, true, &h, g, sizeof g)) != 0)
+    return rc;
+  for (int k = 0; k < TASKS_IN_FLIGHT; k++)
+    for (uint32_t w = 0; w < s->cfg.n_workers; w++)
+      if ((rc = sch_hand_out(s, w)) != 0)
+        return rc;
+  return 0;
+}
+
+static int sch_grow_iters(struct scheduler *s) {
+  if (s->n_iters < s->cap_iters)
+    return 0;
+  uint32_t cap = s->cap_iters ? 2 * s->cap_iters : 128;
+  double *w = realloc(s->iter_wall, sizeof *w * cap);
+  if (w)
+    s->iter_wall = w;
+  double *b = realloc(s->iter_bound, sizeof *b * cap);
+  if (b)
+    s->iter_bound = b;
+  if (!w || !b)
+    return DSANA_ENOMEM;
+  s->cap_iters = cap;
+  return 0;
+}
+
+/* Balanced compute bound of this iteration: the work measured without
+ * emulated slowdown, spread over the workers' effective speeds. */
+static double sch_bound(const struct scheduler *s) {
+  double speed = 0;
+  for (uint32_t w = 0; w < s->cfg.n_workers; w++)
+    speed += 1.0 / scenario_slowdown(&s->sc, w, s->iter);
+  return speed > 0 ? s->acc.raw_compute_s / speed : 0;
+}
+
+static void sch_print_row(struct scheduler *s, double wall) {
+  if (s->cfg.quiet)
+    return;
+  double cmax = 0, cmin = 1e300;
+  uint32_t tmin = UINT32_MAX, tmax = 0;
+  for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
+    const struct worker_iter_stats *st = &s->wstats[w];
+    cmax = st->compute_s > cmax ? st->compute_s : cmax;
+    cmin = st->compute_s < cmin ? st->compute_s : cmin;
+    tmin = st->tasks < tmin ? st->tasks : tmin;
+    tmax = st->tasks > tmax ? st->tasks : tmax;
+  }
+  if (s->progress)
+    fprintf(stderr, "\r\033[K");
+  if (s->iter == 1)
+    printf("%6s %14s %10s %12s %12s %9s\n", "iter", "residual", "time_s", "compute_max", "compute_min", "tasks");
+  printf("%6u %14.6e %10.4f %12.4f %12.4f %4u-%-4u\n", s->iter, s->residual, wall, cmax, cmin, tmin, tmax);
+  fflush(stdout);
+}
+
+static void sch_print_progress(const struct scheduler *s, double wall) {
+  if (!s->progress)
+    return;
+  double elapsed = clock_ns_to_s(clock_now_ns() - s->start_ns);
+  fprintf(stderr, "\r\033[Kiter %u  residual %.3e  %.4f s/iter  elapsed %.1f s", s->iter, s->residual, wall,
+          elapsed);
+}
+
+static int sch_record_iteration(struct scheduler *s) {
+  double wall = clock_ns_to_s(clock_now_ns() - s->acc.start_ns);
+  int rc = sch_grow_iters(s);
+  if (rc)
+    return rc;
+  s->iter_wall[s->n_iters] = wall;
+  s->iter_bound[s->n_iters] = sch_bound(s);
+  s->n_iters++;
+  metrics_iteration(s->metrics, s->iter, wall, s->residual);
+  for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
+    s->wstats[w].stolen = sched_stolen(s->policy, w);
+    s->wstats[w].speed_est = sched_speed_est(s->policy, w);
+    s->wstats[w].wait_s = wall > s->wstats[w].compute_s ? wall - s->wstats[w].compute_s : 0;
+    metrics_worker(s->metrics, s->iter, w, &s->wstats[w]);
+  }
+  sch_print_row(s, wall);
+  sch_print_progress(s, wall);
+  return 0;
+}
+
+static int sch_stop(struct scheduler *s) {
+  s->stopping = true;
+  uint64_t n = s->job.tables[s->job.result_table].n_keys;
+  s->result = calloc(n, sizeof(double));
+  if (!s->result)
+    return DSANA_ENOMEM;
+  struct wire_hdr h = wire_hdr_make(WIRE_STOP, 0);
+  h.iter = s->iter;
+  return sch_broadcast(s, true, true, &h, NULL, 0);
+}
+
+/* All shards reported and all tasks done: reduce, commit, go on or stop. */
+static int sch_end_iteration(struct scheduler *s) {
+  struct dsana_reduce_ctx ctx = {.iter = s->iter};
+  for (int k = 0; k < DSANA_MAX_SUMS; k++)
+    ctx.sums[k] = dsana_xsum_value(&s->acc.sum.sums[k]);
+  memcpy(ctx.globals, s->globals, sizeof ctx.globals);
+  int rc = s->app->reduce(s->app_state, &ctx);
+  if (rc)
+    return rc;
+  memcpy(s->globals, ctx.globals, sizeof s->globals);
+  s->residual = ctx.residual;
+  if (s->iter > 0 && (rc = sch_record_iteration(s)) != 0)
+    return rc;
+  struct wire_hdr h = wire_hdr_make(WIRE_ITER_END, 0);
+  h.iter = s->iter;
+  if ((rc = sch_broadcast(s, true, false, &h, NULL, 0)) != 0)
+    return rc;
+  return ctx.converged ? sch_stop(s) : sch_start_iteration(s);
+}
+
+static int sch_maybe_end(struct scheduler *s) {
+  bool tasks_done = s->iter == 0 || s->acc.tasks_done == s->job.n_tasks;
+  if (!s->stopping && s->acc.reports == s->cfg.n_servers && tasks_done)
+    return sch_end_iteration(s);
+  return 0;
+}
+
+int sch_on_report(struct scheduler *s, uint32_t server, const struct net_msg *m) {
+  if (s->stopping || m->hdr.iter != s->iter) {
+    log_warn("dropped SHARD_REPORT from server %u for iteration %u (at %u)", server, m->hdr.iter, s->iter);
+    return 0;
+  }
+  struct msg_report rep;
+  msg_report_decode(m->payload, &rep);
+  for (int k = 0; k < DSANA_MAX_SUMS; k++)
+    dsana_xsum_merge(&s->acc.sum.sums[k], &rep.sums[k]);
+  s->acc.reports++;
+  return sch_maybe_end(s);
+}
+
+int sch_on_task_done(struct scheduler *s, uint32_t worker, const struct net_msg *m) {
+  if (s->stopping || m->hdr.iter != s->iter || m->hdr.chunk >= s->job.n_tasks || s->task_seen[m->hdr.chunk]) {
+    log_warn("dropped TASK_DONE from worker %u (task %u, iteration %u)", worker, m->hdr.chunk, m->hdr.iter);
+    return 0;
+  }
+  struct msg_task_done d;
+  msg_task_done_decode(m->payload, &d);
+  double compute_s = clock_ns_to_s(d.compute_ns);
+  struct worker_iter_stats *st = &s->wstats[worker];
+  st->compute_s += compute_s;
+  st->tasks++;
+  st->bytes_in += d.bytes_in;
+  st->bytes_out += d.bytes_out;
+  s->acc.raw_compute_s += compute_s / scenario_slowdown(&s->sc, worker, s->iter);
+  s->acc.tasks_done++;
+  s->task_seen[m->hdr.chunk] = 1;
+  sched_report(s->policy, worker, m->hdr.chunk, compute_s + clock_ns_to_s(d.wait_ns));
+  int rc = sch_hand_out(s, worker);
+  return rc ? rc : sch_maybe_end(s);
+}

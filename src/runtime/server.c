@@ -1,0 +1,341 @@
+/*
+ * server.c - the server role: owns shard [lo, hi) of every table, applies
+ * pushes, decides when an iteration of its shard is complete, and serves
+ * pulls of the committed values.
+ *
+ * Versions: `version` is the last committed iteration. Pushes for
+ * version+1 fill `next`; when every task overlapping the shard has pushed
+ * all its keys, the app's finish() hook runs and a report goes to the
+ * scheduler. The scheduler's ITER_END commit swaps next into cur. Pulls for
+ * iteration t read the values committed at t-1: a pull that arrives early is
+ * deferred until its version is committed, a stale one is refused.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/node.h"
+#include "runtime/serve.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+struct deferred_pull {
+  struct net_peer peer;
+  struct wire_hdr hdr;
+};
+
+struct server {
+  struct node node;
+  struct net_sock *listen;
+  uint64_t lo, hi;
+  double *cur[DSANA_MAX_TABLES], *next[DSANA_MAX_TABLES]; /* shard-sized storage */
+  int64_t version; /* last committed iteration; -1 before the initial values */
+  bool completed; /* finish() ran for version+1 */
+  uint32_t task_lo, task_hi; /* tasks overlapping the shard */
+  uint64_t *task_keys;       /* keys received per overlapping task */
+  uint32_t tasks_left;
+  struct deferred_pull *deferred;
+  size_t n_deferred, cap_deferred;
+  uint64_t max_keys_per_msg;
+};
+
+/* Pointer p such that p[key] is the shard slot of key (see file comment). */
+static double *by_key(double *storage, uint64_t lo) { return storage - lo; }
+
+static int server_alloc(struct server *sv) {
+  struct dsana_job *job = &sv->node.job;
+  uint64_t len = sv->hi - sv->lo;
+  for (uint32_t t = 0; t < job->n_tables; t++) {
+    sv->cur[t] = calloc(len ? len : 1, sizeof(double));
+    sv->next[t] = calloc(len ? len : 1, sizeof(double));
+    if (!sv->cur[t] || !sv->next[t])
+      return DSANA_ENOMEM;
+  }
+  /* Tasks partition the out table in order: find those touching the shard. */
+  sv->task_lo = 0;
+  while (sv->task_lo < job->n_tasks && job->tasks[sv->task_lo].hi <= sv->lo)
+    sv->task_lo++;
+  sv->task_hi = sv->task_lo;
+  while (sv->task_hi < job->n_tasks && job->tasks[sv->task_hi].lo < sv->hi)
+    sv->task_hi++;
+  sv->task_keys = calloc(sv->task_hi - sv->task_lo + 1, sizeof(uint64_t));
+  return sv->task_keys ? 0 : DSANA_ENOMEM;
+}
+
+static void server_free(struct server *sv) {
+  for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++) {
+    free(sv->cur[t]);
+    free(sv->next[t]);
+  }
+  free(sv->task_keys);
+  free(sv->deferred);
+  if (sv->listen)
+    net_close(sv->listen);
+  node_close(&sv->node);
+}
+
+static void server_begin_iter(struct server *sv) {
+  sv->completed = false;
+  sv->tasks_left = sv->task_hi - sv->task_lo;
+  memset(sv->task_keys, 0, sizeof(uint64_t) * (sv->task_hi - sv->task_lo + 1));
+  struct dsana_job *job = &sv->node.job;
+  for (uint32_t t = 0; t < job->n_tables; t++)
+    if (job->tables[t].rule == DSANA_RULE_SUM)
+      memset(sv->next[t], 0, sizeof(double) * (sv->hi - sv->lo));
+}
+
+/* Run finish() for iteration iter and report the sums to the scheduler. */
+static int server_finish(struct server *sv, uint32_t iter) {
+  struct dsana_job *job = &sv->node.job;
+  struct dsana_shard_ctx ctx = {.iter = iter, .lo = sv->lo, .hi = sv->hi};
+  for (uint32_t t = 0; t < job->n_tables; t++) {
+    ctx.old_values[t] = by_key(sv->cur[t], sv->lo);
+    ctx.new_values[t] = by_key(sv->next[t], sv->lo);
+  }
+  int rc = sv->node.app->finish(sv->node.app_state, &ctx);
+  if (rc) {
+    log_error("app finish hook failed in iteration %u: %s", iter, dsana_strerror(rc));
+    return rc;
+  }
+  sv->completed = true;
+  struct msg_report rep;
+  memcpy(rep.sums, ctx.sums, sizeof rep.sums);
+  uint8_t buf[128];
+  msg_report_encode(&rep, buf);
+  struct wire_hdr h = wire_hdr_make(WIRE_SHARD_REPORT, sv->node.index);
+  h.iter = iter;
+  h.payload_bytes = sizeof buf;
+  return node_send(&sv->node, &h, buf, sizeof buf);
+}
+
+static int server_init_values(struct server *sv) {
+  struct dsana_job *job = &sv->node.job;
+  sv->version = -1;
+  server_begin_iter(sv);
+  for (uint32_t t = 0; t < job->n_tables; t++) {
+    int rc = sv->node.app->init(sv->node.app_state, t, sv->lo, sv->hi, by_key(sv->next[t], sv->lo));
+    if (rc)
+      return rc;
+  }
+  return server_finish(sv, 0);
+}
+
+static void server_commit(struct server *sv, uint32_t iter) {
+  for (uint32_t t = 0; t < sv->node.job.n_tables; t++) {
+    double *tmp = sv->cur[t];
+    sv->cur[t] = sv->next[t];
+    sv->next[t] = tmp;
+  }
+  sv->version = iter;
+  server_begin_iter(sv);
+}
+
+static int server_on_push(struct server *sv, const struct net_msg *m) {
+  const struct wire_hdr *h = &m->hdr;
+  const struct dsana_job *job = &sv->node.job;
+  const char *why = NULL;
+  if ((int64_t)h->iter != sv->version + 1 || sv->completed)
+    why = "wrong iteration";
+  else if (h->table != job->out_table)
+    why = "table is not the tasks' output table";
+  else if (h->chunk < sv->task_lo || h->chunk >= sv->task_hi)
+    why = "task does not touch this shard";
+  else if (h->key_lo < sv->lo || h->key_hi > sv->hi || h->key_lo < job->tasks[h->chunk].lo ||
+           h->key_hi > job->tasks[h->chunk].hi)
+    why = "key range outside the task's part of this shard";
+  if (!why) {
+    const struct dsana_task_decl *task = &job->tasks[h->chunk];
+    uint64_t want = (task->hi < sv->hi ? task->hi : sv->hi) - (task->lo > sv->lo ? task->lo : sv->lo);
+    uint64_t *got = &sv->task_keys[h->chunk - sv->task_lo];
+    if (*got == want)
+      return 0; /* a re-run task pushing identical values again: ignore */
+    if (*got + (h->key_hi - h->key_lo) > want)
+      why = "more keys than the task owns";
+    else {
+      memcpy(sv->next[h->table] + (h->key_lo - sv->lo), m->payload, (h->key_hi - h->key_lo) * sizeof(double));
+      *got += h->key_hi - h->key_lo;
+      if (*got == want && --sv->tasks_left == 0)
+        return server_finish(sv, h->iter);
+      return 0;
+    }
+  }
+  log_warn("dropped PUSH from worker %u (iteration %u, task %u): %s", h->sender, h->iter, h->chunk, why);
+  return 0;
+}
+
+static int server_defer(struct server *sv, const struct net_msg *m) {
+  if (sv->n_deferred == sv->cap_deferred) {
+    size_t cap = sv->cap_deferred ? 2 * sv->cap_deferred : 16;
+    struct deferred_pull *d = realloc(sv->deferred, cap * sizeof *d);
+    if (!d)
+      return DSANA_ENOMEM;
+    sv->deferred = d;
+    sv->cap_deferred = cap;
+  }
+  sv->deferred[sv->n_deferred].peer = m->from;
+  sv->deferred[sv->n_deferred].hdr = m->hdr;
+  sv->n_deferred++;
+  return 0;
+}
+
+static int server_on_pull(struct server *sv, const struct net_peer *peer, const struct wire_hdr *h) {
+  const struct dsana_job *job = &sv->node.job;
+  if (h->table >= job->n_tables || h->key_lo < sv->lo || h->key_hi > sv->hi || h->key_lo >= h->key_hi) {
+    log_warn("dropped PULL from worker %u: table %u keys [%llu, %llu) not in this shard", h->sender, h->table,
+             (unsigned long long)h->key_lo, (unsigned long long)h->key_hi);
+    return 0;
+  }
+  struct serve_range r = {.table = h->table, .iter = h->iter, .lo = h->key_lo, .hi = h->key_hi};
+  return serve_values(sv->listen, peer, WIRE_PULL_REPLY, sv->node.index, &r,
+                      sv->cur[h->table] + (h->key_lo - sv->lo), sv->max_keys_per_msg);
+}
+
+static int server_pull_or_defer(struct server *sv, const struct net_msg *m) {
+  int64_t want = m->hdr.iter;
+  if (want == sv->version + 1)
+    return server_on_pull(sv, &m->from, &m->hdr);
+  if (want == sv->version + 2)
+    return server_defer(sv, m);
+  log_warn("dropped PULL from worker %u for iteration %u: server is at version %lld", m->hdr.sender, m->hdr.iter,
+           (long long)sv->version);
+  return 0;
+}
+
+static int server_run_deferred(struct server *sv) {
+  size_t keep = 0;
+  for (size_t i = 0; i < sv->n_deferred; i++) {
+    struct deferred_pull *d = &sv->deferred[i];
+    if ((int64_t)d->hdr.iter == sv->version + 1) {
+      int rc = server_on_pull(sv, &d->peer, &d->hdr);
+      if (rc)
+        return rc;
+    } else {
+      sv->deferred[keep++] = *d;
+    }
+  }
+  sv->n_deferred = keep;
+  return 0;
+}
+
+static int server_send_final(struct server *sv) {
+  uint32_t t = sv->node.job.result_table;
+  struct serve_range r = {.table = t, .iter = (uint32_t)sv->version, .lo = sv->lo, .hi = sv->hi};
+  int rc = 0;
+  if (sv->hi > sv->lo)
+    rc = serve_values(sv->node.sched, NULL, WIRE_FINAL_DATA, sv->node.index, &r, sv->cur[t], sv->max_keys_per_msg);
+  struct wire_hdr h = wire_hdr_make(WIRE_BYE, sv->node.index);
+  return rc ? rc : node_send(&sv->node, &h, NULL, 0);
+}
+
+/* One message from the scheduler. *done set on STOP. */
+static int server_on_sched(struct server *sv, const struct net_msg *m, bool *done) {
+  switch (m->hdr.type) {
+  case WIRE_ITER_END:
+    if ((int64_t)m->hdr.iter != sv->version + 1 || !sv->completed) {
+      log_error("scheduler committed iteration %u but this shard is at %lld%s", m->hdr.iter, (long long)sv->version,
+                sv->completed ? "" : " (incomplete)");
+      return DSANA_EPROTO;
+    }
+    server_commit(sv, m->hdr.iter);
+    return server_run_deferred(sv);
+  case WIRE_STOP:
+    *done = true;
+    return server_send_final(sv);
+  case WIRE_ABORT:
+    log_error("scheduler aborted the job: %.*s", (int)m->hdr.payload_bytes, (const char *)m->payload);
+    return DSANA_EPEER;
+  case WIRE_HEARTBEAT:
+    return 0;
+  default:
+    log_warn("ignored %s from the scheduler", wire_type_name(m->hdr.type));
+    return 0;
+  }
+}
+
+static int server_on_worker(struct server *sv, const struct net_msg *m) {
+  switch (m->hdr.type) {
+  case WIRE_PUSH:
+    return server_on_push(sv, m);
+  case WIRE_PULL:
+    return server_pull_or_defer(sv, m);
+  default:
+    log_warn("ignored %s from worker %u", wire_type_name(m->hdr.type), m->hdr.sender);
+    return 0;
+  }
+}
+
+static int server_loop(struct server *sv) {
+  struct net_sock *socks[2] = {sv->node.sched, sv->listen};
+  int timeout_ms = (int)(sv->node.cfg.heartbeat_s * 1000);
+  for (bool done = false; !done;) {
+    bool ready[2] = {false, false};
+    int rc = net_poll(socks, 2, timeout_ms, ready);
+    if (rc < 0)
+      return rc;
+    for (int i = 0; i < 2 && !done; i++) {
+      struct net_msg m;
+      rc = 0;
+      while (!done && ready[i] && (rc = net_recv(socks[i], &m, 0)) == 0) {
+        if (i == 0) {
+          sv->node.last_heard_ns = clock_now_ns();
+          rc = server_on_sched(sv, &m, &done);
+        } else {
+          rc = server_on_worker(sv, &m);
+        }
+        net_msg_fini(&m);
+        if (rc)
+          return rc;
+      }
+      if (rc && rc != DSANA_EAGAIN)
+        return rc;
+    }
+    node_tick(&sv->node);
+    if ((rc = node_check_scheduler(&sv->node)) != 0)
+      return rc;
+  }
+  return 0;
+}
+
+static int server_listen(struct server *sv, const struct role_params *p, char *addr, size_t len) {
+  char want[CONFIG_ADDR_MAX + 64];
+  if (p->cfg->ipc_dir[0])
+    snprintf(want, sizeof want, "ipc://%s/server-%u-%d", p->cfg->ipc_dir, p->index, (int)getpid());
+  else
+    snprintf(want, sizeof want, "tcp://%s:*", p->cfg->bind_host);
+  int rc = net_listen(sv->node.ctx, want, &sv->listen);
+  if (!rc)
+    rc = net_bound_addr(sv->listen, addr, len);
+  if (rc)
+    log_error("cannot listen on %s", want);
+  return rc;
+}
+
+int runtime_run_server(const struct role_params *p) {
+  struct server *sv = calloc(1, sizeof *sv);
+  if (!sv)
+    return DSANA_ENOMEM;
+  log_set_role("server");
+  char addr[CONFIG_ADDR_MAX];
+  int rc = node_open(&sv->node, p, ROLE_SERVER);
+  if (!rc)
+    rc = server_listen(sv, p, addr, sizeof addr);
+  if (!rc)
+    rc = node_join(&sv->node, p, addr);
+  if (!rc) {
+    net_set_max_payload(sv->listen, sv->node.cfg.max_payload_bytes);
+    sv->max_keys_per_msg = sv->node.cfg.max_payload_bytes / sizeof(double);
+    if (sv->max_keys_per_msg > (1u << 19))
+      sv->max_keys_per_msg = 1u << 19;
+    shard_range(sv->node.job.tables[0].n_keys, sv->node.cfg.n_servers, sv->node.index, &sv->lo, &sv->hi);
+    rc = server_alloc(sv);
+  }
+  if (!rc)
+    rc = server_init_values(sv);
+  if (!rc)
+    rc = server_loop(sv);
+  if (rc)
+    log_debug("stopping: %s", dsana_strerror(rc));
+  server_free(sv);
+  return rc;
+}

@@ -1,0 +1,312 @@
+/*
+ * worker.c - the worker role: runs the tasks the scheduler hands it, pulling
+ * table values from the servers and pushing each task's results.
+ *
+ * The worker keeps a mirror of every table it reads (indexed by key) and a
+ * push buffer for the tasks' output table. In this version a pull fetches
+ * the whole table once per iteration (whole-table transfers, as in plain
+ * BSP). A task's speed is emulated after it computes: the worker sleeps so
+ * that the task's wall time is its compute time times the scenario's
+ * slowdown for this worker and iteration.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/fault.h"
+#include "runtime/node.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+#define WORKER_QUEUE_MAX 64
+
+struct mirror {
+  double *values; /* n_keys, or NULL until first pulled */
+  uint32_t valid_iter; /* iteration whose pulls it holds, 0 = none */
+};
+
+struct dsana_worker_view {
+  struct worker *w;
+};
+
+struct worker {
+  struct node node;
+  struct net_sock **servers; /* n_servers dialers */
+  struct mirror mirror[DSANA_MAX_TABLES];
+  double *push_buf;
+  uint32_t iter;
+  double globals[DSANA_MAX_GLOBALS];
+  uint32_t queue[WORKER_QUEUE_MAX];
+  uint32_t q_head, q_len;
+  uint64_t pull_wait_ns; /* within the current task */
+  uint64_t last_task_end_ns;
+  struct dsana_worker_view view;
+};
+
+static int worker_connect_servers(struct worker *w) {
+  uint32_t s_n = w->node.cfg.n_servers;
+  w->servers = calloc(s_n, sizeof *w->servers);
+  if (!w->servers)
+    return DSANA_ENOMEM;
+  for (uint32_t s = 0; s < s_n; s++) {
+    int rc = net_dial(w->node.ctx, w->node.map->server_addr[s], 0x20000000u | (w->node.index << 8) | s, &w->servers[s]);
+    if (rc) {
+      log_error("cannot connect to server %u at %s", s, w->node.map->server_addr[s]);
+      return rc;
+    }
+    net_set_max_payload(w->servers[s], w->node.cfg.max_payload_bytes);
+  }
+  uint64_t n = w->node.job.tables[w->node.job.out_table].n_keys;
+  w->push_buf = calloc(n, sizeof(double));
+  return w->push_buf ? 0 : DSANA_ENOMEM;
+}
+
+static void worker_free(struct worker *w) {
+  for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++)
+    free(w->mirror[t].values);
+  free(w->push_buf);
+  if (w->servers)
+    for (uint32_t s = 0; s < w->node.cfg.n_servers; s++)
+      if (w->servers[s])
+        net_close(w->servers[s]);
+  free(w->servers);
+  node_close(&w->node);
+}
+
+/* Receive PULL_REPLY messages until `want` keys of table t arrived. */
+static int worker_collect(struct worker *w, uint32_t t, uint64_t want) {
+  uint32_t s_n = w->node.cfg.n_servers;
+  bool ready[MSG_MAX_SERVERS];
+  uint64_t deadline = clock_now_ns() + (uint64_t)(w->node.cfg.peer_timeout_s * 1e9);
+  while (want > 0) {
+    int rc = net_poll(w->servers, (int)s_n, 200, ready);
+    if (rc < 0)
+      return rc;
+    if (rc == 0 && clock_now_ns() > deadline) {
+      log_error("no reply from the servers for table %u in iteration %u after %.0f s", t, w->iter,
+                w->node.cfg.peer_timeout_s);
+      return DSANA_ETIMEDOUT;
+    }
+    for (uint32_t s = 0; s < s_n; s++) {
+      struct net_msg m;
+      while (ready[s] && net_recv(w->servers[s], &m, 0) == 0) {
+        const struct wire_hdr *h = &m.hdr;
+        uint64_t slo, shi;
+        shard_range(w->node.job.tables[t].n_keys, s_n, s, &slo, &shi);
+        if (h->type == WIRE_PULL_REPLY && h->table == t && h->iter == w->iter && h->key_lo >= slo &&
+            h->key_hi <= shi && h->key_hi - h->key_lo <= want) {
+          memcpy(w->mirror[t].values + h->key_lo, m.payload, (h->key_hi - h->key_lo) * sizeof(double));
+          want -= h->key_hi - h->key_lo;
+          deadline = clock_now_ns() + (uint64_t)(w->node.cfg.peer_timeout_s * 1e9);
+        } else {
+          log_warn("dropped %s from server %u (table %u, iteration %u): not expected", wire_type_name(h->type), s,
+                   h->table, h->iter);
+        }
+        net_msg_fini(&m);
+      }
+    }
+  }
+  return 0;
+}
+
+/* Whole-table pull of table t for the current iteration. */
+static int worker_pull_table(struct worker *w, uint32_t t) {
+  const struct dsana_job *job = &w->node.job;
+  uint64_t n = job->tables[t].n_keys;
+  if (!w->mirror[t].values && !(w->mirror[t].values = calloc(n, sizeof(double))))
+    return DSANA_ENOMEM;
+  for (uint32_t s = 0; s < w->node.cfg.n_servers; s++) {
+    struct wire_hdr h = wire_hdr_make(WIRE_PULL, w->node.index);
+    h.table = t;
+    h.iter = w->iter;
+    shard_range(n, w->node.cfg.n_servers, s, &h.key_lo, &h.key_hi);
+    if (h.key_lo == h.key_hi)
+      continue;
+    int rc = net_send(w->servers[s], NULL, &h, NULL, 0);
+    if (rc)
+      return rc;
+  }
+  int rc = worker_collect(w, t, n);
+  if (!rc)
+    w->mirror[t].valid_iter = w->iter;
+  return rc;
+}
+
+int dsana_pull(struct dsana_worker_view *v, uint32_t table, uint64_t lo, uint64_t hi, const double **values) {
+  struct worker *w = v->w;
+  const struct dsana_job *job = &w->node.job;
+  if (table >= job->n_tables || lo > hi || hi > job->tables[table].n_keys)
+    return DSANA_EINVAL;
+  if (w->mirror[table].valid_iter != w->iter) {
+    uint64_t t0 = clock_now_ns();
+    int rc = worker_pull_table(w, table);
+    w->pull_wait_ns += clock_now_ns() - t0;
+    if (rc)
+      return rc;
+  }
+  *values = w->mirror[table].values;
+  return 0;
+}
+
+double *dsana_push_buf(struct dsana_worker_view *v) { return v->w->push_buf; }
+
+/* Send the task's output range to the servers owning it. */
+static int worker_push(struct worker *w, uint32_t task, const struct dsana_task_decl *d) {
+  const struct dsana_job *job = &w->node.job;
+  uint64_t n = job->tables[job->out_table].n_keys;
+  uint64_t max_keys = w->node.cfg.max_payload_bytes / sizeof(double);
+  if (max_keys > (1u << 19))
+    max_keys = 1u << 19;
+  for (uint64_t at = d->lo; at < d->hi;) {
+    uint32_t s = shard_of(n, w->node.cfg.n_servers, at);
+    uint64_t slo, shi;
+    shard_range(n, w->node.cfg.n_servers, s, &slo, &shi);
+    uint64_t end = d->hi < shi ? d->hi : shi;
+    if (end - at > max_keys)
+      end = at + max_keys;
+    struct wire_hdr h = wire_hdr_make(WIRE_PUSH, w->node.index);
+    h.table = job->out_table;
+    h.iter = w->iter;
+    h.chunk = task;
+    h.key_lo = at;
+    h.key_hi = end;
+    h.payload_bytes = (end - at) * sizeof(double);
+    int rc = net_send(w->servers[s], NULL, &h, w->push_buf + at, (size_t)h.payload_bytes);
+    if (rc)
+      return rc;
+    at = end;
+    if (at < d->hi)
+      fault_point(FAULT_MID_PUSH, w->iter);
+  }
+  return 0;
+}
+
+static void worker_bytes(const struct worker *w, uint64_t *in, uint64_t *out) {
+  struct net_stats st;
+  *in = *out = 0;
+  for (uint32_t s = 0; s < w->node.cfg.n_servers; s++) {
+    net_get_stats(w->servers[s], &st);
+    *in += st.bytes_in;
+    *out += st.bytes_out;
+  }
+}
+
+static int worker_run_task(struct worker *w, uint32_t task) {
+  const struct dsana_task_decl *d = &w->node.job.tasks[task];
+  uint64_t in0, out0, in1, out1;
+  worker_bytes(w, &in0, &out0);
+  fault_point(FAULT_BEFORE_TASK, w->iter);
+  uint64_t t0 = clock_now_ns();
+  w->pull_wait_ns = 0;
+  struct dsana_task_ctx ctx = {.task = task, .iter = w->iter, .lo = d->lo, .hi = d->hi, .globals = w->globals,
+                               .view = &w->view};
+  int rc = w->node.app->run_task(w->node.app_state, &ctx);
+  if (rc) {
+    log_error("task %u failed in iteration %u: %s", task, w->iter, dsana_strerror(rc));
+    return rc;
+  }
+  uint64_t compute = clock_now_ns() - t0 - w->pull_wait_ns;
+  double slow = scenario_slowdown(&w->node.sc, w->node.index, w->iter);
+  if (slow > 1.0) {
+    uint64_t extra = (uint64_t)((double)compute * (slow - 1.0));
+    clock_sleep_ns(extra);
+    compute += extra;
+  }
+  fault_point(FAULT_BEFORE_PUSH, w->iter);
+  if ((rc = worker_push(w, task, d)) != 0)
+    return rc;
+  fault_point(FAULT_AFTER_PUSH, w->iter);
+  worker_bytes(w, &in1, &out1);
+  struct msg_task_done done = {.compute_ns = compute, .wait_ns = w->pull_wait_ns,
+                               .idle_ns = w->last_task_end_ns ? t0 - w->last_task_end_ns : 0,
+                               .bytes_in = in1 - in0, .bytes_out = out1 - out0};
+  w->last_task_end_ns = clock_now_ns();
+  uint8_t buf[40];
+  msg_task_done_encode(&done, buf);
+  struct wire_hdr h = wire_hdr_make(WIRE_TASK_DONE, w->node.index);
+  h.iter = w->iter;
+  h.chunk = task;
+  h.payload_bytes = sizeof buf;
+  return node_send(&w->node, &h, buf, sizeof buf);
+}
+
+static int worker_on_sched(struct worker *w, const struct net_msg *m, bool *done) {
+  const struct wire_hdr *h = &m->hdr;
+  switch (h->type) {
+  case WIRE_ITER_START:
+    w->iter = h->iter;
+    msg_globals_decode(m->payload, w->globals);
+    w->last_task_end_ns = 0;
+    return 0;
+  case WIRE_TASK:
+    if (h->iter != w->iter || h->chunk >= w->node.job.n_tasks || w->q_len == WORKER_QUEUE_MAX) {
+      log_warn("dropped TASK %u for iteration %u (at iteration %u)", h->chunk, h->iter, w->iter);
+      return 0;
+    }
+    w->queue[(w->q_head + w->q_len++) % WORKER_QUEUE_MAX] = h->chunk;
+    return 0;
+  case WIRE_STOP: {
+    *done = true;
+    struct wire_hdr bye = wire_hdr_make(WIRE_BYE, w->node.index);
+    return node_send(&w->node, &bye, NULL, 0);
+  }
+  case WIRE_ABORT:
+    log_error("scheduler aborted the job: %.*s", (int)h->payload_bytes, (const char *)m->payload);
+    return DSANA_EPEER;
+  case WIRE_HEARTBEAT:
+    return 0;
+  default:
+    log_warn("ignored %s from the scheduler", wire_type_name(h->type));
+    return 0;
+  }
+}
+
+static int worker_loop(struct worker *w) {
+  int idle_ms = (int)(w->node.cfg.heartbeat_s * 1000);
+  for (bool done = false; !done;) {
+    struct net_msg m;
+    int rc = 0;
+    while (!done && (rc = net_recv(w->node.sched, &m, w->q_len || done ? 0 : idle_ms)) == 0) {
+      w->node.last_heard_ns = clock_now_ns();
+      rc = worker_on_sched(w, &m, &done);
+      net_msg_fini(&m);
+      if (rc)
+        return rc;
+    }
+    if (!done && rc != DSANA_EAGAIN)
+      return rc;
+    if (!done && w->q_len) {
+      uint32_t task = w->queue[w->q_head];
+      w->q_head = (w->q_head + 1) % WORKER_QUEUE_MAX;
+      w->q_len--;
+      if ((rc = worker_run_task(w, task)) != 0)
+        return rc;
+      w->node.last_heard_ns = clock_now_ns(); /* busy, not deaf */
+    }
+    node_tick(&w->node);
+    if ((rc = node_check_scheduler(&w->node)) != 0)
+      return rc;
+  }
+  return 0;
+}
+
+int runtime_run_worker(const struct role_params *p) {
+  struct worker *w = calloc(1, sizeof *w);
+  if (!w)
+    return DSANA_ENOMEM;
+  log_set_role("worker");
+  w->view.w = w;
+  int rc = node_open(&w->node, p, ROLE_WORKER);
+  if (!rc)
+    rc = node_join(&w->node, p, "");
+  if (!rc)
+    rc = worker_connect_servers(w);
+  if (!rc)
+    fault_init(w->node.index);
+  if (!rc)
+    rc = worker_loop(w);
+  if (rc)
+    log_debug("stopping: %s", dsana_strerror(rc));
+  worker_free(w);
+  return rc;
+}
