@@ -40,6 +40,25 @@ void graph_token(const char *p, char *out, size_t outlen) {
   out[i] = '\0';
 }
 
+void *graph_big_alloc(size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  if (p && bytes >= (8u << 20)) {
+    /* Only the 2 MiB-aligned interior: madvise wants page alignment. */
+    uintptr_t a = ((uintptr_t)p + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
+    uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)((2u << 20) - 1);
+    if (e > a)
+      madvise((void *)a, e - a, MADV_HUGEPAGE);
+  }
+  return p;
+}
+
+void *graph_big_calloc(size_t bytes) {
+  void *p = graph_big_alloc(bytes);
+  if (p)
+    memset(p, 0, bytes);
+  return p;
+}
+
 unsigned graph_threads(void) {
   /* DSANA_IO_THREADS overrides (tests use it to show results do not depend on it). */
   const char *e = getenv("DSANA_IO_THREADS");
@@ -191,12 +210,12 @@ int graph_build(uint64_t n, uint64_t m, uint32_t *src, uint32_t *dst, bool owned
   }
   if (m < (1u << 16))
     nt = 1;
-  b.out_cnt = calloc(n ? n : 1, sizeof *b.out_cnt);
-  b.in_cnt = calloc(n ? n : 1, sizeof *b.in_cnt);
-  b.out_off = malloc((n + 1) * sizeof *b.out_off);
-  b.in_off = malloc((n + 1) * sizeof *b.in_off);
-  b.cur = malloc((n ? n : 1) * sizeof *b.cur);
-  b.out_dst = malloc((m ? m : 1) * sizeof *b.out_dst);
+  b.out_cnt = graph_big_calloc(n * sizeof *b.out_cnt);
+  b.in_cnt = graph_big_calloc(n * sizeof *b.in_cnt);
+  b.out_off = graph_big_alloc((n + 1) * sizeof *b.out_off);
+  b.in_off = graph_big_alloc((n + 1) * sizeof *b.in_off);
+  b.cur = graph_big_alloc(n * sizeof *b.cur);
+  b.out_dst = graph_big_alloc(m * sizeof *b.out_dst);
   if (!b.out_cnt || !b.in_cnt || !b.out_off || !b.in_off || !b.cur || !b.out_dst)
     goto oom;
 
@@ -214,7 +233,7 @@ int graph_build(uint64_t n, uint64_t m, uint32_t *src, uint32_t *dst, bool owned
     src = dst = NULL;
     b.src = b.dst = NULL;
   }
-  b.in_src = malloc((m ? m : 1) * sizeof *b.in_src);
+  b.in_src = graph_big_alloc(m * sizeof *b.in_src);
   if (!b.in_src)
     goto oom;
   memcpy(b.cur, b.in_off, n * sizeof *b.cur);

@@ -81,8 +81,8 @@ static void uniform_part(void *arg, unsigned t, unsigned nt) {
 
 static int run(struct gen *q, void (*part)(void *, unsigned, unsigned), const struct graph_load_opts *opts,
                struct graph *g, char *err, size_t errlen) {
-  q->src = malloc((q->m ? q->m : 1) * sizeof *q->src);
-  q->dst = malloc((q->m ? q->m : 1) * sizeof *q->dst);
+  q->src = graph_big_alloc(q->m * sizeof *q->src);
+  q->dst = graph_big_alloc(q->m * sizeof *q->dst);
   if (!q->src || !q->dst) {
     free(q->src);
     free(q->dst);

@@ -21,6 +21,11 @@ enum { GRAPH_HEAP_IN_OFF = 0, GRAPH_HEAP_IN_SRC = 1, GRAPH_HEAP_OUT_DEG = 2, GRA
 /* Largest vertex count: ids must fit in uint32_t (n < 2^32). */
 #define GRAPH_MAX_VERTICES ((uint64_t)UINT32_MAX)
 
+/* malloc for big arrays: also asks for transparent huge pages (the
+ * builder's scatters are TLB-bound without them). Free with free(). */
+void *graph_big_alloc(size_t bytes);
+void *graph_big_calloc(size_t bytes);
+
 /* Format one line into err (if err and errlen) and return code. */
 int graph_errf(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
