@@ -84,34 +84,51 @@ static struct child *find_child(struct child *kids, size_t n, pid_t pid) {
   return NULL;
 }
 
-/* Wait until the scheduler succeeded and the rest left, or anyone failed. */
+/* Reap one child: waits for any (blocking) or, with a deadline, polls. */
+static pid_t reap(int *status, uint64_t deadline_ns) {
+  for (;;) {
+    pid_t pid = waitpid(-1, status, deadline_ns ? WNOHANG : 0);
+    if (pid > 0 || (pid < 0 && errno != EINTR))
+      return pid;
+    if (pid == 0) {
+      if (clock_now_ns() >= deadline_ns)
+        return 0;
+      clock_sleep_ns(5000000);
+    }
+  }
+}
+
+/* Wait until the scheduler succeeded and the rest left, or anyone failed.
+ * After the scheduler's success the others get 10 s to leave. */
 static int launch_wait(struct child *kids, size_t n) {
   size_t running = n;
-  bool sched_ok = false;
+  uint64_t deadline = 0;
   while (running > 0) {
     int status;
-    pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0 && errno == EINTR)
-      continue;
+    pid_t pid = reap(&status, deadline);
+    if (pid == 0) {
+      log_warn("roles still running 10 s after the job finished: killed");
+      kill_all(kids, n);
+      return 0;
+    }
+    struct child *c = pid > 0 ? find_child(kids, n, pid) : NULL;
     if (pid < 0)
       break;
-    struct child *c = find_child(kids, n, pid);
     if (!c)
       continue;
     c->exited = true;
     running--;
-    bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (ok && c->role == ROLE_SCHEDULER)
-      sched_ok = true;
-    if (!ok) {
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       char what[256];
       describe_exit(c, status, what, sizeof what);
       log_error("%s; stopping the job", what);
       kill_all(kids, n);
       return DSANA_EPEER;
     }
+    if (c->role == ROLE_SCHEDULER)
+      deadline = clock_now_ns() + 10000000000ull;
   }
-  return sched_ok ? 0 : DSANA_EPEER;
+  return deadline ? 0 : DSANA_EPEER;
 }
 
 static int launch_make_dir(struct run_config *cfg) {
