@@ -3,9 +3,10 @@
  * A=0.57 B=0.19 C=0.19 D=0.05, then a vertex-id permutation) and uniform.
  *
  * Randomness is counter-based: word k of edge e is splitmix64's output for
- * stream position e*W + k under a seed-derived key, so any edge can be made
- * on its own and the result never depends on how edges are split among the
- * (two) threads. The permutation is a seed-keyed bijection on scale-bit
+ * stream position e*W + k under a seed-derived key (W bounds the words an
+ * edge uses); four Kronecker levels come from one 32-bit alias-table
+ * draw. So any edge can be made on its own and the result never depends on
+ * how edges are split among the (two) threads. The permutation is a seed-keyed bijection on scale-bit
  * integers (add, odd multiply, xorshift rounds): no table, no random access.
  */
 #include <stdlib.h>
@@ -46,22 +47,87 @@ static inline uint32_t permute(const struct gen *q, uint64_t x) {
 /* Thresholds of the initiator on a 16-bit uniform: A, A+B, A+B+C. */
 enum { KRON_TA = 37356, KRON_TAB = 49807, KRON_TABC = 62259 };
 
+/*
+ * Four levels at once: the 256 cells of the 4-fold Kronecker power of the
+ * initiator, sampled with Walker's alias method from 32 random bits (8 pick
+ * a slot, 24 decide between the slot's cell and its alias). Each cell is
+ * stored as its 4 source bits and 4 destination bits.
+ */
+struct kron_alias {
+  uint32_t thresh[256];
+  uint8_t cell[512]; /* [slot] the slot's cell, [256 + slot] its alias */
+};
+
+static uint8_t cell_bits(unsigned c) {
+  unsigned s = 0, d = 0;
+  for (int j = 3; j >= 0; j--) {
+    unsigned q = (c >> (2 * j)) & 3; /* 0 A (0,0), 1 B (0,1), 2 C (1,0), 3 D (1,1) */
+    s = (s << 1) | (q >> 1);
+    d = (d << 1) | (q & 1);
+  }
+  return (uint8_t)((s << 4) | d);
+}
+
+static void kron_alias_init(struct kron_alias *t) {
+  static const double P[4] = {0.57, 0.19, 0.19, 0.05};
+  double p[256];
+  unsigned small[256], large[256], ns = 0, nl = 0;
+  for (unsigned c = 0; c < 256; c++) {
+    p[c] = 256.0 * P[(c >> 6) & 3] * P[(c >> 4) & 3] * P[(c >> 2) & 3] * P[c & 3];
+    t->cell[c] = t->cell[256 + c] = cell_bits(c);
+    t->thresh[c] = 1u << 24;
+    if (p[c] < 1.0)
+      small[ns++] = c;
+    else
+      large[nl++] = c;
+  }
+  while (ns && nl) {
+    unsigned a = small[--ns], b = large[nl - 1];
+    t->thresh[a] = (uint32_t)(p[a] * (double)(1u << 24) + 0.5);
+    t->cell[256 + a] = cell_bits(b);
+    p[b] -= 1.0 - p[a];
+    if (p[b] < 1.0) {
+      nl--;
+      small[ns++] = b;
+    }
+  }
+}
+
 static void kron_part(void *arg, unsigned t, unsigned nt) {
   struct gen *q = arg;
+  struct kron_alias tab;
   uint64_t lo = q->m * t / nt, hi = q->m * (t + 1) / nt;
+  unsigned groups = q->scale / 4, rest = q->scale % 4;
+  kron_alias_init(&tab);
   for (uint64_t e = lo; e < hi; e++) {
-    uint64_t s = 0, d = 0;
-    unsigned level = 0;
-    for (unsigned w = 0; w < q->words; w++) {
-      uint64_t r = rand_at(q->key, e * q->words + w);
-      for (unsigned j = 0; j < 4 && level < q->scale; j++, level++) {
-        unsigned u = (unsigned)(r & 0xffff);
-        r >>= 16;
-        unsigned row = u >= KRON_TAB;
-        unsigned col = (u >= KRON_TA) ^ (u >= KRON_TAB) ^ (u >= KRON_TABC);
-        s = (s << 1) | row;
-        d = (d << 1) | col;
+    uint64_t s = 0, d = 0, w = 0, idx = e * q->words;
+    unsigned bits = 0;
+    for (unsigned k = 0; k < groups; k++) {
+      if (bits < 32) {
+        w = rand_at(q->key, idx++);
+        bits = 64;
       }
+      uint32_t r = (uint32_t)w;
+      w >>= 32;
+      bits -= 32;
+      unsigned slot = r >> 24;
+      /* index arithmetic, not a branch: the choice is a coin flip */
+      unsigned c = tab.cell[slot | (unsigned)((r & 0xffffff) >= tab.thresh[slot]) << 8];
+      s = (s << 4) | (c >> 4);
+      d = (d << 4) | (c & 15);
+    }
+    for (unsigned k = 0; k < rest; k++) {
+      if (bits < 16) {
+        w = rand_at(q->key, idx++);
+        bits = 64;
+      }
+      unsigned u = (unsigned)(w & 0xffff);
+      w >>= 16;
+      bits -= 16;
+      unsigned row = u >= KRON_TAB;
+      unsigned col = (u >= KRON_TA) ^ (u >= KRON_TAB) ^ (u >= KRON_TABC);
+      s = (s << 1) | row;
+      d = (d << 1) | col;
     }
     q->src[e] = permute(q, s);
     q->dst[e] = permute(q, d);
@@ -99,7 +165,7 @@ int graph_gen_kron(unsigned scale, unsigned edge_factor, uint64_t seed, const st
     return graph_errf(err, errlen, DSANA_EINVAL, "kron scale %u: must be 1..31", scale);
   if (edge_factor < 1)
     return graph_errf(err, errlen, DSANA_EINVAL, "kron edge factor %u: must be >= 1", edge_factor);
-  struct gen q = {.key = mix64(seed ^ 0x6B726F6E00000000ull), .scale = scale, .words = (scale + 3) / 4};
+  struct gen q = {.key = mix64(seed ^ 0x6B726F6E00000000ull), .scale = scale, .words = scale / 4 + scale % 4};
   q.n = 1ull << scale;
   q.m = (uint64_t)edge_factor << scale;
   q.mask = q.n - 1;
