@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "io/scenario.h"
 #include "opts.h"
 #include "runtime/runtime.h"
 #include "util/log.h"
@@ -23,9 +24,23 @@ static int exit_code(int rc) {
              : 1;
 }
 
+/* Check inputs before any process starts: the scenario, then the app's data. */
 static int prepare_app(struct cli_run *r) {
   char err[512] = "";
-  int rc = r->app->prepare ? r->app->prepare(r->app_state, err, sizeof err) : 0;
+  int rc = 0;
+  if (r->cfg.scenario_path[0]) {
+    struct scenario sc;
+    rc = scenario_load(r->cfg.scenario_path, &sc, err, sizeof err);
+    if (!rc) {
+      rc = scenario_check_workers(&sc, r->cfg.n_workers, err, sizeof err);
+      scenario_fini(&sc);
+    }
+    if (rc) {
+      fprintf(stderr, "dsana %s: %s\n", r->app->name, err);
+      return rc;
+    }
+  }
+  rc = r->app->prepare ? r->app->prepare(r->app_state, err, sizeof err) : 0;
   if (rc)
     fprintf(stderr, "dsana %s: %s\n", r->app->name, err[0] ? err : dsana_strerror(rc));
   return rc;
