@@ -123,6 +123,22 @@ static int parse_opts(struct graph_cli *c, int argc, char **argv, const struct o
   return -1;
 }
 
+/* graph_open, plus the O(m) check a mapped binary file only gets on demand:
+ * these tools read every edge, so they must not trust a corrupt body. */
+static int open_checked(const char *path, const struct graph_load_opts *opts, struct graph *g, char *err,
+                        size_t errlen) {
+  int rc = graph_open(path, opts, g, err, errlen);
+  if (rc)
+    return rc;
+  char why[400];
+  rc = graph_check_range(g, 0, g->n, why, sizeof why);
+  if (rc) {
+    snprintf(err, errlen, "%s: %s", path, why);
+    graph_fini(g);
+  }
+  return rc;
+}
+
 static int cmd_convert(int argc, char **argv) {
   static const struct option lo[] = {{"dedup", no_argument, NULL, OPT_DEDUP}, {"help", no_argument, NULL, 'h'}, {0}};
   struct graph_cli c = {.cmd = "convert"};
@@ -139,7 +155,7 @@ static int cmd_convert(int argc, char **argv) {
   char err[512];
   struct graph g;
   struct graph_load_opts opts = {.dedup = c.dedup};
-  rc = graph_open(c.pos[0], &opts, &g, err, sizeof err);
+  rc = open_checked(c.pos[0], &opts, &g, err, sizeof err);
   if (rc) {
     fprintf(stderr, "dsana: %s\n", err);
     return input_exit(rc);
@@ -184,7 +200,7 @@ static int cmd_info(int argc, char **argv) {
   char err[512];
   struct graph g;
   struct graph_load_opts opts = {.dedup = c.dedup};
-  rc = graph_open(c.pos[0], &opts, &g, err, sizeof err);
+  rc = open_checked(c.pos[0], &opts, &g, err, sizeof err);
   if (rc) {
     fprintf(stderr, "dsana: %s\n", err);
     return input_exit(rc);
