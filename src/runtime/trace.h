@@ -1,0 +1,37 @@
+/*
+ * trace.h - timeline traces in Chrome trace-event JSON (opens in Perfetto
+ * and chrome://tracing): one track per role process (pid = role, tid =
+ * index), complete events ("ph":"X") for task compute, waits, chunk sends
+ * and receives, with the iteration as an argument.
+ *
+ * Cheap: off unless trace_open() was called; when on, events go to a
+ * bounded in-memory buffer (oldest kept, later ones counted as dropped)
+ * that is written to a per-process part file at trace_close(). The
+ * launcher merges the parts into one JSON file with trace_merge().
+ * Single-threaded per process (each role has one thread).
+ */
+#ifndef DSANA_RUNTIME_TRACE_H
+#define DSANA_RUNTIME_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Start tracing in this process. `part_path` is this process's part file;
+ * `track` names the track ("worker 2"); pid/tid select the track.
+ * max_events bounds memory (e.g. 1<<20). Returns 0 or DSANA_E*. */
+int trace_open(const char *part_path, const char *track, uint32_t pid, uint32_t tid, size_t max_events);
+/* true when tracing is on (callers skip building arguments otherwise). */
+int trace_enabled(void);
+/* One complete span [start_ns, end_ns] on this process's track (clock:
+ * CLOCK_MONOTONIC ns, as clock_now_ns()). name and cat must be static
+ * strings. iter is recorded in args; arg2_name/arg2 optional (NULL = none). */
+void trace_span(const char *name, const char *cat, uint64_t start_ns, uint64_t end_ns, uint32_t iter,
+                const char *arg2_name, double arg2);
+/* Write the part file and free the buffer. Returns 0 or DSANA_EIO. */
+int trace_close(void);
+/* Merge the part files (NULL-terminated list) into `out_path`
+ * ({"traceEvents":[...], "displayTimeUnit":"ms"}), written atomically;
+ * removes the parts. */
+int trace_merge(const char *out_path, const char *const *part_paths, char *err, size_t errlen);
+
+#endif
