@@ -116,7 +116,11 @@ int dsana_pull(struct dsana_worker_view *v, uint32_t table, uint64_t lo, uint64_
  * task's out table; sent to the servers when run_task() returns. */
 double *dsana_push_buf(struct dsana_worker_view *v);
 
-/* Server side: what finish() sees for its shard [lo, hi). */
+/* Server side: what finish() sees. [lo, hi) is a part of the server's
+ * shard whose pushes for the iteration are complete: finish() is called once
+ * for each such part (the parts of one iteration partition the shard, in no
+ * fixed order), so it must only touch keys in [lo, hi). sums are the part's
+ * contribution; the server adds them up exactly. */
 struct dsana_shard_ctx {
   uint32_t iter; /* 0 after init, then 1, 2, ... */
   uint64_t lo, hi;

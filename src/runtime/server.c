@@ -35,6 +35,7 @@ struct server {
   uint32_t task_lo, task_hi; /* tasks overlapping the shard */
   uint64_t *task_keys;       /* keys received per overlapping task */
   uint32_t tasks_left;
+  struct msg_report sums; /* of the finished parts of version+1 */
   struct deferred_pull *deferred;
   size_t n_deferred, cap_deferred;
   uint64_t max_keys_per_msg;
@@ -77,6 +78,7 @@ static void server_free(struct server *sv) {
 
 static void server_begin_iter(struct server *sv) {
   sv->completed = false;
+  memset(&sv->sums, 0, sizeof sv->sums);
   sv->tasks_left = sv->task_hi - sv->task_lo;
   memset(sv->task_keys, 0, sizeof(uint64_t) * (sv->task_hi - sv->task_lo + 1));
   struct dsana_job *job = &sv->node.job;
@@ -85,10 +87,10 @@ static void server_begin_iter(struct server *sv) {
       memset(sv->next[t], 0, sizeof(double) * (sv->hi - sv->lo));
 }
 
-/* Run finish() for iteration iter and report the sums to the scheduler. */
-static int server_finish(struct server *sv, uint32_t iter) {
+/* Run finish() on [lo, hi) of iteration iter; its sums join the shard's. */
+static int server_finish_part(struct server *sv, uint32_t iter, uint64_t lo, uint64_t hi) {
   struct dsana_job *job = &sv->node.job;
-  struct dsana_shard_ctx ctx = {.iter = iter, .lo = sv->lo, .hi = sv->hi};
+  struct dsana_shard_ctx ctx = {.iter = iter, .lo = lo, .hi = hi};
   for (uint32_t t = 0; t < job->n_tables; t++) {
     ctx.old_values[t] = by_key(sv->cur[t], sv->lo);
     ctx.new_values[t] = by_key(sv->next[t], sv->lo);
@@ -98,11 +100,16 @@ static int server_finish(struct server *sv, uint32_t iter) {
     log_error("app finish hook failed in iteration %u: %s", iter, dsana_strerror(rc));
     return rc;
   }
+  for (int k = 0; k < DSANA_MAX_SUMS; k++)
+    dsana_xsum_merge(&sv->sums.sums[k], &ctx.sums[k]);
+  return 0;
+}
+
+/* The whole shard is complete for iteration iter: report to the scheduler. */
+static int server_report(struct server *sv, uint32_t iter) {
   sv->completed = true;
-  struct msg_report rep;
-  memcpy(rep.sums, ctx.sums, sizeof rep.sums);
   uint8_t buf[128];
-  msg_report_encode(&rep, buf);
+  msg_report_encode(&sv->sums, buf);
   struct wire_hdr h = wire_hdr_make(WIRE_SHARD_REPORT, sv->node.index);
   h.iter = iter;
   h.payload_bytes = sizeof buf;
@@ -118,7 +125,8 @@ static int server_init_values(struct server *sv) {
     if (rc)
       return rc;
   }
-  return server_finish(sv, 0);
+  int rc = server_finish_part(sv, 0, sv->lo, sv->hi);
+  return rc ? rc : server_report(sv, 0);
 }
 
 static void server_commit(struct server *sv, uint32_t iter) {
@@ -155,9 +163,15 @@ static int server_on_push(struct server *sv, const struct net_msg *m) {
     else {
       memcpy(sv->next[h->table] + (h->key_lo - sv->lo), m->payload, (h->key_hi - h->key_lo) * sizeof(double));
       *got += h->key_hi - h->key_lo;
-      if (*got == want && --sv->tasks_left == 0)
-        return server_finish(sv, h->iter);
-      return 0;
+      if (*got < want)
+        return 0;
+      /* this task's part of the shard is complete: finish it now, so that
+       * the end of the iteration only has to send the report */
+      uint64_t lo = task->lo > sv->lo ? task->lo : sv->lo, hi = task->hi < sv->hi ? task->hi : sv->hi;
+      int rc = server_finish_part(sv, h->iter, lo, hi);
+      if (rc == 0 && --sv->tasks_left == 0)
+        rc = server_report(sv, h->iter);
+      return rc;
     }
   }
   log_warn("dropped PUSH from worker %u (iteration %u, task %u): %s", h->sender, h->iter, h->chunk, why);
