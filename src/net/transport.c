@@ -73,8 +73,8 @@ struct net_link {
 struct net_sock {
   void *z;
   bool listener;
-  uint64_t max_payload;      /* protocol check on receive */
-  uint64_t zmq_max_payload;  /* what ZMQ_MAXMSGSIZE was set for at open */
+  uint64_t max_payload;     /* protocol check on receive */
+  uint64_t zmq_max_payload; /* what ZMQ_MAXMSGSIZE was set for at open */
   struct net_stats stats;
   struct net_link link;
 };
@@ -85,6 +85,10 @@ static void net_peer_format(const struct net_sock *s, const struct net_peer *p, 
                             size_t len) {
   if (!s->listener) {
     snprintf(buf, len, "server");
+    return;
+  }
+  if (p->len == 0) {
+    snprintf(buf, len, "unidentified peer");
     return;
   }
   size_t n = (size_t)snprintf(buf, len, "peer ");

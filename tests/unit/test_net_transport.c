@@ -7,12 +7,14 @@
  * synchronization: every message waited for has been sent already.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -401,6 +403,35 @@ static void test_recv_timeout(void **state) {
   net_close(l);
 }
 
+static volatile sig_atomic_t alarms;
+static void on_alarm(int sig) {
+  (void)sig;
+  alarms++;
+}
+
+/* Signals (SIGCHLD and the like) interrupt waits; that is not an error. */
+static void test_recv_survives_signals(void **state) {
+  struct fixture *f = *state;
+  char bound[256];
+  struct net_sock *l = listen_on(f, f->ipc, bound, sizeof bound);
+  struct sigaction sa = {.sa_handler = on_alarm}, old;
+  sigemptyset(&sa.sa_mask); /* no SA_RESTART: calls fail with EINTR */
+  assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+  struct itimerval every_ms = {{0, 1000}, {0, 1000}}, off = {{0, 0}, {0, 0}};
+  assert_int_equal(setitimer(ITIMER_REAL, &every_ms, NULL), 0);
+  struct net_msg m;
+  bool ready;
+  int rc_recv = net_recv(l, &m, 100);
+  int rc_poll = net_poll(&l, 1, 50, &ready);
+  /* Stop the signals before asserting, so a failure cannot leak them. */
+  assert_int_equal(setitimer(ITIMER_REAL, &off, NULL), 0);
+  assert_int_equal(sigaction(SIGALRM, &old, NULL), 0);
+  assert_true(alarms > 0);
+  assert_int_equal(rc_recv, DSANA_EAGAIN);
+  assert_int_equal(rc_poll, 0);
+  net_close(l);
+}
+
 static void test_poll(void **state) {
   struct fixture *f = *state;
   char bound[256];
@@ -480,6 +511,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_garbage_dropped, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dialer_drops_garbage_from_server, setup, teardown),
       cmocka_unit_test_setup_teardown(test_recv_timeout, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_recv_survives_signals, setup, teardown),
       cmocka_unit_test_setup_teardown(test_poll, setup, teardown),
       cmocka_unit_test_setup_teardown(test_send_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_link_emulation_delivers, setup, teardown),
