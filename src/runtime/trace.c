@@ -1,0 +1,322 @@
+/*
+ * trace.c - Chrome trace-event timeline (see trace.h).
+ *
+ * Each process keeps one preallocated array of fixed-size span records;
+ * trace_span() only fills the next slot (no allocation, no I/O), so tracing
+ * can stay on in the hot loop. trace_close() writes the part file: one JSON
+ * event object per line - metadata (process/thread names and sort order),
+ * the spans, and an instant event if spans were dropped - to a temporary
+ * file renamed over the part, so a part is either complete or the empty
+ * file trace_open() created. trace_merge() (the launcher) checks every line
+ * with cJSON and joins them into {"traceEvents":[...]}.
+ *
+ * State is process-global and owned by the role's single thread.
+ */
+#include "runtime/trace.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dsana/dsana.h"
+#include "util/log.h"
+
+/* One span; name, cat and arg2_name point at static strings. */
+struct trace_rec {
+  const char *name, *cat, *arg2_name;
+  uint64_t start_ns, end_ns;
+  double arg2;
+  uint32_t iter;
+};
+
+static struct {
+  int on;
+  char *part_path, *track;
+  uint32_t pid, tid;
+  struct trace_rec *recs;
+  size_t n, cap;
+  uint64_t dropped;
+  uint64_t first_drop_ns; /* start of the first span that did not fit */
+} tr;
+
+static void trace_reset(void) {
+  free(tr.part_path);
+  free(tr.track);
+  free(tr.recs);
+  memset(&tr, 0, sizeof tr);
+}
+
+int trace_open(const char *part_path, const char *track, uint32_t pid, uint32_t tid, size_t max_events) {
+  if (tr.on)
+    return DSANA_ESTATE;
+  if (!part_path || !part_path[0] || !track || max_events == 0 || max_events > SIZE_MAX / sizeof(struct trace_rec))
+    return DSANA_EINVAL;
+  tr.part_path = strdup(part_path);
+  tr.track = strdup(track);
+  tr.recs = malloc(max_events * sizeof *tr.recs);
+  if (!tr.part_path || !tr.track || !tr.recs) {
+    trace_reset();
+    return DSANA_ENOMEM;
+  }
+  /* Create the (empty) part now: an unwritable path fails here, not at the
+   * end of the run, and a process that dies leaves an empty, valid part. */
+  FILE *f = fopen(part_path, "w");
+  if (!f || fclose(f) != 0) {
+    log_error("%s: cannot write trace part: %s", part_path, strerror(errno));
+    trace_reset();
+    return DSANA_EIO;
+  }
+  tr.pid = pid;
+  tr.tid = tid;
+  tr.cap = max_events;
+  tr.on = 1;
+  return 0;
+}
+
+int trace_enabled(void) { return tr.on; }
+
+void trace_span(const char *name, const char *cat, uint64_t start_ns, uint64_t end_ns, uint32_t iter,
+                const char *arg2_name, double arg2) {
+  if (!tr.on || !name)
+    return;
+  if (tr.n == tr.cap) {
+    if (tr.dropped++ == 0)
+      tr.first_drop_ns = start_ns;
+    return;
+  }
+  struct trace_rec *r = &tr.recs[tr.n++];
+  r->name = name;
+  r->cat = cat ? cat : "";
+  r->arg2_name = arg2_name;
+  r->start_ns = start_ns;
+  r->end_ns = end_ns < start_ns ? start_ns : end_ns; /* a span never runs backwards */
+  r->arg2 = arg2;
+  r->iter = iter;
+}
+
+/* Writes s as a JSON string literal. Names are meant to be static ASCII, but
+ * escaping keeps a stray quote from corrupting the whole trace. */
+static void trace_put_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p);
+    else if (*p < 0x20)
+      fprintf(f, "\\u%04x", *p);
+    else
+      fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+/* JSON has no NaN or infinity. */
+static void trace_put_num(FILE *f, double v) {
+  if (isfinite(v))
+    fprintf(f, "%.17g", v);
+  else
+    fputs("null", f);
+}
+
+static double trace_us(uint64_t ns) { return (double)ns / 1000.0; }
+
+static void trace_write_span(FILE *f, const struct trace_rec *r) {
+  fputs("{\"ph\":\"X\",\"name\":", f);
+  trace_put_str(f, r->name);
+  fputs(",\"cat\":", f);
+  trace_put_str(f, r->cat);
+  fprintf(f, ",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"iter\":%u", tr.pid, tr.tid,
+          trace_us(r->start_ns), trace_us(r->end_ns - r->start_ns), r->iter);
+  if (r->arg2_name) {
+    fputc(',', f);
+    trace_put_str(f, r->arg2_name);
+    fputc(':', f);
+    trace_put_num(f, r->arg2);
+  }
+  fputs("}}\n", f);
+}
+
+static const char *trace_process_name(uint32_t pid) {
+  static const char *const names[] = {"role 0", "scheduler", "servers", "workers"};
+  return pid < sizeof names / sizeof names[0] ? names[pid] : "role";
+}
+
+/* One metadata event built with cJSON: the track name is caller text. */
+static int trace_write_meta(FILE *f, const char *name, int with_tid, const char *arg_key, const char *str_val,
+                            double num_val) {
+  cJSON *o = cJSON_CreateObject(), *args = cJSON_CreateObject();
+  if (!o || !args) {
+    cJSON_Delete(o);
+    cJSON_Delete(args);
+    return DSANA_ENOMEM;
+  }
+  cJSON_AddStringToObject(o, "ph", "M");
+  cJSON_AddStringToObject(o, "name", name);
+  cJSON_AddNumberToObject(o, "pid", tr.pid);
+  if (with_tid)
+    cJSON_AddNumberToObject(o, "tid", tr.tid);
+  if (str_val)
+    cJSON_AddStringToObject(args, arg_key, str_val);
+  else
+    cJSON_AddNumberToObject(args, arg_key, num_val);
+  cJSON_AddItemToObject(o, "args", args);
+  char *text = cJSON_PrintUnformatted(o);
+  cJSON_Delete(o);
+  if (!text)
+    return DSANA_ENOMEM;
+  fprintf(f, "%s\n", text);
+  free(text);
+  return 0;
+}
+
+static int trace_write_part(FILE *f) {
+  int rc = 0;
+  if (!rc)
+    rc = trace_write_meta(f, "process_name", 0, "name", trace_process_name(tr.pid), 0);
+  if (!rc)
+    rc = trace_write_meta(f, "process_sort_index", 0, "sort_index", NULL, tr.pid);
+  if (!rc)
+    rc = trace_write_meta(f, "thread_name", 1, "name", tr.track, 0);
+  if (!rc)
+    rc = trace_write_meta(f, "thread_sort_index", 1, "sort_index", NULL, tr.tid);
+  if (rc)
+    return rc;
+  for (size_t i = 0; i < tr.n; i++)
+    trace_write_span(f, &tr.recs[i]);
+  if (tr.dropped > 0)
+    fprintf(f,
+            "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"trace_dropped\",\"cat\":\"trace\",\"pid\":%u,\"tid\":%u,"
+            "\"ts\":%.3f,\"args\":{\"dropped\":%llu,\"max_events\":%zu}}\n",
+            tr.pid, tr.tid, trace_us(tr.first_drop_ns), (unsigned long long)tr.dropped, tr.cap);
+  return 0;
+}
+
+int trace_close(void) {
+  if (!tr.on)
+    return 0;
+  int rc = 0;
+  size_t len = strlen(tr.part_path) + 5;
+  char *tmp = malloc(len);
+  if (!tmp) {
+    trace_reset();
+    return DSANA_ENOMEM;
+  }
+  snprintf(tmp, len, "%s.tmp", tr.part_path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    rc = DSANA_EIO;
+    goto out;
+  }
+  rc = trace_write_part(f);
+  int bad = ferror(f);
+  if ((fclose(f) != 0 || bad) && !rc)
+    rc = DSANA_EIO;
+  if (!rc && rename(tmp, tr.part_path) != 0)
+    rc = DSANA_EIO;
+  if (rc)
+    unlink(tmp);
+out:
+  if (rc)
+    log_error("%s: cannot write trace part: %s", tr.part_path, dsana_strerror(rc));
+  else if (tr.dropped > 0)
+    log_warn("trace: %llu events dropped (buffer of %zu)", (unsigned long long)tr.dropped, tr.cap);
+  free(tmp);
+  trace_reset();
+  return rc;
+}
+
+static void trace_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void trace_err(char *err, size_t errlen, const char *fmt, ...) {
+  if (!err || errlen == 0)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+}
+
+/* Appends the events of one part to out; a missing part adds nothing. */
+static int trace_merge_part(FILE *out, const char *path, int *first, char **buf, size_t *cap, char *err,
+                            size_t errlen) {
+  FILE *in = fopen(path, "r");
+  if (!in) {
+    if (errno == ENOENT)
+      return 0;
+    trace_err(err, errlen, "%s: cannot read trace part: %s", path, strerror(errno));
+    return DSANA_EIO;
+  }
+  int rc = 0;
+  size_t line = 0;
+  ssize_t n;
+  while ((n = getline(buf, cap, in)) >= 0) {
+    line++;
+    char *s = *buf;
+    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+      s[--n] = '\0';
+    if (n == 0)
+      continue;
+    cJSON *ev = cJSON_Parse(s);
+    int ok = cJSON_IsObject(ev);
+    cJSON_Delete(ev);
+    if (!ok) {
+      trace_err(err, errlen, "%s:%zu: malformed trace event", path, line);
+      rc = DSANA_EFORMAT;
+      break;
+    }
+    fputs(*first ? "\n" : ",\n", out);
+    fputs(s, out);
+    *first = 0;
+  }
+  if (!rc && ferror(in)) {
+    trace_err(err, errlen, "%s: read error after line %zu", path, line);
+    rc = DSANA_EIO;
+  }
+  fclose(in);
+  return rc;
+}
+
+int trace_merge(const char *out_path, const char *const *part_paths, char *err, size_t errlen) {
+  if (err && errlen > 0)
+    err[0] = '\0';
+  if (!out_path || !out_path[0] || !part_paths)
+    return DSANA_EINVAL;
+  size_t len = strlen(out_path) + 32;
+  char *tmp = malloc(len), *buf = NULL;
+  size_t cap = 0;
+  if (!tmp)
+    return DSANA_ENOMEM;
+  snprintf(tmp, len, "%s.tmp.%ld", out_path, (long)getpid());
+  int rc = 0, first = 1;
+  FILE *out = fopen(tmp, "w");
+  if (!out) {
+    trace_err(err, errlen, "%s: cannot write trace: %s", tmp, strerror(errno));
+    free(tmp);
+    return DSANA_EIO;
+  }
+  fputs("{\"traceEvents\":[", out);
+  for (size_t i = 0; part_paths[i] && !rc; i++)
+    rc = trace_merge_part(out, part_paths[i], &first, &buf, &cap, err, errlen);
+  fputs("\n],\"displayTimeUnit\":\"ms\"}\n", out);
+  free(buf);
+  int bad = ferror(out);
+  if ((fclose(out) != 0 || bad) && !rc) {
+    trace_err(err, errlen, "%s: write error", tmp);
+    rc = DSANA_EIO;
+  }
+  if (!rc && rename(tmp, out_path) != 0) {
+    trace_err(err, errlen, "%s: cannot rename into place: %s", out_path, strerror(errno));
+    rc = DSANA_EIO;
+  }
+  if (rc) {
+    unlink(tmp); /* keep the parts: nothing was merged */
+  } else {
+    for (size_t i = 0; part_paths[i]; i++)
+      unlink(part_paths[i]);
+  }
+  free(tmp);
+  return rc;
+}
