@@ -16,6 +16,7 @@ enum {
   OPT_MODE,
   OPT_SCHED,
   OPT_TPW,
+  OPT_CHUNK,
   OPT_SCENARIO,
   OPT_METRICS,
   OPT_QUIET,
@@ -39,6 +40,7 @@ static const struct common_opt common[] = {
     {{"mode", required_argument, NULL, OPT_MODE}, "bsp|dsana", "bsp: static split, whole-table transfers; dsana: dynamic scheduling"},
     {{"sched", required_argument, NULL, OPT_SCHED}, "static|dynamic", "task scheduling policy (overrides --mode)"},
     {{"tasks-per-worker", required_argument, NULL, OPT_TPW}, "N", "tasks per worker per iteration (default 8)"},
+    {{"chunk", required_argument, NULL, OPT_CHUNK}, "BYTES|off|auto", "transfer chunk size (K/M suffixes); off = whole tables"},
     {{"scenario", required_argument, NULL, OPT_SCENARIO}, "FILE", "emulated cluster (JSON: worker speeds, stragglers, links)"},
     {{"metrics", required_argument, NULL, OPT_METRICS}, "FILE", "write JSON-lines metrics (iterations, workers, summary)"},
     {{"quiet", no_argument, NULL, OPT_QUIET}, NULL, "no tables, progress or top-K on the terminal"},
@@ -73,6 +75,27 @@ int cli_parse_seconds(const char *s, double *out) {
   return 0;
 }
 
+/* "off", "auto", or a byte count with an optional K/M/G suffix (>= 8). */
+static int parse_chunk(const char *v, struct run_config *c) {
+  if (strcmp(v, "off") == 0 || strcmp(v, "auto") == 0) {
+    c->chunk = strcmp(v, "off") == 0 ? CHUNK_OFF : CHUNK_AUTO;
+    return 0;
+  }
+  char *end;
+  errno = 0;
+  if (v[0] < '0' || v[0] > '9')
+    return DSANA_EINVAL;
+  unsigned long long n = strtoull(v, &end, 10);
+  int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
+  if (shift)
+    end++;
+  if (errno || *end || n == 0 || n > (1ull << 40) >> shift || (n << shift) < 8)
+    return DSANA_EINVAL;
+  c->chunk = CHUNK_FIXED;
+  c->chunk_bytes = n << shift;
+  return 0;
+}
+
 static int copy_str(char *dst, size_t cap, const char *src) {
   if (strlen(src) >= cap || !src[0])
     return DSANA_EINVAL;
@@ -93,7 +116,12 @@ static int set_common(struct cli_run *r, int id, const char *v) {
     c->mode = strcmp(v, "dsana") == 0 ? MODE_DSANA : MODE_BSP;
     if (!c->sched_set)
       c->sched = c->mode == MODE_DSANA ? SCHED_DYNAMIC : SCHED_STATIC;
+    if (!c->chunk_set)
+      c->chunk = c->mode == MODE_DSANA ? CHUNK_AUTO : CHUNK_OFF;
     return 0;
+  case OPT_CHUNK:
+    c->chunk_set = true;
+    return parse_chunk(v, c);
   case OPT_SCHED:
     c->sched_set = true;
     return sched_kind_parse(v, &c->sched);

@@ -37,6 +37,9 @@ static void pr_destroy(void *app) {
   struct pr_app *pr = app;
   if (!pr)
     return;
+  for (uint32_t t = 0; pr->blocks && t < pr->n_tasks; t++)
+    pr_block_fini(&pr->blocks[t]);
+  free(pr->blocks);
   if (pr->loaded)
     graph_fini(&pr->g);
   if (pr->converted[0] && pr->converted_by == (int)getpid())
@@ -165,7 +168,9 @@ static int pr_make_tasks(struct pr_app *pr, struct dsana_job *job) {
   }
   int rc = dsana_job_set_tasks(job, pr->t_rank, t, n_tasks);
   free(t);
-  return rc;
+  pr->blocks = rc ? NULL : calloc(n_tasks, sizeof *pr->blocks);
+  pr->n_tasks = n_tasks;
+  return rc ? rc : pr->blocks ? 0 : DSANA_ENOMEM;
 }
 
 static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) {

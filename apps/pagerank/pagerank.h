@@ -18,6 +18,7 @@
 
 #include "dsana/dsana.h"
 #include "io/graph.h"
+#include "pr_block.h"
 
 #define PR_PATH_MAX 1024
 
@@ -36,6 +37,8 @@ struct pr_app {
   struct graph g;
   bool loaded;
   uint32_t t_rank, t_contrib;
+  struct pr_block *blocks; /* per task, built when first run chunked */
+  uint32_t n_tasks;
 };
 
 int pr_run_task(void *app, struct dsana_task_ctx *ctx);

@@ -10,15 +10,49 @@
 
 #include "pagerank.h"
 
+/* Chunked transfers: run the task block by block, each as soon as its
+ * chunk of contributions is in (pr_block.h keeps the sums bit-identical). */
+static int pr_run_blocks(struct pr_app *pr, struct dsana_task_ctx *ctx, uint64_t k, double *acc) {
+  struct pr_block *b = &pr->blocks[ctx->task];
+  if (!b->chunk_grp || b->chunk_keys != k) {
+    pr_block_fini(b);
+    int rc = pr_block_build(b, &pr->g, ctx->lo, ctx->hi, k);
+    if (rc)
+      return rc;
+  }
+  for (uint64_t v = ctx->lo; v < ctx->hi; v++)
+    acc[v] = 0.0;
+  for (uint64_t c = 0; c < b->n_chunks; c++) {
+    if (b->chunk_grp[c] == b->chunk_grp[c + 1])
+      continue; /* no edges from this chunk: no need to wait for it */
+    const double *contrib;
+    uint64_t hi = (c + 1) * k < pr->g.n ? (c + 1) * k : pr->g.n;
+    int rc = dsana_pull(ctx->view, pr->t_contrib, c * k, hi, &contrib);
+    if (rc)
+      return rc;
+    pr_block_run(b, c, contrib, acc);
+  }
+  return 0;
+}
+
 int pr_run_task(void *app, struct dsana_task_ctx *ctx) {
   struct pr_app *pr = app;
+  double *out = dsana_push_buf(ctx->view);
+  const double d = pr->damping, n = (double)pr->g.n;
+  const double base = (1.0 - d) / n + d * (ctx->globals[PR_G_DANGLING] / n);
+  uint64_t k = dsana_pull_granularity(ctx->view);
+  if (k < pr->g.n) {
+    int rc = pr_run_blocks(pr, ctx, k, out);
+    if (rc)
+      return rc;
+    for (uint64_t v = ctx->lo; v < ctx->hi; v++)
+      out[v] = base + d * out[v];
+    return 0;
+  }
   const double *contrib;
   int rc = dsana_pull(ctx->view, pr->t_contrib, 0, pr->g.n, &contrib);
   if (rc)
     return rc;
-  double *out = dsana_push_buf(ctx->view);
-  const double d = pr->damping, n = (double)pr->g.n;
-  const double base = (1.0 - d) / n + d * (ctx->globals[PR_G_DANGLING] / n);
   const uint64_t *off = pr->g.in_off;
   const uint32_t *src = pr->g.in_src;
   for (uint64_t v = ctx->lo; v < ctx->hi; v++) {

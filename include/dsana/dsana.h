@@ -112,6 +112,10 @@ struct dsana_worker_view;
  * valid until the task returns. Fetches from servers when needed. */
 int dsana_pull(struct dsana_worker_view *v, uint32_t table, uint64_t lo, uint64_t hi,
                const double **values);
+/* Keys per chunk of pulled tables (the whole table when chunking is off):
+ * pulling chunk by chunk, in key order, lets a task start while later
+ * chunks are still arriving. */
+uint64_t dsana_pull_granularity(struct dsana_worker_view *v);
 /* A buffer, indexed by key, for the task's results in [lo, hi) of the
  * task's out table; sent to the servers when run_task() returns. */
 double *dsana_push_buf(struct dsana_worker_view *v);

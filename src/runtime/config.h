@@ -14,6 +14,7 @@
 #define CONFIG_ADDR_MAX 256
 
 enum run_mode { MODE_BSP = 0, MODE_DSANA = 1 };
+enum chunk_mode { CHUNK_OFF = 0, CHUNK_AUTO = 1, CHUNK_FIXED = 2 };
 
 struct run_config {
   uint32_t n_workers, n_servers;
@@ -21,6 +22,9 @@ struct run_config {
   enum run_mode mode;
   enum sched_kind sched;
   bool sched_set; /* --sched given explicitly (overrides --mode) */
+  enum chunk_mode chunk;
+  bool chunk_set;      /* --chunk given explicitly (overrides --mode) */
+  uint64_t chunk_bytes; /* CHUNK_FIXED */
   char scenario_path[CONFIG_PATH_MAX];
   char metrics_path[CONFIG_PATH_MAX];
   char scheduler_addr[CONFIG_ADDR_MAX]; /* where the scheduler listens */

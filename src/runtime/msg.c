@@ -48,6 +48,7 @@ int msg_map_encode(const struct msg_cluster_map *m, uint8_t *buf, size_t cap, si
   wbuf_u32(&w, m->mode);
   wbuf_u32(&w, m->sched);
   wbuf_u32(&w, m->tasks_per_worker);
+  wbuf_u64(&w, m->chunk_keys);
   wbuf_f64(&w, m->peer_timeout_s);
   wbuf_f64(&w, m->heartbeat_s);
   wbuf_str(&w, m->app);
@@ -72,6 +73,7 @@ int msg_map_decode(const void *p, size_t len, struct msg_cluster_map *m) {
   m->mode = rbuf_u32(&r);
   m->sched = rbuf_u32(&r);
   m->tasks_per_worker = rbuf_u32(&r);
+  m->chunk_keys = rbuf_u64(&r);
   m->peer_timeout_s = rbuf_f64(&r);
   m->heartbeat_s = rbuf_f64(&r);
   rbuf_str(&r, m->app, sizeof m->app);

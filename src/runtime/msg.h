@@ -35,6 +35,7 @@ struct app_args {
 struct msg_cluster_map {
   uint32_t n_servers, n_workers, your_index;
   uint32_t mode, sched, tasks_per_worker;
+  uint64_t chunk_keys; /* keys per transfer chunk, 0 = whole table */
   double peer_timeout_s, heartbeat_s;
   char app[MSG_NAME_MAX];
   char scenario_path[CONFIG_PATH_MAX];

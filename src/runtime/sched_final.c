@@ -56,8 +56,10 @@ static double median(const double *v, uint32_t n) {
 static void sch_write_summary(struct scheduler *s, const struct dsana_run_summary *run) {
   double bound = median(s->iter_bound, s->n_iters);
   if (!s->cfg.quiet) {
-    printf("iterations: %u  residual: %.6e  total: %.3f s  median iteration: %.4f s  bound: %.4f s\n", run->iters,
-           run->residual, run->total_s, run->median_iter_s, bound);
+    uint64_t keys = s->chunk_keys ? s->chunk_keys : s->job.tables[0].n_keys;
+    printf("iterations: %u  residual: %.6e  total: %.3f s  median iteration: %.4f s  bound: %.4f s  chunk: %s%llu B\n",
+           run->iters, run->residual, run->total_s, run->median_iter_s, bound, s->chunk_keys ? "" : "whole table, ",
+           (unsigned long long)(keys * sizeof(double)));
     fflush(stdout);
   }
   cJSON *o = cJSON_CreateObject();
@@ -74,6 +76,8 @@ static void sch_write_summary(struct scheduler *s, const struct dsana_run_summar
   cJSON_AddNumberToObject(o, "total_s", run->total_s);
   cJSON_AddNumberToObject(o, "median_iter_s", run->median_iter_s);
   cJSON_AddNumberToObject(o, "bound_s", bound);
+  uint64_t n = s->job.tables[0].n_keys;
+  cJSON_AddNumberToObject(o, "chunk_bytes", (double)((s->chunk_keys ? s->chunk_keys : n) * sizeof(double)));
   metrics_summary(s->metrics, o);
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "policy/chunk.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -22,13 +23,13 @@ int sch_send(struct scheduler *s, const struct peer_slot *to, const struct wire_
 int sch_broadcast(struct scheduler *s, bool servers, bool workers, const struct wire_hdr *h,
                   const void *payload, size_t len) {
   for (uint32_t i = 0; servers && i < s->cfg.n_servers; i++)
-    if (s->servers[i].registered) {
+    if (s->servers[i].registered && !s->servers[i].bye) {
       int rc = sch_send(s, &s->servers[i], h, payload, len);
       if (rc)
         return rc;
     }
   for (uint32_t i = 0; workers && i < s->cfg.n_workers; i++)
-    if (s->workers[i].registered) {
+    if (s->workers[i].registered && !s->workers[i].bye) {
       int rc = sch_send(s, &s->workers[i], h, payload, len);
       if (rc)
         return rc;
@@ -146,6 +147,7 @@ static void sch_fill_map(const struct scheduler *s, struct msg_cluster_map *map)
   map->mode = s->cfg.mode;
   map->sched = s->cfg.sched;
   map->tasks_per_worker = s->cfg.tasks_per_worker;
+  map->chunk_keys = s->chunk_keys;
   map->peer_timeout_s = s->cfg.peer_timeout_s;
   map->heartbeat_s = s->cfg.heartbeat_s;
   snprintf(map->app, sizeof map->app, "%s", s->app->name);
@@ -257,6 +259,26 @@ static int sch_loop(struct scheduler *s) {
   return 0;
 }
 
+/* Resolve --chunk into keys per chunk (0 = whole tables). */
+static uint64_t sch_chunk_keys(const struct scheduler *s) {
+  uint64_t n = s->job.tables[0].n_keys, bytes;
+  if (s->cfg.chunk == CHUNK_OFF)
+    return 0;
+  if (s->cfg.chunk == CHUNK_FIXED) {
+    bytes = s->cfg.chunk_bytes;
+  } else {
+    double bw = 0;
+    for (uint32_t w = 0; w < s->sc.n_workers; w++)
+      if (s->sc.link[w].bandwidth_bytes_per_s > 0 && (bw == 0 || s->sc.link[w].bandwidth_bytes_per_s < bw))
+        bw = s->sc.link[w].bandwidth_bytes_per_s;
+    struct chunk_inputs in = {.table_bytes = n * sizeof(double), .bandwidth_bytes_per_s = bw,
+                              .msg_overhead_s = 50e-6, .overhead_fraction = 0.05, .min_chunks = 8};
+    bytes = chunk_auto_bytes(&in);
+  }
+  uint64_t keys = bytes / sizeof(double);
+  return keys == 0 ? 1 : keys >= n ? 0 : keys;
+}
+
 static int sch_setup(struct scheduler *s, const struct role_params *p) {
   char err[512] = "";
   s->cfg = *p->cfg;
@@ -294,6 +316,7 @@ static int sch_setup(struct scheduler *s, const struct role_params *p) {
   if (!rc)
     rc = metrics_open(s->cfg.metrics_path, &s->metrics);
   s->progress = !s->cfg.quiet && isatty(STDERR_FILENO);
+  s->chunk_keys = sch_chunk_keys(s);
   return rc;
 }
 

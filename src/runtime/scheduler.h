@@ -43,6 +43,7 @@ struct scheduler {
   struct net_sock *listen;
   struct peer_slot *servers, *workers;
   struct sched *policy;
+  uint64_t chunk_keys; /* 0 = whole tables */
   struct metrics *metrics;
   /* the iteration in progress (0 = initial values) */
   uint32_t iter;

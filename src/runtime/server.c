@@ -20,9 +20,11 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-struct deferred_pull {
+/* A pull being answered piece by piece (or waiting for its version). */
+struct pull_req {
   struct net_peer peer;
-  struct wire_hdr hdr;
+  struct wire_hdr hdr; /* as received: table, iter, sender, key range */
+  uint64_t at;         /* next key to send */
 };
 
 struct server {
@@ -36,9 +38,10 @@ struct server {
   uint64_t *task_keys;       /* keys received per overlapping task */
   uint32_t tasks_left;
   struct msg_report sums; /* of the finished parts of version+1 */
-  struct deferred_pull *deferred;
-  size_t n_deferred, cap_deferred;
+  struct pull_req *reqs; /* active (being served) and deferred pulls */
+  size_t n_reqs, cap_reqs;
   uint64_t max_keys_per_msg;
+  uint64_t chunk_keys; /* reply pieces never straddle a chunk */
 };
 
 /* Pointer p such that p[key] is the shard slot of key (see file comment). */
@@ -70,7 +73,7 @@ static void server_free(struct server *sv) {
     free(sv->next[t]);
   }
   free(sv->task_keys);
-  free(sv->deferred);
+  free(sv->reqs);
   if (sv->listen)
     net_close(sv->listen);
   node_close(&sv->node);
@@ -178,57 +181,69 @@ static int server_on_push(struct server *sv, const struct net_msg *m) {
   return 0;
 }
 
-static int server_defer(struct server *sv, const struct net_msg *m) {
-  if (sv->n_deferred == sv->cap_deferred) {
-    size_t cap = sv->cap_deferred ? 2 * sv->cap_deferred : 16;
-    struct deferred_pull *d = realloc(sv->deferred, cap * sizeof *d);
-    if (!d)
+static int server_queue_pull(struct server *sv, const struct net_msg *m) {
+  if (sv->n_reqs == sv->cap_reqs) {
+    size_t cap = sv->cap_reqs ? 2 * sv->cap_reqs : 16;
+    struct pull_req *r = realloc(sv->reqs, cap * sizeof *r);
+    if (!r)
       return DSANA_ENOMEM;
-    sv->deferred = d;
-    sv->cap_deferred = cap;
+    sv->reqs = r;
+    sv->cap_reqs = cap;
   }
-  sv->deferred[sv->n_deferred].peer = m->from;
-  sv->deferred[sv->n_deferred].hdr = m->hdr;
-  sv->n_deferred++;
+  sv->reqs[sv->n_reqs++] = (struct pull_req){.peer = m->from, .hdr = m->hdr, .at = m->hdr.key_lo};
   return 0;
 }
 
-static int server_on_pull(struct server *sv, const struct net_peer *peer, const struct wire_hdr *h) {
+static int server_on_pull(struct server *sv, const struct net_msg *m) {
+  const struct wire_hdr *h = &m->hdr;
   const struct dsana_job *job = &sv->node.job;
   if (h->table >= job->n_tables || h->key_lo < sv->lo || h->key_hi > sv->hi || h->key_lo >= h->key_hi) {
     log_warn("dropped PULL from worker %u: table %u keys [%llu, %llu) not in this shard", h->sender, h->table,
              (unsigned long long)h->key_lo, (unsigned long long)h->key_hi);
     return 0;
   }
-  struct serve_range r = {.table = h->table, .iter = h->iter, .lo = h->key_lo, .hi = h->key_hi};
-  return serve_values(sv->listen, peer, WIRE_PULL_REPLY, sv->node.index, &r,
-                      sv->cur[h->table] + (h->key_lo - sv->lo), sv->max_keys_per_msg);
-}
-
-static int server_pull_or_defer(struct server *sv, const struct net_msg *m) {
-  int64_t want = m->hdr.iter;
-  if (want == sv->version + 1)
-    return server_on_pull(sv, &m->from, &m->hdr);
-  if (want == sv->version + 2)
-    return server_defer(sv, m);
-  log_warn("dropped PULL from worker %u for iteration %u: server is at version %lld", m->hdr.sender, m->hdr.iter,
+  int64_t want = h->iter;
+  if (want == sv->version + 1 || want == sv->version + 2)
+    return server_queue_pull(sv, m); /* +2: served once version+1 is committed */
+  log_warn("dropped PULL from worker %u for iteration %u: server is at version %lld", h->sender, h->iter,
            (long long)sv->version);
   return 0;
 }
 
-static int server_run_deferred(struct server *sv) {
+/* Send the next piece of request r: up to the end of the current chunk. */
+static int server_send_piece(struct server *sv, struct pull_req *r) {
+  uint64_t end = (r->at / sv->chunk_keys + 1) * sv->chunk_keys;
+  if (end > r->hdr.key_hi)
+    end = r->hdr.key_hi;
+  if (end - r->at > sv->max_keys_per_msg)
+    end = r->at + sv->max_keys_per_msg;
+  struct serve_range range = {.table = r->hdr.table, .iter = r->hdr.iter, .lo = r->at, .hi = end};
+  int rc = serve_values(sv->listen, &r->peer, WIRE_PULL_REPLY, sv->node.index, &range,
+                        sv->cur[r->hdr.table] + (r->at - sv->lo), sv->max_keys_per_msg);
+  r->at = end;
+  return rc;
+}
+
+/* One round over the servable pulls, one piece each, so that every worker
+ * gets its first chunks early (chunk-major order, lowest keys first: the
+ * chunks that unblock the most waiting work). Returns the number of pulls
+ * still being served. */
+static int server_pump(struct server *sv, size_t *active) {
   size_t keep = 0;
-  for (size_t i = 0; i < sv->n_deferred; i++) {
-    struct deferred_pull *d = &sv->deferred[i];
-    if ((int64_t)d->hdr.iter == sv->version + 1) {
-      int rc = server_on_pull(sv, &d->peer, &d->hdr);
+  *active = 0;
+  for (size_t i = 0; i < sv->n_reqs; i++) {
+    struct pull_req *r = &sv->reqs[i];
+    if ((int64_t)r->hdr.iter == sv->version + 1) {
+      int rc = server_send_piece(sv, r);
       if (rc)
         return rc;
-    } else {
-      sv->deferred[keep++] = *d;
+    }
+    if (r->at < r->hdr.key_hi) {
+      *active += (int64_t)r->hdr.iter == sv->version + 1;
+      sv->reqs[keep++] = *r;
     }
   }
-  sv->n_deferred = keep;
+  sv->n_reqs = keep;
   return 0;
 }
 
@@ -252,7 +267,7 @@ static int server_on_sched(struct server *sv, const struct net_msg *m, bool *don
       return DSANA_EPROTO;
     }
     server_commit(sv, m->hdr.iter);
-    return server_run_deferred(sv);
+    return 0;
   case WIRE_STOP:
     *done = true;
     return server_send_final(sv);
@@ -272,7 +287,7 @@ static int server_on_worker(struct server *sv, const struct net_msg *m) {
   case WIRE_PUSH:
     return server_on_push(sv, m);
   case WIRE_PULL:
-    return server_pull_or_defer(sv, m);
+    return server_on_pull(sv, m);
   default:
     log_warn("ignored %s from worker %u", wire_type_name(m->hdr.type), m->hdr.sender);
     return 0;
@@ -281,10 +296,11 @@ static int server_on_worker(struct server *sv, const struct net_msg *m) {
 
 static int server_loop(struct server *sv) {
   struct net_sock *socks[2] = {sv->node.sched, sv->listen};
-  int timeout_ms = (int)(sv->node.cfg.heartbeat_s * 1000);
+  int idle_ms = (int)(sv->node.cfg.heartbeat_s * 1000);
+  size_t serving = 0;
   for (bool done = false; !done;) {
     bool ready[2] = {false, false};
-    int rc = net_poll(socks, 2, timeout_ms, ready);
+    int rc = net_poll(socks, 2, serving ? 0 : idle_ms, ready);
     if (rc < 0)
       return rc;
     for (int i = 0; i < 2 && !done; i++) {
@@ -304,6 +320,8 @@ static int server_loop(struct server *sv) {
       if (rc && rc != DSANA_EAGAIN)
         return rc;
     }
+    if (!done && (rc = server_pump(sv, &serving)) != 0)
+      return rc;
     node_tick(&sv->node);
     if ((rc = node_check_scheduler(&sv->node)) != 0)
       return rc;
@@ -341,7 +359,9 @@ int runtime_run_server(const struct role_params *p) {
     sv->max_keys_per_msg = sv->node.cfg.max_payload_bytes / sizeof(double);
     if (sv->max_keys_per_msg > (1u << 19))
       sv->max_keys_per_msg = 1u << 19;
-    shard_range(sv->node.job.tables[0].n_keys, sv->node.cfg.n_servers, sv->node.index, &sv->lo, &sv->hi);
+    uint64_t n = sv->node.job.tables[0].n_keys;
+    shard_range(n, sv->node.cfg.n_servers, sv->node.index, &sv->lo, &sv->hi);
+    sv->chunk_keys = sv->node.map->chunk_keys ? sv->node.map->chunk_keys : n;
     rc = server_alloc(sv);
   }
   if (!rc)

@@ -14,16 +14,12 @@
 #include <string.h>
 
 #include "runtime/fault.h"
+#include "runtime/mirror.h"
 #include "runtime/node.h"
 #include "util/clock.h"
 #include "util/log.h"
 
 #define WORKER_QUEUE_MAX 64
-
-struct mirror {
-  double *values; /* n_keys, or NULL until first pulled */
-  uint32_t valid_iter; /* iteration whose pulls it holds, 0 = none */
-};
 
 struct dsana_worker_view {
   struct worker *w;
@@ -32,13 +28,12 @@ struct dsana_worker_view {
 struct worker {
   struct node node;
   struct net_sock **servers; /* n_servers dialers */
-  struct mirror mirror[DSANA_MAX_TABLES];
+  struct mirror mirror;
   double *push_buf;
   uint32_t iter;
   double globals[DSANA_MAX_GLOBALS];
   uint32_t queue[WORKER_QUEUE_MAX];
   uint32_t q_head, q_len;
-  uint64_t pull_wait_ns; /* within the current task */
   uint64_t last_task_end_ns;
   struct dsana_worker_view view;
 };
@@ -56,14 +51,17 @@ static int worker_connect_servers(struct worker *w) {
     }
     net_set_max_payload(w->servers[s], w->node.cfg.max_payload_bytes);
   }
-  uint64_t n = w->node.job.tables[w->node.job.out_table].n_keys;
+  const struct dsana_job *job = &w->node.job;
+  uint64_t n = job->tables[job->out_table].n_keys;
   w->push_buf = calloc(n, sizeof(double));
-  return w->push_buf ? 0 : DSANA_ENOMEM;
+  if (!w->push_buf)
+    return DSANA_ENOMEM;
+  return mirror_init(&w->mirror, job->n_tables, n, w->node.map->chunk_keys, w->servers, s_n, w->node.index,
+                     w->node.cfg.peer_timeout_s);
 }
 
 static void worker_free(struct worker *w) {
-  for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++)
-    free(w->mirror[t].values);
+  mirror_fini(&w->mirror);
   free(w->push_buf);
   if (w->servers)
     for (uint32_t s = 0; s < w->node.cfg.n_servers; s++)
@@ -73,80 +71,19 @@ static void worker_free(struct worker *w) {
   node_close(&w->node);
 }
 
-/* Receive PULL_REPLY messages until `want` keys of table t arrived. */
-static int worker_collect(struct worker *w, uint32_t t, uint64_t want) {
-  uint32_t s_n = w->node.cfg.n_servers;
-  bool ready[MSG_MAX_SERVERS];
-  uint64_t deadline = clock_now_ns() + (uint64_t)(w->node.cfg.peer_timeout_s * 1e9);
-  while (want > 0) {
-    int rc = net_poll(w->servers, (int)s_n, 200, ready);
-    if (rc < 0)
-      return rc;
-    if (rc == 0 && clock_now_ns() > deadline) {
-      log_error("no reply from the servers for table %u in iteration %u after %.0f s", t, w->iter,
-                w->node.cfg.peer_timeout_s);
-      return DSANA_ETIMEDOUT;
-    }
-    for (uint32_t s = 0; s < s_n; s++) {
-      struct net_msg m;
-      while (ready[s] && net_recv(w->servers[s], &m, 0) == 0) {
-        const struct wire_hdr *h = &m.hdr;
-        uint64_t slo, shi;
-        shard_range(w->node.job.tables[t].n_keys, s_n, s, &slo, &shi);
-        if (h->type == WIRE_PULL_REPLY && h->table == t && h->iter == w->iter && h->key_lo >= slo &&
-            h->key_hi <= shi && h->key_hi - h->key_lo <= want) {
-          memcpy(w->mirror[t].values + h->key_lo, m.payload, (h->key_hi - h->key_lo) * sizeof(double));
-          want -= h->key_hi - h->key_lo;
-          deadline = clock_now_ns() + (uint64_t)(w->node.cfg.peer_timeout_s * 1e9);
-        } else {
-          log_warn("dropped %s from server %u (table %u, iteration %u): not expected", wire_type_name(h->type), s,
-                   h->table, h->iter);
-        }
-        net_msg_fini(&m);
-      }
-    }
-  }
-  return 0;
-}
-
-/* Whole-table pull of table t for the current iteration. */
-static int worker_pull_table(struct worker *w, uint32_t t) {
-  const struct dsana_job *job = &w->node.job;
-  uint64_t n = job->tables[t].n_keys;
-  if (!w->mirror[t].values && !(w->mirror[t].values = calloc(n, sizeof(double))))
-    return DSANA_ENOMEM;
-  for (uint32_t s = 0; s < w->node.cfg.n_servers; s++) {
-    struct wire_hdr h = wire_hdr_make(WIRE_PULL, w->node.index);
-    h.table = t;
-    h.iter = w->iter;
-    shard_range(n, w->node.cfg.n_servers, s, &h.key_lo, &h.key_hi);
-    if (h.key_lo == h.key_hi)
-      continue;
-    int rc = net_send(w->servers[s], NULL, &h, NULL, 0);
-    if (rc)
-      return rc;
-  }
-  int rc = worker_collect(w, t, n);
-  if (!rc)
-    w->mirror[t].valid_iter = w->iter;
-  return rc;
-}
-
 int dsana_pull(struct dsana_worker_view *v, uint32_t table, uint64_t lo, uint64_t hi, const double **values) {
   struct worker *w = v->w;
   const struct dsana_job *job = &w->node.job;
   if (table >= job->n_tables || lo > hi || hi > job->tables[table].n_keys)
     return DSANA_EINVAL;
-  if (w->mirror[table].valid_iter != w->iter) {
-    uint64_t t0 = clock_now_ns();
-    int rc = worker_pull_table(w, table);
-    w->pull_wait_ns += clock_now_ns() - t0;
-    if (rc)
-      return rc;
-  }
-  *values = w->mirror[table].values;
+  int rc = mirror_wait(&w->mirror, table, w->iter, lo, hi);
+  if (rc)
+    return rc;
+  *values = w->mirror.t[table].values;
   return 0;
 }
+
+uint64_t dsana_pull_granularity(struct dsana_worker_view *v) { return v->w->mirror.chunk_keys; }
 
 double *dsana_push_buf(struct dsana_worker_view *v) { return v->w->push_buf; }
 
@@ -197,7 +134,7 @@ static int worker_run_task(struct worker *w, uint32_t task) {
   worker_bytes(w, &in0, &out0);
   fault_point(FAULT_BEFORE_TASK, w->iter);
   uint64_t t0 = clock_now_ns();
-  w->pull_wait_ns = 0;
+  uint64_t wait0 = w->mirror.wait_ns;
   struct dsana_task_ctx ctx = {.task = task, .iter = w->iter, .lo = d->lo, .hi = d->hi, .globals = w->globals,
                                .view = &w->view};
   int rc = w->node.app->run_task(w->node.app_state, &ctx);
@@ -205,7 +142,8 @@ static int worker_run_task(struct worker *w, uint32_t task) {
     log_error("task %u failed in iteration %u: %s", task, w->iter, dsana_strerror(rc));
     return rc;
   }
-  uint64_t compute = clock_now_ns() - t0 - w->pull_wait_ns;
+  uint64_t waited = w->mirror.wait_ns - wait0;
+  uint64_t compute = clock_now_ns() - t0 - waited;
   double slow = scenario_slowdown(&w->node.sc, w->node.index, w->iter);
   if (slow > 1.0) {
     uint64_t extra = (uint64_t)((double)compute * (slow - 1.0));
@@ -217,7 +155,7 @@ static int worker_run_task(struct worker *w, uint32_t task) {
     return rc;
   fault_point(FAULT_AFTER_PUSH, w->iter);
   worker_bytes(w, &in1, &out1);
-  struct msg_task_done done = {.compute_ns = compute, .wait_ns = w->pull_wait_ns,
+  struct msg_task_done done = {.compute_ns = compute, .wait_ns = waited,
                                .idle_ns = w->last_task_end_ns ? t0 - w->last_task_end_ns : 0,
                                .bytes_in = in1 - in0, .bytes_out = out1 - out0};
   w->last_task_end_ns = clock_now_ns();
@@ -237,7 +175,7 @@ static int worker_on_sched(struct worker *w, const struct net_msg *m, bool *done
     w->iter = h->iter;
     msg_globals_decode(m->payload, w->globals);
     w->last_task_end_ns = 0;
-    return 0;
+    return mirror_prefetch(&w->mirror, w->iter);
   case WIRE_TASK:
     if (h->iter != w->iter || h->chunk >= w->node.job.n_tasks || w->q_len == WORKER_QUEUE_MAX) {
       log_warn("dropped TASK %u for iteration %u (at iteration %u)", h->chunk, h->iter, w->iter);

@@ -114,7 +114,7 @@ static void test_map_roundtrip_and_garbage(void **state) {
   for (size_t cut = 0; cut < len; cut += 7)
     assert_int_equal(msg_map_decode(buf, cut, b), DSANA_EPROTO);
   /* a huge string length must be refused, not trusted */
-  memset(buf + 40, 0xff, 4); /* the app name's length */
+  memset(buf + 48, 0xff, 4); /* the app name's length */
   assert_int_equal(msg_map_decode(buf, len, b), DSANA_EPROTO);
   free(buf);
   free(a);

@@ -1,0 +1,45 @@
+/*
+ * pr_block.h - a task's in-edges regrouped by source chunk (worker side).
+ *
+ * For chunk c, the block lists groups (destination v, its in-edges whose
+ * source lies in chunk c), destinations ascending, sources ascending within
+ * a group. Running the blocks of chunks 0, 1, ... in order adds every
+ * vertex's in-edges in exactly the CSC order (ascending source), so the sums
+ * are bit-identical to the plain kernel's, whatever the chunk size. A block
+ * can run as soon as its chunk of contributions has arrived, and its random
+ * reads stay inside one chunk (cache blocking).
+ */
+#ifndef DSANA_APPS_PR_BLOCK_H
+#define DSANA_APPS_PR_BLOCK_H
+
+#include <stdint.h>
+
+#include "io/graph.h"
+
+struct pr_block {
+  uint64_t chunk_keys, n_chunks;
+  uint64_t *chunk_grp; /* n_chunks+1: first group of each chunk */
+  uint32_t *grp_dst;   /* per group: destination vertex */
+  uint64_t *grp_end;   /* per group: end of its edges in src (start = previous end) */
+  uint32_t *src;       /* the task's edges, chunk-major */
+  uint64_t n_groups, n_edges;
+};
+
+/* Build the blocks of destinations [lo, hi) of g for chunks of chunk_keys
+ * source keys. Returns 0 or DSANA_ENOMEM. */
+int pr_block_build(struct pr_block *b, const struct graph *g, uint64_t lo, uint64_t hi, uint64_t chunk_keys);
+void pr_block_fini(struct pr_block *b);
+
+/* acc[v] += sum of contrib[u] over the block of chunk c (acc indexed by key). */
+static inline void pr_block_run(const struct pr_block *b, uint64_t c, const double *contrib, double *acc) {
+  /* edges of chunk c start where the last group of earlier chunks ended */
+  uint64_t e = b->chunk_grp[c] ? b->grp_end[b->chunk_grp[c] - 1] : 0;
+  for (uint64_t g = b->chunk_grp[c], end = b->chunk_grp[c + 1]; g < end; g++) {
+    double s = acc[b->grp_dst[g]];
+    for (uint64_t stop = b->grp_end[g]; e < stop; e++)
+      s += contrib[b->src[e]];
+    acc[b->grp_dst[g]] = s;
+  }
+}
+
+#endif

@@ -1,0 +1,160 @@
+/* mirror.c - see mirror.h. */
+#include "runtime/mirror.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dsana/dsana.h"
+#include "runtime/job.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+int mirror_init(struct mirror *m, uint32_t n_tables, uint64_t n_keys, uint64_t chunk_keys,
+                struct net_sock **servers, uint32_t n_servers, uint32_t self, double timeout_s) {
+  memset(m, 0, sizeof *m);
+  if (n_tables > 8 || n_keys == 0)
+    return DSANA_EINVAL;
+  m->n_tables = n_tables;
+  m->n_keys = n_keys;
+  m->chunk_keys = chunk_keys == 0 || chunk_keys > n_keys ? n_keys : chunk_keys;
+  m->n_chunks = (n_keys + m->chunk_keys - 1) / m->chunk_keys;
+  m->servers = servers;
+  m->n_servers = n_servers;
+  m->self = self;
+  m->timeout_s = timeout_s;
+  return 0;
+}
+
+void mirror_fini(struct mirror *m) {
+  for (uint32_t t = 0; t < m->n_tables; t++) {
+    free(m->t[t].values);
+    free(m->t[t].chunk_got);
+  }
+  memset(m, 0, sizeof *m);
+}
+
+static uint64_t chunk_len(const struct mirror *m, uint64_t c) {
+  uint64_t lo = c * m->chunk_keys, hi = lo + m->chunk_keys;
+  return (hi > m->n_keys ? m->n_keys : hi) - lo;
+}
+
+int mirror_request(struct mirror *m, uint32_t t, uint32_t iter) {
+  struct mirror_table *mt = &m->t[t];
+  if (mt->iter == iter)
+    return 0;
+  if (!mt->values) {
+    mt->values = calloc(m->n_keys, sizeof(double));
+    mt->chunk_got = calloc(m->n_chunks, sizeof(uint64_t));
+    if (!mt->values || !mt->chunk_got)
+      return DSANA_ENOMEM;
+  }
+  memset(mt->chunk_got, 0, sizeof(uint64_t) * m->n_chunks);
+  mt->iter = iter;
+  mt->missing = m->n_keys;
+  for (uint32_t s = 0; s < m->n_servers; s++) {
+    struct wire_hdr h = wire_hdr_make(WIRE_PULL, m->self);
+    h.table = t;
+    h.iter = iter;
+    shard_range(m->n_keys, m->n_servers, s, &h.key_lo, &h.key_hi);
+    if (h.key_lo == h.key_hi)
+      continue;
+    int rc = net_send(m->servers[s], NULL, &h, NULL, 0);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+int mirror_prefetch(struct mirror *m, uint32_t iter) {
+  for (uint32_t t = 0; t < m->n_tables; t++)
+    if (m->t[t].values) {
+      int rc = mirror_request(m, t, iter);
+      if (rc)
+        return rc;
+    }
+  return 0;
+}
+
+/* Check and store one reply piece from server s. */
+static void mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
+  const struct wire_hdr *h = &msg->hdr;
+  uint64_t slo, shi;
+  shard_range(m->n_keys, m->n_servers, s, &slo, &shi);
+  const char *why = NULL;
+  struct mirror_table *mt = h->table < m->n_tables ? &m->t[h->table] : NULL;
+  uint64_t c = h->key_lo / m->chunk_keys;
+  if (h->type != WIRE_PULL_REPLY)
+    why = "not a pull reply";
+  else if (!mt || !mt->values || h->iter != mt->iter)
+    why = "table or iteration not requested";
+  else if (h->key_lo < slo || h->key_hi > shi || h->key_lo >= h->key_hi)
+    why = "keys outside the server's shard";
+  else if ((h->key_hi - 1) / m->chunk_keys != c)
+    why = "piece straddles a chunk";
+  else if (mt->chunk_got[c] + (h->key_hi - h->key_lo) > chunk_len(m, c))
+    why = "more keys than the chunk holds (duplicate?)";
+  if (why) {
+    log_warn("dropped %s from server %u (table %u, iteration %u, keys [%llu, %llu)): %s", wire_type_name(h->type),
+             s, h->table, h->iter, (unsigned long long)h->key_lo, (unsigned long long)h->key_hi, why);
+    return;
+  }
+  memcpy(mt->values + h->key_lo, msg->payload, (h->key_hi - h->key_lo) * sizeof(double));
+  mt->chunk_got[c] += h->key_hi - h->key_lo;
+  mt->missing -= h->key_hi - h->key_lo;
+}
+
+/* Receive what is there (timeout_ms 0) or wait up to timeout_ms. */
+static int mirror_recv(struct mirror *m, int timeout_ms, int *got) {
+  bool ready[1024];
+  *got = 0;
+  int rc = net_poll(m->servers, (int)m->n_servers, timeout_ms, ready);
+  if (rc <= 0)
+    return rc;
+  for (uint32_t s = 0; s < m->n_servers; s++) {
+    struct net_msg msg;
+    while (ready[s] && net_recv(m->servers[s], &msg, 0) == 0) {
+      mirror_take(m, s, &msg);
+      net_msg_fini(&msg);
+      (*got)++;
+    }
+  }
+  return 0;
+}
+
+int mirror_poll(struct mirror *m) {
+  int got;
+  return mirror_recv(m, 0, &got);
+}
+
+bool mirror_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi) {
+  const struct mirror_table *mt = &m->t[t];
+  if (mt->iter != iter || !mt->values)
+    return false;
+  if (mt->missing == 0 || lo >= hi)
+    return true;
+  for (uint64_t c = lo / m->chunk_keys; c <= (hi - 1) / m->chunk_keys; c++)
+    if (mt->chunk_got[c] != chunk_len(m, c))
+      return false;
+  return true;
+}
+
+int mirror_wait(struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi) {
+  int rc = mirror_request(m, t, iter);
+  if (rc || mirror_ready(m, t, iter, lo, hi))
+    return rc;
+  uint64_t t0 = clock_now_ns(), last = t0;
+  while (!mirror_ready(m, t, iter, lo, hi)) {
+    int got;
+    if ((rc = mirror_recv(m, 200, &got)) < 0)
+      return rc;
+    uint64_t now = clock_now_ns();
+    if (got)
+      last = now;
+    else if (now - last > (uint64_t)(m->timeout_s * 1e9)) {
+      log_error("no reply from the servers for table %u in iteration %u after %.0f s", t, iter, m->timeout_s);
+      return DSANA_ETIMEDOUT;
+    }
+  }
+  m->wait_ns += clock_now_ns() - t0;
+  return 0;
+}

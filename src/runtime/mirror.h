@@ -1,0 +1,57 @@
+/*
+ * mirror.h - a worker's copy of the tables it reads, kept per chunk.
+ *
+ * A table of n keys is cut into chunks of `chunk_keys` keys (the last may be
+ * shorter; chunking off = one chunk). Each iteration the worker requests the
+ * whole table from every server as soon as the iteration starts; servers
+ * answer in pieces that never straddle a chunk, and a chunk is usable once
+ * all its keys of this iteration have arrived. mirror_wait() blocks until
+ * the chunks covering a key range are in, so a task can start on the first
+ * chunk while later ones are still on the wire.
+ *
+ * Owned by the worker's thread. Every received piece is checked against
+ * the table, the iteration and the sending server's shard before it is
+ * copied; anything else is logged and dropped.
+ */
+#ifndef DSANA_RUNTIME_MIRROR_H
+#define DSANA_RUNTIME_MIRROR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net/transport.h"
+
+struct mirror_table {
+  double *values;       /* n keys, indexed by key; NULL until first used */
+  uint64_t *chunk_got;  /* keys of each chunk received for `iter` */
+  uint32_t iter;        /* iteration whose values are arriving, 0 = none */
+  uint64_t missing;     /* keys of `iter` not yet received */
+};
+
+struct mirror {
+  uint32_t n_tables, n_servers;
+  uint64_t n_keys, chunk_keys, n_chunks;
+  struct net_sock **servers; /* borrowed */
+  uint32_t self;             /* worker index, for headers */
+  double timeout_s;
+  struct mirror_table t[8];
+  uint64_t wait_ns; /* time spent blocked in mirror_wait, cumulative */
+};
+
+int mirror_init(struct mirror *m, uint32_t n_tables, uint64_t n_keys, uint64_t chunk_keys,
+                struct net_sock **servers, uint32_t n_servers, uint32_t self, double timeout_s);
+void mirror_fini(struct mirror *m);
+
+/* Ask every server for table t as of the end of iteration iter-1 (no-op if
+ * already asked for iter). */
+int mirror_request(struct mirror *m, uint32_t t, uint32_t iter);
+/* Request again every table used before, for iteration iter (prefetch). */
+int mirror_prefetch(struct mirror *m, uint32_t iter);
+/* Block until keys [lo, hi) of table t for iteration iter are in. */
+int mirror_wait(struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi);
+/* true when [lo, hi) of t for iter is already complete (no waiting). */
+bool mirror_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi);
+/* Take whatever replies have already arrived, without blocking. */
+int mirror_poll(struct mirror *m);
+
+#endif
