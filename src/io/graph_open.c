@@ -17,6 +17,14 @@ static int open_binary(const char *path, const struct graph_load_opts *opts, str
   int rc = graph_map_binary(path, g, err, errlen);
   if (rc || !opts || !opts->dedup || (graph_binary_flags(g) & GRAPH_BIN_NO_DUPLICATES))
     return rc;
+  /* The copy indexes by every offset and source: check them all first. */
+  char why[200];
+  rc = graph_check_range(g, 0, g->n, why, sizeof why);
+  if (rc) {
+    graph_errf(err, errlen, rc, "%s: %s", path, why);
+    graph_fini(g);
+    return rc;
+  }
   struct graph copy;
   rc = graph_dedup_copy(g, &copy, err, errlen);
   graph_fini(g);

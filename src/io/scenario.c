@@ -102,6 +102,8 @@ static int parse_link(const struct parse_ctx *c, const cJSON *obj, const char *p
     return fail(c, DSANA_EFORMAT, "%s.bandwidth_mbit: must be >= 0 (0 = unlimited)", path);
   if (ms < 0)
     return fail(c, DSANA_EFORMAT, "%s.latency_ms: must be >= 0", path);
+  if (!isfinite(mbit * 1e6 / 8.0))
+    return fail(c, DSANA_EFORMAT, "%s.bandwidth_mbit: too large", path);
   if (has_bw)
     link->bandwidth_bytes_per_s = mbit * 1e6 / 8.0;
   if (has_lat)
@@ -150,6 +152,9 @@ static int parse_worker(const struct parse_ctx *c, const cJSON *obj, uint32_t i,
     return rc;
   if (!(sc->speed[i] > 0))
     return fail(c, DSANA_EFORMAT, "%s.speed: must be > 0", path);
+  /* scenario_slowdown() must stay finite: workers sleep for it. */
+  if (!isfinite(1.0 / sc->speed[i] * (sc->transient_p > 0 ? sc->transient_slowdown : 1.0)))
+    return fail(c, DSANA_EFORMAT, "%s.speed: too small (1/speed x transient.slowdown overflows)", path);
   sc->link[i] = sc->global_link;
   const cJSON *link = cJSON_GetObjectItemCaseSensitive(obj, "link");
   if (link == NULL)
