@@ -1,0 +1,127 @@
+/*
+ * fuzz_msg.c - libFuzzer target for the runtime's control-message decoders
+ * (runtime/msg.c on runtime/codec.c): the registration and the cluster map,
+ * which arrive from peers not yet trusted, plus the fixed-size reports.
+ *
+ * Input: one selector byte, then the payload.
+ *   sel % 5 == 0  msg_register_decode     1  msg_map_decode
+ *           2  msg_task_done (40 bytes)   3  msg_report (128)   4  globals (64)
+ * Beyond "no crash", an accepted payload must obey the limits the decoder
+ * promises (roles, counts, NUL-terminated strings), and encoding it again
+ * must decode to the same message; when it holds no string with an
+ * embedded NUL (which the decoder accepts and truncates at) the bytes must
+ * be the input's exactly.
+ *
+ * Build and run: tests/fuzz/run.sh SECONDS msg
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/msg.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fuzz_check_str(const char *s, size_t cap) {
+  if (memchr(s, '\0', cap) == NULL)
+    abort();
+}
+
+static void fuzz_register(const uint8_t *p, size_t len) {
+  struct msg_register m, again;
+  if (msg_register_decode(p, len, &m) != 0)
+    return;
+  if ((m.role != ROLE_SERVER && m.role != ROLE_WORKER))
+    abort();
+  fuzz_check_str(m.addr, sizeof m.addr);
+  uint8_t *buf = malloc(len ? len : 1);
+  size_t out = 0;
+  if (!buf)
+    return;
+  if (msg_register_encode(&m, buf, len, &out) != 0 || msg_register_decode(buf, out, &again) != 0 ||
+      again.role != m.role || again.index != m.index || strcmp(again.addr, m.addr) != 0 ||
+      (out == len && memcmp(buf, p, len) != 0))
+    abort();
+  free(buf);
+}
+
+static int fuzz_map_equal(const struct msg_cluster_map *a, const struct msg_cluster_map *b) {
+  if (a->n_servers != b->n_servers || a->n_workers != b->n_workers || a->your_index != b->your_index ||
+      a->mode != b->mode || a->sched != b->sched || a->tasks_per_worker != b->tasks_per_worker ||
+      memcmp(&a->peer_timeout_s, &b->peer_timeout_s, sizeof(double)) != 0 ||
+      memcmp(&a->heartbeat_s, &b->heartbeat_s, sizeof(double)) != 0 || strcmp(a->app, b->app) != 0 ||
+      strcmp(a->scenario_path, b->scenario_path) != 0 || a->args.n != b->args.n)
+    return 0;
+  for (uint32_t i = 0; i < a->args.n; i++)
+    if (strcmp(a->args.name[i], b->args.name[i]) != 0 || strcmp(a->args.value[i], b->args.value[i]) != 0)
+      return 0;
+  for (uint32_t i = 0; i < a->n_servers; i++)
+    if (strcmp(a->server_addr[i], b->server_addr[i]) != 0)
+      return 0;
+  return 1;
+}
+
+static void fuzz_map(const uint8_t *p, size_t len) {
+  /* About 330 KB each: too big for the stack, allocated once. */
+  static struct msg_cluster_map *m, *again;
+  if (!m && (!(m = calloc(1, sizeof *m)) || !(again = calloc(1, sizeof *again))))
+    abort();
+  if (msg_map_decode(p, len, m) != 0)
+    return;
+  if (m->n_servers < 1 || m->n_servers > MSG_MAX_SERVERS || m->n_workers < 1 || m->args.n > MSG_MAX_ARGS ||
+      !(m->peer_timeout_s > 0) || !(m->heartbeat_s > 0) || m->tasks_per_worker < 1)
+    abort();
+  fuzz_check_str(m->app, sizeof m->app);
+  fuzz_check_str(m->scenario_path, sizeof m->scenario_path);
+  for (uint32_t i = 0; i < m->args.n; i++) {
+    fuzz_check_str(m->args.name[i], sizeof m->args.name[i]);
+    fuzz_check_str(m->args.value[i], sizeof m->args.value[i]);
+  }
+  for (uint32_t i = 0; i < m->n_servers; i++)
+    fuzz_check_str(m->server_addr[i], sizeof m->server_addr[i]);
+  uint8_t *buf = malloc(len ? len : 1);
+  size_t out = 0;
+  if (!buf)
+    return;
+  if (msg_map_encode(m, buf, len, &out) != 0 || msg_map_decode(buf, out, again) != 0 || !fuzz_map_equal(m, again) ||
+      (out == len && memcmp(buf, p, len) != 0))
+    abort();
+  free(buf);
+}
+
+/* The fixed-size payloads have no failure path: they must round-trip. */
+static void fuzz_fixed(unsigned sel, const uint8_t *p, size_t len) {
+  uint8_t buf[128];
+  if (sel == 2 && len >= 40) {
+    struct msg_task_done d;
+    msg_task_done_decode(p, &d);
+    msg_task_done_encode(&d, buf);
+    if (memcmp(buf, p, 40) != 0)
+      abort();
+  } else if (sel == 3 && len >= 128) {
+    struct msg_report r;
+    msg_report_decode(p, &r);
+    msg_report_encode(&r, buf);
+    if (memcmp(buf, p, 128) != 0)
+      abort();
+  } else if (sel == 4 && len >= 64) {
+    double g[DSANA_MAX_GLOBALS];
+    msg_globals_decode(p, g);
+    msg_globals_encode(g, buf);
+    if (memcmp(buf, p, 64) != 0)
+      abort();
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size < 1)
+    return 0;
+  unsigned sel = data[0] % 5u;
+  if (sel == 0)
+    fuzz_register(data + 1, size - 1);
+  else if (sel == 1)
+    fuzz_map(data + 1, size - 1);
+  else
+    fuzz_fixed(sel, data + 1, size - 1);
+  return 0;
+}
