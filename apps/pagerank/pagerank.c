@@ -193,6 +193,7 @@ static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
   }
   if ((rc = dsana_job_add_table(job, "rank", pr->g.n, DSANA_RULE_ASSIGN, &pr->t_rank)) != 0 ||
       (rc = dsana_job_add_table(job, "contrib", pr->g.n, DSANA_RULE_DERIVED, &pr->t_contrib)) != 0 ||
+      pr->t_rank != PR_TABLE_RANK || pr->t_contrib != PR_TABLE_CONTRIB ||
       (rc = dsana_job_set_result_table(job, pr->t_rank)) != 0 || (rc = pr_make_tasks(pr, job)) != 0)
     snprintf(err, errlen, "pagerank: cannot declare tables and tasks: %s", dsana_strerror(rc));
   return rc;
@@ -235,6 +236,10 @@ const struct dsana_app pagerank_app = {
     .setup = pr_setup,
     .init = pr_init,
     .run_task = pr_run_task,
+    .task_begin = pr_task_begin,
+    .task_block = pr_task_block,
+    .task_end = pr_task_end,
+    .pull_table = PR_TABLE_CONTRIB,
     .finish = pr_finish,
     .reduce = pr_reduce,
     .output = pr_output,

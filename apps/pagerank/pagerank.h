@@ -23,6 +23,7 @@
 #define PR_PATH_MAX 1024
 
 enum { PR_SUM_RESIDUAL = 0, PR_SUM_DANGLING = 1 };
+enum { PR_TABLE_RANK = 0, PR_TABLE_CONTRIB = 1 }; /* ids, in declaration order */
 enum { PR_G_DANGLING = 0 };
 
 struct pr_app {
@@ -42,6 +43,9 @@ struct pr_app {
 };
 
 int pr_run_task(void *app, struct dsana_task_ctx *ctx);
+int pr_task_begin(void *app, struct dsana_task_ctx *ctx);
+int pr_task_block(void *app, struct dsana_task_ctx *ctx, uint64_t chunk);
+int pr_task_end(void *app, struct dsana_task_ctx *ctx);
 int pr_finish(void *app, struct dsana_shard_ctx *ctx);
 int pr_output(void *app, const double *values, uint64_t n, const struct dsana_run_summary *run, char *err,
               size_t errlen);

@@ -35,6 +35,47 @@ static int pr_run_blocks(struct pr_app *pr, struct dsana_task_ctx *ctx, uint64_t
   return 0;
 }
 
+/* The same computation as pr_run_blocks(), as hooks the worker drives
+ * chunk by chunk across all its tasks (dsana_app.task_begin/block/end). */
+int pr_task_begin(void *app, struct dsana_task_ctx *ctx) {
+  struct pr_app *pr = app;
+  uint64_t k = dsana_pull_granularity(ctx->view);
+  struct pr_block *b = &pr->blocks[ctx->task];
+  if (!b->chunk_grp || b->chunk_keys != k) {
+    pr_block_fini(b);
+    int rc = pr_block_build(b, &pr->g, ctx->lo, ctx->hi, k);
+    if (rc)
+      return rc;
+  }
+  double *acc = dsana_push_buf(ctx->view);
+  for (uint64_t v = ctx->lo; v < ctx->hi; v++)
+    acc[v] = 0.0;
+  return 0;
+}
+
+int pr_task_block(void *app, struct dsana_task_ctx *ctx, uint64_t c) {
+  struct pr_app *pr = app;
+  const struct pr_block *b = &pr->blocks[ctx->task];
+  if (b->chunk_grp[c] == b->chunk_grp[c + 1])
+    return 0;
+  const double *contrib;
+  uint64_t k = b->chunk_keys, hi = (c + 1) * k < pr->g.n ? (c + 1) * k : pr->g.n;
+  int rc = dsana_pull(ctx->view, pr->t_contrib, c * k, hi, &contrib);
+  if (rc == 0)
+    pr_block_run(b, c, contrib, dsana_push_buf(ctx->view));
+  return rc;
+}
+
+int pr_task_end(void *app, struct dsana_task_ctx *ctx) {
+  struct pr_app *pr = app;
+  double *out = dsana_push_buf(ctx->view);
+  const double d = pr->damping, n = (double)pr->g.n;
+  const double base = (1.0 - d) / n + d * (ctx->globals[PR_G_DANGLING] / n);
+  for (uint64_t v = ctx->lo; v < ctx->hi; v++)
+    out[v] = base + d * out[v];
+  return 0;
+}
+
 int pr_run_task(void *app, struct dsana_task_ctx *ctx) {
   struct pr_app *pr = app;
   double *out = dsana_push_buf(ctx->view);

@@ -178,6 +178,15 @@ struct dsana_app {
   int (*init)(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values);
   /* Worker: run one task. */
   int (*run_task)(void *app, struct dsana_task_ctx *ctx);
+  /* Optional, for chunked transfers: a task as a sequence of blocks, one per
+   * chunk of the table it reads (`pull_table`), run in chunk order as the
+   * chunks arrive, possibly interleaved with the blocks of other tasks.
+   * task_block(ctx, c) may dsana_pull() only keys of chunk c. With these
+   * hooks the worker overlaps all its tasks with the transfer. */
+  int (*task_begin)(void *app, struct dsana_task_ctx *ctx);
+  int (*task_block)(void *app, struct dsana_task_ctx *ctx, uint64_t chunk);
+  int (*task_end)(void *app, struct dsana_task_ctx *ctx);
+  uint32_t pull_table;
   /* Server: end of an iteration for a shard: derive tables, fill sums. */
   int (*finish)(void *app, struct dsana_shard_ctx *ctx);
   /* Scheduler: combine sums into globals, decide convergence. */

@@ -24,6 +24,11 @@ struct child {
   bool exited;
 };
 
+/* The children's table lives here, not on the heap: a forked role exits
+ * with _exit() and must not inherit an allocation it cannot free. */
+#define LAUNCH_MAX_CHILDREN 8192
+static struct child launch_kids[LAUNCH_MAX_CHILDREN];
+
 static pid_t launch_one(const struct role_params *p, enum node_role role, uint32_t index) {
   fflush(stdout);
   fflush(stderr);
@@ -168,9 +173,13 @@ int runtime_launch_local(const struct role_params *p) {
   struct role_params q = *p;
   q.cfg = &cfg;
   size_t n = 1 + cfg.n_servers + cfg.n_workers;
-  struct child *kids = calloc(n, sizeof *kids);
-  if (!kids)
-    return DSANA_ENOMEM;
+  if (n > LAUNCH_MAX_CHILDREN) {
+    log_error("too many roles for one machine (%zu, at most %d)", n, LAUNCH_MAX_CHILDREN);
+    launch_remove_dir(cfg.ipc_dir);
+    return DSANA_EINVAL;
+  }
+  struct child *kids = launch_kids;
+  memset(kids, 0, sizeof *kids * n);
   size_t k = 0;
   kids[k++] = (struct child){.pid = launch_one(&q, ROLE_SCHEDULER, 0), .role = ROLE_SCHEDULER};
   for (uint32_t i = 0; i < cfg.n_servers; i++)
@@ -182,12 +191,10 @@ int runtime_launch_local(const struct role_params *p) {
       log_error("fork failed: %s", strerror(errno));
       kids[i].exited = true;
       kill_all(kids, n);
-      free(kids);
       launch_remove_dir(cfg.ipc_dir);
       return DSANA_EIO;
     }
   rc = launch_wait(kids, n);
-  free(kids);
   launch_remove_dir(cfg.ipc_dir);
   return rc;
 }

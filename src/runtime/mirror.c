@@ -10,7 +10,8 @@
 #include "util/log.h"
 
 int mirror_init(struct mirror *m, uint32_t n_tables, uint64_t n_keys, uint64_t chunk_keys,
-                struct net_sock **servers, uint32_t n_servers, uint32_t self, double timeout_s) {
+                struct net_sock **servers, uint32_t n_servers, struct net_outbox *outbox, uint32_t self,
+                double timeout_s) {
   memset(m, 0, sizeof *m);
   if (n_tables > 8 || n_keys == 0)
     return DSANA_EINVAL;
@@ -19,6 +20,7 @@ int mirror_init(struct mirror *m, uint32_t n_tables, uint64_t n_keys, uint64_t c
   m->chunk_keys = chunk_keys == 0 || chunk_keys > n_keys ? n_keys : chunk_keys;
   m->n_chunks = (n_keys + m->chunk_keys - 1) / m->chunk_keys;
   m->servers = servers;
+  m->outbox = outbox;
   m->n_servers = n_servers;
   m->self = self;
   m->timeout_s = timeout_s;
@@ -58,7 +60,7 @@ int mirror_request(struct mirror *m, uint32_t t, uint32_t iter) {
     shard_range(m->n_keys, m->n_servers, s, &h.key_lo, &h.key_hi);
     if (h.key_lo == h.key_hi)
       continue;
-    int rc = net_send(m->servers[s], NULL, &h, NULL, 0);
+    int rc = net_outbox_send(m->outbox, m->servers[s], NULL, &h, NULL, 0, 0);
     if (rc)
       return rc;
   }
@@ -100,11 +102,11 @@ static void mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg)
   }
   memcpy(mt->values + h->key_lo, msg->payload, (h->key_hi - h->key_lo) * sizeof(double));
   mt->chunk_got[c] += h->key_hi - h->key_lo;
+  m->bytes_in += WIRE_HDR_BYTES + h->payload_bytes;
   mt->missing -= h->key_hi - h->key_lo;
 }
 
-/* Receive what is there (timeout_ms 0) or wait up to timeout_ms. */
-static int mirror_recv(struct mirror *m, int timeout_ms, int *got) {
+int mirror_recv(struct mirror *m, int timeout_ms, int *got) {
   bool ready[1024];
   *got = 0;
   int rc = net_poll(m->servers, (int)m->n_servers, timeout_ms, ready);
@@ -121,9 +123,9 @@ static int mirror_recv(struct mirror *m, int timeout_ms, int *got) {
   return 0;
 }
 
-int mirror_poll(struct mirror *m) {
-  int got;
-  return mirror_recv(m, 0, &got);
+bool mirror_chunk_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t c) {
+  const struct mirror_table *mt = &m->t[t];
+  return mt->iter == iter && mt->values && (mt->missing == 0 || mt->chunk_got[c] == chunk_len(m, c));
 }
 
 bool mirror_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi) {
@@ -144,8 +146,9 @@ int mirror_wait(struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64
     return rc;
   uint64_t t0 = clock_now_ns(), last = t0;
   while (!mirror_ready(m, t, iter, lo, hi)) {
-    int got;
-    if ((rc = mirror_recv(m, 200, &got)) < 0)
+    int got, wait = net_outbox_wait_ms(m->outbox, 200);
+    if ((rc = mirror_recv(m, wait < 0 ? 200 : wait, &got)) < 0 ||
+        (rc = net_outbox_pump(m->outbox, clock_now_ns(), NULL)) < 0)
       return rc;
     uint64_t now = clock_now_ns();
     if (got)

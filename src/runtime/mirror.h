@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "net/outbox.h"
 #include "net/transport.h"
 
 struct mirror_table {
@@ -32,14 +33,17 @@ struct mirror {
   uint32_t n_tables, n_servers;
   uint64_t n_keys, chunk_keys, n_chunks;
   struct net_sock **servers; /* borrowed */
+  struct net_outbox *outbox; /* borrowed: pumped while waiting */
   uint32_t self;             /* worker index, for headers */
   double timeout_s;
   struct mirror_table t[8];
-  uint64_t wait_ns; /* time spent blocked in mirror_wait, cumulative */
+  uint64_t wait_ns;  /* time spent blocked in mirror_wait, cumulative */
+  uint64_t bytes_in; /* reply bytes taken (header + payload), cumulative */
 };
 
 int mirror_init(struct mirror *m, uint32_t n_tables, uint64_t n_keys, uint64_t chunk_keys,
-                struct net_sock **servers, uint32_t n_servers, uint32_t self, double timeout_s);
+                struct net_sock **servers, uint32_t n_servers, struct net_outbox *outbox, uint32_t self,
+                double timeout_s);
 void mirror_fini(struct mirror *m);
 
 /* Ask every server for table t as of the end of iteration iter-1 (no-op if
@@ -51,7 +55,10 @@ int mirror_prefetch(struct mirror *m, uint32_t iter);
 int mirror_wait(struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi);
 /* true when [lo, hi) of t for iter is already complete (no waiting). */
 bool mirror_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi);
-/* Take whatever replies have already arrived, without blocking. */
-int mirror_poll(struct mirror *m);
+/* Take whatever replies arrive within timeout_ms (0 = only those already
+ * there); *got = how many were taken. */
+int mirror_recv(struct mirror *m, int timeout_ms, int *got);
+/* true when chunk c of table t for iter is complete. */
+bool mirror_chunk_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t c);
 
 #endif

@@ -125,12 +125,18 @@ int node_join(struct node *n, const struct role_params *p, const char *addr) {
     rc = scenario_load(n->map->scenario_path, &n->sc, err, sizeof err);
   else
     rc = scenario_default(n->cfg.n_workers, &n->sc);
-  if (rc)
+  if (rc) {
     log_error("%s", err);
-  return rc;
+    return rc;
+  }
+  /* Workers have their own link in the scenario; servers the global one. */
+  const struct scenario_link *link = n->role == ROLE_WORKER && n->index < n->sc.n_workers ? &n->sc.link[n->index]
+                                                                                          : &n->sc.global_link;
+  return net_outbox_create(link->bandwidth_bytes_per_s, link->latency_s, &n->outbox);
 }
 
 void node_close(struct node *n) {
+  net_outbox_destroy(n->outbox);
   job_fini(&n->job);
   scenario_fini(&n->sc);
   if (n->own_app && n->app)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "io/scenario.h"
+#include "net/outbox.h"
 #include "net/transport.h"
 #include "runtime/job.h"
 #include "runtime/runtime.h"
@@ -26,6 +27,7 @@ struct node {
   bool own_app; /* created from the map: destroy at the end */
   struct dsana_job job;
   struct scenario sc;
+  struct net_outbox *outbox; /* this process's emulated outgoing link */
   uint64_t last_heard_ns, last_sent_ns;
 };
 

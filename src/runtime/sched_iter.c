@@ -17,16 +17,51 @@
 #include "util/log.h"
 
 #define TASKS_IN_FLIGHT 2 /* per worker: the running one and one prefetched */
+/* With chunked transfers and block-wise tasks a worker overlaps all the
+ * tasks it holds with the transfer, so it gets this share of its assigned
+ * work at once; the rest stays with the policy for balancing and stealing. */
+#define BLOCKS_SHARE_AT_ONCE 0.75
 
-static int sch_hand_out(struct scheduler *s, uint32_t w) {
+static int sch_hand_out_one(struct scheduler *s, uint32_t w, double *cost) {
   uint32_t task;
   bool stolen;
   if (sched_next(s->policy, w, &task, &stolen) != 0)
-    return 0;
+    return DSANA_EAGAIN;
+  if (cost)
+    *cost += s->job.tasks[task].cost;
   struct wire_hdr h = wire_hdr_make(WIRE_TASK, 0);
   h.iter = s->iter;
   h.chunk = task;
   return sch_send(s, &s->workers[w], &h, NULL, 0);
+}
+
+static int sch_hand_out(struct scheduler *s, uint32_t w) {
+  int rc = sch_hand_out_one(s, w, NULL);
+  return rc == DSANA_EAGAIN ? 0 : rc;
+}
+
+/* The first tasks of an iteration for every worker. */
+static int sch_hand_out_first(struct scheduler *s) {
+  bool blocks = s->chunk_keys && s->app->task_block;
+  double *budget = calloc(s->cfg.n_workers, sizeof *budget);
+  if (!budget)
+    return DSANA_ENOMEM;
+  for (uint32_t w = 0; w < s->cfg.n_workers; w++)
+    budget[w] = blocks ? BLOCKS_SHARE_AT_ONCE * sched_queued_cost(s->policy, w) : 0;
+  int rc = 0;
+  for (int k = 0; !rc && k < TASKS_IN_FLIGHT; k++)
+    for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++)
+      rc = sch_hand_out(s, w);
+  for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++) {
+    double handed = 0;
+    while (!rc && handed < budget[w] - 1e-9 * budget[w])
+      if ((rc = sch_hand_out_one(s, w, &handed)) == DSANA_EAGAIN) {
+        rc = 0;
+        break;
+      }
+  }
+  free(budget);
+  return rc;
 }
 
 int sch_start_iteration(struct scheduler *s) {
@@ -45,11 +80,7 @@ int sch_start_iteration(struct scheduler *s) {
   h.payload_bytes = sizeof g;
   if ((rc = sch_broadcast(s, false, true, &h, g, sizeof g)) != 0)
     return rc;
-  for (int k = 0; k < TASKS_IN_FLIGHT; k++)
-    for (uint32_t w = 0; w < s->cfg.n_workers; w++)
-      if ((rc = sch_hand_out(s, w)) != 0)
-        return rc;
-  return 0;
+  return sch_hand_out_first(s);
 }
 
 static int sch_grow_iters(struct scheduler *s) {

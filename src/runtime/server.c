@@ -77,6 +77,7 @@ static void server_free(struct server *sv) {
   if (sv->listen)
     net_close(sv->listen);
   node_close(&sv->node);
+  free(sv);
 }
 
 static void server_begin_iter(struct server *sv) {
@@ -217,9 +218,15 @@ static int server_send_piece(struct server *sv, struct pull_req *r) {
     end = r->hdr.key_hi;
   if (end - r->at > sv->max_keys_per_msg)
     end = r->at + sv->max_keys_per_msg;
-  struct serve_range range = {.table = r->hdr.table, .iter = r->hdr.iter, .lo = r->at, .hi = end};
-  int rc = serve_values(sv->listen, &r->peer, WIRE_PULL_REPLY, sv->node.index, &range,
-                        sv->cur[r->hdr.table] + (r->at - sv->lo), sv->max_keys_per_msg);
+  struct wire_hdr h = wire_hdr_make(WIRE_PULL_REPLY, sv->node.index);
+  h.table = r->hdr.table;
+  h.iter = r->hdr.iter;
+  h.key_lo = r->at;
+  h.key_hi = end;
+  h.payload_bytes = (end - r->at) * sizeof(double);
+  /* priority: the chunk index, so low chunks leave first for everyone */
+  int rc = net_outbox_send(sv->node.outbox, sv->listen, &r->peer, &h, sv->cur[r->hdr.table] + (r->at - sv->lo),
+                           (size_t)h.payload_bytes, r->at / sv->chunk_keys);
   r->at = end;
   return rc;
 }
@@ -233,10 +240,14 @@ static int server_pump(struct server *sv, size_t *active) {
   *active = 0;
   for (size_t i = 0; i < sv->n_reqs; i++) {
     struct pull_req *r = &sv->reqs[i];
-    if ((int64_t)r->hdr.iter == sv->version + 1) {
+    /* with an emulated link the outbox orders and paces: queue it all */
+    bool all = net_outbox_emulating(sv->node.outbox);
+    while ((int64_t)r->hdr.iter == sv->version + 1 && r->at < r->hdr.key_hi) {
       int rc = server_send_piece(sv, r);
       if (rc)
         return rc;
+      if (!all)
+        break;
     }
     if (r->at < r->hdr.key_hi) {
       *active += (int64_t)r->hdr.iter == sv->version + 1;
@@ -249,6 +260,9 @@ static int server_pump(struct server *sv, size_t *active) {
 
 static int server_send_final(struct server *sv) {
   uint32_t t = sv->node.job.result_table;
+  int frc = net_outbox_flush(sv->node.outbox);
+  if (frc)
+    return frc;
   struct serve_range r = {.table = t, .iter = (uint32_t)sv->version, .lo = sv->lo, .hi = sv->hi};
   int rc = 0;
   if (sv->hi > sv->lo)
@@ -300,7 +314,8 @@ static int server_loop(struct server *sv) {
   size_t serving = 0;
   for (bool done = false; !done;) {
     bool ready[2] = {false, false};
-    int rc = net_poll(socks, 2, serving ? 0 : idle_ms, ready);
+    int wait = net_outbox_wait_ms(sv->node.outbox, idle_ms);
+    int rc = net_poll(socks, 2, serving ? 0 : wait < 0 ? idle_ms : wait, ready);
     if (rc < 0)
       return rc;
     for (int i = 0; i < 2 && !done; i++) {
@@ -321,6 +336,8 @@ static int server_loop(struct server *sv) {
         return rc;
     }
     if (!done && (rc = server_pump(sv, &serving)) != 0)
+      return rc;
+    if ((rc = net_outbox_pump(sv->node.outbox, clock_now_ns(), NULL)) != 0)
       return rc;
     node_tick(&sv->node);
     if ((rc = node_check_scheduler(&sv->node)) != 0)

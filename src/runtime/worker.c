@@ -14,29 +14,9 @@
 #include <string.h>
 
 #include "runtime/fault.h"
-#include "runtime/mirror.h"
-#include "runtime/node.h"
+#include "runtime/worker.h"
 #include "util/clock.h"
 #include "util/log.h"
-
-#define WORKER_QUEUE_MAX 64
-
-struct dsana_worker_view {
-  struct worker *w;
-};
-
-struct worker {
-  struct node node;
-  struct net_sock **servers; /* n_servers dialers */
-  struct mirror mirror;
-  double *push_buf;
-  uint32_t iter;
-  double globals[DSANA_MAX_GLOBALS];
-  uint32_t queue[WORKER_QUEUE_MAX];
-  uint32_t q_head, q_len;
-  uint64_t last_task_end_ns;
-  struct dsana_worker_view view;
-};
 
 static int worker_connect_servers(struct worker *w) {
   uint32_t s_n = w->node.cfg.n_servers;
@@ -56,12 +36,13 @@ static int worker_connect_servers(struct worker *w) {
   w->push_buf = calloc(n, sizeof(double));
   if (!w->push_buf)
     return DSANA_ENOMEM;
-  return mirror_init(&w->mirror, job->n_tables, n, w->node.map->chunk_keys, w->servers, s_n, w->node.index,
-                     w->node.cfg.peer_timeout_s);
+  return mirror_init(&w->mirror, job->n_tables, n, w->node.map->chunk_keys, w->servers, s_n, w->node.outbox,
+                     w->node.index, w->node.cfg.peer_timeout_s);
 }
 
 static void worker_free(struct worker *w) {
   mirror_fini(&w->mirror);
+  free(w->held);
   free(w->push_buf);
   if (w->servers)
     for (uint32_t s = 0; s < w->node.cfg.n_servers; s++)
@@ -69,6 +50,7 @@ static void worker_free(struct worker *w) {
         net_close(w->servers[s]);
   free(w->servers);
   node_close(&w->node);
+  free(w);
 }
 
 int dsana_pull(struct dsana_worker_view *v, uint32_t table, uint64_t lo, uint64_t hi, const double **values) {
@@ -108,9 +90,10 @@ static int worker_push(struct worker *w, uint32_t task, const struct dsana_task_
     h.key_lo = at;
     h.key_hi = end;
     h.payload_bytes = (end - at) * sizeof(double);
-    int rc = net_send(w->servers[s], NULL, &h, w->push_buf + at, (size_t)h.payload_bytes);
+    int rc = net_outbox_send(w->node.outbox, w->servers[s], NULL, &h, w->push_buf + at, (size_t)h.payload_bytes, 0);
     if (rc)
       return rc;
+    w->bytes_out += WIRE_HDR_BYTES + h.payload_bytes;
     at = end;
     if (at < d->hi)
       fault_point(FAULT_MID_PUSH, w->iter);
@@ -118,20 +101,40 @@ static int worker_push(struct worker *w, uint32_t task, const struct dsana_task_
   return 0;
 }
 
-static void worker_bytes(const struct worker *w, uint64_t *in, uint64_t *out) {
-  struct net_stats st;
-  *in = *out = 0;
-  for (uint32_t s = 0; s < w->node.cfg.n_servers; s++) {
-    net_get_stats(w->servers[s], &st);
-    *in += st.bytes_in;
-    *out += st.bytes_out;
-  }
+uint64_t worker_emulate(struct worker *w, uint64_t compute_ns) {
+  double slow = scenario_slowdown(&w->node.sc, w->node.index, w->iter);
+  if (slow <= 1.0)
+    return compute_ns;
+  uint64_t extra = (uint64_t)((double)compute_ns * (slow - 1.0));
+  clock_sleep_ns(extra);
+  return compute_ns + extra;
+}
+
+int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64_t wait_ns, uint64_t start_ns) {
+  fault_point(FAULT_BEFORE_PUSH, w->iter);
+  int rc = worker_push(w, task, &w->node.job.tasks[task]);
+  if (rc)
+    return rc;
+  fault_point(FAULT_AFTER_PUSH, w->iter);
+  struct msg_task_done done = {.compute_ns = compute_ns, .wait_ns = wait_ns,
+                               .idle_ns = w->last_task_end_ns && start_ns > w->last_task_end_ns
+                                              ? start_ns - w->last_task_end_ns : 0,
+                               .bytes_in = w->mirror.bytes_in - w->bytes_in_mark,
+                               .bytes_out = w->bytes_out - w->bytes_out_mark};
+  w->bytes_in_mark = w->mirror.bytes_in;
+  w->bytes_out_mark = w->bytes_out;
+  w->last_task_end_ns = clock_now_ns();
+  uint8_t buf[40];
+  msg_task_done_encode(&done, buf);
+  struct wire_hdr h = wire_hdr_make(WIRE_TASK_DONE, w->node.index);
+  h.iter = w->iter;
+  h.chunk = task;
+  h.payload_bytes = sizeof buf;
+  return node_send(&w->node, &h, buf, sizeof buf);
 }
 
 static int worker_run_task(struct worker *w, uint32_t task) {
   const struct dsana_task_decl *d = &w->node.job.tasks[task];
-  uint64_t in0, out0, in1, out1;
-  worker_bytes(w, &in0, &out0);
   fault_point(FAULT_BEFORE_TASK, w->iter);
   uint64_t t0 = clock_now_ns();
   uint64_t wait0 = w->mirror.wait_ns;
@@ -143,29 +146,8 @@ static int worker_run_task(struct worker *w, uint32_t task) {
     return rc;
   }
   uint64_t waited = w->mirror.wait_ns - wait0;
-  uint64_t compute = clock_now_ns() - t0 - waited;
-  double slow = scenario_slowdown(&w->node.sc, w->node.index, w->iter);
-  if (slow > 1.0) {
-    uint64_t extra = (uint64_t)((double)compute * (slow - 1.0));
-    clock_sleep_ns(extra);
-    compute += extra;
-  }
-  fault_point(FAULT_BEFORE_PUSH, w->iter);
-  if ((rc = worker_push(w, task, d)) != 0)
-    return rc;
-  fault_point(FAULT_AFTER_PUSH, w->iter);
-  worker_bytes(w, &in1, &out1);
-  struct msg_task_done done = {.compute_ns = compute, .wait_ns = waited,
-                               .idle_ns = w->last_task_end_ns ? t0 - w->last_task_end_ns : 0,
-                               .bytes_in = in1 - in0, .bytes_out = out1 - out0};
-  w->last_task_end_ns = clock_now_ns();
-  uint8_t buf[40];
-  msg_task_done_encode(&done, buf);
-  struct wire_hdr h = wire_hdr_make(WIRE_TASK_DONE, w->node.index);
-  h.iter = w->iter;
-  h.chunk = task;
-  h.payload_bytes = sizeof buf;
-  return node_send(&w->node, &h, buf, sizeof buf);
+  uint64_t compute = worker_emulate(w, clock_now_ns() - t0 - waited);
+  return worker_complete(w, task, compute, waited, t0);
 }
 
 static int worker_on_sched(struct worker *w, const struct net_msg *m, bool *done) {
@@ -199,12 +181,21 @@ static int worker_on_sched(struct worker *w, const struct net_msg *m, bool *done
   }
 }
 
+/* How long the loop may block on the scheduler: not at all with work in
+ * hand, else until the next emulated send is due or a heartbeat. */
+static int worker_wait_ms(struct worker *w, int idle_ms) {
+  if (w->q_len || w->n_held)
+    return 0;
+  int wait = net_outbox_wait_ms(w->node.outbox, idle_ms);
+  return wait < 0 ? idle_ms : wait;
+}
+
 static int worker_loop(struct worker *w) {
   int idle_ms = (int)(w->node.cfg.heartbeat_s * 1000);
   for (bool done = false; !done;) {
     struct net_msg m;
     int rc = 0;
-    while (!done && (rc = net_recv(w->node.sched, &m, w->q_len || done ? 0 : idle_ms)) == 0) {
+    while (!done && (rc = net_recv(w->node.sched, &m, worker_wait_ms(w, idle_ms))) == 0) {
       w->node.last_heard_ns = clock_now_ns();
       rc = worker_on_sched(w, &m, &done);
       net_msg_fini(&m);
@@ -213,7 +204,14 @@ static int worker_loop(struct worker *w) {
     }
     if (!done && rc != DSANA_EAGAIN)
       return rc;
-    if (!done && w->q_len) {
+    if (!done && w->blocks) {
+      bool progress;
+      if ((rc = worker_blocks_step(w, &progress)) != 0)
+        return rc;
+      if (!progress && w->n_held && (rc = mirror_recv(&w->mirror, 1, &(int){0})) < 0)
+        return rc;
+      w->node.last_heard_ns = clock_now_ns(); /* busy, not deaf */
+    } else if (!done && w->q_len) {
       uint32_t task = w->queue[w->q_head];
       w->q_head = (w->q_head + 1) % WORKER_QUEUE_MAX;
       w->q_len--;
@@ -221,11 +219,13 @@ static int worker_loop(struct worker *w) {
         return rc;
       w->node.last_heard_ns = clock_now_ns(); /* busy, not deaf */
     }
+    if ((rc = net_outbox_pump(w->node.outbox, clock_now_ns(), NULL)) != 0)
+      return rc;
     node_tick(&w->node);
     if ((rc = node_check_scheduler(&w->node)) != 0)
       return rc;
   }
-  return 0;
+  return net_outbox_flush(w->node.outbox);
 }
 
 int runtime_run_worker(const struct role_params *p) {
@@ -241,6 +241,9 @@ int runtime_run_worker(const struct role_params *p) {
     rc = worker_connect_servers(w);
   if (!rc)
     fault_init(w->node.index);
+  w->blocks = !rc && w->node.map->chunk_keys && w->node.app->task_block;
+  if (w->blocks && !(w->held = calloc(WORKER_QUEUE_MAX, sizeof *w->held)))
+    rc = DSANA_ENOMEM;
   if (!rc)
     rc = worker_loop(w);
   if (rc)

@@ -1,0 +1,46 @@
+/*
+ * outbox.h - link emulation in the send path: a per-process queue that
+ * releases messages at the emulated link's bandwidth and latency, highest
+ * priority first (in the spirit of P3 and ByteScheduler: the chunks that
+ * unblock the most waiting work leave first).
+ *
+ * Model: the process has one outgoing link of bandwidth B and latency L.
+ * A message queued at time t may leave at t + L (latency, pipelined: many
+ * messages can be "in flight"), and departures are serialized at B (message
+ * of s bytes occupies the link for s / B). Pending messages are copied, so
+ * callers may reuse their buffers at once.
+ *
+ * With no emulation (B = 0 and L = 0) net_outbox_send() sends at once and
+ * copies nothing. Not thread-safe: one outbox per role thread.
+ */
+#ifndef DSANA_NET_OUTBOX_H
+#define DSANA_NET_OUTBOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/transport.h"
+
+struct net_outbox;
+
+int net_outbox_create(double bandwidth_bytes_per_s, double latency_s, struct net_outbox **out);
+void net_outbox_destroy(struct net_outbox *o);
+
+/* Queue (or, without emulation, send) a message. Lower `priority` leaves
+ * first; equal priorities leave in order. `to` as for net_send(). */
+int net_outbox_send(struct net_outbox *o, struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
+                    const void *payload, size_t len, uint64_t priority);
+/* Send everything whose time has come. *next_ns (if not NULL) gets the
+ * time the next pending message may leave, or 0 when none is pending. */
+int net_outbox_pump(struct net_outbox *o, uint64_t now_ns, uint64_t *next_ns);
+/* Milliseconds a poll may sleep before the next pump is due (-1 = no
+ * pending message; capped at cap_ms). */
+int net_outbox_wait_ms(struct net_outbox *o, int cap_ms);
+/* Messages waiting. */
+size_t net_outbox_pending(const struct net_outbox *o);
+/* Send everything now, ignoring the emulated link (shutdown). */
+int net_outbox_flush(struct net_outbox *o);
+/* 1 when the outbox emulates a link. */
+int net_outbox_emulating(const struct net_outbox *o);
+
+#endif

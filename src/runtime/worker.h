@@ -1,0 +1,56 @@
+/*
+ * worker.h - private state of the worker role, shared by worker.c (the
+ * connection, the loop, whole tasks) and worker_blocks.c (tasks run block by
+ * block as chunks arrive). Owned by the worker process's only thread.
+ */
+#ifndef DSANA_RUNTIME_WORKER_H
+#define DSANA_RUNTIME_WORKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime/mirror.h"
+#include "runtime/node.h"
+
+#define WORKER_QUEUE_MAX 1024
+
+struct dsana_worker_view {
+  struct worker *w;
+};
+
+/* A task being run block by block. */
+struct held_task {
+  uint32_t task;
+  uint64_t next_chunk;
+  uint64_t compute_ns; /* blocks so far, emulated slowdown included */
+  struct dsana_task_ctx ctx;
+};
+
+struct worker {
+  struct node node;
+  struct net_sock **servers; /* n_servers dialers */
+  struct mirror mirror;
+  double *push_buf;
+  uint32_t iter;
+  double globals[DSANA_MAX_GLOBALS];
+  uint32_t queue[WORKER_QUEUE_MAX]; /* tasks received, not started */
+  uint32_t q_head, q_len;
+  struct held_task *held; /* chunked mode: tasks started, WORKER_QUEUE_MAX */
+  uint32_t n_held;
+  bool blocks; /* the app runs tasks block by block */
+  uint64_t last_task_end_ns;
+  uint64_t bytes_in_mark, bytes_out, bytes_out_mark;
+  struct dsana_worker_view view;
+};
+
+/* Scale a measured compute time by the scenario's slowdown (sleeping the
+ * difference); returns the emulated time. */
+uint64_t worker_emulate(struct worker *w, uint64_t compute_ns);
+/* Push the task's results and report it done to the scheduler. */
+int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64_t wait_ns, uint64_t start_ns);
+
+/* worker_blocks.c: start the queued tasks and run every block whose chunk
+ * is in; *progress tells whether anything ran. */
+int worker_blocks_step(struct worker *w, bool *progress);
+
+#endif
