@@ -166,13 +166,18 @@ static int parse_worker(const struct parse_ctx *c, const cJSON *obj, uint32_t i,
 
 /* Validate the document into *sc (zeroed by the caller; partly filled on error). */
 static int parse_root(const struct parse_ctx *c, const cJSON *root, struct scenario *sc) {
-  static const char *const keys[] = {"workers", "transient", "link", NULL};
+  static const char *const keys[] = {"workers", "transient", "link", "time_scale", NULL};
   if (!cJSON_IsObject(root))
     return fail(c, DSANA_EFORMAT, "top level: must be an object");
   int rc = check_keys(c, root, keys, "at top level");
   if (rc != 0)
     return rc;
   sc->transient_slowdown = 1;
+  sc->time_scale = 1;
+  if ((rc = get_number(c, root, "", "time_scale", false, &sc->time_scale, NULL)) != 0)
+    return rc;
+  if (!(sc->time_scale >= 1) || sc->time_scale > 1e6)
+    return fail(c, DSANA_EFORMAT, "time_scale: must be in [1, 1e6]");
   const cJSON *link = cJSON_GetObjectItemCaseSensitive(root, "link");
   if (link != NULL && (rc = parse_link(c, link, "link", &sc->global_link)) != 0)
     return rc;
@@ -304,6 +309,7 @@ int scenario_default(uint32_t n_workers, struct scenario *sc) {
   for (uint32_t w = 0; w < n_workers; w++)
     sc->speed[w] = 1.0;
   sc->transient_slowdown = 1.0;
+  sc->time_scale = 1.0;
   return 0;
 }
 
@@ -334,7 +340,7 @@ static double transient_unit(uint64_t seed, uint32_t w, uint32_t iter) {
 double scenario_slowdown(const struct scenario *sc, uint32_t w, uint32_t iter) {
   if (sc == NULL || w >= sc->n_workers)
     return 1.0;
-  double f = 1.0 / sc->speed[w];
+  double f = sc->time_scale / sc->speed[w];
   if (sc->transient_p > 0 && transient_unit(sc->transient_seed, w, iter) < sc->transient_p)
     f *= sc->transient_slowdown;
   return f;

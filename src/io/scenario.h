@@ -5,7 +5,13 @@
  *   "workers":   [{"speed": 1.0, "link": {...}?}, ...],   per-worker speed > 0
  *   "transient": {"probability": p, "slowdown": k, "seed": x},  optional
  *   "link":      {"bandwidth_mbit": B, "latency_ms": L}          optional
+ *   "time_scale": T                                               optional, >= 1
  * }
+ * time_scale T makes every emulated node T times slower than one core of
+ * this machine (a worker of speed s takes T/s times its compute time), so
+ * that W emulated nodes fit on fewer physical cores: with sum(speed) / T
+ * below the core count, the real computation stays inside the modelled
+ * time and the emulation does not depend on how busy the host is.
  * A worker with speed s takes 1/s as long per task; transient stragglers make
  * worker w k times slower in iteration t with probability p, decided by a
  * hash of (seed, w, t): deterministic and independent of everything else.
@@ -39,6 +45,7 @@ struct scenario {
   struct scenario_link *link;    /* n_workers, per worker (defaults to the global link) */
   struct scenario_link global_link;
   double transient_p, transient_slowdown;
+  double time_scale; /* every emulated node is this many times slower than a core here (>= 1) */
   uint64_t transient_seed;
 };
 
