@@ -62,11 +62,12 @@ static void test_shipped_heterogeneous(void **unused) {
   for (uint32_t w = 0; w < 4; w++) {
     assert_true(sc.speed[w] == speed[w]);
     assert_true(sc.link[w].bandwidth_bytes_per_s == 125e6);
-    /* No transient: the slowdown is exactly 1/speed in every iteration. */
+    /* No transient: the slowdown is exactly time_scale/speed in every iteration. */
     for (uint32_t it = 0; it < 100; it++)
-      assert_true(scenario_slowdown(&sc, w, it) == 1.0 / speed[w]);
+      assert_true(scenario_slowdown(&sc, w, it) == 4.0 / speed[w]);
   }
   assert_true(sc.transient_p == 0);
+  assert_true(sc.time_scale == 4.0);
   scenario_fini(&sc);
 }
 
@@ -82,6 +83,8 @@ static void test_rejects(void **unused) {
       {"{\"workers\": [{\"speed\": 1}, {\"speed\": 1}, {\"speed\": -1}]}",
        "s.json: workers[2].speed: must be > 0"},
       {"{\"workers\": [{\"speed\": 0}]}", "s.json: workers[0].speed: must be > 0"},
+      {"{\"workers\": [{\"speed\": 1}], \"time_scale\": 0.5}", "s.json: time_scale: must be in [1, 1e6]"},
+      {"{\"workers\": [{\"speed\": 1}], \"time_scale\": \"x\"}", "s.json: time_scale: must be a number"},
       {"{\"workers\": [{\"speed\": \"fast\"}]}", "s.json: workers[0].speed: must be a number"},
       {"{\"workers\": [{\"speed\": 1e999}]}", "s.json: workers[0].speed: must be a finite number"},
       {"{\"workers\": [{}]}", "s.json: workers[0].speed: missing (required)"},
