@@ -19,6 +19,7 @@ enum {
   OPT_CHUNK,
   OPT_SCENARIO,
   OPT_METRICS,
+  OPT_TRACE,
   OPT_QUIET,
   OPT_SCHEDULER,
   OPT_BIND,
@@ -43,6 +44,7 @@ static const struct common_opt common[] = {
     {{"chunk", required_argument, NULL, OPT_CHUNK}, "BYTES|off|auto", "transfer chunk size (K/M suffixes); off = whole tables"},
     {{"scenario", required_argument, NULL, OPT_SCENARIO}, "FILE", "emulated cluster (JSON: worker speeds, stragglers, links)"},
     {{"metrics", required_argument, NULL, OPT_METRICS}, "FILE", "write JSON-lines metrics (iterations, workers, summary)"},
+    {{"trace", required_argument, NULL, OPT_TRACE}, "FILE", "write a timeline (Chrome trace JSON: Perfetto, chrome://tracing)"},
     {{"quiet", no_argument, NULL, OPT_QUIET}, NULL, "no tables, progress or top-K on the terminal"},
     {{"scheduler", required_argument, NULL, OPT_SCHEDULER}, "ADDR", "scheduler endpoint, e.g. tcp://10.0.0.1:7000 (multi-machine)"},
     {{"bind", required_argument, NULL, OPT_BIND}, "HOST", "interface servers listen on (default 127.0.0.1)"},
@@ -131,6 +133,8 @@ static int set_common(struct cli_run *r, int id, const char *v) {
     return copy_str(c->scenario_path, sizeof c->scenario_path, v);
   case OPT_METRICS:
     return copy_str(c->metrics_path, sizeof c->metrics_path, v);
+  case OPT_TRACE:
+    return copy_str(c->trace_path, sizeof c->trace_path, v);
   case OPT_QUIET:
     c->quiet = true;
     return 0;

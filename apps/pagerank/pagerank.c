@@ -196,7 +196,10 @@ static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
       pr->t_rank != PR_TABLE_RANK || pr->t_contrib != PR_TABLE_CONTRIB ||
       (rc = dsana_job_set_result_table(job, pr->t_rank)) != 0 || (rc = pr_make_tasks(pr, job)) != 0)
     snprintf(err, errlen, "pagerank: cannot declare tables and tasks: %s", dsana_strerror(rc));
-  return rc;
+  if (rc)
+    return rc;
+  dsana_job_set_convergence(job, pr->tol, pr->max_iter);
+  return 0;
 }
 
 static int pr_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values) {

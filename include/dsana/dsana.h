@@ -96,6 +96,9 @@ int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys
 /* Declare the tasks of every iteration, all writing `out_table`. Copied. */
 int dsana_job_set_tasks(struct dsana_job *job, uint32_t out_table,
                         const struct dsana_task_decl *tasks, uint32_t n_tasks);
+/* Optional: the convergence test's tolerance and iteration cap, so the
+ * progress line can estimate the time left. */
+void dsana_job_set_convergence(struct dsana_job *job, double tol, uint32_t max_iter);
 /* Which table the scheduler collects at the end and hands to output(). */
 int dsana_job_set_result_table(struct dsana_job *job, uint32_t table);
 

@@ -27,6 +27,7 @@ struct run_config {
   uint64_t chunk_bytes; /* CHUNK_FIXED */
   char scenario_path[CONFIG_PATH_MAX];
   char metrics_path[CONFIG_PATH_MAX];
+  char trace_path[CONFIG_PATH_MAX]; /* Chrome trace JSON; roles write parts */
   char scheduler_addr[CONFIG_ADDR_MAX]; /* where the scheduler listens */
   char bind_host[CONFIG_ADDR_MAX];      /* servers' listen host (tcp) */
   char ipc_dir[128];                    /* local mode: roles listen on ipc here */

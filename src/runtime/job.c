@@ -60,6 +60,11 @@ int dsana_job_set_tasks(struct dsana_job *job, uint32_t out_table, const struct 
   return 0;
 }
 
+void dsana_job_set_convergence(struct dsana_job *job, double tol, uint32_t max_iter) {
+  job->tol = tol;
+  job->max_iter = max_iter;
+}
+
 int dsana_job_set_result_table(struct dsana_job *job, uint32_t table) {
   if (table >= job->n_tables)
     return DSANA_EINVAL;

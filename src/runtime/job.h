@@ -21,6 +21,8 @@ struct dsana_job {
   uint32_t out_table;
   uint32_t result_table;
   int have_result;
+  double tol;        /* dsana_job_set_convergence, for progress only */
+  uint32_t max_iter;
 };
 
 void job_init(struct dsana_job *job, uint32_t n_workers, uint32_t n_servers, uint32_t tasks_per_worker,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "runtime/runtime.h"
+#include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -165,6 +166,26 @@ static void launch_remove_dir(const char *dir) {
   rmdir(dir);
 }
 
+/* Merge the roles' trace parts into the --trace file. */
+static int launch_merge_trace(const struct run_config *cfg) {
+  size_t n = 1 + cfg->n_servers + cfg->n_workers;
+  char (*parts)[1200] = calloc(n, sizeof *parts);
+  const char **list = calloc(n + 1, sizeof *list);
+  int rc = parts && list ? 0 : DSANA_ENOMEM;
+  for (size_t i = 0; !rc && i < n; i++) {
+    const char *role = i == 0 ? "scheduler" : i <= cfg->n_servers ? "server" : "worker";
+    uint32_t idx = i == 0 ? 0 : i <= cfg->n_servers ? (uint32_t)(i - 1) : (uint32_t)(i - 1 - cfg->n_servers);
+    trace_part_path(parts[i], sizeof parts[i], cfg->trace_path, role, idx);
+    list[i] = parts[i];
+  }
+  char err[512] = "";
+  if (!rc && (rc = trace_merge(cfg->trace_path, list, err, sizeof err)) != 0)
+    log_error("%s: cannot write the trace: %s", cfg->trace_path, err[0] ? err : dsana_strerror(rc));
+  free(parts);
+  free(list);
+  return rc;
+}
+
 int runtime_launch_local(const struct role_params *p) {
   struct run_config cfg = *p->cfg;
   int rc = launch_make_dir(&cfg);
@@ -196,7 +217,8 @@ int runtime_launch_local(const struct role_params *p) {
     }
   rc = launch_wait(kids, n);
   launch_remove_dir(cfg.ipc_dir);
-  return rc;
+  int trc = cfg.trace_path[0] ? launch_merge_trace(&cfg) : 0;
+  return rc ? rc : trc;
 }
 
 int runtime_launcher_rank(uint32_t *rank, uint32_t *size) {

@@ -6,6 +6,7 @@
 
 #include "dsana/dsana.h"
 #include "runtime/job.h"
+#include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -158,6 +159,8 @@ int mirror_wait(struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64
       return DSANA_ETIMEDOUT;
     }
   }
-  m->wait_ns += clock_now_ns() - t0;
+  uint64_t t1 = clock_now_ns();
+  m->wait_ns += t1 - t0;
+  trace_span("wait", "wait", t0, t1, iter, "table", t);
   return 0;
 }

@@ -39,6 +39,7 @@ struct msg_cluster_map {
   double peer_timeout_s, heartbeat_s;
   char app[MSG_NAME_MAX];
   char scenario_path[CONFIG_PATH_MAX];
+  char trace_path[CONFIG_PATH_MAX]; /* "" = no trace */
   struct app_args args;
   char server_addr[MSG_MAX_SERVERS][CONFIG_ADDR_MAX]; /* heap-allocate this struct */
 };

@@ -82,8 +82,7 @@ static void sch_write_summary(struct scheduler *s, const struct dsana_run_summar
 }
 
 int sch_finish(struct scheduler *s) {
-  if (s->progress)
-    fprintf(stderr, "\r\033[K");
+  progress_done(&s->line);
   struct dsana_run_summary run = {.iters = s->iter, .residual = s->residual, .quiet = s->cfg.quiet};
   for (uint32_t i = 0; i < s->n_iters; i++)
     run.total_s += s->iter_wall[i];

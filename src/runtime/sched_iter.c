@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runtime/scheduler.h"
+#include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -120,24 +121,21 @@ static void sch_print_row(struct scheduler *s, double wall) {
     tmin = st->tasks < tmin ? st->tasks : tmin;
     tmax = st->tasks > tmax ? st->tasks : tmax;
   }
-  if (s->progress)
-    fprintf(stderr, "\r\033[K");
+  progress_done(&s->line);
   if (s->iter == 1)
     printf("%6s %14s %10s %12s %12s %9s\n", "iter", "residual", "time_s", "compute_max", "compute_min", "tasks");
   printf("%6u %14.6e %10.4f %12.4f %12.4f %4u-%-4u\n", s->iter, s->residual, wall, cmax, cmin, tmin, tmax);
   fflush(stdout);
 }
 
-static void sch_print_progress(const struct scheduler *s, double wall) {
-  if (!s->progress)
-    return;
-  double elapsed = clock_ns_to_s(clock_now_ns() - s->start_ns);
-  fprintf(stderr, "\r\033[Kiter %u  residual %.3e  %.4f s/iter  elapsed %.1f s", s->iter, s->residual, wall,
-          elapsed);
+static void sch_print_progress(struct scheduler *s, double wall) {
+  progress_update(&s->line, s->iter, s->residual, wall, clock_ns_to_s(clock_now_ns() - s->start_ns));
 }
 
 static int sch_record_iteration(struct scheduler *s) {
-  double wall = clock_ns_to_s(clock_now_ns() - s->acc.start_ns);
+  uint64_t now = clock_now_ns();
+  double wall = clock_ns_to_s(now - s->acc.start_ns);
+  trace_span("iteration", "iteration", s->acc.start_ns, now, s->iter, "residual", s->residual);
   int rc = sch_grow_iters(s);
   if (rc)
     return rc;

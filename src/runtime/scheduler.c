@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "policy/chunk.h"
+#include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -152,6 +153,7 @@ static void sch_fill_map(const struct scheduler *s, struct msg_cluster_map *map)
   map->heartbeat_s = s->cfg.heartbeat_s;
   snprintf(map->app, sizeof map->app, "%s", s->app->name);
   snprintf(map->scenario_path, sizeof map->scenario_path, "%s", s->cfg.scenario_path);
+  snprintf(map->trace_path, sizeof map->trace_path, "%s", s->cfg.trace_path);
   if (s->args)
     map->args = *s->args;
   for (uint32_t i = 0; i < s->cfg.n_servers; i++)
@@ -323,6 +325,7 @@ static int sch_setup(struct scheduler *s, const struct role_params *p) {
   if (!rc)
     rc = metrics_open(s->cfg.metrics_path, &s->metrics);
   s->progress = !s->cfg.quiet && isatty(STDERR_FILENO);
+  progress_init(&s->line, s->progress, s->job.tol, s->job.max_iter);
   s->chunk_keys = sch_chunk_keys(s);
   return rc;
 }
@@ -365,6 +368,8 @@ int runtime_run_scheduler(const struct role_params *p) {
   log_set_role("scheduler");
   int rc = sch_setup(s, p);
   if (!rc)
+    rc = trace_open_role(s->cfg.trace_path, "scheduler", 1, 0);
+  if (!rc)
     rc = sch_listen(s);
   if (!rc)
     rc = sch_wait_registrations(s);
@@ -380,6 +385,8 @@ int runtime_run_scheduler(const struct role_params *p) {
     rc = sch_loop(s);
   if (!rc)
     rc = sch_finish(s);
+  int trc = trace_close();
   sch_free(s);
+  rc = rc ? rc : trc;
   return rc;
 }

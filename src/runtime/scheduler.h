@@ -16,6 +16,7 @@
 #include "policy/sched.h"
 #include "runtime/job.h"
 #include "runtime/metrics.h"
+#include "runtime/progress.h"
 #include "runtime/runtime.h"
 
 struct peer_slot {
@@ -61,6 +62,7 @@ struct scheduler {
   uint32_t byes;
   uint64_t start_ns, last_hb_ns;
   bool progress; /* live line on a terminal */
+  struct progress line;
 };
 
 /* sched_iter.c */

@@ -17,6 +17,7 @@
 
 #include "runtime/node.h"
 #include "runtime/serve.h"
+#include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -94,6 +95,7 @@ static void server_begin_iter(struct server *sv) {
 /* Run finish() on [lo, hi) of iteration iter; its sums join the shard's. */
 static int server_finish_part(struct server *sv, uint32_t iter, uint64_t lo, uint64_t hi) {
   struct dsana_job *job = &sv->node.job;
+  uint64_t t0 = clock_now_ns();
   struct dsana_shard_ctx ctx = {.iter = iter, .lo = lo, .hi = hi};
   for (uint32_t t = 0; t < job->n_tables; t++) {
     ctx.old_values[t] = by_key(sv->cur[t], sv->lo);
@@ -106,6 +108,7 @@ static int server_finish_part(struct server *sv, uint32_t iter, uint64_t lo, uin
   }
   for (int k = 0; k < DSANA_MAX_SUMS; k++)
     dsana_xsum_merge(&sv->sums.sums[k], &ctx.sums[k]);
+  trace_span("finish", "compute", t0, clock_now_ns(), iter, "keys", (double)(hi - lo));
   return 0;
 }
 
@@ -225,8 +228,10 @@ static int server_send_piece(struct server *sv, struct pull_req *r) {
   h.key_hi = end;
   h.payload_bytes = (end - r->at) * sizeof(double);
   /* priority: the chunk index, so low chunks leave first for everyone */
+  uint64_t t0 = clock_now_ns();
   int rc = net_outbox_send(sv->node.outbox, sv->listen, &r->peer, &h, sv->cur[r->hdr.table] + (r->at - sv->lo),
                            (size_t)h.payload_bytes, r->at / sv->chunk_keys);
+  trace_span("chunk send", "transfer", t0, clock_now_ns(), h.iter, "chunk", (double)(r->at / sv->chunk_keys));
   r->at = end;
   return rc;
 }
@@ -371,6 +376,8 @@ int runtime_run_server(const struct role_params *p) {
     rc = server_listen(sv, p, addr, sizeof addr);
   if (!rc)
     rc = node_join(&sv->node, p, addr);
+  if (!rc)
+    rc = trace_open_role(sv->node.map->trace_path, "server", 2, sv->node.index);
   if (!rc) {
     net_set_max_payload(sv->listen, sv->node.cfg.max_payload_bytes);
     sv->max_keys_per_msg = sv->node.cfg.max_payload_bytes / sizeof(double);
@@ -387,6 +394,8 @@ int runtime_run_server(const struct role_params *p) {
     rc = server_loop(sv);
   if (rc)
     log_debug("stopping: %s", dsana_strerror(rc));
+  int trc = trace_close();
   server_free(sv);
+  rc = rc ? rc : trc;
   return rc;
 }

@@ -34,4 +34,10 @@ int trace_close(void);
  * removes the parts. */
 int trace_merge(const char *out_path, const char *const *part_paths, char *err, size_t errlen);
 
+/* The part file of one role: "<trace>.part.<role>.<index>". */
+void trace_part_path(char *buf, size_t len, const char *trace_path, const char *role, uint32_t index);
+/* Open this role's part when trace_path is set (pid: 1 scheduler, 2
+ * servers, 3 workers). Logs and returns DSANA_E* on failure. */
+int trace_open_role(const char *trace_path, const char *role, uint32_t pid, uint32_t index);
+
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "runtime/fault.h"
+#include "runtime/trace.h"
 #include "runtime/worker.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -112,9 +113,11 @@ uint64_t worker_emulate(struct worker *w, uint64_t compute_ns) {
 
 int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64_t wait_ns, uint64_t start_ns) {
   fault_point(FAULT_BEFORE_PUSH, w->iter);
+  uint64_t t0 = clock_now_ns();
   int rc = worker_push(w, task, &w->node.job.tasks[task]);
   if (rc)
     return rc;
+  trace_span("push", "transfer", t0, clock_now_ns(), w->iter, "task", task);
   fault_point(FAULT_AFTER_PUSH, w->iter);
   struct msg_task_done done = {.compute_ns = compute_ns, .wait_ns = wait_ns,
                                .idle_ns = w->last_task_end_ns && start_ns > w->last_task_end_ns
@@ -147,6 +150,7 @@ static int worker_run_task(struct worker *w, uint32_t task) {
   }
   uint64_t waited = w->mirror.wait_ns - wait0;
   uint64_t compute = worker_emulate(w, clock_now_ns() - t0 - waited);
+  trace_span("task", "compute", t0, clock_now_ns(), w->iter, "task", task);
   return worker_complete(w, task, compute, waited, t0);
 }
 
@@ -241,6 +245,8 @@ int runtime_run_worker(const struct role_params *p) {
     rc = worker_connect_servers(w);
   if (!rc)
     fault_init(w->node.index);
+  if (!rc)
+    rc = trace_open_role(w->node.map->trace_path, "worker", 3, w->node.index);
   w->blocks = !rc && w->node.map->chunk_keys && w->node.app->task_block;
   if (w->blocks && !(w->held = calloc(WORKER_QUEUE_MAX, sizeof *w->held)))
     rc = DSANA_ENOMEM;
@@ -248,6 +254,8 @@ int runtime_run_worker(const struct role_params *p) {
     rc = worker_loop(w);
   if (rc)
     log_debug("stopping: %s", dsana_strerror(rc));
+  int trc = trace_close();
   worker_free(w);
+  rc = rc ? rc : trc;
   return rc;
 }

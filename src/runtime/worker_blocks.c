@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "runtime/fault.h"
+#include "runtime/trace.h"
 #include "runtime/worker.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -52,6 +53,7 @@ static int blocks_run_ready(struct worker *w, struct held_task *h, bool *ran, bo
       return rc;
     }
     h->compute_ns += worker_emulate(w, clock_now_ns() - t0);
+    trace_span("block", "compute", t0, clock_now_ns(), w->iter, "chunk", (double)h->next_chunk);
     h->next_chunk++;
     *ran = true;
   }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# test_trace_metrics.sh - --trace writes one Chrome trace-event JSON file
+# with a track per role and well-formed spans; --metrics writes the JSON
+# lines the README promises.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+require_bins
+command -v jq >/dev/null || skip "jq is not installed (scripts/deps.sh installs it)"
+
+"$DSANA" graph gen kron --scale 10 --edge-factor 8 --seed 2 --out "$T/g.bin" >/dev/null
+run_capture run "$DSANA" pagerank "$T/g.bin" --workers 2 --servers 2 --mode dsana --chunk 2K --tol 1e-9 --quiet \
+  --trace "$T/trace.json" --metrics "$T/m.jsonl"
+[ "$RC" -eq 0 ] || die "run failed: $(cat "$T/run.err")"
+
+if jq -e '.traceEvents | length > 0' "$T/trace.json" >/dev/null; then
+  pass "trace is valid JSON with events"
+else
+  fail "trace is not valid JSON with events"
+fi
+bad=$(jq '[.traceEvents[] | select(.ph == "X") | select((.ts < 0) or (.dur < 0) or (.args.iter == null))] | length' \
+  "$T/trace.json")
+[ "$bad" -eq 0 ] && pass "every span has start <= end and an iteration" || fail "$bad malformed spans"
+tracks=$(jq -r '[.traceEvents[] | select(.name == "thread_name") | .args.name] | sort | join(",")' "$T/trace.json")
+if [ "$tracks" = "scheduler 0,server 0,server 1,worker 0,worker 1" ]; then
+  pass "one track per role: $tracks"
+else
+  fail "tracks: $tracks"
+fi
+for name in iteration block push finish "chunk send"; do
+  n=$(jq --arg n "$name" '[.traceEvents[] | select(.name == $n)] | length' "$T/trace.json")
+  [ "$n" -gt 0 ] && pass "spans named '$name': $n" || fail "no '$name' spans"
+done
+ls "$T"/trace.json.part.* >/dev/null 2>&1 && fail "part files left behind" || pass "part files merged and removed"
+
+iters=$(jq -s '[.[] | select(.type == "iteration")] | length' "$T/m.jsonl")
+workers=$(jq -s '[.[] | select(.type == "worker")] | length' "$T/m.jsonl")
+summary=$(jq -s '[.[] | select(.type == "summary")][0]' "$T/m.jsonl")
+if [ "$iters" -gt 0 ] && [ "$workers" -eq $((2 * iters)) ] &&
+  jq -e '.iterations > 0 and .mode == "dsana" and .chunk_bytes == 2048 and (.bound_s | type) == "number"' \
+    <<<"$summary" >/dev/null; then
+  pass "metrics: $iters iteration lines, $workers worker lines, a summary"
+else
+  fail "metrics: iters=$iters workers=$workers summary=$summary"
+fi
+keys=$(jq -s -r '[.[] | select(.type == "worker")][0] | keys | join(",")' "$T/m.jsonl")
+[ "$keys" = "bytes_in,bytes_out,compute_s,iter,speed_est,stolen,tasks,type,wait_s,worker" ] &&
+  pass "worker lines carry $keys" || fail "worker keys: $keys"
+finish
