@@ -22,7 +22,7 @@
 #
 # Environment: CC (default clang), FUZZ_OUT (default build-fuzz), FUZZ_JOBS
 # (targets built in parallel, default 2), FUZZ_FLAGS (extra libFuzzer flags).
-# ASAN_OPTIONS and UBSAN_OPTIONS, if set, replace the defaults below.
+# ASAN_OPTIONS and UBSAN_OPTIONS, if set, are appended to (and override) the defaults below.
 set -u
 
 usage() {
@@ -118,7 +118,7 @@ run_target() {
     cp -n "$SRC/tests/fuzz/corpus/$t"/* "$corpus"/ 2>/dev/null || true
   fi
   # shellcheck disable=SC2086
-  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:max_allocation_size_mb=256} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:max_allocation_size_mb=256${ASAN_OPTIONS:+:$ASAN_OPTIONS} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
     "$OUT/fuzz_$t" -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -max_len=65536 -timeout=10 \
     -print_final_stats=1 -artifact_prefix="$art/" ${FUZZ_FLAGS:-} "$corpus" >"$log" 2>&1
   local rc=$?

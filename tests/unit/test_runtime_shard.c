@@ -155,7 +155,7 @@ static void test_report_roundtrip(void **state) {
   (void)state;
   struct msg_report a, b;
   for (int k = 0; k < DSANA_MAX_SUMS; k++)
-    a.sums[k].acc = ((__int128)(k - 3) << 90) + k * 12345;
+    a.sums[k].acc = (__int128)(k - 3) * ((__int128)1 << 90) + k * 12345;
   uint8_t buf[128];
   msg_report_encode(&a, buf);
   msg_report_decode(buf, &b);
