@@ -1,0 +1,381 @@
+/*
+ * test_runtime_mirror.c - a worker's chunked table mirror (src/runtime/mirror.c)
+ * against a fake server: a real net listener on ipc:// in a mkdtemp
+ * directory, whose dialer is the mirror's server socket.
+ *
+ * The fake server takes the mirror's PULL requests and answers with
+ * hand-made PULL_REPLY pieces, good and bad. Every bad piece must be taken
+ * (counted by mirror_recv's *got) and dropped: it must neither count
+ * towards a chunk's completeness nor overwrite values already received.
+ *
+ * Table: N = 100 keys, chunks of 10 keys. Receive timeouts are safety nets;
+ * every message waited for has been sent already.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "dsana/dsana.h"
+#include "net/transport.h"
+#include "runtime/job.h"
+#include "runtime/mirror.h"
+#include "util/log.h"
+
+#define WAIT_MS 20000
+#define N 100
+#define CK 10
+#define MAX_SERVERS 2
+
+struct fixture {
+  struct net_ctx *ctx;
+  char dir[64];
+  uint32_t n_servers;
+  struct net_sock *l[MAX_SERVERS]; /* fake servers */
+  struct net_sock *d[MAX_SERVERS]; /* the mirror's server sockets */
+  struct net_peer worker[MAX_SERVERS];
+  int have_worker[MAX_SERVERS];
+  struct mirror m;
+};
+
+static int setup_n(void **state, uint32_t n_servers, uint32_t n_tables) {
+  struct fixture *f = calloc(1, sizeof *f);
+  if (!f)
+    return -1;
+  log_set_level(LOG_ERROR); /* the rejections below log warnings by design */
+  snprintf(f->dir, sizeof f->dir, "/tmp/dsana_mirror_XXXXXX");
+  if (!mkdtemp(f->dir) || net_ctx_create(&f->ctx) != 0)
+    return -1;
+  f->n_servers = n_servers;
+  for (uint32_t s = 0; s < n_servers; s++) {
+    char addr[128];
+    snprintf(addr, sizeof addr, "ipc://%s/s%u.sock", f->dir, s);
+    if (net_listen(f->ctx, addr, &f->l[s]) != 0 || net_dial(f->ctx, addr, 5, &f->d[s]) != 0)
+      return -1;
+  }
+  if (mirror_init(&f->m, n_tables, N, CK, f->d, n_servers, NULL, 5, 5.0) != 0)
+    return -1;
+  *state = f;
+  return 0;
+}
+
+static int setup1(void **state) { return setup_n(state, 1, 2); }
+static int setup2(void **state) { return setup_n(state, 2, 1); }
+
+static int teardown(void **state) {
+  struct fixture *f = *state;
+  mirror_fini(&f->m);
+  for (uint32_t s = 0; s < f->n_servers; s++) {
+    net_close(f->d[s]);
+    net_close(f->l[s]);
+    char path[128];
+    snprintf(path, sizeof path, "%s/s%u.sock", f->dir, s);
+    unlink(path);
+  }
+  net_ctx_destroy(f->ctx);
+  rmdir(f->dir);
+  free(f);
+  return 0;
+}
+
+/* Value of key k in a piece tagged `tag` (tags tell duplicates apart). */
+static double val(uint32_t iter, uint64_t k, double tag) { return tag * 1e6 + iter * 1e3 + (double)k; }
+
+/* The mirror requests table t for iter; fake server s sees the PULL. */
+static void request(struct fixture *f, uint32_t t, uint32_t iter) {
+  assert_int_equal(mirror_request(&f->m, t, iter), 0);
+  for (uint32_t s = 0; s < f->n_servers; s++) {
+    struct net_msg msg;
+    assert_int_equal(net_recv(f->l[s], &msg, WAIT_MS), 0);
+    assert_int_equal(msg.hdr.type, WIRE_PULL);
+    assert_int_equal(msg.hdr.table, t);
+    assert_int_equal(msg.hdr.iter, iter);
+    uint64_t lo, hi;
+    shard_range(N, f->n_servers, s, &lo, &hi);
+    assert_int_equal(msg.hdr.key_lo, lo);
+    assert_int_equal(msg.hdr.key_hi, hi);
+    f->worker[s] = msg.from;
+    f->have_worker[s] = 1;
+    net_msg_fini(&msg);
+  }
+}
+
+/* Fake server s sends a piece [lo, hi) of table t for iter, values tagged. */
+static void piece(struct fixture *f, uint32_t s, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi, double tag) {
+  assert_true(f->have_worker[s]);
+  double v[N + 16];
+  assert_true(hi >= lo && hi - lo <= N + 16);
+  for (uint64_t k = lo; k < hi; k++)
+    v[k - lo] = val(iter, k, tag);
+  struct wire_hdr h = wire_hdr_make(WIRE_PULL_REPLY, s);
+  h.table = t;
+  h.iter = iter;
+  h.chunk = (uint32_t)(lo / CK);
+  h.key_lo = lo;
+  h.key_hi = hi;
+  h.payload_bytes = 8 * (hi - lo);
+  assert_int_equal(net_send(f->l[s], &f->worker[s], &h, v, 8 * (hi - lo)), 0);
+}
+
+/* Let the mirror take exactly `n` messages (all already sent). */
+static void take(struct fixture *f, int n) {
+  int total = 0;
+  while (total < n) {
+    int got = 0;
+    assert_int_equal(mirror_recv(&f->m, WAIT_MS, &got), 0);
+    assert_true(got > 0);
+    total += got;
+  }
+  assert_int_equal(total, n);
+}
+
+static void check_values(struct fixture *f, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi, double tag) {
+  const double *v = f->m.t[t].values;
+  assert_non_null(v);
+  for (uint64_t k = lo; k < hi; k++)
+    assert_true(v[k] == val(iter, k, tag));
+}
+
+static void check_untouched(struct fixture *f, uint32_t t, uint64_t lo, uint64_t hi) {
+  const double *v = f->m.t[t].values;
+  assert_non_null(v);
+  for (uint64_t k = lo; k < hi; k++)
+    assert_true(v[k] == 0.0);
+}
+
+static uint64_t chunks_ready(struct fixture *f, uint32_t t, uint32_t iter) {
+  uint64_t n = 0;
+  for (uint64_t c = 0; c < N / CK; c++)
+    n += mirror_chunk_ready(&f->m, t, iter, c);
+  return n;
+}
+
+/* Send the whole table (one piece per chunk, chunk 2 in two pieces). */
+static void send_all(struct fixture *f, uint32_t t, uint32_t iter, double tag) {
+  for (uint64_t c = 0; c < N / CK; c++) {
+    if (c == 2) {
+      piece(f, 0, t, iter, 20, 24, tag);
+      piece(f, 0, t, iter, 24, 30, tag);
+    } else {
+      piece(f, 0, t, iter, c * CK, (c + 1) * CK, tag);
+    }
+  }
+}
+
+/* A correct sequence: chunks become ready one by one, then the table. */
+static void test_correct_sequence(void **state) {
+  struct fixture *f = *state;
+  assert_int_equal(f->m.n_chunks, N / CK);
+  assert_false(mirror_ready(&f->m, 0, 1, 0, N));
+  request(f, 0, 1);
+  assert_false(mirror_ready(&f->m, 0, 1, 0, N));
+  assert_int_equal(chunks_ready(f, 0, 1), 0);
+  /* asking again for the same iteration sends nothing */
+  assert_int_equal(mirror_request(&f->m, 0, 1), 0);
+  struct net_msg msg;
+  assert_int_equal(net_recv(f->l[0], &msg, 50), DSANA_EAGAIN);
+
+  piece(f, 0, 0, 1, 30, 40, 1);
+  take(f, 1);
+  assert_true(mirror_chunk_ready(&f->m, 0, 1, 3));
+  assert_false(mirror_chunk_ready(&f->m, 0, 1, 2));
+  assert_true(mirror_ready(&f->m, 0, 1, 30, 40));
+  assert_true(mirror_ready(&f->m, 0, 1, 31, 35));
+  assert_false(mirror_ready(&f->m, 0, 1, 25, 35));
+  assert_false(mirror_ready(&f->m, 0, 1, 0, N));
+  assert_false(mirror_chunk_ready(&f->m, 0, 2, 3)); /* another iteration */
+  check_values(f, 0, 1, 30, 40, 1);
+
+  piece(f, 0, 0, 1, 20, 24, 1); /* chunk 2 in two pieces */
+  take(f, 1);
+  assert_false(mirror_chunk_ready(&f->m, 0, 1, 2));
+  piece(f, 0, 0, 1, 24, 30, 1);
+  take(f, 1);
+  assert_true(mirror_chunk_ready(&f->m, 0, 1, 2));
+  assert_true(mirror_ready(&f->m, 0, 1, 20, 40));
+  assert_int_equal(chunks_ready(f, 0, 1), 2);
+
+  for (uint64_t c = 0; c < N / CK; c++)
+    if (c != 2 && c != 3)
+      piece(f, 0, 0, 1, c * CK, (c + 1) * CK, 1);
+  take(f, 8);
+  assert_true(mirror_ready(&f->m, 0, 1, 0, N));
+  assert_int_equal(chunks_ready(f, 0, 1), N / CK);
+  assert_int_equal(f->m.t[0].missing, 0);
+  check_values(f, 0, 1, 0, N, 1);
+  assert_int_equal(f->m.bytes_in, 11 * WIRE_HDR_BYTES + 8 * N);
+
+  /* next iteration: not ready until its own pieces arrive */
+  request(f, 0, 2);
+  assert_false(mirror_ready(&f->m, 0, 2, 0, N));
+  assert_int_equal(chunks_ready(f, 0, 2), 0);
+  assert_false(mirror_ready(&f->m, 0, 1, 0, N)); /* the old iteration is gone */
+  send_all(f, 0, 2, 1);
+  take(f, 11);
+  assert_true(mirror_ready(&f->m, 0, 2, 0, N));
+  check_values(f, 0, 2, 0, N, 1);
+}
+
+/* A piece arriving twice is dropped: not counted twice, values kept. */
+static void test_duplicate_rejected(void **state) {
+  struct fixture *f = *state;
+  request(f, 0, 1);
+
+  /* a whole chunk twice, the second copy with different values */
+  piece(f, 0, 0, 1, 10, 20, 1);
+  piece(f, 0, 0, 1, 10, 20, 2);
+  take(f, 2);
+  assert_true(mirror_chunk_ready(&f->m, 0, 1, 1));
+  check_values(f, 0, 1, 10, 20, 1);
+
+  /* half a chunk twice: the duplicate must not make the chunk look complete */
+  piece(f, 0, 0, 1, 0, 5, 1);
+  piece(f, 0, 0, 1, 0, 5, 2);
+  take(f, 2);
+  assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
+  assert_false(mirror_ready(&f->m, 0, 1, 0, 10));
+  assert_false(mirror_ready(&f->m, 0, 1, 3, 7));
+  check_values(f, 0, 1, 0, 5, 1);
+  check_untouched(f, 0, 5, 10);
+
+  /* an overlapping piece (keys 3..7, half of them already here) is dropped too */
+  piece(f, 0, 0, 1, 3, 8, 2);
+  take(f, 1);
+  assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
+  check_values(f, 0, 1, 0, 5, 1);
+  check_untouched(f, 0, 5, 10);
+
+  piece(f, 0, 0, 1, 5, 10, 1);
+  take(f, 1);
+  assert_true(mirror_chunk_ready(&f->m, 0, 1, 0));
+  check_values(f, 0, 1, 0, 10, 1);
+
+  for (uint64_t c = 2; c < N / CK; c++)
+    piece(f, 0, 0, 1, c * CK, (c + 1) * CK, 1);
+  take(f, 8);
+  assert_true(mirror_ready(&f->m, 0, 1, 0, N));
+  check_values(f, 0, 1, 0, N, 1);
+  /* a duplicate after completion changes nothing either */
+  piece(f, 0, 0, 1, 40, 50, 2);
+  take(f, 1);
+  check_values(f, 0, 1, 0, N, 1);
+  assert_int_equal(f->m.t[0].missing, 0);
+  /* bytes_in counts accepted pieces only: chunk 0 came in two pieces */
+  assert_int_equal(f->m.bytes_in, 11 * WIRE_HDR_BYTES + 8 * N);
+}
+
+/* Pieces of another iteration (stale or future) are dropped. */
+static void test_wrong_iteration_rejected(void **state) {
+  struct fixture *f = *state;
+  request(f, 0, 1);
+  send_all(f, 0, 1, 1);
+  take(f, 11);
+  assert_true(mirror_ready(&f->m, 0, 1, 0, N));
+
+  request(f, 0, 2);
+  /* stale: a late copy of iteration 1's chunk 0 */
+  piece(f, 0, 0, 1, 0, 10, 3);
+  /* future: iteration 3 before it was asked for */
+  piece(f, 0, 0, 3, 10, 20, 3);
+  /* never asked: iteration 0 */
+  piece(f, 0, 0, 0, 20, 30, 3);
+  take(f, 3);
+  assert_int_equal(chunks_ready(f, 0, 2), 0);
+  assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
+  assert_false(mirror_chunk_ready(&f->m, 0, 3, 1));
+  assert_int_equal(f->m.t[0].missing, N);
+  /* iteration 1's values are still what they were (nothing was overwritten) */
+  check_values(f, 0, 1, 0, N, 1);
+
+  send_all(f, 0, 2, 1);
+  take(f, 11);
+  assert_true(mirror_ready(&f->m, 0, 2, 0, N));
+  check_values(f, 0, 2, 0, N, 1);
+}
+
+/* Pieces straddling a chunk boundary, empty, or beyond the table are dropped. */
+static void test_bad_ranges_rejected(void **state) {
+  struct fixture *f = *state;
+  request(f, 0, 1);
+  piece(f, 0, 0, 1, 5, 15, 2);      /* straddles chunks 0 and 1 */
+  piece(f, 0, 0, 1, 0, 20, 2);      /* two whole chunks in one piece */
+  piece(f, 0, 0, 1, 95, N + 5, 2);  /* runs past the table (and the shard) */
+  piece(f, 0, 0, 1, N, N + 10, 2);  /* entirely beyond the table */
+  piece(f, 0, 0, 1, 40, 40, 2);     /* empty */
+  take(f, 5);
+  assert_int_equal(chunks_ready(f, 0, 1), 0);
+  assert_int_equal(f->m.t[0].missing, N);
+  check_untouched(f, 0, 0, N);
+  assert_int_equal(f->m.bytes_in, 0);
+
+  send_all(f, 0, 1, 1);
+  take(f, 11);
+  assert_true(mirror_ready(&f->m, 0, 1, 0, N));
+  check_values(f, 0, 1, 0, N, 1);
+}
+
+/* A piece for a table that was not requested (or does not exist). */
+static void test_unrequested_table_rejected(void **state) {
+  struct fixture *f = *state;
+  request(f, 0, 1);
+  piece(f, 0, 1, 1, 0, 10, 2); /* table 1 exists but was not requested */
+  piece(f, 0, 7, 1, 0, 10, 2); /* table 7 does not exist (n_tables = 2) */
+  piece(f, 0, 9999, 1, 0, 10, 2);
+  take(f, 3);
+  assert_false(mirror_chunk_ready(&f->m, 1, 1, 0));
+  assert_false(mirror_ready(&f->m, 1, 1, 0, N));
+  assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
+  assert_int_equal(f->m.t[0].missing, N);
+  check_untouched(f, 0, 0, N);
+
+  /* the other table, once requested, is independent of table 0 */
+  request(f, 1, 1);
+  piece(f, 0, 1, 1, 0, 10, 4);
+  take(f, 1);
+  assert_true(mirror_chunk_ready(&f->m, 1, 1, 0));
+  assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
+  check_values(f, 1, 1, 0, 10, 4);
+  check_untouched(f, 0, 0, N);
+}
+
+/* Two servers: a piece of the other server's shard is dropped. */
+static void test_outside_shard_rejected(void **state) {
+  struct fixture *f = *state;
+  uint64_t lo0, hi0, lo1, hi1;
+  shard_range(N, 2, 0, &lo0, &hi0);
+  shard_range(N, 2, 1, &lo1, &hi1);
+  assert_int_equal(hi0, 50);
+  assert_int_equal(lo1, 50);
+  request(f, 0, 1);
+  piece(f, 1, 0, 1, 0, 10, 2);   /* server 1 sends keys of server 0 */
+  piece(f, 0, 0, 1, 60, 70, 2);  /* server 0 sends keys of server 1 */
+  take(f, 2);
+  assert_int_equal(chunks_ready(f, 0, 1), 0);
+  check_untouched(f, 0, 0, N);
+
+  for (uint64_t c = 0; c < 5; c++)
+    piece(f, 0, 0, 1, c * CK, (c + 1) * CK, 1);
+  for (uint64_t c = 5; c < 10; c++)
+    piece(f, 1, 0, 1, c * CK, (c + 1) * CK, 1);
+  take(f, 10);
+  assert_true(mirror_ready(&f->m, 0, 1, 0, N));
+  check_values(f, 0, 1, 0, N, 1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_correct_sequence, setup1, teardown),
+      cmocka_unit_test_setup_teardown(test_duplicate_rejected, setup1, teardown),
+      cmocka_unit_test_setup_teardown(test_wrong_iteration_rejected, setup1, teardown),
+      cmocka_unit_test_setup_teardown(test_bad_ranges_rejected, setup1, teardown),
+      cmocka_unit_test_setup_teardown(test_unrequested_table_rejected, setup1, teardown),
+      cmocka_unit_test_setup_teardown(test_outside_shard_rejected, setup2, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
