@@ -26,6 +26,7 @@ enum {
   OPT_REG_TIMEOUT,
   OPT_PEER_TIMEOUT,
   OPT_VERBOSE,
+  OPT_WORKER_LOSS,
   OPT_HELP,
   OPT_APP_BASE = 2000
 };
@@ -49,7 +50,8 @@ static const struct common_opt common[] = {
     {{"scheduler", required_argument, NULL, OPT_SCHEDULER}, "ADDR", "scheduler endpoint, e.g. tcp://10.0.0.1:7000 (multi-machine)"},
     {{"bind", required_argument, NULL, OPT_BIND}, "HOST", "interface servers listen on (default 127.0.0.1)"},
     {{"register-timeout", required_argument, NULL, OPT_REG_TIMEOUT}, "S", "seconds to wait for all roles to register (default 30)"},
-    {{"peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT}, "S", "a silent peer is lost after S seconds (default 10)"},
+    {{"peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT}, "S", "a silent peer is lost after S seconds (default 5)"},
+    {{"on-worker-loss", required_argument, NULL, OPT_WORKER_LOSS}, "reassign|fail", "a lost worker's tasks go to the others (default), or the job stops"},
     {{"verbose", no_argument, NULL, OPT_VERBOSE}, NULL, "more diagnostics on stderr"},
     {{"help", no_argument, NULL, OPT_HELP}, NULL, "this help"},
 };
@@ -146,6 +148,11 @@ static int set_common(struct cli_run *r, int id, const char *v) {
     return cli_parse_seconds(v, &c->register_timeout_s);
   case OPT_PEER_TIMEOUT:
     return cli_parse_seconds(v, &c->peer_timeout_s);
+  case OPT_WORKER_LOSS:
+    if (strcmp(v, "reassign") && strcmp(v, "fail"))
+      return DSANA_EINVAL;
+    c->fail_on_worker_loss = strcmp(v, "fail") == 0;
+    return 0;
   case OPT_VERBOSE:
     c->verbose++;
     log_set_level(c->verbose > 1 ? LOG_DEBUG : LOG_INFO);

@@ -15,7 +15,7 @@ void config_defaults(struct run_config *c) {
   c->mode = MODE_BSP;
   c->sched = SCHED_STATIC;
   c->register_timeout_s = 30.0;
-  c->peer_timeout_s = 10.0;
+  c->peer_timeout_s = 5.0;
   c->heartbeat_s = 0.5;
   c->max_payload_bytes = WIRE_DEFAULT_MAX_PAYLOAD;
   strcpy(c->bind_host, "127.0.0.1");

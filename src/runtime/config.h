@@ -32,6 +32,7 @@ struct run_config {
   char bind_host[CONFIG_ADDR_MAX];      /* servers' listen host (tcp) */
   char ipc_dir[128];                    /* local mode: roles listen on ipc here */
   bool quiet;
+  bool fail_on_worker_loss; /* else a lost worker's tasks go to the others */
   double register_timeout_s;
   double peer_timeout_s;
   double heartbeat_s;

@@ -106,7 +106,7 @@ static pid_t reap(int *status, uint64_t deadline_ns) {
 
 /* Wait until the scheduler succeeded and the rest left, or anyone failed.
  * After the scheduler's success the others get 10 s to leave. */
-static int launch_wait(struct child *kids, size_t n) {
+static int launch_wait(struct child *kids, size_t n, bool worker_loss_fatal) {
   size_t running = n;
   uint64_t deadline = 0;
   while (running > 0) {
@@ -127,6 +127,10 @@ static int launch_wait(struct child *kids, size_t n) {
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       char what[256];
       describe_exit(c, status, what, sizeof what);
+      if (c->role == ROLE_WORKER && !worker_loss_fatal) {
+        log_warn("%s; the scheduler hands its tasks to the other workers", what);
+        continue;
+      }
       log_error("%s; stopping the job", what);
       kill_all(kids, n);
       return DSANA_EPEER;
@@ -215,7 +219,7 @@ int runtime_launch_local(const struct role_params *p) {
       launch_remove_dir(cfg.ipc_dir);
       return DSANA_EIO;
     }
-  rc = launch_wait(kids, n);
+  rc = launch_wait(kids, n, cfg.fail_on_worker_loss);
   launch_remove_dir(cfg.ipc_dir);
   int trc = cfg.trace_path[0] ? launch_merge_trace(&cfg) : 0;
   return rc ? rc : trc;

@@ -14,7 +14,7 @@
 
 void sch_check_finished(struct scheduler *s) {
   uint64_t n = s->job.tables[s->job.result_table].n_keys;
-  if (s->byes == s->cfg.n_servers + s->cfg.n_workers && s->result_keys == n)
+  if (s->byes + s->lost_workers == s->cfg.n_servers + s->cfg.n_workers && s->result_keys == n)
     s->finished = true;
 }
 

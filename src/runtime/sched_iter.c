@@ -30,13 +30,17 @@ static int sch_hand_out_one(struct scheduler *s, uint32_t w, double *cost) {
     return DSANA_EAGAIN;
   if (cost)
     *cost += s->job.tasks[task].cost;
+  s->task_owner[task] = w;
   struct wire_hdr h = wire_hdr_make(WIRE_TASK, 0);
   h.iter = s->iter;
   h.chunk = task;
-  return sch_send(s, &s->workers[w], &h, NULL, 0);
+  sch_send(s, &s->workers[w], &h, NULL, 0); /* unreachable: returned to the pool when it is declared lost */
+  return 0;
 }
 
-static int sch_hand_out(struct scheduler *s, uint32_t w) {
+int sch_hand_out(struct scheduler *s, uint32_t w) {
+  if (s->workers[w].lost || s->workers[w].joining)
+    return 0;
   int rc = sch_hand_out_one(s, w, NULL);
   return rc == DSANA_EAGAIN ? 0 : rc;
 }
@@ -71,7 +75,12 @@ int sch_start_iteration(struct scheduler *s) {
   memset(s->wstats, 0, sizeof *s->wstats * s->cfg.n_workers);
   memset(s->task_seen, 0, s->job.n_tasks);
   s->acc.start_ns = clock_now_ns();
-  int rc = sched_begin_iter(s->policy, NULL);
+  bool *alive = calloc(s->cfg.n_workers, sizeof *alive);
+  if (!alive)
+    return DSANA_ENOMEM;
+  sch_alive_mask(s, alive);
+  int rc = sched_begin_iter(s->policy, alive);
+  free(alive);
   if (rc)
     return rc;
   uint8_t g[64];

@@ -29,12 +29,11 @@ int sch_broadcast(struct scheduler *s, bool servers, bool workers, const struct 
       if (rc)
         return rc;
     }
+  /* A worker that cannot be reached is dead or leaving: the liveness check
+   * decides what that means, so a failed send to it is not fatal here. */
   for (uint32_t i = 0; workers && i < s->cfg.n_workers; i++)
-    if (s->workers[i].registered && !s->workers[i].bye) {
-      int rc = sch_send(s, &s->workers[i], h, payload, len);
-      if (rc)
-        return rc;
-    }
+    if (s->workers[i].registered && !s->workers[i].bye && !s->workers[i].lost)
+      sch_send(s, &s->workers[i], h, payload, len);
   return 0;
 }
 
@@ -160,28 +159,32 @@ static void sch_fill_map(const struct scheduler *s, struct msg_cluster_map *map)
     memcpy(map->server_addr[i], s->servers[i].addr, sizeof map->server_addr[i]);
 }
 
-static int sch_send_maps(struct scheduler *s) {
+/* The cluster map for one role (role 0 = server, 1 = worker). */
+int sch_send_map_to(struct scheduler *s, uint32_t role, uint32_t index) {
   struct msg_cluster_map *map = calloc(1, sizeof *map);
-  size_t cap = 1 << 20;
+  size_t cap = 1 << 20, len = 0;
   uint8_t *buf = malloc(cap);
   int rc = (map && buf) ? 0 : DSANA_ENOMEM;
-  if (!rc)
+  if (!rc) {
     sch_fill_map(s, map);
-  for (uint32_t r = 0; !rc && r < 2; r++) {
-    struct peer_slot *slots = r == 0 ? s->servers : s->workers;
-    uint32_t n = r == 0 ? s->cfg.n_servers : s->cfg.n_workers;
-    for (uint32_t i = 0; !rc && i < n; i++) {
-      size_t len;
-      map->your_index = i;
-      rc = msg_map_encode(map, buf, cap, &len);
-      struct wire_hdr h = wire_hdr_make(WIRE_CLUSTER_MAP, 0);
-      h.payload_bytes = len;
-      if (!rc)
-        rc = sch_send(s, &slots[i], &h, buf, len);
-    }
+    map->your_index = index;
+    rc = msg_map_encode(map, buf, cap, &len);
   }
+  struct wire_hdr h = wire_hdr_make(WIRE_CLUSTER_MAP, 0);
+  h.payload_bytes = len;
+  if (!rc)
+    rc = sch_send(s, role == 0 ? &s->servers[index] : &s->workers[index], &h, buf, len);
   free(map);
   free(buf);
+  return rc;
+}
+
+static int sch_send_maps(struct scheduler *s) {
+  int rc = 0;
+  for (uint32_t i = 0; !rc && i < s->cfg.n_servers; i++)
+    rc = sch_send_map_to(s, 0, i);
+  for (uint32_t i = 0; !rc && i < s->cfg.n_workers; i++)
+    rc = sch_send_map_to(s, 1, i);
   return rc;
 }
 
@@ -197,12 +200,19 @@ static int sch_check_peers(struct scheduler *s) {
   for (uint32_t r = 0; r < 2; r++) {
     struct peer_slot *slots = r == 0 ? s->servers : s->workers;
     uint32_t n = r == 0 ? s->cfg.n_servers : s->cfg.n_workers;
-    for (uint32_t i = 0; i < n; i++)
-      if (!slots[i].bye && now - slots[i].last_heard_ns > limit) {
-        sch_abort(s, "%s %u has been silent for %.1f s: lost (the job stops)", r == 0 ? "server" : "worker", i,
-                  clock_ns_to_s(now - slots[i].last_heard_ns));
-        return DSANA_EPEER;
+    for (uint32_t i = 0; i < n; i++) {
+      if (slots[i].bye || slots[i].lost || now - slots[i].last_heard_ns <= limit)
+        continue;
+      if (r == 1 && !s->cfg.fail_on_worker_loss) {
+        int rc = sch_lose_worker(s, i);
+        if (rc)
+          return rc;
+        continue;
       }
+      sch_abort(s, "%s %u has been silent for %.1f s: lost (the job stops)", r == 0 ? "server" : "worker", i,
+                clock_ns_to_s(now - slots[i].last_heard_ns));
+      return DSANA_EPEER;
+    }
   }
   return 0;
 }
@@ -211,10 +221,14 @@ static int sch_dispatch(struct scheduler *s, const struct net_msg *m) {
   enum node_role role;
   uint32_t idx;
   struct peer_slot *slot = sch_lookup(s, &m->from, &role, &idx);
+  if (!slot && m->hdr.type == WIRE_REGISTER)
+    return sch_on_late_register(s, m);
   if (!slot) {
     log_warn("dropped %s from an unregistered peer", wire_type_name(m->hdr.type));
     return 0;
   }
+  if (slot->lost)
+    return 0; /* a worker given up on: nothing it says counts any more */
   slot->last_heard_ns = clock_now_ns();
   switch (m->hdr.type) {
   case WIRE_SHARD_REPORT:
@@ -320,7 +334,8 @@ static int sch_setup(struct scheduler *s, const struct role_params *p) {
   s->workers = calloc(s->cfg.n_workers, sizeof *s->workers);
   s->wstats = calloc(s->cfg.n_workers, sizeof *s->wstats);
   s->task_seen = calloc(s->job.n_tasks, 1);
-  if (!rc && (!s->servers || !s->workers || !s->wstats || !s->task_seen))
+  s->task_owner = calloc(s->job.n_tasks, sizeof *s->task_owner);
+  if (!rc && (!s->servers || !s->workers || !s->wstats || !s->task_seen || !s->task_owner))
     rc = DSANA_ENOMEM;
   if (!rc)
     rc = metrics_open(s->cfg.metrics_path, &s->metrics);
@@ -351,6 +366,7 @@ static void sch_free(struct scheduler *s) {
   free(s->workers);
   free(s->wstats);
   free(s->task_seen);
+  free(s->task_owner);
   free(s->iter_wall);
   free(s->iter_bound);
   free(s->result);

@@ -21,6 +21,8 @@
 
 struct peer_slot {
   bool registered, bye;
+  bool lost;    /* worker declared lost: its messages are ignored */
+  bool joining; /* replacement worker: takes part from the next iteration */
   struct net_peer peer;
   char addr[CONFIG_ADDR_MAX];
   uint64_t last_heard_ns;
@@ -51,6 +53,8 @@ struct scheduler {
   struct iter_acc acc;
   struct worker_iter_stats *wstats;
   uint8_t *task_seen; /* n_tasks: TASK_DONE received this iteration */
+  uint32_t *task_owner; /* n_tasks: worker the task was handed to */
+  uint32_t lost_workers;
   double globals[DSANA_MAX_GLOBALS];
   double residual;
   double *iter_wall, *iter_bound;
@@ -69,12 +73,23 @@ struct scheduler {
 int sch_start_iteration(struct scheduler *s);
 int sch_on_report(struct scheduler *s, uint32_t server, const struct net_msg *m);
 int sch_on_task_done(struct scheduler *s, uint32_t worker, const struct net_msg *m);
+/* Give worker w its next task, if the policy has one for it. */
+int sch_hand_out(struct scheduler *s, uint32_t w);
 
 /* sched_final.c */
 int sch_on_final_data(struct scheduler *s, uint32_t server, const struct net_msg *m);
 int sch_finish(struct scheduler *s);
 /* Sets s->finished once every peer said BYE and the result is complete. */
 void sch_check_finished(struct scheduler *s);
+
+/* sched_members.c */
+/* A worker went silent: stop the job, or hand its tasks to the others. */
+int sch_lose_worker(struct scheduler *s, uint32_t w);
+/* A REGISTER after the start: a replacement for a lost worker. */
+int sch_on_late_register(struct scheduler *s, const struct net_msg *m);
+/* Live workers for the next iteration (joining ones become live). */
+void sch_alive_mask(struct scheduler *s, bool *alive);
+int sch_send_map_to(struct scheduler *s, uint32_t role, uint32_t index);
 
 /* scheduler.c */
 int sch_send(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, const void *payload,

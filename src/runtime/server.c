@@ -37,6 +37,7 @@ struct server {
   bool completed; /* finish() ran for version+1 */
   uint32_t task_lo, task_hi; /* tasks overlapping the shard */
   uint64_t *task_keys;       /* keys received per overlapping task */
+  uint32_t *task_sender;     /* the worker whose pushes are being counted */
   uint32_t tasks_left;
   struct msg_report sums; /* of the finished parts of version+1 */
   struct pull_req *reqs; /* active (being served) and deferred pulls */
@@ -65,7 +66,8 @@ static int server_alloc(struct server *sv) {
   while (sv->task_hi < job->n_tasks && job->tasks[sv->task_hi].lo < sv->hi)
     sv->task_hi++;
   sv->task_keys = calloc(sv->task_hi - sv->task_lo + 1, sizeof(uint64_t));
-  return sv->task_keys ? 0 : DSANA_ENOMEM;
+  sv->task_sender = calloc(sv->task_hi - sv->task_lo + 1, sizeof(uint32_t));
+  return sv->task_keys && sv->task_sender ? 0 : DSANA_ENOMEM;
 }
 
 static void server_free(struct server *sv) {
@@ -74,6 +76,7 @@ static void server_free(struct server *sv) {
     free(sv->next[t]);
   }
   free(sv->task_keys);
+  free(sv->task_sender);
   free(sv->reqs);
   if (sv->listen)
     net_close(sv->listen);
@@ -86,6 +89,7 @@ static void server_begin_iter(struct server *sv) {
   memset(&sv->sums, 0, sizeof sv->sums);
   sv->tasks_left = sv->task_hi - sv->task_lo;
   memset(sv->task_keys, 0, sizeof(uint64_t) * (sv->task_hi - sv->task_lo + 1));
+  memset(sv->task_sender, 0xff, sizeof(uint32_t) * (sv->task_hi - sv->task_lo + 1));
   struct dsana_job *job = &sv->node.job;
   for (uint32_t t = 0; t < job->n_tables; t++)
     if (job->tables[t].rule == DSANA_RULE_SUM)
@@ -163,8 +167,15 @@ static int server_on_push(struct server *sv, const struct net_msg *m) {
     const struct dsana_task_decl *task = &job->tasks[h->chunk];
     uint64_t want = (task->hi < sv->hi ? task->hi : sv->hi) - (task->lo > sv->lo ? task->lo : sv->lo);
     uint64_t *got = &sv->task_keys[h->chunk - sv->task_lo];
+    uint32_t *sender = &sv->task_sender[h->chunk - sv->task_lo];
     if (*got == want)
       return 0; /* a re-run task pushing identical values again: ignore */
+    if (*sender != h->sender) {
+      /* another worker runs the task (its first one was lost): count its
+       * pushes from scratch; the values are the same either way */
+      *sender = h->sender;
+      *got = 0;
+    }
     if (*got + (h->key_hi - h->key_lo) > want)
       why = "more keys than the task owns";
     else {

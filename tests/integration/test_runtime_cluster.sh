@@ -40,10 +40,11 @@ else
   fail "separate roles over tcp: $(cat "$T/sched.err" "$T/srv.err" "$T/w0.err" | head -c 400)"
 fi
 
-# A worker that dies mid-run: the job fails fast and names it.
+# A worker that dies mid-run with --on-worker-loss fail: the job fails fast
+# and names it.
 start=$(date +%s)
 DSANA_FAULT="worker=1,iter=3,point=before-push,how=kill" run_capture crash "$DSANA" pagerank "$T/g.txt" \
-  --workers 3 --servers 2 --tol 1e-12 --quiet --out "$T/out.crash"
+  --workers 3 --servers 2 --tol 1e-12 --quiet --out "$T/out.crash" --on-worker-loss fail
 took=$(($(date +%s) - start))
 if [ "$RC" -ne 0 ] && [ "$RC" -ne 124 ] && grep -q "worker 1 (pid [0-9]*) was killed by signal 9" "$T/crash.err" &&
   [ ! -e "$T/out.crash" ] && [ "$took" -le 20 ]; then
@@ -52,7 +53,7 @@ else
   fail "killed worker: rc=$RC took=${took}s stderr: $(head -c 400 "$T/crash.err")"
 fi
 DSANA_FAULT="worker=0,iter=2,point=before-task,how=exit" run_capture exit "$DSANA" pagerank "$T/g.txt" \
-  --workers 2 --quiet
+  --workers 2 --quiet --on-worker-loss fail
 if [ "$RC" -eq 1 ] && grep -q "worker 0 (pid [0-9]*) exited with code 3" "$T/exit.err"; then
   pass "worker exiting with an error is reported with its exit code"
 else
