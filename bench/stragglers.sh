@@ -5,6 +5,11 @@
 # (speeds 1 1 0.5 0.25) and bench/scenarios/homogeneous-cloud.json (4 equal workers,
 # transient 4x stragglers, p=0.1). Kronecker scale 20 (--quick: 16), --workers 4
 # --servers 1 --max-iter 10 --tol 0. Pairs alternate bsp, dsana; >= 5 pairs (--quick: 2).
+# Scheduling only: each scenario runs with its links REMOVED (global and per-worker
+# "link", via jq 'del(.link) | del(.workers[].link)' into a temp file), so transfer time
+# does not mask or add to the scheduling effect (bench/overlap.sh measures links).
+# Efficiency = bsp runs' median bound_s (same work, static split) / dsana median; the
+# dsana runs' own median bound_s is reported beside it.
 # Every run's ranks (--out) must be byte-identical to the first bsp run's; a mismatch
 # exits 1. Missed speed targets are reported, not fatal. Writes
 # bench/results/stragglers.csv (one row per scenario, appended) and
@@ -14,7 +19,7 @@ set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-usage() { sed -n '2,13s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,18s/^# \{0,1\}//p' "$0"; }
 
 quick=0
 pairs=
@@ -53,7 +58,7 @@ graph=$(graph_kron "$scale")
 read -r _ NE < <(graph_counts "$graph")
 csv=$RESULTS/stragglers.csv
 runs_csv=$RESULTS/stragglers_runs.csv
-hdr=date,commit,scenario,graph,edges,workers,pairs,bsp_median_iter_s,bsp_min,bsp_max,dsana_median_iter_s,dsana_min,dsana_max,speedup_pair_median,speedup_pair_min,speedup_pair_max,speedup_of_medians,bound_s,efficiency,transfer_s,efficiency_vs_max_bound,straggler,straggler_tasks_bsp,straggler_tasks_dsana,straggler_fewer_tasks,outputs_identical,peak_rss_mb_bsp,peak_rss_mb_dsana
+hdr=date,commit,scenario,graph,edges,workers,pairs,bsp_median_iter_s,bsp_min,bsp_max,dsana_median_iter_s,dsana_min,dsana_max,speedup_pair_median,speedup_pair_min,speedup_pair_max,speedup_of_medians,bound_s,efficiency,transfer_s,efficiency_vs_max_bound,bound_s_dsana,efficiency_vs_dsana_bound,links,straggler,straggler_tasks_bsp,straggler_tasks_dsana,straggler_fewer_tasks,outputs_identical,peak_rss_mb_bsp,peak_rss_mb_dsana
 runs_hdr=date,commit,scenario,graph,pair,mode,median_iter_s,bound_s,total_s,transfer_s,tasks_per_worker,peak_rss_kb_largest_role
 
 # Median over iterations of the largest per-worker bytes_in sent at the scenario's link
@@ -90,21 +95,23 @@ het_line=
 summary_lines=()
 
 bench_scenario() { # NAME
-  local name=$1 sc=$BENCH_DIR/scenarios/$1.json
-  [[ -r $sc ]] || die "scenario $sc is missing"
-  jq -e . "$sc" >/dev/null || die "scenario $sc is not valid JSON"
+  local name=$1 orig=$BENCH_DIR/scenarios/$1.json sc=$SCRATCH/$1.nolink.json
+  [[ -r $orig ]] || die "scenario $orig is missing"
+  jq -e . "$orig" >/dev/null || die "scenario $orig is not valid JSON"
+  # scheduling only: drop every emulated link (global and per worker)
+  jq 'del(.link) | del(.workers[].link)' "$orig" >"$sc" || die "cannot strip the links of $orig"
   local nsc
   nsc=$(jq '.workers | length' "$sc")
   [[ $nsc == "$WORKERS" ]] || die "$sc has $nsc workers, expected $WORKERS"
   local mbit straggler
-  mbit=$(jq -r '.link.bandwidth_mbit // 0' "$sc")
+  mbit=$(jq -r '.link.bandwidth_mbit // 0' "$sc") # 0 after stripping: transfer_s is 0 (kept as a column)
   # The straggler is the slowest worker, when the speeds differ.
   straggler=$(jq -r '[.workers[] | (.speed // 1)] as $s | if ($s | min) == ($s | max) then "none"
                      else ($s | index($s | min)) end' "$sc")
 
-  local -a tb td rat bnd tr rssb rssd tkb tkd
+  local -a tb td rat bnd bndb tr rssb rssd tkb tkd
   local i mode ref=$SCRATCH/$name.ref.txt out t b x tk
-  echo "== $name ($(basename "$graph"), $NE edges, $pairs pairs)" >&2
+  echo "== $name ($(basename "$graph"), $NE edges, $pairs pairs, links removed)" >&2
   for ((i = 1; i <= pairs; i++)); do
     for mode in bsp dsana; do
       out=$SCRATCH/$name.$mode.$i.txt
@@ -127,7 +134,7 @@ bench_scenario() { # NAME
         rm -f "$out"
       fi
       if [[ $mode == bsp ]]; then
-        tb+=("$t") rssb+=("$RUN_RSS_KB") tkb+=("$tk")
+        tb+=("$t") rssb+=("$RUN_RSS_KB") tkb+=("$tk") bndb+=("$b")
       else
         td+=("$t") rssd+=("$RUN_RSS_KB") tkd+=("$tk") bnd+=("$b") tr+=("$x")
       fi
@@ -137,17 +144,19 @@ bench_scenario() { # NAME
     rat+=("$(calc "${tb[$((i - 1))]} / ${td[$((i - 1))]}" %.6f)")
   done
 
-  local bm bmin bmax dm dmin dmax sm smin smax bound trm rb rd
+  local bm bmin bmax dm dmin dmax sm smin smax bound boundd trm rb rd
   read -r bm bmin bmax < <(stats "${tb[@]}")
   read -r dm dmin dmax < <(stats "${td[@]}")
   read -r sm smin smax < <(stats "${rat[@]}")
-  read -r bound _ _ < <(stats "${bnd[@]}")
+  read -r bound _ _ < <(stats "${bndb[@]}")
+  read -r boundd _ _ < <(stats "${bnd[@]}")
   read -r trm _ _ < <(stats "${tr[@]}")
   read -r _ _ rb < <(stats "${rssb[@]}")
   read -r _ _ rd < <(stats "${rssd[@]}")
-  local som eff effmax mtb mtd
+  local som eff effd effmax mtb mtd
   som=$(calc "$bm / $dm" %.2f)
   eff=$(calc "$bound / $dm" %.2f)
+  effd=$(calc "$boundd / $dm" %.2f)
   effmax=$(calc "($bound > $trm ? $bound : $trm) / $dm" %.2f)
   mtb=$(tasks_median "${tkb[@]}")
   mtd=$(tasks_median "${tkd[@]}")
@@ -162,14 +171,14 @@ bench_scenario() { # NAME
 
   echo
   echo "== $name: $(basename "$graph") ($NE edges), $WORKERS workers, 1 server, $ITERS iterations, $pairs pairs (bsp, dsana alternating)"
+  echo "  links removed from the scenario (scheduling only; $(basename "$orig") has link $(jq -r '.link.bandwidth_mbit // "none"' "$orig") Mbit/s, not applied)"
   printf '  %-7s median_iter_s %s [%s-%s]  peak_rss %s MiB (largest role)\n' bsp "$(printf %.4f "$bm")" \
     "$(printf %.4f "$bmin")" "$(printf %.4f "$bmax")" "$(calc "$rb / 1024" %.1f)"
   printf '  %-7s median_iter_s %s [%s-%s]  peak_rss %s MiB (largest role)\n' dsana "$(printf %.4f "$dm")" \
     "$(printf %.4f "$dmin")" "$(printf %.4f "$dmax")" "$(calc "$rd / 1024" %.1f)"
   printf '  speed-up bsp/dsana: %.2f per-pair median [%.2f-%.2f], %s ratio of medians\n' "$sm" "$smin" "$smax" "$som"
-  printf '  bound_s (balanced compute, dsana runs) %s -> efficiency %s\n' "$(printf %.4f "$bound")" "$eff"
-  printf '  transfer_s (largest worker pull at %s Mbit/s) %s -> efficiency vs max(compute, transfer) %s\n' \
-    "$mbit" "$(printf %.4f "$trm")" "$effmax"
+  printf '  bound_s (balanced compute, median of the bsp runs) %s -> efficiency %s\n' "$(printf %.4f "$bound")" "$eff"
+  printf '  bound_s (balanced compute, median of the dsana runs) %s -> efficiency %s\n' "$(printf %.4f "$boundd")" "$effd"
   echo "  tasks per worker (sum over $ITERS iterations, median over runs): bsp $mtb, dsana $mtd"
   if [[ $straggler != none ]]; then
     echo "  straggler worker $straggler ran fewer tasks under dsana: $fewer ($sb -> $sd)"
@@ -177,7 +186,7 @@ bench_scenario() { # NAME
     echo "  no fixed straggler (equal speeds; transient slowdowns)"
   fi
   echo "  outputs byte-identical across all runs and modes: $ident"
-  csv_row "$csv" "$hdr" "$BENCH_DATE,$BENCH_COMMIT,$name,$(basename "$graph"),$NE,$WORKERS,$pairs,$bm,$bmin,$bmax,$dm,$dmin,$dmax,$sm,$smin,$smax,$som,$bound,$eff,$trm,$effmax,$straggler,$sb,$sd,$fewer,$ident,$(calc "$rb / 1024" %.1f),$(calc "$rd / 1024" %.1f)"
+  csv_row "$csv" "$hdr" "$BENCH_DATE,$BENCH_COMMIT,$name,$(basename "$graph"),$NE,$WORKERS,$pairs,$bm,$bmin,$bmax,$dm,$dmin,$dmax,$sm,$smin,$smax,$som,$bound,$eff,$trm,$effmax,$boundd,$effd,removed,$straggler,$sb,$sd,$fewer,$ident,$(calc "$rb / 1024" %.1f),$(calc "$rd / 1024" %.1f)"
 
   local spd
   spd=$(printf '%.2f' "$sm")
@@ -199,7 +208,7 @@ mismatch=$((mismatch | hom_mismatch))
 echo
 echo "targets (DESIGN.md): heterogeneous speed-up >= $TARGET_HET_SPEEDUP and efficiency >= $TARGET_HET_EFF; homogeneous speed-up >= $TARGET_HOM_SPEEDUP"
 printf '  %s\n' "${summary_lines[@]}"
-echo "  speed-up = median of per-pair bsp/dsana; efficiency = bound_s / dsana median_iter_s (ratio of medians)"
+echo "  speed-up = median of per-pair bsp/dsana; efficiency = bsp runs' median bound_s / dsana median_iter_s; links removed (scheduling only)"
 echo "wrote $csv and $runs_csv" >&2
 if ((mismatch)); then
   echo "!!!!! OUTPUT MISMATCH between runs/modes: dsana is not BSP-exact here (see above)" >&2

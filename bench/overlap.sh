@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# bench/overlap.sh [--quick] [--pairs N]
+#
+# Does chunking overlap transfer with compute? One emulated cluster where the transfer
+# of an iteration takes about as long as its compute: bench/scenarios/overlap.json
+# (4 workers of speed 1, time_scale 4, link 3200 Mbit/s + 0.5 ms on every process).
+# Kronecker scale 20 (--quick: 16), --workers 4 --servers 1 --max-iter 10 --tol 0.
+# Pairs alternate `--sched static --chunk off` and `--sched static --chunk auto` (static in
+# both, so only chunking differs); >= 5 pairs (--quick: 2). Every run's ranks (--out) must
+# be byte-identical to the first run's (mismatch: exit 1). Then a sweep of chunk sizes
+# (16K 64K 256K 1M 4M 16M; --quick: 64K 1M 16M, 1 run each) and an unthrottled check
+# (no scenario at all, --chunk auto vs off, 5 pairs; --quick: 2).
+# Writes bench/results/overlap.csv (one row per invocation, appended),
+# bench/results/overlap_runs.csv (every run, appended), bench/results/overlap_sweep.csv
+# (chunk_bytes,median_iter_s; rewritten) and bench/results/overlap_sweep.png (gnuplot).
+# The last line printed is `speedup=X efficiency=Y` (targets 1.6 and 0.85, not fatal).
+#
+# How the link was chosen (the arithmetic; re-checked by a calibration run each time):
+#   table_bytes  = vertices x 8 = 2^20 x 8 = 8,388,608 B at scale 20 (ranks, doubles)
+#   per iteration every worker pulls the whole table from the server, so the server's
+#   upload (the slowest link: it carries 4x what any worker receives) must carry
+#   W x table_bytes / S = 4 x 8,388,608 / 1 = 33,554,432 B = 268.4 Mbit
+#   compute bound (summary bound_s, one run --sched static --chunk off, links removed,
+#   time_scale 4, scale 20, measured at commit 0256101): 0.0843 s
+#   => bandwidth for transfer = compute: 268.4 Mbit / 0.0843 s = 3184 Mbit/s -> 3200
+#   transfer bound = 268.4 Mbit / 3200 Mbit/s = 0.0839 s (pushes, 1/4 table per worker
+#   over each worker's own link, are 4x smaller and are not counted; nor is latency).
+#   --quick (scale 16) uses the same file with bandwidth_mbit rescaled from its own
+#   calibration run so that transfer = compute there too (written to a temp file).
+# Efficiency = max(compute bound, transfer bound) / median iteration time of the auto runs,
+# compute bound = median summary bound_s over the paired runs (both arms; same work).
+# Speed-up = median over pairs of off/auto (the ratio of medians is printed too).
+set -euo pipefail
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+usage() { sed -n '2,33s/^# \{0,1\}//p' "$0"; }
+
+quick=0
+pairs=
+while [[ $# -gt 0 ]]; do
+  case $1 in
+  --quick) quick=1 ;;
+  --pairs)
+    [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "--pairs needs a positive integer"
+    pairs=$2
+    shift
+    ;;
+  -h | --help)
+    usage
+    exit 0
+    ;;
+  *) die "unknown argument $1 (see --help)" ;;
+  esac
+  shift
+done
+if ((quick)); then
+  scale=16
+  pairs=${pairs:-2}
+  upairs=2
+  sweep=(64K 1M 16M)
+else
+  scale=20
+  pairs=${pairs:-5}
+  upairs=5
+  sweep=(16K 64K 256K 1M 4M 16M)
+fi
+
+bench_init
+ITERS=10
+WORKERS=4
+SERVERS=1
+TARGET_SPEEDUP=1.6
+TARGET_EFF=0.85
+TARGET_UNTHROTTLED=1.05 # auto / off, no scenario
+
+graph=$(graph_kron "$scale")
+read -r NV NE < <(graph_counts "$graph")
+TABLE_BYTES=$((NV * 8))
+UPLOAD_BYTES=$((WORKERS * TABLE_BYTES / SERVERS))
+
+SC_FILE=$BENCH_DIR/scenarios/overlap.json
+[[ -r $SC_FILE ]] || die "scenario $SC_FILE is missing"
+jq -e . "$SC_FILE" >/dev/null || die "$SC_FILE is not valid JSON"
+[[ $(jq '.workers | length' "$SC_FILE") == "$WORKERS" ]] || die "$SC_FILE must have $WORKERS workers"
+nolink=$SCRATCH/overlap-nolink.json
+jq 'del(.link) | del(.workers[].link)' "$SC_FILE" >"$nolink"
+
+csv=$RESULTS/overlap.csv
+runs_csv=$RESULTS/overlap_runs.csv
+sweep_csv=$RESULTS/overlap_sweep.csv
+sweep_png=$RESULTS/overlap_sweep.png
+hdr=date,commit,graph,vertices,edges,workers,servers,pairs,bandwidth_mbit,latency_ms,off_median_iter_s,off_min,off_max,auto_median_iter_s,auto_min,auto_max,auto_chunk_bytes,speedup_pair_median,speedup_pair_min,speedup_pair_max,speedup_of_medians,bound_s,transfer_bound_s,efficiency,unthrottled_auto_over_off,outputs_identical
+runs_hdr=date,commit,phase,graph,pair,chunk,chunk_bytes,median_iter_s,bound_s,total_s,peak_rss_kb_largest_role
+
+ref=$SCRATCH/ref.txt
+mismatch=0
+check_out() { # OUT LABEL
+  if [[ ! -e $ref ]]; then
+    mv "$1" "$ref"
+  elif ! cmp -s "$ref" "$1"; then
+    echo "!!!!! MISMATCH: $2 output differs from the first run's (cmp $ref $1)" >&2
+    cmp "$ref" "$1" >&2 || true
+    cp "$1" "$RESULTS/mismatch-overlap-${2// /-}.txt"
+    mismatch=1
+  else
+    rm -f "$1"
+  fi
+}
+
+# run1 PHASE PAIR CHUNK [options...] -> sets T B CB RSS
+run1() {
+  local phase=$1 i=$2 chunk=$3 out
+  shift 3
+  out=$SCRATCH/$phase.$chunk.$i.txt
+  run_pagerank "$phase-$chunk-$i" "$graph" --workers $WORKERS --servers $SERVERS --sched static --chunk "$chunk" \
+    --max-iter $ITERS --tol 0 --top 0 --out "$out" "$@"
+  [[ $(summary_field "$RUN_METRICS" iterations) == "$ITERS" ]] || die "$phase $chunk: wrong iteration count"
+  [[ $(summary_field "$RUN_METRICS" sched) == static ]] || die "$phase $chunk: summary sched is not static"
+  T=$(summary_field "$RUN_METRICS" median_iter_s)
+  B=$(summary_field "$RUN_METRICS" bound_s)
+  CB=$(summary_field "$RUN_METRICS" chunk_bytes)
+  RSS=$RUN_RSS_KB
+  check_out "$out" "$phase $chunk $i"
+  note "$phase pair $i chunk=$chunk: median_iter_s=$T bound_s=$B chunk_bytes=$CB rss_kb=$RSS"
+  csv_row "$runs_csv" "$runs_hdr" "$BENCH_DATE,$BENCH_COMMIT,$phase,$(basename "$graph"),$i,$chunk,$CB,$T,$B,$(summary_field "$RUN_METRICS" total_s),$RSS"
+}
+
+echo "dsana overlap — $DSANA ($BENCH_COMMIT), $BENCH_HOST" >&2
+
+# --- calibration: compute bound with no link, chunk off
+run1 calibrate 0 off --scenario "$nolink"
+cal_bound=$B
+mbit=$(jq -r '.link.bandwidth_mbit // 0' "$SC_FILE")
+lat=$(jq -r '.link.latency_ms // 0' "$SC_FILE")
+sc=$SC_FILE
+if ((quick)); then
+  mbit=$(calc "$UPLOAD_BYTES * 8 / $cal_bound / 1e6" %.0f)
+  sc=$SCRATCH/overlap-quick.json
+  jq ".link.bandwidth_mbit = $mbit" "$SC_FILE" >"$sc"
+fi
+[[ $mbit != 0 ]] || die "$SC_FILE has no link bandwidth"
+tbound=$(calc "$UPLOAD_BYTES * 8 / ($mbit * 1e6)" %.6f)
+ratio=$(calc "$tbound / $cal_bound" %.2f)
+note "calibration: bound_s=$cal_bound (no link, chunk off); transfer bound at $mbit Mbit/s = $tbound s (x$ratio)"
+if (($(calc "$ratio < 0.67 || $ratio > 1.5 ? 1 : 0" %d))); then
+  note "warning: transfer/compute = $ratio here, far from 1: re-pick bandwidth_mbit in $SC_FILE (see the header)"
+fi
+
+# --- pairs: off, auto
+declare -a toff tauto rat bnd rss_off rss_auto
+auto_cb=
+for ((i = 1; i <= pairs; i++)); do
+  run1 pair "$i" off --scenario "$sc"
+  toff+=("$T") bnd+=("$B") rss_off+=("$RSS")
+  run1 pair "$i" auto --scenario "$sc"
+  tauto+=("$T") bnd+=("$B") rss_auto+=("$RSS")
+  auto_cb=$CB
+  rat+=("$(calc "${toff[$((i - 1))]} / $T" %.6f)")
+done
+read -r om omin omax < <(stats "${toff[@]}")
+read -r am amin amax < <(stats "${tauto[@]}")
+read -r sm smin smax < <(stats "${rat[@]}")
+read -r bound _ _ < <(stats "${bnd[@]}")
+read -r _ _ ro < <(stats "${rss_off[@]}")
+read -r _ _ ra < <(stats "${rss_auto[@]}")
+som=$(calc "$om / $am" %.2f)
+maxb=$(calc "$bound > $tbound ? $bound : $tbound" %.6f)
+eff=$(calc "$maxb / $am" %.2f)
+serial=$(calc "$bound + $tbound" %.6f)
+
+# --- sweep: one run per chunk size
+rm -f "$sweep_csv"
+echo "chunk_bytes,median_iter_s" >"$sweep_csv"
+declare -a sweep_rows
+for c in "${sweep[@]}"; do
+  run1 sweep 1 "$c" --scenario "$sc"
+  echo "$CB,$T" >>"$sweep_csv"
+  sweep_rows+=("$(printf '  %-6s chunk_bytes %9s  median_iter_s %.4f' "$c" "$CB" "$T")")
+done
+
+# --- unthrottled: no scenario at all
+declare -a uoff uauto urat
+for ((i = 1; i <= upairs; i++)); do
+  run1 unthrottled "$i" off
+  uoff+=("$T")
+  run1 unthrottled "$i" auto
+  uauto+=("$T")
+  ucb=$CB
+  urat+=("$(calc "$T / ${uoff[$((i - 1))]}" %.6f)")
+done
+read -r uom uomin uomax < <(stats "${uoff[@]}")
+read -r uam uamin uamax < <(stats "${uauto[@]}")
+read -r urm urmin urmax < <(stats "${urat[@]}")
+
+ident=yes
+((mismatch)) && ident=NO
+met() { calc "$1" %d | sed 's/1/met/;s/0/MISSED/'; }
+
+echo
+echo "== overlap: $(basename "$graph") ($NV vertices, $NE edges), $WORKERS workers, $SERVERS server, $ITERS iterations, $pairs pairs (static; chunk off, auto alternating)"
+echo "  scenario $(basename "$SC_FILE")$( ((quick)) && echo " with bandwidth_mbit=$mbit (quick calibration)"): link $mbit Mbit/s, $lat ms on every process, time_scale $(jq -r '.time_scale // 1' "$SC_FILE")"
+printf '  calibration (no link, chunk off): bound_s %.4f; transfer bound %.4f = %d B server upload / %s Mbit/s (x%s)\n' \
+  "$cal_bound" "$tbound" "$UPLOAD_BYTES" "$mbit" "$ratio"
+printf '  %-11s median_iter_s %.4f [%.4f-%.4f]  peak_rss %s MiB (largest role)\n' "chunk off" "$om" "$omin" "$omax" "$(calc "$ro / 1024" %.1f)"
+printf '  %-11s median_iter_s %.4f [%.4f-%.4f]  peak_rss %s MiB (largest role), chunk_bytes %s\n' "chunk auto" "$am" "$amin" "$amax" \
+  "$(calc "$ra / 1024" %.1f)" "$auto_cb"
+printf '  speed-up off/auto: %.2f per-pair median [%.2f-%.2f], %s ratio of medians\n' "$sm" "$smin" "$smax" "$som"
+printf '  bounds: compute %.4f (median bound_s of the pairs), transfer %.4f, max %.4f, sum (no overlap) %.4f\n' \
+  "$bound" "$tbound" "$maxb" "$serial"
+printf '  efficiency max(compute, transfer) / auto median: %s\n' "$eff"
+echo "  sweep (1 run each, same scenario; $sweep_csv):"
+printf '%s\n' "${sweep_rows[@]}"
+echo "  unthrottled (no scenario, $upairs pairs; auto chunk_bytes $ucb):"
+printf '    off %.4f [%.4f-%.4f], auto %.4f [%.4f-%.4f], auto/off per-pair median %.3f [%.3f-%.3f] (target <= %s: %s)\n' \
+  "$uom" "$uomin" "$uomax" "$uam" "$uamin" "$uamax" "$urm" "$urmin" "$urmax" "$TARGET_UNTHROTTLED" \
+  "$(met "$urm <= $TARGET_UNTHROTTLED")"
+echo "  outputs byte-identical across all runs: $ident"
+
+csv_row "$csv" "$hdr" "$BENCH_DATE,$BENCH_COMMIT,$(basename "$graph"),$NV,$NE,$WORKERS,$SERVERS,$pairs,$mbit,$lat,$om,$omin,$omax,$am,$amin,$amax,$auto_cb,$sm,$smin,$smax,$som,$bound,$tbound,$eff,$urm,$ident"
+
+# --- plot
+plot_msg=
+if ! command -v gnuplot >/dev/null 2>&1 && [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+  note "installing gnuplot-nox"
+  apt-get install -y -qq --no-install-recommends gnuplot-nox >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends gnuplot-nox >/dev/null 2>&1; } || true
+fi
+if command -v gnuplot >/dev/null 2>&1; then
+  if gnuplot <<EOF 2>"$SCRATCH/gnuplot.err"; then
+set terminal pngcairo size 800,500 noenhanced
+set output '$sweep_png'
+set datafile separator ','
+set logscale x 4
+set format x '%.0b %BB'
+set xlabel 'chunk size (bytes)'
+set ylabel 'median iteration time (s)'
+set title 'overlap: $(basename "$graph"), $WORKERS workers, $mbit Mbit/s, static ($BENCH_COMMIT)'
+set key top right
+set grid
+plot '$sweep_csv' every ::1 using 1:2 smooth unique with linespoints lw 2 pt 7 title 'chunked (sizes above the table are capped to it)', \
+     $maxb with lines dt 2 title 'max(compute, transfer) bound', \
+     $serial with lines dt 3 title 'compute + transfer (no overlap)', \
+     $om with lines dt 4 title 'chunk off (median)'
+EOF
+    plot_msg="wrote $sweep_png"
+  else
+    plot_msg="gnuplot failed ($(head -c 200 "$SCRATCH/gnuplot.err")); no plot"
+  fi
+else
+  plot_msg="gnuplot is missing (apt-get install gnuplot-nox); no plot"
+fi
+echo "$plot_msg" >&2
+
+echo
+echo "targets: speed-up >= $TARGET_SPEEDUP: $(met "$sm >= $TARGET_SPEEDUP"); efficiency >= $TARGET_EFF: $(met "$eff >= $TARGET_EFF"); unthrottled auto at most 5% slower (per-pair median): $(met "$urm <= $TARGET_UNTHROTTLED")"
+echo "wrote $csv, $runs_csv, $sweep_csv" >&2
+spd=$(printf '%.2f' "$sm")
+if ((mismatch)); then
+  echo "!!!!! OUTPUT MISMATCH between runs: chunking changed the result (see above)" >&2
+  echo "speedup=$spd efficiency=$eff"
+  exit 1
+fi
+echo "speedup=$spd efficiency=$eff"
