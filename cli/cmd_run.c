@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "io/scenario.h"
+#include "net/secure.h"
 #include "opts.h"
 #include "runtime/runtime.h"
 #include "util/log.h"
@@ -22,6 +23,30 @@ static int exit_code(int rc) {
                  rc == DSANA_ERANGE
              ? 2
              : 1;
+}
+
+/* The job's secret: from --token-file, or made up for a run that stays on
+ * this machine. Runs across machines must name one. */
+static int setup_token(struct run_config *cfg, bool local, const char *who) {
+  uint8_t token[NET_TOKEN_MAX_BYTES];
+  size_t len = 32;
+  char err[512];
+  int rc;
+  if (cfg->token_path[0]) {
+    rc = net_read_token_file(cfg->token_path, token, sizeof token, &len, err, sizeof err);
+  } else if (local) {
+    rc = net_random_token(token, len);
+    snprintf(err, sizeof err, "cannot make a job token: %s", dsana_strerror(rc));
+  } else {
+    rc = DSANA_EUSAGE;
+    snprintf(err, sizeof err, "--token-file FILE is required when roles run on their own (the job's secret, e.g. "
+                              "head -c 32 /dev/urandom | base64 > job.token, copied to every machine)");
+  }
+  if (!rc && (rc = net_curve_secret_from_token(token, len, cfg->curve_secret)) != 0)
+    snprintf(err, sizeof err, "this ZeroMQ has no CURVE security");
+  if (rc)
+    fprintf(stderr, "dsana %s: %s\n", who, err);
+  return rc;
 }
 
 /* Check inputs before any process starts: the scenario, then the app's data. */
@@ -54,6 +79,9 @@ static int run_ranked(struct cli_run *r, uint32_t rank, uint32_t size) {
     return DSANA_EUSAGE;
   }
   r->cfg.n_workers = size - 1 - r->cfg.n_servers;
+  int trc = setup_token(&r->cfg, false, r->app->name);
+  if (trc)
+    return trc;
   struct role_params p = {.cfg = &r->cfg, .app = r->app, .app_state = r->app_state, .args = &r->args};
   if (rank == 0) {
     int rc = prepare_app(r);
@@ -82,11 +110,11 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
     if (!r.cfg.scheduler_addr[0]) {
       fprintf(stderr, "dsana scheduler: --scheduler ADDR (where to listen) is required\n");
       rc = DSANA_EUSAGE;
-    } else if ((rc = prepare_app(&r)) == 0) {
+    } else if ((rc = setup_token(&r.cfg, false, "scheduler")) == 0 && (rc = prepare_app(&r)) == 0) {
       struct role_params p = {.cfg = &r.cfg, .app = app, .app_state = r.app_state, .args = &r.args};
       rc = runtime_run_scheduler(&p);
     }
-  } else if ((rc = prepare_app(&r)) == 0) {
+  } else if ((rc = setup_token(&r.cfg, true, app->name)) == 0 && (rc = prepare_app(&r)) == 0) {
     struct role_params p = {.cfg = &r.cfg, .app = app, .app_state = r.app_state, .args = &r.args,
                             .index = UINT32_MAX};
     rc = runtime_launch_local(&p);
@@ -97,7 +125,8 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
 
 static void role_usage(const char *role, FILE *f) {
   fprintf(f,
-          "usage: dsana %s --scheduler ADDR [--index I] [--bind HOST] [--peer-timeout S] [--register-timeout S]\n"
+          "usage: dsana %s --scheduler ADDR --token-file FILE [--index I] [--bind HOST] [--peer-timeout S]\n"
+          "       [--register-timeout S]\n"
           "Start one %s that joins the scheduler at ADDR; the app and its options come from the scheduler.\n",
           role, role);
 }
@@ -108,6 +137,7 @@ int cmd_role_main(const char *role, int argc, char **argv) {
                                        {"bind", required_argument, NULL, 'b'},
                                        {"peer-timeout", required_argument, NULL, 'p'},
                                        {"register-timeout", required_argument, NULL, 'r'},
+                                       {"token-file", required_argument, NULL, 't'},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
   struct run_config cfg;
@@ -127,6 +157,8 @@ int cmd_role_main(const char *role, int argc, char **argv) {
       bad = cli_parse_seconds(optarg, &cfg.peer_timeout_s) != 0;
     else if (c == 'r')
       bad = cli_parse_seconds(optarg, &cfg.register_timeout_s) != 0;
+    else if (c == 't')
+      bad = snprintf(cfg.token_path, sizeof cfg.token_path, "%s", optarg) >= (int)sizeof cfg.token_path;
     else if (c == 'h') {
       role_usage(role, stdout);
       return 0;
@@ -144,6 +176,8 @@ int cmd_role_main(const char *role, int argc, char **argv) {
             optind != argc ? "unexpected argument" : "--scheduler ADDR is required", role);
     return 2;
   }
+  if (setup_token(&cfg, false, role) != 0)
+    return 2;
   struct role_params p = {.cfg = &cfg, .index = index};
   int rc = strcmp(role, "server") == 0 ? runtime_run_server(&p) : runtime_run_worker(&p);
   return exit_code(rc);

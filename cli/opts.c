@@ -27,6 +27,7 @@ enum {
   OPT_PEER_TIMEOUT,
   OPT_VERBOSE,
   OPT_WORKER_LOSS,
+  OPT_TOKEN,
   OPT_HELP,
   OPT_APP_BASE = 2000
 };
@@ -52,6 +53,7 @@ static const struct common_opt common[] = {
     {{"register-timeout", required_argument, NULL, OPT_REG_TIMEOUT}, "S", "seconds to wait for all roles to register (default 30)"},
     {{"peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT}, "S", "a silent peer is lost after S seconds (default 5)"},
     {{"on-worker-loss", required_argument, NULL, OPT_WORKER_LOSS}, "reassign|fail", "a lost worker's tasks go to the others (default), or the job stops"},
+    {{"token-file", required_argument, NULL, OPT_TOKEN}, "FILE", "the job's secret (peers without it are refused); local runs make one"},
     {{"verbose", no_argument, NULL, OPT_VERBOSE}, NULL, "more diagnostics on stderr"},
     {{"help", no_argument, NULL, OPT_HELP}, NULL, "this help"},
 };
@@ -153,6 +155,8 @@ static int set_common(struct cli_run *r, int id, const char *v) {
       return DSANA_EINVAL;
     c->fail_on_worker_loss = strcmp(v, "fail") == 0;
     return 0;
+  case OPT_TOKEN:
+    return copy_str(c->token_path, sizeof c->token_path, v);
   case OPT_VERBOSE:
     c->verbose++;
     log_set_level(c->verbose > 1 ? LOG_DEBUG : LOG_INFO);

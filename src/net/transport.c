@@ -60,6 +60,9 @@ enum net_payload_store { NET_PAYLOAD_ZMQ = 1, NET_PAYLOAD_INLINE = 2, NET_PAYLOA
 struct net_ctx {
   void *zctx;
   uint64_t max_payload; /* for sockets opened from now on */
+  bool secure;          /* CURVE with the job's key (net_ctx_set_curve) */
+  char secret[41], public_key[41];
+  unsigned mon_seq;
 };
 
 /* Link emulation state of one socket's sends. */
@@ -72,6 +75,7 @@ struct net_link {
 /* Owned by the thread that created it. */
 struct net_sock {
   void *z;
+  void *mon; /* listener with CURVE: handshake-failure events */
   bool listener;
   uint64_t max_payload;     /* protocol check on receive */
   uint64_t zmq_max_payload; /* what ZMQ_MAXMSGSIZE was set for at open */
@@ -135,6 +139,70 @@ int net_ctx_create(struct net_ctx **out) {
 
 void net_ctx_set_max_payload(struct net_ctx *ctx, uint64_t bytes) { ctx->max_payload = bytes; }
 
+int net_ctx_set_curve(struct net_ctx *ctx, const char *secret_z85) {
+  if (strlen(secret_z85) != 40 || zmq_curve_public(ctx->public_key, secret_z85) != 0)
+    return DSANA_EINVAL;
+  memcpy(ctx->secret, secret_z85, 41);
+  ctx->secure = true;
+  return 0;
+}
+
+/* CURVE options before bind/connect: listeners hold the job's secret key;
+ * dialers must name its public key, with a throwaway key pair of their own. */
+static int net_sock_secure(struct net_ctx *ctx, struct net_sock *s) {
+  if (!ctx->secure)
+    return 0;
+  if (s->listener) {
+    if (net_setopt_int(s->z, ZMQ_CURVE_SERVER, 1) || zmq_setsockopt(s->z, ZMQ_CURVE_SECRETKEY, ctx->secret, 40))
+      return -1;
+    char ep[64];
+    snprintf(ep, sizeof ep, "inproc://dsana-monitor-%p-%u", (void *)s, ctx->mon_seq++);
+    int events = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                 ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+    if (zmq_socket_monitor(s->z, ep, events) != 0 || !(s->mon = zmq_socket(ctx->zctx, ZMQ_PAIR)) ||
+        zmq_connect(s->mon, ep) != 0)
+      return -1;
+    return 0;
+  }
+  char pub[41], sec[41];
+  if (zmq_curve_keypair(pub, sec) != 0 || zmq_setsockopt(s->z, ZMQ_CURVE_SERVERKEY, ctx->public_key, 40) ||
+      zmq_setsockopt(s->z, ZMQ_CURVE_PUBLICKEY, pub, 40) || zmq_setsockopt(s->z, ZMQ_CURVE_SECRETKEY, sec, 40))
+    return -1;
+  return 0;
+}
+
+/* Log and count peers refused by the CURVE handshake (no or wrong token). */
+static void net_drain_monitor(struct net_sock *s) {
+  zmq_msg_t ev;
+  while (s->mon) {
+    zmq_msg_init(&ev);
+    if (zmq_msg_recv(&ev, s->mon, ZMQ_DONTWAIT) < 0) {
+      zmq_msg_close(&ev);
+      return;
+    }
+    int more = zmq_msg_more(&ev);
+    zmq_msg_close(&ev);
+    char addr[256] = "";
+    if (more) { /* second frame: the endpoint */
+      zmq_msg_init(&ev);
+      if (zmq_msg_recv(&ev, s->mon, 0) >= 0) {
+        size_t n = zmq_msg_size(&ev) < sizeof addr - 1 ? zmq_msg_size(&ev) : sizeof addr - 1;
+        memcpy(addr, zmq_msg_data(&ev), n);
+        addr[n] = 0;
+      }
+      zmq_msg_close(&ev);
+    }
+    s->stats.refused++;
+    /* a refused peer retries: log the 1st, 10th, 100th ... refusal */
+    uint64_t r = s->stats.refused;
+    while (r % 10 == 0)
+      r /= 10;
+    if (r == 1)
+      log_warn("net: refused a peer on %s: authentication failed (no or wrong job token; %llu refusal%s so far)",
+               addr, (unsigned long long)s->stats.refused, s->stats.refused == 1 ? "" : "s");
+  }
+}
+
 void net_ctx_destroy(struct net_ctx *ctx) {
   if (!ctx)
     return;
@@ -166,6 +234,11 @@ static int net_sock_open(struct net_ctx *ctx, int type, struct net_sock **out) {
     log_error("net: cannot set socket options: %s", zmq_strerror(errno));
     zmq_close(s->z);
     free(s);
+    return DSANA_ENET;
+  }
+  if (net_sock_secure(ctx, s) != 0) {
+    log_error("net: cannot set up CURVE security: %s", zmq_strerror(errno));
+    net_close(s);
     return DSANA_ENET;
   }
   *out = s;
@@ -225,6 +298,10 @@ int net_dial(struct net_ctx *ctx, const char *addr, uint32_t self_id, struct net
 void net_close(struct net_sock *s) {
   if (!s)
     return;
+  if (s->mon) {
+    zmq_socket_monitor(s->z, NULL, 0);
+    zmq_close(s->mon);
+  }
   zmq_close(s->z);
   free(s);
 }
@@ -452,6 +529,7 @@ static int net_wait_input(struct net_sock *s, int timeout_ms) {
 }
 
 int net_recv(struct net_sock *s, struct net_msg *m, int timeout_ms) {
+  net_drain_monitor(s);
   uint64_t deadline = timeout_ms > 0 ? net_deadline(timeout_ms) : 0;
   memset(m, 0, sizeof *m);
   for (;;) {
@@ -488,6 +566,8 @@ void net_msg_fini(struct net_msg *m) {
 int net_poll(struct net_sock *const *socks, int n, int timeout_ms, bool *ready) {
   if (n < 0)
     return DSANA_EINVAL;
+  for (int i = 0; i < n; i++)
+    net_drain_monitor(socks[i]);
   zmq_pollitem_t stack_items[NET_POLL_STACK];
   zmq_pollitem_t *items = stack_items;
   if (n > NET_POLL_STACK && !(items = malloc((size_t)n * sizeof *items)))

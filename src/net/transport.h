@@ -50,6 +50,7 @@ struct net_msg {
 struct net_stats {
   uint64_t msgs_in, msgs_out, bytes_in, bytes_out; /* bytes: header+payload */
   uint64_t dropped;                                /* invalid messages discarded */
+  uint64_t refused;                                /* peers failing authentication */
 };
 
 int net_ctx_create(struct net_ctx **out);
@@ -61,6 +62,11 @@ void net_ctx_destroy(struct net_ctx *ctx);
  * run that needs payloads above the default must raise it here, before
  * net_listen()/net_dial(). */
 void net_ctx_set_max_payload(struct net_ctx *ctx, uint64_t bytes);
+
+/* Authenticate and encrypt every socket opened on ctx from now on with
+ * CURVE keys derived from the job token (see secure.h). DSANA_EINVAL for a
+ * malformed key. */
+int net_ctx_set_curve(struct net_ctx *ctx, const char *secret_z85);
 
 /* Bind a listener. */
 int net_listen(struct net_ctx *ctx, const char *addr, struct net_sock **out);

@@ -32,7 +32,9 @@ struct run_config {
   char bind_host[CONFIG_ADDR_MAX];      /* servers' listen host (tcp) */
   char ipc_dir[128];                    /* local mode: roles listen on ipc here */
   bool quiet;
-  bool fail_on_worker_loss; /* else a lost worker's tasks go to the others */
+  bool fail_on_worker_loss;
+  char token_path[CONFIG_PATH_MAX]; /* --token-file */
+  char curve_secret[48];            /* derived from the token; "" = insecure */ /* else a lost worker's tasks go to the others */
   double register_timeout_s;
   double peer_timeout_s;
   double heartbeat_s;

@@ -32,6 +32,7 @@ void mirror_fini(struct mirror *m) {
   for (uint32_t t = 0; t < m->n_tables; t++) {
     free(m->t[t].values);
     free(m->t[t].chunk_got);
+    free(m->t[t].have);
   }
   memset(m, 0, sizeof *m);
 }
@@ -48,10 +49,12 @@ int mirror_request(struct mirror *m, uint32_t t, uint32_t iter) {
   if (!mt->values) {
     mt->values = calloc(m->n_keys, sizeof(double));
     mt->chunk_got = calloc(m->n_chunks, sizeof(uint64_t));
-    if (!mt->values || !mt->chunk_got)
+    mt->have = calloc(m->n_keys / 64 + 1, sizeof(uint64_t));
+    if (!mt->values || !mt->chunk_got || !mt->have)
       return DSANA_ENOMEM;
   }
   memset(mt->chunk_got, 0, sizeof(uint64_t) * m->n_chunks);
+  memset(mt->have, 0, sizeof(uint64_t) * (m->n_keys / 64 + 1));
   mt->iter = iter;
   mt->missing = m->n_keys;
   for (uint32_t s = 0; s < m->n_servers; s++) {
@@ -78,6 +81,28 @@ int mirror_prefetch(struct mirror *m, uint32_t iter) {
   return 0;
 }
 
+/* Bits [lo, hi) of word w's range, as a mask (lo < hi, same word). */
+static uint64_t bit_mask(uint64_t lo, uint64_t hi) {
+  uint64_t n = hi - lo;
+  return (n == 64 ? ~0ull : ((1ull << n) - 1)) << (lo % 64);
+}
+
+/* Mark keys [lo, hi) received, a word at a time; false (nothing marked)
+ * if any of them already was. */
+static bool mirror_mark(uint64_t *have, uint64_t lo, uint64_t hi) {
+  for (int pass = 0; pass < 2; pass++)
+    for (uint64_t k = lo; k < hi;) {
+      uint64_t end = (k / 64 + 1) * 64 < hi ? (k / 64 + 1) * 64 : hi;
+      uint64_t mask = bit_mask(k, end);
+      if (pass == 0 && (have[k / 64] & mask))
+        return false;
+      if (pass == 1)
+        have[k / 64] |= mask;
+      k = end;
+    }
+  return true;
+}
+
 /* Check and store one reply piece from server s. */
 static void mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
   const struct wire_hdr *h = &msg->hdr;
@@ -94,8 +119,8 @@ static void mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg)
     why = "keys outside the server's shard";
   else if ((h->key_hi - 1) / m->chunk_keys != c)
     why = "piece straddles a chunk";
-  else if (mt->chunk_got[c] + (h->key_hi - h->key_lo) > chunk_len(m, c))
-    why = "more keys than the chunk holds (duplicate?)";
+  else if (!mirror_mark(mt->have, h->key_lo, h->key_hi))
+    why = "keys received twice";
   if (why) {
     log_warn("dropped %s from server %u (table %u, iteration %u, keys [%llu, %llu)): %s", wire_type_name(h->type),
              s, h->table, h->iter, (unsigned long long)h->key_lo, (unsigned long long)h->key_hi, why);

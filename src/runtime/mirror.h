@@ -25,6 +25,7 @@
 struct mirror_table {
   double *values;       /* n keys, indexed by key; NULL until first used */
   uint64_t *chunk_got;  /* keys of each chunk received for `iter` */
+  uint64_t *have;       /* bitmap: keys received for `iter` (no key twice) */
   uint32_t iter;        /* iteration whose values are arriving, 0 = none */
   uint64_t missing;     /* keys of `iter` not yet received */
 };

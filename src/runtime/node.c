@@ -16,6 +16,8 @@ int node_open(struct node *n, const struct role_params *p, enum node_role role) 
   int rc = net_ctx_create(&n->ctx);
   if (rc)
     return rc;
+  if (p->cfg->curve_secret[0] && (rc = net_ctx_set_curve(n->ctx, p->cfg->curve_secret)) != 0)
+    return rc;
   /* The identity only has to be unique among the scheduler's peers. */
   uint64_t h = ((uint64_t)getpid() << 32) ^ clock_now_ns() ^ ((uint64_t)role << 60);
   h = (h ^ (h >> 31)) * 0x7fb5d329728ea185ull;
@@ -52,8 +54,8 @@ static int node_wait_map(struct node *n) {
   for (;;) {
     uint64_t now = clock_now_ns();
     if (now >= deadline) {
-      log_error("timed out after %.0f s waiting for the cluster map from the scheduler at %s",
-                n->cfg.register_timeout_s, n->cfg.scheduler_addr);
+      log_error("timed out after %.0f s waiting for the cluster map from the scheduler at %s (is it running, and "
+                "is --token-file the job's?)", n->cfg.register_timeout_s, n->cfg.scheduler_addr);
       return DSANA_ETIMEDOUT;
     }
     struct net_msg m;

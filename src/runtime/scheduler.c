@@ -347,6 +347,8 @@ static int sch_setup(struct scheduler *s, const struct role_params *p) {
 
 static int sch_listen(struct scheduler *s) {
   int rc = net_ctx_create(&s->ctx);
+  if (!rc && s->cfg.curve_secret[0])
+    rc = net_ctx_set_curve(s->ctx, s->cfg.curve_secret);
   if (!rc)
     rc = net_listen(s->ctx, s->cfg.scheduler_addr, &s->listen);
   if (rc) {

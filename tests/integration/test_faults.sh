@@ -6,6 +6,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require_bins
+head -c 32 /dev/urandom | base64 >"$T/job.token"
 
 "$DSANA" graph gen uniform --vertices 3000 --edges 30000 --seed 4 --out "$T/g.bin" >/dev/null
 common=(--workers 3 --servers 2 --tol 1e-12 --quiet --sched static --peer-timeout 2)
@@ -38,17 +39,17 @@ fi
 printf '{"workers": [{"speed": 1}, {"speed": 1}], "time_scale": 40}' >"$T/slow.json"
 port=$((20000 + RANDOM % 20000))
 addr="tcp://127.0.0.1:$port"
-"$DSANA" scheduler pagerank "$T/g.bin" --scheduler "$addr" --workers 2 --servers 1 --tol 0 --max-iter 300 \
+"$DSANA" scheduler pagerank "$T/g.bin" --scheduler "$addr" --token-file "$T/job.token" --workers 2 --servers 1 --tol 0 --max-iter 300 \
   --out "$T/join.out" --quiet --peer-timeout 2 --metrics "$T/join.jsonl" --scenario "$T/slow.json" \
   >"$T/js.out" 2>"$T/js.err" &
 spid=$!
-run_to "$DSANA" server --scheduler "$addr" >"$T/jsrv.err" 2>&1 &
-run_to "$DSANA" worker --scheduler "$addr" --index 0 >"$T/jw0.err" 2>&1 &
-DSANA_FAULT="worker=1,iter=5,point=before-push,how=kill" run_to "$DSANA" worker --scheduler "$addr" --index 1 \
+run_to "$DSANA" server --scheduler "$addr" --token-file "$T/job.token" >"$T/jsrv.err" 2>&1 &
+run_to "$DSANA" worker --scheduler "$addr" --token-file "$T/job.token" --index 0 >"$T/jw0.err" 2>&1 &
+DSANA_FAULT="worker=1,iter=5,point=before-push,how=kill" run_to "$DSANA" worker --scheduler "$addr" --token-file "$T/job.token" --index 1 \
   >"$T/jw1.err" 2>&1 &
 # wait (bounded) for the loss to be noticed, then start the replacement
 for _ in $(seq 1 100); do grep -q "worker 1 lost" "$T/js.err" && break; sleep 0.1; done
-run_to "$DSANA" worker --scheduler "$addr" --register-timeout 10 >"$T/jw2.err" 2>&1 &
+run_to "$DSANA" worker --scheduler "$addr" --token-file "$T/job.token" --register-timeout 10 >"$T/jw2.err" 2>&1 &
 faults=$((faults + 1))
 if wait "$spid"; then
   "$DSANA" pagerank "$T/g.bin" --workers 2 --servers 1 --tol 0 --max-iter 300 --quiet --out "$T/join.ref"

@@ -5,6 +5,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require_bins
+head -c 32 /dev/urandom | base64 >"$T/job.token"
 
 # A deterministic graph with dangling vertices and self loops (awk LCG).
 awk 'BEGIN { s = 12345; for (i = 0; i < 6000; i++) {
@@ -28,12 +29,12 @@ run_shape 3 2
 # Separately started roles over tcp (as on several machines).
 port=$((20000 + RANDOM % 20000))
 addr="tcp://127.0.0.1:$port"
-"$DSANA" scheduler pagerank "$T/g.txt" --scheduler "$addr" --workers 2 --servers 1 --tol 1e-12 --max-iter 300 \
+"$DSANA" scheduler pagerank "$T/g.txt" --scheduler "$addr" --token-file "$T/job.token" --workers 2 --servers 1 --tol 1e-12 --max-iter 300 \
   --out "$T/out.tcp" --quiet --register-timeout 20 >"$T/sched.out" 2>"$T/sched.err" &
 spid=$!
-run_to "$DSANA" server --scheduler "$addr" >"$T/srv.err" 2>&1 &
-run_to "$DSANA" worker --scheduler "$addr" >"$T/w0.err" 2>&1 &
-run_to "$DSANA" worker --scheduler "$addr" >"$T/w1.err" 2>&1 &
+run_to "$DSANA" server --scheduler "$addr" --token-file "$T/job.token" >"$T/srv.err" 2>&1 &
+run_to "$DSANA" worker --scheduler "$addr" --token-file "$T/job.token" >"$T/w0.err" 2>&1 &
+run_to "$DSANA" worker --scheduler "$addr" --token-file "$T/job.token" >"$T/w1.err" 2>&1 &
 if wait "$spid" && wait && cmp -s "$T/out.tcp" "$T/out.1.1"; then
   pass "scheduler, server and workers started separately over tcp give the same bytes"
 else
@@ -62,7 +63,7 @@ fi
 
 # Nobody joins: the scheduler times out and names the missing roles.
 port=$((20000 + RANDOM % 20000))
-run_capture regto "$DSANA" scheduler pagerank "$T/g.txt" --scheduler "tcp://127.0.0.1:$port" --workers 2 \
+run_capture regto "$DSANA" scheduler pagerank "$T/g.txt" --scheduler "tcp://127.0.0.1:$port" --token-file "$T/job.token" --workers 2 \
   --servers 1 --register-timeout 1 --quiet
 if [ "$RC" -ne 0 ] && grep -q "missing: server 0, worker 0, worker 1" "$T/regto.err"; then
   pass "registration timeout names the missing roles"
@@ -71,7 +72,7 @@ else
 fi
 
 # A server or worker whose scheduler never answers gives up with a message.
-run_capture noshed "$DSANA" worker --scheduler "tcp://127.0.0.1:$port" --register-timeout 1
+run_capture noshed "$DSANA" worker --scheduler "tcp://127.0.0.1:$port" --token-file "$T/job.token" --register-timeout 1
 if [ "$RC" -ne 0 ] && grep -q "timed out" "$T/noshed.err"; then
   pass "worker without a scheduler times out with a message"
 else
