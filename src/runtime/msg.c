@@ -94,20 +94,22 @@ int msg_map_decode(const void *p, size_t len, struct msg_cluster_map *m) {
   return rbuf_done(&r);
 }
 
-void msg_task_done_encode(const struct msg_task_done *m, uint8_t buf[40]) {
+void msg_task_done_encode(const struct msg_task_done *m, uint8_t buf[MSG_TASK_DONE_BYTES]) {
   wire_put_u64(buf, m->compute_ns);
   wire_put_u64(buf + 8, m->wait_ns);
   wire_put_u64(buf + 16, m->idle_ns);
   wire_put_u64(buf + 24, m->bytes_in);
   wire_put_u64(buf + 32, m->bytes_out);
+  wire_put_u64(buf + 40, m->overlap_ns);
 }
 
-void msg_task_done_decode(const uint8_t buf[40], struct msg_task_done *m) {
+void msg_task_done_decode(const uint8_t buf[MSG_TASK_DONE_BYTES], struct msg_task_done *m) {
   m->compute_ns = wire_get_u64(buf);
   m->wait_ns = wire_get_u64(buf + 8);
   m->idle_ns = wire_get_u64(buf + 16);
   m->bytes_in = wire_get_u64(buf + 24);
   m->bytes_out = wire_get_u64(buf + 32);
+  m->overlap_ns = wire_get_u64(buf + 40);
 }
 
 void msg_report_encode(const struct msg_report *m, uint8_t buf[128]) {

@@ -49,6 +49,7 @@ struct msg_task_done {
   uint64_t wait_ns;    /* blocked on pulls during the task */
   uint64_t idle_ns;    /* between the previous task and this one */
   uint64_t bytes_in, bytes_out;
+  uint64_t overlap_ns; /* computing while the table was still arriving */
 };
 
 struct msg_report {
@@ -59,8 +60,9 @@ int msg_register_encode(const struct msg_register *m, uint8_t *buf, size_t cap, 
 int msg_register_decode(const void *p, size_t len, struct msg_register *m);
 int msg_map_encode(const struct msg_cluster_map *m, uint8_t *buf, size_t cap, size_t *len);
 int msg_map_decode(const void *p, size_t len, struct msg_cluster_map *m);
-void msg_task_done_encode(const struct msg_task_done *m, uint8_t buf[40]);
-void msg_task_done_decode(const uint8_t buf[40], struct msg_task_done *m);
+#define MSG_TASK_DONE_BYTES 48
+void msg_task_done_encode(const struct msg_task_done *m, uint8_t buf[MSG_TASK_DONE_BYTES]);
+void msg_task_done_decode(const uint8_t buf[MSG_TASK_DONE_BYTES], struct msg_task_done *m);
 void msg_report_encode(const struct msg_report *m, uint8_t buf[128]);
 void msg_report_decode(const uint8_t buf[128], struct msg_report *m);
 void msg_globals_encode(const double g[DSANA_MAX_GLOBALS], uint8_t buf[64]);

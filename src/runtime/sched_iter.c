@@ -103,7 +103,10 @@ static int sch_grow_iters(struct scheduler *s) {
   double *b = realloc(s->iter_bound, sizeof *b * cap);
   if (b)
     s->iter_bound = b;
-  if (!w || !b)
+  double *x = realloc(s->iter_tbound, sizeof *x * cap);
+  if (x)
+    s->iter_tbound = x;
+  if (!w || !b || !x)
     return DSANA_ENOMEM;
   s->cap_iters = cap;
   return 0;
@@ -116,6 +119,23 @@ static double sch_bound(const struct scheduler *s) {
   for (uint32_t w = 0; w < s->cfg.n_workers; w++)
     speed += 1.0 / scenario_slowdown(&s->sc, w, s->iter);
   return speed > 0 ? s->acc.raw_compute_s / speed : 0;
+}
+
+/* Transfer bound of this iteration: the bytes that crossed the busiest
+ * emulated link over its bandwidth. Servers upload what workers pulled
+ * (spread evenly over the servers); each worker uploads its pushes. */
+static double sch_transfer_bound(const struct scheduler *s) {
+  double pulled = 0, bound = 0;
+  for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
+    pulled += (double)s->wstats[w].bytes_in;
+    double bw = w < s->sc.n_workers ? s->sc.link[w].bandwidth_bytes_per_s : 0;
+    if (bw > 0 && (double)s->wstats[w].bytes_out / bw > bound)
+      bound = (double)s->wstats[w].bytes_out / bw;
+  }
+  double sbw = s->sc.global_link.bandwidth_bytes_per_s;
+  if (sbw > 0 && pulled / s->cfg.n_servers / sbw > bound)
+    bound = pulled / s->cfg.n_servers / sbw;
+  return bound;
 }
 
 static void sch_print_row(struct scheduler *s, double wall) {
@@ -150,6 +170,7 @@ static int sch_record_iteration(struct scheduler *s) {
     return rc;
   s->iter_wall[s->n_iters] = wall;
   s->iter_bound[s->n_iters] = sch_bound(s);
+  s->iter_tbound[s->n_iters] = sch_transfer_bound(s);
   s->n_iters++;
   metrics_iteration(s->metrics, s->iter, wall, s->residual);
   for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
@@ -224,6 +245,7 @@ int sch_on_task_done(struct scheduler *s, uint32_t worker, const struct net_msg 
   double compute_s = clock_ns_to_s(d.compute_ns);
   struct worker_iter_stats *st = &s->wstats[worker];
   st->compute_s += compute_s;
+  st->overlap_s += clock_ns_to_s(d.overlap_ns);
   st->tasks++;
   st->bytes_in += d.bytes_in;
   st->bytes_out += d.bytes_out;

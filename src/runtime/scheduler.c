@@ -371,6 +371,7 @@ static void sch_free(struct scheduler *s) {
   free(s->task_owner);
   free(s->iter_wall);
   free(s->iter_bound);
+  free(s->iter_tbound);
   free(s->result);
   if (s->listen)
     net_close(s->listen);

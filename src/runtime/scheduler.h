@@ -57,7 +57,7 @@ struct scheduler {
   uint32_t lost_workers;
   double globals[DSANA_MAX_GLOBALS];
   double residual;
-  double *iter_wall, *iter_bound;
+  double *iter_wall, *iter_bound, *iter_tbound;
   uint32_t n_iters, cap_iters;
   /* stopping: collecting the result */
   bool stopping, finished;

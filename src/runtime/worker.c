@@ -111,7 +111,8 @@ uint64_t worker_emulate(struct worker *w, uint64_t compute_ns) {
   return compute_ns + extra;
 }
 
-int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64_t wait_ns, uint64_t start_ns) {
+int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64_t wait_ns, uint64_t overlap_ns,
+                    uint64_t start_ns) {
   fault_point(FAULT_BEFORE_PUSH, w->iter);
   uint64_t t0 = clock_now_ns();
   int rc = worker_push(w, task, &w->node.job.tasks[task]);
@@ -123,11 +124,12 @@ int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64
                                .idle_ns = w->last_task_end_ns && start_ns > w->last_task_end_ns
                                               ? start_ns - w->last_task_end_ns : 0,
                                .bytes_in = w->mirror.bytes_in - w->bytes_in_mark,
-                               .bytes_out = w->bytes_out - w->bytes_out_mark};
+                               .bytes_out = w->bytes_out - w->bytes_out_mark,
+                               .overlap_ns = overlap_ns};
   w->bytes_in_mark = w->mirror.bytes_in;
   w->bytes_out_mark = w->bytes_out;
   w->last_task_end_ns = clock_now_ns();
-  uint8_t buf[40];
+  uint8_t buf[MSG_TASK_DONE_BYTES];
   msg_task_done_encode(&done, buf);
   struct wire_hdr h = wire_hdr_make(WIRE_TASK_DONE, w->node.index);
   h.iter = w->iter;
@@ -151,7 +153,7 @@ static int worker_run_task(struct worker *w, uint32_t task) {
   uint64_t waited = w->mirror.wait_ns - wait0;
   uint64_t compute = worker_emulate(w, clock_now_ns() - t0 - waited);
   trace_span("task", "compute", t0, clock_now_ns(), w->iter, "task", task);
-  return worker_complete(w, task, compute, waited, t0);
+  return worker_complete(w, task, compute, waited, 0, t0);
 }
 
 static int worker_on_sched(struct worker *w, const struct net_msg *m, bool *done) {

@@ -23,6 +23,7 @@ struct held_task {
   uint32_t task;
   uint64_t next_chunk;
   uint64_t compute_ns; /* blocks so far, emulated slowdown included */
+  uint64_t overlap_ns; /* of which while the table was still arriving */
   struct dsana_task_ctx ctx;
 };
 
@@ -47,7 +48,8 @@ struct worker {
  * difference); returns the emulated time. */
 uint64_t worker_emulate(struct worker *w, uint64_t compute_ns);
 /* Push the task's results and report it done to the scheduler. */
-int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64_t wait_ns, uint64_t start_ns);
+int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64_t wait_ns, uint64_t overlap_ns,
+                    uint64_t start_ns);
 
 /* worker_blocks.c: start the queued tasks and run every block whose chunk
  * is in; *progress tells whether anything ran. */

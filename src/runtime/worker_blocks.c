@@ -52,7 +52,10 @@ static int blocks_run_ready(struct worker *w, struct held_task *h, bool *ran, bo
       log_error("task %u failed in iteration %u: %s", h->task, w->iter, dsana_strerror(rc));
       return rc;
     }
-    h->compute_ns += worker_emulate(w, clock_now_ns() - t0);
+    uint64_t spent = worker_emulate(w, clock_now_ns() - t0);
+    h->compute_ns += spent;
+    if (w->mirror.t[t].missing > 0)
+      h->overlap_ns += spent;
     trace_span("block", "compute", t0, clock_now_ns(), w->iter, "chunk", (double)h->next_chunk);
     h->next_chunk++;
     *ran = true;
@@ -86,7 +89,7 @@ int worker_blocks_step(struct worker *w, bool *progress) {
     }
     struct held_task h = w->held[i];
     w->held[i] = w->held[--w->n_held]; /* order of the rest does not matter */
-    if ((rc = worker_complete(w, h.task, h.compute_ns, 0, start)) != 0)
+    if ((rc = worker_complete(w, h.task, h.compute_ns, 0, h.overlap_ns, start)) != 0)
       return rc;
     *progress = true;
   }

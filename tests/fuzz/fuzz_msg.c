@@ -5,7 +5,7 @@
  *
  * Input: one selector byte, then the payload.
  *   sel % 5 == 0  msg_register_decode     1  msg_map_decode
- *           2  msg_task_done (40 bytes)   3  msg_report (128)   4  globals (64)
+ *           2  msg_task_done (48 bytes)   3  msg_report (128)   4  globals (64)
  * Beyond "no crash", an accepted payload must obey the limits the decoder
  * promises (roles, counts, NUL-terminated strings), and encoding it again
  * must decode to the same message; when it holds no string with an
@@ -92,11 +92,11 @@ static void fuzz_map(const uint8_t *p, size_t len) {
 /* The fixed-size payloads have no failure path: they must round-trip. */
 static void fuzz_fixed(unsigned sel, const uint8_t *p, size_t len) {
   uint8_t buf[128];
-  if (sel == 2 && len >= 40) {
+  if (sel == 2 && len >= MSG_TASK_DONE_BYTES) {
     struct msg_task_done d;
     msg_task_done_decode(p, &d);
     msg_task_done_encode(&d, buf);
-    if (memcmp(buf, p, 40) != 0)
+    if (memcmp(buf, p, MSG_TASK_DONE_BYTES) != 0)
       abort();
   } else if (sel == 3 && len >= 128) {
     struct msg_report r;
