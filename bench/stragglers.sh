@@ -4,7 +4,7 @@
 # BSP vs dsana on two emulated 4-worker clusters: bench/scenarios/heterogeneous-cloud.json
 # (speeds 1 1 0.5 0.25) and bench/scenarios/homogeneous-cloud.json (4 equal workers,
 # transient 4x stragglers, p=0.1). Kronecker scale 20 (--quick: 16), --workers 4
-# --servers 1 --max-iter 10 --tol 0. Pairs alternate bsp, dsana; >= 5 pairs (--quick: 2).
+# --servers 1 --max-iter 20 --tol 0. Pairs alternate bsp, dsana; >= 5 pairs (--quick: 2).
 # Scheduling only: each scenario runs with its links REMOVED (global and per-worker
 # "link", via jq 'del(.link) | del(.workers[].link)' into a temp file), so transfer time
 # does not mask or add to the scheduling effect (bench/overlap.sh measures links).
@@ -48,7 +48,7 @@ else
 fi
 
 bench_init
-ITERS=10
+ITERS=20
 WORKERS=4
 TARGET_HET_SPEEDUP=2.0
 TARGET_HET_EFF=0.85
@@ -109,7 +109,7 @@ bench_scenario() { # NAME
   straggler=$(jq -r '[.workers[] | (.speed // 1)] as $s | if ($s | min) == ($s | max) then "none"
                      else ($s | index($s | min)) end' "$sc")
 
-  local -a tb td rat bnd bndb tr rssb rssd tkb tkd
+  local -a tb td rat bnd bndb tr rssb rssd tkb tkd ratm
   local i mode ref=$SCRATCH/$name.ref.txt out t b x tk
   echo "== $name ($(basename "$graph"), $NE edges, $pairs pairs, links removed)" >&2
   for ((i = 1; i <= pairs; i++)); do
@@ -120,6 +120,10 @@ bench_scenario() { # NAME
       [[ $(summary_field "$RUN_METRICS" iterations) == "$ITERS" ]] || die "$name $mode: wrong iteration count"
       [[ $(summary_field "$RUN_METRICS" mode) == "$mode" ]] || die "$name: summary mode is not $mode"
       t=$(summary_field "$RUN_METRICS" median_iter_s)
+      # mean iteration (time for the run / iterations): what transient
+      # stragglers cost; the median hides iterations that had one
+      local mean
+      mean=$(calc "$(summary_field "$RUN_METRICS" total_s) / $ITERS" %.6f)
       b=$(summary_field "$RUN_METRICS" bound_s)
       x=$(transfer_s "$mbit" "$RUN_METRICS")
       tk=$(tasks_list "$RUN_METRICS")
@@ -134,6 +138,7 @@ bench_scenario() { # NAME
         rm -f "$out"
       fi
       if [[ $mode == bsp ]]; then
+        local mean_b=$mean
         tb+=("$t") rssb+=("$RUN_RSS_KB") tkb+=("$tk") bndb+=("$b")
       else
         td+=("$t") rssd+=("$RUN_RSS_KB") tkd+=("$tk") bnd+=("$b") tr+=("$x")
@@ -142,12 +147,15 @@ bench_scenario() { # NAME
       csv_row "$runs_csv" "$runs_hdr" "$BENCH_DATE,$BENCH_COMMIT,$name,$(basename "$graph"),$i,$mode,$t,$b,$(summary_field "$RUN_METRICS" total_s),$x,$tk,$RUN_RSS_KB"
     done
     rat+=("$(calc "${tb[$((i - 1))]} / ${td[$((i - 1))]}" %.6f)")
+    ratm+=("$(calc "$mean_b / $mean" %.6f)")
   done
 
   local bm bmin bmax dm dmin dmax sm smin smax bound boundd trm rb rd
   read -r bm bmin bmax < <(stats "${tb[@]}")
   read -r dm dmin dmax < <(stats "${td[@]}")
   read -r sm smin smax < <(stats "${rat[@]}")
+  local smm smmin smmax
+  read -r smm smmin smmax < <(stats "${ratm[@]}")
   read -r bound _ _ < <(stats "${bndb[@]}")
   read -r boundd _ _ < <(stats "${bnd[@]}")
   read -r trm _ _ < <(stats "${tr[@]}")
@@ -177,6 +185,8 @@ bench_scenario() { # NAME
   printf '  %-7s median_iter_s %s [%s-%s]  peak_rss %s MiB (largest role)\n' dsana "$(printf %.4f "$dm")" \
     "$(printf %.4f "$dmin")" "$(printf %.4f "$dmax")" "$(calc "$rd / 1024" %.1f)"
   printf '  speed-up bsp/dsana: %.2f per-pair median [%.2f-%.2f], %s ratio of medians\n' "$sm" "$smin" "$smax" "$som"
+  printf '  speed-up of the mean iteration (time to run all %s iterations): %.2f per-pair median [%.2f-%.2f]\n' \
+    "$ITERS" "$smm" "$smmin" "$smmax"
   printf '  bound_s (balanced compute, median of the bsp runs) %s -> efficiency %s\n' "$(printf %.4f "$bound")" "$eff"
   printf '  bound_s (balanced compute, median of the dsana runs) %s -> efficiency %s\n' "$(printf %.4f "$boundd")" "$effd"
   echo "  tasks per worker (sum over $ITERS iterations, median over runs): bsp $mtb, dsana $mtd"
@@ -194,7 +204,11 @@ bench_scenario() { # NAME
     het_line="speedup=$spd efficiency=$eff"
     summary_lines+=("heterogeneous: speed-up $spd (target >= $TARGET_HET_SPEEDUP: $(calc "$sm >= $TARGET_HET_SPEEDUP ? 1 : 0" %d | sed 's/1/met/;s/0/MISSED/')), efficiency $eff (target >= $TARGET_HET_EFF: $(calc "$eff >= $TARGET_HET_EFF ? 1 : 0" %d | sed 's/1/met/;s/0/MISSED/'))")
   else
-    summary_lines+=("homogeneous:   speed-up $spd (target >= $TARGET_HOM_SPEEDUP: $(calc "$sm >= $TARGET_HOM_SPEEDUP ? 1 : 0" %d | sed 's/1/met/;s/0/MISSED/'))")
+    # transient stragglers strike about a third of the iterations: judge
+    # the time for the whole run (mean iteration), not the median one
+    local spdm
+    spdm=$(printf '%.2f' "$smm")
+    summary_lines+=("homogeneous:   speed-up of the mean iteration $spdm, of the median $spd (target >= $TARGET_HOM_SPEEDUP on the mean: $(calc "$smm >= $TARGET_HOM_SPEEDUP ? 1 : 0" %d | sed 's/1/met/;s/0/MISSED/'))")
   fi
 }
 
