@@ -227,6 +227,8 @@ static int net_sock_open(struct net_ctx *ctx, int type, struct net_sock **out) {
   int64_t maxmsg = net_maxmsgsize(s->max_payload);
   if (net_setopt_int(s->z, ZMQ_SNDHWM, 0) || net_setopt_int(s->z, ZMQ_RCVHWM, 0) ||
       net_setopt_int(s->z, ZMQ_LINGER, NET_LINGER_MS) ||
+      /* large kernel buffers: table transfers are megabytes per message */
+      net_setopt_int(s->z, ZMQ_SNDBUF, 4 << 20) || net_setopt_int(s->z, ZMQ_RCVBUF, 4 << 20) ||
       zmq_setsockopt(s->z, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg) ||
       (s->listener && net_setopt_int(s->z, ZMQ_ROUTER_MANDATORY, 1)) ||
       /* a restarted dialer with the same id takes its route over */
