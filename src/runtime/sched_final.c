@@ -64,7 +64,10 @@ static void sch_write_summary(struct scheduler *s, const struct dsana_run_summar
   }
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "app", s->app->name);
+  /* what ran, not only what --mode said: --sched and --chunk override it */
+  bool dyn = s->cfg.sched == SCHED_DYNAMIC, chunked = s->chunk_keys != 0;
   cJSON_AddStringToObject(o, "mode", run_mode_name(s->cfg.mode));
+  cJSON_AddStringToObject(o, "mechanisms", dyn && chunked ? "dynamic+chunking" : dyn ? "dynamic" : chunked ? "chunking" : "none");
   cJSON_AddStringToObject(o, "sched", sched_kind_name(s->cfg.sched));
   cJSON_AddNumberToObject(o, "workers", s->cfg.n_workers);
   cJSON_AddNumberToObject(o, "servers", s->cfg.n_servers);
