@@ -6,6 +6,7 @@
 
 #include "dsana/dsana.h"
 #include "runtime/job.h"
+#include "runtime/shm.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -28,7 +29,16 @@ int mirror_init(struct mirror *m, uint32_t n_tables, uint64_t n_keys, uint64_t c
   return 0;
 }
 
+void mirror_use_shm(struct mirror *m, const char *dir) { m->shm_dir = dir && dir[0] ? dir : NULL; }
+
 void mirror_fini(struct mirror *m) {
+  for (uint32_t s = 0; m->shm_dir && s < m->n_servers && s < 1024; s++) {
+    uint64_t lo, hi;
+    shard_range(m->n_keys, m->n_servers, s, &lo, &hi);
+    for (uint32_t t = 0; t < m->n_tables; t++)
+      for (int b = 0; b < 2; b++)
+        shm_unmap(m->shm[s][t][b], (hi - lo) * sizeof(double));
+  }
   for (uint32_t t = 0; t < m->n_tables; t++) {
     free(m->t[t].values);
     free(m->t[t].chunk_got);
@@ -61,6 +71,7 @@ int mirror_request(struct mirror *m, uint32_t t, uint32_t iter) {
     struct wire_hdr h = wire_hdr_make(WIRE_PULL, m->self);
     h.table = t;
     h.iter = iter;
+    h.chunk = m->shm_dir != NULL; /* "shared buffers welcome" */
     shard_range(m->n_keys, m->n_servers, s, &h.key_lo, &h.key_hi);
     if (h.key_lo == h.key_hi)
       continue;
@@ -103,9 +114,49 @@ static bool mirror_mark(uint64_t *have, uint64_t lo, uint64_t hi) {
   return true;
 }
 
+/* Mark [lo, hi) of table mt received, chunk by chunk. */
+static void mirror_count(struct mirror *m, struct mirror_table *mt, uint64_t lo, uint64_t hi) {
+  for (uint64_t k = lo; k < hi;) {
+    uint64_t c = k / m->chunk_keys, end = (c + 1) * m->chunk_keys < hi ? (c + 1) * m->chunk_keys : hi;
+    mt->chunk_got[c] += end - k;
+    k = end;
+  }
+  mt->missing -= hi - lo;
+}
+
+/* A local server's answer naming its shared buffer: copy from it. */
+static const char *mirror_take_shm(struct mirror *m, uint32_t s, const struct wire_hdr *h, uint64_t slo,
+                                   uint64_t shi) {
+  struct mirror_table *mt = h->table < m->n_tables ? &m->t[h->table] : NULL;
+  if (!m->shm_dir || s >= 1024 || !mt || !mt->values || h->iter != mt->iter || h->chunk > 1)
+    return "shared buffer answer not expected";
+  if (h->key_lo < slo || h->key_hi > shi || h->key_lo >= h->key_hi)
+    return "keys outside the server's shard";
+  const double **buf = &m->shm[s][h->table][h->chunk];
+  if (!*buf) {
+    char path[1200];
+    shm_path(path, sizeof path, m->shm_dir, s, h->table, h->chunk);
+    if (shm_open_ro(path, (shi - slo) * sizeof(double), buf) != 0)
+      return "cannot map the server's shared buffer";
+  }
+  if (!mirror_mark(mt->have, h->key_lo, h->key_hi))
+    return "keys received twice";
+  memcpy(mt->values + h->key_lo, *buf + (h->key_lo - slo), (h->key_hi - h->key_lo) * sizeof(double));
+  mirror_count(m, mt, h->key_lo, h->key_hi);
+  return NULL;
+}
+
 /* Check and store one reply piece from server s. */
 static void mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
   const struct wire_hdr *h = &msg->hdr;
+  if (h->type == WIRE_PULL_SHM) {
+    uint64_t slo, shi;
+    shard_range(m->n_keys, m->n_servers, s, &slo, &shi);
+    const char *why = mirror_take_shm(m, s, h, slo, shi);
+    if (why)
+      log_warn("dropped PULL_SHM from server %u (table %u, iteration %u): %s", s, h->table, h->iter, why);
+    return;
+  }
   uint64_t slo, shi;
   shard_range(m->n_keys, m->n_servers, s, &slo, &shi);
   const char *why = NULL;

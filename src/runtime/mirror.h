@@ -36,6 +36,8 @@ struct mirror {
   struct net_sock **servers; /* borrowed */
   struct net_outbox *outbox; /* borrowed: pumped while waiting */
   uint32_t self;             /* worker index, for headers */
+  const char *shm_dir;       /* local mode: servers' shared buffers live here (NULL = none) */
+  const double *shm[1024][8][2]; /* mapped buffers per server, table, version */
   double timeout_s;
   struct mirror_table t[8];
   uint64_t wait_ns;  /* time spent blocked in mirror_wait, cumulative */
@@ -45,6 +47,8 @@ struct mirror {
 int mirror_init(struct mirror *m, uint32_t n_tables, uint64_t n_keys, uint64_t chunk_keys,
                 struct net_sock **servers, uint32_t n_servers, struct net_outbox *outbox, uint32_t self,
                 double timeout_s);
+/* Accept shared-memory answers from local servers whose buffers are in dir. */
+void mirror_use_shm(struct mirror *m, const char *dir);
 void mirror_fini(struct mirror *m);
 
 /* Ask every server for table t as of the end of iteration iter-1 (no-op if

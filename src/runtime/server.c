@@ -17,6 +17,7 @@
 
 #include "runtime/node.h"
 #include "runtime/serve.h"
+#include "runtime/shm.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -33,6 +34,9 @@ struct server {
   struct net_sock *listen;
   uint64_t lo, hi;
   double *cur[DSANA_MAX_TABLES], *next[DSANA_MAX_TABLES]; /* shard-sized storage */
+  double *buf[DSANA_MAX_TABLES][2]; /* with shm: the two mapped buffers */
+  uint32_t cur_buf[DSANA_MAX_TABLES]; /* which of them cur is */
+  bool shm;                           /* buffers shared with local workers */
   int64_t version; /* last committed iteration; -1 before the initial values */
   bool completed; /* finish() ran for version+1 */
   uint32_t task_lo, task_hi; /* tasks overlapping the shard */
@@ -53,6 +57,19 @@ static int server_alloc(struct server *sv) {
   struct dsana_job *job = &sv->node.job;
   uint64_t len = sv->hi - sv->lo;
   for (uint32_t t = 0; t < job->n_tables; t++) {
+    if (sv->shm) {
+      for (uint32_t b = 0; b < 2; b++) {
+        char path[CONFIG_PATH_MAX + 64];
+        shm_path(path, sizeof path, sv->node.cfg.ipc_dir, sv->node.index, t, b);
+        if (shm_create(path, len * sizeof(double), &sv->buf[t][b]) != 0) {
+          log_error("%s: cannot create a shared table buffer", path);
+          return DSANA_EIO;
+        }
+      }
+      sv->cur[t] = sv->buf[t][0];
+      sv->next[t] = sv->buf[t][1];
+      continue;
+    }
     sv->cur[t] = calloc(len ? len : 1, sizeof(double));
     sv->next[t] = calloc(len ? len : 1, sizeof(double));
     if (!sv->cur[t] || !sv->next[t])
@@ -72,6 +89,11 @@ static int server_alloc(struct server *sv) {
 
 static void server_free(struct server *sv) {
   for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++) {
+    if (sv->shm) {
+      shm_unmap(sv->buf[t][0], (sv->hi - sv->lo) * sizeof(double));
+      shm_unmap(sv->buf[t][1], (sv->hi - sv->lo) * sizeof(double));
+      continue;
+    }
     free(sv->cur[t]);
     free(sv->next[t]);
   }
@@ -145,6 +167,7 @@ static void server_commit(struct server *sv, uint32_t iter) {
     double *tmp = sv->cur[t];
     sv->cur[t] = sv->next[t];
     sv->next[t] = tmp;
+    sv->cur_buf[t] ^= 1;
   }
   sv->version = iter;
   server_begin_iter(sv);
@@ -225,8 +248,23 @@ static int server_on_pull(struct server *sv, const struct net_msg *m) {
   return 0;
 }
 
-/* Send the next piece of request r: up to the end of the current chunk. */
+/* Send the next piece of request r: up to the end of the current chunk.
+ * A local worker that can read shared buffers gets all of it in one
+ * message naming the buffer. */
 static int server_send_piece(struct server *sv, struct pull_req *r) {
+  if (sv->shm && r->hdr.chunk == 1) {
+    struct wire_hdr h = wire_hdr_make(WIRE_PULL_SHM, sv->node.index);
+    h.table = r->hdr.table;
+    h.iter = r->hdr.iter;
+    h.key_lo = r->at;
+    h.key_hi = r->hdr.key_hi;
+    h.chunk = sv->cur_buf[r->hdr.table];
+    r->at = r->hdr.key_hi;
+    uint64_t t0 = clock_now_ns();
+    int rc = net_send(sv->listen, &r->peer, &h, NULL, 0);
+    trace_span("shared buffer answer", "transfer", t0, clock_now_ns(), h.iter, "keys", (double)(h.key_hi - h.key_lo));
+    return rc;
+  }
   uint64_t end = (r->at / sv->chunk_keys + 1) * sv->chunk_keys;
   if (end > r->hdr.key_hi)
     end = r->hdr.key_hi;
@@ -397,6 +435,7 @@ int runtime_run_server(const struct role_params *p) {
     uint64_t n = sv->node.job.tables[0].n_keys;
     shard_range(n, sv->node.cfg.n_servers, sv->node.index, &sv->lo, &sv->hi);
     sv->chunk_keys = sv->node.map->chunk_keys ? sv->node.map->chunk_keys : n;
+    sv->shm = sv->node.cfg.ipc_dir[0] && !net_outbox_emulating(sv->node.outbox);
     rc = server_alloc(sv);
   }
   if (!rc)

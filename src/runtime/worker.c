@@ -37,8 +37,12 @@ static int worker_connect_servers(struct worker *w) {
   w->push_buf = calloc(n, sizeof(double));
   if (!w->push_buf)
     return DSANA_ENOMEM;
-  return mirror_init(&w->mirror, job->n_tables, n, w->node.map->chunk_keys, w->servers, s_n, w->node.outbox,
-                     w->node.index, w->node.cfg.peer_timeout_s);
+  int rc = mirror_init(&w->mirror, job->n_tables, n, w->node.map->chunk_keys, w->servers, s_n, w->node.outbox,
+                       w->node.index, w->node.cfg.peer_timeout_s);
+  /* on one machine without an emulated link, read the servers' buffers */
+  if (!rc && !net_outbox_emulating(w->node.outbox))
+    mirror_use_shm(&w->mirror, w->node.cfg.ipc_dir);
+  return rc;
 }
 
 static void worker_free(struct worker *w) {

@@ -11,6 +11,13 @@ command -v jq >/dev/null || skip "jq is not installed (scripts/deps.sh installs 
 run_capture run "$DSANA" pagerank "$T/g.bin" --workers 2 --servers 2 --mode dsana --chunk 2K --tol 1e-9 --quiet \
   --trace "$T/trace.json" --metrics "$T/m.jsonl"
 [ "$RC" -eq 0 ] || die "run failed: $(cat "$T/run.err")"
+# with an emulated link, chunks travel as messages
+printf '{"workers": [{"speed": 1}, {"speed": 1}], "link": {"bandwidth_mbit": 10000, "latency_ms": 0.1}}' >"$T/link.json"
+run_capture link "$DSANA" pagerank "$T/g.bin" --workers 2 --servers 2 --mode dsana --chunk 2K --tol 1e-9 --quiet \
+  --trace "$T/link.trace.json" --scenario "$T/link.json"
+[ "$RC" -eq 0 ] || die "linked run failed: $(cat "$T/link.err")"
+n=$(jq '[.traceEvents[] | select(.name == "chunk send")] | length' "$T/link.trace.json")
+[ "$n" -gt 0 ] && pass "with an emulated link: $n 'chunk send' spans" || fail "no chunk sends with a link"
 
 if jq -e '.traceEvents | length > 0' "$T/trace.json" >/dev/null; then
   pass "trace is valid JSON with events"
@@ -26,7 +33,7 @@ if [ "$tracks" = "scheduler 0,server 0,server 1,worker 0,worker 1" ]; then
 else
   fail "tracks: $tracks"
 fi
-for name in iteration block push finish "chunk send"; do
+for name in iteration block push finish "shared buffer answer"; do
   n=$(jq --arg n "$name" '[.traceEvents[] | select(.name == $n)] | length' "$T/trace.json")
   [ "$n" -gt 0 ] && pass "spans named '$name': $n" || fail "no '$name' spans"
 done
