@@ -13,8 +13,8 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: dsana APP [options] ARGS      run APP on a local cluster (forks scheduler, servers, workers)\n"
-          "       dsana scheduler APP --scheduler ADDR [options] ARGS   run only the scheduler, listening on ADDR\n"
-          "       dsana server|worker --scheduler ADDR                 run one server or worker of that job\n"
+          "       dsana scheduler APP --scheduler ADDR --token-file F [options] ARGS   only the scheduler, on ADDR\n"
+          "       dsana server|worker --scheduler ADDR --token-file F               one server or worker of it\n"
           "       dsana graph convert|info|gen ...                      graph tools\n"
           "       dsana --help | --version\n\napps:\n");
   for (const struct dsana_app *const *a = dsana_app_list(); *a; a++)
