@@ -28,6 +28,7 @@ enum {
   OPT_VERBOSE,
   OPT_WORKER_LOSS,
   OPT_TOKEN,
+  OPT_MAX_MSG,
   OPT_HELP,
   OPT_APP_BASE = 2000
 };
@@ -54,6 +55,7 @@ static const struct common_opt common[] = {
     {{"peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT}, "S", "a silent peer is lost after S seconds (default 5)"},
     {{"on-worker-loss", required_argument, NULL, OPT_WORKER_LOSS}, "reassign|fail", "a lost worker's tasks go to the others (default), or the job stops"},
     {{"token-file", required_argument, NULL, OPT_TOKEN}, "FILE", "the job's secret (peers without it are refused); local runs make one"},
+    {{"max-message", required_argument, NULL, OPT_MAX_MSG}, "BYTES", "largest message accepted, checked before allocation (default 64M)"},
     {{"verbose", no_argument, NULL, OPT_VERBOSE}, NULL, "more diagnostics on stderr"},
     {{"help", no_argument, NULL, OPT_HELP}, NULL, "this help"},
 };
@@ -155,6 +157,13 @@ static int set_common(struct cli_run *r, int id, const char *v) {
       return DSANA_EINVAL;
     c->fail_on_worker_loss = strcmp(v, "fail") == 0;
     return 0;
+  case OPT_MAX_MSG: {
+    struct run_config tmp = *c;
+    if (parse_chunk(v, &tmp) != 0 || tmp.chunk != CHUNK_FIXED || tmp.chunk_bytes < 4096)
+      return DSANA_EINVAL;
+    c->max_payload_bytes = tmp.chunk_bytes; /* same K/M/G syntax */
+    return 0;
+  }
   case OPT_TOKEN:
     return copy_str(c->token_path, sizeof c->token_path, v);
   case OPT_VERBOSE:

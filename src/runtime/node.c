@@ -18,6 +18,7 @@ int node_open(struct node *n, const struct role_params *p, enum node_role role) 
     return rc;
   if (p->cfg->curve_secret[0] && (rc = net_ctx_set_curve(n->ctx, p->cfg->curve_secret)) != 0)
     return rc;
+  net_ctx_set_max_payload(n->ctx, p->cfg->max_payload_bytes);
   /* The identity only has to be unique among the scheduler's peers. */
   uint64_t h = ((uint64_t)getpid() << 32) ^ clock_now_ns() ^ ((uint64_t)role << 60);
   h = (h ^ (h >> 31)) * 0x7fb5d329728ea185ull;

@@ -350,6 +350,8 @@ static int sch_listen(struct scheduler *s) {
   if (!rc && s->cfg.curve_secret[0])
     rc = net_ctx_set_curve(s->ctx, s->cfg.curve_secret);
   if (!rc)
+    net_ctx_set_max_payload(s->ctx, s->cfg.max_payload_bytes);
+  if (!rc)
     rc = net_listen(s->ctx, s->cfg.scheduler_addr, &s->listen);
   if (rc) {
     log_error("cannot listen on %s", s->cfg.scheduler_addr);
