@@ -5,12 +5,15 @@
  */
 #include "cmd_run.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "io/scenario.h"
 #include "net/secure.h"
+#include "runtime/checkpoint.h"
 #include "opts.h"
 #include "runtime/runtime.h"
 #include "util/log.h"
@@ -49,6 +52,33 @@ static int setup_token(struct run_config *cfg, bool local, const char *who) {
   return rc;
 }
 
+/* --resume: the checkpoint must be complete and intact, and match the
+ * cluster; --checkpoint: its folder must exist (made when missing). */
+static int setup_checkpoints(struct run_config *cfg, const char *who) {
+  char err[1400];
+  if (cfg->checkpoint_dir[0] && mkdir(cfg->checkpoint_dir, 0755) != 0 && errno != EEXIST) {
+    fprintf(stderr, "dsana %s: %s: %s\n", who, cfg->checkpoint_dir, strerror(errno));
+    return DSANA_EIO;
+  }
+  if (!cfg->resume_dir[0])
+    return 0;
+  struct ckpt_manifest m;
+  int rc = ckpt_validate(cfg->resume_dir, &m, err, sizeof err);
+  if (!rc && m.n_servers != cfg->n_servers) {
+    snprintf(err, sizeof err, "%s: the checkpoint has %u servers; resume with --servers %u", cfg->resume_dir,
+             m.n_servers, m.n_servers);
+    rc = DSANA_EINVAL;
+  }
+  if (rc) {
+    fprintf(stderr, "dsana %s: cannot resume: %s\n", who, err);
+    return rc;
+  }
+  cfg->resume_iter = m.iter;
+  memcpy(cfg->resume_globals, m.globals, sizeof cfg->resume_globals);
+  cfg->resume_residual = m.residual;
+  return 0;
+}
+
 /* Check inputs before any process starts: the scenario, then the app's data. */
 static int prepare_app(struct cli_run *r) {
   char err[512] = "";
@@ -65,6 +95,8 @@ static int prepare_app(struct cli_run *r) {
       return rc;
     }
   }
+  if ((rc = setup_checkpoints(&r->cfg, r->app->name)) != 0)
+    return rc;
   rc = r->app->prepare ? r->app->prepare(r->app_state, err, sizeof err) : 0;
   if (rc)
     fprintf(stderr, "dsana %s: %s\n", r->app->name, err[0] ? err : dsana_strerror(rc));

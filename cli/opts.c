@@ -29,6 +29,9 @@ enum {
   OPT_WORKER_LOSS,
   OPT_TOKEN,
   OPT_MAX_MSG,
+  OPT_CKPT,
+  OPT_CKPT_EVERY,
+  OPT_RESUME,
   OPT_HELP,
   OPT_APP_BASE = 2000
 };
@@ -55,6 +58,9 @@ static const struct common_opt common[] = {
     {{"peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT}, "S", "a silent peer is lost after S seconds (default 5)"},
     {{"on-worker-loss", required_argument, NULL, OPT_WORKER_LOSS}, "reassign|fail", "a lost worker's tasks go to the others (default), or the job stops"},
     {{"token-file", required_argument, NULL, OPT_TOKEN}, "FILE", "the job's secret (peers without it are refused); local runs make one"},
+    {{"checkpoint", required_argument, NULL, OPT_CKPT}, "DIR", "write consistent checkpoints into DIR (see --checkpoint-every)"},
+    {{"checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY}, "K", "iterations between checkpoints (default 10)"},
+    {{"resume", required_argument, NULL, OPT_RESUME}, "DIR", "restart from the last complete checkpoint in DIR"},
     {{"max-message", required_argument, NULL, OPT_MAX_MSG}, "BYTES", "largest message accepted, checked before allocation (default 64M)"},
     {{"verbose", no_argument, NULL, OPT_VERBOSE}, NULL, "more diagnostics on stderr"},
     {{"help", no_argument, NULL, OPT_HELP}, NULL, "this help"},
@@ -164,6 +170,14 @@ static int set_common(struct cli_run *r, int id, const char *v) {
     c->max_payload_bytes = tmp.chunk_bytes; /* same K/M/G syntax */
     return 0;
   }
+  case OPT_CKPT:
+    if (!c->checkpoint_every)
+      c->checkpoint_every = 10;
+    return copy_str(c->checkpoint_dir, sizeof c->checkpoint_dir, v);
+  case OPT_CKPT_EVERY:
+    return cli_parse_u32(v, 1, 1u << 30, &c->checkpoint_every);
+  case OPT_RESUME:
+    return copy_str(c->resume_dir, sizeof c->resume_dir, v);
   case OPT_TOKEN:
     return copy_str(c->token_path, sizeof c->token_path, v);
   case OPT_VERBOSE:

@@ -45,7 +45,8 @@ enum wire_rule { WIRE_P_NONE, WIRE_P_FIXED, WIRE_P_KEYS, WIRE_P_VAR };
   X(HEARTBEAT, 14, WIRE_P_NONE, 0)                \
   X(ABORT, 15, WIRE_P_VAR, 512)                   \
   X(BYE, 16, WIRE_P_NONE, 0)                      \
-  X(PULL_SHM, 17, WIRE_P_NONE, 0)
+  X(PULL_SHM, 17, WIRE_P_NONE, 0)                 \
+  X(CKPT_DONE, 18, WIRE_P_NONE, 0)
 
 enum wire_type {
 #define WIRE_TYPE_ENUM(name, val, rule, bytes) WIRE_##name = (val),

@@ -34,6 +34,11 @@ struct run_config {
   bool quiet;
   bool fail_on_worker_loss;
   char token_path[CONFIG_PATH_MAX]; /* --token-file */
+  char checkpoint_dir[CONFIG_PATH_MAX]; /* --checkpoint */
+  uint32_t checkpoint_every;            /* iterations between checkpoints */
+  char resume_dir[CONFIG_PATH_MAX];     /* --resume */
+  uint32_t resume_iter;                 /* > 0: continue after this iteration */
+  double resume_globals[8], resume_residual;
   char curve_secret[48];            /* derived from the token; "" = insecure */ /* else a lost worker's tasks go to the others */
   double register_timeout_s;
   double peer_timeout_s;

@@ -25,7 +25,7 @@ static enum fault_point fault_parse_point(const char *s) {
 
 void fault_init(uint32_t worker) {
   const char *spec = getenv("DSANA_FAULT");
-  if (!spec || !spec[0])
+  if (!spec || !spec[0] || strncmp(spec, "server=", 7) == 0)
     return;
   unsigned w, iter;
   char point[32] = "", how[16] = "";
@@ -39,6 +39,31 @@ void fault_init(uint32_t worker) {
   fault.point = fault_parse_point(point);
   fault.iter = iter;
   fault.kill = strcmp(how, "kill") == 0;
+}
+
+static struct {
+  int on, kill;
+  uint32_t iter;
+} server_fault;
+
+void fault_init_server(uint32_t server) {
+  const char *spec = getenv("DSANA_FAULT");
+  unsigned s, iter;
+  char how[16] = "";
+  if (!spec || sscanf(spec, "server=%u,iter=%u,point=commit,how=%15[a-z]", &s, &iter, how) != 3 || s != server)
+    return;
+  server_fault.on = 1;
+  server_fault.iter = iter;
+  server_fault.kill = strcmp(how, "kill") == 0;
+}
+
+void fault_server_point(uint32_t iter) {
+  if (!server_fault.on || server_fault.iter != iter)
+    return;
+  log_warn("fault injection: dying after committing iteration %u", iter);
+  if (server_fault.kill)
+    raise(SIGKILL);
+  _exit(3);
 }
 
 void fault_point(enum fault_point p, uint32_t iter) {

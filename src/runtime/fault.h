@@ -16,5 +16,9 @@ enum fault_point { FAULT_NONE = 0, FAULT_BEFORE_TASK, FAULT_BEFORE_PUSH, FAULT_M
 void fault_init(uint32_t worker);
 /* Die here if the configured fault matches. */
 void fault_point(enum fault_point p, uint32_t iter);
+/* Servers: DSANA_FAULT="server=I,iter=K,point=commit,how=kill|exit" dies
+ * right after committing iteration K. */
+void fault_init_server(uint32_t server);
+void fault_server_point(uint32_t iter);
 
 #endif

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "runtime/runtime.h"
+#include "runtime/checkpoint.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -106,7 +107,19 @@ static pid_t reap(int *status, uint64_t deadline_ns) {
 
 /* Wait until the scheduler succeeded and the rest left, or anyone failed.
  * After the scheduler's success the others get 10 s to leave. */
-static int launch_wait(struct child *kids, size_t n, bool worker_loss_fatal) {
+/* After a fatal loss: where the job can be resumed from. */
+static void launch_report_checkpoint(const char *dir) {
+  struct ckpt_manifest m;
+  char err[1200];
+  if (!dir || !dir[0])
+    log_error("no checkpoint to resume from (run with --checkpoint DIR to be able to)");
+  else if (ckpt_validate(dir, &m, err, sizeof err) == 0)
+    log_error("last complete checkpoint: iteration %u in %s; continue with --resume %s", m.iter, dir, dir);
+  else
+    log_error("no complete checkpoint in %s yet (%s)", dir, err);
+}
+
+static int launch_wait(struct child *kids, size_t n, bool worker_loss_fatal, const char *ckpt_dir) {
   size_t running = n;
   uint64_t deadline = 0;
   while (running > 0) {
@@ -133,6 +146,7 @@ static int launch_wait(struct child *kids, size_t n, bool worker_loss_fatal) {
       }
       log_error("%s; stopping the job", what);
       kill_all(kids, n);
+      launch_report_checkpoint(ckpt_dir);
       return DSANA_EPEER;
     }
     if (c->role == ROLE_SCHEDULER)
@@ -219,7 +233,7 @@ int runtime_launch_local(const struct role_params *p) {
       launch_remove_dir(cfg.ipc_dir);
       return DSANA_EIO;
     }
-  rc = launch_wait(kids, n, cfg.fail_on_worker_loss);
+  rc = launch_wait(kids, n, cfg.fail_on_worker_loss, cfg.checkpoint_dir);
   launch_remove_dir(cfg.ipc_dir);
   int trc = cfg.trace_path[0] ? launch_merge_trace(&cfg) : 0;
   return rc ? rc : trc;

@@ -54,6 +54,10 @@ int msg_map_encode(const struct msg_cluster_map *m, uint8_t *buf, size_t cap, si
   wbuf_str(&w, m->app);
   wbuf_str(&w, m->scenario_path);
   wbuf_str(&w, m->trace_path);
+  wbuf_str(&w, m->checkpoint_dir);
+  wbuf_u32(&w, m->checkpoint_every);
+  wbuf_str(&w, m->resume_dir);
+  wbuf_u32(&w, m->resume_iter);
   wbuf_u32(&w, m->args.n);
   for (uint32_t i = 0; i < m->args.n; i++) {
     wbuf_str(&w, m->args.name[i]);
@@ -80,6 +84,10 @@ int msg_map_decode(const void *p, size_t len, struct msg_cluster_map *m) {
   rbuf_str(&r, m->app, sizeof m->app);
   rbuf_str(&r, m->scenario_path, sizeof m->scenario_path);
   rbuf_str(&r, m->trace_path, sizeof m->trace_path);
+  rbuf_str(&r, m->checkpoint_dir, sizeof m->checkpoint_dir);
+  m->checkpoint_every = rbuf_u32(&r);
+  rbuf_str(&r, m->resume_dir, sizeof m->resume_dir);
+  m->resume_iter = rbuf_u32(&r);
   m->args.n = rbuf_u32(&r);
   if (r.err || m->n_servers == 0 || m->n_servers > MSG_MAX_SERVERS || m->n_workers == 0 ||
       m->args.n > MSG_MAX_ARGS || m->mode > MODE_DSANA || m->sched > SCHED_DYNAMIC ||

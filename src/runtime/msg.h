@@ -40,6 +40,10 @@ struct msg_cluster_map {
   char app[MSG_NAME_MAX];
   char scenario_path[CONFIG_PATH_MAX];
   char trace_path[CONFIG_PATH_MAX]; /* "" = no trace */
+  char checkpoint_dir[CONFIG_PATH_MAX]; /* "" = no checkpoints */
+  uint32_t checkpoint_every;
+  char resume_dir[CONFIG_PATH_MAX];
+  uint32_t resume_iter; /* > 0: servers load their shards of this iteration */
   struct app_args args;
   char server_addr[MSG_MAX_SERVERS][CONFIG_ADDR_MAX]; /* heap-allocate this struct */
 };

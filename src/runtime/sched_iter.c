@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runtime/scheduler.h"
+#include "runtime/checkpoint.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -212,6 +213,14 @@ static int sch_end_iteration(struct scheduler *s) {
   h.iter = s->iter;
   if ((rc = sch_broadcast(s, true, false, &h, NULL, 0)) != 0)
     return rc;
+  if (s->cfg.checkpoint_dir[0] && s->cfg.checkpoint_every && s->iter > 0 && s->iter % s->cfg.checkpoint_every == 0) {
+    /* servers write their shards of this iteration after the commit; keep
+     * what resuming needs until they all have */
+    s->ckpt_iter = s->iter;
+    s->ckpt_acks = 0;
+    memcpy(s->ckpt_globals, s->globals, sizeof s->ckpt_globals);
+    s->ckpt_residual = s->residual;
+  }
   return ctx.converged ? sch_stop(s) : sch_start_iteration(s);
 }
 
@@ -219,6 +228,24 @@ static int sch_maybe_end(struct scheduler *s) {
   bool tasks_done = s->iter == 0 || s->acc.tasks_done == s->job.n_tasks;
   if (!s->stopping && s->acc.reports == s->cfg.n_servers && tasks_done)
     return sch_end_iteration(s);
+  return 0;
+}
+
+int sch_on_ckpt_done(struct scheduler *s, uint32_t server, const struct net_msg *m) {
+  if (m->hdr.iter != s->ckpt_iter || s->ckpt_iter == 0)
+    return 0; /* an older checkpoint, overtaken */
+  if (++s->ckpt_acks < s->cfg.n_servers)
+    return 0;
+  struct ckpt_manifest man = {.iter = s->ckpt_iter, .n_servers = s->cfg.n_servers, .n_tables = s->job.n_tables,
+                              .n_keys = s->job.tables[0].n_keys, .residual = s->ckpt_residual};
+  memcpy(man.globals, s->ckpt_globals, sizeof man.globals);
+  char err[1200];
+  if (ckpt_write_manifest(s->cfg.checkpoint_dir, &man, err, sizeof err) != 0)
+    log_error("%s", err);
+  else
+    log_info("checkpoint of iteration %u complete in %s", man.iter, s->cfg.checkpoint_dir);
+  s->ckpt_iter = 0;
+  (void)server;
   return 0;
 }
 

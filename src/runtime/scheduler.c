@@ -153,6 +153,10 @@ static void sch_fill_map(const struct scheduler *s, struct msg_cluster_map *map)
   snprintf(map->app, sizeof map->app, "%s", s->app->name);
   snprintf(map->scenario_path, sizeof map->scenario_path, "%s", s->cfg.scenario_path);
   snprintf(map->trace_path, sizeof map->trace_path, "%s", s->cfg.trace_path);
+  snprintf(map->checkpoint_dir, sizeof map->checkpoint_dir, "%s", s->cfg.checkpoint_dir);
+  map->checkpoint_every = s->cfg.checkpoint_every;
+  snprintf(map->resume_dir, sizeof map->resume_dir, "%s", s->cfg.resume_dir);
+  map->resume_iter = s->cfg.resume_iter;
   if (s->args)
     map->args = *s->args;
   for (uint32_t i = 0; i < s->cfg.n_servers; i++)
@@ -237,6 +241,8 @@ static int sch_dispatch(struct scheduler *s, const struct net_msg *m) {
     return role == ROLE_WORKER ? sch_on_task_done(s, idx, m) : 0;
   case WIRE_FINAL_DATA:
     return role == ROLE_SERVER ? sch_on_final_data(s, idx, m) : 0;
+  case WIRE_CKPT_DONE:
+    return role == ROLE_SERVER ? sch_on_ckpt_done(s, idx, m) : 0;
   case WIRE_BYE:
     if (!slot->bye && s->stopping) {
       slot->bye = true;
@@ -396,6 +402,14 @@ int runtime_run_scheduler(const struct role_params *p) {
     rc = sch_wait_registrations(s);
   if (!rc)
     rc = sch_send_maps(s);
+  if (!rc && s->cfg.resume_iter) {
+    /* servers load the checkpoint's shards: go on after its iteration */
+    s->iter = s->cfg.resume_iter;
+    memcpy(s->globals, s->cfg.resume_globals, sizeof s->globals);
+    s->residual = s->cfg.resume_residual;
+    log_info("resuming after iteration %u from %s", s->iter, s->cfg.resume_dir);
+    rc = sch_start_iteration(s);
+  }
   s->start_ns = clock_now_ns();
   s->acc.start_ns = s->start_ns;
   for (uint32_t i = 0; !rc && i < s->cfg.n_workers; i++)

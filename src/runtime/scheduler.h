@@ -55,6 +55,9 @@ struct scheduler {
   uint8_t *task_seen; /* n_tasks: TASK_DONE received this iteration */
   uint32_t *task_owner; /* n_tasks: worker the task was handed to */
   uint32_t lost_workers;
+  /* the checkpoint being written: iteration, servers done, state to resume */
+  uint32_t ckpt_iter, ckpt_acks;
+  double ckpt_globals[DSANA_MAX_GLOBALS], ckpt_residual;
   double globals[DSANA_MAX_GLOBALS];
   double residual;
   double *iter_wall, *iter_bound, *iter_tbound;
@@ -81,6 +84,9 @@ int sch_on_final_data(struct scheduler *s, uint32_t server, const struct net_msg
 int sch_finish(struct scheduler *s);
 /* Sets s->finished once every peer said BYE and the result is complete. */
 void sch_check_finished(struct scheduler *s);
+
+/* sched_iter.c: a server wrote its shard of the checkpoint of m->hdr.iter. */
+int sch_on_ckpt_done(struct scheduler *s, uint32_t server, const struct net_msg *m);
 
 /* sched_members.c */
 /* A worker went silent: stop the job, or hand its tasks to the others. */

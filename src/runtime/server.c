@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/checkpoint.h"
+#include "runtime/fault.h"
 #include "runtime/node.h"
 #include "runtime/serve.h"
 #include "runtime/shm.h"
@@ -160,6 +162,44 @@ static int server_init_values(struct server *sv) {
   }
   int rc = server_finish_part(sv, 0, sv->lo, sv->hi);
   return rc ? rc : server_report(sv, 0);
+}
+
+static struct ckpt_shard server_ckpt_desc(const struct server *sv, uint32_t iter) {
+  return (struct ckpt_shard){.iter = iter, .n_servers = sv->node.cfg.n_servers, .server = sv->node.index,
+                             .n_tables = sv->node.job.n_tables, .n_keys = sv->node.job.tables[0].n_keys,
+                             .lo = sv->lo, .hi = sv->hi};
+}
+
+/* After committing iter: write the shard when a checkpoint is due and tell
+ * the scheduler. A failed write is reported and the job goes on (the
+ * previous complete checkpoint stays valid). */
+static int server_checkpoint(struct server *sv, uint32_t iter) {
+  const struct msg_cluster_map *map = sv->node.map;
+  if (!map->checkpoint_dir[0] || !map->checkpoint_every || iter == 0 || iter % map->checkpoint_every)
+    return 0;
+  char err[1200];
+  struct ckpt_shard sh = server_ckpt_desc(sv, iter);
+  if (ckpt_write_shard(map->checkpoint_dir, &sh, sv->cur, err, sizeof err) != 0) {
+    log_error("%s", err);
+    return 0;
+  }
+  struct wire_hdr h = wire_hdr_make(WIRE_CKPT_DONE, sv->node.index);
+  h.iter = iter;
+  return node_send(&sv->node, &h, NULL, 0);
+}
+
+/* --resume: the shard as of the checkpoint's iteration, instead of init. */
+static int server_resume(struct server *sv) {
+  const struct msg_cluster_map *map = sv->node.map;
+  char err[1200];
+  struct ckpt_shard sh = server_ckpt_desc(sv, map->resume_iter);
+  if (ckpt_read_shard(map->resume_dir, &sh, sv->cur, err, sizeof err) != 0) {
+    log_error("cannot resume: %s", err);
+    return DSANA_EFORMAT;
+  }
+  sv->version = map->resume_iter;
+  server_begin_iter(sv);
+  return 0;
 }
 
 static void server_commit(struct server *sv, uint32_t iter) {
@@ -335,7 +375,8 @@ static int server_on_sched(struct server *sv, const struct net_msg *m, bool *don
       return DSANA_EPROTO;
     }
     server_commit(sv, m->hdr.iter);
-    return 0;
+    fault_server_point(m->hdr.iter);
+    return server_checkpoint(sv, m->hdr.iter);
   case WIRE_STOP:
     *done = true;
     return server_send_final(sv);
@@ -439,7 +480,9 @@ int runtime_run_server(const struct role_params *p) {
     rc = server_alloc(sv);
   }
   if (!rc)
-    rc = server_init_values(sv);
+    fault_init_server(sv->node.index);
+  if (!rc)
+    rc = sv->node.map->resume_iter ? server_resume(sv) : server_init_values(sv);
   if (!rc)
     rc = server_loop(sv);
   if (rc)

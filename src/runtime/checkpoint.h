@@ -1,0 +1,45 @@
+/*
+ * checkpoint.h - consistent snapshots of a job, and resuming from them.
+ *
+ * With --checkpoint DIR --checkpoint-every K, each server writes its shard
+ * of every table after committing iteration t (t a multiple of K) to
+ * DIR/shard-<s>.ckpt; once all servers have, the scheduler writes
+ * DIR/manifest (iteration, server count, keys, the globals for iteration
+ * t+1). Every file is written to a temporary name, fsynced and renamed, and
+ * carries CRC-32 checksums, so a crash leaves the previous complete
+ * checkpoint intact and a damaged file is refused, never half-read.
+ * --resume DIR restarts from the manifest: servers load their shards, the
+ * scheduler continues with iteration t+1, and the job reaches the same
+ * final output as an uninterrupted run.
+ */
+#ifndef DSANA_RUNTIME_CHECKPOINT_H
+#define DSANA_RUNTIME_CHECKPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsana/dsana.h"
+
+struct ckpt_manifest {
+  uint32_t iter, n_servers, n_tables;
+  uint64_t n_keys;
+  double globals[DSANA_MAX_GLOBALS];
+  double residual;
+};
+
+struct ckpt_shard {
+  uint32_t iter, n_servers, server, n_tables;
+  uint64_t n_keys, lo, hi;
+};
+
+/* Write tables[0..n_tables) (each hi-lo doubles) of shard `sh`. */
+int ckpt_write_shard(const char *dir, const struct ckpt_shard *sh, double *const *tables, char *err, size_t errlen);
+/* Check a shard file against `want` (all fields) and its checksums; with
+ * tables != NULL, load the values too. */
+int ckpt_read_shard(const char *dir, const struct ckpt_shard *want, double *const *tables, char *err, size_t errlen);
+int ckpt_write_manifest(const char *dir, const struct ckpt_manifest *m, char *err, size_t errlen);
+int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size_t errlen);
+/* Check the manifest and every shard it names (headers and checksums). */
+int ckpt_validate(const char *dir, struct ckpt_manifest *m, char *err, size_t errlen);
+
+#endif
