@@ -14,6 +14,7 @@
 #include "io/scenario.h"
 #include "net/secure.h"
 #include "runtime/checkpoint.h"
+#include "runtime/job.h"
 #include "opts.h"
 #include "runtime/runtime.h"
 #include "util/log.h"
@@ -98,6 +99,17 @@ static int prepare_app(struct cli_run *r) {
   if ((rc = setup_checkpoints(&r->cfg, r->app->name)) != 0)
     return rc;
   rc = r->app->prepare ? r->app->prepare(r->app_state, err, sizeof err) : 0;
+  if (!rc) {
+    /* declare the job once here, so that limits and bad declarations are
+     * one line and exit 2 before any process starts */
+    struct dsana_job job;
+    job_init(&job, r->cfg.n_workers, r->cfg.n_servers, r->cfg.tasks_per_worker, "launcher");
+    job.max_keys = r->cfg.max_keys;
+    rc = r->app->setup(r->app_state, &job, err, sizeof err);
+    if (!rc)
+      rc = job_validate(&job, err, sizeof err);
+    job_fini(&job);
+  }
   if (rc)
     fprintf(stderr, "dsana %s: %s\n", r->app->name, err[0] ? err : dsana_strerror(rc));
   return rc;

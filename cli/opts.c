@@ -29,6 +29,7 @@ enum {
   OPT_WORKER_LOSS,
   OPT_TOKEN,
   OPT_MAX_MSG,
+  OPT_MAX_KEYS,
   OPT_CKPT,
   OPT_CKPT_EVERY,
   OPT_RESUME,
@@ -58,6 +59,7 @@ static const struct common_opt common[] = {
     {{"peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT}, "S", "a silent peer is lost after S seconds (default 5)"},
     {{"on-worker-loss", required_argument, NULL, OPT_WORKER_LOSS}, "reassign|fail", "a lost worker's tasks go to the others (default), or the job stops"},
     {{"token-file", required_argument, NULL, OPT_TOKEN}, "FILE", "the job's secret (peers without it are refused); local runs make one"},
+    {{"max-keys", required_argument, NULL, OPT_MAX_KEYS}, "N", "largest table accepted, checked before allocation (default: no limit)"},
     {{"checkpoint", required_argument, NULL, OPT_CKPT}, "DIR", "write consistent checkpoints into DIR (see --checkpoint-every)"},
     {{"checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY}, "K", "iterations between checkpoints (default 10)"},
     {{"resume", required_argument, NULL, OPT_RESUME}, "DIR", "restart from the last complete checkpoint in DIR"},
@@ -168,6 +170,13 @@ static int set_common(struct cli_run *r, int id, const char *v) {
     if (parse_chunk(v, &tmp) != 0 || tmp.chunk != CHUNK_FIXED || tmp.chunk_bytes < 4096)
       return DSANA_EINVAL;
     c->max_payload_bytes = tmp.chunk_bytes; /* same K/M/G syntax */
+    return 0;
+  }
+  case OPT_MAX_KEYS: {
+    uint32_t k;
+    if (cli_parse_u32(v, 1, UINT32_MAX, &k) != 0)
+      return DSANA_EINVAL;
+    c->max_keys = k;
     return 0;
   }
   case OPT_CKPT:

@@ -168,6 +168,9 @@ static int pr_make_tasks(struct pr_app *pr, struct dsana_job *job) {
   }
   int rc = dsana_job_set_tasks(job, pr->t_rank, t, n_tasks);
   free(t);
+  for (uint32_t i = 0; pr->blocks && i < pr->n_tasks; i++)
+    pr_block_fini(&pr->blocks[i]);
+  free(pr->blocks); /* a setup() run before (the launcher's check) */
   pr->blocks = rc ? NULL : calloc(n_tasks, sizeof *pr->blocks);
   pr->n_tasks = n_tasks;
   return rc ? rc : pr->blocks ? 0 : DSANA_ENOMEM;
@@ -195,7 +198,8 @@ static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
       (rc = dsana_job_add_table(job, "contrib", pr->g.n, DSANA_RULE_DERIVED, &pr->t_contrib)) != 0 ||
       pr->t_rank != PR_TABLE_RANK || pr->t_contrib != PR_TABLE_CONTRIB ||
       (rc = dsana_job_set_result_table(job, pr->t_rank)) != 0 || (rc = pr_make_tasks(pr, job)) != 0)
-    snprintf(err, errlen, "pagerank: cannot declare tables and tasks: %s", dsana_strerror(rc));
+    snprintf(err, errlen, "%s: %s", pr->graph_path,
+             dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
   if (rc)
     return rc;
   dsana_job_set_convergence(job, pr->tol, pr->max_iter);

@@ -90,7 +90,10 @@ struct dsana_job_info {
 };
 void dsana_job_get_info(const struct dsana_job *job, struct dsana_job_info *info);
 
-/* Declare a table; returns its id (0, 1, ...) through *id. */
+/* Why the job refused the last declaration (a limit), or NULL. */
+const char *dsana_job_error(const struct dsana_job *job);
+/* Declare a table; returns its id (0, 1, ...) through *id. DSANA_ERANGE
+ * when n_keys exceeds the run's --max-keys. */
 int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys,
                         enum dsana_rule rule, uint32_t *id);
 /* Declare the tasks of every iteration, all writing `out_table`. Copied. */

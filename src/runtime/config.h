@@ -44,6 +44,7 @@ struct run_config {
   double peer_timeout_s;
   double heartbeat_s;
   uint64_t max_payload_bytes;
+  uint64_t max_keys; /* per table; 0 = no limit */
   int verbose;
 };
 

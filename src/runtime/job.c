@@ -21,12 +21,19 @@ void job_fini(struct dsana_job *job) {
   job->n_tasks = 0;
 }
 
+const char *dsana_job_error(const struct dsana_job *job) { return job->error[0] ? job->error : NULL; }
+
 void dsana_job_get_info(const struct dsana_job *job, struct dsana_job_info *info) { *info = job->info; }
 
 int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys, enum dsana_rule rule,
                         uint32_t *id) {
   if (job->n_tables >= DSANA_MAX_TABLES || n_keys == 0 || strlen(name) >= sizeof job->tables[0].name)
     return DSANA_EINVAL;
+  if (job->max_keys && n_keys > job->max_keys) {
+    snprintf(job->error, sizeof job->error, "table '%s' has %llu keys, more than --max-keys %llu", name,
+             (unsigned long long)n_keys, (unsigned long long)job->max_keys);
+    return DSANA_ERANGE;
+  }
   struct dsana_table_decl *t = &job->tables[job->n_tables];
   snprintf(t->name, sizeof t->name, "%s", name);
   t->n_keys = n_keys;

@@ -21,6 +21,8 @@ struct dsana_job {
   uint32_t out_table;
   uint32_t result_table;
   int have_result;
+  uint64_t max_keys; /* --max-keys: larger tables are refused before allocation */
+  char error[160];   /* why the last declaration was refused */
   double tol;        /* dsana_job_set_convergence, for progress only */
   uint32_t max_iter;
 };

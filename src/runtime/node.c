@@ -117,6 +117,7 @@ int node_join(struct node *n, const struct role_params *p, const char *addr) {
   }
   char err[512] = "";
   job_init(&n->job, n->cfg.n_workers, n->cfg.n_servers, n->cfg.tasks_per_worker, node_role_name(n->role));
+  n->job.max_keys = n->cfg.max_keys;
   rc = n->app->setup(n->app_state, &n->job, err, sizeof err);
   if (!rc)
     rc = job_validate(&n->job, err, sizeof err);

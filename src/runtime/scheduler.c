@@ -315,6 +315,7 @@ static int sch_setup(struct scheduler *s, const struct role_params *p) {
   s->app_state = p->app_state;
   s->args = p->args;
   job_init(&s->job, s->cfg.n_workers, s->cfg.n_servers, s->cfg.tasks_per_worker, "scheduler");
+  s->job.max_keys = s->cfg.max_keys;
   int rc = s->app->setup(s->app_state, &s->job, err, sizeof err);
   if (!rc)
     rc = job_validate(&s->job, err, sizeof err);

@@ -53,4 +53,13 @@ run_capture short "$DSANA" pagerank "$T/g.bin" --token-file "$T/short.token" --q
 run_capture missing "$DSANA" pagerank "$T/g.bin" --token-file "$T/nope.token" --quiet
 [ "$RC" -eq 2 ] && grep -q "nope.token: No such file" "$T/missing.err" &&
   pass "a missing token file is refused" || fail "missing token: rc=$RC $(cat "$T/missing.err")"
+
+# limits are checked before anything is allocated for them
+run_capture maxkeys "$DSANA" pagerank "$T/g.bin" --max-keys 1000 --quiet
+[ "$RC" -eq 2 ] && [ "$(stderr_lines "$T/maxkeys.err")" -eq 1 ] && grep -q "more than --max-keys 1000" "$T/maxkeys.err" &&
+  pass "--max-keys refuses a larger table: $(cat "$T/maxkeys.err")" || fail "max-keys: rc=$RC $(cat "$T/maxkeys.err")"
+run_capture maxmsg "$DSANA" pagerank "$T/g.bin" --max-message 4K --workers 2 --servers 2 --tol 1e-12 --quiet \
+  --out "$T/maxmsg.ranks"
+[ "$RC" -eq 0 ] && cmp -s "$T/ref.out" "$T/maxmsg.ranks" &&
+  pass "--max-message 4K: tables travel in smaller pieces, same bytes" || fail "max-message: rc=$RC $(cat "$T/maxmsg.err")"
 finish
