@@ -47,7 +47,7 @@ static const struct common_opt common[] = {
     {{"servers", required_argument, NULL, OPT_SERVERS}, "S", "server processes (default 1)"},
     {{"mode", required_argument, NULL, OPT_MODE}, "bsp|dsana", "bsp: static split, whole-table transfers; dsana: dynamic scheduling"},
     {{"sched", required_argument, NULL, OPT_SCHED}, "static|dynamic", "task scheduling policy (overrides --mode)"},
-    {{"tasks-per-worker", required_argument, NULL, OPT_TPW}, "N", "tasks per worker per iteration (default 8)"},
+    {{"tasks-per-worker", required_argument, NULL, OPT_TPW}, "N", "tasks per worker per iteration (default 16)"},
     {{"chunk", required_argument, NULL, OPT_CHUNK}, "BYTES|off|auto", "transfer chunk size (K/M suffixes); off = whole tables"},
     {{"scenario", required_argument, NULL, OPT_SCENARIO}, "FILE", "emulated cluster (JSON: worker speeds, stragglers, links)"},
     {{"metrics", required_argument, NULL, OPT_METRICS}, "FILE", "write JSON-lines metrics (iterations, workers, summary)"},

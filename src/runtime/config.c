@@ -11,7 +11,7 @@ void config_defaults(struct run_config *c) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   c->n_workers = cores > 0 ? (uint32_t)cores : 1;
   c->n_servers = 1;
-  c->tasks_per_worker = 8;
+  c->tasks_per_worker = 16;
   c->mode = MODE_BSP;
   c->sched = SCHED_STATIC;
   c->register_timeout_s = 30.0;

@@ -195,7 +195,9 @@ static int sch_send_maps(struct scheduler *s) {
 /* Heartbeats out; abort when a peer has been silent past the timeout. */
 static int sch_check_peers(struct scheduler *s) {
   uint64_t now = clock_now_ns();
-  if (now - s->last_hb_ns >= (uint64_t)(s->cfg.heartbeat_s * 1e9)) {
+  /* no heartbeats while stopping: roles are leaving, and a send to one
+   * that already left would only log an error */
+  if (!s->stopping && now - s->last_hb_ns >= (uint64_t)(s->cfg.heartbeat_s * 1e9)) {
     struct wire_hdr h = wire_hdr_make(WIRE_HEARTBEAT, 0);
     sch_broadcast(s, true, true, &h, NULL, 0);
     s->last_hb_ns = now;

@@ -38,7 +38,7 @@ static void test_defaults_and_values(void **state) {
   assert_int_equal(r.cfg.n_servers, 2);
   assert_int_equal(r.cfg.mode, MODE_DSANA);
   assert_int_equal(r.cfg.sched, SCHED_DYNAMIC);
-  assert_int_equal(r.cfg.tasks_per_worker, 8);
+  assert_int_equal(r.cfg.tasks_per_worker, 16);
   /* forwarded app arguments: named in order, then positionals */
   assert_int_equal(r.args.n, 2);
   assert_string_equal(r.args.name[0], "tol");
