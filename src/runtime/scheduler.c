@@ -295,7 +295,8 @@ static uint64_t sch_chunk_keys(const struct scheduler *s) {
     for (uint32_t w = 0; w < s->sc.n_workers; w++)
       if (s->sc.link[w].bandwidth_bytes_per_s > 0 && (bw == 0 || s->sc.link[w].bandwidth_bytes_per_s < bw))
         bw = s->sc.link[w].bandwidth_bytes_per_s;
-    /* On one machine without an emulated link a whole table moves in a few
+    /* per-message cost: ~0.2 ms per piece measured by bench/overlap.sh sweeps.
+     * On one machine without an emulated link a whole table moves in a few
      * milliseconds: chunking would only add per-block work. Across real
      * machines with an unknown link, assume 10 Gbit/s. */
     if (bw == 0 && s->cfg.ipc_dir[0])
@@ -303,7 +304,7 @@ static uint64_t sch_chunk_keys(const struct scheduler *s) {
     if (bw == 0)
       bw = 1.25e9;
     struct chunk_inputs in = {.table_bytes = n * sizeof(double), .bandwidth_bytes_per_s = bw,
-                              .msg_overhead_s = 50e-6, .overhead_fraction = 0.05, .min_chunks = 8};
+                              .msg_overhead_s = 200e-6, .overhead_fraction = 0.05, .min_chunks = 8};
     bytes = chunk_auto_bytes(&in);
   }
   uint64_t keys = bytes / sizeof(double);
