@@ -26,26 +26,13 @@
 
 #include <zlib.h>
 
+#include "fuzz_file.h"
 #include "io/graph.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum { HDR_BYTES = 128, HDR_FILE_BYTES_AT = 104, HDR_CRC_AT = 120, HDR_FUZZ_AT = 124 };
 
-/* The input as a file: one memfd for the whole run. */
-static const char *fuzz_file(const uint8_t *data, size_t size) {
-  static int fd = -1;
-  static char path[64];
-  if (fd < 0) {
-    fd = memfd_create("fuzz_binary", 0);
-    if (fd < 0)
-      abort();
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  }
-  if (ftruncate(fd, 0) != 0 || (size && pwrite(fd, data, size, 0) != (ssize_t)size))
-    abort();
-  return path;
-}
 
 /* Patch the size and checksum of a header-sized prefix (see the top). */
 static void fuzz_patch_header(uint8_t *h, size_t size) {
@@ -102,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memcpy(copy, data, size);
   if (size >= HDR_BYTES)
     fuzz_patch_header(copy, size);
-  const char *path = fuzz_file(copy, size);
+  const char *path = fuzz_file("fuzz_binary", copy, size);
   free(copy);
   fuzz_map(path);
   fuzz_open_dedup(path);

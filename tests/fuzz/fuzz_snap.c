@@ -21,24 +21,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_file.h"
 #include "io/graph_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* The input as a file: one memfd for the whole run. */
-static const char *fuzz_file(const uint8_t *data, size_t size) {
-  static int fd = -1;
-  static char path[64];
-  if (fd < 0) {
-    fd = memfd_create("fuzz_snap", 0);
-    if (fd < 0)
-      abort();
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  }
-  if (ftruncate(fd, 0) != 0 || (size && pwrite(fd, data, size, 0) != (ssize_t)size))
-    abort();
-  return path;
-}
 
 static void fuzz_check_graph(const struct graph *g, bool dedup) {
   char err[256];
@@ -62,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct graph_text t;
   struct graph g;
   char err[256] = "";
-  if (graph_text_open(&t, fuzz_file(data, size), err, sizeof err) != 0)
+  if (graph_text_open(&t, fuzz_file("fuzz_snap", data, size), err, sizeof err) != 0)
     abort();
   int rc = graph_parse_snap(&t, &opts, &g, err, sizeof err);
   graph_text_close(&t);

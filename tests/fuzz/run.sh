@@ -30,7 +30,7 @@ usage() {
   exit 2
 }
 
-ALL_TARGETS=(wire snap mtx binary scenario msg)
+ALL_TARGETS=(wire snap mtx binary scenario msg ckpt)
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=${FUZZ_OUT:-$SRC/build-fuzz}
 CC=${CC:-clang}
@@ -57,6 +57,7 @@ target_sources() {
   snap | mtx | binary) echo "$SRC"/src/io/graph_*.c "${util[@]}" ;;
   scenario) echo "$SRC/src/io/scenario.c" "${util[@]}" ;;
   msg) echo "$SRC/src/runtime/msg.c" "$SRC/src/runtime/codec.c" "$SRC/src/net/wire.c" "${util[@]}" ;;
+  ckpt) echo "$SRC/src/runtime/checkpoint.c" "$SRC/src/runtime/job.c" "$SRC/src/net/wire.c" "${util[@]}" ;;
   esac
 }
 
