@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DDSANA_TESTS=OFF >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
 mkdir -p out
 [ -f out/kron16.bin ] || build/dsana graph gen kron --scale 16 --edge-factor 16 --seed 1 --out out/kron16.bin
