@@ -46,6 +46,17 @@ int sch_hand_out(struct scheduler *s, uint32_t w) {
   return rc == DSANA_EAGAIN ? 0 : rc;
 }
 
+/* A worker under half the fastest one's estimated speed gets no
+ * prefetched task: a task it holds cannot be stolen, and its tasks take
+ * long enough that a round trip for the next one costs nothing. */
+static bool sch_is_slow(const struct scheduler *s, uint32_t w) {
+  double fastest = 0;
+  for (uint32_t i = 0; i < s->cfg.n_workers; i++)
+    if (sched_speed_est(s->policy, i) > fastest)
+      fastest = sched_speed_est(s->policy, i);
+  return fastest > 0 && sched_speed_est(s->policy, w) < 0.5 * fastest;
+}
+
 /* The first tasks of an iteration for every worker. */
 static int sch_hand_out_first(struct scheduler *s) {
   bool blocks = s->chunk_keys && s->app->task_block;
@@ -57,7 +68,8 @@ static int sch_hand_out_first(struct scheduler *s) {
   int rc = 0;
   for (int k = 0; !rc && k < TASKS_IN_FLIGHT; k++)
     for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++)
-      rc = sch_hand_out(s, w);
+      if (k == 0 || !sch_is_slow(s, w))
+        rc = sch_hand_out(s, w);
   for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++) {
     double handed = 0;
     while (!rc && handed < budget[w] - 1e-9 * budget[w])
