@@ -50,5 +50,8 @@ struct run_config {
 
 void config_defaults(struct run_config *c);
 const char *run_mode_name(enum run_mode m);
+/* Keys of table values per message: what --max-message allows, at most
+ * 512 Ki keys (4 MiB) so that large tables stream in pieces. */
+uint64_t config_keys_per_msg(const struct run_config *c);
 
 #endif

@@ -367,7 +367,6 @@ static int sch_listen(struct scheduler *s) {
     log_error("cannot listen on %s", s->cfg.scheduler_addr);
     return rc;
   }
-  net_set_max_payload(s->listen, s->cfg.max_payload_bytes);
   return 0;
 }
 

@@ -469,10 +469,7 @@ int runtime_run_server(const struct role_params *p) {
   if (!rc)
     rc = trace_open_role(sv->node.map->trace_path, "server", 2, sv->node.index);
   if (!rc) {
-    net_set_max_payload(sv->listen, sv->node.cfg.max_payload_bytes);
-    sv->max_keys_per_msg = sv->node.cfg.max_payload_bytes / sizeof(double);
-    if (sv->max_keys_per_msg > (1u << 19))
-      sv->max_keys_per_msg = 1u << 19;
+    sv->max_keys_per_msg = config_keys_per_msg(&sv->node.cfg);
     uint64_t n = sv->node.job.tables[0].n_keys;
     shard_range(n, sv->node.cfg.n_servers, sv->node.index, &sv->lo, &sv->hi);
     sv->chunk_keys = sv->node.map->chunk_keys ? sv->node.map->chunk_keys : n;

@@ -30,7 +30,6 @@ static int worker_connect_servers(struct worker *w) {
       log_error("cannot connect to server %u at %s", s, w->node.map->server_addr[s]);
       return rc;
     }
-    net_set_max_payload(w->servers[s], w->node.cfg.max_payload_bytes);
   }
   const struct dsana_job *job = &w->node.job;
   uint64_t n = job->tables[job->out_table].n_keys;
@@ -78,9 +77,7 @@ double *dsana_push_buf(struct dsana_worker_view *v) { return v->w->push_buf; }
 static int worker_push(struct worker *w, uint32_t task, const struct dsana_task_decl *d) {
   const struct dsana_job *job = &w->node.job;
   uint64_t n = job->tables[job->out_table].n_keys;
-  uint64_t max_keys = w->node.cfg.max_payload_bytes / sizeof(double);
-  if (max_keys > (1u << 19))
-    max_keys = 1u << 19;
+  uint64_t max_keys = config_keys_per_msg(&w->node.cfg);
   for (uint64_t at = d->lo; at < d->hi;) {
     uint32_t s = shard_of(n, w->node.cfg.n_servers, at);
     uint64_t slo, shi;
