@@ -22,26 +22,17 @@
 #include <unistd.h>
 
 #include "fuzz_file.h"
+#include "fuzz_graph.h"
 #include "io/graph_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 
 static void fuzz_check_graph(const struct graph *g, bool dedup) {
-  char err[256];
-  if (g->n == 0 || g->m == 0 || g->in_off[0] != 0 || g->in_off[g->n] != g->m ||
-      graph_check_range(g, 0, g->n, err, sizeof err) != 0)
-    abort();
-  uint64_t out = 0;
-  for (uint64_t v = 0; v < g->n; v++) {
-    out += g->out_deg[v];
+  fuzz_check_csc(g, dedup);
+  for (uint64_t v = 0; v < g->n; v++)
     if (g->orig_id && v > 0 && g->orig_id[v - 1] >= g->orig_id[v])
       abort();
-  }
-  struct graph_stats st;
-  graph_stats(g, &st);
-  if (out != g->m || st.n != g->n || st.m != g->m || (dedup && st.duplicates != 0))
-    abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
