@@ -128,6 +128,7 @@ static int outbox_send_top(struct net_outbox *o) {
 int net_outbox_pump(struct net_outbox *o, uint64_t now_ns, uint64_t *next_ns) {
   if (next_ns)
     *next_ns = 0;
+  int first_err = 0;
   while (o && o->n > 0) {
     /* the top message starts when it is ready and the link is free, and
      * is delivered once its last byte has crossed the link */
@@ -138,14 +139,15 @@ int net_outbox_pump(struct net_outbox *o, uint64_t now_ns, uint64_t *next_ns) {
     if (end > now_ns) {
       if (next_ns)
         *next_ns = end;
-      return 0;
+      return first_err;
     }
     o->link_free_ns = end;
+    /* a message that cannot be sent is dropped; the others still leave */
     int rc = outbox_send_top(o);
-    if (rc)
-      return rc;
+    if (rc && !first_err)
+      first_err = rc;
   }
-  return 0;
+  return first_err;
 }
 
 int net_outbox_wait_ms(struct net_outbox *o, int cap_ms) {

@@ -31,7 +31,9 @@ void net_outbox_destroy(struct net_outbox *o);
 int net_outbox_send(struct net_outbox *o, struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
                     const void *payload, size_t len, uint64_t priority);
 /* Send everything whose time has come. *next_ns (if not NULL) gets the
- * time the next pending message may leave, or 0 when none is pending. */
+ * time the next pending message may leave, or 0 when none is pending. A
+ * message that cannot be sent (peer gone) is dropped and the rest still
+ * leave; the first such error is returned. */
 int net_outbox_pump(struct net_outbox *o, uint64_t now_ns, uint64_t *next_ns);
 /* Milliseconds a poll may sleep before the next pump is due (-1 = no
  * pending message; capped at cap_ms). */

@@ -338,8 +338,14 @@ static int server_pump(struct server *sv, size_t *active) {
     bool all = net_outbox_emulating(sv->node.outbox);
     while ((int64_t)r->hdr.iter == sv->version + 1 && r->at < r->hdr.key_hi) {
       int rc = server_send_piece(sv, r);
-      if (rc)
+      if (rc == DSANA_ENET) {
+        /* the worker is gone: drop its pull; whether it is lost is the
+         * scheduler's call, and the server carries on for the others */
+        log_warn("dropped a pull of worker %u: it cannot be reached", r->hdr.sender);
+        r->at = r->hdr.key_hi;
+      } else if (rc) {
         return rc;
+      }
       if (!all)
         break;
     }
@@ -432,7 +438,9 @@ static int server_loop(struct server *sv) {
     }
     if (!done && (rc = server_pump(sv, &serving)) != 0)
       return rc;
-    if ((rc = net_outbox_pump(sv->node.outbox, clock_now_ns(), NULL)) != 0)
+    /* the outbox holds only replies to workers: one that cannot be
+     * delivered (worker gone) is dropped, not fatal for the server */
+    if ((rc = net_outbox_pump(sv->node.outbox, clock_now_ns(), NULL)) != 0 && rc != DSANA_ENET)
       return rc;
     node_tick(&sv->node);
     if ((rc = node_check_scheduler(&sv->node)) != 0)
