@@ -52,7 +52,31 @@ typedef struct dsana_xsum {
   __int128 acc;
 } dsana_xsum;
 
-void dsana_xsum_add(dsana_xsum *s, double x);
+#define DSANA_XSUM_FRAC_BITS 80
+
+/* Add x (truncated toward zero to a multiple of 2^-80), from its IEEE-754 bits. */
+static inline void dsana_xsum_add(dsana_xsum *s, double x) {
+  union {
+    double d;
+    unsigned long long u;
+  } bits = {.d = x};
+  int exp = (int)((bits.u >> 52) & 0x7ff);
+  unsigned long long mant = bits.u & ((1ull << 52) - 1);
+  if (exp == 0x7ff)
+    return; /* inf/nan: outside the contract, ignored */
+  if (exp == 0)
+    exp = 1; /* subnormal */
+  else
+    mant |= 1ull << 52;
+  /* x = mant * 2^(exp - 1075); scaled by 2^80: mant * 2^(exp - 995). */
+  int shift = exp - 1075 + DSANA_XSUM_FRAC_BITS;
+  __int128 v;
+  if (shift >= 0)
+    v = shift <= 74 ? (__int128)mant << shift : 0; /* beyond 2^47: outside the contract */
+  else
+    v = shift > -64 ? (__int128)(mant >> -shift) : 0;
+  s->acc += (bits.u >> 63) ? -v : v;
+}
 void dsana_xsum_merge(dsana_xsum *into, const dsana_xsum *from);
 double dsana_xsum_value(const dsana_xsum *s);
 
