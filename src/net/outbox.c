@@ -167,3 +167,12 @@ int net_outbox_flush(struct net_outbox *o) {
   }
   return 0;
 }
+
+size_t net_outbox_discard(struct net_outbox *o) {
+  size_t n = o ? o->n : 0;
+  for (size_t i = 0; i < n; i++)
+    free(o->heap[i].payload);
+  if (o)
+    o->n = 0;
+  return n;
+}

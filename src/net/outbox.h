@@ -42,6 +42,8 @@ int net_outbox_wait_ms(struct net_outbox *o, int cap_ms);
 size_t net_outbox_pending(const struct net_outbox *o);
 /* Send everything now, ignoring the emulated link (shutdown). */
 int net_outbox_flush(struct net_outbox *o);
+/* Drop everything pending, unsent; returns how many were dropped. */
+size_t net_outbox_discard(struct net_outbox *o);
 /* 1 when the outbox emulates a link. */
 int net_outbox_emulating(const struct net_outbox *o);
 

@@ -33,7 +33,7 @@ enum wire_rule { WIRE_P_NONE, WIRE_P_FIXED, WIRE_P_KEYS, WIRE_P_VAR };
   X(CLUSTER_MAP, 2, WIRE_P_VAR, 1 << 20)          \
   X(ITER_START, 3, WIRE_P_FIXED, 64)              \
   X(TASK, 4, WIRE_P_NONE, 0)                      \
-  X(TASK_DONE, 5, WIRE_P_FIXED, 48)               \
+  X(TASK_DONE, 5, WIRE_P_FIXED, 56)               \
   X(PULL, 6, WIRE_P_NONE, 0)                      \
   X(PULL_REPLY, 7, WIRE_P_KEYS, 0)                \
   X(PUSH, 8, WIRE_P_KEYS, 0)                      \
@@ -46,7 +46,8 @@ enum wire_rule { WIRE_P_NONE, WIRE_P_FIXED, WIRE_P_KEYS, WIRE_P_VAR };
   X(ABORT, 15, WIRE_P_VAR, 512)                   \
   X(BYE, 16, WIRE_P_NONE, 0)                      \
   X(PULL_SHM, 17, WIRE_P_NONE, 0)                 \
-  X(CKPT_DONE, 18, WIRE_P_NONE, 0)
+  X(CKPT_DONE, 18, WIRE_P_NONE, 0)                \
+  X(FETCH_AHEAD, 19, WIRE_P_NONE, 0)
 
 enum wire_type {
 #define WIRE_TYPE_ENUM(name, val, rule, bytes) WIRE_##name = (val),

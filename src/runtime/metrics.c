@@ -59,6 +59,7 @@ void metrics_worker(struct metrics *m, uint32_t iter, uint32_t worker, const str
   cJSON_AddNumberToObject(o, "compute_s", st->compute_s);
   cJSON_AddNumberToObject(o, "wait_s", st->wait_s);
   cJSON_AddNumberToObject(o, "overlap_s", st->overlap_s);
+  cJSON_AddNumberToObject(o, "overrun_s", st->overrun_s);
   cJSON_AddNumberToObject(o, "tasks", st->tasks);
   cJSON_AddNumberToObject(o, "bytes_in", (double)st->bytes_in);
   cJSON_AddNumberToObject(o, "bytes_out", (double)st->bytes_out);

@@ -16,7 +16,7 @@ struct cJSON;
 struct metrics;
 
 struct worker_iter_stats {
-  double compute_s, wait_s, overlap_s;
+  double compute_s, wait_s, overlap_s, overrun_s;
   uint32_t tasks, stolen;
   uint64_t bytes_in, bytes_out;
   double speed_est;

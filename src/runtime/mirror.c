@@ -177,7 +177,9 @@ static void mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg)
              s, h->table, h->iter, (unsigned long long)h->key_lo, (unsigned long long)h->key_hi, why);
     return;
   }
+  uint64_t t0 = clock_now_ns();
   memcpy(mt->values + h->key_lo, msg->payload, (h->key_hi - h->key_lo) * sizeof(double));
+  trace_span("piece in", "transfer", t0, clock_now_ns(), h->iter, "chunk", (double)c);
   mt->chunk_got[c] += h->key_hi - h->key_lo;
   m->bytes_in += WIRE_HDR_BYTES + h->payload_bytes;
   mt->missing -= h->key_hi - h->key_lo;

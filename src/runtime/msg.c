@@ -109,6 +109,7 @@ void msg_task_done_encode(const struct msg_task_done *m, uint8_t buf[MSG_TASK_DO
   wire_put_u64(buf + 24, m->bytes_in);
   wire_put_u64(buf + 32, m->bytes_out);
   wire_put_u64(buf + 40, m->overlap_ns);
+  wire_put_u64(buf + 48, m->overrun_ns);
 }
 
 void msg_task_done_decode(const uint8_t buf[MSG_TASK_DONE_BYTES], struct msg_task_done *m) {
@@ -118,6 +119,7 @@ void msg_task_done_decode(const uint8_t buf[MSG_TASK_DONE_BYTES], struct msg_tas
   m->bytes_in = wire_get_u64(buf + 24);
   m->bytes_out = wire_get_u64(buf + 32);
   m->overlap_ns = wire_get_u64(buf + 40);
+  m->overrun_ns = wire_get_u64(buf + 48);
 }
 
 void msg_report_encode(const struct msg_report *m, uint8_t buf[128]) {

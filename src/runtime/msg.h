@@ -54,6 +54,7 @@ struct msg_task_done {
   uint64_t idle_ns;    /* between the previous task and this one */
   uint64_t bytes_in, bytes_out;
   uint64_t overlap_ns; /* computing while the table was still arriving */
+  uint64_t overrun_ns; /* real compute beyond the modelled time (emulate.h) */
 };
 
 struct msg_report {
@@ -64,7 +65,7 @@ int msg_register_encode(const struct msg_register *m, uint8_t *buf, size_t cap, 
 int msg_register_decode(const void *p, size_t len, struct msg_register *m);
 int msg_map_encode(const struct msg_cluster_map *m, uint8_t *buf, size_t cap, size_t *len);
 int msg_map_decode(const void *p, size_t len, struct msg_cluster_map *m);
-#define MSG_TASK_DONE_BYTES 48
+#define MSG_TASK_DONE_BYTES 56
 void msg_task_done_encode(const struct msg_task_done *m, uint8_t buf[MSG_TASK_DONE_BYTES]);
 void msg_task_done_decode(const uint8_t buf[MSG_TASK_DONE_BYTES], struct msg_task_done *m);
 void msg_report_encode(const struct msg_report *m, uint8_t buf[128]);

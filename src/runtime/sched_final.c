@@ -80,6 +80,7 @@ static void sch_write_summary(struct scheduler *s, const struct dsana_run_summar
   cJSON_AddNumberToObject(o, "median_iter_s", run->median_iter_s);
   cJSON_AddNumberToObject(o, "bound_s", bound);
   cJSON_AddNumberToObject(o, "transfer_bound_s", median(s->iter_tbound, s->n_iters));
+  cJSON_AddNumberToObject(o, "overrun_s", s->overrun_s);
   uint64_t n = s->job.tables[0].n_keys;
   cJSON_AddNumberToObject(o, "chunk_bytes", (double)((s->chunk_keys ? s->chunk_keys : n) * sizeof(double)));
   metrics_summary(s->metrics, o);

@@ -32,11 +32,29 @@ static int sch_hand_out_one(struct scheduler *s, uint32_t w, double *cost) {
   if (cost)
     *cost += s->job.tasks[task].cost;
   s->task_owner[task] = w;
+  s->workers[w].outstanding++;
   struct wire_hdr h = wire_hdr_make(WIRE_TASK, 0);
   h.iter = s->iter;
   h.chunk = task;
   sch_send(s, &s->workers[w], &h, NULL, 0); /* unreachable: returned to the pool when it is declared lost */
   return 0;
+}
+
+/* With chunked transfers, a worker left with nothing to do in this
+ * iteration starts fetching the next one's input: servers stream it chunk
+ * by chunk as the rest of the cluster finishes them, so the transfer
+ * overlaps the end of this iteration (server.h). Should a task of this
+ * iteration reach it after all (a lost worker's), the worker fetches this
+ * iteration's input again; results never depend on it. */
+void sch_fetch_ahead(struct scheduler *s, uint32_t w) {
+  struct peer_slot *p = &s->workers[w];
+  if (!s->chunk_keys || p->ahead || p->outstanding || p->lost || p->joining || s->stopping ||
+      (s->job.max_iter && s->iter >= s->job.max_iter))
+    return;
+  p->ahead = true;
+  struct wire_hdr h = wire_hdr_make(WIRE_FETCH_AHEAD, 0);
+  h.iter = s->iter + 1;
+  sch_send(s, p, &h, NULL, 0);
 }
 
 int sch_hand_out(struct scheduler *s, uint32_t w) {
@@ -64,7 +82,8 @@ static int sch_hand_out_first(struct scheduler *s) {
   if (!budget)
     return DSANA_ENOMEM;
   for (uint32_t w = 0; w < s->cfg.n_workers; w++)
-    budget[w] = blocks ? BLOCKS_SHARE_AT_ONCE * sched_queued_cost(s->policy, w) : 0;
+    /* static: nothing to balance, so all of it */
+    budget[w] = !blocks ? 0 : (s->cfg.sched == SCHED_STATIC ? 1.0 : BLOCKS_SHARE_AT_ONCE) * sched_queued_cost(s->policy, w);
   int rc = 0;
   for (int k = 0; !rc && k < TASKS_IN_FLIGHT; k++)
     for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++)
@@ -88,6 +107,10 @@ int sch_start_iteration(struct scheduler *s) {
   memset(s->wstats, 0, sizeof *s->wstats * s->cfg.n_workers);
   memset(s->task_seen, 0, s->job.n_tasks);
   s->acc.start_ns = clock_now_ns();
+  for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
+    s->workers[w].outstanding = 0;
+    s->workers[w].ahead = false;
+  }
   bool *alive = calloc(s->cfg.n_workers, sizeof *alive);
   if (!alive)
     return DSANA_ENOMEM;
@@ -285,6 +308,8 @@ int sch_on_task_done(struct scheduler *s, uint32_t worker, const struct net_msg 
   struct worker_iter_stats *st = &s->wstats[worker];
   st->compute_s += compute_s;
   st->overlap_s += clock_ns_to_s(d.overlap_ns);
+  st->overrun_s += clock_ns_to_s(d.overrun_ns);
+  s->overrun_s += clock_ns_to_s(d.overrun_ns);
   st->tasks++;
   st->bytes_in += d.bytes_in;
   st->bytes_out += d.bytes_out;
@@ -292,6 +317,10 @@ int sch_on_task_done(struct scheduler *s, uint32_t worker, const struct net_msg 
   s->acc.tasks_done++;
   s->task_seen[m->hdr.chunk] = 1;
   sched_report(s->policy, worker, m->hdr.chunk, compute_s + clock_ns_to_s(d.wait_ns));
+  if (s->task_owner[m->hdr.chunk] == worker && s->workers[worker].outstanding > 0)
+    s->workers[worker].outstanding--;
   int rc = sch_hand_out(s, worker);
+  if (!rc)
+    sch_fetch_ahead(s, worker);
   return rc ? rc : sch_maybe_end(s);
 }

@@ -23,6 +23,8 @@ struct peer_slot {
   bool registered, bye;
   bool lost;    /* worker declared lost: its messages are ignored */
   bool joining; /* replacement worker: takes part from the next iteration */
+  uint32_t outstanding; /* worker: tasks of this iteration handed, not done */
+  bool ahead;           /* worker: told to fetch the next iteration's input */
   struct net_peer peer;
   char addr[CONFIG_ADDR_MAX];
   uint64_t last_heard_ns;
@@ -60,6 +62,7 @@ struct scheduler {
   double ckpt_globals[DSANA_MAX_GLOBALS], ckpt_residual;
   double globals[DSANA_MAX_GLOBALS];
   double residual;
+  double overrun_s; /* emulated compute that ran past its modelled time, all workers */
   double *iter_wall, *iter_bound, *iter_tbound;
   uint32_t n_iters, cap_iters;
   /* stopping: collecting the result */
@@ -78,6 +81,8 @@ int sch_on_report(struct scheduler *s, uint32_t server, const struct net_msg *m)
 int sch_on_task_done(struct scheduler *s, uint32_t worker, const struct net_msg *m);
 /* Give worker w its next task, if the policy has one for it. */
 int sch_hand_out(struct scheduler *s, uint32_t w);
+/* A worker with nothing left in this iteration fetches the next one's input. */
+void sch_fetch_ahead(struct scheduler *s, uint32_t w);
 
 /* sched_final.c */
 int sch_on_final_data(struct scheduler *s, uint32_t server, const struct net_msg *m);

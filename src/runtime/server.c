@@ -1,14 +1,8 @@
 /*
  * server.c - the server role: owns shard [lo, hi) of every table, applies
- * pushes, decides when an iteration of its shard is complete, and serves
- * pulls of the committed values.
- *
- * Versions: `version` is the last committed iteration. Pushes for
- * version+1 fill `next`; when every task overlapping the shard has pushed
- * all its keys, the app's finish() hook runs and a report goes to the
- * scheduler. The scheduler's ITER_END commit swaps next into cur. Pulls for
- * iteration t read the values committed at t-1: a pull that arrives early is
- * deferred until its version is committed, a stale one is refused.
+ * pushes, decides when a task's part and the whole shard of an iteration
+ * are complete, commits on the scheduler's word and writes checkpoints.
+ * Answering pulls lives in server_pull.c; the versions in server.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,40 +11,12 @@
 
 #include "runtime/checkpoint.h"
 #include "runtime/fault.h"
-#include "runtime/node.h"
 #include "runtime/serve.h"
+#include "runtime/server.h"
 #include "runtime/shm.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
-
-/* A pull being answered piece by piece (or waiting for its version). */
-struct pull_req {
-  struct net_peer peer;
-  struct wire_hdr hdr; /* as received: table, iter, sender, key range */
-  uint64_t at;         /* next key to send */
-};
-
-struct server {
-  struct node node;
-  struct net_sock *listen;
-  uint64_t lo, hi;
-  double *cur[DSANA_MAX_TABLES], *next[DSANA_MAX_TABLES]; /* shard-sized storage */
-  double *buf[DSANA_MAX_TABLES][2]; /* with shm: the two mapped buffers */
-  uint32_t cur_buf[DSANA_MAX_TABLES]; /* which of them cur is */
-  bool shm;                           /* buffers shared with local workers */
-  int64_t version; /* last committed iteration; -1 before the initial values */
-  bool completed; /* finish() ran for version+1 */
-  uint32_t task_lo, task_hi; /* tasks overlapping the shard */
-  uint64_t *task_keys;       /* keys received per overlapping task */
-  uint32_t *task_sender;     /* the worker whose pushes are being counted */
-  uint32_t tasks_left;
-  struct msg_report sums; /* of the finished parts of version+1 */
-  struct pull_req *reqs; /* active (being served) and deferred pulls */
-  size_t n_reqs, cap_reqs;
-  uint64_t max_keys_per_msg;
-  uint64_t chunk_keys; /* reply pieces never straddle a chunk */
-};
 
 /* Pointer p such that p[key] is the shard slot of key (see file comment). */
 static double *by_key(double *storage, uint64_t lo) { return storage - lo; }
@@ -86,7 +52,9 @@ static int server_alloc(struct server *sv) {
     sv->task_hi++;
   sv->task_keys = calloc(sv->task_hi - sv->task_lo + 1, sizeof(uint64_t));
   sv->task_sender = calloc(sv->task_hi - sv->task_lo + 1, sizeof(uint32_t));
-  return sv->task_keys && sv->task_sender ? 0 : DSANA_ENOMEM;
+  if (!sv->task_keys || !sv->task_sender)
+    return DSANA_ENOMEM;
+  return spull_alloc(sv);
 }
 
 static void server_free(struct server *sv) {
@@ -101,7 +69,10 @@ static void server_free(struct server *sv) {
   }
   free(sv->task_keys);
   free(sv->task_sender);
-  free(sv->reqs);
+  for (size_t i = 0; i < sv->n_deferred; i++)
+    free(sv->deferred[i].payload);
+  free(sv->deferred);
+  spull_free(sv);
   if (sv->listen)
     net_close(sv->listen);
   node_close(&sv->node);
@@ -114,6 +85,7 @@ static void server_begin_iter(struct server *sv) {
   sv->tasks_left = sv->task_hi - sv->task_lo;
   memset(sv->task_keys, 0, sizeof(uint64_t) * (sv->task_hi - sv->task_lo + 1));
   memset(sv->task_sender, 0xff, sizeof(uint32_t) * (sv->task_hi - sv->task_lo + 1));
+  spull_begin(sv);
   struct dsana_job *job = &sv->node.job;
   for (uint32_t t = 0; t < job->n_tables; t++)
     if (job->tables[t].rule == DSANA_RULE_SUM)
@@ -161,6 +133,7 @@ static int server_init_values(struct server *sv) {
       return rc;
   }
   int rc = server_finish_part(sv, 0, sv->lo, sv->hi);
+  spull_all_final(sv);
   return rc ? rc : server_report(sv, 0);
 }
 
@@ -210,13 +183,42 @@ static void server_commit(struct server *sv, uint32_t iter) {
     sv->cur_buf[t] ^= 1;
   }
   sv->version = iter;
+  spull_commit(sv);
   server_begin_iter(sv);
 }
 
-static int server_on_push(struct server *sv, const struct net_msg *m) {
-  const struct wire_hdr *h = &m->hdr;
+/* A push of the iteration after the one this shard just completed can
+ * overtake the scheduler's commit (the worker fetched its input ahead):
+ * keep a copy and apply it after the commit. */
+static int server_defer_push(struct server *sv, const struct wire_hdr *h, const void *payload) {
+  uint64_t bytes = h->payload_bytes;
+  if (sv->deferred_bytes + bytes > 2 * (sv->hi - sv->lo) * sizeof(double) + 4096) {
+    log_warn("dropped PUSH from worker %u (iteration %u, task %u): too many pushes ahead of the commit", h->sender,
+             h->iter, h->chunk);
+    return 0;
+  }
+  if (sv->n_deferred == sv->cap_deferred) {
+    size_t cap = sv->cap_deferred ? 2 * sv->cap_deferred : 16;
+    struct deferred_push *d = realloc(sv->deferred, cap * sizeof *d);
+    if (!d)
+      return DSANA_ENOMEM;
+    sv->deferred = d;
+    sv->cap_deferred = cap;
+  }
+  void *copy = malloc(bytes ? bytes : 1);
+  if (!copy)
+    return DSANA_ENOMEM;
+  memcpy(copy, payload, bytes);
+  sv->deferred[sv->n_deferred++] = (struct deferred_push){.hdr = *h, .payload = copy};
+  sv->deferred_bytes += bytes;
+  return 0;
+}
+
+static int server_on_push(struct server *sv, const struct wire_hdr *h, const void *payload) {
   const struct dsana_job *job = &sv->node.job;
   const char *why = NULL;
+  if ((int64_t)h->iter == sv->version + 2 && sv->completed)
+    return server_defer_push(sv, h, payload);
   if ((int64_t)h->iter != sv->version + 1 || sv->completed)
     why = "wrong iteration";
   else if (h->table != job->out_table)
@@ -242,7 +244,9 @@ static int server_on_push(struct server *sv, const struct net_msg *m) {
     if (*got + (h->key_hi - h->key_lo) > want)
       why = "more keys than the task owns";
     else {
-      memcpy(sv->next[h->table] + (h->key_lo - sv->lo), m->payload, (h->key_hi - h->key_lo) * sizeof(double));
+      uint64_t t0 = clock_now_ns();
+      memcpy(sv->next[h->table] + (h->key_lo - sv->lo), payload, (h->key_hi - h->key_lo) * sizeof(double));
+      trace_span("push in", "transfer", t0, clock_now_ns(), h->iter, "task", h->chunk);
       *got += h->key_hi - h->key_lo;
       if (*got < want)
         return 0;
@@ -250,6 +254,7 @@ static int server_on_push(struct server *sv, const struct net_msg *m) {
        * the end of the iteration only has to send the report */
       uint64_t lo = task->lo > sv->lo ? task->lo : sv->lo, hi = task->hi < sv->hi ? task->hi : sv->hi;
       int rc = server_finish_part(sv, h->iter, lo, hi);
+      spull_part_final(sv, lo, hi);
       if (rc == 0 && --sv->tasks_left == 0)
         rc = server_report(sv, h->iter);
       return rc;
@@ -259,116 +264,31 @@ static int server_on_push(struct server *sv, const struct net_msg *m) {
   return 0;
 }
 
-static int server_queue_pull(struct server *sv, const struct net_msg *m) {
-  if (sv->n_reqs == sv->cap_reqs) {
-    size_t cap = sv->cap_reqs ? 2 * sv->cap_reqs : 16;
-    struct pull_req *r = realloc(sv->reqs, cap * sizeof *r);
-    if (!r)
-      return DSANA_ENOMEM;
-    sv->reqs = r;
-    sv->cap_reqs = cap;
-  }
-  sv->reqs[sv->n_reqs++] = (struct pull_req){.peer = m->from, .hdr = m->hdr, .at = m->hdr.key_lo};
-  return 0;
-}
-
-static int server_on_pull(struct server *sv, const struct net_msg *m) {
-  const struct wire_hdr *h = &m->hdr;
-  const struct dsana_job *job = &sv->node.job;
-  if (h->table >= job->n_tables || h->key_lo < sv->lo || h->key_hi > sv->hi || h->key_lo >= h->key_hi) {
-    log_warn("dropped PULL from worker %u: table %u keys [%llu, %llu) not in this shard", h->sender, h->table,
-             (unsigned long long)h->key_lo, (unsigned long long)h->key_hi);
-    return 0;
-  }
-  int64_t want = h->iter;
-  if (want == sv->version + 1 || want == sv->version + 2)
-    return server_queue_pull(sv, m); /* +2: served once version+1 is committed */
-  log_warn("dropped PULL from worker %u for iteration %u: server is at version %lld", h->sender, h->iter,
-           (long long)sv->version);
-  return 0;
-}
-
-/* Send the next piece of request r: up to the end of the current chunk.
- * A local worker that can read shared buffers gets all of it in one
- * message naming the buffer. */
-static int server_send_piece(struct server *sv, struct pull_req *r) {
-  if (sv->shm && r->hdr.chunk == 1) {
-    struct wire_hdr h = wire_hdr_make(WIRE_PULL_SHM, sv->node.index);
-    h.table = r->hdr.table;
-    h.iter = r->hdr.iter;
-    h.key_lo = r->at;
-    h.key_hi = r->hdr.key_hi;
-    h.chunk = sv->cur_buf[r->hdr.table];
-    r->at = r->hdr.key_hi;
-    uint64_t t0 = clock_now_ns();
-    int rc = net_send(sv->listen, &r->peer, &h, NULL, 0);
-    trace_span("shared buffer answer", "transfer", t0, clock_now_ns(), h.iter, "keys", (double)(h.key_hi - h.key_lo));
-    return rc;
-  }
-  uint64_t end = (r->at / sv->chunk_keys + 1) * sv->chunk_keys;
-  if (end > r->hdr.key_hi)
-    end = r->hdr.key_hi;
-  if (end - r->at > sv->max_keys_per_msg)
-    end = r->at + sv->max_keys_per_msg;
-  struct wire_hdr h = wire_hdr_make(WIRE_PULL_REPLY, sv->node.index);
-  h.table = r->hdr.table;
-  h.iter = r->hdr.iter;
-  h.key_lo = r->at;
-  h.key_hi = end;
-  h.payload_bytes = (end - r->at) * sizeof(double);
-  /* priority: the chunk index, so low chunks leave first for everyone */
-  uint64_t t0 = clock_now_ns();
-  int rc = net_outbox_send(sv->node.outbox, sv->listen, &r->peer, &h, sv->cur[r->hdr.table] + (r->at - sv->lo),
-                           (size_t)h.payload_bytes, r->at / sv->chunk_keys);
-  trace_span("chunk send", "transfer", t0, clock_now_ns(), h.iter, "chunk", (double)(r->at / sv->chunk_keys));
-  r->at = end;
-  return rc;
-}
-
-/* One round over the servable pulls, one piece each, so that every worker
- * gets its first chunks early (chunk-major order, lowest keys first: the
- * chunks that unblock the most waiting work). Returns the number of pulls
- * still being served. */
-static int server_pump(struct server *sv, size_t *active) {
-  size_t keep = 0;
-  *active = 0;
-  for (size_t i = 0; i < sv->n_reqs; i++) {
-    struct pull_req *r = &sv->reqs[i];
-    /* with an emulated link the outbox orders and paces: queue it all */
-    bool all = net_outbox_emulating(sv->node.outbox);
-    while ((int64_t)r->hdr.iter == sv->version + 1 && r->at < r->hdr.key_hi) {
-      int rc = server_send_piece(sv, r);
-      if (rc == DSANA_ENET) {
-        /* the worker is gone: drop its pull; whether it is lost is the
-         * scheduler's call, and the server carries on for the others */
-        log_warn("dropped a pull of worker %u: it cannot be reached", r->hdr.sender);
-        r->at = r->hdr.key_hi;
-      } else if (rc) {
-        return rc;
-      }
-      if (!all)
-        break;
-    }
-    if (r->at < r->hdr.key_hi) {
-      *active += (int64_t)r->hdr.iter == sv->version + 1;
-      sv->reqs[keep++] = *r;
-    }
-  }
-  sv->n_reqs = keep;
-  return 0;
-}
-
 static int server_send_final(struct server *sv) {
   uint32_t t = sv->node.job.result_table;
-  int frc = net_outbox_flush(sv->node.outbox);
-  if (frc)
-    return frc;
+  /* what is still queued answers pulls of an iteration that will not run
+   * (workers fetching ahead), and those workers may be gone already */
+  spull_drop_all(sv);
+  net_outbox_discard(sv->node.outbox);
   struct serve_range r = {.table = t, .iter = (uint32_t)sv->version, .lo = sv->lo, .hi = sv->hi};
   int rc = 0;
   if (sv->hi > sv->lo)
     rc = serve_values(sv->node.sched, NULL, WIRE_FINAL_DATA, sv->node.index, &r, sv->cur[t], sv->max_keys_per_msg);
   struct wire_hdr h = wire_hdr_make(WIRE_BYE, sv->node.index);
   return rc ? rc : node_send(&sv->node, &h, NULL, 0);
+}
+
+/* The pushes that overtook the commit, now that it happened. */
+static int server_apply_deferred(struct server *sv) {
+  int rc = 0;
+  for (size_t i = 0; i < sv->n_deferred; i++) {
+    if (!rc)
+      rc = server_on_push(sv, &sv->deferred[i].hdr, sv->deferred[i].payload);
+    free(sv->deferred[i].payload);
+  }
+  sv->n_deferred = 0;
+  sv->deferred_bytes = 0;
+  return rc;
 }
 
 /* One message from the scheduler. *done set on STOP. */
@@ -382,7 +302,8 @@ static int server_on_sched(struct server *sv, const struct net_msg *m, bool *don
     }
     server_commit(sv, m->hdr.iter);
     fault_server_point(m->hdr.iter);
-    return server_checkpoint(sv, m->hdr.iter);
+    int rc = server_checkpoint(sv, m->hdr.iter);
+    return rc ? rc : server_apply_deferred(sv);
   case WIRE_STOP:
     *done = true;
     return server_send_final(sv);
@@ -400,14 +321,16 @@ static int server_on_sched(struct server *sv, const struct net_msg *m, bool *don
 static int server_on_worker(struct server *sv, const struct net_msg *m) {
   switch (m->hdr.type) {
   case WIRE_PUSH:
-    return server_on_push(sv, m);
+    return server_on_push(sv, &m->hdr, m->payload);
   case WIRE_PULL:
-    return server_on_pull(sv, m);
+    return spull_on_pull(sv, m);
   default:
     log_warn("ignored %s from worker %u", wire_type_name(m->hdr.type), m->hdr.sender);
     return 0;
   }
 }
+
+#define SERVER_BATCH 4 /* messages per socket between two pumps */
 
 static int server_loop(struct server *sv) {
   struct net_sock *socks[2] = {sv->node.sched, sv->listen};
@@ -422,7 +345,9 @@ static int server_loop(struct server *sv) {
     for (int i = 0; i < 2 && !done; i++) {
       struct net_msg m;
       rc = 0;
-      while (!done && ready[i] && (rc = net_recv(socks[i], &m, 0)) == 0) {
+      /* a bounded batch, so that chunks made final by these pushes are
+       * sent without waiting for the rest of a burst of pushes */
+      for (int n = 0; n < SERVER_BATCH && !done && ready[i] && (rc = net_recv(socks[i], &m, 0)) == 0; n++) {
         if (i == 0) {
           sv->node.last_heard_ns = clock_now_ns();
           rc = server_on_sched(sv, &m, &done);
@@ -436,7 +361,7 @@ static int server_loop(struct server *sv) {
       if (rc && rc != DSANA_EAGAIN)
         return rc;
     }
-    if (!done && (rc = server_pump(sv, &serving)) != 0)
+    if (!done && (rc = spull_pump(sv, &serving)) != 0)
       return rc;
     /* the outbox holds only replies to workers: one that cannot be
      * delivered (worker gone) is dropped, not fatal for the server */

@@ -41,10 +41,11 @@ static int worker_connect_servers(struct worker *w) {
   /* on one machine without an emulated link, read the servers' buffers */
   if (!rc && !net_outbox_emulating(w->node.outbox))
     mirror_use_shm(&w->mirror, w->node.cfg.ipc_dir);
-  return rc;
+  return rc ? rc : emulate_init(&w->emu, worker_slot(w, job->n_tasks, 0));
 }
 
 static void worker_free(struct worker *w) {
+  emulate_fini(&w->emu);
   mirror_fini(&w->mirror);
   free(w->held);
   free(w->push_buf);
@@ -103,13 +104,12 @@ static int worker_push(struct worker *w, uint32_t task, const struct dsana_task_
   return 0;
 }
 
-uint64_t worker_emulate(struct worker *w, uint64_t compute_ns) {
-  double slow = scenario_slowdown(&w->node.sc, w->node.index, w->iter);
-  if (slow <= 1.0)
-    return compute_ns;
-  uint64_t extra = (uint64_t)((double)compute_ns * (slow - 1.0));
-  clock_sleep_ns(extra);
-  return compute_ns + extra;
+uint64_t worker_slot(const struct worker *w, uint32_t task, uint64_t part) {
+  return (uint64_t)task * (w->mirror.n_chunks + 2) + part;
+}
+
+uint64_t worker_emulate(struct worker *w, uint64_t slot, uint64_t compute_ns) {
+  return emulate_work(&w->emu, slot, compute_ns, scenario_slowdown(&w->node.sc, w->node.index, w->iter));
 }
 
 int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64_t wait_ns, uint64_t overlap_ns,
@@ -126,7 +126,9 @@ int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64
                                               ? start_ns - w->last_task_end_ns : 0,
                                .bytes_in = w->mirror.bytes_in - w->bytes_in_mark,
                                .bytes_out = w->bytes_out - w->bytes_out_mark,
-                               .overlap_ns = overlap_ns};
+                               .overlap_ns = overlap_ns,
+                               .overrun_ns = w->emu.overrun_ns - w->overrun_mark};
+  w->overrun_mark = w->emu.overrun_ns;
   w->bytes_in_mark = w->mirror.bytes_in;
   w->bytes_out_mark = w->bytes_out;
   w->last_task_end_ns = clock_now_ns();
@@ -136,7 +138,9 @@ int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64
   h.iter = w->iter;
   h.chunk = task;
   h.payload_bytes = sizeof buf;
-  return node_send(&w->node, &h, buf, sizeof buf);
+  rc = node_send(&w->node, &h, buf, sizeof buf);
+  /* let the push leave now, not after the rest of the worker's blocks */
+  return rc ? rc : net_outbox_pump(w->node.outbox, clock_now_ns(), NULL);
 }
 
 static int worker_run_task(struct worker *w, uint32_t task) {
@@ -152,7 +156,7 @@ static int worker_run_task(struct worker *w, uint32_t task) {
     return rc;
   }
   uint64_t waited = w->mirror.wait_ns - wait0;
-  uint64_t compute = worker_emulate(w, clock_now_ns() - t0 - waited);
+  uint64_t compute = worker_emulate(w, worker_slot(w, task, 0), clock_now_ns() - t0 - waited);
   trace_span("task", "compute", t0, clock_now_ns(), w->iter, "task", task);
   return worker_complete(w, task, compute, waited, 0, t0);
 }
@@ -171,6 +175,11 @@ static int worker_on_sched(struct worker *w, const struct net_msg *m, bool *done
       return 0;
     }
     w->queue[(w->q_head + w->q_len++) % WORKER_QUEUE_MAX] = h->chunk;
+    return 0;
+  case WIRE_FETCH_AHEAD:
+    /* nothing left in this iteration: start on the next one's input */
+    if (h->iter == w->iter + 1 && w->q_len == 0 && w->n_held == 0)
+      return mirror_prefetch(&w->mirror, h->iter);
     return 0;
   case WIRE_STOP: {
     *done = true;

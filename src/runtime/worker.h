@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "runtime/emulate.h"
 #include "runtime/mirror.h"
 #include "runtime/node.h"
 
@@ -41,12 +42,17 @@ struct worker {
   bool blocks; /* the app runs tasks block by block */
   uint64_t last_task_end_ns;
   uint64_t bytes_in_mark, bytes_out, bytes_out_mark;
+  struct emulate emu;      /* modelled compute times (scenario speeds) */
+  uint64_t overrun_mark;   /* emu.overrun_ns at the last TASK_DONE */
   struct dsana_worker_view view;
 };
 
-/* Scale a measured compute time by the scenario's slowdown (sleeping the
- * difference); returns the emulated time. */
-uint64_t worker_emulate(struct worker *w, uint64_t compute_ns);
+/* Emulation slots: per task, the whole task or its begin (0), its blocks
+ * (1 + chunk) and its end (1 + n_chunks). */
+uint64_t worker_slot(const struct worker *w, uint32_t task, uint64_t part);
+/* The modelled duration of work in `slot` that took compute_ns under the
+ * scenario's slowdown for this worker and iteration (sleeping the rest). */
+uint64_t worker_emulate(struct worker *w, uint64_t slot, uint64_t compute_ns);
 /* Push the task's results and report it done to the scheduler. */
 int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64_t wait_ns, uint64_t overlap_ns,
                     uint64_t start_ns);

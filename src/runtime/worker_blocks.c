@@ -52,7 +52,7 @@ static int blocks_run_ready(struct worker *w, struct held_task *h, bool *ran, bo
       log_error("task %u failed in iteration %u: %s", h->task, w->iter, dsana_strerror(rc));
       return rc;
     }
-    uint64_t spent = worker_emulate(w, clock_now_ns() - t0);
+    uint64_t spent = worker_emulate(w, worker_slot(w, h->task, 1 + h->next_chunk), clock_now_ns() - t0);
     h->compute_ns += spent;
     if (w->mirror.t[t].missing > 0)
       h->overlap_ns += spent;
@@ -64,7 +64,7 @@ static int blocks_run_ready(struct worker *w, struct held_task *h, bool *ran, bo
     return 0;
   uint64_t t0 = clock_now_ns();
   int rc = app->task_end ? app->task_end(w->node.app_state, &h->ctx) : 0;
-  h->compute_ns += worker_emulate(w, clock_now_ns() - t0);
+  h->compute_ns += worker_emulate(w, worker_slot(w, h->task, 1 + w->mirror.n_chunks), clock_now_ns() - t0);
   *done = true;
   return rc;
 }
@@ -88,7 +88,10 @@ int worker_blocks_step(struct worker *w, bool *progress) {
       continue;
     }
     struct held_task h = w->held[i];
-    w->held[i] = w->held[--w->n_held]; /* order of the rest does not matter */
+    /* keep the rest in order: tasks finish in the order they were handed
+     * (ascending keys), so the servers' chunks of the next iteration
+     * become final early and in order */
+    memmove(&w->held[i], &w->held[i + 1], sizeof *w->held * (--w->n_held - i));
     if ((rc = worker_complete(w, h.task, h.compute_ns, 0, h.overlap_ns, start)) != 0)
       return rc;
     *progress = true;

@@ -1,0 +1,54 @@
+/* emulate.c - modelled compute durations (see emulate.h). */
+#include "runtime/emulate.h"
+
+#include <stdlib.h>
+#include <sys/prctl.h>
+
+#include "dsana/dsana.h"
+#include "util/clock.h"
+
+#define EMULATE_MAX_SLOTS (1u << 21) /* 16 MiB of history at most */
+#define EMULATE_MAX_CREDIT_NS 2000000 /* oversleep carried to later pieces, at most */
+
+int emulate_init(struct emulate *e, uint64_t n_slots) {
+  *e = (struct emulate){0};
+  prctl(PR_SET_TIMERSLACK, 1UL); /* this process's sleeps end on time, not 50 us late */
+  if (n_slots == 0 || n_slots > EMULATE_MAX_SLOTS)
+    return 0;
+  e->best = calloc(n_slots, sizeof *e->best);
+  if (!e->best)
+    return DSANA_ENOMEM;
+  e->n_slots = n_slots;
+  return 0;
+}
+
+void emulate_fini(struct emulate *e) {
+  free(e->best);
+  *e = (struct emulate){0};
+}
+
+uint64_t emulate_work(struct emulate *e, uint64_t slot, uint64_t real_ns, double slowdown) {
+  if (slowdown <= 1.0)
+    return real_ns;
+  uint64_t base = real_ns;
+  if (e->best && slot < e->n_slots) {
+    uint64_t *b = &e->best[slot];
+    if (*b == 0 || real_ns < *b)
+      *b = real_ns ? real_ns : 1;
+    base = *b;
+  }
+  uint64_t model = (uint64_t)((double)base * slowdown);
+  if (real_ns >= model) {
+    e->overrun_ns += real_ns - model;
+    return real_ns;
+  }
+  e->debt_ns += (int64_t)(model - real_ns);
+  if (e->debt_ns > 0) {
+    uint64_t t0 = clock_now_ns();
+    clock_sleep_ns((uint64_t)e->debt_ns);
+    e->debt_ns -= (int64_t)(clock_now_ns() - t0);
+    if (e->debt_ns < -EMULATE_MAX_CREDIT_NS)
+      e->debt_ns = -EMULATE_MAX_CREDIT_NS;
+  }
+  return model;
+}

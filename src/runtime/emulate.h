@@ -1,0 +1,39 @@
+/*
+ * emulate.h - the modelled duration of a worker's computation under a
+ * scenario's slowdown.
+ *
+ * An emulated node s times slower than a core of this machine takes s times
+ * the *uncontended* time of a piece of work, whatever else this machine is
+ * doing meanwhile (on a real cluster the servers' sending does not slow the
+ * workers' cores). The same piece of work (a task, or a block of a task)
+ * recurs every iteration, so its uncontended time is estimated as the
+ * fastest it has run so far; the worker sleeps until s times that. When the
+ * real computation overruns the modelled time (the host is too busy to keep
+ * it inside), nothing is slept and the overrun is counted, so benchmarks can
+ * report it. Sleeps are many and short (a block is a fraction of a
+ * millisecond), so what the kernel oversleeps on one piece is taken off the
+ * next: over a run the slept time matches the modelled time.
+ */
+#ifndef DSANA_RUNTIME_EMULATE_H
+#define DSANA_RUNTIME_EMULATE_H
+
+#include <stdint.h>
+
+struct emulate {
+  uint64_t *best;    /* fastest real ns per slot, 0 = not seen; NULL = no history */
+  uint64_t n_slots;
+  uint64_t overrun_ns; /* cumulative: real time beyond the modelled time */
+  int64_t debt_ns;     /* sleep still owed (< 0: overslept, credited to the next piece) */
+};
+
+/* Slots number the recurring pieces of work. With more than a few million
+ * slots there is no history: each piece is modelled from its own time. */
+int emulate_init(struct emulate *e, uint64_t n_slots);
+void emulate_fini(struct emulate *e);
+
+/* Work in `slot` just took real_ns; returns the modelled duration
+ * slowdown x (fastest real time of the slot) and sleeps the part of it not
+ * already spent. slowdown <= 1 means no emulation: returns real_ns. */
+uint64_t emulate_work(struct emulate *e, uint64_t slot, uint64_t real_ns, double slowdown);
+
+#endif
