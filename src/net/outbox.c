@@ -120,9 +120,8 @@ static int outbox_send_top(struct net_outbox *o) {
   struct pending top = o->heap[0];
   o->heap[0] = o->heap[--o->n];
   heap_down(o, 0);
-  int rc = net_send(top.sock, top.has_to ? &top.to : NULL, &top.hdr, top.payload, top.len);
-  free(top.payload);
-  return rc;
+  /* the copy made when it was queued goes to ZeroMQ as it is */
+  return net_send_owned(top.sock, top.has_to ? &top.to : NULL, &top.hdr, top.payload, top.len);
 }
 
 int net_outbox_pump(struct net_outbox *o, uint64_t now_ns, uint64_t *next_ns) {

@@ -353,8 +353,32 @@ static int net_zsend(void *z, const void *buf, size_t len, int flags) {
   return 0;
 }
 
-int net_send(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
-             const void *payload, size_t len) {
+static void net_free_payload(void *data, void *hint) {
+  (void)hint;
+  free(data);
+}
+
+/* The payload frame: copied by ZeroMQ, or (owned) handed over to it, which
+ * frees it once sent (from its I/O thread; free() is thread-safe). */
+static int net_zsend_payload(void *z, void *payload, size_t len, bool owned) {
+  if (!owned)
+    return net_zsend(z, payload, len, 0);
+  zmq_msg_t m;
+  if (zmq_msg_init_data(&m, payload, len, net_free_payload, NULL) != 0) {
+    free(payload);
+    return -1;
+  }
+  while (zmq_msg_send(&m, z, 0) < 0) {
+    if (errno != EINTR) {
+      zmq_msg_close(&m); /* frees the payload */
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int net_send_frames(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, void *payload,
+                           size_t len, bool owned) {
   const char *tname = wire_type_name(h->type);
   uint8_t hdr[WIRE_HDR_BYTES];
   struct wire_hdr check;
@@ -371,13 +395,17 @@ int net_send(struct net_sock *s, const struct net_peer *to, const struct wire_hd
     wire_decode(hdr, sizeof hdr, UINT64_MAX, &check, &why);
   if (why) {
     log_error("net: refusing to send %s: %s", tname, why);
+    if (owned)
+      free(payload);
     return DSANA_EINVAL;
   }
   net_link_delay(&s->link, WIRE_HDR_BYTES + (uint64_t)len);
   int more = len > 0 ? ZMQ_SNDMORE : 0;
-  if ((s->listener && net_zsend(s->z, to->id, to->len, ZMQ_SNDMORE) != 0) ||
-      net_zsend(s->z, hdr, sizeof hdr, more) != 0 ||
-      (len > 0 && net_zsend(s->z, payload, len, 0) != 0)) {
+  bool framed = (!s->listener || net_zsend(s->z, to->id, to->len, ZMQ_SNDMORE) == 0) &&
+                net_zsend(s->z, hdr, sizeof hdr, more) == 0;
+  if (!framed && owned)
+    free(payload);
+  if (!framed || (len > 0 && net_zsend_payload(s->z, payload, len, owned) != 0)) {
     char peer[80];
     net_peer_format(s, to, peer, sizeof peer);
     log_error("net: cannot send %s to %s: %s", tname, peer, zmq_strerror(errno));
@@ -386,6 +414,16 @@ int net_send(struct net_sock *s, const struct net_peer *to, const struct wire_hd
   s->stats.msgs_out++;
   s->stats.bytes_out += WIRE_HDR_BYTES + (uint64_t)len;
   return 0;
+}
+
+int net_send(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
+             const void *payload, size_t len) {
+  return net_send_frames(s, to, h, (void *)payload, len, false);
+}
+
+int net_send_owned(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, void *payload,
+                   size_t len) {
+  return net_send_frames(s, to, h, payload, len, true);
 }
 
 /* ---- receiving ---------------------------------------------------------- */

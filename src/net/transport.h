@@ -86,6 +86,10 @@ void net_set_max_payload(struct net_sock *s, uint64_t bytes);
  * listener and ignored on a dialer. Copies the payload. */
 int net_send(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
              const void *payload, size_t len);
+/* The same, taking ownership of a malloc()ed payload instead of copying it:
+ * it is freed once sent, or at once on failure. */
+int net_send_owned(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, void *payload,
+                   size_t len);
 
 /* Receive one valid message, waiting up to timeout_ms (-1 = forever,
  * 0 = poll). Returns 0, DSANA_EAGAIN when nothing valid arrived in time, or
