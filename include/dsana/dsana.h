@@ -54,28 +54,19 @@ typedef struct dsana_xsum {
 
 #define DSANA_XSUM_FRAC_BITS 80
 
-/* Add x (truncated toward zero to a multiple of 2^-80), from its IEEE-754 bits. */
+/* Add x, truncated toward zero to a multiple of 2^-80. Inline fast path:
+ * |x| * 2^80 is exact (a power-of-two scaling) and, below 2^63, a cast
+ * truncates it exactly; larger, infinite or NaN addends take the general
+ * path, which reads the IEEE-754 bits (and ignores inf/NaN). */
+void dsana_xsum_add_bits(dsana_xsum *s, double x);
 static inline void dsana_xsum_add(dsana_xsum *s, double x) {
-  union {
-    double d;
-    unsigned long long u;
-  } bits = {.d = x};
-  int exp = (int)((bits.u >> 52) & 0x7ff);
-  unsigned long long mant = bits.u & ((1ull << 52) - 1);
-  if (exp == 0x7ff)
-    return; /* inf/nan: outside the contract, ignored */
-  if (exp == 0)
-    exp = 1; /* subnormal */
-  else
-    mant |= 1ull << 52;
-  /* x = mant * 2^(exp - 1075); scaled by 2^80: mant * 2^(exp - 995). */
-  int shift = exp - 1075 + DSANA_XSUM_FRAC_BITS;
-  __int128 v;
-  if (shift >= 0)
-    v = shift <= 74 ? (__int128)mant << shift : 0; /* beyond 2^47: outside the contract */
-  else
-    v = shift > -64 ? (__int128)(mant >> -shift) : 0;
-  s->acc += (bits.u >> 63) ? -v : v;
+  double y = (x < 0 ? -x : x) * 0x1p80;
+  if (y < 0x1p63) {
+    long long v = (long long)y;
+    s->acc += x < 0 ? -v : v;
+    return;
+  }
+  dsana_xsum_add_bits(s, x);
 }
 void dsana_xsum_merge(dsana_xsum *into, const dsana_xsum *from);
 double dsana_xsum_value(const dsana_xsum *s);

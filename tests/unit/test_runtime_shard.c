@@ -151,6 +151,32 @@ static void test_xsum_order_independent(void **state) {
   free(x);
 }
 
+/* The inline fast path of dsana_xsum_add must add exactly what the general
+ * (IEEE-754 bits) path adds, on both sides of its 2^-17 switch-over, for
+ * subnormals, signs, zeros and the limits of the contract. */
+static void test_xsum_fast_path_matches_bits(void **state) {
+  (void)state;
+  const double edge[] = {0.0, -0.0, 0x1p-17, -0x1p-17, 0x1.fffffffffffffp-18, 0x1p-80, 0x1.8p-81, 0x1p-81,
+                         4.9e-324, -4.9e-324, 2.2250738585072014e-308, 1.0, -1.0, 0x1p40, -0x1p40, 0x1p47,
+                         1e-300, 3.0e-25, -7.5e-7};
+  for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+    dsana_xsum a = {0}, b = {0};
+    dsana_xsum_add(&a, edge[i]);
+    dsana_xsum_add_bits(&b, edge[i]);
+    assert_true(a.acc == b.acc);
+  }
+  uint64_t s = 7;
+  for (int i = 0; i < 200000; i++) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    /* random magnitudes from 2^-90 to 2^40, random signs */
+    double x = ldexp((double)(s >> 11) / 9007199254740992.0, (int)((s >> 3) % 131) - 90) * ((s & 1) ? 1 : -1);
+    dsana_xsum a = {0}, b = {0};
+    dsana_xsum_add(&a, x);
+    dsana_xsum_add_bits(&b, x);
+    assert_true(a.acc == b.acc);
+  }
+}
+
 static void test_report_roundtrip(void **state) {
   (void)state;
   struct msg_report a, b;
@@ -168,7 +194,7 @@ int main(void) {
       cmocka_unit_test(test_shards_cover_exactly_once), cmocka_unit_test(test_shard_of_every_key),
       cmocka_unit_test(test_tasks_must_partition),      cmocka_unit_test(test_register_roundtrip_and_truncation),
       cmocka_unit_test(test_map_roundtrip_and_garbage), cmocka_unit_test(test_xsum_order_independent),
-      cmocka_unit_test(test_report_roundtrip),
+      cmocka_unit_test(test_xsum_fast_path_matches_bits), cmocka_unit_test(test_report_roundtrip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
