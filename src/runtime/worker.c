@@ -63,7 +63,7 @@ int dsana_pull(struct dsana_worker_view *v, uint32_t table, uint64_t lo, uint64_
   const struct dsana_job *job = &w->node.job;
   if (table >= job->n_tables || lo > hi || hi > job->tables[table].n_keys)
     return DSANA_EINVAL;
-  int rc = mirror_wait(&w->mirror, table, w->iter, lo, hi);
+  int rc = mirror_wait(&w->mirror, table, w->run_iter, lo, hi);
   if (rc)
     return rc;
   *values = w->mirror.t[table].values;
@@ -108,8 +108,8 @@ uint64_t worker_slot(const struct worker *w, uint32_t task, uint64_t part) {
   return (uint64_t)task * (w->mirror.n_chunks + 2) + part;
 }
 
-uint64_t worker_emulate(struct worker *w, uint64_t slot, uint64_t compute_ns) {
-  return emulate_work(&w->emu, slot, compute_ns, scenario_slowdown(&w->node.sc, w->node.index, w->iter));
+uint64_t worker_emulate(struct worker *w, uint32_t iter, uint64_t slot, uint64_t compute_ns) {
+  return emulate_work(&w->emu, slot, compute_ns, scenario_slowdown(&w->node.sc, w->node.index, iter));
 }
 
 int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64_t wait_ns, uint64_t overlap_ns,
@@ -129,6 +129,8 @@ int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64
                                .overlap_ns = overlap_ns,
                                .overrun_ns = w->emu.overrun_ns - w->overrun_mark};
   w->overrun_mark = w->emu.overrun_ns;
+  if (w->n_ran < WORKER_QUEUE_MAX)
+    w->ran[w->n_ran++] = task;
   w->bytes_in_mark = w->mirror.bytes_in;
   w->bytes_out_mark = w->bytes_out;
   w->last_task_end_ns = clock_now_ns();
@@ -150,15 +152,32 @@ static int worker_run_task(struct worker *w, uint32_t task) {
   uint64_t wait0 = w->mirror.wait_ns;
   struct dsana_task_ctx ctx = {.task = task, .iter = w->iter, .lo = d->lo, .hi = d->hi, .globals = w->globals,
                                .view = &w->view};
+  w->run_iter = w->iter;
   int rc = w->node.app->run_task(w->node.app_state, &ctx);
   if (rc) {
     log_error("task %u failed in iteration %u: %s", task, w->iter, dsana_strerror(rc));
     return rc;
   }
   uint64_t waited = w->mirror.wait_ns - wait0;
-  uint64_t compute = worker_emulate(w, worker_slot(w, task, 0), clock_now_ns() - t0 - waited);
+  uint64_t compute = worker_emulate(w, w->iter, worker_slot(w, task, 0), clock_now_ns() - t0 - waited);
   trace_span("task", "compute", t0, clock_now_ns(), w->iter, "task", task);
   return worker_complete(w, task, compute, waited, 0, t0);
+}
+
+/* The scheduler has nothing more for this worker in this iteration: what
+ * it still holds provisionally is not its own, and it starts on iteration
+ * iter's input (and, under static scheduling, on iter's tasks, which are the
+ * ones it just ran). */
+static int worker_on_fetch_ahead(struct worker *w, uint32_t iter) {
+  if (iter != w->iter + 1)
+    return 0;
+  worker_blocks_drop_provisional(w);
+  if (w->q_len || w->n_held)
+    return 0;
+  int rc = mirror_prefetch(&w->mirror, iter);
+  if (!rc && w->blocks && w->node.cfg.sched == SCHED_STATIC)
+    rc = worker_blocks_ahead(w, iter);
+  return rc;
 }
 
 static int worker_on_sched(struct worker *w, const struct net_msg *m, bool *done) {
@@ -166,21 +185,20 @@ static int worker_on_sched(struct worker *w, const struct net_msg *m, bool *done
   switch (h->type) {
   case WIRE_ITER_START:
     w->iter = h->iter;
-    msg_globals_decode(m->payload, w->globals);
+    msg_globals_decode(m->payload, w->globals); /* provisional tasks read them from here too */
     w->last_task_end_ns = 0;
+    w->n_ran = 0;
     return mirror_prefetch(&w->mirror, w->iter);
   case WIRE_TASK:
     if (h->iter != w->iter || h->chunk >= w->node.job.n_tasks || w->q_len == WORKER_QUEUE_MAX) {
       log_warn("dropped TASK %u for iteration %u (at iteration %u)", h->chunk, h->iter, w->iter);
       return 0;
     }
-    w->queue[(w->q_head + w->q_len++) % WORKER_QUEUE_MAX] = h->chunk;
+    if (!worker_blocks_confirm(w, h->chunk))
+      w->queue[(w->q_head + w->q_len++) % WORKER_QUEUE_MAX] = h->chunk;
     return 0;
   case WIRE_FETCH_AHEAD:
-    /* nothing left in this iteration: start on the next one's input */
-    if (h->iter == w->iter + 1 && w->q_len == 0 && w->n_held == 0)
-      return mirror_prefetch(&w->mirror, h->iter);
-    return 0;
+    return worker_on_fetch_ahead(w, h->iter);
   case WIRE_STOP: {
     *done = true;
     struct wire_hdr bye = wire_hdr_make(WIRE_BYE, w->node.index);

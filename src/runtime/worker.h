@@ -19,9 +19,14 @@ struct dsana_worker_view {
   struct worker *w;
 };
 
-/* A task being run block by block. */
+/* A task being run block by block. A provisional one was started ahead of
+ * its iteration (static scheduling gives a worker the same tasks every
+ * iteration): its blocks run as the next iteration's chunks arrive, and it
+ * ends and pushes only once that iteration started and the scheduler handed
+ * the task to this worker again. */
 struct held_task {
   uint32_t task;
+  bool provisional;
   uint64_t next_chunk;
   uint64_t compute_ns; /* blocks so far, emulated slowdown included */
   uint64_t overlap_ns; /* of which while the table was still arriving */
@@ -33,12 +38,15 @@ struct worker {
   struct net_sock **servers; /* n_servers dialers */
   struct mirror mirror;
   double *push_buf;
-  uint32_t iter;
+  uint32_t iter;     /* the iteration started last (ITER_START) */
+  uint32_t run_iter; /* the iteration of the task whose hook is running */
   double globals[DSANA_MAX_GLOBALS];
   uint32_t queue[WORKER_QUEUE_MAX]; /* tasks received, not started */
   uint32_t q_head, q_len;
   struct held_task *held; /* chunked mode: tasks started, WORKER_QUEUE_MAX */
   uint32_t n_held;
+  uint32_t ran[WORKER_QUEUE_MAX]; /* tasks completed in iteration `iter`, in order */
+  uint32_t n_ran;
   bool blocks; /* the app runs tasks block by block */
   uint64_t last_task_end_ns;
   uint64_t bytes_in_mark, bytes_out, bytes_out_mark;
@@ -51,8 +59,8 @@ struct worker {
  * (1 + chunk) and its end (1 + n_chunks). */
 uint64_t worker_slot(const struct worker *w, uint32_t task, uint64_t part);
 /* The modelled duration of work in `slot` that took compute_ns under the
- * scenario's slowdown for this worker and iteration (sleeping the rest). */
-uint64_t worker_emulate(struct worker *w, uint64_t slot, uint64_t compute_ns);
+ * scenario's slowdown for this worker in iteration iter (sleeping the rest). */
+uint64_t worker_emulate(struct worker *w, uint32_t iter, uint64_t slot, uint64_t compute_ns);
 /* Push the task's results and report it done to the scheduler. */
 int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64_t wait_ns, uint64_t overlap_ns,
                     uint64_t start_ns);
@@ -60,5 +68,13 @@ int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64
 /* worker_blocks.c: start the queued tasks and run every block whose chunk
  * is in; *progress tells whether anything ran. */
 int worker_blocks_step(struct worker *w, bool *progress);
+/* Start, provisionally for iteration iter, the tasks completed in this one
+ * (the worker has nothing left in it and is fetching iter's input). */
+int worker_blocks_ahead(struct worker *w, uint32_t iter);
+/* TASK for the current iteration: true when it confirms a provisional task. */
+bool worker_blocks_confirm(struct worker *w, uint32_t task);
+/* Forget provisional tasks that were not confirmed (their iteration is
+ * over for this worker); returns how many. */
+uint32_t worker_blocks_drop_provisional(struct worker *w);
 
 #endif

@@ -7,6 +7,15 @@
  * chunk is in, in chunk order. While the table streams in, computation on
  * the chunks already here overlaps the transfer of the rest, across all the
  * worker's tasks; a task whose last block ran is pushed at once.
+ *
+ * Running ahead: under static scheduling a worker runs the same tasks every
+ * iteration. Once it has nothing left in iteration t (the scheduler's
+ * FETCH_AHEAD), it starts t's tasks again, provisionally, for t+1: their
+ * blocks run as t+1's chunks arrive (servers send each chunk once every
+ * task writing it pushed), before the scheduler's barrier. A provisional
+ * task ends (the end needs t+1's globals) and pushes only after ITER_START
+ * of t+1 and the TASK that hands it to this worker again; one never handed
+ * is dropped. Sums still run in chunk order, so results are unchanged.
  */
 #include <string.h>
 
@@ -16,57 +25,114 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-static int blocks_start_queued(struct worker *w) {
+/* Start task for iteration iter as a new held task. */
+static int blocks_begin(struct worker *w, uint32_t task, uint32_t iter, bool provisional) {
   const struct dsana_app *app = w->node.app;
+  const struct dsana_task_decl *d = &w->node.job.tasks[task];
+  struct held_task *h = &w->held[w->n_held++];
+  memset(h, 0, sizeof *h);
+  h->task = task;
+  h->provisional = provisional;
+  h->ctx = (struct dsana_task_ctx){.task = task, .iter = iter, .lo = d->lo, .hi = d->hi, .globals = w->globals,
+                                   .view = &w->view};
+  uint64_t t0 = clock_now_ns();
+  w->run_iter = iter;
+  int rc = app->task_begin ? app->task_begin(w->node.app_state, &h->ctx) : 0;
+  h->compute_ns = clock_now_ns() - t0;
+  if (rc)
+    log_error("task %u failed to start in iteration %u: %s", task, iter, dsana_strerror(rc));
+  return rc;
+}
+
+static int blocks_start_queued(struct worker *w) {
   while (w->q_len > 0 && w->n_held < WORKER_QUEUE_MAX) {
     uint32_t task = w->queue[w->q_head];
     w->q_head = (w->q_head + 1) % WORKER_QUEUE_MAX;
     w->q_len--;
     fault_point(FAULT_BEFORE_TASK, w->iter);
-    const struct dsana_task_decl *d = &w->node.job.tasks[task];
-    struct held_task *h = &w->held[w->n_held++];
-    memset(h, 0, sizeof *h);
-    h->task = task;
-    h->ctx = (struct dsana_task_ctx){.task = task, .iter = w->iter, .lo = d->lo, .hi = d->hi, .globals = w->globals,
-                                     .view = &w->view};
-    uint64_t t0 = clock_now_ns();
-    int rc = app->task_begin ? app->task_begin(w->node.app_state, &h->ctx) : 0;
-    h->compute_ns = clock_now_ns() - t0;
-    if (rc) {
-      log_error("task %u failed to start in iteration %u: %s", task, w->iter, dsana_strerror(rc));
+    int rc = blocks_begin(w, task, w->iter, false);
+    if (rc)
       return rc;
-    }
   }
   return 0;
 }
 
-/* Run the blocks of h whose chunks are in; *done when it ran its last. */
+int worker_blocks_ahead(struct worker *w, uint32_t iter) {
+  for (uint32_t i = 0; i < w->n_ran && w->n_held < WORKER_QUEUE_MAX; i++) {
+    int rc = blocks_begin(w, w->ran[i], iter, true);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+bool worker_blocks_confirm(struct worker *w, uint32_t task) {
+  for (uint32_t i = 0; i < w->n_held; i++)
+    if (w->held[i].task == task && w->held[i].provisional && w->held[i].ctx.iter == w->iter) {
+      w->held[i].provisional = false;
+      return true;
+    }
+  return false;
+}
+
+/* Remove held task i, keeping the rest in order: tasks finish in the order
+ * they were handed (ascending keys), so the servers' chunks of the next
+ * iteration become final early and in order. */
+static void blocks_remove(struct worker *w, uint32_t i) {
+  memmove(&w->held[i], &w->held[i + 1], sizeof *w->held * (--w->n_held - i));
+}
+
+uint32_t worker_blocks_drop_provisional(struct worker *w) {
+  uint32_t dropped = 0;
+  for (uint32_t i = 0; i < w->n_held;)
+    if (w->held[i].provisional) {
+      blocks_remove(w, i);
+      dropped++;
+    } else {
+      i++;
+    }
+  return dropped;
+}
+
+/* Run the blocks of h whose chunks are in; *done when it ran its last and
+ * its end (which needs its iteration's globals and the scheduler's word). */
 static int blocks_run_ready(struct worker *w, struct held_task *h, bool *ran, bool *done) {
   const struct dsana_app *app = w->node.app;
-  uint32_t t = app->pull_table;
+  uint32_t t = app->pull_table, iter = h->ctx.iter;
   *done = false;
-  while (h->next_chunk < w->mirror.n_chunks && mirror_chunk_ready(&w->mirror, t, w->iter, h->next_chunk)) {
+  w->run_iter = iter;
+  while (h->next_chunk < w->mirror.n_chunks && mirror_chunk_ready(&w->mirror, t, iter, h->next_chunk)) {
     uint64_t t0 = clock_now_ns();
     int rc = app->task_block(w->node.app_state, &h->ctx, h->next_chunk);
     if (rc) {
-      log_error("task %u failed in iteration %u: %s", h->task, w->iter, dsana_strerror(rc));
+      log_error("task %u failed in iteration %u: %s", h->task, iter, dsana_strerror(rc));
       return rc;
     }
-    uint64_t spent = worker_emulate(w, worker_slot(w, h->task, 1 + h->next_chunk), clock_now_ns() - t0);
+    uint64_t spent = worker_emulate(w, iter, worker_slot(w, h->task, 1 + h->next_chunk), clock_now_ns() - t0);
     h->compute_ns += spent;
     if (w->mirror.t[t].missing > 0)
       h->overlap_ns += spent;
-    trace_span("block", "compute", t0, clock_now_ns(), w->iter, "chunk", (double)h->next_chunk);
+    trace_span(h->provisional || iter != w->iter ? "block ahead" : "block", "compute", t0, clock_now_ns(), iter,
+               "chunk", (double)h->next_chunk);
     h->next_chunk++;
     *ran = true;
   }
-  if (h->next_chunk < w->mirror.n_chunks)
+  if (h->next_chunk < w->mirror.n_chunks || h->provisional || iter != w->iter)
     return 0;
   uint64_t t0 = clock_now_ns();
   int rc = app->task_end ? app->task_end(w->node.app_state, &h->ctx) : 0;
-  h->compute_ns += worker_emulate(w, worker_slot(w, h->task, 1 + w->mirror.n_chunks), clock_now_ns() - t0);
+  h->compute_ns += worker_emulate(w, iter, worker_slot(w, h->task, 1 + w->mirror.n_chunks), clock_now_ns() - t0);
   *done = true;
   return rc;
+}
+
+/* The iteration whose input the held tasks read: the current one if any
+ * held task is of it, else the one they run ahead for. */
+static uint32_t blocks_input_iter(const struct worker *w) {
+  for (uint32_t i = 0; i < w->n_held; i++)
+    if (w->held[i].ctx.iter == w->iter)
+      return w->iter;
+  return w->held[0].ctx.iter;
 }
 
 int worker_blocks_step(struct worker *w, bool *progress) {
@@ -74,8 +140,16 @@ int worker_blocks_step(struct worker *w, bool *progress) {
   int rc = blocks_start_queued(w);
   if (rc || w->n_held == 0)
     return rc;
+  /* provisional tasks of an iteration already over for this worker */
+  for (uint32_t i = 0; i < w->n_held;)
+    if (w->held[i].provisional && w->held[i].ctx.iter < w->iter)
+      blocks_remove(w, i);
+    else
+      i++;
+  if (w->n_held == 0)
+    return 0;
   /* make sure the table is being fetched, then take what has arrived */
-  if ((rc = mirror_request(&w->mirror, w->node.app->pull_table, w->iter)) != 0 ||
+  if ((rc = mirror_request(&w->mirror, w->node.app->pull_table, blocks_input_iter(w))) != 0 ||
       (rc = mirror_recv(&w->mirror, 0, &(int){0})) < 0)
     return rc;
   uint64_t start = clock_now_ns();
@@ -88,10 +162,7 @@ int worker_blocks_step(struct worker *w, bool *progress) {
       continue;
     }
     struct held_task h = w->held[i];
-    /* keep the rest in order: tasks finish in the order they were handed
-     * (ascending keys), so the servers' chunks of the next iteration
-     * become final early and in order */
-    memmove(&w->held[i], &w->held[i + 1], sizeof *w->held * (--w->n_held - i));
+    blocks_remove(w, i);
     if ((rc = worker_complete(w, h.task, h.compute_ns, 0, h.overlap_ns, start)) != 0)
       return rc;
     *progress = true;
