@@ -26,7 +26,9 @@ int mirror_init(struct mirror *m, uint32_t n_tables, uint64_t n_keys, uint64_t c
   m->n_servers = n_servers;
   m->self = self;
   m->timeout_s = timeout_s;
-  return 0;
+  m->held = calloc(n_servers ? n_servers : 1, sizeof *m->held);
+  m->has_held = calloc(n_servers ? n_servers : 1, sizeof *m->has_held);
+  return m->held && m->has_held ? 0 : DSANA_ENOMEM;
 }
 
 void mirror_use_shm(struct mirror *m, const char *dir) { m->shm_dir = dir && dir[0] ? dir : NULL; }
@@ -42,8 +44,14 @@ void mirror_fini(struct mirror *m) {
   for (uint32_t t = 0; t < m->n_tables; t++) {
     free(m->t[t].values);
     free(m->t[t].chunk_got);
+    free(m->t[t].chunk_iter);
     free(m->t[t].have);
   }
+  for (uint32_t s = 0; m->has_held && s < m->n_servers; s++)
+    if (m->has_held[s])
+      net_msg_fini(&m->held[s]);
+  free(m->held);
+  free(m->has_held);
   memset(m, 0, sizeof *m);
 }
 
@@ -52,19 +60,41 @@ static uint64_t chunk_len(const struct mirror *m, uint64_t c) {
   return (hi > m->n_keys ? m->n_keys : hi) - lo;
 }
 
+/* Start table t afresh for iter: nothing received, every chunk iter's. */
+static void mirror_reset(struct mirror *m, struct mirror_table *mt, uint32_t iter) {
+  memset(mt->chunk_got, 0, sizeof(uint64_t) * m->n_chunks);
+  memset(mt->have, 0, sizeof(uint64_t) * (m->n_keys / 64 + 1));
+  for (uint64_t c = 0; c < m->n_chunks; c++)
+    mt->chunk_iter[c] = iter;
+  mt->switched_hi = m->n_chunks;
+  mt->behind = 0;
+}
+
 int mirror_request(struct mirror *m, uint32_t t, uint32_t iter) {
   struct mirror_table *mt = &m->t[t];
-  if (mt->iter == iter)
+  if (mt->iter == iter && mt->values)
     return 0;
   if (!mt->values) {
     mt->values = calloc(m->n_keys, sizeof(double));
     mt->chunk_got = calloc(m->n_chunks, sizeof(uint64_t));
+    mt->chunk_iter = calloc(m->n_chunks, sizeof(uint32_t));
     mt->have = calloc(m->n_keys / 64 + 1, sizeof(uint64_t));
-    if (!mt->values || !mt->chunk_got || !mt->have)
+    if (!mt->values || !mt->chunk_got || !mt->chunk_iter || !mt->have)
       return DSANA_ENOMEM;
+    mt->iter = iter + 2; /* never "ahead": start afresh below */
   }
-  memset(mt->chunk_got, 0, sizeof(uint64_t) * m->n_chunks);
-  memset(mt->have, 0, sizeof(uint64_t) * (m->n_keys / 64 + 1));
+  if (iter == mt->iter + 1 && mt->behind > 0) {
+    mt->ahead_want = iter; /* asked for once every chunk holds the front */
+    return 0;
+  }
+  mt->ahead_want = 0;
+  if (iter == mt->iter + 1) {
+    mt->switched_hi = 0; /* ahead: chunks keep their values until they switch */
+    mt->busy_from = 0;
+    mt->behind = m->n_chunks;
+  } else {
+    mirror_reset(m, mt, iter);
+  }
   mt->iter = iter;
   mt->missing = m->n_keys;
   for (uint32_t s = 0; s < m->n_servers; s++) {
@@ -80,6 +110,23 @@ int mirror_request(struct mirror *m, uint32_t t, uint32_t iter) {
       return rc;
   }
   return 0;
+}
+
+int mirror_need(struct mirror *m, uint32_t t, uint32_t iter, uint64_t from_chunk) {
+  struct mirror_table *mt = &m->t[t];
+  if (mt->values && mt->iter == iter + 1 && from_chunk >= mt->switched_hi) {
+    mt->busy_from = from_chunk;
+    return 0;
+  }
+  if (mt->values && mt->iter == iter) {
+    mt->busy_from = UINT64_MAX; /* nobody reads an older iteration */
+    return 0;
+  }
+  /* a chunk it needs has switched already, or nobody reads the front's
+   * values any more: start afresh for iter */
+  if (mt->values)
+    mt->iter = iter + 2; /* not "ahead" of anything */
+  return mirror_request(m, t, iter);
 }
 
 int mirror_prefetch(struct mirror *m, uint32_t iter) {
@@ -114,24 +161,59 @@ static bool mirror_mark(uint64_t *have, uint64_t lo, uint64_t hi) {
   return true;
 }
 
-/* Mark [lo, hi) of table mt received, chunk by chunk. */
-static void mirror_count(struct mirror *m, struct mirror_table *mt, uint64_t lo, uint64_t hi) {
+/* Clear bits [lo, hi) of a bitmap. */
+static void bits_clear(uint64_t *have, uint64_t lo, uint64_t hi) {
   for (uint64_t k = lo; k < hi;) {
-    uint64_t c = k / m->chunk_keys, end = (c + 1) * m->chunk_keys < hi ? (c + 1) * m->chunk_keys : hi;
-    mt->chunk_got[c] += end - k;
+    uint64_t end = (k / 64 + 1) * 64 < hi ? (k / 64 + 1) * 64 : hi;
+    have[k / 64] &= ~bit_mask(k, end);
     k = end;
   }
-  mt->missing -= hi - lo;
+}
+
+enum admit { ADMIT_TAKE, ADMIT_HOLD, ADMIT_DROP };
+
+/* May a piece of chunk c for iteration iter be stored now? A chunk still
+ * holding an older iteration switches to iter once nobody reads it. */
+static enum admit mirror_admit(struct mirror *m, struct mirror_table *mt, uint32_t iter, uint64_t c) {
+  if (mt->chunk_iter[c] == iter)
+    return ADMIT_TAKE; /* the front's, or the previous iteration's still arriving */
+  if (iter != mt->iter)
+    return ADMIT_DROP;
+  if (mt->chunk_iter[c] + 1 == iter && c >= mt->busy_from)
+    return ADMIT_HOLD; /* still read for the previous iteration */
+  uint64_t lo = c * m->chunk_keys;
+  bits_clear(mt->have, lo, lo + chunk_len(m, c));
+  mt->chunk_got[c] = 0;
+  mt->chunk_iter[c] = iter;
+  mt->behind--;
+  if (c + 1 > mt->switched_hi)
+    mt->switched_hi = c + 1;
+  return ADMIT_TAKE;
+}
+
+/* Pieces of the front, and of the iteration before it while fetching ahead. */
+static bool mirror_wanted(const struct mirror_table *mt, uint32_t iter) {
+  return mt->values && (iter == mt->iter || iter + 1 == mt->iter);
+}
+
+/* keys of chunk c of iteration iter arrived */
+static void mirror_count(struct mirror_table *mt, uint32_t iter, uint64_t c, uint64_t keys) {
+  mt->chunk_got[c] += keys;
+  if (iter == mt->iter)
+    mt->missing -= keys;
 }
 
 /* A local server's answer naming its shared buffer: copy from it. */
 static const char *mirror_take_shm(struct mirror *m, uint32_t s, const struct wire_hdr *h, uint64_t slo,
-                                   uint64_t shi) {
+                                   uint64_t shi, bool *hold, bool *superseded) {
   struct mirror_table *mt = h->table < m->n_tables ? &m->t[h->table] : NULL;
-  if (!m->shm_dir || s >= 1024 || !mt || !mt->values || h->iter != mt->iter || h->chunk > 1)
+  if (!m->shm_dir || s >= 1024 || !mt || !mt->values || h->chunk > 1 || !mirror_wanted(mt, h->iter))
     return "shared buffer answer not expected";
   if (h->key_lo < slo || h->key_hi > shi || h->key_lo >= h->key_hi)
     return "keys outside the server's shard";
+  uint64_t c = h->key_lo / m->chunk_keys;
+  if ((h->key_hi - 1) / m->chunk_keys != c)
+    return "answer straddles a chunk";
   const double **buf = &m->shm[s][h->table][h->chunk];
   if (!*buf) {
     char path[1200];
@@ -139,88 +221,131 @@ static const char *mirror_take_shm(struct mirror *m, uint32_t s, const struct wi
     if (shm_open_ro(path, (shi - slo) * sizeof(double), buf) != 0)
       return "cannot map the server's shared buffer";
   }
+  enum admit a = mirror_admit(m, mt, h->iter, c);
+  if (a == ADMIT_HOLD) {
+    *hold = true;
+    return NULL;
+  }
+  if (a == ADMIT_DROP) {
+    *superseded = true;
+    return NULL;
+  }
   if (!mirror_mark(mt->have, h->key_lo, h->key_hi))
     return "keys received twice";
   memcpy(mt->values + h->key_lo, *buf + (h->key_lo - slo), (h->key_hi - h->key_lo) * sizeof(double));
-  mirror_count(m, mt, h->key_lo, h->key_hi);
+  mirror_count(mt, h->iter, c, h->key_hi - h->key_lo);
   return NULL;
 }
 
-/* Check and store one reply piece from server s. */
-static void mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
+/* Check and store one reply piece from server s; false when it must be
+ * held back (its chunk is still read for the previous iteration). */
+static bool mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
   const struct wire_hdr *h = &msg->hdr;
-  if (h->type == WIRE_PULL_SHM) {
-    uint64_t slo, shi;
-    shard_range(m->n_keys, m->n_servers, s, &slo, &shi);
-    const char *why = mirror_take_shm(m, s, h, slo, shi);
-    if (why)
-      log_warn("dropped PULL_SHM from server %u (table %u, iteration %u): %s", s, h->table, h->iter, why);
-    return;
-  }
   uint64_t slo, shi;
   shard_range(m->n_keys, m->n_servers, s, &slo, &shi);
+  bool hold = false, superseded = false;
+  if (h->type == WIRE_PULL_SHM) {
+    const char *why = mirror_take_shm(m, s, h, slo, shi, &hold, &superseded);
+    if (why)
+      log_warn("dropped PULL_SHM from server %u (table %u, iteration %u): %s", s, h->table, h->iter, why);
+    if (superseded)
+      log_debug("dropped PULL_SHM from server %u for iteration %u: superseded", s, h->iter);
+    return !hold;
+  }
   const char *why = NULL;
   struct mirror_table *mt = h->table < m->n_tables ? &m->t[h->table] : NULL;
   uint64_t c = h->key_lo / m->chunk_keys;
+  enum admit a = ADMIT_DROP;
   if (h->type != WIRE_PULL_REPLY)
     why = "not a pull reply";
-  else if (!mt || !mt->values || h->iter != mt->iter)
+  else if (!mt || !mirror_wanted(mt, h->iter))
     why = "table or iteration not requested";
   else if (h->key_lo < slo || h->key_hi > shi || h->key_lo >= h->key_hi)
     why = "keys outside the server's shard";
   else if ((h->key_hi - 1) / m->chunk_keys != c)
     why = "piece straddles a chunk";
-  else if (!mirror_mark(mt->have, h->key_lo, h->key_hi))
+  else if ((a = mirror_admit(m, mt, h->iter, c)) == ADMIT_HOLD)
+    return false;
+  else if (a == ADMIT_DROP) {
+    /* the previous iteration's, for a chunk already switched to the front */
+    log_debug("dropped PULL_REPLY from server %u for iteration %u: superseded", s, h->iter);
+    return true;
+  } else if (!mirror_mark(mt->have, h->key_lo, h->key_hi))
     why = "keys received twice";
   if (why) {
     log_warn("dropped %s from server %u (table %u, iteration %u, keys [%llu, %llu)): %s", wire_type_name(h->type),
              s, h->table, h->iter, (unsigned long long)h->key_lo, (unsigned long long)h->key_hi, why);
-    return;
+    return true;
   }
   uint64_t t0 = clock_now_ns();
   memcpy(mt->values + h->key_lo, msg->payload, (h->key_hi - h->key_lo) * sizeof(double));
   trace_span("piece in", "transfer", t0, clock_now_ns(), h->iter, "chunk", (double)c);
-  mt->chunk_got[c] += h->key_hi - h->key_lo;
+  mirror_count(mt, h->iter, c, h->key_hi - h->key_lo);
   m->bytes_in += WIRE_HDR_BYTES + h->payload_bytes;
-  mt->missing -= h->key_hi - h->key_lo;
+  return true;
 }
 
 int mirror_recv(struct mirror *m, int timeout_ms, int *got) {
   bool ready[1024];
   *got = 0;
+  bool any_open = false; /* a server whose stream is not held back */
+  for (uint32_t s = 0; s < m->n_servers; s++) {
+    if (m->has_held[s] && mirror_take(m, s, &m->held[s])) {
+      net_msg_fini(&m->held[s]);
+      m->has_held[s] = false;
+      (*got)++;
+    }
+    any_open |= !m->has_held[s];
+  }
+  for (uint32_t t = 0; t < m->n_tables; t++) {
+    struct mirror_table *mt = &m->t[t];
+    int rc = mt->ahead_want && mt->behind == 0 ? mirror_request(m, t, mt->ahead_want) : 0;
+    if (rc)
+      return rc;
+  }
+  if (!any_open)
+    return 0; /* the worker has to move past the held chunks first */
   int rc = net_poll(m->servers, (int)m->n_servers, timeout_ms, ready);
   if (rc <= 0)
     return rc;
-  for (uint32_t s = 0; s < m->n_servers; s++) {
-    struct net_msg msg;
-    while (ready[s] && net_recv(m->servers[s], &msg, 0) == 0) {
-      mirror_take(m, s, &msg);
-      net_msg_fini(&msg);
+  for (uint32_t s = 0; s < m->n_servers; s++)
+    while (ready[s] && !m->has_held[s] && net_recv(m->servers[s], &m->held[s], 0) == 0) {
+      if (!mirror_take(m, s, &m->held[s])) {
+        m->has_held[s] = true;
+        break;
+      }
+      net_msg_fini(&m->held[s]);
       (*got)++;
     }
-  }
   return 0;
+}
+
+static bool chunk_in(const struct mirror *m, const struct mirror_table *mt, uint32_t iter, uint64_t c) {
+  return mt->chunk_iter[c] == iter && mt->chunk_got[c] == chunk_len(m, c);
 }
 
 bool mirror_chunk_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t c) {
   const struct mirror_table *mt = &m->t[t];
-  return mt->iter == iter && mt->values && (mt->missing == 0 || mt->chunk_got[c] == chunk_len(m, c));
+  return mt->values && c < m->n_chunks && chunk_in(m, mt, iter, c);
 }
 
 bool mirror_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi) {
   const struct mirror_table *mt = &m->t[t];
-  if (mt->iter != iter || !mt->values)
+  if (!mt->values || (mt->iter != iter && mt->iter != iter + 1))
     return false;
-  if (mt->missing == 0 || lo >= hi)
-    return true;
-  for (uint64_t c = lo / m->chunk_keys; c <= (hi - 1) / m->chunk_keys; c++)
-    if (mt->chunk_got[c] != chunk_len(m, c))
+  for (uint64_t c = lo / m->chunk_keys; lo < hi && c <= (hi - 1) / m->chunk_keys; c++)
+    if (!chunk_in(m, mt, iter, c))
       return false;
   return true;
 }
 
+void mirror_release(struct mirror *m) {
+  for (uint32_t t = 0; t < m->n_tables; t++)
+    m->t[t].busy_from = UINT64_MAX;
+}
+
 int mirror_wait(struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi) {
-  int rc = mirror_request(m, t, iter);
+  int rc = mirror_need(m, t, iter, lo / m->chunk_keys);
   if (rc || mirror_ready(m, t, iter, lo, hi))
     return rc;
   uint64_t t0 = clock_now_ns(), last = t0;

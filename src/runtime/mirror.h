@@ -2,12 +2,21 @@
  * mirror.h - a worker's copy of the tables it reads, kept per chunk.
  *
  * A table of n keys is cut into chunks of `chunk_keys` keys (the last may be
- * shorter; chunking off = one chunk). Each iteration the worker requests the
- * whole table from every server as soon as the iteration starts; servers
- * answer in pieces that never straddle a chunk, and a chunk is usable once
- * all its keys of this iteration have arrived. mirror_wait() blocks until
- * the chunks covering a key range are in, so a task can start on the first
- * chunk while later ones are still on the wire.
+ * shorter; chunking off = one chunk). The worker requests the whole table
+ * from every server for an iteration; servers answer in pieces that never
+ * straddle a chunk, and a chunk is usable once all its keys of that
+ * iteration have arrived. mirror_wait() blocks until the chunks covering a
+ * key range are in, so a task can start on the first chunk while later ones
+ * are still on the wire.
+ *
+ * Fetching ahead: asking for iteration front+1 keeps every chunk's current
+ * values; a chunk switches to the new iteration when its first new piece
+ * arrives, provided the worker no longer reads it for the old one
+ * (mirror_need() says from which chunk on it still does); the front moves
+ * on again only after every chunk has switched to it. A piece that
+ * cannot be taken yet is held back, with the rest of that server's stream
+ * behind it, until the worker has moved past its chunk: one message per
+ * server at most, never a second copy of the table.
  *
  * Owned by the worker's thread. Every received piece is checked against
  * the table, the iteration and the sending server's shard before it is
@@ -24,10 +33,15 @@
 
 struct mirror_table {
   double *values;       /* n keys, indexed by key; NULL until first used */
-  uint64_t *chunk_got;  /* keys of each chunk received for `iter` */
-  uint64_t *have;       /* bitmap: keys received for `iter` (no key twice) */
-  uint32_t iter;        /* iteration whose values are arriving, 0 = none */
+  uint64_t *chunk_got;  /* keys of each chunk received for chunk_iter[c] */
+  uint32_t *chunk_iter; /* iteration each chunk's values belong to */
+  uint64_t *have;       /* bitmap: keys received (per chunk's iteration; no key twice) */
+  uint32_t iter;        /* the iteration requested last (the front), 0 = none */
   uint64_t missing;     /* keys of `iter` not yet received */
+  uint64_t busy_from;   /* chunks >= this are still read for iter-1 */
+  uint64_t switched_hi; /* chunks < this may have switched to iter (fetching ahead) */
+  uint64_t behind;      /* chunks not switched to iter yet */
+  uint32_t ahead_want;  /* iter+1 asked for while chunks were behind: asked once none is */
 };
 
 struct mirror {
@@ -40,6 +54,8 @@ struct mirror {
   const double *shm[1024][8][2]; /* mapped buffers per server, table, version */
   double timeout_s;
   struct mirror_table t[8];
+  struct net_msg *held;      /* per server: a piece that could not be taken yet */
+  bool *has_held;
   uint64_t wait_ns;  /* time spent blocked in mirror_wait, cumulative */
   uint64_t bytes_in; /* reply bytes taken (header + payload), cumulative */
 };
@@ -52,8 +68,16 @@ void mirror_use_shm(struct mirror *m, const char *dir);
 void mirror_fini(struct mirror *m);
 
 /* Ask every server for table t as of the end of iteration iter-1 (no-op if
- * already asked for iter). */
+ * already asked for iter). iter = front+1 fetches ahead (see above); any
+ * other iteration starts the table afresh. */
 int mirror_request(struct mirror *m, uint32_t t, uint32_t iter);
+/* The worker still reads chunks >= from_chunk of table t for iteration
+ * iter (UINT64_MAX: none). Fetching ahead, chunks below it may switch to
+ * the front; if one it still needs has switched already, the table is
+ * fetched again for iter. */
+int mirror_need(struct mirror *m, uint32_t t, uint32_t iter, uint64_t from_chunk);
+/* The worker reads no older iteration than the front of any table. */
+void mirror_release(struct mirror *m);
 /* Request again every table used before, for iteration iter (prefetch). */
 int mirror_prefetch(struct mirror *m, uint32_t iter);
 /* Block until keys [lo, hi) of table t for iteration iter are in. */

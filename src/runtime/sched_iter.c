@@ -48,7 +48,11 @@ static int sch_hand_out_one(struct scheduler *s, uint32_t w, double *cost) {
  * iteration's input again; results never depend on it. */
 void sch_fetch_ahead(struct scheduler *s, uint32_t w) {
   struct peer_slot *p = &s->workers[w];
-  if (!s->chunk_keys || p->ahead || p->outstanding || p->lost || p->joining || s->stopping ||
+  /* static, block-wise: its tasks are all handed at the start (idle for
+   * the policy); else: all done and nothing to steal */
+  bool done = p->outstanding == 0 ||
+              (s->cfg.sched == SCHED_STATIC && s->app->task_block && sched_queued_cost(s->policy, w) <= 0);
+  if (!s->chunk_keys || p->ahead || !done || p->lost || p->joining || s->stopping ||
       (s->job.max_iter && s->iter >= s->job.max_iter))
     return;
   p->ahead = true;
@@ -96,6 +100,8 @@ static int sch_hand_out_first(struct scheduler *s) {
         rc = 0;
         break;
       }
+    if (!rc && !s->workers[w].lost && !s->workers[w].joining)
+      sch_fetch_ahead(s, w);
   }
   free(budget);
   return rc;

@@ -187,6 +187,19 @@ static int send_piece(struct server *sv, struct pull_req *r, int side) {
   return rc;
 }
 
+/* A worker gets the running iteration's values before it gets any of the
+ * next one's: true while r (of the next) waits behind such a pull among the
+ * n_before (still unfinished) pulls that came before it. Its
+ * mirror may hold a next-iteration piece back until the worker has moved
+ * past that chunk, which needs the running iteration's pieces behind it. */
+static bool waits_behind(const struct server *sv, size_t n_before, const struct pull_req *r) {
+  for (const struct pull_req *o = sv->reqs; o < sv->reqs + n_before; o++)
+    if (o->hdr.sender == r->hdr.sender && o->hdr.table == r->hdr.table && req_side(sv, o) == 0 &&
+        o->pos < sv->n_chunks)
+      return true;
+  return false;
+}
+
 int spull_pump(struct server *sv, size_t *active) {
   size_t keep = 0;
   *active = 0;
@@ -197,7 +210,7 @@ int spull_pump(struct server *sv, size_t *active) {
     int side = req_side(sv, r);
     if (side == -1)
       continue; /* its iteration is over: nobody can be waiting for it */
-    if (side == -2) {
+    if (side == -2 || (side == 1 && waits_behind(sv, keep, r))) {
       sv->reqs[keep++] = *r;
       continue;
     }

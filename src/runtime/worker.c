@@ -165,16 +165,20 @@ static int worker_run_task(struct worker *w, uint32_t task) {
 }
 
 /* The scheduler has nothing more for this worker in this iteration: what
- * it still holds provisionally is not its own, and it starts on iteration
- * iter's input (and, under static scheduling, on iter's tasks, which are the
- * ones it just ran). */
+ * it still holds provisionally is not its own; it starts fetching iteration
+ * iter's input (block-wise tasks: alongside the tasks it still runs, chunk
+ * by chunk, see mirror.h) and, under static scheduling, running iter's
+ * tasks, which are the ones it runs now. */
 static int worker_on_fetch_ahead(struct worker *w, uint32_t iter) {
   if (iter != w->iter + 1)
     return 0;
   worker_blocks_drop_provisional(w);
-  if (w->q_len || w->n_held)
+  bool idle = w->q_len == 0 && w->n_held == 0;
+  if (!idle && !w->blocks)
     return 0;
   int rc = mirror_prefetch(&w->mirror, iter);
+  if (idle)
+    mirror_release(&w->mirror);
   if (!rc && w->blocks && w->node.cfg.sched == SCHED_STATIC)
     rc = worker_blocks_ahead(w, iter);
   return rc;

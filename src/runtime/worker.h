@@ -47,6 +47,7 @@ struct worker {
   uint32_t n_held;
   uint32_t ran[WORKER_QUEUE_MAX]; /* tasks completed in iteration `iter`, in order */
   uint32_t n_ran;
+  uint32_t ahead_iter; /* FETCH_AHEAD received for this iteration (0 = none) */
   bool blocks; /* the app runs tasks block by block */
   uint64_t last_task_end_ns;
   uint64_t bytes_in_mark, bytes_out, bytes_out_mark;
@@ -68,8 +69,9 @@ int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64
 /* worker_blocks.c: start the queued tasks and run every block whose chunk
  * is in; *progress tells whether anything ran. */
 int worker_blocks_step(struct worker *w, bool *progress);
-/* Start, provisionally for iteration iter, the tasks completed in this one
- * (the worker has nothing left in it and is fetching iter's input). */
+/* Start, provisionally for iteration iter, the tasks completed in this one,
+ * and from now on each one completed (the scheduler has nothing more for
+ * this worker in this iteration; it is fetching iter's input). */
 int worker_blocks_ahead(struct worker *w, uint32_t iter);
 /* TASK for the current iteration: true when it confirms a provisional task. */
 bool worker_blocks_confirm(struct worker *w, uint32_t task);

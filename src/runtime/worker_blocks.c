@@ -9,10 +9,12 @@
  * worker's tasks; a task whose last block ran is pushed at once.
  *
  * Running ahead: under static scheduling a worker runs the same tasks every
- * iteration. Once it has nothing left in iteration t (the scheduler's
- * FETCH_AHEAD), it starts t's tasks again, provisionally, for t+1: their
- * blocks run as t+1's chunks arrive (servers send each chunk once every
- * task writing it pushed), before the scheduler's barrier. A provisional
+ * iteration. Once the scheduler has nothing more for it in iteration t
+ * (FETCH_AHEAD: at once under static scheduling), it fetches t+1's input
+ * chunk by chunk as the chunks it has finished reading for t switch over
+ * (mirror.h), and each task it finishes for t starts again, provisionally,
+ * for t+1: its blocks run as t+1's chunks arrive (servers send each chunk
+ * once every task writing it pushed), before the scheduler's barrier. A provisional
  * task ends (the end needs t+1's globals) and pushes only after ITER_START
  * of t+1 and the TASK that hands it to this worker again; one never handed
  * is dropped. Sums still run in chunk order, so results are unchanged.
@@ -58,6 +60,7 @@ static int blocks_start_queued(struct worker *w) {
 }
 
 int worker_blocks_ahead(struct worker *w, uint32_t iter) {
+  w->ahead_iter = iter;
   for (uint32_t i = 0; i < w->n_ran && w->n_held < WORKER_QUEUE_MAX; i++) {
     int rc = blocks_begin(w, w->ran[i], iter, true);
     if (rc)
@@ -126,13 +129,29 @@ static int blocks_run_ready(struct worker *w, struct held_task *h, bool *ran, bo
   return rc;
 }
 
-/* The iteration whose input the held tasks read: the current one if any
- * held task is of it, else the one they run ahead for. */
-static uint32_t blocks_input_iter(const struct worker *w) {
-  for (uint32_t i = 0; i < w->n_held; i++)
-    if (w->held[i].ctx.iter == w->iter)
-      return w->iter;
-  return w->held[0].ctx.iter;
+/* Tell the mirror what the held tasks still read: the chunks from the
+ * lowest next one of the oldest iteration held (see mirror_need). */
+static int blocks_need(struct worker *w) {
+  uint32_t oldest = UINT32_MAX;
+  uint64_t from = UINT64_MAX;
+  for (uint32_t i = 0; i < w->n_held; i++) {
+    const struct held_task *h = &w->held[i];
+    if (h->ctx.iter < oldest) {
+      oldest = h->ctx.iter;
+      from = h->next_chunk;
+    } else if (h->ctx.iter == oldest && h->next_chunk < from) {
+      from = h->next_chunk;
+    }
+  }
+  return mirror_need(&w->mirror, w->node.app->pull_table, oldest, from);
+}
+
+/* Under static scheduling, once fetching ahead, a task done for this
+ * iteration starts again at once, provisionally, for the next. */
+static int blocks_run_on(struct worker *w, uint32_t task) {
+  if (w->ahead_iter != w->iter + 1 || w->node.cfg.sched != SCHED_STATIC || w->n_held >= WORKER_QUEUE_MAX)
+    return 0;
+  return blocks_begin(w, task, w->ahead_iter, true);
 }
 
 int worker_blocks_step(struct worker *w, bool *progress) {
@@ -149,8 +168,7 @@ int worker_blocks_step(struct worker *w, bool *progress) {
   if (w->n_held == 0)
     return 0;
   /* make sure the table is being fetched, then take what has arrived */
-  if ((rc = mirror_request(&w->mirror, w->node.app->pull_table, blocks_input_iter(w))) != 0 ||
-      (rc = mirror_recv(&w->mirror, 0, &(int){0})) < 0)
+  if ((rc = blocks_need(w)) != 0 || (rc = mirror_recv(&w->mirror, 0, &(int){0})) < 0)
     return rc;
   uint64_t start = clock_now_ns();
   for (uint32_t i = 0; i < w->n_held;) {
@@ -163,7 +181,8 @@ int worker_blocks_step(struct worker *w, bool *progress) {
     }
     struct held_task h = w->held[i];
     blocks_remove(w, i);
-    if ((rc = worker_complete(w, h.task, h.compute_ns, 0, h.overlap_ns, start)) != 0)
+    if ((rc = worker_complete(w, h.task, h.compute_ns, 0, h.overlap_ns, start)) != 0 ||
+        (rc = blocks_run_on(w, h.task)) != 0)
       return rc;
     *progress = true;
   }

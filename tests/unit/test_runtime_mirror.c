@@ -211,11 +211,14 @@ static void test_correct_sequence(void **state) {
   check_values(f, 0, 1, 0, N, 1);
   assert_int_equal(f->m.bytes_in, 11 * WIRE_HDR_BYTES + 8 * N);
 
-  /* next iteration: not ready until its own pieces arrive */
+  /* next iteration: not ready until its own pieces arrive (no task reads
+   * iteration 1 any more) */
   request(f, 0, 2);
+  mirror_release(&f->m);
   assert_false(mirror_ready(&f->m, 0, 2, 0, N));
   assert_int_equal(chunks_ready(f, 0, 2), 0);
-  assert_false(mirror_ready(&f->m, 0, 1, 0, N)); /* the old iteration is gone */
+  /* fetching ahead: iteration 1's values stay readable until chunks switch */
+  assert_true(mirror_ready(&f->m, 0, 1, 0, N));
   send_all(f, 0, 2, 1);
   take(f, 11);
   assert_true(mirror_ready(&f->m, 0, 2, 0, N));
@@ -279,6 +282,7 @@ static void test_wrong_iteration_rejected(void **state) {
   assert_true(mirror_ready(&f->m, 0, 1, 0, N));
 
   request(f, 0, 2);
+  mirror_release(&f->m);
   /* stale: a late copy of iteration 1's chunk 0 */
   piece(f, 0, 0, 1, 0, 10, 3);
   /* future: iteration 3 before it was asked for */
@@ -287,7 +291,7 @@ static void test_wrong_iteration_rejected(void **state) {
   piece(f, 0, 0, 0, 20, 30, 3);
   take(f, 3);
   assert_int_equal(chunks_ready(f, 0, 2), 0);
-  assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
+  assert_true(mirror_chunk_ready(&f->m, 0, 1, 0)); /* the late copy was a duplicate */
   assert_false(mirror_chunk_ready(&f->m, 0, 3, 1));
   assert_int_equal(f->m.t[0].missing, N);
   /* iteration 1's values are still what they were (nothing was overwritten) */
@@ -297,6 +301,84 @@ static void test_wrong_iteration_rejected(void **state) {
   take(f, 11);
   assert_true(mirror_ready(&f->m, 0, 2, 0, N));
   check_values(f, 0, 2, 0, N, 1);
+}
+
+/* No PULL reached fake server s within a short wait. */
+static void no_request(struct fixture *f, uint32_t s) {
+  struct net_msg msg;
+  assert_int_equal(net_recv(f->l[s], &msg, 50), DSANA_EAGAIN);
+}
+
+/* Receive for a short while; returns the pieces taken. */
+static int take_some(struct fixture *f) {
+  int got = 0;
+  assert_int_equal(mirror_recv(&f->m, 100, &got), 0);
+  return got;
+}
+
+/* Fetching ahead: a chunk switches to the next iteration only once the
+ * worker no longer reads it; a piece for a chunk still read is held back
+ * (and what follows it from that server waits behind it); a chunk needed
+ * again after it switched makes the mirror fetch the old iteration anew;
+ * the front moves on only after every chunk switched. */
+static void test_fetch_ahead(void **state) {
+  struct fixture *f = *state;
+  request(f, 0, 1);
+  send_all(f, 0, 1, 1);
+  take(f, 11);
+  request(f, 0, 2);
+  assert_int_equal(mirror_need(&f->m, 0, 1, 5), 0); /* tasks of 1 still read chunks 5.. */
+
+  piece(f, 0, 0, 2, 0, 10, 2); /* chunk 0: read by nobody, switches */
+  assert_int_equal(take_some(f), 1);
+  assert_true(mirror_chunk_ready(&f->m, 0, 2, 0));
+  assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
+  check_values(f, 0, 2, 0, 10, 2);
+
+  piece(f, 0, 0, 2, 60, 70, 2); /* chunk 6: still read for iteration 1 */
+  piece(f, 0, 0, 2, 10, 20, 2); /* behind it on the same stream */
+  assert_int_equal(take_some(f), 0);
+  assert_true(mirror_chunk_ready(&f->m, 0, 1, 6));
+  check_values(f, 0, 1, 10, 20, 1);
+  check_values(f, 0, 1, 60, 70, 1);
+
+  /* a new request for 3 must wait: chunks are still behind the front */
+  assert_int_equal(mirror_request(&f->m, 0, 3), 0);
+  no_request(f, 0);
+
+  assert_int_equal(mirror_need(&f->m, 0, 1, 7), 0); /* the tasks moved past chunk 6 */
+  assert_int_equal(take_some(f), 2);
+  assert_true(mirror_chunk_ready(&f->m, 0, 2, 6));
+  assert_true(mirror_chunk_ready(&f->m, 0, 2, 1));
+  assert_true(mirror_chunk_ready(&f->m, 0, 1, 7));
+  check_values(f, 0, 2, 60, 70, 2);
+
+  /* a task of iteration 1 starting from chunk 0 (which switched): fetched anew */
+  assert_int_equal(mirror_need(&f->m, 0, 1, 0), 0);
+  struct net_msg msg;
+  assert_int_equal(net_recv(f->l[0], &msg, WAIT_MS), 0);
+  assert_int_equal(msg.hdr.type, WIRE_PULL);
+  assert_int_equal(msg.hdr.iter, 1);
+  net_msg_fini(&msg);
+  assert_int_equal(f->m.t[0].iter, 1);
+  assert_int_equal(chunks_ready(f, 0, 1), 0);
+  assert_int_equal(chunks_ready(f, 0, 2), 0);
+  send_all(f, 0, 1, 4);
+  take(f, 11);
+  check_values(f, 0, 1, 0, N, 4);
+
+  /* ahead again; every chunk switches, and only then may the front move on */
+  request(f, 0, 2);
+  assert_int_equal(mirror_need(&f->m, 0, 1, UINT64_MAX), 0);
+  assert_int_equal(mirror_request(&f->m, 0, 3), 0);
+  no_request(f, 0);
+  send_all(f, 0, 2, 5);
+  take(f, 11);
+  assert_true(mirror_ready(&f->m, 0, 2, 0, N));
+  assert_int_equal(take_some(f), 0); /* issues the request for 3 */
+  assert_int_equal(net_recv(f->l[0], &msg, WAIT_MS), 0);
+  assert_int_equal(msg.hdr.iter, 3);
+  net_msg_fini(&msg);
 }
 
 /* Pieces straddling a chunk boundary, empty, or beyond the table are dropped. */
@@ -373,6 +455,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_correct_sequence, setup1, teardown),
       cmocka_unit_test_setup_teardown(test_duplicate_rejected, setup1, teardown),
       cmocka_unit_test_setup_teardown(test_wrong_iteration_rejected, setup1, teardown),
+      cmocka_unit_test_setup_teardown(test_fetch_ahead, setup1, teardown),
       cmocka_unit_test_setup_teardown(test_bad_ranges_rejected, setup1, teardown),
       cmocka_unit_test_setup_teardown(test_unrequested_table_rejected, setup1, teardown),
       cmocka_unit_test_setup_teardown(test_outside_shard_rejected, setup2, teardown),
