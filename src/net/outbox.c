@@ -7,6 +7,7 @@
 
 #include "dsana/dsana.h"
 #include "util/clock.h"
+#include "util/grow.h"
 
 struct pending {
   uint64_t priority, seq;
@@ -87,14 +88,10 @@ int net_outbox_send(struct net_outbox *o, struct net_sock *s, const struct net_p
                     const void *payload, size_t len, uint64_t priority) {
   if (!net_outbox_emulating(o))
     return net_send(s, to, h, payload, len);
-  if (o->n == o->cap) {
-    size_t cap = o->cap ? 2 * o->cap : 64;
-    struct pending *p = realloc(o->heap, cap * sizeof *p);
-    if (!p)
-      return DSANA_ENOMEM;
-    o->heap = p;
-    o->cap = cap;
-  }
+  struct pending *heap = grow_for_one(o->heap, &o->cap, o->n, sizeof *o->heap, 64);
+  if (!heap)
+    return DSANA_ENOMEM;
+  o->heap = heap;
   struct pending *p = &o->heap[o->n];
   memset(p, 0, sizeof *p);
   if (len && !(p->payload = malloc(len)))

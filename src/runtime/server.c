@@ -16,6 +16,7 @@
 #include "runtime/shm.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
+#include "util/grow.h"
 #include "util/log.h"
 
 /* Pointer p such that p[key] is the shard slot of key (see file comment). */
@@ -197,14 +198,10 @@ static int server_defer_push(struct server *sv, const struct wire_hdr *h, const 
              h->iter, h->chunk);
     return 0;
   }
-  if (sv->n_deferred == sv->cap_deferred) {
-    size_t cap = sv->cap_deferred ? 2 * sv->cap_deferred : 16;
-    struct deferred_push *d = realloc(sv->deferred, cap * sizeof *d);
-    if (!d)
-      return DSANA_ENOMEM;
-    sv->deferred = d;
-    sv->cap_deferred = cap;
-  }
+  struct deferred_push *d = grow_for_one(sv->deferred, &sv->cap_deferred, sv->n_deferred, sizeof *d, 16);
+  if (!d)
+    return DSANA_ENOMEM;
+  sv->deferred = d;
   void *copy = malloc(bytes ? bytes : 1);
   if (!copy)
     return DSANA_ENOMEM;

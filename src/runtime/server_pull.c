@@ -15,6 +15,7 @@
 #include "runtime/server.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
+#include "util/grow.h"
 #include "util/log.h"
 
 int spull_alloc(struct server *sv) {
@@ -94,14 +95,10 @@ int spull_on_pull(struct server *sv, const struct net_msg *m) {
              (long long)sv->version);
     return 0;
   }
-  if (sv->n_reqs == sv->cap_reqs) {
-    size_t cap = sv->cap_reqs ? 2 * sv->cap_reqs : 16;
-    struct pull_req *r = realloc(sv->reqs, cap * sizeof *r);
-    if (!r)
-      return DSANA_ENOMEM;
-    sv->reqs = r;
-    sv->cap_reqs = cap;
-  }
+  struct pull_req *reqs = grow_for_one(sv->reqs, &sv->cap_reqs, sv->n_reqs, sizeof *reqs, 16);
+  if (!reqs)
+    return DSANA_ENOMEM;
+  sv->reqs = reqs;
   sv->reqs[sv->n_reqs++] = (struct pull_req){.peer = m->from, .hdr = *h};
   return 0;
 }
