@@ -19,6 +19,13 @@
 #include "util/grow.h"
 #include "util/log.h"
 
+bool server_task_part(const struct server *sv, uint32_t task, uint64_t *lo, uint64_t *hi) {
+  const struct dsana_task_decl *t = &sv->node.job.tasks[task];
+  *lo = t->lo > sv->lo ? t->lo : sv->lo;
+  *hi = t->hi < sv->hi ? t->hi : sv->hi;
+  return *lo < *hi;
+}
+
 /* Pointer p such that p[key] is the shard slot of key (see file comment). */
 static double *by_key(double *storage, uint64_t lo) { return storage - lo; }
 
@@ -226,8 +233,9 @@ static int server_on_push(struct server *sv, const struct wire_hdr *h, const voi
            h->key_hi > job->tasks[h->chunk].hi)
     why = "key range outside the task's part of this shard";
   if (!why) {
-    const struct dsana_task_decl *task = &job->tasks[h->chunk];
-    uint64_t want = (task->hi < sv->hi ? task->hi : sv->hi) - (task->lo > sv->lo ? task->lo : sv->lo);
+    uint64_t lo, hi;
+    server_task_part(sv, h->chunk, &lo, &hi);
+    uint64_t want = hi - lo;
     uint64_t *got = &sv->task_keys[h->chunk - sv->task_lo];
     uint32_t *sender = &sv->task_sender[h->chunk - sv->task_lo];
     if (*got == want)
@@ -249,7 +257,6 @@ static int server_on_push(struct server *sv, const struct wire_hdr *h, const voi
         return 0;
       /* this task's part of the shard is complete: finish it now, so that
        * the end of the iteration only has to send the report */
-      uint64_t lo = task->lo > sv->lo ? task->lo : sv->lo, hi = task->hi < sv->hi ? task->hi : sv->hi;
       int rc = server_finish_part(sv, h->iter, lo, hi);
       spull_part_final(sv, lo, hi);
       if (rc == 0 && --sv->tasks_left == 0)

@@ -64,6 +64,10 @@ struct server {
   uint64_t deferred_bytes;
 };
 
+/* server.c: the part of task `task` inside the shard, [*lo, *hi); false
+ * when empty. */
+bool server_task_part(const struct server *sv, uint32_t task, uint64_t *lo, uint64_t *hi);
+
 /* server_pull.c */
 int spull_alloc(struct server *sv);
 void spull_free(struct server *sv);

@@ -40,20 +40,12 @@ void spull_free(struct server *sv) {
   free(sv->reqs);
 }
 
-/* The part of task i inside the shard, [*lo, *hi); false when empty. */
-static bool task_part(const struct server *sv, uint32_t i, uint64_t *lo, uint64_t *hi) {
-  const struct dsana_task_decl *t = &sv->node.job.tasks[i];
-  *lo = t->lo > sv->lo ? t->lo : sv->lo;
-  *hi = t->hi < sv->hi ? t->hi : sv->hi;
-  return *lo < *hi;
-}
-
 void spull_begin(struct server *sv) {
   sv->n_final = 0;
   memset(sv->chunk_left, 0, sizeof *sv->chunk_left * (sv->n_chunks ? sv->n_chunks : 1));
   for (uint32_t i = sv->task_lo; i < sv->task_hi; i++) {
     uint64_t lo, hi;
-    if (task_part(sv, i, &lo, &hi))
+    if (server_task_part(sv, i, &lo, &hi))
       for (uint64_t c = lo / sv->chunk_keys; c <= (hi - 1) / sv->chunk_keys; c++)
         sv->chunk_left[c - sv->chunk0]++;
   }
@@ -76,8 +68,7 @@ void spull_all_final(struct server *sv) {
 void spull_commit(struct server *sv) {
   uint64_t *tmp = sv->final[0];
   sv->final[0] = sv->final[1];
-  sv->final[1] = tmp;
-  sv->n_final = 0;
+  sv->final[1] = tmp; /* emptied by spull_begin() */
 }
 
 void spull_drop_all(struct server *sv) { sv->n_reqs = 0; }
@@ -123,12 +114,19 @@ static void req_span(const struct server *sv, const struct pull_req *r, int side
   *hi = b;
 }
 
-static int send_shm(struct server *sv, struct pull_req *r, int side, uint64_t lo, uint64_t hi) {
-  struct wire_hdr h = wire_hdr_make(WIRE_PULL_SHM, sv->node.index);
+/* The header of an answer to r carrying keys [lo, hi). */
+static struct wire_hdr answer_hdr(const struct server *sv, const struct pull_req *r, enum wire_type type,
+                                  uint64_t lo, uint64_t hi) {
+  struct wire_hdr h = wire_hdr_make(type, sv->node.index);
   h.table = r->hdr.table;
   h.iter = r->hdr.iter;
   h.key_lo = lo;
   h.key_hi = hi;
+  return h;
+}
+
+static int send_shm(struct server *sv, struct pull_req *r, int side, uint64_t lo, uint64_t hi) {
+  struct wire_hdr h = answer_hdr(sv, r, WIRE_PULL_SHM, lo, hi);
   h.chunk = sv->cur_buf[r->hdr.table] ^ (uint32_t)side;
   uint64_t t0 = clock_now_ns();
   int rc = net_send(sv->listen, &r->peer, &h, NULL, 0);
@@ -148,11 +146,7 @@ static uint64_t reply_priority(uint32_t iter, uint64_t chunk, uint32_t worker) {
 
 static int send_reply(struct server *sv, struct pull_req *r, int side, uint64_t lo, uint64_t hi) {
   const double *src = (side == 0 ? sv->cur : sv->next)[r->hdr.table];
-  struct wire_hdr h = wire_hdr_make(WIRE_PULL_REPLY, sv->node.index);
-  h.table = r->hdr.table;
-  h.iter = r->hdr.iter;
-  h.key_lo = lo;
-  h.key_hi = hi;
+  struct wire_hdr h = answer_hdr(sv, r, WIRE_PULL_REPLY, lo, hi);
   h.payload_bytes = (hi - lo) * sizeof(double);
   uint64_t t0 = clock_now_ns();
   int rc = net_outbox_send(sv->node.outbox, sv->listen, &r->peer, &h, src + (lo - sv->lo), (size_t)h.payload_bytes,
