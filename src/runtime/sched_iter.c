@@ -100,7 +100,7 @@ static int sch_hand_out_first(struct scheduler *s) {
         rc = 0;
         break;
       }
-    if (!rc && !s->workers[w].lost && !s->workers[w].joining)
+    if (!rc)
       sch_fetch_ahead(s, w);
   }
   free(budget);

@@ -85,10 +85,11 @@ static void blocks_remove(struct worker *w, uint32_t i) {
   memmove(&w->held[i], &w->held[i + 1], sizeof *w->held * (--w->n_held - i));
 }
 
-uint32_t worker_blocks_drop_provisional(struct worker *w) {
+/* Drop the provisional tasks of iterations before `before`. */
+static uint32_t blocks_drop_provisional_before(struct worker *w, uint32_t before) {
   uint32_t dropped = 0;
   for (uint32_t i = 0; i < w->n_held;)
-    if (w->held[i].provisional) {
+    if (w->held[i].provisional && w->held[i].ctx.iter < before) {
       blocks_remove(w, i);
       dropped++;
     } else {
@@ -96,6 +97,8 @@ uint32_t worker_blocks_drop_provisional(struct worker *w) {
     }
   return dropped;
 }
+
+uint32_t worker_blocks_drop_provisional(struct worker *w) { return blocks_drop_provisional_before(w, UINT32_MAX); }
 
 /* Run the blocks of h whose chunks are in; *done when it ran its last and
  * its end (which needs its iteration's globals and the scheduler's word). */
@@ -149,8 +152,8 @@ static int blocks_need(struct worker *w) {
 /* Under static scheduling, once fetching ahead, a task done for this
  * iteration starts again at once, provisionally, for the next. */
 static int blocks_run_on(struct worker *w, uint32_t task) {
-  if (w->ahead_iter != w->iter + 1 || w->node.cfg.sched != SCHED_STATIC || w->n_held >= WORKER_QUEUE_MAX)
-    return 0;
+  if (w->ahead_iter != w->iter + 1 || w->n_held >= WORKER_QUEUE_MAX)
+    return 0; /* ahead_iter is set only under static scheduling */
   return blocks_begin(w, task, w->ahead_iter, true);
 }
 
@@ -160,12 +163,7 @@ int worker_blocks_step(struct worker *w, bool *progress) {
   if (rc || w->n_held == 0)
     return rc;
   /* provisional tasks of an iteration already over for this worker */
-  for (uint32_t i = 0; i < w->n_held;)
-    if (w->held[i].provisional && w->held[i].ctx.iter < w->iter)
-      blocks_remove(w, i);
-    else
-      i++;
-  if (w->n_held == 0)
+  if (blocks_drop_provisional_before(w, w->iter) && w->n_held == 0)
     return 0;
   /* make sure the table is being fetched, then take what has arrived */
   if ((rc = blocks_need(w)) != 0 || (rc = mirror_recv(&w->mirror, 0, &(int){0})) < 0)
