@@ -60,43 +60,12 @@ static uint64_t chunk_len(const struct mirror *m, uint64_t c) {
   return (hi > m->n_keys ? m->n_keys : hi) - lo;
 }
 
-/* Start table t afresh for iter: nothing received, every chunk iter's. */
-static void mirror_reset(struct mirror *m, struct mirror_table *mt, uint32_t iter) {
-  memset(mt->chunk_got, 0, sizeof(uint64_t) * m->n_chunks);
-  memset(mt->have, 0, sizeof(uint64_t) * (m->n_keys / 64 + 1));
-  for (uint64_t c = 0; c < m->n_chunks; c++)
-    mt->chunk_iter[c] = iter;
-  mt->switched_hi = m->n_chunks;
-  mt->behind = 0;
-}
-
-int mirror_request(struct mirror *m, uint32_t t, uint32_t iter) {
+/* Ask every server for table t of iteration iter, the new front. */
+static int mirror_ask(struct mirror *m, uint32_t t, uint32_t iter) {
   struct mirror_table *mt = &m->t[t];
-  if (mt->iter == iter && mt->values)
-    return 0;
-  if (!mt->values) {
-    mt->values = calloc(m->n_keys, sizeof(double));
-    mt->chunk_got = calloc(m->n_chunks, sizeof(uint64_t));
-    mt->chunk_iter = calloc(m->n_chunks, sizeof(uint32_t));
-    mt->have = calloc(m->n_keys / 64 + 1, sizeof(uint64_t));
-    if (!mt->values || !mt->chunk_got || !mt->chunk_iter || !mt->have)
-      return DSANA_ENOMEM;
-    mt->iter = iter + 2; /* never "ahead": start afresh below */
-  }
-  if (iter == mt->iter + 1 && mt->behind > 0) {
-    mt->ahead_want = iter; /* asked for once every chunk holds the front */
-    return 0;
-  }
-  mt->ahead_want = 0;
-  if (iter == mt->iter + 1) {
-    mt->switched_hi = 0; /* ahead: chunks keep their values until they switch */
-    mt->busy_from = 0;
-    mt->behind = m->n_chunks;
-  } else {
-    mirror_reset(m, mt, iter);
-  }
   mt->iter = iter;
   mt->missing = m->n_keys;
+  mt->ahead_want = 0;
   for (uint32_t s = 0; s < m->n_servers; s++) {
     struct wire_hdr h = wire_hdr_make(WIRE_PULL, m->self);
     h.table = t;
@@ -112,6 +81,42 @@ int mirror_request(struct mirror *m, uint32_t t, uint32_t iter) {
   return 0;
 }
 
+/* Start table t afresh for iter: nothing received, every chunk iter's. */
+static int mirror_fresh(struct mirror *m, uint32_t t, uint32_t iter) {
+  struct mirror_table *mt = &m->t[t];
+  if (!mt->values) {
+    mt->values = calloc(m->n_keys, sizeof(double));
+    mt->chunk_got = calloc(m->n_chunks, sizeof(uint64_t));
+    mt->chunk_iter = calloc(m->n_chunks, sizeof(uint32_t));
+    mt->have = calloc(m->n_keys / 64 + 1, sizeof(uint64_t));
+    if (!mt->values || !mt->chunk_got || !mt->chunk_iter || !mt->have)
+      return DSANA_ENOMEM;
+  }
+  memset(mt->chunk_got, 0, sizeof(uint64_t) * m->n_chunks);
+  memset(mt->have, 0, sizeof(uint64_t) * (m->n_keys / 64 + 1));
+  for (uint64_t c = 0; c < m->n_chunks; c++)
+    mt->chunk_iter[c] = iter;
+  mt->switched_hi = m->n_chunks;
+  mt->behind = 0;
+  return mirror_ask(m, t, iter);
+}
+
+int mirror_request(struct mirror *m, uint32_t t, uint32_t iter) {
+  struct mirror_table *mt = &m->t[t];
+  if (!mt->values || (iter != mt->iter && iter != mt->iter + 1))
+    return mirror_fresh(m, t, iter);
+  if (iter == mt->iter)
+    return 0;
+  if (mt->behind > 0) {
+    mt->ahead_want = iter; /* asked for once every chunk holds the front */
+    return 0;
+  }
+  mt->switched_hi = 0; /* ahead: chunks keep their values until they switch */
+  mt->busy_from = 0;
+  mt->behind = m->n_chunks;
+  return mirror_ask(m, t, iter);
+}
+
 int mirror_need(struct mirror *m, uint32_t t, uint32_t iter, uint64_t from_chunk) {
   struct mirror_table *mt = &m->t[t];
   if (mt->values && mt->iter == iter + 1 && from_chunk >= mt->switched_hi) {
@@ -123,10 +128,8 @@ int mirror_need(struct mirror *m, uint32_t t, uint32_t iter, uint64_t from_chunk
     return 0;
   }
   /* a chunk it needs has switched already, or nobody reads the front's
-   * values any more: start afresh for iter */
-  if (mt->values)
-    mt->iter = iter + 2; /* not "ahead" of anything */
-  return mirror_request(m, t, iter);
+   * values any more */
+  return mirror_fresh(m, t, iter);
 }
 
 int mirror_prefetch(struct mirror *m, uint32_t iter) {
@@ -203,60 +206,39 @@ static void mirror_count(struct mirror_table *mt, uint32_t iter, uint64_t c, uin
     mt->missing -= keys;
 }
 
-/* A local server's answer naming its shared buffer: copy from it. */
-static const char *mirror_take_shm(struct mirror *m, uint32_t s, const struct wire_hdr *h, uint64_t slo,
-                                   uint64_t shi, bool *hold, bool *superseded) {
-  struct mirror_table *mt = h->table < m->n_tables ? &m->t[h->table] : NULL;
-  if (!m->shm_dir || s >= 1024 || !mt || !mt->values || h->chunk > 1 || !mirror_wanted(mt, h->iter))
-    return "shared buffer answer not expected";
-  if (h->key_lo < slo || h->key_hi > shi || h->key_lo >= h->key_hi)
-    return "keys outside the server's shard";
-  uint64_t c = h->key_lo / m->chunk_keys;
-  if ((h->key_hi - 1) / m->chunk_keys != c)
-    return "answer straddles a chunk";
+/* A local server's answer names its shared buffer: where h's keys are in
+ * server s's mapped buffer, or NULL with *why. */
+static const double *mirror_shm_source(struct mirror *m, uint32_t s, const struct wire_hdr *h, uint64_t slo,
+                                       uint64_t shi, const char **why) {
+  if (!m->shm_dir || s >= 1024 || h->chunk > 1) {
+    *why = "shared buffer answer not expected";
+    return NULL;
+  }
   const double **buf = &m->shm[s][h->table][h->chunk];
   if (!*buf) {
     char path[1200];
     shm_path(path, sizeof path, m->shm_dir, s, h->table, h->chunk);
-    if (shm_open_ro(path, (shi - slo) * sizeof(double), buf) != 0)
-      return "cannot map the server's shared buffer";
+    if (shm_open_ro(path, (shi - slo) * sizeof(double), buf) != 0) {
+      *why = "cannot map the server's shared buffer";
+      return NULL;
+    }
   }
-  enum admit a = mirror_admit(m, mt, h->iter, c);
-  if (a == ADMIT_HOLD) {
-    *hold = true;
-    return NULL;
-  }
-  if (a == ADMIT_DROP) {
-    *superseded = true;
-    return NULL;
-  }
-  if (!mirror_mark(mt->have, h->key_lo, h->key_hi))
-    return "keys received twice";
-  memcpy(mt->values + h->key_lo, *buf + (h->key_lo - slo), (h->key_hi - h->key_lo) * sizeof(double));
-  mirror_count(mt, h->iter, c, h->key_hi - h->key_lo);
-  return NULL;
+  return *buf + (h->key_lo - slo);
 }
 
-/* Check and store one reply piece from server s; false when it must be
- * held back (its chunk is still read for the previous iteration). */
+/* Check and store one reply piece from server s (its values in the
+ * message, or in the server's shared buffer); false when it must be held
+ * back (its chunk is still read for the previous iteration). */
 static bool mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
   const struct wire_hdr *h = &msg->hdr;
   uint64_t slo, shi;
   shard_range(m->n_keys, m->n_servers, s, &slo, &shi);
-  bool hold = false, superseded = false;
-  if (h->type == WIRE_PULL_SHM) {
-    const char *why = mirror_take_shm(m, s, h, slo, shi, &hold, &superseded);
-    if (why)
-      log_warn("dropped PULL_SHM from server %u (table %u, iteration %u): %s", s, h->table, h->iter, why);
-    if (superseded)
-      log_debug("dropped PULL_SHM from server %u for iteration %u: superseded", s, h->iter);
-    return !hold;
-  }
   const char *why = NULL;
   struct mirror_table *mt = h->table < m->n_tables ? &m->t[h->table] : NULL;
+  const double *src = msg->payload;
   uint64_t c = h->key_lo / m->chunk_keys;
   enum admit a = ADMIT_DROP;
-  if (h->type != WIRE_PULL_REPLY)
+  if (h->type != WIRE_PULL_REPLY && h->type != WIRE_PULL_SHM)
     why = "not a pull reply";
   else if (!mt || !mirror_wanted(mt, h->iter))
     why = "table or iteration not requested";
@@ -264,11 +246,13 @@ static bool mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg)
     why = "keys outside the server's shard";
   else if ((h->key_hi - 1) / m->chunk_keys != c)
     why = "piece straddles a chunk";
+  else if (h->type == WIRE_PULL_SHM && !(src = mirror_shm_source(m, s, h, slo, shi, &why)))
+    ; /* why says it */
   else if ((a = mirror_admit(m, mt, h->iter, c)) == ADMIT_HOLD)
     return false;
   else if (a == ADMIT_DROP) {
     /* the previous iteration's, for a chunk already switched to the front */
-    log_debug("dropped PULL_REPLY from server %u for iteration %u: superseded", s, h->iter);
+    log_debug("dropped %s from server %u for iteration %u: superseded", wire_type_name(h->type), s, h->iter);
     return true;
   } else if (!mirror_mark(mt->have, h->key_lo, h->key_hi))
     why = "keys received twice";
@@ -278,10 +262,11 @@ static bool mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg)
     return true;
   }
   uint64_t t0 = clock_now_ns();
-  memcpy(mt->values + h->key_lo, msg->payload, (h->key_hi - h->key_lo) * sizeof(double));
+  memcpy(mt->values + h->key_lo, src, (h->key_hi - h->key_lo) * sizeof(double));
   trace_span("piece in", "transfer", t0, clock_now_ns(), h->iter, "chunk", (double)c);
   mirror_count(mt, h->iter, c, h->key_hi - h->key_lo);
-  m->bytes_in += WIRE_HDR_BYTES + h->payload_bytes;
+  if (h->type == WIRE_PULL_REPLY)
+    m->bytes_in += WIRE_HDR_BYTES + h->payload_bytes; /* shared buffers cross no link */
   return true;
 }
 
