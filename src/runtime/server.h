@@ -59,6 +59,9 @@ struct server {
   uint32_t *chunk_left;  /* per chunk: overlapping tasks not yet final in next */
   uint64_t *final[2];    /* [0]: cur's chunks (all), [1]: next's final ones so far */
   uint64_t n_final;      /* entries of final[1] */
+  /* per (worker, table): the pump round that saw it with an unfinished
+   * pull of the running iteration (its pulls of the next one wait) */
+  uint32_t *running_seen, pump_round;
   struct deferred_push *deferred; /* pushes for version+2, applied at commit */
   size_t n_deferred, cap_deferred;
   uint64_t deferred_bytes;

@@ -26,7 +26,8 @@ int spull_alloc(struct server *sv) {
   sv->chunk_left = calloc(n, sizeof *sv->chunk_left);
   sv->final[0] = malloc(n * sizeof *sv->final[0]);
   sv->final[1] = malloc(n * sizeof *sv->final[1]);
-  if (!sv->chunk_left || !sv->final[0] || !sv->final[1])
+  sv->running_seen = calloc((size_t)sv->node.cfg.n_workers * DSANA_MAX_TABLES + 1, sizeof *sv->running_seen);
+  if (!sv->chunk_left || !sv->final[0] || !sv->final[1] || !sv->running_seen)
     return DSANA_ENOMEM;
   for (uint64_t i = 0; i < sv->n_chunks; i++)
     sv->final[0][i] = sv->chunk0 + i; /* cur as resumed from a checkpoint */
@@ -37,6 +38,7 @@ void spull_free(struct server *sv) {
   free(sv->chunk_left);
   free(sv->final[0]);
   free(sv->final[1]);
+  free(sv->running_seen);
   free(sv->reqs);
 }
 
@@ -179,16 +181,13 @@ static int send_piece(struct server *sv, struct pull_req *r, int side) {
 }
 
 /* A worker gets the running iteration's values before it gets any of the
- * next one's: true while r (of the next) waits behind such a pull among the
- * n_before (still unfinished) pulls that came before it. Its
- * mirror may hold a next-iteration piece back until the worker has moved
- * past that chunk, which needs the running iteration's pieces behind it. */
-static bool waits_behind(const struct server *sv, size_t n_before, const struct pull_req *r) {
-  for (const struct pull_req *o = sv->reqs; o < sv->reqs + n_before; o++)
-    if (o->hdr.sender == r->hdr.sender && o->hdr.table == r->hdr.table && req_side(sv, o) == 0 &&
-        o->pos < sv->n_chunks)
-      return true;
-  return false;
+ * next one's: its mirror may hold a next-iteration piece back until the
+ * worker has moved past that chunk, which needs the running iteration's
+ * pieces behind it. The slot of r's worker and table in running_seen. */
+static uint32_t *running_slot(const struct server *sv, const struct pull_req *r) {
+  if (r->hdr.sender >= sv->node.cfg.n_workers || r->hdr.table >= DSANA_MAX_TABLES)
+    return &sv->running_seen[(size_t)sv->node.cfg.n_workers * DSANA_MAX_TABLES]; /* one spare for bad senders */
+  return &sv->running_seen[(size_t)r->hdr.sender * DSANA_MAX_TABLES + r->hdr.table];
 }
 
 int spull_pump(struct server *sv, size_t *active) {
@@ -196,12 +195,14 @@ int spull_pump(struct server *sv, size_t *active) {
   *active = 0;
   /* with an emulated link the outbox orders and paces: queue all that can go */
   bool all = net_outbox_emulating(sv->node.outbox);
+  uint32_t round = ++sv->pump_round ? sv->pump_round : ++sv->pump_round; /* never 0 */
   for (size_t i = 0; i < sv->n_reqs; i++) {
     struct pull_req *r = &sv->reqs[i];
     int side = req_side(sv, r);
     if (side == -1)
       continue; /* its iteration is over: nobody can be waiting for it */
-    if (side == -2 || (side == 1 && waits_behind(sv, keep, r))) {
+    /* behind an unfinished pull of the running iteration that came first */
+    if (side == -2 || (side == 1 && *running_slot(sv, r) == round)) {
       sv->reqs[keep++] = *r;
       continue;
     }
@@ -220,6 +221,8 @@ int spull_pump(struct server *sv, size_t *active) {
     }
     if (r->pos < sv->n_chunks) {
       *active += r->pos < side_final(sv, side);
+      if (side == 0)
+        *running_slot(sv, r) = round;
       sv->reqs[keep++] = *r;
     }
   }
