@@ -30,6 +30,13 @@ struct pr_block {
 int pr_block_build(struct pr_block *b, const struct graph *g, uint64_t lo, uint64_t hi, uint64_t chunk_keys);
 void pr_block_fini(struct pr_block *b);
 
+/* Edges of the block of chunk c. */
+static inline uint64_t pr_block_edges(const struct pr_block *b, uint64_t c) {
+  uint64_t from = b->chunk_grp[c] ? b->grp_end[b->chunk_grp[c] - 1] : 0;
+  uint64_t to = b->chunk_grp[c + 1] ? b->grp_end[b->chunk_grp[c + 1] - 1] : 0;
+  return to - from;
+}
+
 /* acc[v] += sum of contrib[u] over the block of chunk c (acc indexed by key). */
 static inline void pr_block_run(const struct pr_block *b, uint64_t c, const double *contrib, double *acc) {
   /* edges of chunk c start where the last group of earlier chunks ended */

@@ -63,6 +63,7 @@ int pr_task_block(void *app, struct dsana_task_ctx *ctx, uint64_t c) {
   int rc = dsana_pull(ctx->view, pr->t_contrib, c * k, hi, &contrib);
   if (rc == 0)
     pr_block_run(b, c, contrib, dsana_push_buf(ctx->view));
+  ctx->cost = (double)pr_block_edges(b, c); /* the blocks and the end add up to the task's cost */
   return rc;
 }
 
@@ -73,6 +74,7 @@ int pr_task_end(void *app, struct dsana_task_ctx *ctx) {
   const double base = (1.0 - d) / n + d * (ctx->globals[PR_G_DANGLING] / n);
   for (uint64_t v = ctx->lo; v < ctx->hi; v++)
     out[v] = base + d * out[v];
+  ctx->cost = (double)(ctx->hi - ctx->lo);
   return 0;
 }
 

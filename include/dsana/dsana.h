@@ -126,6 +126,13 @@ struct dsana_task_ctx {
   uint64_t lo, hi;               /* the task's key range */
   const double *globals;         /* DSANA_MAX_GLOBALS values from reduce() */
   struct dsana_worker_view *view; /* opaque, for dsana_pull/dsana_push_buf */
+  /* Out, for task_block() and task_end(): the cost of the work this call
+   * did, in the units of the task's cost hint; the runtime sets it to 0
+   * before each call. Emulated clusters with a cost model (scenario
+   * ns_per_cost) time each call from it, so a task's calls should add up to
+   * its cost hint. task_begin() is not timed (it may build per-task data
+   * once); run_task() need not set it: a whole task costs its hint. */
+  double cost;
 };
 struct dsana_worker_view;
 /* Values of `table` for keys [lo, hi) as of the end of the previous

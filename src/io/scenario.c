@@ -166,7 +166,7 @@ static int parse_worker(const struct parse_ctx *c, const cJSON *obj, uint32_t i,
 
 /* Validate the document into *sc (zeroed by the caller; partly filled on error). */
 static int parse_root(const struct parse_ctx *c, const cJSON *root, struct scenario *sc) {
-  static const char *const keys[] = {"workers", "transient", "link", "time_scale", NULL};
+  static const char *const keys[] = {"workers", "transient", "link", "time_scale", "ns_per_cost", NULL};
   if (!cJSON_IsObject(root))
     return fail(c, DSANA_EFORMAT, "top level: must be an object");
   int rc = check_keys(c, root, keys, "at top level");
@@ -178,6 +178,11 @@ static int parse_root(const struct parse_ctx *c, const cJSON *root, struct scena
     return rc;
   if (!(sc->time_scale >= 1) || sc->time_scale > 1e6)
     return fail(c, DSANA_EFORMAT, "time_scale: must be in [1, 1e6]");
+  bool has_cost = false;
+  if ((rc = get_number(c, root, "", "ns_per_cost", false, &sc->ns_per_cost, &has_cost)) != 0)
+    return rc;
+  if (has_cost && !(sc->ns_per_cost > 0 && sc->ns_per_cost <= 1e9))
+    return fail(c, DSANA_EFORMAT, "ns_per_cost: must be in (0, 1e9]");
   const cJSON *link = cJSON_GetObjectItemCaseSensitive(root, "link");
   if (link != NULL && (rc = parse_link(c, link, "link", &sc->global_link)) != 0)
     return rc;

@@ -6,12 +6,19 @@
  *   "transient": {"probability": p, "slowdown": k, "seed": x},  optional
  *   "link":      {"bandwidth_mbit": B, "latency_ms": L}          optional
  *   "time_scale": T                                               optional, >= 1
+ *   "ns_per_cost": N                                              optional, > 0
  * }
  * time_scale T makes every emulated node T times slower than one core of
  * this machine (a worker of speed s takes T/s times its compute time), so
  * that W emulated nodes fit on fewer physical cores: with sum(speed) / T
  * below the core count, the real computation stays inside the modelled
  * time and the emulation does not depend on how busy the host is.
+ * How long a piece of work takes on an emulated node of speed 1 (before
+ * time_scale): without ns_per_cost, its fastest real time on this machine
+ * so far (measured); with it, N ns per unit of the app's cost hint (for
+ * PageRank an in-edge or a vertex), fixed by the file: the emulated compute,
+ * and so the compute bound, no longer depend on this machine's speed or
+ * load, as long as the real computation fits inside the modelled time.
  * A worker with speed s takes 1/s as long per task; transient stragglers make
  * worker w k times slower in iteration t with probability p, decided by a
  * hash of (seed, w, t): deterministic and independent of everything else.
@@ -46,6 +53,7 @@ struct scenario {
   struct scenario_link global_link;
   double transient_p, transient_slowdown;
   double time_scale; /* every emulated node is this many times slower than a core here (>= 1) */
+  double ns_per_cost; /* modelled ns per unit of task cost at speed 1; 0 = measured model */
   uint64_t transient_seed;
 };
 

@@ -10,10 +10,10 @@
 #define EMULATE_MAX_SLOTS (1u << 21) /* 16 MiB of history at most */
 #define EMULATE_MAX_CREDIT_NS 2000000 /* oversleep carried to later pieces, at most */
 
-int emulate_init(struct emulate *e, uint64_t n_slots) {
-  *e = (struct emulate){0};
+int emulate_init(struct emulate *e, uint64_t n_slots, double ns_per_cost) {
+  *e = (struct emulate){.ns_per_cost = ns_per_cost > 0 ? ns_per_cost : 0};
   prctl(PR_SET_TIMERSLACK, 1UL); /* this process's sleeps end on time, not 50 us late */
-  if (n_slots == 0 || n_slots > EMULATE_MAX_SLOTS)
+  if (e->ns_per_cost > 0 || n_slots == 0 || n_slots > EMULATE_MAX_SLOTS)
     return 0;
   e->best = calloc(n_slots, sizeof *e->best);
   if (!e->best)
@@ -27,9 +27,10 @@ void emulate_fini(struct emulate *e) {
   *e = (struct emulate){0};
 }
 
-uint64_t emulate_work(struct emulate *e, uint64_t slot, uint64_t real_ns, double slowdown) {
-  if (slowdown <= 1.0)
-    return real_ns;
+/* The modelled duration of the piece at speed 1, before slowdown. */
+static double emulate_base_ns(struct emulate *e, uint64_t slot, uint64_t real_ns, double cost) {
+  if (e->ns_per_cost > 0)
+    return cost > 0 ? cost * e->ns_per_cost : 0;
   uint64_t base = real_ns;
   if (e->best && slot < e->n_slots) {
     uint64_t *b = &e->best[slot];
@@ -37,7 +38,14 @@ uint64_t emulate_work(struct emulate *e, uint64_t slot, uint64_t real_ns, double
       *b = real_ns ? real_ns : 1;
     base = *b;
   }
-  uint64_t model = (uint64_t)((double)base * slowdown);
+  return (double)base;
+}
+
+uint64_t emulate_work(struct emulate *e, uint64_t slot, uint64_t real_ns, double cost, double slowdown) {
+  if (e->ns_per_cost <= 0 && slowdown <= 1.0)
+    return real_ns;
+  double m = emulate_base_ns(e, slot, real_ns, cost) * slowdown;
+  uint64_t model = m < 1e18 ? (uint64_t)m : (uint64_t)1e18;
   if (real_ns >= model) {
     e->overrun_ns += real_ns - model;
     return real_ns;

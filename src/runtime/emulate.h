@@ -13,6 +13,11 @@
  * report it. Sleeps are many and short (a block is a fraction of a
  * millisecond), so what the kernel oversleeps on one piece is taken off the
  * next: over a run the slept time matches the modelled time.
+ *
+ * Cost model (scenario ns_per_cost): a piece of work of cost c is modelled
+ * as c x ns_per_cost x slowdown, whatever it took here: the emulated node's
+ * time no longer depends on this machine at all (nor on which worker ran the
+ * piece before), as long as the real computation fits inside it.
  */
 #ifndef DSANA_RUNTIME_EMULATE_H
 #define DSANA_RUNTIME_EMULATE_H
@@ -20,6 +25,7 @@
 #include <stdint.h>
 
 struct emulate {
+  double ns_per_cost; /* > 0: cost model; 0: measured model (history) */
   uint64_t *best;    /* fastest real ns per slot, 0 = not seen; NULL = no history */
   uint64_t n_slots;
   uint64_t overrun_ns; /* cumulative: real time beyond the modelled time */
@@ -27,13 +33,17 @@ struct emulate {
 };
 
 /* Slots number the recurring pieces of work. With more than a few million
- * slots there is no history: each piece is modelled from its own time. */
-int emulate_init(struct emulate *e, uint64_t n_slots);
+ * slots there is no history: each piece is modelled from its own time.
+ * ns_per_cost > 0 selects the cost model (no history is kept). */
+int emulate_init(struct emulate *e, uint64_t n_slots, double ns_per_cost);
 void emulate_fini(struct emulate *e);
 
-/* Work in `slot` just took real_ns; returns the modelled duration
- * slowdown x (fastest real time of the slot) and sleeps the part of it not
- * already spent. slowdown <= 1 means no emulation: returns real_ns. */
-uint64_t emulate_work(struct emulate *e, uint64_t slot, uint64_t real_ns, double slowdown);
+/* Work in `slot` of cost `cost` (the app's units) just took real_ns;
+ * returns the modelled duration, slowdown x (cost x ns_per_cost, or the
+ * fastest real time of the slot without a cost model), and sleeps the part
+ * of it not already spent. Without a cost model, slowdown <= 1 means no
+ * emulation: returns real_ns. Real time beyond the model is returned as is
+ * and added to overrun_ns. */
+uint64_t emulate_work(struct emulate *e, uint64_t slot, uint64_t real_ns, double cost, double slowdown);
 
 #endif

@@ -41,7 +41,7 @@ static int worker_connect_servers(struct worker *w) {
   /* on one machine without an emulated link, read the servers' buffers */
   if (!rc && !net_outbox_emulating(w->node.outbox))
     mirror_use_shm(&w->mirror, w->node.cfg.ipc_dir);
-  return rc ? rc : emulate_init(&w->emu, worker_slot(w, job->n_tasks, 0));
+  return rc ? rc : emulate_init(&w->emu, worker_slot(w, job->n_tasks, 0), w->node.sc.ns_per_cost);
 }
 
 static void worker_free(struct worker *w) {
@@ -108,8 +108,8 @@ uint64_t worker_slot(const struct worker *w, uint32_t task, uint64_t part) {
   return (uint64_t)task * (w->mirror.n_chunks + 2) + part;
 }
 
-uint64_t worker_emulate(struct worker *w, uint32_t iter, uint64_t slot, uint64_t compute_ns) {
-  return emulate_work(&w->emu, slot, compute_ns, scenario_slowdown(&w->node.sc, w->node.index, iter));
+uint64_t worker_emulate(struct worker *w, uint32_t iter, uint64_t slot, uint64_t compute_ns, double cost) {
+  return emulate_work(&w->emu, slot, compute_ns, cost, scenario_slowdown(&w->node.sc, w->node.index, iter));
 }
 
 int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64_t wait_ns, uint64_t overlap_ns,
@@ -159,7 +159,7 @@ static int worker_run_task(struct worker *w, uint32_t task) {
     return rc;
   }
   uint64_t waited = w->mirror.wait_ns - wait0;
-  uint64_t compute = worker_emulate(w, w->iter, worker_slot(w, task, 0), clock_now_ns() - t0 - waited);
+  uint64_t compute = worker_emulate(w, w->iter, worker_slot(w, task, 0), clock_now_ns() - t0 - waited, d->cost);
   trace_span("task", "compute", t0, clock_now_ns(), w->iter, "task", task);
   return worker_complete(w, task, compute, waited, 0, t0);
 }

@@ -59,9 +59,10 @@ struct worker {
 /* Emulation slots: per task, the whole task or its begin (0), its blocks
  * (1 + chunk) and its end (1 + n_chunks). */
 uint64_t worker_slot(const struct worker *w, uint32_t task, uint64_t part);
-/* The modelled duration of work in `slot` that took compute_ns under the
- * scenario's slowdown for this worker in iteration iter (sleeping the rest). */
-uint64_t worker_emulate(struct worker *w, uint32_t iter, uint64_t slot, uint64_t compute_ns);
+/* The modelled duration of work in `slot` of cost `cost` that took
+ * compute_ns, under the scenario's slowdown for this worker in iteration
+ * iter (sleeping the rest; see emulate.h). */
+uint64_t worker_emulate(struct worker *w, uint32_t iter, uint64_t slot, uint64_t compute_ns, double cost);
 /* Push the task's results and report it done to the scheduler. */
 int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64_t wait_ns, uint64_t overlap_ns,
                     uint64_t start_ns);

@@ -109,12 +109,14 @@ static int blocks_run_ready(struct worker *w, struct held_task *h, bool *ran, bo
   w->run_iter = iter;
   while (h->next_chunk < w->mirror.n_chunks && mirror_chunk_ready(&w->mirror, t, iter, h->next_chunk)) {
     uint64_t t0 = clock_now_ns();
+    h->ctx.cost = 0;
     int rc = app->task_block(w->node.app_state, &h->ctx, h->next_chunk);
     if (rc) {
       log_error("task %u failed in iteration %u: %s", h->task, iter, dsana_strerror(rc));
       return rc;
     }
-    uint64_t spent = worker_emulate(w, iter, worker_slot(w, h->task, 1 + h->next_chunk), clock_now_ns() - t0);
+    uint64_t spent =
+        worker_emulate(w, iter, worker_slot(w, h->task, 1 + h->next_chunk), clock_now_ns() - t0, h->ctx.cost);
     h->compute_ns += spent;
     if (w->mirror.t[t].missing > 0)
       h->overlap_ns += spent;
@@ -126,8 +128,10 @@ static int blocks_run_ready(struct worker *w, struct held_task *h, bool *ran, bo
   if (h->next_chunk < w->mirror.n_chunks || h->provisional || iter != w->iter)
     return 0;
   uint64_t t0 = clock_now_ns();
+  h->ctx.cost = 0;
   int rc = app->task_end ? app->task_end(w->node.app_state, &h->ctx) : 0;
-  h->compute_ns += worker_emulate(w, iter, worker_slot(w, h->task, 1 + w->mirror.n_chunks), clock_now_ns() - t0);
+  h->compute_ns +=
+      worker_emulate(w, iter, worker_slot(w, h->task, 1 + w->mirror.n_chunks), clock_now_ns() - t0, h->ctx.cost);
   *done = true;
   return rc;
 }

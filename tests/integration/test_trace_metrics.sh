@@ -49,6 +49,24 @@ if [ "$iters" -gt 0 ] && [ "$workers" -eq $((2 * iters)) ] &&
 else
   fail "metrics: iters=$iters workers=$workers summary=$summary"
 fi
+# A cost model (scenario ns_per_cost) fixes the emulated compute: an iteration's
+# work is (edges + vertices) x ns_per_cost x time_scale, spread over the speeds,
+# for whole tasks (bsp) and for tasks run block by block (chunks) alike.
+printf '{"workers": [{"speed": 1}, {"speed": 0.5}], "ns_per_cost": 2500, "time_scale": 2}' >"$T/cost.json"
+want=$(awk 'BEGIN { printf "%.9f", (8192 + 1024) * 2500e-9 * 2 / 1.5 }')
+for args in "--mode bsp" "--mode dsana --chunk 2K"; do
+  # shellcheck disable=SC2086
+  run_capture cost "$DSANA" pagerank "$T/g.bin" --workers 2 --servers 2 $args --max-iter 5 --tol 0 --quiet \
+    --scenario "$T/cost.json" --metrics "$T/cost.jsonl"
+  [ "$RC" -eq 0 ] || die "cost-model run ($args) failed: $(cat "$T/cost.err")"
+  got=$(jq -s -r '[.[] | select(.type == "summary")][0].bound_s' "$T/cost.jsonl")
+  if awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; exit !(d < 0.01 * w && -d < 0.01 * w) }'; then
+    pass "cost model ($args): bound_s $got = (edges + vertices) x ns_per_cost x time_scale / sum(speed) = $want"
+  else
+    fail "cost model ($args): bound_s $got, want $want"
+  fi
+done
+
 keys=$(jq -s -r '[.[] | select(.type == "worker")][0] | keys | join(",")' "$T/m.jsonl")
 [ "$keys" = "bytes_in,bytes_out,compute_s,iter,overlap_s,overrun_s,speed_est,stolen,tasks,type,wait_s,worker" ] &&
   pass "worker lines carry $keys" || fail "worker keys: $keys"

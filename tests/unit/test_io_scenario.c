@@ -85,6 +85,10 @@ static void test_rejects(void **unused) {
       {"{\"workers\": [{\"speed\": 0}]}", "s.json: workers[0].speed: must be > 0"},
       {"{\"workers\": [{\"speed\": 1}], \"time_scale\": 0.5}", "s.json: time_scale: must be in [1, 1e6]"},
       {"{\"workers\": [{\"speed\": 1}], \"time_scale\": \"x\"}", "s.json: time_scale: must be a number"},
+      {"{\"workers\": [{\"speed\": 1}], \"ns_per_cost\": 0}", "s.json: ns_per_cost: must be in (0, 1e9]"},
+      {"{\"workers\": [{\"speed\": 1}], \"ns_per_cost\": -3}", "s.json: ns_per_cost: must be in (0, 1e9]"},
+      {"{\"workers\": [{\"speed\": 1}], \"ns_per_cost\": 2e9}", "s.json: ns_per_cost: must be in (0, 1e9]"},
+      {"{\"workers\": [{\"speed\": 1}], \"ns_per_cost\": \"3\"}", "s.json: ns_per_cost: must be a number"},
       {"{\"workers\": [{\"speed\": \"fast\"}]}", "s.json: workers[0].speed: must be a number"},
       {"{\"workers\": [{\"speed\": 1e999}]}", "s.json: workers[0].speed: must be a finite number"},
       {"{\"workers\": [{}]}", "s.json: workers[0].speed: missing (required)"},
@@ -152,6 +156,7 @@ static void test_links_and_defaults(void **unused) {
   assert_true(sc.link[2].bandwidth_bytes_per_s == 0); /* unlimited */
   assert_true(sc.link[2].latency_s == 0);
   assert_true(sc.transient_p == 0 && sc.transient_slowdown == 1 && sc.transient_seed == 0);
+  assert_true(sc.ns_per_cost == 0); /* measured model unless the file fixes a cost */
   assert_true(scenario_slowdown(&sc, 0, 3) == 0.5);
   assert_true(scenario_slowdown(&sc, 1, 3) == 2.0);
   assert_true(scenario_slowdown(&sc, 9, 3) == 1.0);
@@ -165,6 +170,12 @@ static void test_links_and_defaults(void **unused) {
                    0);
   assert_int_equal(scenario_check_workers(&sc, 4, err, sizeof(err)), DSANA_EINVAL);
   assert_string_equal(err, "s.json: workers: 2 entries for 4 workers");
+  scenario_fini(&sc);
+
+  assert_int_equal(scenario_parse("c.json", "{\"workers\": [{\"speed\": 1}], \"ns_per_cost\": 2.5}", &sc, err,
+                                  sizeof(err)),
+                   0);
+  assert_true(sc.ns_per_cost == 2.5);
   scenario_fini(&sc);
 
   assert_int_equal(scenario_default(3, &sc), 0);

@@ -1,0 +1,71 @@
+/*
+ * test_runtime_emulate.c - modelled compute durations (src/runtime/emulate.c):
+ * the cost model (scenario ns_per_cost) times a piece from its cost alone,
+ * whatever it took here and whichever piece ran before; the measured model
+ * uses the fastest time a slot has run so far; real time past the model is
+ * returned and counted as overrun. Durations are a few microseconds, so the
+ * sleeps the model asks for are short; no test asserts on wall time.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "runtime/emulate.h"
+
+static void test_cost_model(void **unused) {
+  struct emulate e;
+  assert_int_equal(emulate_init(&e, 64, 5.0), 0);
+  assert_null(e.best); /* no history with a cost model */
+  /* cost 100 x 5 ns x slowdown 2, whatever the real time below it */
+  assert_int_equal(emulate_work(&e, 3, 10, 100, 2.0), 1000);
+  assert_int_equal(emulate_work(&e, 3, 900, 100, 2.0), 1000);
+  assert_int_equal(emulate_work(&e, 7, 1, 100, 2.0), 1000); /* another slot, same cost: same time */
+  /* the model applies at slowdown 1 too (speed 1, no time_scale) */
+  assert_int_equal(emulate_work(&e, 0, 1, 300, 1.0), 1500);
+  /* a faster node: below the cost at speed 1 */
+  assert_int_equal(emulate_work(&e, 0, 1, 300, 0.5), 750);
+  assert_int_equal(e.overrun_ns, 0);
+  /* real time past the model is returned as it is and counted */
+  assert_int_equal(emulate_work(&e, 1, 5000, 100, 2.0), 5000);
+  assert_int_equal(e.overrun_ns, 4000);
+  /* no cost reported: modelled as instant, all real time is overrun */
+  assert_int_equal(emulate_work(&e, 1, 200, 0, 2.0), 200);
+  assert_int_equal(e.overrun_ns, 4200);
+  emulate_fini(&e);
+}
+
+static void test_measured_model(void **unused) {
+  struct emulate e;
+  assert_int_equal(emulate_init(&e, 8, 0), 0);
+  assert_non_null(e.best);
+  /* without a slowdown nothing is emulated: the real time, no history */
+  assert_int_equal(emulate_work(&e, 2, 777, 1e9, 1.0), 777);
+  /* the fastest time of the slot so far, times the slowdown; cost ignored */
+  assert_int_equal(emulate_work(&e, 2, 2000, 1e9, 2.0), 4000);
+  assert_int_equal(emulate_work(&e, 2, 3000, 1, 2.0), 4000);
+  assert_int_equal(emulate_work(&e, 2, 1000, 1, 2.0), 2000);
+  assert_int_equal(emulate_work(&e, 5, 3000, 1, 2.0), 6000); /* slots are separate */
+  assert_int_equal(e.overrun_ns, 0);
+  /* slower than slowdown x best: overrun */
+  assert_int_equal(emulate_work(&e, 2, 2500, 1, 2.0), 2500);
+  assert_int_equal(e.overrun_ns, 500);
+  /* a slot beyond the history is modelled from its own time */
+  assert_int_equal(emulate_work(&e, 99, 1500, 1, 3.0), 4500);
+  emulate_fini(&e);
+
+  assert_int_equal(emulate_init(&e, 0, 0), 0);
+  assert_null(e.best);
+  assert_int_equal(emulate_work(&e, 0, 1000, 1, 1.5), 1500);
+  emulate_fini(&e);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_cost_model),
+      cmocka_unit_test(test_measured_model),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
