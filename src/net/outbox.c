@@ -1,11 +1,12 @@
 /* outbox.c - see outbox.h. A binary heap of pending messages ordered by
- * (priority, sequence). */
+ * (priority, sequence), released by a token bucket. */
 #include "net/outbox.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "dsana/dsana.h"
+#include "net/token_bucket.h"
 #include "util/clock.h"
 #include "util/grow.h"
 
@@ -21,9 +22,8 @@ struct pending {
 };
 
 struct net_outbox {
-  double bw;          /* bytes per second, 0 = unlimited */
+  struct token_bucket tb; /* the link: bytes per second (0 = unlimited), no burst */
   uint64_t latency_ns;
-  uint64_t link_free_ns; /* when the link finishes its last departure */
   uint64_t seq;
   struct pending *heap;
   size_t n, cap;
@@ -35,7 +35,7 @@ int net_outbox_create(double bandwidth_bytes_per_s, double latency_s, struct net
   struct net_outbox *o = calloc(1, sizeof *o);
   if (!o)
     return DSANA_ENOMEM;
-  o->bw = bandwidth_bytes_per_s;
+  token_bucket_init(&o->tb, bandwidth_bytes_per_s, 0, clock_now_ns());
   o->latency_ns = (uint64_t)(latency_s * 1e9);
   *out = o;
   return 0;
@@ -50,7 +50,7 @@ void net_outbox_destroy(struct net_outbox *o) {
   free(o);
 }
 
-int net_outbox_emulating(const struct net_outbox *o) { return o && (o->bw > 0 || o->latency_ns > 0); }
+int net_outbox_emulating(const struct net_outbox *o) { return o && (o->tb.rate_bytes_per_s > 0 || o->latency_ns > 0); }
 size_t net_outbox_pending(const struct net_outbox *o) { return o ? o->n : 0; }
 
 static int before(const struct pending *a, const struct pending *b) {
@@ -121,23 +121,26 @@ static int outbox_send_top(struct net_outbox *o) {
   return net_send_owned(top.sock, top.has_to ? &top.to : NULL, &top.hdr, top.payload, top.len);
 }
 
+/* The top message enters the link when it is ready and the link has
+ * carried everything before it; it is delivered once its last byte has
+ * crossed. */
+static uint64_t top_delivery_ns(const struct net_outbox *o) {
+  const struct pending *top = &o->heap[0];
+  return top->ready_ns + token_bucket_peek(&o->tb, WIRE_HDR_BYTES + top->len, top->ready_ns);
+}
+
 int net_outbox_pump(struct net_outbox *o, uint64_t now_ns, uint64_t *next_ns) {
   if (next_ns)
     *next_ns = 0;
   int first_err = 0;
   while (o && o->n > 0) {
-    /* the top message starts when it is ready and the link is free, and
-     * is delivered once its last byte has crossed the link */
-    const struct pending *top = &o->heap[0];
-    uint64_t start = top->ready_ns > o->link_free_ns ? top->ready_ns : o->link_free_ns;
-    uint64_t bytes = WIRE_HDR_BYTES + top->len;
-    uint64_t end = start + (o->bw > 0 ? (uint64_t)((double)bytes / o->bw * 1e9) : 0);
+    uint64_t end = top_delivery_ns(o);
     if (end > now_ns) {
       if (next_ns)
         *next_ns = end;
       return first_err;
     }
-    o->link_free_ns = end;
+    token_bucket_take(&o->tb, WIRE_HDR_BYTES + o->heap[0].len, o->heap[0].ready_ns);
     /* a message that cannot be sent is dropped; the others still leave */
     int rc = outbox_send_top(o);
     if (rc && !first_err)
@@ -146,14 +149,7 @@ int net_outbox_pump(struct net_outbox *o, uint64_t now_ns, uint64_t *next_ns) {
   return first_err;
 }
 
-int net_outbox_wait_ms(struct net_outbox *o, int cap_ms) {
-  uint64_t next;
-  uint64_t now = clock_now_ns();
-  if (!o || o->n == 0 || net_outbox_pump(o, now, &next) != 0 || next == 0)
-    return o && o->n ? 0 : -1;
-  uint64_t ms = (next - now + 999999u) / 1000000u;
-  return ms > (uint64_t)cap_ms ? cap_ms : (int)ms;
-}
+uint64_t net_outbox_due_ns(const struct net_outbox *o) { return o && o->n > 0 ? top_delivery_ns(o) : 0; }
 
 int net_outbox_flush(struct net_outbox *o) {
   while (o && o->n > 0) {

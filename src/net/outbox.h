@@ -6,9 +6,11 @@
  *
  * Model: the process has one outgoing link of bandwidth B and latency L.
  * A message queued at time t may leave at t + L (latency, pipelined: many
- * messages can be "in flight"), and departures are serialized at B (message
- * of s bytes occupies the link for s / B). Pending messages are copied, so
- * callers may reuse their buffers at once.
+ * messages can be "in flight"), and departures are serialized at B by a
+ * token bucket without burst (token_bucket.h: a message of s bytes occupies
+ * the link for s / B). Pending messages are copied, so callers may reuse
+ * their buffers at once. The owner pumps the outbox from its loop and
+ * polls with net_poll_until(..., net_outbox_due_ns()) to wake on time.
  *
  * With no emulation (B = 0 and L = 0) net_outbox_send() sends at once and
  * copies nothing. Not thread-safe: one outbox per role thread.
@@ -35,9 +37,9 @@ int net_outbox_send(struct net_outbox *o, struct net_sock *s, const struct net_p
  * message that cannot be sent (peer gone) is dropped and the rest still
  * leave; the first such error is returned. */
 int net_outbox_pump(struct net_outbox *o, uint64_t now_ns, uint64_t *next_ns);
-/* Milliseconds a poll may sleep before the next pump is due (-1 = no
- * pending message; capped at cap_ms). */
-int net_outbox_wait_ms(struct net_outbox *o, int cap_ms);
+/* When the next pending message is delivered (clock_now_ns() time), the
+ * time a pump is due; 0 when nothing is pending. */
+uint64_t net_outbox_due_ns(const struct net_outbox *o);
 /* Messages waiting. */
 size_t net_outbox_pending(const struct net_outbox *o);
 /* Send everything now, ignoring the emulated link (shutdown). */

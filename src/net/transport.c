@@ -20,11 +20,8 @@
  * shared receive buffer), so an unaligned payload is copied: into impl
  * itself when it fits, else into a malloc'ed buffer.
  *
- * Link emulation. Each send first takes its bytes from a token bucket and
- * sleeps off any debt, then sleeps the configured latency. The sleep is in
- * the sending thread, so latency is serialized per socket: back-to-back
- * messages each pay it in turn, as on a link with one message in flight. A
- * pipelined emulation (a delay queue drained by a timer) is future work.
+ * Link emulation is not here: outbox.c queues and paces sends above this
+ * layer. net_poll_until() lets its owner wake on time for the next one.
  *
  * Threads: a net_sock belongs to the thread that created it (ZeroMQ rule).
  */
@@ -37,10 +34,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
 #include <zmq.h>
 
 #include "dsana/dsana.h"
-#include "net/token_bucket.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -50,8 +49,6 @@ static_assert(alignof(zmq_msg_t) <= 8, "net_msg.impl is only 8-aligned");
 
 #define NET_LINGER_MS 2000
 #define NET_MAXMSG_SLACK 4096     /* header frame and framing over max_payload */
-#define NET_BURST_MIN_BYTES 65536 /* link emulation burst: 64 KiB ... */
-#define NET_BURST_S 0.002         /* ... or 2 ms of the rate, if larger */
 #define NET_POLL_STACK 16
 
 /* Where a received payload is stored (net_msg.has_payload; 0 = none). */
@@ -65,13 +62,6 @@ struct net_ctx {
   unsigned mon_seq;
 };
 
-/* Link emulation state of one socket's sends. */
-struct net_link {
-  bool on;
-  struct token_bucket tb;
-  uint64_t latency_ns;
-};
-
 /* Owned by the thread that created it. */
 struct net_sock {
   void *z;
@@ -80,7 +70,6 @@ struct net_sock {
   uint64_t max_payload;     /* protocol check on receive */
   uint64_t zmq_max_payload; /* what ZMQ_MAXMSGSIZE was set for at open */
   struct net_stats stats;
-  struct net_link link;
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -322,29 +311,6 @@ void net_get_stats(const struct net_sock *s, struct net_stats *st) { *st = s->st
 
 /* ---- sending ------------------------------------------------------------ */
 
-int net_sock_set_link(struct net_sock *s, double bandwidth_bytes_per_s, double latency_s) {
-  if (!(bandwidth_bytes_per_s >= 0) || !isfinite(bandwidth_bytes_per_s) || !(latency_s >= 0) ||
-      !isfinite(latency_s) || latency_s > 3600)
-    return DSANA_EINVAL;
-  struct net_link *l = &s->link;
-  l->on = bandwidth_bytes_per_s > 0 || latency_s > 0;
-  l->latency_ns = (uint64_t)(latency_s * 1e9);
-  double burst = fmax(NET_BURST_MIN_BYTES, NET_BURST_S * bandwidth_bytes_per_s);
-  token_bucket_init(&l->tb, bandwidth_bytes_per_s, burst, clock_now_ns());
-  return 0;
-}
-
-/* Delay a send of `bytes` as the emulated link would (see top of file). */
-static void net_link_delay(struct net_link *l, uint64_t bytes) {
-  if (!l->on)
-    return;
-  uint64_t now = clock_now_ns();
-  uint64_t not_before = now + token_bucket_take(&l->tb, bytes, now) + l->latency_ns;
-  now = clock_now_ns();
-  if (not_before > now)
-    clock_sleep_ns(not_before - now);
-}
-
 static int net_zsend(void *z, const void *buf, size_t len, int flags) {
   while (zmq_send(z, buf, len, flags) < 0) {
     if (errno != EINTR)
@@ -399,7 +365,6 @@ static int net_send_frames(struct net_sock *s, const struct net_peer *to, const 
       free(payload);
     return DSANA_EINVAL;
   }
-  net_link_delay(&s->link, WIRE_HDR_BYTES + (uint64_t)len);
   int more = len > 0 ? ZMQ_SNDMORE : 0;
   bool framed = (!s->listener || net_zsend(s->z, to->id, to->len, ZMQ_SNDMORE) == 0) &&
                 net_zsend(s->z, hdr, sizeof hdr, more) == 0;
@@ -603,34 +568,68 @@ void net_msg_fini(struct net_msg *m) {
   m->has_payload = 0;
 }
 
+/* A timer fd that becomes readable at until_ns (CLOCK_MONOTONIC, as
+ * clock_now_ns()), or -1 when none can be made (the poll then rounds up to
+ * whole milliseconds). */
+static int net_timer_fd(uint64_t until_ns) {
+  int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  struct itimerspec it = {.it_value = {(time_t)(until_ns / 1000000000u), (long)(until_ns % 1000000000u)}};
+  if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &it, NULL) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* zmq_poll, retried on signals until timeout_ms has passed. */
+static int net_zpoll(zmq_pollitem_t *items, int n, int timeout_ms) {
+  uint64_t deadline = timeout_ms > 0 ? net_deadline(timeout_ms) : 0;
+  int wait_ms = timeout_ms, rc;
+  while ((rc = zmq_poll(items, n, wait_ms)) < 0 && errno == EINTR) {
+    if (timeout_ms > 0 && (wait_ms = net_ms_left(deadline)) == 0)
+      return 0;
+  }
+  if (rc < 0)
+    log_error("net: poll failed: %s", zmq_strerror(errno));
+  return rc < 0 ? DSANA_ENET : rc;
+}
+
 int net_poll(struct net_sock *const *socks, int n, int timeout_ms, bool *ready) {
+  return net_poll_until(socks, n, timeout_ms, 0, ready);
+}
+
+int net_poll_until(struct net_sock *const *socks, int n, int timeout_ms, uint64_t until_ns, bool *ready) {
   if (n < 0)
     return DSANA_EINVAL;
   for (int i = 0; i < n; i++)
     net_drain_monitor(socks[i]);
-  zmq_pollitem_t stack_items[NET_POLL_STACK];
+  uint64_t now = until_ns ? clock_now_ns() : 0;
+  if (until_ns && until_ns <= now)
+    timeout_ms = 0;
+  /* a timer only when the time comes before the timeout would */
+  bool timed = until_ns && timeout_ms != 0 && (timeout_ms < 0 || until_ns - now < (uint64_t)timeout_ms * 1000000u);
+  int tfd = timed ? net_timer_fd(until_ns) : -1;
+  if (timed && tfd < 0)
+    timeout_ms = (int)((until_ns - now + 999999u) / 1000000u);
+  zmq_pollitem_t stack_items[NET_POLL_STACK + 1];
   zmq_pollitem_t *items = stack_items;
-  if (n > NET_POLL_STACK && !(items = malloc((size_t)n * sizeof *items)))
+  if (n + 1 > NET_POLL_STACK + 1 && !(items = malloc((size_t)(n + 1) * sizeof *items))) {
+    if (tfd >= 0)
+      close(tfd);
     return DSANA_ENOMEM;
+  }
   for (int i = 0; i < n; i++)
     items[i] = (zmq_pollitem_t){.socket = socks[i]->z, .events = ZMQ_POLLIN};
-  uint64_t deadline = timeout_ms > 0 ? net_deadline(timeout_ms) : 0;
-  int wait_ms = timeout_ms;
-  int rc;
-  while ((rc = zmq_poll(items, n, wait_ms)) < 0 && errno == EINTR) {
-    if (timeout_ms > 0 && (wait_ms = net_ms_left(deadline)) == 0) {
-      rc = 0;
-      break;
-    }
-  }
-  if (rc < 0) {
-    log_error("net: poll failed: %s", zmq_strerror(errno));
-    rc = DSANA_ENET;
-  } else {
-    for (int i = 0; i < n; i++)
-      ready[i] = rc > 0 && (items[i].revents & ZMQ_POLLIN);
-  }
+  items[n] = (zmq_pollitem_t){.fd = tfd, .events = ZMQ_POLLIN};
+  int rc = net_zpoll(items, n + (tfd >= 0), timeout_ms);
+  int got = 0;
+  for (int i = 0; i < n; i++)
+    got += ready[i] = rc > 0 && (items[i].revents & ZMQ_POLLIN);
+  if (tfd >= 0)
+    close(tfd);
   if (items != stack_items)
     free(items);
-  return rc;
+  return rc < 0 ? rc : got;
 }

@@ -14,9 +14,9 @@
  * context may be shared. High-water marks are unlimited (no silent drops);
  * a ROUTER send to an unknown peer fails with DSANA_ENET.
  *
- * Link emulation (net_sock_set_link): every send waits on a token bucket at
- * the configured bandwidth and is delayed by the configured latency, so a
- * slow cloud link can be emulated over loopback.
+ * Link emulation (bandwidth and latency of a process's sends) lives one
+ * level up, in outbox.h, which queues messages and hands them to
+ * net_send() when the emulated link delivers them.
  */
 #ifndef DSANA_NET_TRANSPORT_H
 #define DSANA_NET_TRANSPORT_H
@@ -100,14 +100,15 @@ void net_msg_fini(struct net_msg *m);
 /* Wait until one of socks[0..n) has input: sets ready[i]; returns the
  * number ready (0 on timeout) or DSANA_ENET. */
 int net_poll(struct net_sock *const *socks, int n, int timeout_ms, bool *ready);
+/* The same, also returning (0 ready) at the absolute time until_ns of
+ * clock_now_ns() when that comes first, to the microsecond rather than the
+ * millisecond (a timer fd polled beside the sockets). until_ns 0: no such
+ * time. For sends that an emulated link releases at a set time. */
+int net_poll_until(struct net_sock *const *socks, int n, int timeout_ms, uint64_t until_ns, bool *ready);
 
 /* Counters since the socket opened. msgs_in/bytes_in count only messages
  * returned by net_recv(); invalid ones count in dropped. */
 void net_get_stats(const struct net_sock *s, struct net_stats *st);
 
-/* Emulate a link on this socket's sends. bandwidth 0 = unlimited.
- * DSANA_EINVAL for negative or non-finite values. The sending thread
- * sleeps, so latency is paid per message in turn (not pipelined). */
-int net_sock_set_link(struct net_sock *s, double bandwidth_bytes_per_s, double latency_s);
 
 #endif

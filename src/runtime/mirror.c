@@ -290,7 +290,8 @@ int mirror_recv(struct mirror *m, int timeout_ms, int *got) {
   }
   if (!any_open)
     return 0; /* the worker has to move past the held chunks first */
-  int rc = net_poll(m->servers, (int)m->n_servers, timeout_ms, ready);
+  /* wake for the outbox's next departure too: the caller pumps it */
+  int rc = net_poll_until(m->servers, (int)m->n_servers, timeout_ms, net_outbox_due_ns(m->outbox), ready);
   if (rc <= 0)
     return rc;
   for (uint32_t s = 0; s < m->n_servers; s++)
@@ -335,8 +336,8 @@ int mirror_wait(struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64
     return rc;
   uint64_t t0 = clock_now_ns(), last = t0;
   while (!mirror_ready(m, t, iter, lo, hi)) {
-    int got, wait = net_outbox_wait_ms(m->outbox, 200);
-    if ((rc = mirror_recv(m, wait < 0 ? 200 : wait, &got)) < 0 ||
+    int got;
+    if ((rc = mirror_recv(m, 200, &got)) < 0 ||
         (rc = net_outbox_pump(m->outbox, clock_now_ns(), NULL)) < 0)
       return rc;
     uint64_t now = clock_now_ns();

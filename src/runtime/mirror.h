@@ -85,7 +85,8 @@ int mirror_wait(struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64
 /* true when [lo, hi) of t for iter is already complete (no waiting). */
 bool mirror_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi);
 /* Take whatever replies arrive within timeout_ms (0 = only those already
- * there); *got = how many were taken. */
+ * there), returning early when the outbox has a send due; *got = how many
+ * were taken. */
 int mirror_recv(struct mirror *m, int timeout_ms, int *got);
 /* true when chunk c of table t for iter is complete. */
 bool mirror_chunk_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t c);

@@ -342,8 +342,7 @@ static int server_loop(struct server *sv) {
   size_t serving = 0;
   for (bool done = false; !done;) {
     bool ready[2] = {false, false};
-    int wait = net_outbox_wait_ms(sv->node.outbox, idle_ms);
-    int rc = net_poll(socks, 2, serving ? 0 : wait < 0 ? idle_ms : wait, ready);
+    int rc = net_poll_until(socks, 2, serving ? 0 : idle_ms, net_outbox_due_ns(sv->node.outbox), ready);
     if (rc < 0)
       return rc;
     for (int i = 0; i < 2 && !done; i++) {

@@ -1,6 +1,7 @@
 /*
- * test_net_token_bucket.c - the link emulator's rate limiter, driven by a
- * simulated clock: long-run rate, burst, unlimited rate, clock steps back.
+ * test_net_token_bucket.c - the link emulator's rate limiter (the outbox's
+ * pacing), driven by a simulated clock: long-run rate over a long send,
+ * burst, unlimited rate, clock steps back, peeking.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -97,8 +98,21 @@ static void test_clock_stepping_back(void **state) {
   struct token_bucket tb;
   token_bucket_init(&tb, 1e6, 0, 10 * SEC);
   assert_int_equal(token_bucket_take(&tb, 1000, 10 * SEC), 1000000);
-  /* An earlier timestamp earns nothing and is not an error. */
-  assert_int_equal(token_bucket_take(&tb, 1000, 9 * SEC), 2000000);
+  /* An earlier timestamp earns nothing and is not an error: the bytes
+   * still queue behind the first ones, whose last leaves at 10 s + 1 ms. */
+  assert_int_equal(token_bucket_take(&tb, 1000, 9 * SEC), SEC + 2000000);
+}
+
+static void test_peek_takes_nothing(void **state) {
+  (void)state;
+  struct token_bucket tb;
+  token_bucket_init(&tb, 1e6, 0, 0);
+  assert_int_equal(token_bucket_peek(&tb, 3000, 0), 3000000);
+  assert_int_equal(token_bucket_peek(&tb, 3000, 0), 3000000);
+  assert_int_equal(token_bucket_take(&tb, 3000, 0), 3000000);
+  /* back to back: the next send ends exactly its own time later */
+  assert_int_equal(token_bucket_peek(&tb, 1000, 3000000), 1000000);
+  assert_int_equal(token_bucket_peek(&tb, 1000, 0), 4000000);
 }
 
 static void test_huge_wait_saturates(void **state) {
@@ -113,7 +127,7 @@ int main(void) {
       cmocka_unit_test(test_long_run_rate),        cmocka_unit_test(test_odd_piece_sizes_keep_rate),
       cmocka_unit_test(test_burst),                cmocka_unit_test(test_wait_pays_debt),
       cmocka_unit_test(test_unlimited_never_waits), cmocka_unit_test(test_clock_stepping_back),
-      cmocka_unit_test(test_huge_wait_saturates),
+      cmocka_unit_test(test_huge_wait_saturates), cmocka_unit_test(test_peek_takes_nothing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

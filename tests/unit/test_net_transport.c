@@ -22,6 +22,7 @@
 
 #include "dsana/dsana.h"
 #include "net/transport.h"
+#include "util/clock.h"
 
 #define WAIT_MS 20000
 
@@ -475,28 +476,27 @@ static void test_send_errors(void **state) {
   net_close(l);
 }
 
-static void test_link_emulation_delivers(void **state) {
+/* net_poll_until returns at its time, well before the timeout, with
+ * nothing ready; and at once for a time already past. */
+static void test_poll_until(void **state) {
   struct fixture *f = *state;
   char bound[256];
-  struct net_sock *l = listen_on(f, "tcp://127.0.0.1:*", bound, sizeof bound);
-  struct net_sock *d = dial(f, bound, 8);
-  assert_int_equal(net_sock_set_link(d, -1, 0), DSANA_EINVAL);
-  assert_int_equal(net_sock_set_link(d, 1e9, -1), DSANA_EINVAL);
-  /* Fast enough to keep the test short; checks function, not timing. */
-  assert_int_equal(net_sock_set_link(d, 200e6, 0.0005), 0);
-  static double v[16384];
-  fill(v, 16384, 2.0);
-  for (int i = 0; i < 8; i++) {
-    struct wire_hdr h = keys_hdr(WIRE_PUSH, 8, 0, 16384);
-    assert_int_equal(net_send(d, NULL, &h, v, sizeof v), 0);
-  }
-  for (int i = 0; i < 8; i++) {
-    struct net_msg m;
-    assert_int_equal(net_recv(l, &m, WAIT_MS), 0);
-    check_payload(&m, 16384, 2.0);
-    net_msg_fini(&m);
-  }
-  assert_int_equal(net_sock_set_link(d, 0, 0), 0);
+  struct net_sock *l = listen_on(f, f->ipc, bound, sizeof bound);
+  bool ready = true;
+  uint64_t t0 = clock_now_ns(), until = t0 + 3000000; /* 3 ms */
+  assert_int_equal(net_poll_until(&l, 1, 20000, until, &ready), 0);
+  uint64_t t1 = clock_now_ns();
+  assert_false(ready);
+  assert_true(t1 >= until);                /* not before its time */
+  assert_true(t1 - t0 < 10000000000ull);   /* and not at the 20 s timeout */
+  assert_int_equal(net_poll_until(&l, 1, 20000, 1, &ready), 0); /* long past */
+  assert_int_equal(net_poll_until(&l, 1, 0, 0, &ready), 0);
+  /* input still wins over a time far ahead */
+  struct net_sock *d = dial(f, bound, 4);
+  struct wire_hdr h = wire_hdr_make(WIRE_HEARTBEAT, 4);
+  assert_int_equal(net_send(d, NULL, &h, NULL, 0), 0);
+  assert_int_equal(net_poll_until(&l, 1, WAIT_MS, clock_now_ns() + 60000000000ull, &ready), 1);
+  assert_true(ready);
   net_close(d);
   net_close(l);
 }
@@ -514,7 +514,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_recv_survives_signals, setup, teardown),
       cmocka_unit_test_setup_teardown(test_poll, setup, teardown),
       cmocka_unit_test_setup_teardown(test_send_errors, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_link_emulation_delivers, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_poll_until, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
