@@ -18,7 +18,11 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-#define TASKS_IN_FLIGHT 2 /* per worker: the running one and one prefetched */
+#define TASKS_IN_FLIGHT 2 /* per worker at least: the running one and one prefetched */
+/* ... and, under dynamic scheduling, enough estimated work to cover a round
+ * trip to the scheduler, so that tiny tasks do not wait for their successor */
+#define HOLD_S 1e-3
+#define DEPTH_MAX 64
 /* With chunked transfers and block-wise tasks a worker overlaps all the
  * tasks it holds with the transfer, so it gets this share of its assigned
  * work at once; the rest stays with the policy for balancing and stealing. */
@@ -62,9 +66,10 @@ void sch_fetch_ahead(struct scheduler *s, uint32_t w) {
 }
 
 int sch_hand_out(struct scheduler *s, uint32_t w) {
-  if (s->workers[w].lost || s->workers[w].joining)
-    return 0;
-  int rc = sch_hand_out_one(s, w, NULL);
+  struct peer_slot *p = &s->workers[w];
+  int rc = 0;
+  while (!rc && !p->lost && !p->joining && p->outstanding < p->depth)
+    rc = sch_hand_out_one(s, w, NULL);
   return rc == DSANA_EAGAIN ? 0 : rc;
 }
 
@@ -79,20 +84,36 @@ static bool sch_is_slow(const struct scheduler *s, uint32_t w) {
   return fastest > 0 && sched_speed_est(s->policy, w) < 0.5 * fastest;
 }
 
+/* How many tasks worker w should hold at a time in this iteration. Under
+ * static scheduling nothing is balanced: all of them (handed at once).
+ * Under dynamic scheduling: two, or as many average tasks as cover HOLD_S
+ * at its estimated speed; one for a slow worker. */
+static uint32_t sch_depth(const struct scheduler *s, uint32_t w, double mean_cost) {
+  if (s->cfg.sched == SCHED_STATIC)
+    return UINT32_MAX;
+  if (sch_is_slow(s, w))
+    return 1;
+  double tasks = HOLD_S * sched_speed_est(s->policy, w) / mean_cost;
+  return tasks + 1 < TASKS_IN_FLIGHT ? TASKS_IN_FLIGHT : tasks + 1 > DEPTH_MAX ? DEPTH_MAX : (uint32_t)tasks + 1;
+}
+
 /* The first tasks of an iteration for every worker. */
 static int sch_hand_out_first(struct scheduler *s) {
   bool blocks = s->chunk_keys && s->app->task_block;
   double *budget = calloc(s->cfg.n_workers, sizeof *budget);
   if (!budget)
     return DSANA_ENOMEM;
-  for (uint32_t w = 0; w < s->cfg.n_workers; w++)
-    /* static: nothing to balance, so all of it */
-    budget[w] = !blocks ? 0 : (s->cfg.sched == SCHED_STATIC ? 1.0 : BLOCKS_SHARE_AT_ONCE) * sched_queued_cost(s->policy, w);
+  double mean_cost = 0;
+  for (uint32_t t = 0; t < s->job.n_tasks; t++)
+    mean_cost += s->job.tasks[t].cost / s->job.n_tasks;
+  for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
+    s->workers[w].depth = sch_depth(s, w, mean_cost);
+    /* dynamic, block-wise: a worker overlaps what it holds with the transfer */
+    budget[w] = blocks && s->cfg.sched == SCHED_DYNAMIC ? BLOCKS_SHARE_AT_ONCE * sched_queued_cost(s->policy, w) : 0;
+  }
   int rc = 0;
-  for (int k = 0; !rc && k < TASKS_IN_FLIGHT; k++)
-    for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++)
-      if (k == 0 || !sch_is_slow(s, w))
-        rc = sch_hand_out(s, w);
+  for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++)
+    rc = sch_hand_out(s, w);
   for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++) {
     double handed = 0;
     while (!rc && handed < budget[w] - 1e-9 * budget[w])

@@ -24,6 +24,7 @@ struct peer_slot {
   bool lost;    /* worker declared lost: its messages are ignored */
   bool joining; /* replacement worker: takes part from the next iteration */
   uint32_t outstanding; /* worker: tasks of this iteration handed, not done */
+  uint32_t depth;       /* worker: how many it should hold (sch_hand_out tops up to it) */
   bool ahead;           /* worker: told to fetch the next iteration's input */
   struct net_peer peer;
   char addr[CONFIG_ADDR_MAX];
@@ -79,7 +80,8 @@ struct scheduler {
 int sch_start_iteration(struct scheduler *s);
 int sch_on_report(struct scheduler *s, uint32_t server, const struct net_msg *m);
 int sch_on_task_done(struct scheduler *s, uint32_t worker, const struct net_msg *m);
-/* Give worker w its next task, if the policy has one for it. */
+/* Top worker w up to its depth of held tasks, as far as the policy has
+ * tasks for it. */
 int sch_hand_out(struct scheduler *s, uint32_t w);
 /* A worker with nothing left in this iteration fetches the next one's input. */
 void sch_fetch_ahead(struct scheduler *s, uint32_t w);

@@ -44,10 +44,21 @@ static int worker_connect_servers(struct worker *w) {
   return rc ? rc : emulate_init(&w->emu, worker_slot(w, job->n_tasks, 0), w->node.sc.ns_per_cost);
 }
 
+static int worker_alloc_tasks(struct worker *w) {
+  uint32_t n = w->node.job.n_tasks;
+  w->queue = calloc(n, sizeof *w->queue);
+  w->ran = calloc(n, sizeof *w->ran);
+  if (w->blocks)
+    w->held = calloc(2 * (size_t)n, sizeof *w->held);
+  return w->queue && w->ran && (w->held || !w->blocks) ? 0 : DSANA_ENOMEM;
+}
+
 static void worker_free(struct worker *w) {
   emulate_fini(&w->emu);
   mirror_fini(&w->mirror);
   free(w->held);
+  free(w->queue);
+  free(w->ran);
   free(w->push_buf);
   if (w->servers)
     for (uint32_t s = 0; s < w->node.cfg.n_servers; s++)
@@ -129,7 +140,7 @@ int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64
                                .overlap_ns = overlap_ns,
                                .overrun_ns = w->emu.overrun_ns - w->overrun_mark};
   w->overrun_mark = w->emu.overrun_ns;
-  if (w->n_ran < WORKER_QUEUE_MAX)
+  if (w->n_ran < w->node.job.n_tasks)
     w->ran[w->n_ran++] = task;
   w->bytes_in_mark = w->mirror.bytes_in;
   w->bytes_out_mark = w->bytes_out;
@@ -194,12 +205,12 @@ static int worker_on_sched(struct worker *w, const struct net_msg *m, bool *done
     w->n_ran = 0;
     return mirror_prefetch(&w->mirror, w->iter);
   case WIRE_TASK:
-    if (h->iter != w->iter || h->chunk >= w->node.job.n_tasks || w->q_len == WORKER_QUEUE_MAX) {
+    if (h->iter != w->iter || h->chunk >= w->node.job.n_tasks || w->q_len == w->node.job.n_tasks) {
       log_warn("dropped TASK %u for iteration %u (at iteration %u)", h->chunk, h->iter, w->iter);
       return 0;
     }
     if (!worker_blocks_confirm(w, h->chunk))
-      w->queue[(w->q_head + w->q_len++) % WORKER_QUEUE_MAX] = h->chunk;
+      w->queue[(w->q_head + w->q_len++) % w->node.job.n_tasks] = h->chunk;
     return 0;
   case WIRE_FETCH_AHEAD:
     return worker_on_fetch_ahead(w, h->iter);
@@ -219,21 +230,24 @@ static int worker_on_sched(struct worker *w, const struct net_msg *m, bool *done
   }
 }
 
-/* How long the loop may block on the scheduler: not at all with work in
- * hand, else until the next emulated send is due or a heartbeat. */
-static int worker_wait_ms(struct worker *w, int idle_ms) {
+/* With no work in hand, block on the scheduler until a message, the next
+ * emulated send or a heartbeat is due. */
+static int worker_idle(struct worker *w, int idle_ms) {
   if (w->q_len || w->n_held)
     return 0;
-  int wait = net_outbox_wait_ms(w->node.outbox, idle_ms);
-  return wait < 0 ? idle_ms : wait;
+  bool ready;
+  int rc = net_poll_until(&w->node.sched, 1, idle_ms, net_outbox_due_ns(w->node.outbox), &ready);
+  return rc < 0 ? rc : 0;
 }
 
 static int worker_loop(struct worker *w) {
   int idle_ms = (int)(w->node.cfg.heartbeat_s * 1000);
   for (bool done = false; !done;) {
     struct net_msg m;
-    int rc = 0;
-    while (!done && (rc = net_recv(w->node.sched, &m, worker_wait_ms(w, idle_ms))) == 0) {
+    int rc = worker_idle(w, idle_ms);
+    if (rc)
+      return rc;
+    while (!done && (rc = net_recv(w->node.sched, &m, 0)) == 0) {
       w->node.last_heard_ns = clock_now_ns();
       rc = worker_on_sched(w, &m, &done);
       net_msg_fini(&m);
@@ -251,7 +265,7 @@ static int worker_loop(struct worker *w) {
       w->node.last_heard_ns = clock_now_ns(); /* busy, not deaf */
     } else if (!done && w->q_len) {
       uint32_t task = w->queue[w->q_head];
-      w->q_head = (w->q_head + 1) % WORKER_QUEUE_MAX;
+      w->q_head = (w->q_head + 1) % w->node.job.n_tasks;
       w->q_len--;
       if ((rc = worker_run_task(w, task)) != 0)
         return rc;
@@ -282,8 +296,8 @@ int runtime_run_worker(const struct role_params *p) {
   if (!rc)
     rc = trace_open_role(w->node.map->trace_path, "worker", 3, w->node.index);
   w->blocks = !rc && w->node.map->chunk_keys && w->node.app->task_block;
-  if (w->blocks && !(w->held = calloc(WORKER_QUEUE_MAX, sizeof *w->held)))
-    rc = DSANA_ENOMEM;
+  if (!rc)
+    rc = worker_alloc_tasks(w);
   if (!rc)
     rc = worker_loop(w);
   if (rc)

@@ -13,8 +13,6 @@
 #include "runtime/mirror.h"
 #include "runtime/node.h"
 
-#define WORKER_QUEUE_MAX 1024
-
 struct dsana_worker_view {
   struct worker *w;
 };
@@ -41,11 +39,14 @@ struct worker {
   uint32_t iter;     /* the iteration started last (ITER_START) */
   uint32_t run_iter; /* the iteration of the task whose hook is running */
   double globals[DSANA_MAX_GLOBALS];
-  uint32_t queue[WORKER_QUEUE_MAX]; /* tasks received, not started */
+  /* Sized from the job's task count: a worker gets each task at most once
+   * per iteration, and holds at most this iteration's and the next one's
+   * (running ahead). */
+  uint32_t *queue; /* tasks received, not started: a ring of n_tasks */
   uint32_t q_head, q_len;
-  struct held_task *held; /* chunked mode: tasks started, WORKER_QUEUE_MAX */
+  struct held_task *held; /* chunked mode: tasks started, 2 x n_tasks */
   uint32_t n_held;
-  uint32_t ran[WORKER_QUEUE_MAX]; /* tasks completed in iteration `iter`, in order */
+  uint32_t *ran; /* tasks completed in iteration `iter`, in order: n_tasks */
   uint32_t n_ran;
   uint32_t ahead_iter; /* FETCH_AHEAD received for this iteration (0 = none) */
   bool blocks; /* the app runs tasks block by block */

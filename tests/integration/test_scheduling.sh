@@ -67,6 +67,24 @@ else
   fail "transient run: rc=$RC $(head -c 300 "$T/tr.err")"
 fi
 
+# Many tasks per worker: under static scheduling a worker is handed all of
+# its tasks at once (and with chunks runs them all together, then the next
+# iteration's provisionally): 1500 of them once overflowed a fixed
+# 1024-entry queue, dropped tasks and hung. Same answer in every mode.
+run_capture many_ref "$DSANA" pagerank "$T/g.bin" --workers 1 --servers 1 --max-iter 3 --quiet --mode bsp \
+  --out "$T/many_ref.out"
+[ "$RC" -eq 0 ] || die "reference run failed: $(cat "$T/many_ref.err")"
+for args in "--sched static --chunk off" "--sched static --chunk 4K" "--sched dynamic --chunk 4K"; do
+  # shellcheck disable=SC2086
+  run_capture many "$DSANA" pagerank "$T/g.bin" --workers 1 --servers 1 --max-iter 3 --quiet --tasks-per-worker 1500 \
+    $args --out "$T/many.out"
+  if [ "$RC" -eq 0 ] && cmp -s "$T/many_ref.out" "$T/many.out" && ! grep -q "dropped TASK" "$T/many.err"; then
+    pass "1500 tasks on one worker ($args): byte-identical, no task dropped"
+  else
+    fail "1500 tasks on one worker ($args): rc=$RC $(head -c 300 "$T/many.err")"
+  fi
+done
+
 # Bad scenario files: exit 2, one line naming the key.
 check_bad() { # name json expected-substring
   printf '%s' "$2" >"$T/$1.json"
