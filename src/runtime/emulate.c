@@ -22,6 +22,11 @@ int emulate_init(struct emulate *e, uint64_t n_slots, double ns_per_cost) {
   return 0;
 }
 
+void emulate_set_sleep(struct emulate *e, emulate_sleep_fn fn, void *arg) {
+  e->sleep = fn;
+  e->sleep_arg = arg;
+}
+
 void emulate_fini(struct emulate *e) {
   free(e->best);
   *e = (struct emulate){0};
@@ -53,7 +58,10 @@ uint64_t emulate_work(struct emulate *e, uint64_t slot, uint64_t real_ns, double
   e->debt_ns += (int64_t)(model - real_ns);
   if (e->debt_ns > 0) {
     uint64_t t0 = clock_now_ns();
-    clock_sleep_ns((uint64_t)e->debt_ns);
+    if (e->sleep)
+      e->sleep(e->sleep_arg, t0 + (uint64_t)e->debt_ns);
+    else
+      clock_sleep_ns((uint64_t)e->debt_ns);
     e->debt_ns -= (int64_t)(clock_now_ns() - t0);
     if (e->debt_ns < -EMULATE_MAX_CREDIT_NS)
       e->debt_ns = -EMULATE_MAX_CREDIT_NS;

@@ -24,8 +24,15 @@
 
 #include <stdint.h>
 
+/* Sleeps until the absolute clock_now_ns() time `until_ns`; may do other
+ * work meanwhile (a worker keeps its link busy: its NIC sends while its
+ * emulated CPU computes). */
+typedef void (*emulate_sleep_fn)(void *arg, uint64_t until_ns);
+
 struct emulate {
   double ns_per_cost; /* > 0: cost model; 0: measured model (history) */
+  emulate_sleep_fn sleep; /* NULL: a plain sleep */
+  void *sleep_arg;
   uint64_t *best;    /* fastest real ns per slot, 0 = not seen; NULL = no history */
   uint64_t n_slots;
   uint64_t overrun_ns; /* cumulative: real time beyond the modelled time */
@@ -37,6 +44,8 @@ struct emulate {
  * ns_per_cost > 0 selects the cost model (no history is kept). */
 int emulate_init(struct emulate *e, uint64_t n_slots, double ns_per_cost);
 void emulate_fini(struct emulate *e);
+/* Sleep with fn(arg, until) instead of a plain sleep. */
+void emulate_set_sleep(struct emulate *e, emulate_sleep_fn fn, void *arg);
 
 /* Work in `slot` of cost `cost` (the app's units) just took real_ns;
  * returns the modelled duration, slowdown x (cost x ns_per_cost, or the

@@ -19,6 +19,21 @@
 #include "util/clock.h"
 #include "util/log.h"
 
+/* The emulated compute's sleep: the worker's link keeps sending meanwhile
+ * (pushes queued before it leave on time, not after the next block). */
+static void worker_sleep(void *arg, uint64_t until_ns) {
+  struct worker *w = arg;
+  for (uint64_t now = clock_now_ns(); now < until_ns; now = clock_now_ns()) {
+    uint64_t due = net_outbox_due_ns(w->node.outbox);
+    uint64_t wake = due && due < until_ns ? due : until_ns;
+    if (wake > now)
+      clock_sleep_ns(wake - now);
+    int rc = due && due <= wake ? net_outbox_pump(w->node.outbox, clock_now_ns(), NULL) : 0;
+    if (rc && !w->sleep_err)
+      w->sleep_err = rc; /* a server gone: the loop stops on it */
+  }
+}
+
 static int worker_connect_servers(struct worker *w) {
   uint32_t s_n = w->node.cfg.n_servers;
   w->servers = calloc(s_n, sizeof *w->servers);
@@ -41,7 +56,11 @@ static int worker_connect_servers(struct worker *w) {
   /* on one machine without an emulated link, read the servers' buffers */
   if (!rc && !net_outbox_emulating(w->node.outbox))
     mirror_use_shm(&w->mirror, w->node.cfg.ipc_dir);
-  return rc ? rc : emulate_init(&w->emu, worker_slot(w, job->n_tasks, 0), w->node.sc.ns_per_cost);
+  if (!rc)
+    rc = emulate_init(&w->emu, worker_slot(w, job->n_tasks, 0), w->node.sc.ns_per_cost);
+  if (!rc && net_outbox_emulating(w->node.outbox))
+    emulate_set_sleep(&w->emu, worker_sleep, w);
+  return rc;
 }
 
 static int worker_alloc_tasks(struct worker *w) {
@@ -271,7 +290,7 @@ static int worker_loop(struct worker *w) {
         return rc;
       w->node.last_heard_ns = clock_now_ns(); /* busy, not deaf */
     }
-    if ((rc = net_outbox_pump(w->node.outbox, clock_now_ns(), NULL)) != 0)
+    if ((rc = w->sleep_err) != 0 || (rc = net_outbox_pump(w->node.outbox, clock_now_ns(), NULL)) != 0)
       return rc;
     node_tick(&w->node);
     if ((rc = node_check_scheduler(&w->node)) != 0)

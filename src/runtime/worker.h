@@ -53,6 +53,7 @@ struct worker {
   uint64_t last_task_end_ns;
   uint64_t bytes_in_mark, bytes_out, bytes_out_mark;
   struct emulate emu;      /* modelled compute times (scenario speeds) */
+  int sleep_err;           /* a send failed while the emulation slept */
   uint64_t overrun_mark;   /* emu.overrun_ns at the last TASK_DONE */
   struct dsana_worker_view view;
 };

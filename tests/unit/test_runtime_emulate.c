@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "runtime/emulate.h"
+#include "util/clock.h"
 
 static void test_cost_model(void **unused) {
   struct emulate e;
@@ -62,10 +63,44 @@ static void test_measured_model(void **unused) {
   emulate_fini(&e);
 }
 
+struct sleeps {
+  int calls;
+  uint64_t until[4];
+};
+
+static void record_sleep(void *arg, uint64_t until_ns) {
+  struct sleeps *sl = arg;
+  if (sl->calls < 4)
+    sl->until[sl->calls] = until_ns;
+  sl->calls++;
+}
+
+/* The sleep hook is asked to wait out the modelled time; one that returns
+ * at once (as if it had been busy sending) leaves the time owed, and the
+ * next piece asks for both. */
+static void test_sleep_hook(void **unused) {
+  struct emulate e;
+  struct sleeps sl = {0};
+  assert_int_equal(emulate_init(&e, 0, 1000.0), 0); /* 1 us per unit of cost */
+  emulate_set_sleep(&e, record_sleep, &sl);
+  uint64_t t0 = clock_now_ns();
+  assert_int_equal(emulate_work(&e, 0, 0, 50, 1.0), 50000);
+  assert_int_equal(sl.calls, 1);
+  assert_true(sl.until[0] >= t0 + 50000);
+  uint64_t t1 = clock_now_ns();
+  assert_int_equal(emulate_work(&e, 0, 0, 50, 1.0), 50000);
+  assert_int_equal(sl.calls, 2);
+  assert_true(sl.until[1] > t1 + 50000); /* this piece's and most of the last one's */
+  assert_true(sl.until[1] <= clock_now_ns() + 100000);
+  assert_int_equal(e.overrun_ns, 0);
+  emulate_fini(&e);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cost_model),
       cmocka_unit_test(test_measured_model),
+      cmocka_unit_test(test_sleep_hook),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
