@@ -41,6 +41,7 @@ static void test_shipped_homogeneous(void **unused) {
   }
   assert_true(sc.transient_p == 0.1);
   assert_true(sc.transient_slowdown == 4.0);
+  assert_true(sc.ns_per_cost == 3.0);
   assert_int_equal(sc.transient_seed, 7);
   assert_string_equal(sc.name, path);
   assert_int_equal(scenario_check_workers(&sc, 4, err, sizeof(err)), 0);
@@ -68,6 +69,7 @@ static void test_shipped_heterogeneous(void **unused) {
   }
   assert_true(sc.transient_p == 0);
   assert_true(sc.time_scale == 4.0);
+  assert_true(sc.ns_per_cost == 3.0);
   scenario_fini(&sc);
 }
 
