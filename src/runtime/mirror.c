@@ -240,7 +240,11 @@ static bool mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg)
   enum admit a = ADMIT_DROP;
   if (h->type != WIRE_PULL_REPLY && h->type != WIRE_PULL_SHM)
     why = "not a pull reply";
-  else if (!mt || !mirror_wanted(mt, h->iter))
+  else if (mt && mt->values && h->iter + 1 < mt->iter) {
+    /* asked for before the table was fetched afresh for a later iteration */
+    log_debug("dropped %s from server %u for iteration %u: superseded", wire_type_name(h->type), s, h->iter);
+    return true;
+  } else if (!mt || !mirror_wanted(mt, h->iter))
     why = "table or iteration not requested";
   else if (h->key_lo < slo || h->key_hi > shi || h->key_lo >= h->key_hi)
     why = "keys outside the server's shard";

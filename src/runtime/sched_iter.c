@@ -37,6 +37,7 @@ static int sch_hand_out_one(struct scheduler *s, uint32_t w, double *cost) {
     *cost += s->job.tasks[task].cost;
   s->task_owner[task] = w;
   s->workers[w].outstanding++;
+  s->workers[w].handed++;
   struct wire_hdr h = wire_hdr_make(WIRE_TASK, 0);
   h.iter = s->iter;
   h.chunk = task;
@@ -52,6 +53,10 @@ static int sch_hand_out_one(struct scheduler *s, uint32_t w, double *cost) {
  * iteration's input again; results never depend on it. */
 void sch_fetch_ahead(struct scheduler *s, uint32_t w) {
   struct peer_slot *p = &s->workers[w];
+  /* a worker that ran nothing in this iteration is unlikely to run
+   * anything in the next one: its table would be fetched for nothing */
+  if (p->handed == 0)
+    return;
   /* static, block-wise: its tasks are all handed at the start (idle for
    * the policy); else: all done and nothing to steal */
   bool done = p->outstanding == 0 ||
@@ -111,9 +116,21 @@ static int sch_hand_out_first(struct scheduler *s) {
     /* dynamic, block-wise: a worker overlaps what it holds with the transfer */
     budget[w] = blocks && s->cfg.sched == SCHED_DYNAMIC ? BLOCKS_SHARE_AT_ONCE * sched_queued_cost(s->policy, w) : 0;
   }
+  /* one task to each worker in turn, so that with tiny tasks (deep
+   * queues) the first workers do not take everything */
   int rc = 0;
-  for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++)
-    rc = sch_hand_out(s, w);
+  for (bool more = true; !rc && more;) {
+    more = false;
+    for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++) {
+      struct peer_slot *p = &s->workers[w];
+      if (p->lost || p->joining || p->outstanding >= p->depth)
+        continue;
+      if ((rc = sch_hand_out_one(s, w, NULL)) == 0)
+        more = true;
+      else if (rc == DSANA_EAGAIN)
+        rc = 0;
+    }
+  }
   for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++) {
     double handed = 0;
     while (!rc && handed < budget[w] - 1e-9 * budget[w])
@@ -136,6 +153,7 @@ int sch_start_iteration(struct scheduler *s) {
   s->acc.start_ns = clock_now_ns();
   for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
     s->workers[w].outstanding = 0;
+    s->workers[w].handed = 0;
     s->workers[w].ahead = false;
   }
   bool *alive = calloc(s->cfg.n_workers, sizeof *alive);

@@ -25,6 +25,7 @@ struct peer_slot {
   bool joining; /* replacement worker: takes part from the next iteration */
   uint32_t outstanding; /* worker: tasks of this iteration handed, not done */
   uint32_t depth;       /* worker: how many it should hold (sch_hand_out tops up to it) */
+  uint32_t handed;      /* worker: tasks handed in this iteration */
   bool ahead;           /* worker: told to fetch the next iteration's input */
   struct net_peer peer;
   char addr[CONFIG_ADDR_MAX];

@@ -217,12 +217,16 @@ static int worker_on_fetch_ahead(struct worker *w, uint32_t iter) {
 static int worker_on_sched(struct worker *w, const struct net_msg *m, bool *done) {
   const struct wire_hdr *h = &m->hdr;
   switch (h->type) {
-  case WIRE_ITER_START:
+  case WIRE_ITER_START: {
+    /* fetch the tables now if this worker ran tasks in the iteration
+     * before (it most likely runs some again); else on its first task */
+    bool ran = w->n_ran > 0;
     w->iter = h->iter;
     msg_globals_decode(m->payload, w->globals); /* provisional tasks read them from here too */
     w->last_task_end_ns = 0;
     w->n_ran = 0;
-    return mirror_prefetch(&w->mirror, w->iter);
+    return ran ? mirror_prefetch(&w->mirror, w->iter) : 0;
+  }
   case WIRE_TASK:
     if (h->iter != w->iter || h->chunk >= w->node.job.n_tasks || w->q_len == w->node.job.n_tasks) {
       log_warn("dropped TASK %u for iteration %u (at iteration %u)", h->chunk, h->iter, w->iter);
