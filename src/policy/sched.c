@@ -73,9 +73,12 @@ int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, u
   s->pspeed = calloc(W, sizeof(double));
   s->order = malloc(T * sizeof(uint32_t));
   s->owner = malloc(T * sizeof(uint32_t));
+  s->range_lo = calloc(W + 1, sizeof(uint32_t));
+  s->range_new = calloc(W + 1, sizeof(uint32_t));
+  s->range_alive = calloc(W, sizeof(bool));
   if (!s->cost || !s->alive || !s->qbuf || !s->head || !s->tail || !s->qcost || !s->pool ||
       !s->runner || !s->done || !s->stolen || !s->last || !s->speed || !s->it_cost ||
-      !s->it_secs || !s->pspeed || !s->order || !s->owner) {
+      !s->it_secs || !s->pspeed || !s->order || !s->owner || !s->range_lo || !s->range_new || !s->range_alive) {
     sched_destroy(s);
     return DSANA_ENOMEM;
   }
@@ -108,7 +111,15 @@ void sched_destroy(struct sched *s) {
   free(s->pspeed);
   free(s->order);
   free(s->owner);
+  free(s->range_lo);
+  free(s->range_new);
+  free(s->range_alive);
   free(s);
+}
+
+void sched_set_contiguous(struct sched *s, bool contiguous) {
+  if (s)
+    s->contiguous = contiguous;
 }
 
 double sched_speed_now(const struct sched *s, uint32_t w) {

@@ -34,12 +34,23 @@ int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, u
                  struct sched **out);
 void sched_destroy(struct sched *s);
 
+/* Dynamic policy: assign each worker one contiguous range of tasks (in
+ * task order) instead of longest-first. For tasks that write consecutive key
+ * ranges read back in chunks (chunked transfers), a chunk of the next
+ * iteration then waits for one or two workers, not for all of them. Call
+ * before the first sched_begin_iter(); no effect on the static policy. */
+void sched_set_contiguous(struct sched *s, bool contiguous);
+
 /* Start an iteration. alive[w] false excludes worker w (NULL = all alive).
  * static: worker w gets the contiguous block of tasks
  *   [w*T/W', (w+1)*T/W') over the W' live workers (equal split by count).
  * dynamic: tasks are assigned largest first, proportionally to each worker's
  *   estimated speed; a task stays with the worker that ran it last unless
- *   moving it shortens the predicted iteration time. */
+ *   moving it shortens the predicted iteration time. Contiguous (see
+ *   sched_set_contiguous): the live workers, in worker order, get
+ *   consecutive ranges of tasks of cost proportional to their speeds; the
+ *   ranges of the last iteration stay unless new ones shorten the predicted
+ *   iteration time by more than the noise margin. */
 int sched_begin_iter(struct sched *s, const bool *alive);
 
 /* Next task for worker w: sets *task and *stolen and returns 0, or returns

@@ -22,11 +22,20 @@
  * that helps: cost / speed[w] < victim's remaining time. Otherwise w gets
  * DSANA_EAGAIN (it may ask again later; estimates and queues move).
  *
- * Cost: assignment is O(T log T + T*W) per iteration, a steal O(W).
+ * Contiguous variant (sched_set_contiguous): the live workers, in worker
+ * order, get consecutive ranges of tasks whose costs are proportional to
+ * their predicted speeds (a task goes to the range its cost midpoint falls
+ * in), each run in task order; a thief takes the victim's last task. The
+ * last iteration's ranges stay if their predicted iteration time is within
+ * (1 + SCHED_STICKY_EPS) of the new split's.
+ *
+ * Cost: assignment is O(T log T + T*W) per iteration (contiguous: O(T + W)),
+ * a steal O(W).
  */
 #include "policy/sched_internal.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "dsana/dsana.h"
 
@@ -49,8 +58,73 @@ static uint32_t pick_best(const struct sched *s, double c, double *finish) {
   return best;
 }
 
+/* Predicted iteration time of the ranges lo[] at the predicted speeds. */
+static double ranges_makespan(const struct sched *s, const uint32_t *lo) {
+  double worst = 0;
+  for (uint32_t w = 0; w < s->n_workers; w++) {
+    double c = 0;
+    for (uint32_t t = lo[w]; t < lo[w + 1]; t++)
+      c += s->cost[t];
+    if (s->alive[w] && c / s->pspeed[w] > worst)
+      worst = c / s->pspeed[w];
+  }
+  return worst;
+}
+
+/* Ranges of cost proportional to the live workers' speeds into lo[];
+ * dead workers get empty ones. */
+static void ranges_split(const struct sched *s, uint32_t *lo) {
+  double total = 0, speed = 0, target = 0, acc = 0;
+  uint32_t last_alive = 0;
+  for (uint32_t t = 0; t < s->n_tasks; t++)
+    total += s->cost[t];
+  for (uint32_t w = 0; w < s->n_workers; w++)
+    if (s->alive[w]) {
+      speed += s->pspeed[w];
+      last_alive = w;
+    }
+  uint32_t t = 0;
+  for (uint32_t w = 0; w < s->n_workers; w++) {
+    lo[w] = t;
+    if (!s->alive[w])
+      continue;
+    target += total * s->pspeed[w] / speed;
+    for (; t < s->n_tasks && (w == last_alive || acc + s->cost[t] / 2 <= target); t++)
+      acc += s->cost[t];
+  }
+  lo[s->n_workers] = s->n_tasks;
+}
+
+static bool same_alive(const struct sched *s) {
+  for (uint32_t w = 0; w < s->n_workers; w++)
+    if (s->alive[w] != s->range_alive[w])
+      return false;
+  return true;
+}
+
+static int dynamic_assign_ranges(struct sched *s) {
+  ranges_split(s, s->range_new);
+  bool keep = s->have_ranges && same_alive(s) &&
+              ranges_makespan(s, s->range_lo) <= (1.0 + SCHED_STICKY_EPS) * ranges_makespan(s, s->range_new);
+  if (!keep)
+    memcpy(s->range_lo, s->range_new, sizeof *s->range_lo * (s->n_workers + 1));
+  for (uint32_t t = 0; t < s->n_tasks; t++)
+    s->qbuf[t] = t;
+  for (uint32_t w = 0; w < s->n_workers; w++) {
+    s->head[w] = s->range_lo[w];
+    s->tail[w] = s->range_lo[w + 1];
+    for (uint32_t t = s->head[w]; t < s->tail[w]; t++)
+      s->qcost[w] += s->cost[t];
+    s->range_alive[w] = s->alive[w];
+  }
+  s->have_ranges = true;
+  return 0;
+}
+
 static int dynamic_assign(struct sched *s) {
   sched_speed_predict_all(s);
+  if (s->contiguous)
+    return dynamic_assign_ranges(s);
   sched_sort_by_cost_desc(s);
   /* s->owner was the sort's scratch; from here it maps task -> worker. */
   for (uint32_t i = 0; i < s->n_tasks; i++) {

@@ -63,6 +63,12 @@ struct sched {
   double *it_secs;   /* ... as total cost over total seconds */
   double *pspeed;    /* n_workers: predicted speeds, see sched_speed_predict_all */
 
+  bool contiguous;    /* dynamic: one range of tasks per worker */
+  uint32_t *range_lo;  /* n_workers + 1: the last contiguous assignment (w's range is [lo[w], lo[w+1])) */
+  uint32_t *range_new; /* n_workers + 1: scratch for the next one */
+  bool *range_alive;  /* n_workers: who was alive for it */
+  bool have_ranges;
+
   /* Scratch for the policies, n_tasks each (no allocation per iteration). */
   uint32_t *order;
   uint32_t *owner;

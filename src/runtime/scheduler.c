@@ -308,7 +308,7 @@ static uint64_t sch_chunk_keys(const struct scheduler *s) {
     if (bw == 0)
       bw = 1.25e9;
     struct chunk_inputs in = {.table_bytes = n * sizeof(double), .bandwidth_bytes_per_s = bw,
-                              .msg_overhead_s = 200e-6, .overhead_fraction = 0.05, .min_chunks = 8};
+                              .msg_overhead_s = 200e-6, .overhead_fraction = 0.05};
     bytes = chunk_auto_bytes(&in);
   }
   uint64_t keys = bytes / sizeof(double);
@@ -344,6 +344,11 @@ static int sch_setup(struct scheduler *s, const struct role_params *p) {
     cost[t] = s->job.tasks[t].cost;
   rc = sched_create(s->cfg.sched, s->cfg.n_workers, cost, s->job.n_tasks, &s->policy);
   free(cost);
+  s->chunk_keys = sch_chunk_keys(s);
+  /* chunked transfers: a chunk of the next iteration is final once the
+   * tasks writing it pushed, so those should be one worker's */
+  if (!rc)
+    sched_set_contiguous(s->policy, s->chunk_keys && s->app->task_block);
   s->servers = calloc(s->cfg.n_servers, sizeof *s->servers);
   s->workers = calloc(s->cfg.n_workers, sizeof *s->workers);
   s->wstats = calloc(s->cfg.n_workers, sizeof *s->wstats);
@@ -355,7 +360,6 @@ static int sch_setup(struct scheduler *s, const struct role_params *p) {
     rc = metrics_open(s->cfg.metrics_path, &s->metrics);
   s->progress = !s->cfg.quiet && isatty(STDERR_FILENO);
   progress_init(&s->line, s->progress, s->job.tol, s->job.max_iter);
-  s->chunk_keys = sch_chunk_keys(s);
   return rc;
 }
 

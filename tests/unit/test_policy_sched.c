@@ -528,6 +528,85 @@ static void test_sticky_under_noise(void **unused) {
   sched_destroy(s);
 }
 
+/* Contiguous dynamic assignment (chunked transfers): every worker's queue
+ * is one range of consecutive tasks, in worker order, sized by speed; the
+ * makespan stays near the bound and the ranges do not move on noise. */
+static void test_contiguous_ranges(void **unused) {
+  const double speed[4] = {1, 1, 0.5, 0.25};
+  double cost[64], total = 0;
+  random_costs(cost, 64, 31, 1, 10);
+  for (int t = 0; t < 64; t++)
+    total += cost[t];
+  double bound = total / 2.75;
+  struct sched *s;
+  assert_int_equal(sched_create(SCHED_DYNAMIC, 4, cost, 64, &s), 0);
+  sched_set_contiguous(s, true);
+  double span = 0;
+  for (int iter = 0; iter < 4; iter++)
+    span = sim_iter(s, cost, 64, speed, 4, 2, NULL);
+  print_message("contiguous: makespan %.1f, bound %.1f (x%.3f)\n", span, bound, span / bound);
+  assert_true(span <= 1.10 * bound);
+  /* the next iteration's queues, popped in full: consecutive ranges */
+  assert_int_equal(sched_begin_iter(s, NULL), 0);
+  uint32_t next = 0;
+  for (uint32_t w = 0; w < 4; w++) {
+    double share = sched_queued_cost(s, w) / total;
+    print_message("worker %u: share %.3f (speed share %.3f)\n", w, share, speed[w] / 2.75);
+    assert_true(fabs(share - speed[w] / 2.75) < 0.05);
+    uint32_t t;
+    bool stolen;
+    while (sched_queued_cost(s, w) > 0) {
+      assert_int_equal(sched_next(s, w, &t, &stolen), 0);
+      assert_false(stolen);
+      assert_int_equal(t, next++);
+    }
+  }
+  assert_int_equal(next, 64);
+  sched_destroy(s);
+
+  /* equal workers with a few percent of noise: the ranges stay put */
+  uint32_t ran[2][64], same = 0, compared = 0;
+  uint64_t rng = 9;
+  assert_int_equal(sched_create(SCHED_DYNAMIC, 4, cost, 64, &s), 0);
+  sched_set_contiguous(s, true);
+  for (int iter = 0; iter < 10; iter++) {
+    double jitter[4];
+    for (int w = 0; w < 4; w++)
+      jitter[w] = 1.0 + 0.06 * (rng_unit(&rng) - 0.5);
+    sim_iter_ran(s, cost, 64, jitter, 4, 2, NULL, ran[iter % 2]);
+    if (iter >= 2) {
+      for (int t = 0; t < 64; t++)
+        same += ran[0][t] == ran[1][t];
+      compared += 64;
+    }
+  }
+  print_message("contiguous, noisy equal workers: %.1f%% of tasks kept their worker\n", 100.0 * same / compared);
+  assert_true(same >= 0.85 * compared);
+  sched_destroy(s);
+}
+
+/* The contiguous variant under random interleavings and worker loss:
+ * every task exactly once, deterministic. */
+static void test_contiguous_exactly_once(void **unused) {
+  const double speed[5] = {1, 0.7, 1.3, 0.25, 1};
+  uint32_t drops = 0;
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    uint32_t n_tasks = 1 + (uint32_t)(seed * 7 % 61), n_workers = 1 + (uint32_t)(seed % 5);
+    double *cost = malloc(n_tasks * sizeof(double));
+    assert_non_null(cost);
+    random_costs(cost, n_tasks, seed, 0.5, 20);
+    struct sched *s;
+    assert_int_equal(sched_create(SCHED_DYNAMIC, n_workers, cost, n_tasks, &s), 0);
+    sched_set_contiguous(s, true);
+    uint64_t rng = seed * 1000;
+    for (int iter = 0; iter < 4; iter++)
+      drops += random_iter(s, cost, n_tasks, speed, n_workers, &rng, iter % 2 == 1, NULL);
+    sched_destroy(s);
+    free(cost);
+  }
+  assert_true(drops >= 10);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_invalid_inputs),
@@ -540,6 +619,8 @@ int main(void) {
       cmocka_unit_test(test_deterministic),
       cmocka_unit_test(test_sim_makespan),
       cmocka_unit_test(test_sticky_under_noise),
+      cmocka_unit_test(test_contiguous_ranges),
+      cmocka_unit_test(test_contiguous_exactly_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
