@@ -5,15 +5,18 @@
 #define LOOPBACK_BYTES_PER_S 1.5e9 /* assumed when the link is not throttled */
 
 uint64_t chunk_auto_bytes(const struct chunk_inputs *in) {
-  if (in->table_bytes <= CHUNK_MIN_BYTES)
-    return in->table_bytes;
+  uint64_t shards = in->n_shards ? in->n_shards : 1;
+  uint64_t shard = (in->table_bytes + shards - 1) / shards;
+  if (shard <= CHUNK_MIN_BYTES)
+    return (shard + 7) & ~(uint64_t)7;
   double bw = in->bandwidth_bytes_per_s > 0 ? in->bandwidth_bytes_per_s : LOOPBACK_BYTES_PER_S;
   double frac = in->overhead_fraction > 0 ? in->overhead_fraction : 0.05;
   /* overhead / (bytes / bw) <= frac  =>  bytes >= overhead * bw / frac */
-  double want = in->msg_overhead_s * bw / frac;
-  uint64_t by_count = in->table_bytes / (in->min_chunks ? in->min_chunks : 8);
-  uint64_t bytes = want > (double)by_count ? by_count : (uint64_t)want;
-  if (bytes < CHUNK_MIN_BYTES)
-    bytes = CHUNK_MIN_BYTES;
-  return bytes & ~(uint64_t)7;
+  double want = in->msg_overhead_s > 0 ? in->msg_overhead_s * bw / frac : 1;
+  /* powers of two split a shard evenly; never below the minimum chunk */
+  uint64_t chunks = 1;
+  while ((double)chunks * want < (double)shard && shard / (chunks * 2) >= CHUNK_MIN_BYTES)
+    chunks *= 2;
+  uint64_t bytes = (shard + chunks - 1) / chunks;
+  return (bytes + 7) & ~(uint64_t)7;
 }

@@ -299,7 +299,8 @@ static uint64_t sch_chunk_keys(const struct scheduler *s) {
     for (uint32_t w = 0; w < s->sc.n_workers; w++)
       if (s->sc.link[w].bandwidth_bytes_per_s > 0 && (bw == 0 || s->sc.link[w].bandwidth_bytes_per_s < bw))
         bw = s->sc.link[w].bandwidth_bytes_per_s;
-    /* per-message cost: ~0.2 ms per piece measured by bench/overlap.sh sweeps.
+    /* per-message cost: ~0.1 ms per piece, measured by chunk-size sweeps
+     * on this machine (bench/overlap.sh, real graphs over 1 Gbit/s).
      * On one machine without an emulated link a whole table moves in a few
      * milliseconds: chunking would only add per-block work. Across real
      * machines with an unknown link, assume 10 Gbit/s. */
@@ -307,8 +308,8 @@ static uint64_t sch_chunk_keys(const struct scheduler *s) {
       return 0;
     if (bw == 0)
       bw = 1.25e9;
-    struct chunk_inputs in = {.table_bytes = n * sizeof(double), .bandwidth_bytes_per_s = bw,
-                              .msg_overhead_s = 200e-6, .overhead_fraction = 0.05};
+    struct chunk_inputs in = {.table_bytes = n * sizeof(double), .n_shards = s->cfg.n_servers,
+                              .bandwidth_bytes_per_s = bw, .msg_overhead_s = 100e-6, .overhead_fraction = 0.05};
     bytes = chunk_auto_bytes(&in);
   }
   uint64_t keys = bytes / sizeof(double);
