@@ -29,7 +29,6 @@
 
 #include <assert.h>
 #include <errno.h>
-#include <math.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>

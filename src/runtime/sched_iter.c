@@ -70,10 +70,15 @@ void sch_fetch_ahead(struct scheduler *s, uint32_t w) {
   sch_send(s, p, &h, NULL, 0);
 }
 
+/* Worker w takes part and holds fewer tasks than its depth. */
+static bool sch_has_room(const struct scheduler *s, uint32_t w) {
+  const struct peer_slot *p = &s->workers[w];
+  return !p->lost && !p->joining && p->outstanding < p->depth;
+}
+
 int sch_hand_out(struct scheduler *s, uint32_t w) {
-  struct peer_slot *p = &s->workers[w];
   int rc = 0;
-  while (!rc && !p->lost && !p->joining && p->outstanding < p->depth)
+  while (!rc && sch_has_room(s, w))
     rc = sch_hand_out_one(s, w, NULL);
   return rc == DSANA_EAGAIN ? 0 : rc;
 }
@@ -122,8 +127,7 @@ static int sch_hand_out_first(struct scheduler *s) {
   for (bool more = true; !rc && more;) {
     more = false;
     for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++) {
-      struct peer_slot *p = &s->workers[w];
-      if (p->lost || p->joining || p->outstanding >= p->depth)
+      if (!sch_has_room(s, w))
         continue;
       if ((rc = sch_hand_out_one(s, w, NULL)) == 0)
         more = true;

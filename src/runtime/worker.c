@@ -68,8 +68,15 @@ static int worker_alloc_tasks(struct worker *w) {
   w->queue = calloc(n, sizeof *w->queue);
   w->ran = calloc(n, sizeof *w->ran);
   if (w->blocks)
-    w->held = calloc(2 * (size_t)n, sizeof *w->held);
+    w->held = calloc(worker_held_cap(w), sizeof *w->held);
   return w->queue && w->ran && (w->held || !w->blocks) ? 0 : DSANA_ENOMEM;
+}
+
+uint32_t worker_queue_pop(struct worker *w) {
+  uint32_t task = w->queue[w->q_head];
+  w->q_head = (w->q_head + 1) % w->node.job.n_tasks;
+  w->q_len--;
+  return task;
 }
 
 static void worker_free(struct worker *w) {
@@ -287,10 +294,7 @@ static int worker_loop(struct worker *w) {
         return rc;
       w->node.last_heard_ns = clock_now_ns(); /* busy, not deaf */
     } else if (!done && w->q_len) {
-      uint32_t task = w->queue[w->q_head];
-      w->q_head = (w->q_head + 1) % w->node.job.n_tasks;
-      w->q_len--;
-      if ((rc = worker_run_task(w, task)) != 0)
+      if ((rc = worker_run_task(w, worker_queue_pop(w))) != 0)
         return rc;
       w->node.last_heard_ns = clock_now_ns(); /* busy, not deaf */
     }

@@ -58,6 +58,11 @@ struct worker {
   struct dsana_worker_view view;
 };
 
+/* The next task received and not started (q_len > 0), off the queue. */
+uint32_t worker_queue_pop(struct worker *w);
+/* Room in held[]: this iteration's tasks and the next one's (running ahead). */
+static inline uint32_t worker_held_cap(const struct worker *w) { return 2 * w->node.job.n_tasks; }
+
 /* Emulation slots: per task, the whole task or its begin (0), its blocks
  * (1 + chunk) and its end (1 + n_chunks). */
 uint64_t worker_slot(const struct worker *w, uint32_t task, uint64_t part);

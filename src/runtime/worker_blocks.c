@@ -47,10 +47,8 @@ static int blocks_begin(struct worker *w, uint32_t task, uint32_t iter, bool pro
 }
 
 static int blocks_start_queued(struct worker *w) {
-  while (w->q_len > 0 && w->n_held < 2 * w->node.job.n_tasks) {
-    uint32_t task = w->queue[w->q_head];
-    w->q_head = (w->q_head + 1) % w->node.job.n_tasks;
-    w->q_len--;
+  while (w->q_len > 0 && w->n_held < worker_held_cap(w)) {
+    uint32_t task = worker_queue_pop(w);
     fault_point(FAULT_BEFORE_TASK, w->iter);
     int rc = blocks_begin(w, task, w->iter, false);
     if (rc)
@@ -61,7 +59,7 @@ static int blocks_start_queued(struct worker *w) {
 
 int worker_blocks_ahead(struct worker *w, uint32_t iter) {
   w->ahead_iter = iter;
-  for (uint32_t i = 0; i < w->n_ran && w->n_held < 2 * w->node.job.n_tasks; i++) {
+  for (uint32_t i = 0; i < w->n_ran && w->n_held < worker_held_cap(w); i++) {
     int rc = blocks_begin(w, w->ran[i], iter, true);
     if (rc)
       return rc;
@@ -156,7 +154,7 @@ static int blocks_need(struct worker *w) {
 /* Under static scheduling, once fetching ahead, a task done for this
  * iteration starts again at once, provisionally, for the next. */
 static int blocks_run_on(struct worker *w, uint32_t task) {
-  if (w->ahead_iter != w->iter + 1 || w->n_held >= 2 * w->node.job.n_tasks)
+  if (w->ahead_iter != w->iter + 1 || w->n_held >= worker_held_cap(w))
     return 0; /* ahead_iter is set only under static scheduling */
   return blocks_begin(w, task, w->ahead_iter, true);
 }
