@@ -81,17 +81,19 @@ static void record_sleep(void *arg, uint64_t until_ns) {
 static void test_sleep_hook(void **unused) {
   struct emulate e;
   struct sleeps sl = {0};
-  assert_int_equal(emulate_init(&e, 0, 1000.0), 0); /* 1 us per unit of cost */
+  /* 1 ms per unit of cost: far above the time the calls themselves take,
+   * even under valgrind, and nothing really sleeps */
+  assert_int_equal(emulate_init(&e, 0, 1e6), 0);
   emulate_set_sleep(&e, record_sleep, &sl);
   uint64_t t0 = clock_now_ns();
-  assert_int_equal(emulate_work(&e, 0, 0, 50, 1.0), 50000);
+  assert_int_equal(emulate_work(&e, 0, 0, 50, 1.0), 50000000);
   assert_int_equal(sl.calls, 1);
-  assert_true(sl.until[0] >= t0 + 50000);
+  assert_true(sl.until[0] >= t0 + 50000000);
   uint64_t t1 = clock_now_ns();
-  assert_int_equal(emulate_work(&e, 0, 0, 50, 1.0), 50000);
+  assert_int_equal(emulate_work(&e, 0, 0, 50, 1.0), 50000000);
   assert_int_equal(sl.calls, 2);
-  assert_true(sl.until[1] > t1 + 50000); /* this piece's and most of the last one's */
-  assert_true(sl.until[1] <= clock_now_ns() + 100000);
+  assert_true(sl.until[1] > t1 + 50000000); /* this piece's and most of the last one's */
+  assert_true(sl.until[1] <= clock_now_ns() + 100000000);
   assert_int_equal(e.overrun_ns, 0);
   emulate_fini(&e);
 }
