@@ -22,12 +22,13 @@
 # Outputs (--out) must be byte-identical (mismatch: exit 1). Writes
 # bench/results/netns_runs.csv (appended). Namespaces (and with them the veths) are
 # removed by a trap on EXIT, also on failure or ^C.
+# The roles authenticate with a job token made for the run (CURVE, as on real machines).
 # The last line printed is `speedup=X` (bsp/dsana, per-pair median).
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-usage() { sed -n '2,28s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,29s/^# \{0,1\}//p' "$0"; }
 
 quick=0
 pairs=
@@ -132,6 +133,11 @@ sc=$SCRATCH/netns.json
 jq '.link.bandwidth_mbit = 0 | del(.workers[].link)' "$BENCH_DIR/scenarios/overlap.json" >"$sc"
 lat=$(jq -r '.link.latency_ms // 0' "$sc")
 
+# roles started on their own authenticate each other with the job's secret
+token=$SCRATCH/job.token
+head -c 32 /dev/urandom | base64 >"$token"
+chmod 600 "$token"
+
 graph=$(graph_kron "$scale")
 read -r NV NE < <(graph_counts "$graph")
 runs_csv=$RESULTS/netns_runs.csv
@@ -144,13 +150,15 @@ run_ns() { # MODE PAIR -> T B
   PIDS=()
   ip netns exec "$SNS" "$DSANA" scheduler pagerank "$graph" --scheduler "$ADDR" --workers $WORKERS --servers 1 \
     --mode "$mode" --scenario "$sc" --max-iter $ITERS --tol 0 --top 0 --quiet --register-timeout 30 \
-    --metrics "$m" --out "$out" >"$SCRATCH/$mode.$i.sched.out" 2>"$SCRATCH/$mode.$i.sched.err" &
+    --metrics "$m" --out "$out" --token-file "$token" >"$SCRATCH/$mode.$i.sched.out" 2>"$SCRATCH/$mode.$i.sched.err" &
   spid=$!
   PIDS+=("$spid")
-  ip netns exec "$SNS" "$DSANA" server --scheduler "$ADDR" --bind "$SIP" >"$SCRATCH/$mode.$i.srv.err" 2>&1 &
+  ip netns exec "$SNS" "$DSANA" server --scheduler "$ADDR" --bind "$SIP" --token-file "$token" \
+    >"$SCRATCH/$mode.$i.srv.err" 2>&1 &
   PIDS+=("$!")
   for ((w = 0; w < WORKERS; w++)); do
-    ip netns exec "${WNS[$w]}" "$DSANA" worker --scheduler "$ADDR" >"$SCRATCH/$mode.$i.w$w.err" 2>&1 &
+    ip netns exec "${WNS[$w]}" "$DSANA" worker --scheduler "$ADDR" --token-file "$token" \
+      >"$SCRATCH/$mode.$i.w$w.err" 2>&1 &
     PIDS+=("$!")
   done
   wait "$spid" || rc=$?
