@@ -10,7 +10,9 @@
 #   dsana-s0  10.201.0.1   scheduler (tcp://10.201.0.1:7000) and the server (--bind 10.201.0.1)
 #   dsana-w0..w3  10.201.0.10..13   one worker each
 # 10.201.0.0/24 exists only inside these namespaces. Each node's own veth end (eth0) gets
-#   tc qdisc add dev eth0 root tbf rate ${MBIT}mbit burst 32kbit latency 50ms
+#   tc qdisc add dev eth0 root tbf rate ${MBIT}mbit burst ${BURST} latency 50ms
+# (BURST = 4 ms of the rate, at least 64 KiB: tbf caps a link well below its rate when
+# the burst is under a timer tick of it or under a GSO segment)
 # i.e. every node's upload is shaped, as the in-process emulation shapes each process's
 # sends (the server's upload is the bottleneck: 4 x the table per iteration).
 # This kernel has no netem, so latency cannot come from tc: the roles run with
@@ -28,7 +30,7 @@ set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-usage() { sed -n '2,29s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,31s/^# \{0,1\}//p' "$0"; }
 
 quick=0
 pairs=
@@ -117,8 +119,11 @@ node() { # NS IP HUBSIDE
   ip -n "$HUB" link set "$hside" up
   ip -n "$ns" addr add "$addr/24" dev eth0
   ip -n "$ns" link set eth0 up
-  ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "${MBIT}mbit" burst 32kbit latency 50ms
+  ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "${MBIT}mbit" burst "$BURST" latency 50ms
 }
+# tbf needs a burst of at least one timer tick's worth of the rate, and of a
+# whole GSO segment (64 KiB on veth), or it caps the link well below the rate
+BURST=$(((MBIT * 1000000 / 8 / 250) > 65536 ? MBIT * 1000000 / 8 / 250 : 65536))
 node "$SNS" "$SIP" h-s0
 for ((w = 0; w < WORKERS; w++)); do node "${WNS[$w]}" "10.201.0.$((10 + w))" "h-w$w"; done
 if command -v ping >/dev/null 2>&1; then
@@ -201,7 +206,7 @@ ident=yes
 
 echo
 echo "== netns: $(basename "$graph") ($NV vertices, $NE edges), $WORKERS workers + 1 server in separate namespaces, $ITERS iterations, $pairs pairs (bsp, dsana alternating)"
-echo "  links: tbf ${MBIT}mbit burst 32kbit latency 50ms on each node's upload; latency ${lat} ms from the scenario (user space; no netem here)"
+echo "  links: tbf ${MBIT}mbit burst ${BURST}b latency 50ms on each node's upload; latency ${lat} ms from the scenario (user space; no netem here)"
 printf '  %-6s median_iter_s %.4f [%.4f-%.4f]\n' bsp "$bm" "$bmin" "$bmax"
 printf '  %-6s median_iter_s %.4f [%.4f-%.4f]\n' dsana "$dm" "$dmin" "$dmax"
 printf '  speed-up bsp/dsana: %.2f per-pair median [%.2f-%.2f]\n' "$sm" "$smin" "$smax"
