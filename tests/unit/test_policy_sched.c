@@ -204,6 +204,18 @@ static uint32_t random_iter(struct sched *s, const double *cost, uint32_t n_task
 
 /* ---- tests ------------------------------------------------------------- */
 
+/* The policies under test: 0 static, 1 dynamic (longest first), 2 dynamic
+ * with contiguous ranges (chunked transfers). */
+#define N_VARIANTS 3
+static const char *const variant_name[N_VARIANTS] = {"static", "dynamic", "contiguous"};
+
+static struct sched *make_sched(int variant, uint32_t n_workers, const double *cost, uint32_t n_tasks) {
+  struct sched *s;
+  assert_int_equal(sched_create(variant ? SCHED_DYNAMIC : SCHED_STATIC, n_workers, cost, n_tasks, &s), 0);
+  sched_set_contiguous(s, variant == 2);
+  return s;
+}
+
 static void test_invalid_inputs(void **unused) {
   struct sched *s = (struct sched *)1;
   double ok[3] = {1, 2, 3};
@@ -420,23 +432,21 @@ static void test_drop_worker(void **unused) {
 
 static void test_exactly_once_random(void **unused) {
   const double speed[5] = {1, 0.7, 1.3, 0.25, 1};
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < N_VARIANTS; k++) {
     uint32_t drops = 0;
     for (uint64_t seed = 1; seed <= 20; seed++) {
       uint32_t n_tasks = 1 + (uint32_t)(seed * 7 % 61), n_workers = 1 + (uint32_t)(seed % 5);
       double *cost = malloc(n_tasks * sizeof(double));
       assert_non_null(cost);
       random_costs(cost, n_tasks, seed, 0.5, 20);
-      struct sched *s;
-      assert_int_equal(sched_create(k ? SCHED_DYNAMIC : SCHED_STATIC, n_workers, cost, n_tasks, &s),
-                       0);
+      struct sched *s = make_sched(k, n_workers, cost, n_tasks);
       uint64_t rng = seed * 1000 + (uint64_t)k;
       for (int iter = 0; iter < 4; iter++)
         drops += random_iter(s, cost, n_tasks, speed, n_workers, &rng, iter % 2 == 1, NULL);
       sched_destroy(s);
       free(cost);
     }
-    print_message("%s: %u workers dropped mid-iteration\n", k ? "dynamic" : "static", drops);
+    print_message("%s: %u workers dropped mid-iteration\n", variant_name[k], drops);
     assert_true(drops >= 10);
   }
 }
@@ -445,11 +455,10 @@ static void test_deterministic(void **unused) {
   const double speed[4] = {1, 1, 0.5, 0.25};
   double cost[40];
   random_costs(cost, 40, 11, 1, 9);
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < N_VARIANTS; k++) {
     struct trace tr[2] = {{0}, {0}};
     for (int run = 0; run < 2; run++) {
-      struct sched *s;
-      assert_int_equal(sched_create(k ? SCHED_DYNAMIC : SCHED_STATIC, 4, cost, 40, &s), 0);
+      struct sched *s = make_sched(k, 4, cost, 40);
       uint64_t rng = 42;
       for (int iter = 0; iter < 5; iter++)
         random_iter(s, cost, 40, speed, 4, &rng, iter == 3, &tr[run]);
@@ -538,9 +547,7 @@ static void test_contiguous_ranges(void **unused) {
   for (int t = 0; t < 64; t++)
     total += cost[t];
   double bound = total / 2.75;
-  struct sched *s;
-  assert_int_equal(sched_create(SCHED_DYNAMIC, 4, cost, 64, &s), 0);
-  sched_set_contiguous(s, true);
+  struct sched *s = make_sched(2, 4, cost, 64);
   double span = 0;
   for (int iter = 0; iter < 4; iter++)
     span = sim_iter(s, cost, 64, speed, 4, 2, NULL);
@@ -567,8 +574,7 @@ static void test_contiguous_ranges(void **unused) {
   /* equal workers with a few percent of noise: the ranges stay put */
   uint32_t ran[2][64], same = 0, compared = 0;
   uint64_t rng = 9;
-  assert_int_equal(sched_create(SCHED_DYNAMIC, 4, cost, 64, &s), 0);
-  sched_set_contiguous(s, true);
+  s = make_sched(2, 4, cost, 64);
   for (int iter = 0; iter < 10; iter++) {
     double jitter[4];
     for (int w = 0; w < 4; w++)
@@ -585,28 +591,6 @@ static void test_contiguous_ranges(void **unused) {
   sched_destroy(s);
 }
 
-/* The contiguous variant under random interleavings and worker loss:
- * every task exactly once, deterministic. */
-static void test_contiguous_exactly_once(void **unused) {
-  const double speed[5] = {1, 0.7, 1.3, 0.25, 1};
-  uint32_t drops = 0;
-  for (uint64_t seed = 1; seed <= 20; seed++) {
-    uint32_t n_tasks = 1 + (uint32_t)(seed * 7 % 61), n_workers = 1 + (uint32_t)(seed % 5);
-    double *cost = malloc(n_tasks * sizeof(double));
-    assert_non_null(cost);
-    random_costs(cost, n_tasks, seed, 0.5, 20);
-    struct sched *s;
-    assert_int_equal(sched_create(SCHED_DYNAMIC, n_workers, cost, n_tasks, &s), 0);
-    sched_set_contiguous(s, true);
-    uint64_t rng = seed * 1000;
-    for (int iter = 0; iter < 4; iter++)
-      drops += random_iter(s, cost, n_tasks, speed, n_workers, &rng, iter % 2 == 1, NULL);
-    sched_destroy(s);
-    free(cost);
-  }
-  assert_true(drops >= 10);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_invalid_inputs),
@@ -620,7 +604,6 @@ int main(void) {
       cmocka_unit_test(test_sim_makespan),
       cmocka_unit_test(test_sticky_under_noise),
       cmocka_unit_test(test_contiguous_ranges),
-      cmocka_unit_test(test_contiguous_exactly_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
