@@ -133,6 +133,12 @@ static const char *wire_check_rule(const struct wire_type_info *t, const struct 
       return "payload length does not match key range";
     return NULL;
   }
+  case WIRE_P_SOME_KEYS:
+    /* the range may be long with few of its keys carried; the payload
+     * itself is held to the limit like any other */
+    if (h->payload_bytes % 8 != 0 || h->payload_bytes / 8 > h->key_hi - h->key_lo)
+      return "payload longer than the key range";
+    return NULL;
   case WIRE_P_VAR:
     return h->payload_bytes <= t->bytes ? NULL : "payload longer than the type allows";
   }

@@ -19,13 +19,14 @@
 #include <stdint.h>
 
 #define WIRE_MAGIC 0x414e5344u
-#define WIRE_VERSION 1
+#define WIRE_VERSION 2 /* 2: PULL_PACKED */
 #define WIRE_HDR_BYTES 48
 #define WIRE_DEFAULT_MAX_PAYLOAD ((uint64_t)64 << 20)
 
 /* Payload rules: none, exactly N bytes, 8 bytes per key of [key_lo,key_hi),
- * or any length up to N bytes. */
-enum wire_rule { WIRE_P_NONE, WIRE_P_FIXED, WIRE_P_KEYS, WIRE_P_VAR };
+ * 8 bytes per key of some of them (a multiple of 8, at most that: which
+ * keys is the receiver's to check), or any length up to N bytes. */
+enum wire_rule { WIRE_P_NONE, WIRE_P_FIXED, WIRE_P_KEYS, WIRE_P_SOME_KEYS, WIRE_P_VAR };
 
 /* X(name, value, rule, bytes) */
 #define WIRE_TYPE_MAP(X)                          \
@@ -47,7 +48,8 @@ enum wire_rule { WIRE_P_NONE, WIRE_P_FIXED, WIRE_P_KEYS, WIRE_P_VAR };
   X(BYE, 16, WIRE_P_NONE, 0)                      \
   X(PULL_SHM, 17, WIRE_P_NONE, 0)                 \
   X(CKPT_DONE, 18, WIRE_P_NONE, 0)                \
-  X(FETCH_AHEAD, 19, WIRE_P_NONE, 0)
+  X(FETCH_AHEAD, 19, WIRE_P_NONE, 0)              \
+  X(PULL_PACKED, 20, WIRE_P_SOME_KEYS, 0)
 
 enum wire_type {
 #define WIRE_TYPE_ENUM(name, val, rule, bytes) WIRE_##name = (val),

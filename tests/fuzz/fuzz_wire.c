@@ -45,6 +45,8 @@ static void fuzz_check_accepted(const uint8_t *frame, const struct wire_hdr *h, 
   if ((h->type == WIRE_PUSH || h->type == WIRE_PULL_REPLY || h->type == WIRE_FINAL_DATA) &&
       (h->key_hi - h->key_lo > UINT64_MAX / 8 || 8 * (h->key_hi - h->key_lo) != h->payload_bytes))
     abort();
+  if (h->type == WIRE_PULL_PACKED && (h->payload_bytes % 8 != 0 || h->payload_bytes / 8 > h->key_hi - h->key_lo))
+    abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

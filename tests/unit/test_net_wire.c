@@ -48,6 +48,10 @@ static struct wire_hdr valid_hdr(const struct type_case *t) {
     h.key_hi = 1000 + 512;
     h.payload_bytes = 8 * 512;
     break;
+  case WIRE_P_SOME_KEYS:
+    h.key_hi = 1000 + 512;
+    h.payload_bytes = 8 * 100;
+    break;
   case WIRE_P_VAR:
     h.payload_bytes = t->bytes / 2;
     break;
@@ -81,7 +85,7 @@ static void test_layout_is_little_endian(void **state) {
   uint8_t b[WIRE_HDR_BYTES];
   wire_encode(&h, b);
   static const uint8_t want[WIRE_HDR_BYTES] = {
-      'D',  'S',  'N',  'A',  1,    0,    8,    0,    0x44, 0x33, 0x22, 0x11,
+      'D',  'S',  'N',  'A',  WIRE_VERSION, 0, 8, 0,    0x44, 0x33, 0x22, 0x11,
       0x88, 0x77, 0x66, 0x55, 0xcc, 0xbb, 0xaa, 0x99, 0x00, 0xff, 0xee, 0xdd,
       8,    7,    6,    5,    4,    3,    2,    1,    9,    7,    6,    5,
       4,    3,    2,    1,    8,    0,    0,    0,    0,    0,    0,    0};
@@ -296,6 +300,23 @@ static void test_payload_over_limit(void **state) {
   h.key_hi++;
   h.payload_bytes += 8;
   expect_reject(&h, maxp, "key range exceeds payload limit");
+  /* SOME_KEYS: a long range with few keys carried is fine; more values than
+   * keys, or a partial value, are not; the payload is held to the limit. */
+  struct wire_hdr pk = wire_hdr_make(WIRE_PULL_PACKED, 0);
+  pk.key_lo = 0;
+  pk.key_hi = 1000000;
+  pk.payload_bytes = 80;
+  assert_int_equal(decode_hdr(&pk, maxp, NULL), 0);
+  pk.payload_bytes = 0;
+  assert_int_equal(decode_hdr(&pk, maxp, NULL), 0);
+  pk.key_hi = 5;
+  pk.payload_bytes = 48;
+  expect_reject(&pk, maxp, "payload longer than the key range");
+  pk.payload_bytes = 12;
+  expect_reject(&pk, maxp, "payload longer than the key range");
+  pk.key_hi = 1000000;
+  pk.payload_bytes = maxp + 8;
+  expect_reject(&pk, maxp, "payload over limit");
   /* VAR and FIXED types within their own rule but over the limit. */
   struct wire_hdr v = wire_hdr_make(WIRE_CLUSTER_MAP, 0);
   v.payload_bytes = 5000;
