@@ -84,26 +84,18 @@ static void heap_down(struct net_outbox *o, size_t i) {
   }
 }
 
-int net_outbox_send(struct net_outbox *o, struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
-                    const void *payload, size_t len, uint64_t priority) {
-  if (!net_outbox_emulating(o))
-    return net_send(s, to, h, payload, len);
+/* Queue a message whose payload the outbox owns from now on. */
+static int outbox_queue(struct net_outbox *o, struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
+                        void *payload, size_t len, uint64_t priority) {
   struct pending *heap = grow_for_one(o->heap, &o->cap, o->n, sizeof *o->heap, 64);
-  if (!heap)
+  if (!heap) {
+    free(payload);
     return DSANA_ENOMEM;
+  }
   o->heap = heap;
   struct pending *p = &o->heap[o->n];
-  memset(p, 0, sizeof *p);
-  if (len && !(p->payload = malloc(len)))
-    return DSANA_ENOMEM;
-  if (len)
-    memcpy(p->payload, payload, len);
-  p->len = len;
-  p->priority = priority;
-  p->seq = o->seq++;
-  p->ready_ns = clock_now_ns() + o->latency_ns;
-  p->sock = s;
-  p->hdr = *h;
+  *p = (struct pending){.priority = priority, .seq = o->seq++, .ready_ns = clock_now_ns() + o->latency_ns,
+                        .sock = s, .hdr = *h, .payload = payload, .len = len};
   if (to) {
     p->to = *to;
     p->has_to = 1;
@@ -111,6 +103,29 @@ int net_outbox_send(struct net_outbox *o, struct net_sock *s, const struct net_p
   o->n++;
   heap_up(o, o->n - 1);
   return 0;
+}
+
+int net_outbox_send(struct net_outbox *o, struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
+                    const void *payload, size_t len, uint64_t priority) {
+  if (!net_outbox_emulating(o))
+    return net_send(s, to, h, payload, len);
+  void *copy = NULL;
+  if (len && !(copy = malloc(len)))
+    return DSANA_ENOMEM;
+  if (len)
+    memcpy(copy, payload, len);
+  return outbox_queue(o, s, to, h, copy, len, priority);
+}
+
+int net_outbox_send_owned(struct net_outbox *o, struct net_sock *s, const struct net_peer *to,
+                          const struct wire_hdr *h, void *payload, size_t len, uint64_t priority) {
+  if (!net_outbox_emulating(o))
+    return net_send_owned(s, to, h, payload, len);
+  if (len == 0) {
+    free(payload);
+    payload = NULL;
+  }
+  return outbox_queue(o, s, to, h, payload, len, priority);
 }
 
 static int outbox_send_top(struct net_outbox *o) {

@@ -387,6 +387,10 @@ int net_send(struct net_sock *s, const struct net_peer *to, const struct wire_hd
 
 int net_send_owned(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, void *payload,
                    size_t len) {
+  if (len == 0) { /* no payload frame to hand it to */
+    free(payload);
+    payload = NULL;
+  }
   return net_send_frames(s, to, h, payload, len, true);
 }
 
