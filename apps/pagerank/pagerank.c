@@ -176,6 +176,20 @@ static int pr_make_tasks(struct pr_app *pr, struct dsana_job *job) {
   return rc ? rc : pr->blocks ? 0 : DSANA_ENOMEM;
 }
 
+/* Vertices without out-edges are in no in-edge list: no task reads their
+ * contributions, so pulls need not carry them. */
+static int pr_declare_unread(struct pr_app *pr, struct dsana_job *job) {
+  uint64_t *unread = calloc(pr->g.n / 64 + 1, sizeof *unread);
+  if (!unread)
+    return DSANA_ENOMEM;
+  for (uint64_t v = 0; v < pr->g.n; v++)
+    if (pr->g.out_deg[v] == 0)
+      unread[v / 64] |= 1ull << (v % 64);
+  int rc = dsana_job_set_unread(job, pr->t_contrib, unread);
+  free(unread);
+  return rc;
+}
+
 static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) {
   struct pr_app *pr = app;
   const char *path = pr->converted[0] ? pr->converted : pr->graph_path;
@@ -197,7 +211,8 @@ static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
   if ((rc = dsana_job_add_table(job, "rank", pr->g.n, DSANA_RULE_ASSIGN, &pr->t_rank)) != 0 ||
       (rc = dsana_job_add_table(job, "contrib", pr->g.n, DSANA_RULE_DERIVED, &pr->t_contrib)) != 0 ||
       pr->t_rank != PR_TABLE_RANK || pr->t_contrib != PR_TABLE_CONTRIB ||
-      (rc = dsana_job_set_result_table(job, pr->t_rank)) != 0 || (rc = pr_make_tasks(pr, job)) != 0)
+      (rc = dsana_job_set_result_table(job, pr->t_rank)) != 0 || (rc = pr_make_tasks(pr, job)) != 0 ||
+      (rc = pr_declare_unread(pr, job)) != 0)
     snprintf(err, errlen, "%s: %s", pr->graph_path,
              dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
   if (rc)

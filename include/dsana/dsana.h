@@ -117,6 +117,13 @@ int dsana_job_set_tasks(struct dsana_job *job, uint32_t out_table,
 /* Optional: the convergence test's tolerance and iteration cap, so the
  * progress line can estimate the time left. */
 void dsana_job_set_convergence(struct dsana_job *job, double tol, uint32_t max_iter);
+/* Optional: keys of `table` that no task ever reads, bit k of
+ * unread_bits[k / 64] set for key k (n_keys / 64 + 1 words, copied). Pulls
+ * of the table then carry only the other keys' values; a worker's copy of
+ * an unread key is unspecified, so the app must never read one (PageRank:
+ * the contributions of vertices without out-edges, which are in no task's
+ * in-edges). Every role must declare the same keys (in setup()). */
+int dsana_job_set_unread(struct dsana_job *job, uint32_t table, const uint64_t *unread_bits);
 /* Which table the scheduler collects at the end and hands to output(). */
 int dsana_job_set_result_table(struct dsana_job *job, uint32_t table);
 

@@ -1,6 +1,8 @@
 /* job.c - table and task declarations (the dsana_job_* API) and sharding. */
 #include "runtime/job.h"
 
+#include "runtime/keymask.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,23 @@ void job_fini(struct dsana_job *job) {
   free(job->tasks);
   job->tasks = NULL;
   job->n_tasks = 0;
+  for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++) {
+    free(job->unread[t]);
+    job->unread[t] = NULL;
+  }
+}
+
+int dsana_job_set_unread(struct dsana_job *job, uint32_t table, const uint64_t *unread_bits) {
+  if (table >= job->n_tables || !unread_bits)
+    return DSANA_EINVAL;
+  uint64_t words = keymask_words(job->tables[table].n_keys);
+  uint64_t *copy = malloc(words * sizeof *copy);
+  if (!copy)
+    return DSANA_ENOMEM;
+  memcpy(copy, unread_bits, words * sizeof *copy);
+  free(job->unread[table]);
+  job->unread[table] = copy;
+  return 0;
 }
 
 const char *dsana_job_error(const struct dsana_job *job) { return job->error[0] ? job->error : NULL; }

@@ -25,6 +25,7 @@ struct dsana_job {
   char error[160];   /* why the last declaration was refused */
   double tol;        /* dsana_job_set_convergence, for progress only */
   uint32_t max_iter;
+  uint64_t *unread[DSANA_MAX_TABLES]; /* owned: keys no task reads (keymask.h), NULL = all read */
 };
 
 void job_init(struct dsana_job *job, uint32_t n_workers, uint32_t n_servers, uint32_t tasks_per_worker,

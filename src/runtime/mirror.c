@@ -6,6 +6,7 @@
 
 #include "dsana/dsana.h"
 #include "runtime/job.h"
+#include "runtime/keymask.h"
 #include "runtime/shm.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
@@ -33,6 +34,11 @@ int mirror_init(struct mirror *m, uint32_t n_tables, uint64_t n_keys, uint64_t c
 
 void mirror_use_shm(struct mirror *m, const char *dir) { m->shm_dir = dir && dir[0] ? dir : NULL; }
 
+void mirror_set_unread(struct mirror *m, uint32_t t, const uint64_t *unread) {
+  if (t < m->n_tables)
+    m->t[t].unread = unread;
+}
+
 void mirror_fini(struct mirror *m) {
   for (uint32_t s = 0; m->shm_dir && s < m->n_servers && s < 1024; s++) {
     uint64_t lo, hi;
@@ -43,6 +49,7 @@ void mirror_fini(struct mirror *m) {
   }
   for (uint32_t t = 0; t < m->n_tables; t++) {
     free(m->t[t].values);
+    free(m->t[t].chunk_want);
     free(m->t[t].chunk_got);
     free(m->t[t].chunk_iter);
     free(m->t[t].have);
@@ -64,7 +71,7 @@ static uint64_t chunk_len(const struct mirror *m, uint64_t c) {
 static int mirror_ask(struct mirror *m, uint32_t t, uint32_t iter) {
   struct mirror_table *mt = &m->t[t];
   mt->iter = iter;
-  mt->missing = m->n_keys;
+  mt->missing = keymask_count(mt->unread, 0, m->n_keys);
   mt->ahead_want = 0;
   for (uint32_t s = 0; s < m->n_servers; s++) {
     struct wire_hdr h = wire_hdr_make(WIRE_PULL, m->self);
@@ -86,11 +93,14 @@ static int mirror_fresh(struct mirror *m, uint32_t t, uint32_t iter) {
   struct mirror_table *mt = &m->t[t];
   if (!mt->values) {
     mt->values = calloc(m->n_keys, sizeof(double));
+    mt->chunk_want = calloc(m->n_chunks, sizeof(uint64_t));
     mt->chunk_got = calloc(m->n_chunks, sizeof(uint64_t));
     mt->chunk_iter = calloc(m->n_chunks, sizeof(uint32_t));
     mt->have = calloc(m->n_keys / 64 + 1, sizeof(uint64_t));
-    if (!mt->values || !mt->chunk_got || !mt->chunk_iter || !mt->have)
+    if (!mt->values || !mt->chunk_want || !mt->chunk_got || !mt->chunk_iter || !mt->have)
       return DSANA_ENOMEM;
+    for (uint64_t c = 0; c < m->n_chunks; c++)
+      mt->chunk_want[c] = keymask_count(mt->unread, c * m->chunk_keys, c * m->chunk_keys + chunk_len(m, c));
   }
   memset(mt->chunk_got, 0, sizeof(uint64_t) * m->n_chunks);
   memset(mt->have, 0, sizeof(uint64_t) * (m->n_keys / 64 + 1));
@@ -238,7 +248,8 @@ static bool mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg)
   const double *src = msg->payload;
   uint64_t c = h->key_lo / m->chunk_keys;
   enum admit a = ADMIT_DROP;
-  if (h->type != WIRE_PULL_REPLY && h->type != WIRE_PULL_SHM)
+  bool packed = h->type == WIRE_PULL_PACKED;
+  if (h->type != WIRE_PULL_REPLY && h->type != WIRE_PULL_SHM && !packed)
     why = "not a pull reply";
   else if (mt && mt->values && h->iter + 1 < mt->iter) {
     /* asked for before the table was fetched afresh for a later iteration */
@@ -250,6 +261,8 @@ static bool mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg)
     why = "keys outside the server's shard";
   else if ((h->key_hi - 1) / m->chunk_keys != c)
     why = "piece straddles a chunk";
+  else if (packed && h->payload_bytes / sizeof(double) != keymask_count(mt->unread, h->key_lo, h->key_hi))
+    why = "packed values do not match the range's read keys";
   else if (h->type == WIRE_PULL_SHM && !(src = mirror_shm_source(m, s, h, slo, shi, &why)))
     ; /* why says it */
   else if ((a = mirror_admit(m, mt, h->iter, c)) == ADMIT_HOLD)
@@ -266,10 +279,13 @@ static bool mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg)
     return true;
   }
   uint64_t t0 = clock_now_ns();
-  memcpy(mt->values + h->key_lo, src, (h->key_hi - h->key_lo) * sizeof(double));
+  if (packed)
+    keymask_unpack(mt->unread, src, h->key_lo, h->key_hi, mt->values);
+  else
+    memcpy(mt->values + h->key_lo, src, (h->key_hi - h->key_lo) * sizeof(double));
   trace_span("piece in", "transfer", t0, clock_now_ns(), h->iter, "chunk", (double)c);
-  mirror_count(mt, h->iter, c, h->key_hi - h->key_lo);
-  if (h->type == WIRE_PULL_REPLY)
+  mirror_count(mt, h->iter, c, keymask_count(mt->unread, h->key_lo, h->key_hi));
+  if (h->type != WIRE_PULL_SHM)
     m->bytes_in += WIRE_HDR_BYTES + h->payload_bytes; /* shared buffers cross no link */
   return true;
 }
@@ -311,7 +327,7 @@ int mirror_recv(struct mirror *m, int timeout_ms, int *got) {
 }
 
 static bool chunk_in(const struct mirror *m, const struct mirror_table *mt, uint32_t iter, uint64_t c) {
-  return mt->chunk_iter[c] == iter && mt->chunk_got[c] == chunk_len(m, c);
+  return mt->chunk_iter[c] == iter && mt->chunk_got[c] == mt->chunk_want[c];
 }
 
 bool mirror_chunk_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t c) {

@@ -18,9 +18,14 @@
  * behind it, until the worker has moved past its chunk: one message per
  * server at most, never a second copy of the table.
  *
+ * Keys the app declared unread (mirror_set_unread) are not sent: a packed
+ * piece carries the read keys of its range only, and a chunk is complete
+ * once its read keys are in.
+ *
  * Owned by the worker's thread. Every received piece is checked against
- * the table, the iteration and the sending server's shard before it is
- * copied; anything else is logged and dropped.
+ * the table, the iteration and the sending server's shard (and a packed one
+ * against the count of read keys in its range) before it is copied;
+ * anything else is logged and dropped.
  */
 #ifndef DSANA_RUNTIME_MIRROR_H
 #define DSANA_RUNTIME_MIRROR_H
@@ -33,11 +38,13 @@
 
 struct mirror_table {
   double *values;       /* n keys, indexed by key; NULL until first used */
-  uint64_t *chunk_got;  /* keys of each chunk received for chunk_iter[c] */
+  const uint64_t *unread; /* borrowed: keys no task reads (keymask.h), NULL = all */
+  uint64_t *chunk_want; /* read keys of each chunk: complete when chunk_got reaches it */
+  uint64_t *chunk_got;  /* read keys of each chunk received for chunk_iter[c] */
   uint32_t *chunk_iter; /* iteration each chunk's values belong to */
   uint64_t *have;       /* bitmap: keys received (per chunk's iteration; no key twice) */
   uint32_t iter;        /* the iteration requested last (the front), 0 = none */
-  uint64_t missing;     /* keys of `iter` not yet received */
+  uint64_t missing;     /* read keys of `iter` not yet received */
   uint64_t busy_from;   /* chunks >= this are still read for iter-1 */
   uint64_t switched_hi; /* chunks < this may have switched to iter (fetching ahead) */
   uint64_t behind;      /* chunks not switched to iter yet */
@@ -65,6 +72,10 @@ int mirror_init(struct mirror *m, uint32_t n_tables, uint64_t n_keys, uint64_t c
                 double timeout_s);
 /* Accept shared-memory answers from local servers whose buffers are in dir. */
 void mirror_use_shm(struct mirror *m, const char *dir);
+/* Keys of table t that no task reads (borrowed, keymask.h): servers send
+ * the others only (PULL_PACKED), and a chunk is complete without them.
+ * Before the table is first requested. */
+void mirror_set_unread(struct mirror *m, uint32_t t, const uint64_t *unread);
 void mirror_fini(struct mirror *m);
 
 /* Ask every server for table t as of the end of iteration iter-1 (no-op if

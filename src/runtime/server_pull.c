@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/keymask.h"
 #include "runtime/server.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
@@ -146,13 +147,31 @@ static uint64_t reply_priority(uint32_t iter, uint64_t chunk, uint32_t worker) {
   return ((uint64_t)(iter & 0xffffff) << 40) | c << 16 | (worker < 0xffff ? worker : 0xffff);
 }
 
+/* The values of keys [lo, hi) of a table with unread keys, packed to the
+ * read ones (keymask.h): a PULL_PACKED answer, its payload owned by the
+ * outbox. */
+static int send_packed(struct server *sv, struct pull_req *r, const double *src, uint64_t lo, uint64_t hi,
+                       uint64_t priority) {
+  const uint64_t *unread = sv->node.job.unread[r->hdr.table];
+  uint64_t n = keymask_count(unread, lo, hi);
+  double *vals = malloc(n ? n * sizeof *vals : 1);
+  if (!vals)
+    return DSANA_ENOMEM;
+  keymask_pack(unread, src - sv->lo, lo, hi, vals);
+  struct wire_hdr h = answer_hdr(sv, r, WIRE_PULL_PACKED, lo, hi);
+  h.payload_bytes = n * sizeof *vals;
+  return net_outbox_send_owned(sv->node.outbox, sv->listen, &r->peer, &h, vals, (size_t)h.payload_bytes, priority);
+}
+
 static int send_reply(struct server *sv, struct pull_req *r, int side, uint64_t lo, uint64_t hi) {
   const double *src = (side == 0 ? sv->cur : sv->next)[r->hdr.table];
   struct wire_hdr h = answer_hdr(sv, r, WIRE_PULL_REPLY, lo, hi);
   h.payload_bytes = (hi - lo) * sizeof(double);
-  uint64_t t0 = clock_now_ns();
-  int rc = net_outbox_send(sv->node.outbox, sv->listen, &r->peer, &h, src + (lo - sv->lo), (size_t)h.payload_bytes,
-                           reply_priority(h.iter, lo / sv->chunk_keys, r->hdr.sender));
+  uint64_t t0 = clock_now_ns(), priority = reply_priority(h.iter, lo / sv->chunk_keys, r->hdr.sender);
+  int rc = sv->node.job.unread[r->hdr.table]
+               ? send_packed(sv, r, src, lo, hi, priority)
+               : net_outbox_send(sv->node.outbox, sv->listen, &r->peer, &h, src + (lo - sv->lo),
+                                 (size_t)h.payload_bytes, priority);
   trace_span("chunk send", "transfer", t0, clock_now_ns(), h.iter, "chunk", (double)(lo / sv->chunk_keys));
   return rc;
 }

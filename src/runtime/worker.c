@@ -56,6 +56,8 @@ static int worker_connect_servers(struct worker *w) {
   /* on one machine without an emulated link, read the servers' buffers */
   if (!rc && !net_outbox_emulating(w->node.outbox))
     mirror_use_shm(&w->mirror, w->node.cfg.ipc_dir);
+  for (uint32_t t = 0; !rc && t < job->n_tables; t++)
+    mirror_set_unread(&w->mirror, t, job->unread[t]);
   if (!rc)
     rc = emulate_init(&w->emu, worker_slot(w, job->n_tasks, 0), w->node.sc.ns_per_cost);
   if (!rc && net_outbox_emulating(w->node.outbox))

@@ -14,8 +14,19 @@ run_capture run "$DSANA" pagerank "$T/g.bin" --workers 2 --servers 2 --mode dsan
 # with an emulated link, chunks travel as messages
 printf '{"workers": [{"speed": 1}, {"speed": 1}], "link": {"bandwidth_mbit": 10000, "latency_ms": 0.1}}' >"$T/link.json"
 run_capture link "$DSANA" pagerank "$T/g.bin" --workers 2 --servers 2 --mode dsana --chunk 2K --tol 1e-9 --quiet \
-  --trace "$T/link.trace.json" --scenario "$T/link.json"
+  --trace "$T/link.trace.json" --scenario "$T/link.json" --metrics "$T/link.jsonl"
 [ "$RC" -eq 0 ] || die "linked run failed: $(cat "$T/link.err")"
+# Pulls carry the contributions of vertices with out-edges only (the others are
+# read by no task): 8 bytes each, plus a 48-byte header per piece (1024 keys in
+# chunks of 256 keys, 2 servers: 4 pieces, and one of the next iteration's at most).
+dangling=$("$DSANA" graph info "$T/g.bin" | awk '/^dangling_vertices:/ {print $2}')
+read_bytes=$(((1024 - dangling) * 8))
+got=$(jq -s '[.[] | select(.type == "worker" and .iter == 2) | .bytes_in] | max' "$T/link.jsonl")
+if [ "$dangling" -gt 0 ] && [ "$got" -ge "$read_bytes" ] && [ "$got" -le $((read_bytes + 10 * 48)) ]; then
+  pass "a worker pulls $got bytes per iteration: 8 x $((1024 - dangling)) vertices with out-edges + headers ($dangling dangling vertices not sent)"
+else
+  fail "bytes pulled per iteration: $got, expected 8 x $((1024 - dangling)) = $read_bytes plus headers"
+fi
 n=$(jq '[.traceEvents[] | select(.name == "chunk send")] | length' "$T/link.trace.json")
 [ "$n" -gt 0 ] && pass "with an emulated link: $n 'chunk send' spans" || fail "no chunk sends with a link"
 

@@ -450,6 +450,77 @@ static void test_outside_shard_rejected(void **state) {
   check_values(f, 0, 1, 0, N, 1);
 }
 
+/* Keys no task reads: every third key, and all of chunk 5. */
+static uint64_t test_unread[N / 64 + 1];
+static bool unread_key(uint64_t k) { return k % 3 == 0 || (k >= 50 && k < 60); }
+
+/* Fake server s sends the read keys of [lo, hi) packed, plus `extra`
+ * values (negative: fewer) to make it malformed. */
+static void packed_piece(struct fixture *f, uint32_t s, uint32_t iter, uint64_t lo, uint64_t hi, double tag,
+                         int extra) {
+  double v[N + 16];
+  uint64_t n = 0;
+  for (uint64_t k = lo; k < hi; k++)
+    if (!unread_key(k))
+      v[n++] = val(iter, k, tag);
+  for (int i = 0; i < extra; i++)
+    v[n++] = -1.0;
+  n = (uint64_t)((int64_t)n + (extra < 0 ? extra : 0));
+  struct wire_hdr h = wire_hdr_make(WIRE_PULL_PACKED, s);
+  h.iter = iter;
+  h.key_lo = lo;
+  h.key_hi = hi;
+  h.payload_bytes = 8 * n;
+  assert_int_equal(net_send(f->l[s], &f->worker[s], &h, v, 8 * n), 0);
+}
+
+/* Packed pieces (keys the app never reads are not sent): values land at
+ * the read keys only, a chunk is complete once its read keys are in (one
+ * with none at once), and a packed piece whose value count does not match
+ * the read keys of its range is dropped. */
+static void test_packed_pieces(void **state) {
+  struct fixture *f = *state;
+  memset(test_unread, 0, sizeof test_unread);
+  for (uint64_t k = 0; k < N; k++)
+    if (unread_key(k))
+      test_unread[k / 64] |= 1ull << (k % 64);
+  mirror_set_unread(&f->m, 0, test_unread);
+  request(f, 0, 1);
+  assert_true(mirror_chunk_ready(&f->m, 0, 1, 5)); /* nothing in it is read */
+  assert_int_equal(chunks_ready(f, 0, 1), 1);
+  packed_piece(f, 0, 1, 0, 10, 1, 1);  /* one value too many */
+  packed_piece(f, 0, 1, 0, 10, 1, -1); /* one too few */
+  take(f, 2);
+  assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
+  check_untouched(f, 0, 0, 10);
+  packed_piece(f, 0, 1, 0, 10, 1, 0);
+  take(f, 1);
+  assert_true(mirror_chunk_ready(&f->m, 0, 1, 0));
+  for (uint64_t k = 0; k < 10; k++)
+    assert_true(f->m.t[0].values[k] == (unread_key(k) ? 0.0 : val(1, k, 1)));
+  packed_piece(f, 0, 1, 0, 10, 2, 0); /* again: keys received twice */
+  take(f, 1);
+  assert_true(f->m.t[0].values[1] == val(1, 1, 1));
+  /* the rest, chunk 2 in two pieces, one of them a full PULL_REPLY */
+  for (uint64_t c = 1; c < N / CK; c++) {
+    if (c == 5)
+      continue;
+    if (c == 2) {
+      packed_piece(f, 0, 1, 20, 24, 1, 0);
+      piece(f, 0, 0, 1, 24, 30, 1);
+    } else {
+      packed_piece(f, 0, 1, c * CK, (c + 1) * CK, 1, 0);
+    }
+  }
+  take(f, N / CK - 1);
+  assert_int_equal(chunks_ready(f, 0, 1), N / CK);
+  assert_true(mirror_ready(&f->m, 0, 1, 0, N));
+  assert_int_equal(f->m.t[0].missing, 0);
+  for (uint64_t k = 0; k < N; k++)
+    if (!unread_key(k))
+      assert_true(f->m.t[0].values[k] == val(1, k, 1));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_correct_sequence, setup1, teardown),
@@ -459,6 +530,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bad_ranges_rejected, setup1, teardown),
       cmocka_unit_test_setup_teardown(test_unrequested_table_rejected, setup1, teardown),
       cmocka_unit_test_setup_teardown(test_outside_shard_rejected, setup2, teardown),
+      cmocka_unit_test_setup_teardown(test_packed_pieces, setup1, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
