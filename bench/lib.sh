@@ -4,6 +4,7 @@
 #   bench_init            set BENCH_DIR, REPO, RESULTS, GRAPHS; check tools; find/build dsana
 #   graph_kron SCALE      print the path of a cached Kronecker graph (edge factor 16, seed 1)
 #   graph_counts FILE     print "VERTICES EDGES" of a graph (dsana graph info)
+#   graph_read_keys FILE  print how many vertices have an out-edge (the keys pulls carry)
 #   run_pagerank TAG G .. run one `dsana pagerank G ..` with metrics and peak RSS; sets
 #                         RUN_METRICS, RUN_RSS_KB, RUN_OUT (see below)
 #   summary_field M KEY   a field of the metrics file's summary line
@@ -99,6 +100,16 @@ graph_counts() { # FILE -> "V E"
   info=$("$DSANA" graph info "$1" 2>&1) || die "dsana graph info $1 failed: $info"
   awk '/^vertices:/ {v=$2} /^edges:/ {e=$2} END {if (v=="" || e=="") exit 1; print v, e}' <<<"$info" ||
     die "cannot read vertices/edges from 'dsana graph info $1'"
+}
+
+# Keys of PageRank's contribution table that some task reads: the vertices with an
+# out-edge. Pulls carry only those (dsana_job_set_unread), so they set the bytes a
+# table transfer takes: 8 x this.
+graph_read_keys() { # FILE -> N
+  local info
+  info=$("$DSANA" graph info "$1" 2>&1) || die "dsana graph info $1 failed: $info"
+  awk '/^vertices:/ {v=$2} /^dangling_vertices:/ {d=$2} END {if (v=="" || d=="") exit 1; print v - d}' <<<"$info" ||
+    die "cannot read vertices/dangling_vertices from 'dsana graph info $1'"
 }
 
 # run_pagerank TAG GRAPH [dsana options...]

@@ -199,7 +199,7 @@ read -r bm bmin bmax < <(stats "${tb[@]}")
 read -r dm dmin dmax < <(stats "${td[@]}")
 read -r sm smin smax < <(stats "${rat[@]}")
 read -r bound _ _ < <(stats "${bnd[@]}")
-tbound=$(calc "$WORKERS * $NV * 8 * 8 / ($MBIT * 1e6)" %.6f)
+tbound=$(calc "$WORKERS * $(graph_read_keys "$graph") * 8 * 8 / ($MBIT * 1e6)" %.6f)
 maxb=$(calc "$bound > $tbound ? $bound : $tbound" %.6f)
 ident=yes
 ((mismatch)) && ident=NO
@@ -210,7 +210,7 @@ echo "  links: tbf ${MBIT}mbit burst ${BURST}b latency 50ms on each node's uploa
 printf '  %-6s median_iter_s %.4f [%.4f-%.4f]\n' bsp "$bm" "$bmin" "$bmax"
 printf '  %-6s median_iter_s %.4f [%.4f-%.4f]\n' dsana "$dm" "$dmin" "$dmax"
 printf '  speed-up bsp/dsana: %.2f per-pair median [%.2f-%.2f]\n' "$sm" "$smin" "$smax"
-printf '  bounds: compute %.4f (median bound_s), transfer %.4f (server upload 4 x table at %s Mbit/s) -> efficiency of dsana %.2f\n' \
+printf '  bounds: compute %.4f (median bound_s), transfer %.4f (server upload 4 x 8 B x vertices with out-edges at %s Mbit/s) -> efficiency of dsana %.2f\n' \
   "$bound" "$tbound" "$MBIT" "$(calc "$maxb / $dm" %.4f)"
 echo "  outputs byte-identical: $ident"
 echo "wrote $runs_csv" >&2

@@ -22,11 +22,12 @@
 #     cost is an in-edge or a vertex, and the cost model makes every emulated worker take
 #     exactly that (the runs' bound_s must agree; real compute past the model is reported
 #     as overrun, in % of the modelled compute)
-#   table_bytes = vertices x 8 (ranks, doubles); per iteration every worker pulls the whole
-#     table, so the server's upload (the slowest link: it carries W x what any worker
-#     receives) must carry W x table_bytes / S bytes: the transfer bound is that over the
-#     bandwidth (pushes, 1/W table per worker over its own link, are W times smaller)
-#   bandwidth = upload bits / compute bound (2510 Mbit/s at scale 20), so that transfer =
+#   per iteration every worker pulls the contributions of the vertices with an out-edge
+#     (8 bytes each; the others are never read and never sent: 52% of them at scale 20),
+#     so the server's upload (the slowest link: it carries W x what any worker receives)
+#     must carry W x 8 x read keys / S bytes: the transfer bound is that over the
+#     bandwidth (pushes, 1/W of the rank table per worker over its own link, are smaller)
+#   bandwidth = upload bits / compute bound (1310 Mbit/s at scale 20), so that transfer =
 #     compute (--fixed-link keeps the file's bandwidth_mbit instead)
 # Efficiency = max(compute bound, transfer bound) / median iteration time of the auto runs.
 # Speed-up = median over pairs of off/auto (the ratio of medians is printed too).
@@ -81,8 +82,9 @@ TARGET_UNTHROTTLED=1.05 # auto / off, no scenario
 
 graph=$(graph_kron "$scale")
 read -r NV NE < <(graph_counts "$graph")
+NR=$(graph_read_keys "$graph")
 TABLE_BYTES=$((NV * 8))
-UPLOAD_BYTES=$((WORKERS * TABLE_BYTES / SERVERS))
+UPLOAD_BYTES=$((WORKERS * NR * 8 / SERVERS))
 
 SC_FILE=$BENCH_DIR/scenarios/overlap.json
 [[ -r $SC_FILE ]] || die "scenario $SC_FILE is missing"

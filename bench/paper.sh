@@ -88,11 +88,11 @@ mode_args() { # MODE -> dsana options
 mode_sched() { case $1 in bsp | chunking) echo static ;; *) echo dynamic ;; esac }
 
 # ---- graphs -------------------------------------------------------------------------
-declare -a G_LABEL G_PATH G_V G_E
+declare -a G_LABEL G_PATH G_V G_E G_R
 add_graph() { # LABEL PATH
   local v e
   read -r v e < <(graph_counts "$2")
-  G_LABEL+=("$1") G_PATH+=("$2") G_V+=("$v") G_E+=("$e")
+  G_LABEL+=("$1") G_PATH+=("$2") G_V+=("$v") G_E+=("$e") G_R+=("$(graph_read_keys "$2")")
 }
 
 real_graph() { # SRC.txt.gz -> cached binary path
@@ -207,7 +207,7 @@ for sc in "${SCENARIOS[@]}"; do
     mapfile -t bsp_tot < <(paper_col "$runs_csv" total_s "${sel[@]}" mode=bsp)
     read -r bsp_med _ _ < <(stats "${bsp_tot[@]}")
     read -r cbound _ _ < <(stats $(paper_col "$runs_csv" bound_s "${sel[@]}" mode=bsp))
-    tbound=$(paper_transfer_bound "$scf" "${G_V[$gi]}" $WORKERS $SERVERS)
+    tbound=$(paper_transfer_bound "$scf" "${G_R[$gi]}" $WORKERS $SERVERS)
     BOUNDMAX[$sc,$gi]=$(calc "$cbound > $tbound ? $cbound : $tbound" %.9g)
     for mode in "${MODES[@]}"; do
       mapfile -t tot < <(paper_col "$runs_csv" total_s "${sel[@]}" mode="$mode")

@@ -1,9 +1,10 @@
 # shellcheck shell=bash
 # bench/paper_lib.sh — helpers for bench/paper.sh (source it after bench/lib.sh; do not run it).
 #
-#   paper_transfer_bound SC V W S  seconds one iteration's bytes need on the busiest emulated
-#                                  link: max(W*8V/S (a server's upload), 8V (a worker's pull))
-#                                  / bandwidth of scenario SC (0 when the link is unlimited)
+#   paper_transfer_bound SC R W S  seconds one iteration's bytes need on the busiest emulated
+#                                  link: max(W*8R/S (a server's upload), 8R (a worker's pull))
+#                                  / bandwidth of scenario SC (0 when the link is unlimited);
+#                                  R = the contributions pulls carry (graph_read_keys)
 #   paper_col CSV COLUMN FILTER..  values of COLUMN in the rows of CSV whose named columns
 #                                  match: paper_col runs.csv total_s graph=g scenario=s mode=m
 #   paper_gantt TRACE ITER PREFIX  per-worker spans of iteration ITER from a --trace file into
@@ -20,7 +21,7 @@
 PAPER_BAND_LO=36.6
 PAPER_BAND_HI=56.4
 
-paper_transfer_bound() { # SCENARIO VERTICES WORKERS SERVERS
+paper_transfer_bound() { # SCENARIO READ_KEYS WORKERS SERVERS
   local mbit
   mbit=$(jq -r '.link.bandwidth_mbit // 0' "$1")
   awk -v mbit="$mbit" -v v="$2" -v w="$3" -v s="$4" 'BEGIN {
