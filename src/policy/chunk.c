@@ -4,19 +4,25 @@
 #define CHUNK_MIN_BYTES ((uint64_t)64 << 10)
 #define LOOPBACK_BYTES_PER_S 1.5e9 /* assumed when the link is not throttled */
 
-uint64_t chunk_auto_bytes(const struct chunk_inputs *in) {
+/* A shard's bytes (rounded up). */
+static uint64_t shard_bytes(const struct chunk_inputs *in) {
   uint64_t shards = in->n_shards ? in->n_shards : 1;
-  uint64_t shard = (in->table_bytes + shards - 1) / shards;
-  if (shard <= CHUNK_MIN_BYTES)
-    return (shard + 7) & ~(uint64_t)7;
+  return (in->table_bytes + shards - 1) / shards;
+}
+
+uint64_t chunk_auto_count(const struct chunk_inputs *in) {
+  uint64_t shard = shard_bytes(in);
   double bw = in->bandwidth_bytes_per_s > 0 ? in->bandwidth_bytes_per_s : LOOPBACK_BYTES_PER_S;
   double frac = in->overhead_fraction > 0 ? in->overhead_fraction : 0.05;
   /* overhead / (bytes / bw) <= frac  =>  bytes >= overhead * bw / frac */
   double want = in->msg_overhead_s > 0 ? in->msg_overhead_s * bw / frac : 1;
-  /* powers of two split a shard evenly; never below the minimum chunk */
   uint64_t chunks = 1;
   while ((double)chunks * want < (double)shard && shard / (chunks * 2) >= CHUNK_MIN_BYTES)
     chunks *= 2;
-  uint64_t bytes = (shard + chunks - 1) / chunks;
+  return chunks;
+}
+
+uint64_t chunk_auto_bytes(const struct chunk_inputs *in) {
+  uint64_t chunks = chunk_auto_count(in), bytes = (shard_bytes(in) + chunks - 1) / chunks;
   return (bytes + 7) & ~(uint64_t)7;
 }

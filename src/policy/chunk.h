@@ -20,12 +20,14 @@ struct chunk_inputs {
   double overhead_fraction;     /* allowed overhead per chunk, e.g. 0.05 */
 };
 
-/* Chunk size in bytes, a multiple of 8 (one double per key): each server's
- * shard cut into a power of two of equal chunks, the fewest whose count
- * reaches shard / (the size at which a message's overhead is
- * overhead_fraction of its transfer), so the overhead stays under about
- * twice the fraction and chunks line up with the shards. At least 64 KiB,
- * at most a whole shard. */
+/* Chunks per server shard: a power of two, the fewest whose count reaches
+ * shard / (the size at which a message's overhead is overhead_fraction of
+ * its transfer), so the overhead stays under about twice the fraction and
+ * chunks line up with the shards; none smaller than 64 KiB. table_bytes is
+ * what a transfer of the whole table carries. */
+uint64_t chunk_auto_count(const struct chunk_inputs *in);
+/* The same as a size: a shard's bytes over chunk_auto_count(), a multiple
+ * of 8 (one double per key). */
 uint64_t chunk_auto_bytes(const struct chunk_inputs *in);
 
 #endif

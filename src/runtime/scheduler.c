@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "policy/chunk.h"
+#include "runtime/keymask.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -308,9 +309,13 @@ static uint64_t sch_chunk_keys(const struct scheduler *s) {
       return 0;
     if (bw == 0)
       bw = 1.25e9;
-    struct chunk_inputs in = {.table_bytes = n * sizeof(double), .n_shards = s->cfg.n_servers,
-                              .bandwidth_bytes_per_s = bw, .msg_overhead_s = 100e-6, .overhead_fraction = 0.05};
-    bytes = chunk_auto_bytes(&in);
+    /* what a transfer carries: the keys some task reads (keymask.h) */
+    uint32_t t = s->app->pull_table < s->job.n_tables ? s->app->pull_table : 0;
+    struct chunk_inputs in = {.table_bytes = keymask_count(s->job.unread[t], 0, n) * sizeof(double),
+                              .n_shards = s->cfg.n_servers, .bandwidth_bytes_per_s = bw,
+                              .msg_overhead_s = 100e-6, .overhead_fraction = 0.05};
+    uint64_t chunks = chunk_auto_count(&in), shard_keys = (n + s->cfg.n_servers - 1) / s->cfg.n_servers;
+    bytes = (shard_keys + chunks - 1) / chunks * sizeof(double);
   }
   uint64_t keys = bytes / sizeof(double);
   return keys == 0 ? 1 : keys >= n ? n : keys;

@@ -56,6 +56,17 @@ static void test_floor_and_even_split(void **unused) {
       }
 }
 
+static void test_count(void **unused) {
+  struct chunk_inputs in = {.table_bytes = 8u << 20, .n_shards = 1, .bandwidth_bytes_per_s = 2510e6 / 8,
+                            .msg_overhead_s = 100e-6, .overhead_fraction = 0.05};
+  assert_int_equal(chunk_auto_count(&in), 16);
+  /* half the keys read (packed pulls): half the bytes, half the chunks */
+  in.table_bytes = 4u << 20;
+  assert_int_equal(chunk_auto_count(&in), 8);
+  in.table_bytes = 1000;
+  assert_int_equal(chunk_auto_count(&in), 1);
+}
+
 static void test_unknown_bandwidth(void **unused) {
   /* 0 = unthrottled: assumes loopback speed (3 MB per message), so big chunks */
   struct chunk_inputs in = {.table_bytes = 8u << 20, .msg_overhead_s = 100e-6, .overhead_fraction = 0.05};
@@ -66,6 +77,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_examples),
       cmocka_unit_test(test_floor_and_even_split),
+      cmocka_unit_test(test_count),
       cmocka_unit_test(test_unknown_bandwidth),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
