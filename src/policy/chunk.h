@@ -26,8 +26,5 @@ struct chunk_inputs {
  * chunks line up with the shards; none smaller than 64 KiB. table_bytes is
  * what a transfer of the whole table carries. */
 uint64_t chunk_auto_count(const struct chunk_inputs *in);
-/* The same as a size: a shard's bytes over chunk_auto_count(), a multiple
- * of 8 (one double per key). */
-uint64_t chunk_auto_bytes(const struct chunk_inputs *in);
 
 #endif
