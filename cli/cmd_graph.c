@@ -17,7 +17,7 @@
 
 #include "cmd_graph.h"
 #include "dsana/dsana.h"
-#include "io/graph.h"
+#include "dsana/graph.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
@@ -125,16 +125,16 @@ static int parse_opts(struct graph_cli *c, int argc, char **argv, const struct o
 
 /* graph_open, plus the O(m) check a mapped binary file only gets on demand:
  * these tools read every edge, so they must not trust a corrupt body. */
-static int open_checked(const char *path, const struct graph_load_opts *opts, struct graph *g, char *err,
+static int open_checked(const char *path, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
                         size_t errlen) {
-  int rc = graph_open(path, opts, g, err, errlen);
+  int rc = dsana_graph_open(path, opts, g, err, errlen);
   if (rc)
     return rc;
   char why[400];
-  rc = graph_check_range(g, 0, g->n, why, sizeof why);
+  rc = dsana_graph_check_range(g, 0, g->n, why, sizeof why);
   if (rc) {
     snprintf(err, errlen, "%s: %s", path, why);
-    graph_fini(g);
+    dsana_graph_fini(g);
   }
   return rc;
 }
@@ -153,25 +153,25 @@ static int cmd_convert(int argc, char **argv) {
     return EXIT_USAGE;
   }
   char err[512];
-  struct graph g;
-  struct graph_load_opts opts = {.dedup = c.dedup};
+  struct dsana_graph g;
+  struct dsana_graph_opts opts = {.dedup = c.dedup};
   rc = open_checked(c.pos[0], &opts, &g, err, sizeof err);
   if (rc) {
     fprintf(stderr, "dsana: %s\n", err);
     return input_exit(rc);
   }
-  rc = graph_write_binary(&g, c.pos[1], err, sizeof err);
+  rc = dsana_graph_write_binary(&g, c.pos[1], err, sizeof err);
   if (rc)
     fprintf(stderr, "dsana: %s\n", err);
   else
     printf("%s: %" PRIu64 " vertices, %" PRIu64 " edges\n", c.pos[1], g.n, g.m);
-  graph_fini(&g);
+  dsana_graph_fini(&g);
   return rc ? EXIT_FAIL : EXIT_OK;
 }
 
-static void print_stats(const struct graph *g) {
-  struct graph_stats st;
-  graph_stats(g, &st);
+static void print_stats(const struct dsana_graph *g) {
+  struct dsana_graph_stats st;
+  dsana_graph_stats(g, &st);
   printf("vertices: %" PRIu64 "\n", st.n);
   printf("edges: %" PRIu64 "\n", st.m);
   printf("dangling_vertices: %" PRIu64 "\n", st.dangling);
@@ -198,15 +198,15 @@ static int cmd_info(int argc, char **argv) {
     return EXIT_USAGE;
   }
   char err[512];
-  struct graph g;
-  struct graph_load_opts opts = {.dedup = c.dedup};
+  struct dsana_graph g;
+  struct dsana_graph_opts opts = {.dedup = c.dedup};
   rc = open_checked(c.pos[0], &opts, &g, err, sizeof err);
   if (rc) {
     fprintf(stderr, "dsana: %s\n", err);
     return input_exit(rc);
   }
   print_stats(&g);
-  graph_fini(&g);
+  dsana_graph_fini(&g);
   return EXIT_OK;
 }
 
@@ -224,7 +224,7 @@ static char *put_u64(char *p, uint64_t x) {
 }
 
 /* Write g as a SNAP edge list (gzip when gz); ids are the original ids. */
-static int write_snap(const struct graph *g, const char *path, bool gz, const char *header, char *err,
+static int write_snap(const struct dsana_graph *g, const char *path, bool gz, const char *header, char *err,
                       size_t errlen) {
   enum { BUF = 1 << 20 };
   FILE *f = NULL;
@@ -244,9 +244,9 @@ static int write_snap(const struct graph *g, const char *path, bool gz, const ch
   char *p = buf + len;
   for (uint64_t v = 0; v < g->n && ok; v++) {
     for (uint64_t k = g->in_off[v]; k < g->in_off[v + 1] && ok; k++) {
-      p = put_u64(p, graph_orig_id(g, g->in_src[k]));
+      p = put_u64(p, dsana_graph_orig_id(g, g->in_src[k]));
       *p++ = '\t';
-      p = put_u64(p, graph_orig_id(g, v));
+      p = put_u64(p, dsana_graph_orig_id(g, v));
       *p++ = '\n';
       if (p - buf >= BUF) {
         size_t n = (size_t)(p - buf);
@@ -319,14 +319,14 @@ static int cmd_gen(int argc, char **argv) {
     return EXIT_USAGE;
   }
   char err[512], header[256];
-  struct graph g;
-  struct graph_load_opts opts = {.dedup = c.dedup};
+  struct dsana_graph g;
+  struct dsana_graph_opts opts = {.dedup = c.dedup};
   if (kron) {
-    rc = graph_gen_kron((unsigned)c.scale, (unsigned)c.edge_factor, c.seed, &opts, &g, err, sizeof err);
+    rc = dsana_graph_gen_kron((unsigned)c.scale, (unsigned)c.edge_factor, c.seed, &opts, &g, err, sizeof err);
     snprintf(header, sizeof header, "# dsana graph gen kron --scale %" PRIu64 " --edge-factor %" PRIu64
              " --seed %" PRIu64 "%s\n", c.scale, c.edge_factor, c.seed, c.dedup ? " --dedup" : "");
   } else {
-    rc = graph_gen_uniform(c.vertices, c.edges, c.seed, &opts, &g, err, sizeof err);
+    rc = dsana_graph_gen_uniform(c.vertices, c.edges, c.seed, &opts, &g, err, sizeof err);
     snprintf(header, sizeof header, "# dsana graph gen uniform --vertices %" PRIu64 " --edges %" PRIu64
              " --seed %" PRIu64 "%s\n", c.vertices, c.edges, c.seed, c.dedup ? " --dedup" : "");
   }
@@ -337,12 +337,12 @@ static int cmd_gen(int argc, char **argv) {
   if (ends_with(c.out, ".txt") || ends_with(c.out, ".txt.gz"))
     rc = write_snap(&g, c.out, ends_with(c.out, ".gz"), header, err, sizeof err);
   else
-    rc = graph_write_binary(&g, c.out, err, sizeof err);
+    rc = dsana_graph_write_binary(&g, c.out, err, sizeof err);
   if (rc)
     fprintf(stderr, "dsana: %s\n", err);
   else
     printf("%s: %" PRIu64 " vertices, %" PRIu64 " edges\n", c.out, g.n, g.m);
-  graph_fini(&g);
+  dsana_graph_fini(&g);
   return rc ? EXIT_FAIL : EXIT_OK;
 }
 

@@ -41,7 +41,7 @@ static void pr_destroy(void *app) {
     pr_block_fini(&pr->blocks[t]);
   free(pr->blocks);
   if (pr->loaded)
-    graph_fini(&pr->g);
+    dsana_graph_fini(&pr->g);
   if (pr->converted[0] && pr->converted_by == (int)getpid())
     unlink(pr->converted);
   free(pr);
@@ -109,26 +109,26 @@ static int pr_prepare(void *app, char *err, size_t errlen) {
     snprintf(err, errlen, "missing GRAPH argument");
     return DSANA_EUSAGE;
   }
-  struct graph_load_opts opts = {.dedup = pr->dedup};
-  struct graph g;
-  int rc = graph_open(pr->graph_path, &opts, &g, err, errlen);
+  struct dsana_graph_opts opts = {.dedup = pr->dedup};
+  struct dsana_graph g;
+  int rc = dsana_graph_open(pr->graph_path, &opts, &g, err, errlen);
   if (rc)
     return rc;
   if (g.m == 0 || g.n == 0) {
     snprintf(err, errlen, "%s: empty graph (no edges)", pr->graph_path);
-    graph_fini(&g);
+    dsana_graph_fini(&g);
     return DSANA_EFORMAT;
   }
-  if (graph_is_binary(pr->graph_path) && !pr->dedup) {
-    rc = graph_check_range(&g, 0, g.n, err, errlen);
-    graph_fini(&g);
+  if (dsana_graph_is_binary(pr->graph_path) && !pr->dedup) {
+    rc = dsana_graph_check_range(&g, 0, g.n, err, errlen);
+    dsana_graph_fini(&g);
     pr->validated = rc == 0;
     return rc;
   }
   const char *tmp = getenv("TMPDIR");
   snprintf(pr->converted, sizeof pr->converted, "%s/dsana-graph-%d.bin", tmp && tmp[0] ? tmp : "/tmp", (int)getpid());
-  rc = graph_write_binary(&g, pr->converted, err, errlen);
-  graph_fini(&g);
+  rc = dsana_graph_write_binary(&g, pr->converted, err, errlen);
+  dsana_graph_fini(&g);
   if (rc) {
     pr->converted[0] = 0;
     return rc;
@@ -195,12 +195,12 @@ static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
   const char *path = pr->converted[0] ? pr->converted : pr->graph_path;
   int rc = 0;
   if (!pr->loaded) {
-    struct graph_load_opts opts = {.dedup = pr->dedup};
-    rc = graph_is_binary(path) ? graph_map_binary(path, &pr->g, err, errlen) : graph_open(path, &opts, &pr->g, err, errlen);
+    struct dsana_graph_opts opts = {.dedup = pr->dedup};
+    rc = dsana_graph_is_binary(path) ? dsana_graph_map_binary(path, &pr->g, err, errlen) : dsana_graph_open(path, &opts, &pr->g, err, errlen);
     if (rc)
       return rc;
     pr->loaded = true;
-    if (!pr->validated && (rc = graph_check_range(&pr->g, 0, pr->g.n, err, errlen)) != 0)
+    if (!pr->validated && (rc = dsana_graph_check_range(&pr->g, 0, pr->g.n, err, errlen)) != 0)
       return rc;
     pr->validated = true;
   }

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "dsana/dsana.h"
-#include "io/graph.h"
+#include "dsana/graph.h"
 #include "pr_block.h"
 
 #define PR_PATH_MAX 1024
@@ -35,7 +35,7 @@ struct pr_app {
   bool validated; /* the whole graph passed graph_check_range */
   double damping, tol;
   uint32_t max_iter, top_k;
-  struct graph g;
+  struct dsana_graph g;
   bool loaded;
   uint32_t t_rank, t_contrib;
   struct pr_block *blocks; /* per task, built when first run chunked */

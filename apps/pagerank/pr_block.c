@@ -15,7 +15,7 @@ void pr_block_fini(struct pr_block *b) {
 }
 
 /* Pass 1: groups and edges per chunk (runs of equal chunk in each list). */
-static void pr_block_count(const struct graph *g, uint64_t lo, uint64_t hi, uint64_t k, uint64_t *grp_n,
+static void pr_block_count(const struct dsana_graph *g, uint64_t lo, uint64_t hi, uint64_t k, uint64_t *grp_n,
                            uint64_t *edge_n) {
   for (uint64_t v = lo; v < hi; v++) {
     uint64_t prev = UINT64_MAX;
@@ -28,7 +28,7 @@ static void pr_block_count(const struct graph *g, uint64_t lo, uint64_t hi, uint
   }
 }
 
-int pr_block_build(struct pr_block *b, const struct graph *g, uint64_t lo, uint64_t hi, uint64_t chunk_keys) {
+int pr_block_build(struct pr_block *b, const struct dsana_graph *g, uint64_t lo, uint64_t hi, uint64_t chunk_keys) {
   memset(b, 0, sizeof *b);
   uint64_t k = chunk_keys ? chunk_keys : g->n, nc = (g->n + k - 1) / k;
   b->chunk_keys = k;

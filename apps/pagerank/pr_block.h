@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "io/graph.h"
+#include "dsana/graph.h"
 
 struct pr_block {
   uint64_t chunk_keys, n_chunks;
@@ -27,7 +27,7 @@ struct pr_block {
 
 /* Build the blocks of destinations [lo, hi) of g for chunks of chunk_keys
  * source keys. Returns 0 or DSANA_ENOMEM. */
-int pr_block_build(struct pr_block *b, const struct graph *g, uint64_t lo, uint64_t hi, uint64_t chunk_keys);
+int pr_block_build(struct pr_block *b, const struct dsana_graph *g, uint64_t lo, uint64_t hi, uint64_t chunk_keys);
 void pr_block_fini(struct pr_block *b);
 
 /* Edges of the block of chunk c. */

@@ -23,7 +23,7 @@ static int pr_write_file(const struct pr_app *pr, const double *rank, uint64_t n
   setvbuf(f, buf, _IOFBF, sizeof buf);
   int bad = 0;
   for (uint64_t v = 0; v < n && !bad; v++)
-    bad = fprintf(f, "%llu\t%.12g\n", (unsigned long long)graph_orig_id(&pr->g, v), rank[v]) < 0;
+    bad = fprintf(f, "%llu\t%.12g\n", (unsigned long long)dsana_graph_orig_id(&pr->g, v), rank[v]) < 0;
   bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
   bad |= fclose(f) != 0;
   if (bad || rename(tmp, pr->out_path) != 0) {
@@ -60,7 +60,7 @@ static void pr_print_top(const struct pr_app *pr, const double *rank, uint64_t n
   uint32_t got = pr_select_top(rank, n, k, top);
   printf("top %u vertices by rank:\n%6s %14s %16s\n", got, "#", "vertex", "rank");
   for (uint32_t i = 0; i < got; i++)
-    printf("%6u %14llu %16.12g\n", i + 1, (unsigned long long)graph_orig_id(&pr->g, top[i]), rank[top[i]]);
+    printf("%6u %14llu %16.12g\n", i + 1, (unsigned long long)dsana_graph_orig_id(&pr->g, top[i]), rank[top[i]]);
   free(top);
 }
 

@@ -68,7 +68,7 @@ static void layout(uint64_t n, uint64_t m, bool orig, struct bin_layout *l) {
   }
 }
 
-static bool has_duplicates(const struct graph *g) {
+static bool has_duplicates(const struct dsana_graph *g) {
   for (uint64_t v = 0; v < g->n; v++)
     for (uint64_t k = g->in_off[v] + 1; k < g->in_off[v + 1]; k++)
       if (g->in_src[k] == g->in_src[k - 1])
@@ -91,7 +91,7 @@ static bool write_all(int fd, const void *p, uint64_t len) {
   return true;
 }
 
-static bool write_sections(int fd, const struct graph *g, const unsigned char *h, const struct bin_layout *l) {
+static bool write_sections(int fd, const struct dsana_graph *g, const unsigned char *h, const struct bin_layout *l) {
   static const unsigned char zeros[BIN_ALIGN];
   const void *data[BIN_SECTIONS] = {g->in_off, g->in_src, g->out_deg, g->orig_id};
   uint64_t at = BIN_HEADER;
@@ -121,7 +121,7 @@ static void sync_dir(const char *path) {
   }
 }
 
-int graph_write_binary(const struct graph *g, const char *path, char *err, size_t errlen) {
+int dsana_graph_write_binary(const struct dsana_graph *g, const char *path, char *err, size_t errlen) {
   unsigned char h[BIN_HEADER] = {0};
   struct bin_layout l;
   if (g->n > GRAPH_MAX_VERTICES)
@@ -168,7 +168,7 @@ int graph_write_binary(const struct graph *g, const char *path, char *err, size_
   return 0;
 }
 
-bool graph_is_binary(const char *path) {
+bool dsana_graph_is_binary(const char *path) {
   char magic[8];
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -178,7 +178,7 @@ bool graph_is_binary(const char *path) {
   return r == (ssize_t)sizeof magic && memcmp(magic, BIN_MAGIC, 8) == 0;
 }
 
-uint64_t graph_binary_flags(const struct graph *g) {
+uint64_t graph_binary_flags(const struct dsana_graph *g) {
   return g->priv_map ? get_u64(g->priv_map, 32) : 0;
 }
 
@@ -221,7 +221,7 @@ static int check_header(const char *path, const unsigned char *h, uint64_t size,
   return 0;
 }
 
-int graph_map_binary(const char *path, struct graph *g, char *err, size_t errlen) {
+int dsana_graph_map_binary(const char *path, struct dsana_graph *g, char *err, size_t errlen) {
   struct stat st;
   memset(g, 0, sizeof *g);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -273,7 +273,7 @@ int graph_map_binary(const char *path, struct graph *g, char *err, size_t errlen
   return 0;
 }
 
-int graph_check_range(const struct graph *g, uint64_t lo, uint64_t hi, char *err, size_t errlen) {
+int dsana_graph_check_range(const struct dsana_graph *g, uint64_t lo, uint64_t hi, char *err, size_t errlen) {
   if (lo > hi || hi > g->n)
     return graph_errf(err, errlen, DSANA_ERANGE, "destination range [%llu, %llu) outside [0, %llu)",
                       (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)g->n);

@@ -198,7 +198,7 @@ static void build_free(struct build *b) {
 }
 
 int graph_build(uint64_t n, uint64_t m, uint32_t *src, uint32_t *dst, bool owned, uint64_t *orig_id,
-                bool dedup, struct graph *g, char *err, size_t errlen) {
+                bool dedup, struct dsana_graph *g, char *err, size_t errlen) {
   struct build b = {.n = n, .m = m, .src = src, .dst = dst};
   unsigned nt = graph_threads();
   int rc = 0;
@@ -275,8 +275,8 @@ out:
   return rc;
 }
 
-int graph_from_edges(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t *dst,
-                     const struct graph_load_opts *opts, struct graph *g, char *err, size_t errlen) {
+int dsana_graph_from_edges(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t *dst,
+                     const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err, size_t errlen) {
   memset(g, 0, sizeof *g);
   if (m && (!src || !dst))
     return graph_errf(err, errlen, DSANA_EINVAL, "graph_from_edges: NULL edge arrays");
@@ -289,7 +289,7 @@ int graph_from_edges(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t
                      errlen);
 }
 
-int graph_dedup_copy(const struct graph *in, struct graph *out, char *err, size_t errlen) {
+int graph_dedup_copy(const struct dsana_graph *in, struct dsana_graph *out, char *err, size_t errlen) {
   uint64_t n = in->n, m = in->m;
   uint64_t *off = malloc((n + 1) * sizeof *off);
   uint32_t *srcs = malloc((m ? m : 1) * sizeof *srcs);
@@ -318,7 +318,7 @@ int graph_dedup_copy(const struct graph *in, struct graph *out, char *err, size_
   return 0;
 }
 
-void graph_stats(const struct graph *g, struct graph_stats *st) {
+void dsana_graph_stats(const struct dsana_graph *g, struct dsana_graph_stats *st) {
   memset(st, 0, sizeof *st);
   st->n = g->n;
   st->m = g->m;
@@ -344,7 +344,7 @@ void graph_stats(const struct graph *g, struct graph_stats *st) {
   }
 }
 
-void graph_fini(struct graph *g) {
+void dsana_graph_fini(struct dsana_graph *g) {
   if (!g)
     return;
   for (int i = 0; i < 4; i++)

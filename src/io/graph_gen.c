@@ -145,8 +145,8 @@ static void uniform_part(void *arg, unsigned t, unsigned nt) {
   }
 }
 
-static int run(struct gen *q, void (*part)(void *, unsigned, unsigned), const struct graph_load_opts *opts,
-               struct graph *g, char *err, size_t errlen) {
+static int run(struct gen *q, void (*part)(void *, unsigned, unsigned), const struct dsana_graph_opts *opts,
+               struct dsana_graph *g, char *err, size_t errlen) {
   q->src = graph_big_alloc(q->m * sizeof *q->src);
   q->dst = graph_big_alloc(q->m * sizeof *q->dst);
   if (!q->src || !q->dst) {
@@ -158,8 +158,8 @@ static int run(struct gen *q, void (*part)(void *, unsigned, unsigned), const st
   return graph_build(q->n, q->m, q->src, q->dst, true, NULL, opts && opts->dedup, g, err, errlen);
 }
 
-int graph_gen_kron(unsigned scale, unsigned edge_factor, uint64_t seed, const struct graph_load_opts *opts,
-                   struct graph *g, char *err, size_t errlen) {
+int dsana_graph_gen_kron(unsigned scale, unsigned edge_factor, uint64_t seed, const struct dsana_graph_opts *opts,
+                   struct dsana_graph *g, char *err, size_t errlen) {
   memset(g, 0, sizeof *g);
   if (scale < 1 || scale > 31)
     return graph_errf(err, errlen, DSANA_EINVAL, "kron scale %u: must be 1..31", scale);
@@ -177,8 +177,8 @@ int graph_gen_kron(unsigned scale, unsigned edge_factor, uint64_t seed, const st
   return run(&q, kron_part, opts, g, err, errlen);
 }
 
-int graph_gen_uniform(uint64_t n, uint64_t m, uint64_t seed, const struct graph_load_opts *opts,
-                      struct graph *g, char *err, size_t errlen) {
+int dsana_graph_gen_uniform(uint64_t n, uint64_t m, uint64_t seed, const struct dsana_graph_opts *opts,
+                      struct dsana_graph *g, char *err, size_t errlen) {
   memset(g, 0, sizeof *g);
   if (n < 1 || n > GRAPH_MAX_VERTICES)
     return graph_errf(err, errlen, DSANA_EINVAL, "uniform: %llu vertices: must be 1..%llu", (unsigned long long)n,

@@ -13,9 +13,9 @@
 
 #include <zlib.h>
 
-#include "io/graph.h"
+#include "dsana/graph.h"
 
-/* priv_heap slots of struct graph. */
+/* priv_heap slots of struct dsana_graph. */
 enum { GRAPH_HEAP_IN_OFF = 0, GRAPH_HEAP_IN_SRC = 1, GRAPH_HEAP_OUT_DEG = 2, GRAPH_HEAP_ORIG_ID = 3 };
 
 /* Largest vertex count: ids must fit in uint32_t (n < 2^32). */
@@ -46,10 +46,10 @@ void graph_parallel(void (*fn)(void *arg, unsigned t, unsigned nthreads), void *
  * Leaves *g zeroed on failure.
  */
 int graph_build(uint64_t n, uint64_t m, uint32_t *src, uint32_t *dst, bool owned, uint64_t *orig_id,
-                bool dedup, struct graph *g, char *err, size_t errlen);
+                bool dedup, struct dsana_graph *g, char *err, size_t errlen);
 
 /* A heap copy of in with duplicate edges collapsed (orig_id copied). */
-int graph_dedup_copy(const struct graph *in, struct graph *out, char *err, size_t errlen);
+int graph_dedup_copy(const struct dsana_graph *in, struct dsana_graph *out, char *err, size_t errlen);
 
 /* Line-block reader over a plain or gzip file (zlib reads both). */
 struct graph_text {
@@ -72,9 +72,9 @@ int graph_text_next(struct graph_text *t, const char **p, const char **end, char
 void graph_text_close(struct graph_text *t);
 
 /* The text parsers: read every block of t into g. */
-int graph_parse_snap(struct graph_text *t, const struct graph_load_opts *opts, struct graph *g, char *err,
+int graph_parse_snap(struct graph_text *t, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
                      size_t errlen);
-int graph_parse_mtx(struct graph_text *t, const struct graph_load_opts *opts, struct graph *g, char *err,
+int graph_parse_mtx(struct graph_text *t, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
                     size_t errlen);
 
 /* Copy a token (up to whitespace) for an error message, printable, at most
@@ -85,6 +85,6 @@ void graph_token(const char *p, char *out, size_t outlen);
 #define GRAPH_BIN_HAS_ORIG_ID 1u
 #define GRAPH_BIN_NO_DUPLICATES 2u
 /* Flags of a mapped graph (0 for a heap graph). */
-uint64_t graph_binary_flags(const struct graph *g);
+uint64_t graph_binary_flags(const struct dsana_graph *g);
 
 #endif

@@ -178,7 +178,7 @@ static int parse_block(struct mtx *x, const char *p, const char *end, char *err,
   return 0;
 }
 
-int graph_parse_mtx(struct graph_text *t, const struct graph_load_opts *opts, struct graph *g, char *err,
+int graph_parse_mtx(struct graph_text *t, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
                     size_t errlen) {
   struct mtx x = {.path = t->path};
   const char *p, *end;

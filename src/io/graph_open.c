@@ -1,5 +1,5 @@
 /*
- * graph_open.c - graph_open(): pick the reader by content. Binary files
+ * graph_open.c - dsana_graph_open(): pick the reader by content. Binary files
  * (by magic) are memory-mapped; anything else goes through the text block
  * reader (plain or gzip) and is Matrix Market when its first line is the
  * "%%MatrixMarket" banner, a SNAP edge list otherwise.
@@ -12,36 +12,36 @@
 
 static const char MTX_BANNER[] = "%%MatrixMarket";
 
-static int open_binary(const char *path, const struct graph_load_opts *opts, struct graph *g, char *err,
+static int open_binary(const char *path, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
                        size_t errlen) {
-  int rc = graph_map_binary(path, g, err, errlen);
+  int rc = dsana_graph_map_binary(path, g, err, errlen);
   if (rc || !opts || !opts->dedup || (graph_binary_flags(g) & GRAPH_BIN_NO_DUPLICATES))
     return rc;
   /* The copy indexes by every offset and source: check them all first. */
   char why[200];
-  rc = graph_check_range(g, 0, g->n, why, sizeof why);
+  rc = dsana_graph_check_range(g, 0, g->n, why, sizeof why);
   if (rc) {
     graph_errf(err, errlen, rc, "%s: %s", path, why);
-    graph_fini(g);
+    dsana_graph_fini(g);
     return rc;
   }
-  struct graph copy;
+  struct dsana_graph copy;
   rc = graph_dedup_copy(g, &copy, err, errlen);
-  graph_fini(g);
+  dsana_graph_fini(g);
   if (rc)
     return rc;
   *g = copy;
   return 0;
 }
 
-int graph_open(const char *path, const struct graph_load_opts *opts, struct graph *g, char *err,
+int dsana_graph_open(const char *path, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
                size_t errlen) {
   struct graph_text t;
   const char *p, *end;
   memset(g, 0, sizeof *g);
   if (!path)
     return graph_errf(err, errlen, DSANA_EINVAL, "graph_open: NULL path");
-  if (graph_is_binary(path))
+  if (dsana_graph_is_binary(path))
     return open_binary(path, opts, g, err, errlen);
   int rc = graph_text_open(&t, path, err, errlen);
   if (rc)

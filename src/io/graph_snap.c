@@ -227,7 +227,7 @@ static int remap(const struct snap_edges *se, uint32_t *src32, uint32_t *dst32, 
   return 0;
 }
 
-int graph_parse_snap(struct graph_text *t, const struct graph_load_opts *opts, struct graph *g, char *err,
+int graph_parse_snap(struct graph_text *t, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
                      size_t errlen) {
   struct snap_edges se = {0};
   const char *p, *end;

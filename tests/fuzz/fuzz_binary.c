@@ -1,9 +1,9 @@
 /*
  * fuzz_binary.c - libFuzzer target for the binary graph loader
- * (io/graph_binary.c): graph_map_binary(), then graph_check_range() over
- * every destination, and graph_stats() only when that check passed (the
+ * (io/graph_binary.c): dsana_graph_map_binary(), then dsana_graph_check_range() over
+ * every destination, and dsana_graph_stats() only when that check passed (the
  * contract: a mapped graph is trusted only after its range check). Then
- * the same file through graph_open() with dedup, which copies a mapped
+ * the same file through dsana_graph_open() with dedup, which copies a mapped
  * graph that does not promise "no duplicates".
  *
  * The input is the file, written to one memfd per run and opened as
@@ -27,7 +27,7 @@
 #include <zlib.h>
 
 #include "fuzz_file.h"
-#include "io/graph.h"
+#include "dsana/graph.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -47,39 +47,39 @@ static void fuzz_patch_header(uint8_t *h, size_t size) {
 }
 
 static void fuzz_map(const char *path) {
-  struct graph g;
-  struct graph_stats st;
+  struct dsana_graph g;
+  struct dsana_graph_stats st;
   char err[256] = "";
-  if (graph_map_binary(path, &g, err, sizeof err) != 0) {
+  if (dsana_graph_map_binary(path, &g, err, sizeof err) != 0) {
     if (err[0] == '\0' || g.in_off != NULL)
       abort();
     return;
   }
-  if (graph_check_range(&g, 0, g.n, err, sizeof err) == 0) {
-    graph_stats(&g, &st);
+  if (dsana_graph_check_range(&g, 0, g.n, err, sizeof err) == 0) {
+    dsana_graph_stats(&g, &st);
     if (st.n != g.n || st.m != g.m)
       abort();
   } else if (err[0] == '\0') {
     abort();
   }
-  graph_fini(&g);
+  dsana_graph_fini(&g);
 }
 
 /* graph_open with dedup: whatever it returns must be a sound graph. */
 static void fuzz_open_dedup(const char *path) {
-  struct graph_load_opts opts = {.dedup = true};
-  struct graph g;
+  struct dsana_graph_opts opts = {.dedup = true};
+  struct dsana_graph g;
   char err[256] = "";
-  if (graph_open(path, &opts, &g, err, sizeof err) != 0) {
+  if (dsana_graph_open(path, &opts, &g, err, sizeof err) != 0) {
     if (err[0] == '\0' || g.in_off != NULL)
       abort();
     return;
   }
   /* A heap copy must be sound; a mapping (no copy needed) is checked on demand. */
   bool copied = g.priv_map == NULL;
-  if (copied && graph_check_range(&g, 0, g.n, err, sizeof err) != 0)
+  if (copied && dsana_graph_check_range(&g, 0, g.n, err, sizeof err) != 0)
     abort();
-  graph_fini(&g);
+  dsana_graph_fini(&g);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -11,18 +11,18 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "io/graph.h"
+#include "dsana/graph.h"
 
-static void fuzz_check_csc(const struct graph *g, bool dedup) {
+static void fuzz_check_csc(const struct dsana_graph *g, bool dedup) {
   char err[256];
   if (g->n == 0 || g->m == 0 || g->in_off[0] != 0 || g->in_off[g->n] != g->m ||
-      graph_check_range(g, 0, g->n, err, sizeof err) != 0)
+      dsana_graph_check_range(g, 0, g->n, err, sizeof err) != 0)
     abort();
   uint64_t out = 0;
   for (uint64_t v = 0; v < g->n; v++)
     out += g->out_deg[v];
-  struct graph_stats st;
-  graph_stats(g, &st);
+  struct dsana_graph_stats st;
+  dsana_graph_stats(g, &st);
   if (out != g->m || st.n != g->n || st.m != g->m || (dedup && st.duplicates != 0))
     abort();
 }

@@ -4,12 +4,12 @@
  *
  * The reader takes a path (zlib reads plain and gzip alike), so the input
  * goes into one memfd, rewritten per run, and is opened as /proc/self/fd/N.
- * We call graph_parse_mtx() directly rather than graph_open(), so the first
- * line is always read as the banner, whatever graph_open() would detect.
+ * We call graph_parse_mtx() directly rather than dsana_graph_open(), so the first
+ * line is always read as the banner, whatever dsana_graph_open() would detect.
  * Input bit: an odd input length turns on dedup.
  *
  * Beyond "no crash", an accepted graph must be internally consistent: every
- * destination range passes graph_check_range(), out-degrees sum to m,
+ * destination range passes dsana_graph_check_range(), out-degrees sum to m,
  * original ids are the 1-based indices, and dedup leaves no duplicates.
  *
  * Build and run: tests/fuzz/run.sh SECONDS mtx
@@ -28,7 +28,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 
-static void fuzz_check_graph(const struct graph *g, bool dedup) {
+static void fuzz_check_graph(const struct dsana_graph *g, bool dedup) {
   fuzz_check_csc(g, dedup);
   for (uint64_t v = 0; v < g->n; v++)
     if (!g->orig_id || g->orig_id[v] != v + 1) /* 1-based indices kept */
@@ -36,9 +36,9 @@ static void fuzz_check_graph(const struct graph *g, bool dedup) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  struct graph_load_opts opts = {.dedup = size % 2 == 1};
+  struct dsana_graph_opts opts = {.dedup = size % 2 == 1};
   struct graph_text t;
-  struct graph g;
+  struct dsana_graph g;
   char err[256] = "";
   if (graph_text_open(&t, fuzz_file("fuzz_mtx", data, size), err, sizeof err) != 0)
     abort();
@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   graph_text_close(&t);
   if (rc == 0) {
     fuzz_check_graph(&g, opts.dedup);
-    graph_fini(&g);
+    dsana_graph_fini(&g);
   } else if (err[0] == '\0' || g.n != 0 || g.in_off != NULL) {
     abort(); /* a failure names its cause and leaves *g zeroed */
   }

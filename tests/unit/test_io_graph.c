@@ -18,7 +18,7 @@
 #include <zlib.h>
 
 #include "dsana/dsana.h"
-#include "io/graph.h"
+#include "dsana/graph.h"
 
 static char tmpdir[256];
 static char errbuf[512];
@@ -73,12 +73,12 @@ static int teardown_tmp(void **state) {
   return system(cmd) == 0 ? 0 : -1;
 }
 
-static void assert_zeroed(const struct graph *g) {
-  static const struct graph zero;
+static void assert_zeroed(const struct dsana_graph *g) {
+  static const struct dsana_graph zero;
   assert_memory_equal(g, &zero, sizeof zero);
 }
 
-static void assert_graph(const struct graph *g, uint64_t n, uint64_t m, const uint64_t *in_off,
+static void assert_graph(const struct dsana_graph *g, uint64_t n, uint64_t m, const uint64_t *in_off,
                          const uint32_t *in_src, const uint32_t *out_deg) {
   assert_int_equal(g->n, n);
   assert_int_equal(g->m, m);
@@ -88,7 +88,7 @@ static void assert_graph(const struct graph *g, uint64_t n, uint64_t m, const ui
   assert_memory_equal(g->out_deg, out_deg, n * sizeof *out_deg);
 }
 
-static void assert_same_graph(const struct graph *a, const struct graph *b) {
+static void assert_same_graph(const struct dsana_graph *a, const struct dsana_graph *b) {
   assert_int_equal(a->n, b->n);
   assert_int_equal(a->m, b->m);
   assert_memory_equal(a->in_off, b->in_off, (a->n + 1) * sizeof *a->in_off);
@@ -101,9 +101,9 @@ static void assert_same_graph(const struct graph *a, const struct graph *b) {
 
 /* Expect failure code rc and err containing every given substring. */
 static void expect_open_error(const char *path, int rc, const char *s1, const char *s2) {
-  struct graph g;
+  struct dsana_graph g;
   errbuf[0] = '\0';
-  int got = graph_open(path, NULL, &g, errbuf, sizeof errbuf);
+  int got = dsana_graph_open(path, NULL, &g, errbuf, sizeof errbuf);
   if (got != rc || !strstr(errbuf, s1) || (s2 && !strstr(errbuf, s2)))
     print_error("%s: rc %d (want %d), err '%s' (want '%s' and '%s')\n", path, got, rc, errbuf, s1, s2 ? s2 : "");
   assert_int_equal(got, rc);
@@ -123,12 +123,12 @@ static void test_from_edges_csc(void **state) {
   const uint64_t off[] = {0, 1, 5, 6, 6, 6};
   const uint32_t ins[] = {3, 0, 0, 1, 2, 1};
   const uint32_t deg[] = {2, 2, 1, 1, 0};
-  struct graph g;
-  assert_int_equal(graph_from_edges(5, 6, src, dst, NULL, &g, errbuf, sizeof errbuf), 0);
+  struct dsana_graph g;
+  assert_int_equal(dsana_graph_from_edges(5, 6, src, dst, NULL, &g, errbuf, sizeof errbuf), 0);
   assert_graph(&g, 5, 6, off, ins, deg);
   assert_null(g.orig_id);
-  struct graph_stats st;
-  graph_stats(&g, &st);
+  struct dsana_graph_stats st;
+  dsana_graph_stats(&g, &st);
   assert_int_equal(st.n, 5);
   assert_int_equal(st.m, 6);
   assert_int_equal(st.dangling, 1); /* only 4 has no out-edge */
@@ -139,75 +139,75 @@ static void test_from_edges_csc(void **state) {
   assert_int_equal(st.min_in, 0);
   assert_int_equal(st.max_out, 2);
   assert_int_equal(st.min_out, 0);
-  graph_fini(&g);
+  dsana_graph_fini(&g);
   assert_zeroed(&g);
 
-  struct graph_load_opts dd = {.dedup = true};
+  struct dsana_graph_opts dd = {.dedup = true};
   const uint64_t doff[] = {0, 1, 4, 5, 5, 5};
   const uint32_t dins[] = {3, 0, 1, 2, 1};
   const uint32_t ddeg[] = {1, 2, 1, 1, 0};
-  assert_int_equal(graph_from_edges(5, 6, src, dst, &dd, &g, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_from_edges(5, 6, src, dst, &dd, &g, errbuf, sizeof errbuf), 0);
   assert_graph(&g, 5, 5, doff, dins, ddeg);
-  graph_stats(&g, &st);
+  dsana_graph_stats(&g, &st);
   assert_int_equal(st.duplicates, 0);
   assert_int_equal(st.self_loops, 1);
-  graph_fini(&g);
+  dsana_graph_fini(&g);
 
   const uint32_t bad[] = {0, 5};
-  assert_int_equal(graph_from_edges(5, 2, bad, bad, NULL, &g, errbuf, sizeof errbuf), DSANA_ERANGE);
+  assert_int_equal(dsana_graph_from_edges(5, 2, bad, bad, NULL, &g, errbuf, sizeof errbuf), DSANA_ERANGE);
   assert_zeroed(&g);
 }
 
 static void test_stats_dangling(void **state) {
   /* 0->1, 1->2: 2 dangling; 3 isolated */
   const uint32_t src[] = {0, 1}, dst[] = {1, 2};
-  struct graph g;
-  struct graph_stats st;
-  assert_int_equal(graph_from_edges(4, 2, src, dst, NULL, &g, errbuf, sizeof errbuf), 0);
-  graph_stats(&g, &st);
+  struct dsana_graph g;
+  struct dsana_graph_stats st;
+  assert_int_equal(dsana_graph_from_edges(4, 2, src, dst, NULL, &g, errbuf, sizeof errbuf), 0);
+  dsana_graph_stats(&g, &st);
   assert_int_equal(st.dangling, 2);
   assert_int_equal(st.isolated, 1);
   assert_int_equal(st.self_loops, 0);
   assert_int_equal(st.duplicates, 0);
   assert_int_equal(st.min_in, 0);
   assert_int_equal(st.max_in, 1);
-  graph_fini(&g);
+  dsana_graph_fini(&g);
 }
 
 static void test_binary_round_trip(void **state) {
-  struct graph g, h, o;
-  assert_int_equal(graph_gen_kron(10, 8, 3, NULL, &g, errbuf, sizeof errbuf), 0);
+  struct dsana_graph g, h, o;
+  assert_int_equal(dsana_graph_gen_kron(10, 8, 3, NULL, &g, errbuf, sizeof errbuf), 0);
   const char *p = tmp_path("kron10.dsg");
-  assert_int_equal(graph_write_binary(&g, p, errbuf, sizeof errbuf), 0);
-  assert_true(graph_is_binary(p));
-  assert_int_equal(graph_map_binary(p, &h, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_write_binary(&g, p, errbuf, sizeof errbuf), 0);
+  assert_true(dsana_graph_is_binary(p));
+  assert_int_equal(dsana_graph_map_binary(p, &h, errbuf, sizeof errbuf), 0);
   assert_same_graph(&g, &h);
-  assert_int_equal(graph_check_range(&h, 0, h.n, errbuf, sizeof errbuf), 0);
-  assert_int_equal(graph_check_range(&h, 3, h.n + 1, errbuf, sizeof errbuf), DSANA_ERANGE);
-  assert_int_equal(graph_open(p, NULL, &o, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_check_range(&h, 0, h.n, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_check_range(&h, 3, h.n + 1, errbuf, sizeof errbuf), DSANA_ERANGE);
+  assert_int_equal(dsana_graph_open(p, NULL, &o, errbuf, sizeof errbuf), 0);
   assert_same_graph(&g, &o);
-  graph_fini(&o);
+  dsana_graph_fini(&o);
 
   /* dedup through graph_open of a binary file equals dedup at build time */
-  struct graph_load_opts dd = {.dedup = true};
-  struct graph gd;
-  assert_int_equal(graph_gen_kron(10, 8, 3, &dd, &gd, errbuf, sizeof errbuf), 0);
+  struct dsana_graph_opts dd = {.dedup = true};
+  struct dsana_graph gd;
+  assert_int_equal(dsana_graph_gen_kron(10, 8, 3, &dd, &gd, errbuf, sizeof errbuf), 0);
   assert_true(gd.m < g.m);
-  assert_int_equal(graph_open(p, &dd, &o, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_open(p, &dd, &o, errbuf, sizeof errbuf), 0);
   assert_same_graph(&gd, &o);
-  graph_fini(&o);
-  graph_fini(&gd);
-  graph_fini(&h);
+  dsana_graph_fini(&o);
+  dsana_graph_fini(&gd);
+  dsana_graph_fini(&h);
 
   /* with orig_id, from a SNAP file */
-  assert_int_equal(graph_open(data_path("snap_basic_crlf.txt"), NULL, &o, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_open(data_path("snap_basic_crlf.txt"), NULL, &o, errbuf, sizeof errbuf), 0);
   p = tmp_path("snap.dsg");
-  assert_int_equal(graph_write_binary(&o, p, errbuf, sizeof errbuf), 0);
-  assert_int_equal(graph_map_binary(p, &h, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_write_binary(&o, p, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_map_binary(p, &h, errbuf, sizeof errbuf), 0);
   assert_same_graph(&o, &h);
-  graph_fini(&h);
-  graph_fini(&o);
-  graph_fini(&g);
+  dsana_graph_fini(&h);
+  dsana_graph_fini(&o);
+  dsana_graph_fini(&g);
   assert_int_equal(access(tmp_path("snap.dsg"), R_OK), 0);
 }
 
@@ -215,11 +215,11 @@ static void test_check_range_corrupt(void **state) {
   uint64_t off[] = {0, 2, 1, 3};
   uint32_t src[] = {0, 1, 7};
   uint32_t deg[] = {1, 1, 1};
-  struct graph g = {.n = 3, .m = 3, .in_off = off, .in_src = src, .out_deg = deg};
-  assert_int_equal(graph_check_range(&g, 0, 1, errbuf, sizeof errbuf), 0);
-  assert_int_equal(graph_check_range(&g, 1, 2, errbuf, sizeof errbuf), DSANA_EFORMAT);
+  struct dsana_graph g = {.n = 3, .m = 3, .in_off = off, .in_src = src, .out_deg = deg};
+  assert_int_equal(dsana_graph_check_range(&g, 0, 1, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_check_range(&g, 1, 2, errbuf, sizeof errbuf), DSANA_EFORMAT);
   off[2] = 2;
-  assert_int_equal(graph_check_range(&g, 2, 3, errbuf, sizeof errbuf), DSANA_EFORMAT);
+  assert_int_equal(dsana_graph_check_range(&g, 2, 3, errbuf, sizeof errbuf), DSANA_EFORMAT);
   assert_non_null(strstr(errbuf, "in_src[2]"));
 }
 
@@ -227,7 +227,7 @@ static void test_check_range_corrupt(void **state) {
 
 /* snap_basic_crlf.txt: ids 10, 20, 30, 10^12 -> 0..3;
  * edges 0->1, 0->2, 2->0, 1->1, 3->0, 0->1 */
-static void check_snap_basic(const struct graph *g, bool dedup) {
+static void check_snap_basic(const struct dsana_graph *g, bool dedup) {
   const uint64_t orig[] = {10, 20, 30, 1000000000000ull};
   const uint64_t off[] = {0, 2, 5, 6, 6};
   const uint32_t ins[] = {2, 3, 0, 0, 1, 0};
@@ -241,16 +241,16 @@ static void check_snap_basic(const struct graph *g, bool dedup) {
     assert_graph(g, 4, 6, off, ins, deg);
   assert_non_null(g->orig_id);
   assert_memory_equal(g->orig_id, orig, sizeof orig);
-  assert_int_equal(graph_orig_id(g, 3), 1000000000000ull);
+  assert_int_equal(dsana_graph_orig_id(g, 3), 1000000000000ull);
 }
 
 static void test_snap_basic(void **state) {
-  struct graph g;
-  struct graph_stats st;
-  struct graph_load_opts dd = {.dedup = true};
-  assert_int_equal(graph_open(data_path("snap_basic_crlf.txt"), NULL, &g, errbuf, sizeof errbuf), 0);
+  struct dsana_graph g;
+  struct dsana_graph_stats st;
+  struct dsana_graph_opts dd = {.dedup = true};
+  assert_int_equal(dsana_graph_open(data_path("snap_basic_crlf.txt"), NULL, &g, errbuf, sizeof errbuf), 0);
   check_snap_basic(&g, false);
-  graph_stats(&g, &st);
+  dsana_graph_stats(&g, &st);
   assert_int_equal(st.self_loops, 1);
   assert_int_equal(st.duplicates, 1);
   assert_int_equal(st.dangling, 0);
@@ -259,10 +259,10 @@ static void test_snap_basic(void **state) {
   assert_int_equal(st.min_in, 0);
   assert_int_equal(st.max_out, 3);
   assert_int_equal(st.min_out, 1);
-  graph_fini(&g);
-  assert_int_equal(graph_open(data_path("snap_basic_crlf.txt"), &dd, &g, errbuf, sizeof errbuf), 0);
+  dsana_graph_fini(&g);
+  assert_int_equal(dsana_graph_open(data_path("snap_basic_crlf.txt"), &dd, &g, errbuf, sizeof errbuf), 0);
   check_snap_basic(&g, true);
-  graph_fini(&g);
+  dsana_graph_fini(&g);
 }
 
 static void test_snap_dense_ids(void **state) {
@@ -273,12 +273,12 @@ static void test_snap_dense_ids(void **state) {
   const uint64_t off[] = {0, 1, 2, 3, 3, 4};
   const uint32_t ins[] = {4, 3, 1, 0};
   const uint32_t deg[] = {1, 1, 0, 1, 1};
-  struct graph g;
+  struct dsana_graph g;
   write_file(p, text, strlen(text));
-  assert_int_equal(graph_open(p, NULL, &g, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_open(p, NULL, &g, errbuf, sizeof errbuf), 0);
   assert_graph(&g, 5, 4, off, ins, deg);
   assert_memory_equal(g.orig_id, orig, sizeof orig);
-  graph_fini(&g);
+  dsana_graph_fini(&g);
 }
 
 static void test_snap_gzip(void **state) {
@@ -287,16 +287,16 @@ static void test_snap_gzip(void **state) {
   buf[len] = '\0';
   const char *p = tmp_path("basic.txt.gz");
   write_gz(p, (const char *)buf);
-  struct graph g;
-  assert_int_equal(graph_open(p, NULL, &g, errbuf, sizeof errbuf), 0);
+  struct dsana_graph g;
+  assert_int_equal(dsana_graph_open(p, NULL, &g, errbuf, sizeof errbuf), 0);
   check_snap_basic(&g, false);
-  graph_fini(&g);
+  dsana_graph_fini(&g);
   /* gzip detected by content, whatever the name */
   p = tmp_path("basic_no_suffix");
   write_gz(p, (const char *)buf);
-  assert_int_equal(graph_open(p, NULL, &g, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_open(p, NULL, &g, errbuf, sizeof errbuf), 0);
   check_snap_basic(&g, false);
-  graph_fini(&g);
+  dsana_graph_fini(&g);
 }
 
 static void test_snap_large_blocks(void **state) {
@@ -309,15 +309,15 @@ static void test_snap_large_blocks(void **state) {
   for (uint64_t i = 0; i < m; i++)
     fprintf(f, "%llu\t%llu\n", (unsigned long long)(i * 7 % 100003), (unsigned long long)(i * 13 % 100003));
   fclose(f);
-  struct graph g;
-  assert_int_equal(graph_open(p, NULL, &g, errbuf, sizeof errbuf), 0);
+  struct dsana_graph g;
+  assert_int_equal(dsana_graph_open(p, NULL, &g, errbuf, sizeof errbuf), 0);
   assert_int_equal(g.m, m);
   assert_int_equal(g.n, 100003);
-  assert_int_equal(graph_check_range(&g, 0, g.n, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_check_range(&g, 0, g.n, errbuf, sizeof errbuf), 0);
   for (uint64_t v = 0; v < g.n; v++)
     for (uint64_t k = g.in_off[v] + 1; k < g.in_off[v + 1]; k++)
       assert_true(g.in_src[k - 1] <= g.in_src[k]);
-  graph_fini(&g);
+  dsana_graph_fini(&g);
 }
 
 static void test_mtx_pattern_general(void **state) {
@@ -325,98 +325,98 @@ static void test_mtx_pattern_general(void **state) {
   const uint32_t ins[] = {0, 0, 1, 2};
   const uint32_t deg[] = {2, 1, 1, 0};
   const uint64_t orig[] = {1, 2, 3, 4};
-  struct graph g;
-  assert_int_equal(graph_open(data_path("mtx_pattern_general.mtx"), NULL, &g, errbuf, sizeof errbuf), 0);
+  struct dsana_graph g;
+  assert_int_equal(dsana_graph_open(data_path("mtx_pattern_general.mtx"), NULL, &g, errbuf, sizeof errbuf), 0);
   assert_graph(&g, 4, 4, off, ins, deg);
   assert_memory_equal(g.orig_id, orig, sizeof orig);
-  graph_fini(&g);
+  dsana_graph_fini(&g);
 }
 
 static void test_mtx_real_symmetric(void **state) {
   const uint64_t off[] = {0, 2, 4, 5};
   const uint32_t ins[] = {0, 1, 0, 2, 1};
   const uint32_t deg[] = {2, 2, 1};
-  struct graph g;
-  assert_int_equal(graph_open(data_path("mtx_real_symmetric.mtx"), NULL, &g, errbuf, sizeof errbuf), 0);
+  struct dsana_graph g;
+  assert_int_equal(dsana_graph_open(data_path("mtx_real_symmetric.mtx"), NULL, &g, errbuf, sizeof errbuf), 0);
   assert_graph(&g, 3, 5, off, ins, deg);
-  graph_fini(&g);
+  dsana_graph_fini(&g);
 }
 
 static void test_mtx_integer_dedup(void **state) {
-  struct graph g;
-  struct graph_stats st;
-  struct graph_load_opts dd = {.dedup = true};
-  assert_int_equal(graph_open(data_path("mtx_integer_dups.mtx"), NULL, &g, errbuf, sizeof errbuf), 0);
+  struct dsana_graph g;
+  struct dsana_graph_stats st;
+  struct dsana_graph_opts dd = {.dedup = true};
+  assert_int_equal(dsana_graph_open(data_path("mtx_integer_dups.mtx"), NULL, &g, errbuf, sizeof errbuf), 0);
   assert_int_equal(g.m, 3);
-  graph_stats(&g, &st);
+  dsana_graph_stats(&g, &st);
   assert_int_equal(st.duplicates, 1);
-  graph_fini(&g);
-  assert_int_equal(graph_open(data_path("mtx_integer_dups.mtx"), &dd, &g, errbuf, sizeof errbuf), 0);
+  dsana_graph_fini(&g);
+  assert_int_equal(dsana_graph_open(data_path("mtx_integer_dups.mtx"), &dd, &g, errbuf, sizeof errbuf), 0);
   assert_int_equal(g.m, 2);
   assert_int_equal(g.out_deg[0], 1);
-  graph_fini(&g);
+  dsana_graph_fini(&g);
 }
 
 /* --- generators -------------------------------------------------------- */
 
 static void test_gen_kron(void **state) {
-  struct graph a, b, c;
-  assert_int_equal(graph_gen_kron(12, 16, 1, NULL, &a, errbuf, sizeof errbuf), 0);
+  struct dsana_graph a, b, c;
+  assert_int_equal(dsana_graph_gen_kron(12, 16, 1, NULL, &a, errbuf, sizeof errbuf), 0);
   assert_int_equal(a.n, 4096);
   assert_int_equal(a.m, 16 * 4096);
-  assert_int_equal(graph_check_range(&a, 0, a.n, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_check_range(&a, 0, a.n, errbuf, sizeof errbuf), 0);
   setenv("DSANA_IO_THREADS", "1", 1);
-  assert_int_equal(graph_gen_kron(12, 16, 1, NULL, &b, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_gen_kron(12, 16, 1, NULL, &b, errbuf, sizeof errbuf), 0);
   setenv("DSANA_IO_THREADS", "3", 1);
-  assert_int_equal(graph_gen_kron(12, 16, 1, NULL, &c, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_gen_kron(12, 16, 1, NULL, &c, errbuf, sizeof errbuf), 0);
   unsetenv("DSANA_IO_THREADS");
   assert_same_graph(&a, &b);
   assert_same_graph(&a, &c);
-  graph_fini(&c);
-  assert_int_equal(graph_gen_kron(12, 16, 2, NULL, &c, errbuf, sizeof errbuf), 0);
+  dsana_graph_fini(&c);
+  assert_int_equal(dsana_graph_gen_kron(12, 16, 2, NULL, &c, errbuf, sizeof errbuf), 0);
   assert_int_equal(c.m, a.m);
   assert_true(memcmp(a.in_src, c.in_src, a.m * sizeof *a.in_src) != 0);
   /* skewed: the maximum in-degree is far above the mean of 16 */
-  struct graph_stats st;
-  graph_stats(&a, &st);
+  struct dsana_graph_stats st;
+  dsana_graph_stats(&a, &st);
   assert_true(st.max_in > 200);
   assert_true(st.duplicates > 0);
-  graph_fini(&a);
-  graph_fini(&b);
-  graph_fini(&c);
-  assert_int_equal(graph_gen_kron(0, 16, 1, NULL, &a, errbuf, sizeof errbuf), DSANA_EINVAL);
-  assert_int_equal(graph_gen_kron(32, 16, 1, NULL, &a, errbuf, sizeof errbuf), DSANA_EINVAL);
+  dsana_graph_fini(&a);
+  dsana_graph_fini(&b);
+  dsana_graph_fini(&c);
+  assert_int_equal(dsana_graph_gen_kron(0, 16, 1, NULL, &a, errbuf, sizeof errbuf), DSANA_EINVAL);
+  assert_int_equal(dsana_graph_gen_kron(32, 16, 1, NULL, &a, errbuf, sizeof errbuf), DSANA_EINVAL);
   assert_zeroed(&a);
 }
 
 static void test_gen_uniform(void **state) {
-  struct graph a, b, c;
-  assert_int_equal(graph_gen_uniform(1000, 100000, 7, NULL, &a, errbuf, sizeof errbuf), 0);
+  struct dsana_graph a, b, c;
+  assert_int_equal(dsana_graph_gen_uniform(1000, 100000, 7, NULL, &a, errbuf, sizeof errbuf), 0);
   assert_int_equal(a.n, 1000);
   assert_int_equal(a.m, 100000);
   setenv("DSANA_IO_THREADS", "1", 1);
-  assert_int_equal(graph_gen_uniform(1000, 100000, 7, NULL, &b, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_gen_uniform(1000, 100000, 7, NULL, &b, errbuf, sizeof errbuf), 0);
   unsetenv("DSANA_IO_THREADS");
   assert_same_graph(&a, &b);
-  assert_int_equal(graph_gen_uniform(1000, 100000, 8, NULL, &c, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_gen_uniform(1000, 100000, 8, NULL, &c, errbuf, sizeof errbuf), 0);
   assert_true(memcmp(a.in_src, c.in_src, a.m * sizeof *a.in_src) != 0);
-  struct graph_stats st;
-  graph_stats(&a, &st);
+  struct dsana_graph_stats st;
+  dsana_graph_stats(&a, &st);
   assert_true(st.max_in < 200 && st.min_in > 40); /* mean 100 */
-  graph_fini(&a);
-  graph_fini(&b);
-  graph_fini(&c);
-  assert_int_equal(graph_gen_uniform(0, 10, 1, NULL, &a, errbuf, sizeof errbuf), DSANA_EINVAL);
+  dsana_graph_fini(&a);
+  dsana_graph_fini(&b);
+  dsana_graph_fini(&c);
+  assert_int_equal(dsana_graph_gen_uniform(0, 10, 1, NULL, &a, errbuf, sizeof errbuf), DSANA_EINVAL);
 }
 
 /* --- bad inputs -------------------------------------------------------- */
 
 static void test_bad_missing(void **state) {
   expect_open_error(data_path("no_such_graph.txt"), DSANA_EIO, "no_such_graph.txt: No such file or directory", NULL);
-  struct graph g;
-  assert_int_equal(graph_map_binary(data_path("no_such_graph.dsg"), &g, errbuf, sizeof errbuf), DSANA_EIO);
+  struct dsana_graph g;
+  assert_int_equal(dsana_graph_map_binary(data_path("no_such_graph.dsg"), &g, errbuf, sizeof errbuf), DSANA_EIO);
   assert_non_null(strstr(errbuf, "no_such_graph.dsg"));
-  assert_false(graph_is_binary(data_path("no_such_graph.dsg")));
+  assert_false(dsana_graph_is_binary(data_path("no_such_graph.dsg")));
 }
 
 static void test_bad_snap_text(void **state) {
@@ -474,17 +474,17 @@ static void test_bad_mtx(void **state) {
 /* Write a small binary graph and return its bytes in buf. */
 static size_t binary_bytes(const char *path, unsigned char *buf, size_t cap) {
   const uint32_t src[] = {0, 1, 2, 2}, dst[] = {1, 2, 0, 1};
-  struct graph g;
-  assert_int_equal(graph_from_edges(3, 4, src, dst, NULL, &g, errbuf, sizeof errbuf), 0);
-  assert_int_equal(graph_write_binary(&g, path, errbuf, sizeof errbuf), 0);
-  graph_fini(&g);
+  struct dsana_graph g;
+  assert_int_equal(dsana_graph_from_edges(3, 4, src, dst, NULL, &g, errbuf, sizeof errbuf), 0);
+  assert_int_equal(dsana_graph_write_binary(&g, path, errbuf, sizeof errbuf), 0);
+  dsana_graph_fini(&g);
   return read_file(path, buf, cap);
 }
 
 static void expect_map_error(const char *path, const char *s1, const char *s2) {
-  struct graph g;
+  struct dsana_graph g;
   errbuf[0] = '\0';
-  int rc = graph_map_binary(path, &g, errbuf, sizeof errbuf);
+  int rc = dsana_graph_map_binary(path, &g, errbuf, sizeof errbuf);
   if (rc != DSANA_EFORMAT || !strstr(errbuf, s1) || !strstr(errbuf, s2))
     print_error("%s: rc %d, err '%s'\n", path, rc, errbuf);
   assert_int_equal(rc, DSANA_EFORMAT);
