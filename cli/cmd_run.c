@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_apps.h"
 #include "io/scenario.h"
 #include "net/secure.h"
+#include "opts.h"
+#include "report.h"
 #include "runtime/checkpoint.h"
 #include "runtime/job.h"
-#include "opts.h"
 #include "runtime/runtime.h"
 #include "util/log.h"
 
@@ -113,7 +115,7 @@ static int prepare_app(struct cli_run *r) {
     job.max_keys = r->cfg.max_keys;
     rc = r->app->setup(r->app_state, &job, err, sizeof err);
     if (!rc)
-      rc = job_validate(&job, err, sizeof err);
+      rc = job_finalize(&job, err, sizeof err);
     job_fini(&job);
   }
   if (rc)
@@ -132,14 +134,18 @@ static int run_ranked(struct cli_run *r, uint32_t rank, uint32_t size) {
   int trc = setup_token(&r->cfg, false, r->app->name);
   if (trc)
     return trc;
-  struct role_params p = {.cfg = &r->cfg, .app = r->app, .app_state = r->app_state, .args = &r->args};
-  if (rank == 0) {
+  struct cli_report rep;
+  report_init(&rep, &r->cfg);
+  struct role_params p = {.cfg = &r->cfg, .apps = cli_apps(), .app = r->app, .app_state = r->app_state,
+                          .args = &r->args, .observer = &rep.observer};
+  enum rt_role role;
+  runtime_rank_role(rank, r->cfg.n_servers, &role, &p.index);
+  if (role == ROLE_SCHEDULER) {
     int rc = prepare_app(r);
-    return rc ? rc : runtime_run_scheduler(&p);
+    return rc ? rc : runtime_run_role(role, &p);
   }
   p.app = NULL; /* servers and workers take the app from the scheduler */
-  p.index = rank <= r->cfg.n_servers ? rank - 1 : rank - 1 - r->cfg.n_servers;
-  return rank <= r->cfg.n_servers ? runtime_run_server(&p) : runtime_run_worker(&p);
+  return runtime_run_role(role, &p);
 }
 
 int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool scheduler_only) {
@@ -161,12 +167,17 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
       fprintf(stderr, "dsana scheduler: --scheduler ADDR (where to listen) is required\n");
       rc = DSANA_EUSAGE;
     } else if ((rc = setup_token(&r.cfg, false, "scheduler")) == 0 && (rc = prepare_app(&r)) == 0) {
-      struct role_params p = {.cfg = &r.cfg, .app = app, .app_state = r.app_state, .args = &r.args};
-      rc = runtime_run_scheduler(&p);
+      struct cli_report rep;
+      report_init(&rep, &r.cfg);
+      struct role_params p = {.cfg = &r.cfg, .apps = cli_apps(), .app = app, .app_state = r.app_state,
+                              .args = &r.args, .observer = &rep.observer};
+      rc = runtime_run_role(ROLE_SCHEDULER, &p);
     }
   } else if ((rc = setup_token(&r.cfg, true, app->name)) == 0 && (rc = prepare_app(&r)) == 0) {
-    struct role_params p = {.cfg = &r.cfg, .app = app, .app_state = r.app_state, .args = &r.args,
-                            .index = UINT32_MAX};
+    struct cli_report rep;
+    report_init(&rep, &r.cfg);
+    struct role_params p = {.cfg = &r.cfg, .apps = cli_apps(), .app = app, .app_state = r.app_state,
+                            .args = &r.args, .index = UINT32_MAX, .observer = &rep.observer};
     rc = runtime_launch_local(&p);
   }
   app->destroy(r.app_state);
@@ -228,7 +239,7 @@ int cmd_role_main(const char *role, int argc, char **argv) {
   }
   if (setup_token(&cfg, false, role) != 0)
     return 2;
-  struct role_params p = {.cfg = &cfg, .index = index};
-  int rc = strcmp(role, "server") == 0 ? runtime_run_server(&p) : runtime_run_worker(&p);
+  struct role_params p = {.cfg = &cfg, .apps = cli_apps(), .index = index};
+  int rc = runtime_run_role(strcmp(role, "server") == 0 ? ROLE_SERVER : ROLE_WORKER, &p);
   return exit_code(rc);
 }

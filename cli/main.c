@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_apps.h"
 #include "cmd_graph.h"
 #include "cmd_run.h"
 #include "dsana/dsana.h"
@@ -17,7 +18,7 @@ static void usage(FILE *f) {
           "       dsana server|worker --scheduler ADDR --token-file F               one server or worker of it\n"
           "       dsana graph convert|info|gen ...                      graph tools\n"
           "       dsana --help | --version\n\napps:\n");
-  for (const struct dsana_app *const *a = dsana_app_list(); *a; a++)
+  for (const struct dsana_app *const *a = cli_apps(); *a; a++)
     fprintf(f, "  %-12s %s\n", (*a)->name, (*a)->summary);
   fprintf(f, "\nruntime options (dsana APP --help shows the app's own):\n");
   cli_print_common_help(f);
@@ -53,14 +54,14 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "server") == 0 || strcmp(cmd, "worker") == 0)
     return cmd_role_main(cmd, argc - 1, argv + 1);
   if (strcmp(cmd, "scheduler") == 0) {
-    const struct dsana_app *app = argc > 2 ? dsana_app_find(argv[2]) : NULL;
+    const struct dsana_app *app = argc > 2 ? cli_find_app(argv[2]) : NULL;
     if (!app) {
       fprintf(stderr, "dsana scheduler: expected an app name after 'scheduler' (see dsana --help)\n");
       return 2;
     }
     return cmd_app_main(app, argc - 2, argv + 2, true);
   }
-  const struct dsana_app *app = dsana_app_find(cmd);
+  const struct dsana_app *app = cli_find_app(cmd);
   if (!app) {
     fprintf(stderr, "dsana: unknown command '%s' (see dsana --help)\n", cmd);
     return 2;

@@ -212,7 +212,7 @@ static struct option *build_table(const struct dsana_app *app) {
   for (size_t i = 0; i < N_COMMON; i++)
     t[i] = common[i].opt;
   for (size_t i = 0; i < na; i++)
-    t[N_COMMON + i] = (struct option){app->options[i].name, app->options[i].has_arg ? required_argument : no_argument,
+    t[N_COMMON + i] = (struct option){app->options[i].name, app->options[i].arg ? required_argument : no_argument,
                                       NULL, OPT_APP_BASE + (int)i};
   return t;
 }
@@ -299,7 +299,8 @@ void cli_print_app_help(const struct dsana_app *app, FILE *f) {
   fprintf(f, "usage: dsana %s [options] %s\n%s\n\n%s options:\n", app->name, app->args, app->summary, app->name);
   for (size_t i = 0; app->options && app->options[i].name; i++) {
     char left[64];
-    snprintf(left, sizeof left, "--%s%s", app->options[i].name, app->options[i].has_arg ? " X" : "");
+    snprintf(left, sizeof left, "--%s%s%s", app->options[i].name, app->options[i].arg ? " " : "",
+             app->options[i].arg ? app->options[i].arg : "");
     fprintf(f, "  %-28s %s\n", left, app->options[i].help);
   }
   fprintf(f, "\nruntime options:\n");

@@ -1,5 +1,5 @@
 /* metrics.c - JSON lines through cJSON (see metrics.h). */
-#include "runtime/metrics.h"
+#include "metrics.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -38,14 +38,19 @@ static void metrics_emit(struct metrics *m, cJSON *obj) {
   cJSON_Delete(obj);
 }
 
-void metrics_iteration(struct metrics *m, uint32_t iter, double wall_s, double residual) {
+void metrics_iteration(struct metrics *m, const struct rt_iter_report *r) {
   if (!m)
     return;
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "type", "iteration");
-  cJSON_AddNumberToObject(o, "iter", iter);
-  cJSON_AddNumberToObject(o, "wall_s", wall_s);
-  cJSON_AddNumberToObject(o, "residual", residual);
+  cJSON_AddNumberToObject(o, "iter", r->iter);
+  cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
+  cJSON_AddNumberToObject(o, "residual", r->residual);
+  cJSON_AddNumberToObject(o, "bound_s", r->bound_s);
+  cJSON_AddNumberToObject(o, "transfer_bound_s", r->transfer_bound_s);
+  cJSON_AddNumberToObject(o, "scheduler_messages", (double)r->messages);
+  for (uint32_t i = 0; i < r->n_metrics; i++)
+    cJSON_AddNumberToObject(o, r->metric_name[i], r->metric[i]);
   metrics_emit(m, o);
 }
 

@@ -3,7 +3,7 @@
  * progress.h). Formatting and the estimate are pure functions of the
  * struct; only progress_update/progress_done touch stderr.
  */
-#include "runtime/progress.h"
+#include "progress.h"
 
 #include <math.h>
 #include <stdio.h>

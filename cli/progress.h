@@ -12,8 +12,8 @@
  * The struct is embedded by the caller and owned by the thread that calls
  * progress_update (the scheduler's); nothing is allocated.
  */
-#ifndef DSANA_RUNTIME_PROGRESS_H
-#define DSANA_RUNTIME_PROGRESS_H
+#ifndef DSANA_CLI_PROGRESS_H
+#define DSANA_CLI_PROGRESS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,24 +7,19 @@
  * A metrics handle opened with a NULL path accepts every call and writes
  * nothing, so callers need no checks.
  */
-#ifndef DSANA_RUNTIME_METRICS_H
-#define DSANA_RUNTIME_METRICS_H
+#ifndef DSANA_CLI_METRICS_H
+#define DSANA_CLI_METRICS_H
 
 #include <stdint.h>
+
+#include "runtime/observer.h"
 
 struct cJSON;
 struct metrics;
 
-struct worker_iter_stats {
-  double compute_s, wait_s, overlap_s, overrun_s;
-  uint32_t tasks, stolen;
-  uint64_t bytes_in, bytes_out;
-  double speed_est;
-};
-
 /* Opens (truncates) path; writes go through stdio and are flushed per line. */
 int metrics_open(const char *path, struct metrics **out);
-void metrics_iteration(struct metrics *m, uint32_t iter, double wall_s, double residual);
+void metrics_iteration(struct metrics *m, const struct rt_iter_report *r);
 void metrics_worker(struct metrics *m, uint32_t iter, uint32_t worker, const struct worker_iter_stats *st);
 /* Writes obj (a cJSON object; "type":"summary" is added) and frees it. */
 void metrics_summary(struct metrics *m, struct cJSON *obj);
