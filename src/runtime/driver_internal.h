@@ -55,6 +55,7 @@ struct drv {
   struct net_msg *held; /* per server: a reply the worker could not take yet */
   bool *has_held;
   size_t serving;       /* server: pulls with more to send now */
+  bool ran_inline;      /* worker: ran an item on this thread in this step */
 };
 
 /* driver_io.c */

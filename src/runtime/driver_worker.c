@@ -108,7 +108,8 @@ static int after_join(struct drv *d) {
       log_error("cannot connect to server %u at %s", s, map->server_addr[s]);
       return DSANA_ENET;
     }
-  uint32_t threads = d->manual ? 0 : d->cfg.threads ? d->cfg.threads : 1;
+  /* --threads 1 (the default) computes on this thread */
+  uint32_t threads = d->manual || d->cfg.threads <= 1 ? 0 : d->cfg.threads;
   d->n_emu = threads ? threads : 1;
   for (uint32_t i = 0; i < d->n_emu; i++)
     if (emulate_init(&d->emu[i], worker_slots(d->w), d->sc.ns_per_cost) != 0)
@@ -159,13 +160,24 @@ static int from_server(struct drv *d, uint32_t s) {
   return rc;
 }
 
-/* Hand the pool what can run now. */
+/* Hand the pool what can run now; without compute threads, run it here,
+ * one item at a time, taking messages in between (a worker that computes
+ * on its control thread: the least latency per item on few cores). */
 static int dispatch(struct drv *d) {
   uint32_t room = d->manual ? UINT32_MAX : pool_threads(d->pool) + 1;
   struct witem it;
   int rc = 0;
-  while (!rc && pool_in_flight(d->pool) < room && (rc = worker_next_work(d->w, &it, &d->out)) == 0)
-    rc = pool_submit(d->pool, &it);
+  if (!d->manual && pool_threads(d->pool) == 0) {
+    if ((rc = worker_next_work(d->w, &it, &d->out)) == 0) {
+      run_item(d, &it, 0);
+      if ((rc = drv_flush(d, false)) == 0)
+        rc = worker_work_done(d->w, &it, &d->out);
+      d->ran_inline = true;
+    }
+  } else {
+    while (!rc && pool_in_flight(d->pool) < room && (rc = worker_next_work(d->w, &it, &d->out)) == 0)
+      rc = pool_submit(d->pool, &it);
+  }
   rc = rc == DSANA_EAGAIN ? 0 : rc;
   return rc ? rc : drv_flush(d, false);
 }
@@ -203,9 +215,10 @@ int drv_worker_step(struct drv *d, int timeout_ms) {
   bool sched_ready = false, srv_ready[MSG_MAX_SERVERS] = {false};
   int idle_ms = (int)(d->cfg.heartbeat_s * 1000);
   int rc = 0;
+  d->ran_inline = false;
   if (d->pool && (rc = dispatch(d)) != 0)
     return fail(d, rc);
-  int wait = timeout_ms < 0 || timeout_ms > idle_ms ? idle_ms : timeout_ms;
+  int wait = d->ran_inline ? 0 : timeout_ms < 0 || timeout_ms > idle_ms ? idle_ms : timeout_ms;
   if ((rc = wait_input(d, wait, &sched_ready, srv_ready)) != 0 || (rc = take_done(d)) != 0)
     return fail(d, rc);
   for (int n = 0; sched_ready && n < 64 && !rc; n++) {

@@ -138,7 +138,7 @@ static int join(struct server *sv, struct rt_outq *out) {
     return rc;
   }
   sv->values_per_msg = config_values_per_msg(sv->map->max_payload);
-  sv->fetch_ahead = (sv->map->flags & MAP_F_FETCH_AHEAD) && !sv->app->update;
+  sv->fetch_ahead = !sv->app->update; /* final chunks of next are final values */
   if ((rc = shard_alloc(sv)) != 0)
     return rc;
   fault_init_server(sv->index);

@@ -109,7 +109,7 @@ struct server {
   struct deferred_push *deferred;
   size_t n_deferred, cap_deferred;
   uint64_t deferred_bytes;
-  bool fetch_ahead; /* pulls of version+2 may read next's final chunks */
+  bool fetch_ahead; /* pulls of version+2 may read next's final chunks (no update hook) */
 };
 
 /* server_shard.c */
