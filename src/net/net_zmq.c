@@ -16,17 +16,14 @@
  *
  * Payloads are read in place when 8-aligned (the zmq_msg_t lives in
  * net_msg.impl), else copied. Shared buffers of ipc:// contexts are files
- * in the context's local folder, mapped shared.
+ * in the context's local folder, mapped shared (net_zmq_buffers.c).
  */
 #include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -448,56 +445,6 @@ static int zn_poll(struct net_sock *const *socks, int n, const int *fds, int nfd
   if (items != stack_items)
     free(items);
   return rc < 0 ? rc : got;
-}
-
-/* ---- shared buffers (ipc: files in the local folder) -------------------- */
-
-static int zn_buffer_path(struct net_ctx *ctx, const char *name, char *path, size_t len) {
-  if (strcmp(ctx->scheme, "ipc") != 0 || !ctx->local_dir[0])
-    return DSANA_ENOTSUP;
-  snprintf(path, len, "%s/buf-%s", ctx->local_dir, name);
-  return 0;
-}
-
-static int zn_buffer_create(struct net_ctx *ctx, const char *name, size_t bytes, double **out) {
-  char path[1400];
-  int rc = zn_buffer_path(ctx, name, path, sizeof path);
-  if (rc)
-    return rc;
-  int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return DSANA_EIO;
-  size_t len = bytes ? bytes : 8;
-  void *p = ftruncate(fd, (off_t)len) == 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
-  close(fd);
-  if (p == MAP_FAILED)
-    return DSANA_EIO;
-  *out = p;
-  return 0;
-}
-
-static int zn_buffer_map(struct net_ctx *ctx, const char *name, size_t bytes, const double **out) {
-  char path[1400];
-  int rc = zn_buffer_path(ctx, name, path, sizeof path);
-  if (rc)
-    return rc;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return DSANA_EIO;
-  struct stat st;
-  size_t len = bytes ? bytes : 8;
-  void *p = fstat(fd, &st) == 0 && (size_t)st.st_size >= len ? mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0)
-                                                               : MAP_FAILED;
-  close(fd);
-  if (p == MAP_FAILED)
-    return DSANA_EIO;
-  *out = p;
-  return 0;
-}
-
-static void zn_buffer_release(struct net_ctx *ctx, const void *p, size_t bytes) {
-  (void)ctx;
-  munmap((void *)p, bytes ? bytes : 8);
 }
 
 const struct net_ops net_zmq_ops = {

@@ -54,6 +54,10 @@ struct net_sock {
 };
 
 extern const struct net_ops net_zmq_ops;
+/* The ipc:// transport's shared buffers (net_zmq_buffers.c). */
+int zn_buffer_create(struct net_ctx *ctx, const char *name, size_t bytes, double **out);
+int zn_buffer_map(struct net_ctx *ctx, const char *name, size_t bytes, const double **out);
+void zn_buffer_release(struct net_ctx *ctx, const void *p, size_t bytes);
 extern const struct net_ops net_inproc_ops;
 #ifdef DSANA_HAVE_MPI
 extern const struct net_ops net_mpi_ops;
