@@ -96,7 +96,12 @@ enum dsana_rule {
    * order or grouping of the pushes; keys no task pushed are 0. */
   DSANA_RULE_SUM = 1,
   /* Never pushed: written by the server's finish() and update() hooks. */
-  DSANA_RULE_DERIVED = 2
+  DSANA_RULE_DERIVED = 2,
+  /* A server's own state: one copy per shard (old_values and new_values
+   * are the same array), read and written only by finish() and update(),
+   * kept across iterations and in checkpoints; never pulled or pushed (an
+   * optimiser's history, say). */
+  DSANA_RULE_STATE = 3
 };
 
 #define DSANA_MAX_TABLES 16
@@ -201,6 +206,17 @@ double *dsana_push_buf(struct dsana_task_ctx *ctx, uint32_t table);
  * ends. At most one push per table per task instance. */
 int dsana_push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n,
                     double **values);
+
+/* Exact partial sums for a SUM table: as dsana_push_buf() and
+ * dsana_push_keys(), but the task adds dsana_xsum partials (zero at first)
+ * that the server merges exactly. A table's totals are then independent of
+ * how the work is grouped into tasks, as long as each partial is (e.g. a
+ * task adds one partial per fixed block of rows, or per example): results
+ * do not change with the task count. Either kind of push per table and
+ * task, not both. */
+dsana_xsum *dsana_push_xsum(struct dsana_task_ctx *ctx, uint32_t table);
+int dsana_push_xsum_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n,
+                         dsana_xsum **values);
 
 /* --------------------------------------------------------------- server */
 

@@ -66,7 +66,8 @@ enum wire_type {
 #define WIRE_F_PACKED 4u  /* PULL_REPLY: values of the requested keys of [key_lo, key_hi) only */
 #define WIRE_F_SHARED 8u  /* PULL_REPLY: values are in the server's shared buffer `buffer` */
 #define WIRE_F_SHARE_OK 16u /* PULL: shared-buffer answers welcome */
-#define WIRE_F_ALL 31u
+#define WIRE_F_XSUM 32u   /* PUSH: exact partial sums, 16 bytes (two u64 words, low first) per value */
+#define WIRE_F_ALL 63u
 
 struct wire_hdr {
   uint32_t magic;

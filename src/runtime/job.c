@@ -54,7 +54,7 @@ int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys
   if (job->n_tables >= DSANA_MAX_TABLES)
     return job_refuse(job, DSANA_EINVAL, "table '%s': more than %d tables", name, DSANA_MAX_TABLES);
   if (!name[0] || strlen(name) >= sizeof job->tables[0].name || n_keys == 0 || width == 0 ||
-      rule > DSANA_RULE_DERIVED)
+      rule > DSANA_RULE_STATE)
     return job_refuse(job, DSANA_EINVAL, "table '%s': bad name, size (%llu keys) or width (%u)", name,
                       (unsigned long long)n_keys, width);
   if ((job->max_keys && n_keys > job->max_keys) || n_keys > UINT64_MAX / 8 / width)
@@ -95,6 +95,9 @@ static int job_declare(struct dsana_job *job, uint32_t task, uint32_t table, uin
                       (unsigned long long)lo, (unsigned long long)hi);
   if (write && job->tables[table].rule == DSANA_RULE_DERIVED)
     return job_refuse(job, DSANA_EINVAL, "table '%s' is DERIVED: tasks cannot write it", job->tables[table].name);
+  if (job->tables[table].rule == DSANA_RULE_STATE)
+    return job_refuse(job, DSANA_EINVAL, "table '%s' is a server's STATE: tasks cannot %s it", job->tables[table].name,
+                      write ? "write" : "read");
   struct job_decl *d = grow_for_one(job->decls, &job->cap_decls, job->n_decls, sizeof *d, 64);
   if (!d)
     return DSANA_ENOMEM;

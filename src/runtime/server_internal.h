@@ -32,6 +32,7 @@ struct stable {
   double *buf[2];      /* the two versions, (hi - lo) * width each */
   uint32_t cur;        /* buf[cur] is the committed version */
   bool shared;         /* buffers shared with local workers */
+  bool state;          /* a STATE table: buf[0] == buf[1] */
   dsana_xsum *acc;     /* SUM: accumulators of the iteration, (hi - lo) * width */
 };
 

@@ -18,6 +18,10 @@
 #include "util/grow.h"
 #include "util/log.h"
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "partial sums travel in the host layout of __int128: add byte swapping for this host"
+#endif
+
 static void drop_staged(struct server *sv, uint32_t task) {
   for (struct staged *s = sv->staging[task], *n; s; s = n) {
     n = s->next;
@@ -152,7 +156,8 @@ static int task_ended(struct server *sv, uint32_t task, uint32_t iter, struct rt
   return 0;
 }
 
-/* Apply checked values: ASSIGN into next, SUM into the accumulators. */
+/* Apply checked values: ASSIGN into next, SUM into the accumulators
+ * (values added exactly, or partial sums merged). */
 static void apply(struct server *sv, const struct wire_hdr *h, const void *payload) {
   struct stable *st = &sv->t[h->table];
   uint64_t w = st->width;
@@ -164,10 +169,18 @@ static void apply(struct server *sv, const struct wire_hdr *h, const void *paylo
     return;
   }
   dsana_xsum *acc = st->acc - st->lo * w;
+  bool exact = h->flags & WIRE_F_XSUM;
   for (uint64_t i = 0; i < h->count; i++) {
     uint64_t k = keys ? keys[i] : h->key_lo + i;
-    for (uint64_t j = 0; j < w; j++)
-      dsana_xsum_add(&acc[k * w + j], vals[i * w + j]);
+    for (uint64_t j = 0; j < w; j++) {
+      if (!exact) {
+        dsana_xsum_add(&acc[k * w + j], vals[i * w + j]);
+        continue;
+      }
+      dsana_xsum part; /* two little-endian words, low first: the host's layout */
+      memcpy(&part, vals + 2 * (i * w + j), sizeof part);
+      dsana_xsum_merge(&acc[k * w + j], &part);
+    }
   }
 }
 
@@ -204,12 +217,15 @@ static const char *check_push(const struct server *sv, const struct wire_hdr *h,
   uint64_t lo = r.lo > st->lo ? r.lo : st->lo, hi = r.hi < st->hi ? r.hi : st->hi;
   if (h->key_lo < lo || h->key_hi > hi || h->key_lo >= h->key_hi)
     return "keys outside the task's write range in this shard";
+  uint64_t words = h->flags & WIRE_F_XSUM ? 2 : 1;
+  if ((h->flags & WIRE_F_XSUM) && !st->acc)
+    return "partial sums pushed into an ASSIGN table";
   if (!(h->flags & WIRE_F_KEYS))
-    return h->count == h->key_hi - h->key_lo && h->payload_bytes == (uint64_t)h->count * st->width * 8
+    return h->count == h->key_hi - h->key_lo && h->payload_bytes == (uint64_t)h->count * st->width * 8 * words
                ? NULL : "value count does not match the key range";
   if (!st->acc)
     return "a key list pushed into an ASSIGN table";
-  if (h->payload_bytes != (uint64_t)h->count * (st->width + 1) * 8 || h->count == 0)
+  if (h->payload_bytes != (uint64_t)h->count * (st->width * words + 1) * 8 || h->count == 0)
     return "payload does not match the key count";
   const uint64_t *keys = payload;
   for (uint32_t i = 0; i < h->count; i++)

@@ -21,6 +21,11 @@ static int alloc_table(struct server *sv, uint32_t t) {
   shard_range(jt->n_keys, sv->map->n_servers, sv->index, &st->lo, &st->hi);
   st->width = jt->width;
   size_t n = (size_t)(st->hi - st->lo) * st->width;
+  if (jt->rule == DSANA_RULE_STATE) { /* one copy: both versions are it */
+    st->buf[0] = st->buf[1] = calloc(n ? n : 1, sizeof(double));
+    st->state = true;
+    return st->buf[0] ? 0 : DSANA_ENOMEM;
+  }
   for (uint32_t b = 0; b < 2; b++) {
     char name[48];
     snprintf(name, sizeof name, "s%u-t%u-b%u", sv->index, t, b);
@@ -172,7 +177,7 @@ int shard_alloc(struct server *sv) {
 void shard_free(struct server *sv) {
   for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++) {
     struct stable *st = &sv->t[t];
-    for (uint32_t b = 0; b < 2; b++) {
+    for (uint32_t b = 0; b < (st->state ? 1u : 2u); b++) {
       if (st->shared && sv->env->buffer_release)
         sv->env->buffer_release(sv->env->arg, st->buf[b], (st->hi - st->lo) * st->width * sizeof(double));
       else

@@ -34,6 +34,7 @@ struct worker;
 /* One task push prepared by the task (dsana_push_buf / dsana_push_keys). */
 struct wpush {
   double *buf;          /* dense: indexed by key (buf[k * width]); sparse: n * width */
+  dsana_xsum *xbuf;     /* exact pushes (dsana_push_xsum*): as buf, of partial sums */
   const uint64_t *keys; /* sparse: the task's keys, NULL = dense */
   uint64_t n;
   double *mem;          /* what to free (per-instance buffers) */

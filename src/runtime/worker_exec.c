@@ -76,7 +76,7 @@ double *dsana_push_buf(struct dsana_task_ctx *ctx, uint32_t table) {
   struct worker *w = ctx->rt->w;
   struct wpush *p = table < DSANA_MAX_TABLES ? &ctx->rt->wt->push[table] : NULL;
   struct job_range r;
-  if (!p || !job_task_writes(&w->job, ctx->task, table, &r) || (p->used && p->keys))
+  if (!p || !job_task_writes(&w->job, ctx->task, table, &r) || (p->used && (p->keys || p->xbuf)))
     return NULL;
   if (p->used)
     return p->buf;
@@ -91,7 +91,10 @@ double *dsana_push_buf(struct dsana_task_ctx *ctx, uint32_t table) {
   return p->buf;
 }
 
-int dsana_push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n, double **values) {
+/* A sparse push of n keys: checked against the task's write range;
+ * words doubles per value (1, or 2 for partial sums). */
+static int push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n, size_t words,
+                     double **mem) {
   struct worker *w = ctx->rt->w;
   struct wpush *p = table < DSANA_MAX_TABLES ? &ctx->rt->wt->push[table] : NULL;
   struct job_range r;
@@ -101,13 +104,46 @@ int dsana_push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *
   for (uint64_t i = 0; i < n; i++)
     if (keys[i] < r.lo || keys[i] >= r.hi || (i && keys[i] <= keys[i - 1]))
       return DSANA_EINVAL;
-  double *m = push_mem(p, n * w->job.tables[table].width);
+  double *m = push_mem(p, n * w->job.tables[table].width * words);
   if (!m)
     return DSANA_ENOMEM;
-  p->buf = m;
   p->keys = keys;
   p->n = n;
   p->used = true;
-  *values = m;
+  *mem = m;
   return 0;
+}
+
+int dsana_push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n, double **values) {
+  int rc = push_keys(ctx, table, keys, n, 1, values);
+  if (!rc)
+    ctx->rt->wt->push[table].buf = *values;
+  return rc;
+}
+
+int dsana_push_xsum_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n,
+                         dsana_xsum **values) {
+  double *m;
+  int rc = push_keys(ctx, table, keys, n, 2, &m);
+  if (!rc)
+    *values = ctx->rt->wt->push[table].xbuf = (dsana_xsum *)(void *)m; /* malloc'ed: 16-aligned */
+  return rc;
+}
+
+dsana_xsum *dsana_push_xsum(struct dsana_task_ctx *ctx, uint32_t table) {
+  struct worker *w = ctx->rt->w;
+  struct wpush *p = table < DSANA_MAX_TABLES ? &ctx->rt->wt->push[table] : NULL;
+  struct job_range r;
+  if (!p || !job_task_writes(&w->job, ctx->task, table, &r) || w->job.tables[table].rule != DSANA_RULE_SUM ||
+      (p->used && (p->keys || !p->xbuf)))
+    return NULL;
+  if (p->used)
+    return p->xbuf;
+  uint32_t width = w->job.tables[table].width;
+  double *m = push_mem(p, (r.hi - r.lo) * width * 2);
+  if (!m)
+    return NULL;
+  p->xbuf = (dsana_xsum *)(void *)m - r.lo * width;
+  p->used = true;
+  return p->xbuf;
 }

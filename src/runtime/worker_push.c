@@ -20,11 +20,12 @@ static struct wire_hdr push_hdr(const struct worker *w, const struct wtask *wt, 
   return h;
 }
 
-/* A dense push of keys [lo, hi) of table t (p indexed by key). */
-static int push_dense(struct worker *w, const struct wtask *wt, uint32_t t, const double *p, uint64_t lo, uint64_t hi,
-                      struct rt_outq *out) {
+/* A dense push of keys [lo, hi) of table t: p indexed by key, `words`
+ * doubles per value (1; 2 for exact partial sums). */
+static int push_dense(struct worker *w, const struct wtask *wt, uint32_t t, const double *p, uint32_t words,
+                      uint64_t lo, uint64_t hi, struct rt_outq *out) {
   const struct job_table *jt = &w->job.tables[t];
-  uint64_t max_keys = w->values_per_msg / jt->width ? w->values_per_msg / jt->width : 1;
+  uint64_t per = jt->width * words, max_keys = w->values_per_msg / per ? w->values_per_msg / per : 1;
   for (uint64_t at = lo; at < hi;) {
     uint32_t s = shard_of(jt->n_keys, w->map->n_servers, at);
     uint64_t slo, shi;
@@ -32,10 +33,11 @@ static int push_dense(struct worker *w, const struct wtask *wt, uint32_t t, cons
     uint64_t end = hi < shi ? hi : shi;
     end = end - at > max_keys ? at + max_keys : end;
     struct wire_hdr h = push_hdr(w, wt, t);
+    h.flags = words == 2 ? WIRE_F_XSUM : 0;
     h.key_lo = at;
     h.key_hi = end;
     h.count = (uint32_t)(end - at);
-    int rc = rt_send(out, ROLE_SERVER, s, &h, p + at * jt->width, (end - at) * jt->width * sizeof(double));
+    int rc = rt_send(out, ROLE_SERVER, s, &h, p + at * per, (end - at) * per * sizeof(double));
     if (rc)
       return rc;
     at = end;
@@ -43,26 +45,26 @@ static int push_dense(struct worker *w, const struct wtask *wt, uint32_t t, cons
   return 0;
 }
 
-/* A sparse push: keys[0..n) with values vals (n * width), as messages of
- * [count keys][count * width values]. */
+/* A sparse push: keys[0..n) with values vals (n * width values of `words`
+ * doubles), as messages of [count keys][their values]. */
 static int push_sparse(struct worker *w, const struct wtask *wt, uint32_t t, const uint64_t *keys, const double *vals,
-                       uint64_t n, struct rt_outq *out) {
+                       uint32_t words, uint64_t n, struct rt_outq *out) {
   const struct job_table *jt = &w->job.tables[t];
-  uint64_t max_keys = w->values_per_msg / (jt->width + 1) ? w->values_per_msg / (jt->width + 1) : 1;
+  uint64_t per = jt->width * words, max_keys = w->values_per_msg / (per + 1) ? w->values_per_msg / (per + 1) : 1;
   for (uint64_t i = 0; i < n;) {
     uint32_t s = shard_of(jt->n_keys, w->map->n_servers, keys[i]);
     uint64_t slo, shi, j = i;
     shard_range(jt->n_keys, w->map->n_servers, s, &slo, &shi);
     while (j < n && keys[j] < shi && j - i < max_keys)
       j++;
-    uint64_t cnt = j - i, bytes = cnt * (1 + jt->width) * sizeof(double);
+    uint64_t cnt = j - i, bytes = cnt * (1 + per) * sizeof(double);
     uint64_t *buf = malloc(bytes);
     if (!buf)
       return DSANA_ENOMEM;
     memcpy(buf, keys + i, cnt * sizeof *buf);
-    memcpy(buf + cnt, vals + i * jt->width, cnt * jt->width * sizeof(double));
+    memcpy(buf + cnt, vals + i * per, cnt * per * sizeof(double));
     struct wire_hdr h = push_hdr(w, wt, t);
-    h.flags = WIRE_F_KEYS;
+    h.flags = WIRE_F_KEYS | (words == 2 ? WIRE_F_XSUM : 0);
     h.key_lo = keys[i];
     h.key_hi = keys[j - 1] + 1;
     h.count = (uint32_t)cnt;
@@ -125,10 +127,11 @@ int wpush_send(struct worker *w, struct wtask *wt, struct rt_outq *out) {
       log_error("task %u did not push its keys [%llu, %llu) of ASSIGN table '%s'", wt->task,
                 (unsigned long long)r->lo, (unsigned long long)r->hi, job->tables[r->table].name);
       rc = DSANA_EINVAL;
-    } else if (p->used && p->keys) {
-      rc = push_sparse(w, wt, r->table, p->keys, p->buf, p->n, out);
     } else if (p->used) {
-      rc = push_dense(w, wt, r->table, p->buf, r->lo, r->hi, out);
+      uint32_t words = p->xbuf ? 2 : 1;
+      const double *vals = p->xbuf ? (const double *)(const void *)p->xbuf : p->buf;
+      rc = p->keys ? push_sparse(w, wt, r->table, p->keys, vals, words, p->n, out)
+                   : push_dense(w, wt, r->table, vals, words, r->lo, r->hi, out);
     }
   }
   if (!rc && job->wr_off[wt->task] < job->wr_off[wt->task + 1])

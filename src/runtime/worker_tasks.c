@@ -73,7 +73,7 @@ static struct wtask *instance_begin(struct worker *w, uint32_t task, uint32_t it
   memcpy(push, wt->push, sizeof push);
   memset(wt, 0, sizeof *wt);
   for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++)
-    wt->push[t] = (struct wpush){.mem = push[t].mem, .mem_cap = push[t].mem_cap};
+    wt->push[t] = (struct wpush){.mem = push[t].mem, .mem_cap = push[t].mem_cap}; /* buf, xbuf, keys: none */
   memset(sums, 0, DSANA_MAX_SUMS * sizeof *sums);
   wt->live = true;
   wt->task = task;

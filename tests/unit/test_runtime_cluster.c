@@ -10,8 +10,10 @@
  * iteration.
  *
  * Apps: "sparse" (written here): sparse reads by key lists, sparse pushes
- * into a SUM table of width 2, task sums, finish() sums and an update()
- * hook driven by reduce()'s globals; and the real PageRank app (dense
+ * into a SUM table of width 2 (doubles from even tasks, exact partial sums
+ * from odd ones), task sums, finish() sums, a STATE table kept across
+ * iterations and an update() hook driven by reduce()'s globals; and the
+ * real PageRank app (dense
  * ASSIGN pushes, block-wise tasks over chunks, fetching and running ahead).
  */
 #include <setjmp.h>
@@ -55,7 +57,7 @@ struct sp_app {
   uint32_t n_tasks;
   uint64_t **keys; /* per task, ascending */
   uint64_t *n_keys;
-  uint32_t t_x, t_g;
+  uint32_t t_x, t_g, t_h;
   double result[SP_KEYS * SP_WIDTH];
   bool have_result;
   uint32_t *ends; /* (iter, task) completions, SP_ITERS+1 x n_tasks */
@@ -120,6 +122,8 @@ static int sp_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
   if (!rc)
     rc = dsana_job_add_table(job, "g", SP_KEYS, SP_WIDTH, DSANA_RULE_SUM, &a->t_g);
   if (!rc)
+    rc = dsana_job_add_table(job, "h", SP_KEYS, 1, DSANA_RULE_STATE, &a->t_h);
+  if (!rc)
     rc = dsana_job_set_tasks(job, t, a->n_tasks);
   if (!rc)
     rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, a->t_x, 0, SP_KEYS);
@@ -157,18 +161,26 @@ static double sp_contrib(uint32_t t, uint64_t k, uint32_t j, double x, uint32_t 
   return sin(x + 0.25 * j) * (1.0 + 0.001 * t) + 1e-3 * (double)k / (iter + 1);
 }
 
+/* Odd tasks push exact partial sums, even ones doubles: the totals agree. */
 static int sp_run_task(void *app, struct dsana_task_ctx *ctx) {
   struct sp_app *a = app;
   const double *x = dsana_read(ctx, a->t_x);
-  double *vals;
-  int rc = dsana_push_keys(ctx, a->t_g, a->keys[ctx->task], a->n_keys[ctx->task], &vals);
+  double *vals = NULL;
+  dsana_xsum *parts = NULL;
+  uint64_t n = a->n_keys[ctx->task];
+  int rc = ctx->task % 2 ? dsana_push_xsum_keys(ctx, a->t_g, a->keys[ctx->task], n, &parts)
+                         : dsana_push_keys(ctx, a->t_g, a->keys[ctx->task], n, &vals);
   if (rc || !x)
     return rc ? rc : DSANA_ESTATE;
-  for (uint64_t i = 0; i < a->n_keys[ctx->task]; i++) {
+  for (uint64_t i = 0; i < n; i++) {
     uint64_t k = a->keys[ctx->task][i];
     for (uint32_t j = 0; j < SP_WIDTH; j++) {
-      vals[i * SP_WIDTH + j] = sp_contrib(ctx->task, k, j, x[k * SP_WIDTH + j], ctx->iter);
-      dsana_xsum_add(&ctx->sums[0], vals[i * SP_WIDTH + j]);
+      double v = sp_contrib(ctx->task, k, j, x[k * SP_WIDTH + j], ctx->iter);
+      if (parts)
+        dsana_xsum_add(&parts[i * SP_WIDTH + j], v);
+      else
+        vals[i * SP_WIDTH + j] = v;
+      dsana_xsum_add(&ctx->sums[0], v);
     }
   }
   if (ctx->iter <= SP_ITERS + 1 && ctx->task < 256)
@@ -180,22 +192,26 @@ static int sp_finish(void *app, struct dsana_shard_ctx *ctx) {
   struct sp_app *a = app;
   const double *x0 = ctx->old_values[a->t_x];
   const double *g = ctx->new_values[a->t_g];
-  double *x = ctx->new_values[a->t_x];
-  for (uint64_t k = ctx->lo; k < ctx->hi; k++)
+  double *x = ctx->new_values[a->t_x], *h = ctx->new_values[a->t_h];
+  assert_ptr_equal(h, ctx->old_values[a->t_h]); /* STATE: one copy */
+  for (uint64_t k = ctx->lo; k < ctx->hi; k++) {
     for (uint32_t j = 0; j < SP_WIDTH; j++) {
       uint64_t i = k * SP_WIDTH + j;
       x[i] = ctx->iter == 0 ? x[i] : 0.5 * x0[i] + 0.1 * g[i];
       dsana_xsum_add(&ctx->sums[1], x[i]);
     }
+    h[k] += x[k * SP_WIDTH]; /* kept across iterations */
+  }
   return 0;
 }
 
 static int sp_update(void *app, struct dsana_shard_ctx *ctx) {
   struct sp_app *a = app;
   double *x = ctx->new_values[a->t_x];
+  const double *h = ctx->new_values[a->t_h];
   for (uint64_t k = ctx->lo; k < ctx->hi; k++)
     for (uint32_t j = 0; j < SP_WIDTH; j++)
-      x[k * SP_WIDTH + j] *= ctx->globals[0];
+      x[k * SP_WIDTH + j] = x[k * SP_WIDTH + j] * ctx->globals[0] + 1e-3 * h[k];
   return 0;
 }
 
@@ -222,15 +238,17 @@ static const struct dsana_app sparse_app = {
 
 /* The same computation, plainly, with exact sums per key. */
 static void sp_reference(uint32_t n_tasks, double *x) {
-  double x0[SP_KEYS * SP_WIDTH];
+  double x0[SP_KEYS * SP_WIDTH], h[SP_KEYS] = {0};
   uint64_t keys[SP_KEYS];
   sp_init(&(struct sp_app){.t_x = 0}, 0, 0, SP_KEYS, x);
   dsana_xsum s1 = {0};
   for (uint32_t i = 0; i < SP_KEYS * SP_WIDTH; i++)
     dsana_xsum_add(&s1, x[i]);
+  for (uint32_t k = 0; k < SP_KEYS; k++)
+    h[k] += x[k * SP_WIDTH];
   double g0 = 1.0 / (1.0 + 0.01 * fabs(dsana_xsum_value(&s1)));
   for (uint32_t i = 0; i < SP_KEYS * SP_WIDTH; i++)
-    x[i] *= g0; /* update() of iteration 0 */
+    x[i] = x[i] * g0 + 1e-3 * h[i / SP_WIDTH]; /* update() of iteration 0 */
   for (uint32_t it = 1; it <= SP_ITERS; it++) {
     dsana_xsum g[SP_KEYS * SP_WIDTH], s0 = {0};
     memset(g, 0, sizeof g);
@@ -249,9 +267,11 @@ static void sp_reference(uint32_t n_tasks, double *x) {
       x[i] = 0.5 * x0[i] + 0.1 * dsana_xsum_value(&g[i]);
       dsana_xsum_add(&sx, x[i]);
     }
+    for (uint32_t k = 0; k < SP_KEYS; k++)
+      h[k] += x[k * SP_WIDTH];
     double gl = 1.0 / (1.0 + 0.01 * fabs(dsana_xsum_value(&sx)) + 0.001 * fabs(dsana_xsum_value(&s0)));
     for (uint32_t i = 0; i < SP_KEYS * SP_WIDTH; i++)
-      x[i] *= gl; /* update() after every commit, the last one's included */
+      x[i] = x[i] * gl + 1e-3 * h[i / SP_WIDTH]; /* update() after every commit, the last one's included */
   }
 }
 
