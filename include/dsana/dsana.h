@@ -105,7 +105,7 @@ enum dsana_rule {
 };
 
 #define DSANA_MAX_TABLES 16
-#define DSANA_MAX_GLOBALS 64
+#define DSANA_MAX_GLOBALS 512
 #define DSANA_MAX_SUMS 128
 #define DSANA_MAX_METRICS 16
 #define DSANA_ALL_TASKS UINT32_MAX

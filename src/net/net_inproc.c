@@ -361,9 +361,15 @@ static int ip_poll(struct net_sock *const *socks, int n, const int *fds, int nfd
   for (int i = 0; i < nfds; i++)
     p[n + i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
   p[n + nfds] = (struct pollfd){.fd = tfd, .events = POLLIN};
+  /* retried on signals with what is left of the timeout, so a stream of
+   * them cannot stretch the wait */
+  uint64_t deadline = timeout_ms > 0 ? clock_now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
   int rc;
-  while ((rc = poll(p, (nfds_t)total, timeout_ms)) < 0 && errno == EINTR) {
-  }
+  while ((rc = poll(p, (nfds_t)total, timeout_ms)) < 0 && errno == EINTR)
+    if (timeout_ms > 0 && (timeout_ms = net_ms_left(deadline)) == 0) {
+      rc = 0;
+      break;
+    }
   int got = 0;
   for (int i = 0; i < n; i++)
     got += ready[i] = rc > 0 && (p[i].revents & POLLIN);

@@ -171,7 +171,7 @@ int ckpt_read_shard(const char *dir, const struct ckpt_shard *want, double *cons
 }
 
 int ckpt_write_manifest(const char *dir, const struct ckpt_manifest *m, char *err, size_t errlen) {
-  char text[8192];
+  static char text[64 * 1024]; /* 512 globals in %a: ~16 KiB */
   int n = snprintf(text, sizeof text, "dsana-checkpoint 2\niter %u\nservers %u\ntables %u\nresidual %a\n", m->iter,
                    m->n_servers, m->shape.n_tables, m->residual);
   for (uint32_t t = 0; t < m->shape.n_tables; t++)
@@ -188,7 +188,8 @@ int ckpt_write_manifest(const char *dir, const struct ckpt_manifest *m, char *er
 }
 
 int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size_t errlen) {
-  char path[1100], text[8192];
+  char path[1100];
+  static char text[64 * 1024];
   snprintf(path, sizeof path, "%s/manifest", dir);
   FILE *f = fopen(path, "rb");
   if (!f) {

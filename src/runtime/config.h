@@ -40,7 +40,7 @@ struct run_config {
   uint32_t checkpoint_every;            /* iterations between checkpoints */
   char resume_dir[CONFIG_PATH_MAX];     /* --resume */
   uint32_t resume_iter;                 /* > 0: continue after this iteration */
-  double resume_globals[64], resume_residual;
+  double resume_globals[512], resume_residual;
   char curve_secret[48];                /* derived from the token; "" = clear */
   double register_timeout_s;
   double peer_timeout_s;
