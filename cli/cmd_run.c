@@ -123,15 +123,21 @@ static int prepare_app(struct cli_run *r) {
   return rc;
 }
 
-/* Under mpirun/srun: rank 0 scheduler, 1..S servers, the rest workers. */
+/* Under mpirun/srun: rank 0 scheduler, 1..S servers, the rest workers.
+ * With --transport mpi the ranks talk over MPI: the scheduler is mpi://0,
+ * servers listen at their own rank, and no token is needed (MPI's launcher
+ * connected the ranks). */
 static int run_ranked(struct cli_run *r, uint32_t rank, uint32_t size) {
+  bool mpi = strcmp(r->cfg.transport, "mpi") == 0;
+  if (mpi)
+    snprintf(r->cfg.scheduler_addr, sizeof r->cfg.scheduler_addr, "mpi://0");
   if (!r->cfg.scheduler_addr[0] || size < 2 + r->cfg.n_servers) {
-    fprintf(stderr, "dsana %s: under a launcher, --scheduler ADDR is required and at least %u ranks (1 scheduler, "
-                    "%u servers, 1 worker)\n", r->app->name, 2 + r->cfg.n_servers, r->cfg.n_servers);
+    fprintf(stderr, "dsana %s: under a launcher, %sat least %u ranks (1 scheduler, %u servers, 1 worker)\n",
+            r->app->name, mpi ? "" : "--scheduler ADDR is required and ", 2 + r->cfg.n_servers, r->cfg.n_servers);
     return DSANA_EUSAGE;
   }
   r->cfg.n_workers = size - 1 - r->cfg.n_servers;
-  int trc = setup_token(&r->cfg, false, r->app->name);
+  int trc = mpi ? 0 : setup_token(&r->cfg, false, r->app->name);
   if (trc)
     return trc;
   struct cli_report rep;
@@ -157,8 +163,13 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
   }
   uint32_t rank, size;
   int ranked = runtime_launcher_rank(&rank, &size);
+  bool mpi = strcmp(r.cfg.transport, "mpi") == 0;
   if (ranked == DSANA_EINVAL) {
     fprintf(stderr, "dsana %s: the launcher's rank variables are malformed\n", app->name);
+    rc = DSANA_EUSAGE;
+  } else if (mpi && (ranked != 0 || scheduler_only)) {
+    fprintf(stderr, "dsana %s: --transport mpi runs every role under mpirun (mpirun -n N dsana %s ... --transport "
+                    "mpi)\n", scheduler_only ? "scheduler" : app->name, app->name);
     rc = DSANA_EUSAGE;
   } else if (ranked == 0 && !scheduler_only) {
     rc = run_ranked(&r, rank, size);
@@ -235,6 +246,12 @@ int cmd_role_main(const char *role, int argc, char **argv) {
   if (!cfg.scheduler_addr[0] || optind != argc) {
     fprintf(stderr, "dsana %s: %s (see dsana %s --help)\n", role,
             optind != argc ? "unexpected argument" : "--scheduler ADDR is required", role);
+    return 2;
+  }
+  if (strncmp(cfg.scheduler_addr, "mpi://", 6) == 0) {
+    /* an MPI job's ranks are fixed when mpirun starts it: none joins later */
+    fprintf(stderr, "dsana %s: cannot join an MPI job on its own (its ranks all start with mpirun; a lost rank "
+                    "stops the job)\n", role);
     return 2;
   }
   if (setup_token(&cfg, false, role) != 0)
