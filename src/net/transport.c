@@ -103,7 +103,19 @@ static int net_sock_new(struct net_ctx *ctx, bool listener, struct net_sock **ou
   return 0;
 }
 
+/* Is addr of ctx's scheme? Another scheme's address would otherwise reach
+ * this transport as a name (inproc) or another of ZeroMQ's transports. */
+static int net_check_scheme(const struct net_ctx *ctx, const char *addr) {
+  size_t n = strlen(ctx->scheme);
+  if (addr && strncmp(addr, ctx->scheme, n) == 0 && strncmp(addr + n, "://", 3) == 0)
+    return 0;
+  log_error("%s: this job's transport is %s://", addr ? addr : "(no address)", ctx->scheme);
+  return DSANA_EINVAL;
+}
+
 int net_listen(struct net_ctx *ctx, const char *addr, struct net_sock **out) {
+  if (addr && net_check_scheme(ctx, addr) != 0)
+    return DSANA_EINVAL;
   struct net_sock *s;
   int rc = net_sock_new(ctx, true, &s);
   if (!rc && (rc = ctx->ops->listen(s, addr)) != 0)
@@ -116,6 +128,8 @@ int net_listen(struct net_ctx *ctx, const char *addr, struct net_sock **out) {
 int net_bound_addr(struct net_sock *s, char *buf, size_t len) { return s->ops->bound_addr(s, buf, len); }
 
 int net_dial(struct net_ctx *ctx, const char *addr, uint32_t self_id, struct net_sock **out) {
+  if (net_check_scheme(ctx, addr) != 0)
+    return DSANA_EINVAL;
   struct net_sock *s;
   int rc = net_sock_new(ctx, false, &s);
   if (!rc && (rc = ctx->ops->dial(s, addr, self_id)) != 0)

@@ -85,7 +85,9 @@ bool net_addr_valid(const char *addr);
  * runtime never builds addresses itself). */
 int net_local_addr(const char *scheme, const char *dir, const char *name, char *buf, size_t len);
 
-/* Bind a listener at addr, or at a fresh local address when addr is NULL. */
+/* Bind a listener at addr, or at a fresh local address when addr is NULL.
+ * net_listen and net_dial refuse (DSANA_EINVAL) an address of another
+ * scheme than the context's. */
 int net_listen(struct net_ctx *ctx, const char *addr, struct net_sock **out);
 /* The address a listener is reachable at (resolves "*" ports). */
 int net_bound_addr(struct net_sock *s, char *buf, size_t len);
