@@ -443,6 +443,14 @@ static void ip_buffer_release(struct net_ctx *ctx, const void *p, size_t bytes) 
 void net_inproc_set_manual(bool on) {
   pthread_mutex_lock(&ip_mu);
   ip_manual = on;
+  /* off: what waits goes now, in order, before anything sent later */
+  while (!on && ip_pending_head) {
+    struct ip_msg *m = ip_pending_head;
+    ip_pending_head = m->next;
+    ip_queue_push(m->dest, m);
+  }
+  if (!on)
+    ip_pending_tail = NULL;
   pthread_mutex_unlock(&ip_mu);
 }
 

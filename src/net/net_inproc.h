@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Switching manual delivery off delivers every waiting message at once,
+ * in order, before anything sent later. */
 void net_inproc_set_manual(bool on);
 /* Links with messages waiting to be delivered. */
 size_t net_inproc_links_pending(void);
