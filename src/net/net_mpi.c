@@ -26,8 +26,8 @@
  *
  * Receiving: MPI_Iprobe, MPI_Get_count, then MPI_Recv into malloc()ed
  * memory 4 bytes in, so that the payload is 8-aligned. A count over
- * max_payload + 68 bytes or under 68 is received truncated into a small
- * buffer (consumed, MPI_ERRORS_RETURN), logged and counted as dropped.
+ * max_payload + 68 bytes or under 68 is consumed into bounded memory
+ * (mp_recv_bounded), logged and counted as dropped.
  *
  * Polling: MPI has no descriptor, so net_poll() probes the sockets and
  * polls the descriptors without waiting, then sleeps 20 us doubling to 1
@@ -62,6 +62,7 @@ enum { MP_TAG_LISTENER = 0x4453, MP_TAG_REPLY = 0x4454 }; /* under MPI's minimum
 #define MP_BACKOFF_MIN_NS 20000ull
 #define MP_BACKOFF_MAX_NS 1000000ull
 #define MP_POLL_STACK 16
+#define MP_SCRATCH_BYTES 65536 /* where a dropped message's bytes go */
 
 /* A received message: buf + MP_SLACK holds its len bytes. */
 struct mp_in {
@@ -442,15 +443,57 @@ static int mp_send(struct net_sock *s, const struct net_peer *to, const uint8_t 
 
 /* ---- receiving ---------------------------------------------------------- */
 
-/* Receive, truncated, a message that will be dropped (MPI consumes it). */
-static void mp_discard(struct net_sock *s, const MPI_Status *st, int count, const char *reason) {
-  unsigned char junk[MP_HEAD_BYTES];
-  MPI_Recv(junk, (int)sizeof junk, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+/* Receive into head[0..68) a message that is dropped, without room for
+ * the rest: it cycles through a small scratch area (a receive type of
+ * extent 0, so memory stays bounded whatever the count says). A truncated
+ * receive would be the textbook way, but Open MPI 4.1's shared-memory
+ * single-copy path writes the whole message past the buffer. */
+static int mp_recv_bounded(const MPI_Status *st, int count, unsigned char head[MP_HEAD_BYTES]) {
+  static unsigned char scratch[MP_SCRATCH_BYTES]; /* control thread only */
+  if (count <= MP_HEAD_BYTES)
+    return MPI_Recv(head, MP_HEAD_BYTES, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Datatype block = MPI_DATATYPE_NULL, cycle = MPI_DATATYPE_NULL, whole = MPI_DATATYPE_NULL;
+  int rest = count - MP_HEAD_BYTES;
+  int lens[2] = {MP_HEAD_BYTES, rest / MP_SCRATCH_BYTES + 1};
+  MPI_Aint disp[2];
+  MPI_Get_address(head, &disp[0]);
+  MPI_Get_address(scratch, &disp[1]);
+  int rc = MPI_Type_contiguous(MP_SCRATCH_BYTES, MPI_BYTE, &block);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Type_create_resized(block, 0, 0, &cycle);
+  MPI_Datatype types[2] = {MPI_BYTE, cycle};
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Type_create_struct(2, lens, disp, types, &whole);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Type_commit(&whole);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Recv(MPI_BOTTOM, 1, whole, st->MPI_SOURCE, st->MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Datatype *all[3] = {&whole, &cycle, &block};
+  for (int i = 0; i < 3; i++)
+    if (*all[i] != MPI_DATATYPE_NULL)
+      MPI_Type_free(all[i]);
+  return rc;
+}
+
+/* Consume a message that will not be kept, then log and count the drop. */
+static int mp_discard(struct net_sock *s, const MPI_Status *st, int count, const char *reason) {
+  unsigned char head[MP_HEAD_BYTES] = {0};
+  int rc = mp_recv_bounded(st, count, head);
+  if (rc != MPI_SUCCESS) {
+    char why[MPI_MAX_ERROR_STRING];
+    log_error("net: receiving from rank %d failed: %s", st->MPI_SOURCE, mp_strerror(rc, why));
+    return DSANA_ENET;
+  }
   char why[160];
   snprintf(why, sizeof why, "%d bytes from rank %d: %s", count, st->MPI_SOURCE, reason);
-  struct net_peer nobody = {0};
-  const uint8_t *hdr = count >= MP_HEAD_BYTES ? junk + MP_ID_BYTES : junk;
-  net_log_drop(s, &nobody, net_hdr_type_name(hdr, count >= MP_HEAD_BYTES ? WIRE_HDR_BYTES : 0), why);
+  struct net_peer from = {0};
+  if (count >= MP_HEAD_BYTES && s->listener) {
+    from.len = 5;
+    from.id[0] = 'D';
+    memcpy(from.id + 1, head, MP_ID_BYTES);
+  }
+  net_log_drop(s, &from, net_hdr_type_name(head + MP_ID_BYTES, count >= MP_HEAD_BYTES ? WIRE_HDR_BYTES : 0), why);
+  return DSANA_EPROTO;
 }
 
 /* Receive the message st announced into *out. DSANA_EPROTO when it was
@@ -459,18 +502,16 @@ static int mp_take(struct net_sock *s, const MPI_Status *st, struct mp_in **out)
   int count = 0;
   if (MPI_Get_count(st, MPI_BYTE, &count) != MPI_SUCCESS || count == MPI_UNDEFINED)
     count = INT_MAX;
-  if (count < MP_HEAD_BYTES || (uint64_t)count > s->max_payload + MP_HEAD_BYTES) {
-    mp_discard(s, st, count,
-               count < MP_HEAD_BYTES ? "shorter than an identity and a header" : "over the message size limit");
-    return DSANA_EPROTO;
-  }
+  if (count < MP_HEAD_BYTES || (uint64_t)count > s->max_payload + MP_HEAD_BYTES)
+    return mp_discard(s, st, count,
+                      count < MP_HEAD_BYTES ? "shorter than an identity and a header" : "over the message size limit");
   struct mp_in *in = calloc(1, sizeof *in);
   if (in)
     in->buf = malloc((size_t)count + MP_SLACK);
   if (!in || !in->buf) {
     mp_in_free(in);
-    mp_discard(s, st, count, "out of memory");
-    return DSANA_ENOMEM;
+    int rc = mp_discard(s, st, count, "out of memory");
+    return rc == DSANA_EPROTO ? DSANA_ENOMEM : rc;
   }
   int rc = MPI_Recv(in->buf + MP_SLACK, count, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, MPI_COMM_WORLD,
                     MPI_STATUS_IGNORE);
