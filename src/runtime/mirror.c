@@ -150,7 +150,15 @@ int mirror_request(struct mirror *m, uint32_t t, uint32_t iter, struct rt_outq *
   }
   mt->switched_hi = 0; /* ahead: chunks keep their values until they switch */
   mt->busy_from = 0;
-  mt->behind = mt->n_chunks;
+  mt->behind = 0;
+  for (uint64_t c = 0; c < mt->n_chunks; c++) {
+    /* a chunk outside the cover gets no piece to switch it: at the front now */
+    uint64_t lo = c * mt->chunk_keys;
+    if (lo + mirror_chunk_len(mt, c) <= mt->cover_lo || lo >= mt->cover_hi)
+      mt->chunk_iter[c] = iter;
+    else
+      mt->behind++;
+  }
   return mirror_ask(m, t, iter, out);
 }
 
