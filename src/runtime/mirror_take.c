@@ -98,8 +98,9 @@ static const char *dense_check(struct mirror *m, uint32_t s, const struct net_ms
   uint64_t n = h->flags & WIRE_F_PACKED ? keymask_count(mt->unread, h->key_lo, h->key_hi) : h->key_hi - h->key_lo;
   if (h->flags & WIRE_F_SHARED) {
     const char *why = NULL;
-    if (h->payload_bytes || !(*src = shm_source(m, s, h, slo, shi, &why)))
-      return why ? why : "shared answer with a payload";
+    /* the buffer is the shard itself, never packed */
+    if (h->payload_bytes || (h->flags & WIRE_F_PACKED) || !(*src = shm_source(m, s, h, slo, shi, &why)))
+      return why ? why : "shared answer with a payload or packed";
     return NULL;
   }
   if (h->count != n || h->payload_bytes != n * mt->width * sizeof(double))
