@@ -14,6 +14,7 @@
 #include "cli_apps.h"
 #include "io/scenario.h"
 #include "net/secure.h"
+#include "net/transport.h"
 #include "opts.h"
 #include "report.h"
 #include "runtime/checkpoint.h"
@@ -166,6 +167,10 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
   bool mpi = strcmp(r.cfg.transport, "mpi") == 0;
   if (ranked == DSANA_EINVAL) {
     fprintf(stderr, "dsana %s: the launcher's rank variables are malformed\n", app->name);
+    rc = DSANA_EUSAGE;
+  } else if (mpi && !net_addr_valid("mpi://0")) {
+    fprintf(stderr, "dsana %s: --transport mpi: this dsana was built without MPI (install libopenmpi-dev and "
+                    "rebuild)\n", app->name);
     rc = DSANA_EUSAGE;
   } else if (mpi && (ranked != 0 || scheduler_only)) {
     fprintf(stderr, "dsana %s: --transport mpi runs every role under mpirun (mpirun -n N dsana %s ... --transport "
