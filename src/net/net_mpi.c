@@ -82,7 +82,7 @@ struct mp_sock {
   struct net_sock *s;
   int rank;              /* dialer: its listener's rank */
   uint32_t self_id;      /* dialer */
-  struct mp_in *head, *tail; /* dialer: replies another dialer received */
+  struct mp_in *head, *tail; /* dialer: replies received, not yet returned */
   struct mp_route *routes;   /* listener: self_id -> rank, learnt */
   size_t n_routes, cap_routes;
   size_t pending; /* sends not complete yet */
@@ -206,7 +206,7 @@ static int mp_start(void) {
     if (provided < MPI_THREAD_FUNNELED)
       log_debug("net: MPI provides thread level %d only; compute threads never call MPI", provided);
   }
-  /* errors come back as codes (a truncated receive drops a message) */
+  /* errors come back as codes: a failed send or receive is the role's to handle */
   if (MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
       MPI_Comm_rank(MPI_COMM_WORLD, &mp.rank) != MPI_SUCCESS || MPI_Comm_size(MPI_COMM_WORLD, &mp.size) != MPI_SUCCESS) {
     log_error("net: MPI started but cannot tell this process's rank");
