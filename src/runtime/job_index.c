@@ -137,6 +137,12 @@ int job_finalize(struct dsana_job *job, char *err, size_t errlen) {
     snprintf(err, errlen, "%s", job->error);
     return DSANA_EINVAL;
   }
+  /* tasks declared again, fewer: ranges of the tasks gone have no index slot */
+  for (size_t i = 0; i < job->n_decls; i++)
+    if (job->decls[i].task != DSANA_ALL_TASKS && job->decls[i].task >= job->n_tasks) {
+      snprintf(err, errlen, "ranges declared for task %u, but there are %u tasks", job->decls[i].task, job->n_tasks);
+      return DSANA_EINVAL;
+    }
   if (job->n_decls)
     qsort(job->decls, job->n_decls, sizeof *job->decls, decl_cmp);
   free(job->rd_off);
