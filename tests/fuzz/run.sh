@@ -4,7 +4,7 @@
 #
 #   bash tests/fuzz/run.sh SECONDS [TARGET...]     (default: every target)
 #
-# Targets: wire snap mtx binary scenario msg (tests/fuzz/fuzz_<target>.c,
+# Targets: wire snap mtx binary scenario msg ckpt (tests/fuzz/fuzz_<target>.c,
 # seeds in tests/fuzz/corpus/<target>/). Everything it writes goes under
 # build-fuzz/ at the repository root: the binaries, the working corpora
 # (build-fuzz/corpus/<target>, seeded from the committed corpus and kept
