@@ -98,7 +98,7 @@ static inline int fixture_make(void **state, const struct spec *sp) {
   for (uint32_t t = 0; t < sp->n_tables; t++) {
     const struct table_spec *ts = &sp->t[t];
     uint32_t id;
-    char name[8];
+    char name[16];
     snprintf(name, sizeof name, "t%u", t);
     if (dsana_job_add_table(&f->job, name, ts->n_keys, ts->width, DSANA_RULE_ASSIGN, &id) != 0 || id != t)
       return -1;

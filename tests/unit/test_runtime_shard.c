@@ -297,7 +297,7 @@ static void test_key_spaces(void **state) {
   const uint32_t widths[] = {1, 1, 3, 2, 1, 4};
   const uint32_t space[] = {0, 1, 0, 1, 2, 0};
   for (uint32_t t = 0; t < 6; t++) {
-    char name[8];
+    char name[16];
     snprintf(name, sizeof name, "t%u", t);
     assert_int_equal(add_table(&j->job, name, keys[t], widths[t], DSANA_RULE_SUM), t);
   }
