@@ -29,14 +29,27 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *fuzz_dir(void) {
-  static char dir[64];
-  if (!dir[0]) {
-    snprintf(dir, sizeof dir, "/tmp/dsana-fuzz-ckpt-XXXXXX");
-    if (!mkdtemp(dir))
-      abort();
+static char fuzz_dir_path[64];
+
+/* The private folder goes when the run ends (libFuzzer exits normally). */
+static void fuzz_dir_remove(void) {
+  const char *names[] = {"manifest", "shard-0.ckpt"};
+  char path[128];
+  for (int i = 0; i < 2; i++) {
+    snprintf(path, sizeof path, "%s/%s", fuzz_dir_path, names[i]);
+    unlink(path);
   }
-  return dir;
+  rmdir(fuzz_dir_path);
+}
+
+static const char *fuzz_dir(void) {
+  if (!fuzz_dir_path[0]) {
+    snprintf(fuzz_dir_path, sizeof fuzz_dir_path, "/tmp/dsana-fuzz-ckpt-XXXXXX");
+    if (!mkdtemp(fuzz_dir_path))
+      abort();
+    atexit(fuzz_dir_remove);
+  }
+  return fuzz_dir_path;
 }
 
 static void fuzz_put(const char *dir, const char *name, const uint8_t *data, size_t size) {
