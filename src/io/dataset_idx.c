@@ -133,19 +133,38 @@ static int check_images(struct idx_file *im, char *err, size_t errlen) {
   return 0;
 }
 
+/* Room for want items of elem bytes in *arr (*cap of them), doubling.
+ * Arrays grow as data arrives, never to what a header merely claims. */
+static bool room_for(void **arr, uint64_t *cap, uint64_t want, size_t elem) {
+  if (want <= *cap)
+    return true;
+  uint64_t ncap = *cap ? *cap : 4096;
+  while (ncap < want)
+    ncap *= 2;
+  void *p = realloc(*arr, ncap * elem);
+  if (!p)
+    return false;
+  *arr = p;
+  *cap = ncap;
+  return true;
+}
+
 /* The n labels, as doubles. */
 static int read_labels(struct idx_file *lb, double **out, char *err, size_t errlen) {
-  uint64_t n = lb->dim[0];
-  unsigned char *raw = malloc(n);
-  double *label = malloc(n * sizeof *label);
-  int rc = raw && label ? 0 : graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", lb->path);
-  if (!rc)
-    rc = idx_read(lb, raw, n, err, errlen);
+  unsigned char buf[1 << 16];
+  uint64_t n = lb->dim[0], cap = 0;
+  void *label = NULL;
+  int rc = 0;
+  for (uint64_t i = 0; i < n && !rc; i += sizeof buf) {
+    size_t k = n - i < sizeof buf ? (size_t)(n - i) : sizeof buf;
+    rc = idx_read(lb, buf, k, err, errlen);
+    if (!rc && !room_for(&label, &cap, i + k, sizeof(double)))
+      rc = graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", lb->path);
+    for (size_t j = 0; j < k && !rc; j++)
+      ((double *)label)[i + j] = buf[j];
+  }
   if (!rc)
     rc = idx_expect_end(lb, err, errlen);
-  for (uint64_t i = 0; !rc && i < n; i++)
-    label[i] = raw[i];
-  free(raw);
   if (rc)
     free(label);
   else
@@ -155,37 +174,49 @@ static int read_labels(struct idx_file *lb, double **out, char *err, size_t errl
 
 /* The CSR of the images' non-zero pixels. */
 struct idx_csr {
-  uint64_t *row_off;
-  uint32_t *col;
-  float *val;
-  uint64_t nnz, cap;
+  void *row_off, *col, *val; /* uint64_t, uint32_t, float */
+  uint64_t rows_cap, nnz, cap;
 };
 
 static bool csr_room(struct idx_csr *c, uint64_t more) {
-  if (c->nnz + more <= c->cap)
-    return true;
-  uint64_t cap = c->cap ? c->cap : (1u << 16);
-  while (cap < c->nnz + more)
-    cap *= 2;
-  uint32_t *col = realloc(c->col, cap * sizeof *col);
-  if (col)
-    c->col = col;
-  float *val = col ? realloc(c->val, cap * sizeof *val) : NULL;
-  if (val)
-    c->val = val;
-  if (!col || !val)
+  uint64_t cap = c->cap;
+  if (!room_for(&c->col, &cap, c->nnz + more, sizeof(uint32_t)))
     return false;
-  c->cap = cap;
-  return true;
+  return room_for(&c->val, &c->cap, c->nnz + more, sizeof(float));
 }
 
 static void append_image(struct idx_csr *c, const unsigned char *px, uint64_t per, const float *scale) {
+  uint32_t *col = c->col;
+  float *val = c->val;
   for (uint64_t j = 0; j < per; j++) {
     if (px[j]) {
-      c->col[c->nnz] = (uint32_t)j;
-      c->val[c->nnz++] = scale[px[j]];
+      col[c->nnz] = (uint32_t)j;
+      val[c->nnz++] = scale[px[j]];
     }
   }
+}
+
+/* k images of per pixels from buf, rows first .. first+k-1. */
+static int append_batch(struct idx_csr *c, const unsigned char *buf, uint64_t first, uint64_t k, uint64_t per,
+                        const float *scale) {
+  if (!room_for(&c->row_off, &c->rows_cap, first + k + 1, sizeof(uint64_t)))
+    return DSANA_ENOMEM;
+  for (uint64_t j = 0; j < k; j++) {
+    if (!csr_room(c, per))
+      return DSANA_ENOMEM;
+    append_image(c, buf + j * per, per, scale);
+    ((uint64_t *)c->row_off)[first + j + 1] = c->nnz;
+  }
+  return 0;
+}
+
+/* Give back the doubling's slack (never to 0 bytes). */
+static void csr_trim(struct idx_csr *c) {
+  uint64_t keep = c->nnz ? c->nnz : 1;
+  void *col = realloc(c->col, keep * sizeof(uint32_t));
+  c->col = col ? col : c->col;
+  void *val = realloc(c->val, keep * sizeof(float));
+  c->val = val ? val : c->val;
 }
 
 static int read_images(struct idx_file *im, struct idx_csr *c, char *err, size_t errlen) {
@@ -195,34 +226,23 @@ static int read_images(struct idx_file *im, struct idx_csr *c, char *err, size_t
   for (int p = 0; p < 256; p++)
     scale[p] = (float)p / 255.0f;
   unsigned char *buf = malloc(batch * per);
-  c->row_off = malloc((n + 1) * sizeof *c->row_off);
-  if (!buf || !c->row_off || !csr_room(c, per)) {
+  if (!buf || !room_for(&c->row_off, &c->rows_cap, 1, sizeof(uint64_t))) {
     free(buf);
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory for %llu images", im->path,
-                      (unsigned long long)n);
+    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", im->path);
   }
-  c->row_off[0] = 0;
+  ((uint64_t *)c->row_off)[0] = 0;
   int rc = 0;
   for (uint64_t i = 0; i < n && !rc; i += batch) {
     uint64_t k = n - i < batch ? n - i : batch;
     rc = idx_read(im, buf, (size_t)(k * per), err, errlen);
-    for (uint64_t j = 0; j < k && !rc; j++) {
-      if (!csr_room(c, per))
-        rc = graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory at image %llu", im->path,
-                        (unsigned long long)(i + j));
-      else
-        append_image(c, buf + j * per, per, scale);
-      c->row_off[i + j + 1] = c->nnz;
-    }
+    if (!rc)
+      rc = append_batch(c, buf, i, k, per, scale);
+    if (rc == DSANA_ENOMEM)
+      graph_errf(err, errlen, rc, "%s: out of memory at image %llu", im->path, (unsigned long long)i);
   }
   free(buf);
-  if (!rc && c->nnz < c->cap) { /* give back the doubling's slack (never to 0 bytes) */
-    uint64_t keep = c->nnz ? c->nnz : 1;
-    uint32_t *col = realloc(c->col, keep * sizeof *col);
-    c->col = col ? col : c->col;
-    float *val = realloc(c->val, keep * sizeof *val);
-    c->val = val ? val : c->val;
-  }
+  if (!rc)
+    csr_trim(c);
   return rc ? rc : idx_expect_end(im, err, errlen);
 }
 

@@ -101,7 +101,7 @@ static int tok_err(const struct svm_build *b, char *err, size_t errlen, const ch
 }
 
 static bool grow_rows(struct svm_build *b) {
-  size_t cap = b->rows_cap ? b->rows_cap * 2 : 4096;
+  size_t cap = b->rows_cap ? b->rows_cap * 2 : 1024;
   uint64_t *ro = realloc(b->row_off, (cap + 1) * sizeof *ro);
   if (ro)
     b->row_off = ro;
@@ -115,7 +115,7 @@ static bool grow_rows(struct svm_build *b) {
 }
 
 static bool grow_nnz(struct svm_build *b) {
-  size_t cap = b->nnz_cap ? b->nnz_cap * 2 : 65536;
+  size_t cap = b->nnz_cap ? b->nnz_cap * 2 : 4096;
   uint32_t *c = realloc(b->col, cap * sizeof *c);
   if (c)
     b->col = c;

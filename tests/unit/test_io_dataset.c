@@ -576,6 +576,11 @@ static void test_idx_bad(void **state) {
   write_file(badz, z, zlen - 12);
   free(z);
   expect_idx_error(badz, lb, "bad.idx.gz: ", NULL);
+  /* headers that claim 2^31 images of 1x1: memory follows the data, not the claim */
+  const uint32_t many[3] = {1u << 31, 1, 1};
+  write_idx(bad, 0x803, many, 3, PIXELS, 5, false);
+  write_idx(badz, 0x801, many, 1, LABELS, 3, false);
+  expect_idx_error(bad, badz, "bad.idx.gz: truncated file: 2147483656 bytes expected, 11 found", NULL);
   struct dsana_dataset ds;
   assert_int_equal(dsana_dataset_from_idx(tmp_path("none.idx"), lb, &ds, errbuf, sizeof errbuf), DSANA_EIO);
   assert_non_null(strstr(errbuf, "none.idx: No such file"));
