@@ -46,8 +46,10 @@ int dsana_graph_from_weighted_edges(uint64_t n, uint64_t m, const uint32_t *src,
     if (!graph_weight_ok(w[i]))
       return graph_errf(err, errlen, DSANA_ERANGE, "edge %llu: weight %g is not a positive finite number",
                         (unsigned long long)i, w[i]);
-  struct graph_edges e = {.n = n, .m = m, .src = (uint32_t *)src, .dst = (uint32_t *)dst, .w = (double *)w,
-                          .dedup = opts && opts->dedup, .mirror = opts && opts->undirected};
+  static double no_edges[1]; /* w may be NULL without edges; the graph is weighted all the same */
+  struct graph_edges e = {.n = n, .m = m, .src = (uint32_t *)src, .dst = (uint32_t *)dst,
+                          .w = w ? (double *)w : no_edges, .dedup = opts && opts->dedup,
+                          .mirror = opts && opts->undirected};
   return graph_build(&e, g, err, errlen);
 }
 

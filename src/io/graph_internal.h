@@ -56,7 +56,7 @@ struct graph_edges {
   const char *path;    /* names the input in messages, or NULL */
   uint64_t n, m;
   uint32_t *src, *dst; /* m ids < n (checked by the callers) */
-  double *w;           /* m positive finite weights, or NULL */
+  double *w;           /* m positive finite weights, or NULL: unweighted (non-NULL even if m = 0) */
   uint64_t *orig_id;   /* n original ids or NULL: always taken over (ends in g or freed) */
   bool owned;          /* src, dst, w were malloc'd by the caller: freed here, success or not */
   bool dedup;          /* collapse duplicate edges, keeping the last weight */

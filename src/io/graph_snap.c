@@ -231,8 +231,10 @@ int graph_parse_snap(struct graph_text *t, const struct dsana_graph_opts *opts, 
   }
   src32 = malloc((m ? m : 1) * sizeof *src32);
   dst32 = malloc((m ? m : 1) * sizeof *dst32);
+  if (se.weighted && !se.w) /* no edges (dense ids): still a weighted graph */
+    se.w = malloc(sizeof *se.w);
   uint64_t *orig = NULL;
-  if (!src32 || !dst32) {
+  if (!src32 || !dst32 || (se.weighted && !se.w)) {
     rc = graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory for %llu edges", t->path, (unsigned long long)m);
     goto out;
   }
