@@ -47,6 +47,9 @@ int ds_apply_opts(struct dsana_dataset *ds, const struct dsana_dataset_opts *opt
   if (opts->n_features_min > DSANA_DATASET_MAX_FEATURES)
     return graph_errf(err, errlen, DSANA_EINVAL, "%s: n_features_min %llu above the limit %llu", ds_name(ds),
                       (unsigned long long)opts->n_features_min, (unsigned long long)DSANA_DATASET_MAX_FEATURES);
+  if (opts->n_features_max && opts->n_features_min > opts->n_features_max)
+    return graph_errf(err, errlen, DSANA_EINVAL, "%s: n_features_min %llu above n_features_max %llu", ds_name(ds),
+                      (unsigned long long)opts->n_features_min, (unsigned long long)opts->n_features_max);
   if (opts->n_features_max && ds->n_features > opts->n_features_max)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: %llu features, more than the %llu allowed", ds_name(ds),
                       (unsigned long long)ds->n_features, (unsigned long long)opts->n_features_max);

@@ -190,6 +190,8 @@ static void test_libsvm_opts(void **state) {
   dsana_dataset_fini(&ds);
   o.n_features_max = 6; /* line 2 has index 7 */
   expect_open_error(data_path("ds_basic.svm"), &o, DSANA_EFORMAT, "ds_basic.svm:2: index out of range", "at most 6");
+  o = (struct dsana_dataset_opts){.n_features_min = 30, .n_features_max = 20};
+  expect_open_error(data_path("ds_basic.svm"), &o, DSANA_EINVAL, "n_features_min 30 above n_features_max 20", NULL);
   o = (struct dsana_dataset_opts){.n_features_min = DSANA_DATASET_MAX_FEATURES + 1};
   expect_open_error(data_path("ds_basic.svm"), &o, DSANA_EINVAL, "ds_basic.svm: n_features_min", NULL);
 }
