@@ -113,8 +113,9 @@ int dsana_dataset_write_binary(const struct dsana_dataset *ds, const char *path,
 /*
  * Write ds as libsvm text, atomically (temporary file and rename); gzip
  * when path ends in ".gz". Labels and double values are printed with
- * "%.17g" and float values with "%.9g", so reading the file back gives the
- * same numbers (float values come back as the doubles nearest them).
+ * "%.15g" when that reads back exactly, else "%.17g"; float values with
+ * "%.9g". Reading the file back gives the same numbers (float values come
+ * back as doubles that round to the same floats).
  */
 int dsana_dataset_write_libsvm(const struct dsana_dataset *ds, const char *path, char *err, size_t errlen);
 
