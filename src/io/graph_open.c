@@ -1,7 +1,7 @@
 /*
  * graph_open.c - dsana_graph_open(): pick the reader by content. Binary files
- * (by magic) are memory-mapped, and copied to the heap only when the options
- * ask for another view (dedup of a file with duplicates, weights hidden);
+ * (by magic) are memory-mapped (weights hidden unless asked for), and
+ * copied to the heap only for dedup of a file that has duplicates;
  * anything else goes through the text block reader (plain or gzip) and is
  * Matrix Market when its first line is the "%%MatrixMarket" banner, a SNAP
  * edge list otherwise.
@@ -14,12 +14,10 @@
 
 static const char MTX_BANNER[] = "%%MatrixMarket";
 
-/* Whether a mapped graph can be handed out as it is for opts. */
+/* Whether a mapped graph can be handed out as it is for opts (after its
+ * weights were hidden, if unasked for). */
 static bool binary_as_is(const struct dsana_graph *g, const struct dsana_graph_opts *opts) {
-  bool dedup = opts && opts->dedup, weighted = opts && opts->weighted;
-  if (g->in_w && !weighted)
-    return false; /* hide the weights: a heap copy without them */
-  return !dedup || (graph_binary_flags(g) & GRAPH_BIN_NO_DUPLICATES);
+  return !(opts && opts->dedup) || (graph_binary_flags(g) & GRAPH_BIN_NO_DUPLICATES);
 }
 
 static int open_binary(const char *path, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
@@ -36,6 +34,10 @@ static int open_binary(const char *path, const struct dsana_graph_opts *opts, st
     dsana_graph_fini(g);
     return graph_errf(err, errlen, DSANA_EFORMAT,
                       "%s: no edge weights in this binary graph (convert the text with --weighted)", path);
+  }
+  if (!(opts && opts->weighted)) {
+    g->in_w = NULL; /* an unweighted view: the mapping stays, its weights unused */
+    g->out_w = NULL;
   }
   if (binary_as_is(g, opts))
     return 0;

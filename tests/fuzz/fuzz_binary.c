@@ -5,7 +5,7 @@
  * contract: a mapped graph is trusted only after its range check). Then
  * the same file through dsana_graph_open() with options from the input
  * length (fuzz_opts: dedup, weighted, undirected), which copies a mapped
- * graph that does not promise "no duplicates" or whose weights it hides.
+ * graph that does not promise "no duplicates" (and hides weights unasked for).
  *
  * The input is the file, written to one memfd per run and opened as
  * /proc/self/fd/N. The header's CRC32 and file-size fields (and, in a
