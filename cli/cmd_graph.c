@@ -1,172 +1,99 @@
 /*
  * cmd_graph.c - `dsana graph ...`: convert any input format to the binary
- * format, print a graph's statistics, and generate Kronecker or uniform
- * graphs (binary, or a SNAP edge list for .txt / .txt.gz). Thin: all the
- * work is in src/io/graph_*.c; this file parses options and reports.
+ * format (optionally weighted, undirected, deduplicated, renumbered for
+ * locality), print a graph's statistics, and dispatch `gen` to
+ * cmd_graph_gen.c. Thin: all the work is in src/io/graph_*.c; this file
+ * parses options (graph_cli.c) and reports.
  */
-#include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <zlib.h>
 
 #include "cmd_graph.h"
 #include "dsana/dsana.h"
 #include "dsana/graph.h"
-
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+#include "graph_cli.h"
 
 static const char GRAPH_USAGE[] =
-    "usage: dsana graph convert IN OUT [--dedup]    any input format -> binary\n"
-    "       dsana graph info FILE [--dedup]         vertices, edges, degrees, self loops, duplicates\n"
-    "       dsana graph gen kron --scale S [--edge-factor E] [--seed X] --out FILE [--dedup]\n"
-    "       dsana graph gen uniform --vertices N --edges M [--seed X] --out FILE [--dedup]\n"
+    "usage: dsana graph convert IN OUT [--weighted] [--undirected] [--dedup] [--reorder none|degree]\n"
+    "                                               any input format -> binary\n"
+    "       dsana graph info FILE [--weighted] [--undirected] [--dedup]\n"
+    "                                               vertices, edges, degrees, self loops, duplicates\n"
+    "       dsana graph gen kron --scale S [--edge-factor E] [--seed X] --out FILE [GEN OPTIONS]\n"
+    "       dsana graph gen uniform --vertices N --edges M [--seed X] --out FILE [GEN OPTIONS]\n"
+    "       GEN OPTIONS: [--weighted] [--undirected] [--dedup] [--reorder none|degree]\n"
     "Inputs: SNAP edge lists (plain or .gz), Matrix Market coordinate files, dsana binary graphs.\n"
-    "gen writes a SNAP edge list for FILE ending in .txt or .txt.gz, the binary format otherwise.\n";
+    "gen writes a SNAP edge list for FILE ending in .txt or .txt.gz, the binary format otherwise.\n"
+    "dsana graph SUBCOMMAND --help explains each.\n";
 
-/* Exit code for a failed read of an input. */
-static int input_exit(int rc) { return rc == DSANA_ENOMEM ? EXIT_FAIL : EXIT_USAGE; }
+/* Flags every reading subcommand takes. */
+#define READ_OPTS                                                                                                  \
+  {"dedup", no_argument, NULL, GRAPH_OPT_DEDUP}, {"weighted", no_argument, NULL, GRAPH_OPT_WEIGHTED},              \
+      {"undirected", no_argument, NULL, GRAPH_OPT_UNDIRECTED}, {"help", no_argument, NULL, 'h'}
 
-static bool parse_u64(const char *s, uint64_t *out) {
-  char *end;
-  if (!s || !*s || *s == '-' || *s == '+')
-    return false;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || *end)
-    return false;
-  *out = v;
-  return true;
-}
+static const char CONVERT_HELP[] =
+    "usage: dsana graph convert IN OUT [--weighted] [--undirected] [--dedup] [--reorder none|degree]\n"
+    "Read IN (SNAP edge list, plain or gzip; Matrix Market; binary) and write OUT in dsana's\n"
+    "binary format (atomically).\n"
+    "  --weighted     read edge weights: SNAP's third column, a Matrix Market real/integer value\n"
+    "                 (positive finite numbers); they are kept in OUT (binary format version 2)\n"
+    "  --undirected   each edge u v read is the two arcs u->v and v->u (a self loop once)\n"
+    "  --dedup        collapse duplicate edges (weighted: the last weight read wins, as networkx)\n"
+    "  --reorder none|degree   degree: renumber vertices by descending in-degree for cache\n"
+    "                 locality (original ids are kept for output); none (default): keep the order\n";
 
-static bool ends_with(const char *s, const char *suffix) {
-  size_t a = strlen(s), b = strlen(suffix);
-  return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-/* Options shared by every subcommand. */
-struct graph_cli {
-  const char *cmd; /* "convert", "info", "gen kron", ... for messages */
-  bool dedup;
-  bool has_scale, has_vertices, has_edges;
-  uint64_t scale, edge_factor, seed, vertices, edges;
-  const char *out;
-  const char *pos[3];
-  int npos;
-};
-
-enum { OPT_DEDUP = 256, OPT_SCALE, OPT_EF, OPT_SEED, OPT_OUT, OPT_VERTICES, OPT_EDGES };
-
-/* Parse argv (argv[0] = subcommand word) against longopts; positional
- * arguments go to c->pos. Returns -1 to continue, else an exit code. */
-static int parse_opts(struct graph_cli *c, int argc, char **argv, const struct option *longopts,
-                      const char *help) {
-  int ch;
-  optind = 0; /* glibc: full re-initialisation, the main CLI may have used getopt */
-  opterr = 0;
-  int idx = -1;
-  while ((ch = getopt_long(argc, argv, ":h", longopts, &idx)) != -1) {
-    uint64_t *dst = NULL;
-    switch (ch) {
-    case 'h':
-      fputs(help, stdout);
-      return EXIT_OK;
-    case OPT_DEDUP:
-      c->dedup = true;
-      continue;
-    case OPT_OUT:
-      c->out = optarg;
-      continue;
-    case OPT_SCALE:
-      dst = &c->scale;
-      c->has_scale = true;
-      break;
-    case OPT_EF:
-      dst = &c->edge_factor;
-      break;
-    case OPT_SEED:
-      dst = &c->seed;
-      break;
-    case OPT_VERTICES:
-      dst = &c->vertices;
-      c->has_vertices = true;
-      break;
-    case OPT_EDGES:
-      dst = &c->edges;
-      c->has_edges = true;
-      break;
-    case ':':
-      fprintf(stderr, "dsana graph %s: option '%s' needs a value\n", c->cmd, argv[optind - 1]);
-      return EXIT_USAGE;
-    default:
-      fprintf(stderr, "dsana graph %s: unknown option '%s' (see --help)\n", c->cmd, argv[optind - 1]);
-      return EXIT_USAGE;
-    }
-    if (!parse_u64(optarg, dst)) {
-      fprintf(stderr, "dsana graph %s: bad value '%s' for --%s (want a non-negative integer)\n", c->cmd, optarg,
-              idx >= 0 ? longopts[idx].name : "?");
-      return EXIT_USAGE;
-    }
-  }
-  for (int i = optind; i < argc; i++) {
-    if (c->npos == 3) {
-      fprintf(stderr, "dsana graph %s: too many arguments ('%s')\n", c->cmd, argv[i]);
-      return EXIT_USAGE;
-    }
-    c->pos[c->npos++] = argv[i];
-  }
-  return -1;
-}
-
-/* graph_open, plus the O(m) check a mapped binary file only gets on demand:
- * these tools read every edge, so they must not trust a corrupt body. */
-static int open_checked(const char *path, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
-                        size_t errlen) {
-  int rc = dsana_graph_open(path, opts, g, err, errlen);
-  if (rc)
-    return rc;
-  char why[400];
-  rc = dsana_graph_check_range(g, 0, g->n, why, sizeof why);
-  if (rc) {
-    snprintf(err, errlen, "%s: %s", path, why);
-    dsana_graph_fini(g);
-  }
-  return rc;
-}
+static const char INFO_HELP[] =
+    "usage: dsana graph info FILE [--weighted] [--undirected] [--dedup]\n"
+    "Print vertices, edges, dangling and isolated vertices, self loops, duplicate edges and\n"
+    "min/max in- and out-degree, one 'key: value' per line (and min/max/total edge weight with\n"
+    "--weighted). --dedup collapses duplicates first; --undirected reads each edge both ways.\n";
 
 static int cmd_convert(int argc, char **argv) {
-  static const struct option lo[] = {{"dedup", no_argument, NULL, OPT_DEDUP}, {"help", no_argument, NULL, 'h'}, {0}};
+  static const struct option lo[] = {READ_OPTS, {"reorder", required_argument, NULL, GRAPH_OPT_REORDER}, {0}};
   struct graph_cli c = {.cmd = "convert"};
-  int rc = parse_opts(&c, argc, argv, lo,
-                      "usage: dsana graph convert IN OUT [--dedup]\n"
-                      "Read IN (SNAP edge list, plain or gzip; Matrix Market; binary) and write OUT in dsana's\n"
-                      "binary format (atomically). --dedup collapses duplicate edges.\n");
+  int rc = graph_cli_parse(&c, argc, argv, lo, CONVERT_HELP);
   if (rc >= 0)
     return rc;
   if (c.npos != 2) {
     fprintf(stderr, "dsana graph convert: want IN and OUT (see --help)\n");
-    return EXIT_USAGE;
+    return GRAPH_EXIT_USAGE;
   }
   char err[512];
-  struct dsana_graph g;
-  struct dsana_graph_opts opts = {.dedup = c.dedup};
-  rc = open_checked(c.pos[0], &opts, &g, err, sizeof err);
+  struct dsana_graph g, r;
+  struct dsana_graph_opts opts = graph_cli_opts(&c);
+  rc = graph_cli_open_checked(c.pos[0], &opts, &g, err, sizeof err);
   if (rc) {
     fprintf(stderr, "dsana: %s\n", err);
-    return input_exit(rc);
+    return graph_cli_input_exit(rc);
+  }
+  if (c.reorder != DSANA_GRAPH_ORDER_NONE) {
+    rc = dsana_graph_reorder(&g, c.reorder, &r, err, sizeof err);
+    dsana_graph_fini(&g);
+    if (rc) {
+      fprintf(stderr, "dsana: %s: %s\n", c.pos[0], err);
+      return GRAPH_EXIT_FAIL;
+    }
+    g = r;
   }
   rc = dsana_graph_write_binary(&g, c.pos[1], err, sizeof err);
   if (rc)
     fprintf(stderr, "dsana: %s\n", err);
   else
-    printf("%s: %" PRIu64 " vertices, %" PRIu64 " edges\n", c.pos[1], g.n, g.m);
+    printf("%s: %" PRIu64 " vertices, %" PRIu64 " edges%s\n", c.pos[1], g.n, g.m, g.in_w ? ", weighted" : "");
   dsana_graph_fini(&g);
-  return rc ? EXIT_FAIL : EXIT_OK;
+  return rc ? GRAPH_EXIT_FAIL : GRAPH_EXIT_OK;
+}
+
+static void print_weights(const struct dsana_graph *g) {
+  double lo = g->m ? g->in_w[0] : 0, hi = lo, total = 0;
+  for (uint64_t k = 0; k < g->m; k++) {
+    lo = g->in_w[k] < lo ? g->in_w[k] : lo;
+    hi = g->in_w[k] > hi ? g->in_w[k] : hi;
+    total += g->in_w[k];
+  }
+  printf("min_weight: %.17g\nmax_weight: %.17g\ntotal_weight: %.17g\n", lo, hi, total);
 }
 
 static void print_stats(const struct dsana_graph *g) {
@@ -182,186 +109,49 @@ static void print_stats(const struct dsana_graph *g) {
   printf("max_in_degree: %" PRIu64 "\n", st.max_in);
   printf("min_out_degree: %" PRIu64 "\n", st.min_out);
   printf("max_out_degree: %" PRIu64 "\n", st.max_out);
+  if (g->in_w)
+    print_weights(g);
 }
 
 static int cmd_info(int argc, char **argv) {
-  static const struct option lo[] = {{"dedup", no_argument, NULL, OPT_DEDUP}, {"help", no_argument, NULL, 'h'}, {0}};
+  static const struct option lo[] = {READ_OPTS, {0}};
   struct graph_cli c = {.cmd = "info"};
-  int rc = parse_opts(&c, argc, argv, lo,
-                      "usage: dsana graph info FILE [--dedup]\n"
-                      "Print vertices, edges, dangling and isolated vertices, self loops, duplicate edges and\n"
-                      "min/max in- and out-degree, one 'key: value' per line. --dedup collapses duplicates first.\n");
+  int rc = graph_cli_parse(&c, argc, argv, lo, INFO_HELP);
   if (rc >= 0)
     return rc;
   if (c.npos != 1) {
     fprintf(stderr, "dsana graph info: want one FILE (see --help)\n");
-    return EXIT_USAGE;
+    return GRAPH_EXIT_USAGE;
   }
   char err[512];
   struct dsana_graph g;
-  struct dsana_graph_opts opts = {.dedup = c.dedup};
-  rc = open_checked(c.pos[0], &opts, &g, err, sizeof err);
+  struct dsana_graph_opts opts = graph_cli_opts(&c);
+  rc = graph_cli_open_checked(c.pos[0], &opts, &g, err, sizeof err);
   if (rc) {
     fprintf(stderr, "dsana: %s\n", err);
-    return input_exit(rc);
+    return graph_cli_input_exit(rc);
   }
   print_stats(&g);
   dsana_graph_fini(&g);
-  return EXIT_OK;
-}
-
-/* Decimal digits of x at p; returns the end. */
-static char *put_u64(char *p, uint64_t x) {
-  char tmp[24];
-  int k = 0;
-  do {
-    tmp[k++] = (char)('0' + x % 10);
-    x /= 10;
-  } while (x);
-  while (k)
-    *p++ = tmp[--k];
-  return p;
-}
-
-/* Write g as a SNAP edge list (gzip when gz); ids are the original ids. */
-static int write_snap(const struct dsana_graph *g, const char *path, bool gz, const char *header, char *err,
-                      size_t errlen) {
-  enum { BUF = 1 << 20 };
-  FILE *f = NULL;
-  gzFile z = NULL;
-  char *buf = malloc(BUF + 64);
-  bool ok = buf != NULL;
-  if (ok && gz)
-    ok = (z = gzopen(path, "wb3")) != NULL;
-  else if (ok)
-    ok = (f = fopen(path, "wb")) != NULL;
-  if (!ok) {
-    snprintf(err, errlen, "%s: %s", path, buf ? strerror(errno) : "out of memory");
-    free(buf);
-    return DSANA_EIO;
-  }
-  int len = snprintf(buf, BUF, "%s# Nodes: %" PRIu64 " Edges: %" PRIu64 "\n# FromNodeId\tToNodeId\n", header, g->n, g->m);
-  char *p = buf + len;
-  for (uint64_t v = 0; v < g->n && ok; v++) {
-    for (uint64_t k = g->in_off[v]; k < g->in_off[v + 1] && ok; k++) {
-      p = put_u64(p, dsana_graph_orig_id(g, g->in_src[k]));
-      *p++ = '\t';
-      p = put_u64(p, dsana_graph_orig_id(g, v));
-      *p++ = '\n';
-      if (p - buf >= BUF) {
-        size_t n = (size_t)(p - buf);
-        ok = gz ? gzwrite(z, buf, (unsigned)n) == (int)n : fwrite(buf, 1, n, f) == n;
-        p = buf;
-      }
-    }
-  }
-  size_t n = (size_t)(p - buf);
-  if (ok && n)
-    ok = gz ? gzwrite(z, buf, (unsigned)n) == (int)n : fwrite(buf, 1, n, f) == n;
-  int saved = errno;
-  if (gz)
-    ok = gzclose(z) == Z_OK && ok;
-  else
-    ok = fclose(f) == 0 && ok;
-  free(buf);
-  if (!ok) {
-    unlink(path);
-    snprintf(err, errlen, "%s: write failed: %s", path, strerror(saved));
-    return DSANA_EIO;
-  }
-  return 0;
-}
-
-static int cmd_gen(int argc, char **argv) {
-  static const struct option lo[] = {{"scale", required_argument, NULL, OPT_SCALE},
-                                     {"edge-factor", required_argument, NULL, OPT_EF},
-                                     {"vertices", required_argument, NULL, OPT_VERTICES},
-                                     {"edges", required_argument, NULL, OPT_EDGES},
-                                     {"seed", required_argument, NULL, OPT_SEED},
-                                     {"out", required_argument, NULL, OPT_OUT},
-                                     {"dedup", no_argument, NULL, OPT_DEDUP},
-                                     {"help", no_argument, NULL, 'h'},
-                                     {0}};
-  struct graph_cli c = {.cmd = "gen", .edge_factor = 16, .seed = 1};
-  int rc = parse_opts(&c, argc, argv, lo,
-                      "usage: dsana graph gen kron --scale S [--edge-factor E] [--seed X] --out FILE [--dedup]\n"
-                      "       dsana graph gen uniform --vertices N --edges M [--seed X] --out FILE [--dedup]\n"
-                      "kron: Graph500 Kronecker, 2^S vertices, E*2^S edges (default E 16), A=0.57 B=0.19 C=0.19,\n"
-                      "ids permuted. uniform: M edges with independent uniform endpoints. Same seed (default 1),\n"
-                      "same graph. FILE ending in .txt: SNAP edge list; .txt.gz: gzipped; else binary format.\n");
-  if (rc >= 0)
-    return rc;
-  const char *kind = c.npos ? c.pos[0] : NULL;
-  bool kron = kind && strcmp(kind, "kron") == 0, uni = kind && strcmp(kind, "uniform") == 0;
-  if (!kron && !uni) {
-    fprintf(stderr, "dsana graph gen: want 'kron' or 'uniform'%s%s (see --help)\n", kind ? ", not " : "",
-            kind ? kind : "");
-    return EXIT_USAGE;
-  }
-  if (c.npos > 1) {
-    fprintf(stderr, "dsana graph gen: unexpected argument '%s'\n", c.pos[1]);
-    return EXIT_USAGE;
-  }
-  if (!c.out) {
-    fprintf(stderr, "dsana graph gen %s: --out FILE is required\n", kind);
-    return EXIT_USAGE;
-  }
-  if (kron && (!c.has_scale || c.has_vertices || c.has_edges)) {
-    fprintf(stderr, "dsana graph gen kron: takes --scale (and --edge-factor), not --vertices/--edges\n");
-    return EXIT_USAGE;
-  }
-  if (uni && (!c.has_vertices || !c.has_edges || c.has_scale)) {
-    fprintf(stderr, "dsana graph gen uniform: takes --vertices and --edges, not --scale\n");
-    return EXIT_USAGE;
-  }
-  if (kron && (c.scale < 1 || c.scale > 31 || c.edge_factor < 1 || c.edge_factor > UINT32_MAX)) {
-    fprintf(stderr, "dsana graph gen kron: --scale must be 1..31 and --edge-factor 1..%u\n", UINT32_MAX);
-    return EXIT_USAGE;
-  }
-  char err[512], header[256];
-  struct dsana_graph g;
-  struct dsana_graph_opts opts = {.dedup = c.dedup};
-  if (kron) {
-    rc = dsana_graph_gen_kron((unsigned)c.scale, (unsigned)c.edge_factor, c.seed, &opts, &g, err, sizeof err);
-    snprintf(header, sizeof header, "# dsana graph gen kron --scale %" PRIu64 " --edge-factor %" PRIu64
-             " --seed %" PRIu64 "%s\n", c.scale, c.edge_factor, c.seed, c.dedup ? " --dedup" : "");
-  } else {
-    rc = dsana_graph_gen_uniform(c.vertices, c.edges, c.seed, &opts, &g, err, sizeof err);
-    snprintf(header, sizeof header, "# dsana graph gen uniform --vertices %" PRIu64 " --edges %" PRIu64
-             " --seed %" PRIu64 "%s\n", c.vertices, c.edges, c.seed, c.dedup ? " --dedup" : "");
-  }
-  if (rc) {
-    fprintf(stderr, "dsana graph gen %s: %s\n", kind, err);
-    return rc == DSANA_EINVAL ? EXIT_USAGE : EXIT_FAIL;
-  }
-  if (ends_with(c.out, ".txt") || ends_with(c.out, ".txt.gz"))
-    rc = write_snap(&g, c.out, ends_with(c.out, ".gz"), header, err, sizeof err);
-  else
-    rc = dsana_graph_write_binary(&g, c.out, err, sizeof err);
-  if (rc)
-    fprintf(stderr, "dsana: %s\n", err);
-  else
-    printf("%s: %" PRIu64 " vertices, %" PRIu64 " edges\n", c.out, g.n, g.m);
-  dsana_graph_fini(&g);
-  return rc ? EXIT_FAIL : EXIT_OK;
+  return GRAPH_EXIT_OK;
 }
 
 int cmd_graph_main(int argc, char **argv) {
   if (argc < 2) {
     fputs(GRAPH_USAGE, stderr);
-    return EXIT_USAGE;
+    return GRAPH_EXIT_USAGE;
   }
   const char *sub = argv[1];
   if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
     fputs(GRAPH_USAGE, stdout);
-    return EXIT_OK;
+    return GRAPH_EXIT_OK;
   }
   if (strcmp(sub, "convert") == 0)
     return cmd_convert(argc - 1, argv + 1);
   if (strcmp(sub, "info") == 0)
     return cmd_info(argc - 1, argv + 1);
   if (strcmp(sub, "gen") == 0)
-    return cmd_gen(argc - 1, argv + 1);
+    return cmd_graph_gen(argc - 1, argv + 1);
   fprintf(stderr, "dsana graph: unknown subcommand '%s' (want convert, info or gen)\n", sub);
-  return EXIT_USAGE;
+  return GRAPH_EXIT_USAGE;
 }

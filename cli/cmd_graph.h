@@ -6,4 +6,7 @@
  * input, 1 other failures (out of memory, cannot write the output). */
 int cmd_graph_main(int argc, char **argv);
 
+/* `dsana graph gen ...` (cmd_graph_gen.c); argv[0] is "gen". */
+int cmd_graph_gen(int argc, char **argv);
+
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_apps.h"
+#include "cmd_data.h"
 #include "cmd_graph.h"
 #include "cmd_run.h"
 #include "dsana/dsana.h"
@@ -17,6 +18,7 @@ static void usage(FILE *f) {
           "       dsana scheduler APP --scheduler ADDR --token-file F [options] ARGS   only the scheduler, on ADDR\n"
           "       dsana server|worker --scheduler ADDR --token-file F               one server or worker of it\n"
           "       dsana graph convert|info|gen ...                      graph tools\n"
+          "       dsana data convert|info|gen ...                       dataset tools (libsvm, IDX, binary)\n"
           "       dsana --help | --version\n\napps:\n");
   for (const struct dsana_app *const *a = cli_apps(); *a; a++)
     fprintf(f, "  %-12s %s\n", (*a)->name, (*a)->summary);
@@ -51,6 +53,8 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "graph") == 0)
     return cmd_graph_main(argc - 1, argv + 1);
+  if (strcmp(cmd, "data") == 0)
+    return cmd_data_main(argc - 1, argv + 1);
   if (strcmp(cmd, "server") == 0 || strcmp(cmd, "worker") == 0)
     return cmd_role_main(cmd, argc - 1, argv + 1);
   if (strcmp(cmd, "scheduler") == 0) {

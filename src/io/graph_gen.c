@@ -8,6 +8,9 @@
  * draw. So any edge can be made on its own and the result never depends on
  * how edges are split among the (two) threads. The permutation is a seed-keyed bijection on scale-bit
  * integers (add, odd multiply, xorshift rounds): no table, no random access.
+ * Weights (opts->weighted) come from their own stream, one word per edge:
+ * (53 random bits + 1) * 2^-53, uniform in (0, 1]. Undirected and dedup
+ * are the builder's (graph_build.c), after generation.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +35,8 @@ struct gen {
   uint64_t mask, k0, k1, m1, m2;
   unsigned h;
   uint32_t *src, *dst;
+  double *w;     /* weights, or NULL */
+  uint64_t wkey; /* key of the weight stream */
 };
 
 static inline uint32_t permute(const struct gen *q, uint64_t x) {
@@ -145,17 +150,38 @@ static void uniform_part(void *arg, unsigned t, unsigned nt) {
   }
 }
 
+/* Edge e's weight: uniform in (0, 1], a multiple of 2^-53. */
+static inline double weight_at(const struct gen *q, uint64_t e) {
+  return (double)((rand_at(q->wkey, e) >> 11) + 1) * 0x1p-53;
+}
+
+static void weight_part(void *arg, unsigned t, unsigned nt) {
+  struct gen *q = arg;
+  for (uint64_t e = q->m * t / nt, hi = q->m * (t + 1) / nt; e < hi; e++)
+    q->w[e] = weight_at(q, e);
+}
+
 static int run(struct gen *q, void (*part)(void *, unsigned, unsigned), const struct dsana_graph_opts *opts,
                struct dsana_graph *g, char *err, size_t errlen) {
+  bool weighted = opts && opts->weighted;
+  unsigned nt = q->m >= (1u << 16) ? graph_threads() : 1;
   q->src = graph_big_alloc(q->m * sizeof *q->src);
   q->dst = graph_big_alloc(q->m * sizeof *q->dst);
-  if (!q->src || !q->dst) {
+  q->w = weighted ? graph_big_alloc(q->m * sizeof *q->w) : NULL;
+  if (!q->src || !q->dst || (weighted && !q->w)) {
     free(q->src);
     free(q->dst);
+    free(q->w);
     return graph_errf(err, errlen, DSANA_ENOMEM, "out of memory for %llu generated edges", (unsigned long long)q->m);
   }
-  graph_parallel(part, q, q->m >= (1u << 16) ? graph_threads() : 1);
-  return graph_build(q->n, q->m, q->src, q->dst, true, NULL, opts && opts->dedup, g, err, errlen);
+  graph_parallel(part, q, nt);
+  if (weighted) {
+    q->wkey = mix64(q->key ^ 0x7765696768747300ull);
+    graph_parallel(weight_part, q, nt);
+  }
+  struct graph_edges e = {.n = q->n, .m = q->m, .src = q->src, .dst = q->dst, .w = q->w, .owned = true,
+                          .dedup = opts && opts->dedup, .mirror = opts && opts->undirected};
+  return graph_build(&e, g, err, errlen);
 }
 
 int dsana_graph_gen_kron(unsigned scale, unsigned edge_factor, uint64_t seed, const struct dsana_graph_opts *opts,

@@ -1,12 +1,13 @@
 /*
  * graph_internal.h - private glue between the graph_*.c files of the io
  * layer: the CSC builder every reader and generator ends in, the line
- * reader the text parsers share, and the error-message helper.
- * Nothing here is visible outside src/io.
+ * reader the text parsers share, number scanning for weights, and the
+ * error and warning helpers. Nothing here is visible outside src/io.
  */
 #ifndef DSANA_IO_GRAPH_INTERNAL_H
 #define DSANA_IO_GRAPH_INTERNAL_H
 
+#include <float.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,7 +17,15 @@
 #include "dsana/graph.h"
 
 /* priv_heap slots of struct dsana_graph. */
-enum { GRAPH_HEAP_IN_OFF = 0, GRAPH_HEAP_IN_SRC = 1, GRAPH_HEAP_OUT_DEG = 2, GRAPH_HEAP_ORIG_ID = 3 };
+enum {
+  GRAPH_HEAP_IN_OFF = 0,
+  GRAPH_HEAP_IN_SRC = 1,
+  GRAPH_HEAP_OUT_DEG = 2,
+  GRAPH_HEAP_ORIG_ID = 3,
+  GRAPH_HEAP_IN_W = 4,
+  GRAPH_HEAP_OUT_W = 5,
+  GRAPH_HEAP_SLOTS = 6
+};
 
 /* Largest vertex count: ids must fit in uint32_t (n < 2^32). */
 #define GRAPH_MAX_VERTICES ((uint64_t)UINT32_MAX)
@@ -30,6 +39,9 @@ void *graph_big_calloc(size_t bytes);
 int graph_errf(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Format one warning line and hand it to opts->warn (nothing if NULL). */
+void graph_warnf(const struct dsana_graph_opts *opts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Threads the builder and generators use (<= 2; results never depend on it). */
 unsigned graph_threads(void);
 
@@ -38,18 +50,48 @@ unsigned graph_threads(void);
  * start, so fn must only depend on t, never on concurrency. */
 void graph_parallel(void (*fn)(void *arg, unsigned t, unsigned nthreads), void *arg, unsigned nthreads);
 
-/*
- * Build the CSC of edges (src[i] -> dst[i]), i < m, ids < n (checked by the
- * callers). If owned, src and dst were malloc'd by the caller and are freed
- * here (as soon as possible, success or not). orig_id (n entries, may be
- * NULL) is always taken over: it ends in g or is freed.
- * Leaves *g zeroed on failure.
- */
-int graph_build(uint64_t n, uint64_t m, uint32_t *src, uint32_t *dst, bool owned, uint64_t *orig_id,
-                bool dedup, struct dsana_graph *g, char *err, size_t errlen);
+/* Edges for graph_build, in input order (which dedup's "last weight wins"
+ * and the order of multi-edges follow). */
+struct graph_edges {
+  const char *path;    /* names the input in messages, or NULL */
+  uint64_t n, m;
+  uint32_t *src, *dst; /* m ids < n (checked by the callers) */
+  double *w;           /* m positive finite weights, or NULL: unweighted (non-NULL even if m = 0) */
+  uint64_t *orig_id;   /* n original ids or NULL: always taken over (ends in g or freed) */
+  bool owned;          /* src, dst, w were malloc'd by the caller: freed here, success or not */
+  bool dedup;          /* collapse duplicate edges, keeping the last weight */
+  bool mirror;         /* undirected input: edge i gives src->dst then dst->src (once if a loop) */
+};
 
-/* A heap copy of in with duplicate edges collapsed (orig_id copied). */
-int graph_dedup_copy(const struct dsana_graph *in, struct dsana_graph *out, char *err, size_t errlen);
+/* Build the CSC of e into g (weights: in_w and out_w too). Leaves *g zeroed
+ * on failure; e's arrays are consumed as the comments above say. */
+int graph_build(struct graph_edges *e, struct dsana_graph *g, char *err, size_t errlen);
+
+/* Interleave the mirror arcs into e (see mirror): new arrays, owned. */
+int graph_mirror(struct graph_edges *e, char *err, size_t errlen);
+
+/* Collapse adjacent equal sources of every destination in place (the last
+ * weight of a run wins when in_w is not NULL); recount out_deg; new *m. */
+void graph_dedup_in_place(uint64_t n, uint64_t *in_off, uint32_t *in_src, double *in_w, uint32_t *out_deg,
+                          uint64_t *m);
+
+/* out_w of a CSC: n sums in ascending destination, then in_src order.
+ * DSANA_ERANGE (naming path and the vertex) if a sum is not finite. */
+int graph_sum_out_w(const char *path, uint64_t n, const uint64_t *in_off, const uint32_t *in_src,
+                    const double *in_w, const uint64_t *orig_id, double **out_w, char *err, size_t errlen);
+
+/* A decimal number token at p (digits, '.', exponent, sign; no inf, nan or
+ * hex) ending at a blank or '\n': true with *out and *end past it. */
+bool graph_scan_number(const char *p, const char **end, double *out);
+
+/* An edge weight is a positive finite number. */
+static inline bool graph_weight_ok(double w) { return w > 0.0 && w <= DBL_MAX; }
+
+/* A heap copy of in (orig_id copied; in_w and out_w too when weights and in
+ * has them, out_w re-summed after dedup), duplicates collapsed when dedup.
+ * in must be valid (checked). */
+int graph_copy(const struct dsana_graph *in, bool dedup, bool weights, struct dsana_graph *out, char *err,
+               size_t errlen);
 
 /* Line-block reader over a plain or gzip file (zlib reads both). */
 struct graph_text {
@@ -77,6 +119,44 @@ int graph_parse_snap(struct graph_text *t, const struct dsana_graph_opts *opts, 
 int graph_parse_mtx(struct graph_text *t, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
                     size_t errlen);
 
+/* The SNAP reader's endpoints in original ids. */
+struct graph_ids {
+  const uint64_t *src, *dst;
+  size_t m;
+  uint64_t max_id; /* the largest id in src and dst */
+};
+/* Remap to 0..n-1 in ascending original id: fills src32/dst32 (m each),
+ * *orig (n ids, malloc'd) and *n. DSANA_ENOMEM, or DSANA_ERANGE when there
+ * are more than GRAPH_MAX_VERTICES distinct ids. */
+int graph_remap_ids(const struct graph_ids *in, uint32_t *src32, uint32_t *dst32, uint64_t **orig, uint64_t *n);
+
+static inline bool graph_is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+/* Parse a decimal id at *pp, ending at a blank or '\n': 0 ok (*pp moved past
+ * it), 1 not a number, 2 negative, 3 overflow. */
+static inline int graph_scan_u64(const char **pp, uint64_t *out) {
+  const char *p = *pp;
+  uint64_t x = 0;
+  if (*p == '-')
+    return (p[1] >= '0' && p[1] <= '9') ? 2 : 1;
+  if (*p == '+')
+    p++;
+  if ((unsigned)(*p - '0') > 9)
+    return 1;
+  do {
+    unsigned d = (unsigned)(*p - '0');
+    if (x > (UINT64_MAX - d) / 10)
+      return 3;
+    x = x * 10 + d;
+    p++;
+  } while ((unsigned)(*p - '0') <= 9);
+  if (!graph_is_blank(*p) && *p != '\n')
+    return 1;
+  *pp = p;
+  *out = x;
+  return 0;
+}
+
 /* Copy a token (up to whitespace) for an error message, printable, at most
  * outlen-1 bytes. */
 void graph_token(const char *p, char *out, size_t outlen);
@@ -84,7 +164,28 @@ void graph_token(const char *p, char *out, size_t outlen);
 /* Binary-format flags (header field at offset 32). */
 #define GRAPH_BIN_HAS_ORIG_ID 1u
 #define GRAPH_BIN_NO_DUPLICATES 2u
+#define GRAPH_BIN_WEIGHTED 4u /* version 2: in_w and out_w sections present */
 /* Flags of a mapped graph (0 for a heap graph). */
 uint64_t graph_binary_flags(const struct dsana_graph *g);
+
+/* The binary format's versions (layouts in graph_binary.c). */
+enum { GRAPH_BIN_MAX_SECTIONS = 6, GRAPH_BIN_ALIGN = 64 };
+struct graph_bin_format {
+  uint32_t version;
+  uint32_t header_bytes;  /* header size, sections follow */
+  unsigned sections;      /* {offset, bytes} pairs from offset 40 */
+  unsigned file_bytes_at; /* u64 total file size */
+  unsigned wcrc_at;       /* u32 crc32 of in_w, then u32 of out_w (0: none in this version) */
+  unsigned crc_at;        /* u32 crc32 of the header bytes before it */
+};
+/* The format of version, or NULL if this build does not read it. */
+const struct graph_bin_format *graph_bin_format(uint32_t version);
+/* Section offsets and sizes for n, m and the flags, in order in_off,
+ * in_src, out_deg, orig_id, in_w, out_w (size 0: absent). */
+struct graph_bin_layout {
+  uint64_t off[GRAPH_BIN_MAX_SECTIONS], len[GRAPH_BIN_MAX_SECTIONS], file_bytes;
+};
+void graph_bin_layout(const struct graph_bin_format *f, uint64_t n, uint64_t m, uint64_t flags,
+                      struct graph_bin_layout *l);
 
 #endif

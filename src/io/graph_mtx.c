@@ -1,9 +1,12 @@
 /*
  * graph_mtx.c - Matrix Market coordinate files as graphs: entry (i, j) is
- * the edge i -> j (row to column); pattern, real and integer fields
- * (values are ignored), general or symmetric (symmetric adds j -> i for
- * i != j). Indices are 1-based and kept as original ids: vertex v has
- * orig_id v + 1, n = max(rows, cols).
+ * the edge i -> j (row to column); pattern, real and integer fields, general
+ * or symmetric (symmetric adds j -> i for i != j, with the same value).
+ * Values are ignored unless opts->weighted, which reads each as the edge
+ * weight (positive finite; a pattern file is then an error). undirected
+ * mirrors the entries of a general file (a symmetric file already is).
+ * Indices are 1-based and kept as original ids: vertex v has orig_id v + 1,
+ * n = max(rows, cols).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +20,10 @@ struct mtx {
   const char *path;
   uint64_t line;
   int stage;        /* 0 banner, 1 size line, 2 entries */
-  bool symmetric, valued;
+  bool symmetric, valued, weighted;
   uint64_t rows, cols, nnz, seen;
   uint32_t *src, *dst;
+  double *w; /* weights when weighted */
   size_t len, cap;
 };
 
@@ -63,6 +67,10 @@ static int banner(struct mtx *x, const char *p, char *err, size_t errlen) {
     x->symmetric = true;
   else
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s:1: unsupported Matrix Market symmetry '%s'", x->path, w[4]);
+  if (x->weighted && !x->valued)
+    return graph_errf(err, errlen, DSANA_EFORMAT,
+                      "%s:1: a pattern Matrix Market file has no values to read as edge weights (want real or integer)",
+                      x->path);
   return 0;
 }
 
@@ -105,7 +113,7 @@ static int size_line(struct mtx *x, const char *p, char *err, size_t errlen) {
   return 0;
 }
 
-static bool push(struct mtx *x, uint32_t s, uint32_t d) {
+static bool push(struct mtx *x, uint32_t s, uint32_t d, double w) {
   if (x->len == x->cap) {
     size_t ncap = x->cap ? x->cap * 2 : (1u << 16);
     uint32_t *ns = realloc(x->src, ncap * sizeof *ns);
@@ -116,16 +124,43 @@ static bool push(struct mtx *x, uint32_t s, uint32_t d) {
     if (!nd)
       return false;
     x->dst = nd;
+    if (x->weighted) {
+      double *nw = realloc(x->w, ncap * sizeof *nw);
+      if (!nw)
+        return false;
+      x->w = nw;
+    }
     x->cap = ncap;
   }
   x->src[x->len] = s;
+  if (x->weighted)
+    x->w[x->len] = w;
   x->dst[x->len++] = d;
   return true;
+}
+
+/* The value field at *pp: the weight when weighted, else just present. */
+static int value(struct mtx *x, const char **pp, double *w, char *err, size_t errlen) {
+  char tok[48];
+  unsigned long long ln = (unsigned long long)x->line;
+  const char *p = *pp, *end;
+  while (is_blank(*p))
+    p++;
+  if (*p == '\n')
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: missing value", x->path, ln);
+  if (x->weighted && !(graph_scan_number(p, &end, w) && graph_weight_ok(*w))) {
+    graph_token(p, tok, sizeof tok);
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a positive finite number",
+                      x->path, ln, tok);
+  }
+  *pp = p;
+  return 0;
 }
 
 static int entry(struct mtx *x, const char *p, char *err, size_t errlen) {
   char tok[48];
   uint64_t i, j;
+  double w = 0;
   unsigned long long ln = (unsigned long long)x->line;
   if (x->seen == x->nnz)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: more entries than the %llu declared", x->path, ln,
@@ -136,14 +171,19 @@ static int entry(struct mtx *x, const char *p, char *err, size_t errlen) {
                         ln, x->valued ? " value" : "");
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: bad index '%s'", x->path, ln, tok);
   }
-  if (x->valued && !word(&p, tok, sizeof tok))
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: missing value", x->path, ln);
-  if (i < 1 || j < 1 || i > x->rows || j > x->cols)
+  int rc = x->valued ? value(x, &p, &w, err, errlen) : 0;
+  if (rc)
+    return rc;
+  if (i == 0 || j == 0)
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: index 0 (Matrix Market indices start at 1)", x->path,
+                      ln);
+  if (i > x->rows || j > x->cols)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: entry (%llu, %llu) outside the declared %llu x %llu",
                       x->path, ln, (unsigned long long)i, (unsigned long long)j, (unsigned long long)x->rows,
                       (unsigned long long)x->cols);
   x->seen++;
-  if (!push(x, (uint32_t)(i - 1), (uint32_t)(j - 1)) || (x->symmetric && i != j && !push(x, (uint32_t)(j - 1), (uint32_t)(i - 1))))
+  uint32_t r = (uint32_t)(i - 1), c = (uint32_t)(j - 1);
+  if (!push(x, r, c, w) || (x->symmetric && i != j && !push(x, c, r, w)))
     return graph_errf(err, errlen, DSANA_ENOMEM, "%s:%llu: out of memory", x->path, ln);
   return 0;
 }
@@ -180,7 +220,7 @@ static int parse_block(struct mtx *x, const char *p, const char *end, char *err,
 
 int graph_parse_mtx(struct graph_text *t, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
                     size_t errlen) {
-  struct mtx x = {.path = t->path};
+  struct mtx x = {.path = t->path, .weighted = opts && opts->weighted};
   const char *p, *end;
   int rc;
   memset(g, 0, sizeof *g);
@@ -212,9 +252,13 @@ int graph_parse_mtx(struct graph_text *t, const struct dsana_graph_opts *opts, s
   }
   for (uint64_t v = 0; v < n; v++)
     orig[v] = v + 1;
-  return graph_build(n, x.len, x.src, x.dst, true, orig, opts && opts->dedup, g, err, errlen);
+  struct graph_edges e = {.path = t->path, .n = n, .m = x.len, .src = x.src, .dst = x.dst, .w = x.w,
+                          .orig_id = orig, .owned = true, .dedup = opts && opts->dedup,
+                          .mirror = opts && opts->undirected && !x.symmetric};
+  return graph_build(&e, g, err, errlen);
 fail:
   free(x.src);
   free(x.dst);
+  free(x.w);
   return rc;
 }

@@ -1,8 +1,10 @@
 /*
  * graph_open.c - dsana_graph_open(): pick the reader by content. Binary files
- * (by magic) are memory-mapped; anything else goes through the text block
- * reader (plain or gzip) and is Matrix Market when its first line is the
- * "%%MatrixMarket" banner, a SNAP edge list otherwise.
+ * (by magic) are memory-mapped (weights hidden unless asked for), and
+ * copied to the heap only for dedup of a file that has duplicates;
+ * anything else goes through the text block reader (plain or gzip) and is
+ * Matrix Market when its first line is the "%%MatrixMarket" banner, a SNAP
+ * edge list otherwise.
  */
 #include <string.h>
 #include <strings.h>
@@ -12,11 +14,33 @@
 
 static const char MTX_BANNER[] = "%%MatrixMarket";
 
+/* Whether a mapped graph can be handed out as it is for opts (after its
+ * weights were hidden, if unasked for). */
+static bool binary_as_is(const struct dsana_graph *g, const struct dsana_graph_opts *opts) {
+  return !(opts && opts->dedup) || (graph_binary_flags(g) & GRAPH_BIN_NO_DUPLICATES);
+}
+
 static int open_binary(const char *path, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
                        size_t errlen) {
+  if (opts && opts->undirected)
+    return graph_errf(err, errlen, DSANA_EINVAL,
+                      "%s: a binary graph is stored as directed arcs; read the text edge list as undirected "
+                      "(dsana graph convert --undirected) instead",
+                      path);
   int rc = dsana_graph_map_binary(path, g, err, errlen);
-  if (rc || !opts || !opts->dedup || (graph_binary_flags(g) & GRAPH_BIN_NO_DUPLICATES))
+  if (rc)
     return rc;
+  if (opts && opts->weighted && !g->in_w) {
+    dsana_graph_fini(g);
+    return graph_errf(err, errlen, DSANA_EFORMAT,
+                      "%s: no edge weights in this binary graph (convert the text with --weighted)", path);
+  }
+  if (!(opts && opts->weighted)) {
+    g->in_w = NULL; /* an unweighted view: the mapping stays, its weights unused */
+    g->out_w = NULL;
+  }
+  if (binary_as_is(g, opts))
+    return 0;
   /* The copy indexes by every offset and source: check them all first. */
   char why[200];
   rc = dsana_graph_check_range(g, 0, g->n, why, sizeof why);
@@ -26,7 +50,7 @@ static int open_binary(const char *path, const struct dsana_graph_opts *opts, st
     return rc;
   }
   struct dsana_graph copy;
-  rc = graph_dedup_copy(g, &copy, err, errlen);
+  rc = graph_copy(g, opts && opts->dedup, opts && opts->weighted, &copy, err, errlen);
   dsana_graph_fini(g);
   if (rc)
     return rc;

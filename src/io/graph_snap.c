@@ -1,10 +1,13 @@
 /*
- * graph_snap.c - SNAP edge lists: "src dst [ignored...]" per line, '#' (or
- * '%') comment lines, any run of spaces/tabs between fields, '\r' ignored.
- * Directed. Original ids (any uint64) are remapped to 0..n-1 in ascending
- * order and kept in orig_id. A hand-written scanner over big blocks; the
- * remap uses a dense rank table when ids are dense enough, else a radix
- * sort and binary search.
+ * graph_snap.c - SNAP edge lists: "src dst [weight] [ignored...]" per line,
+ * '#' (or '%') comment lines, any run of spaces/tabs between fields, '\r'
+ * ignored. Original ids (any uint64) are remapped to 0..n-1 in ascending
+ * order and kept in orig_id (graph_snap_ids.c), unless the first line is
+ * dsana's dense-id line (see graph.h), which keeps ids as indices 0..K.
+ * With opts->weighted the third field is the edge weight; without it,
+ * fields after the second are ignored with one warning per file (SNAP's
+ * temporal graphs carry timestamps there). A hand-written scanner over big
+ * blocks of whole lines, '\n' the sentinel.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,66 +16,125 @@
 #include "dsana/dsana.h"
 #include "io/graph_internal.h"
 
-struct u64vec {
-  uint64_t *a;
+static const char DENSE_LINE[] = "# dsana graph: dense ids 0..";
+
+struct snap_edges {
+  const char *path;
+  uint64_t *src, *dst;
+  double *w;           /* weights when weighted */
   size_t len, cap;
+  uint64_t line;
+  uint64_t max_id;
+  bool weighted;
+  uint64_t dense_n;    /* 0, or the dense-id line's K + 1: ids must be below it */
+  uint64_t extra_line; /* first line with ignored fields, 0 if none */
 };
 
-static bool vec_grow(struct u64vec *v) {
-  size_t ncap = v->cap ? v->cap * 2 : (1u << 16);
-  uint64_t *na = realloc(v->a, ncap * sizeof *na);
-  if (!na)
+static bool grow(struct snap_edges *se) {
+  size_t ncap = se->cap ? se->cap * 2 : (1u << 16);
+  uint64_t *ns = realloc(se->src, ncap * sizeof *ns);
+  if (!ns)
     return false;
-  v->a = na;
-  v->cap = ncap;
+  se->src = ns;
+  uint64_t *nd = realloc(se->dst, ncap * sizeof *nd);
+  if (!nd)
+    return false;
+  se->dst = nd;
+  if (se->weighted) {
+    double *nw = realloc(se->w, ncap * sizeof *nw);
+    if (!nw)
+      return false;
+    se->w = nw;
+  }
+  se->cap = ncap;
   return true;
 }
 
-static inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-/* Parse a decimal id at *pp. 0 ok, 1 not a number, 2 negative, 3 overflow. */
-static inline int scan_u64(const char **pp, uint64_t *out) {
-  const char *p = *pp;
-  uint64_t x = 0;
-  if (*p == '-')
-    return (p[1] >= '0' && p[1] <= '9') ? 2 : 1;
-  if (*p == '+')
-    p++;
-  if ((unsigned)(*p - '0') > 9)
-    return 1;
-  do {
-    unsigned d = (unsigned)(*p - '0');
-    if (x > (UINT64_MAX - d) / 10)
-      return 3;
-    x = x * 10 + d;
-    p++;
-  } while ((unsigned)(*p - '0') <= 9);
-  if (!is_blank(*p) && *p != '\n')
-    return 1;
-  *pp = p;
-  *out = x;
-  return 0;
-}
-
-static int bad_id(const char *path, uint64_t line, const char *p, int why, char *err, size_t errlen) {
+static int bad_id(const struct snap_edges *se, uint64_t line, const char *p, int why, char *err, size_t errlen) {
   char tok[48];
   graph_token(p, tok, sizeof tok);
   const char *what = why == 2 ? "negative vertex id" : why == 3 ? "vertex id out of range" : "non-numeric vertex id";
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: %s '%s'", path, (unsigned long long)line, what, tok);
+  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: %s '%s'", se->path, (unsigned long long)line, what, tok);
 }
 
-struct snap_edges {
-  struct u64vec src, dst;
-  uint64_t line;
-  uint64_t max_id;
-};
+static int too_few(const struct snap_edges *se, uint64_t line, int found, char *err, size_t errlen) {
+  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: expected %s, found %d", se->path, (unsigned long long)line,
+                    se->weighted ? "3 fields (source, destination, weight)" : "2 fields (source, destination)",
+                    found);
+}
 
-static int parse_block(struct snap_edges *se, const char *path, const char *p, const char *end, char *err,
+/* The weight field at p; moves *pp past it. */
+static int scan_weight(const struct snap_edges *se, uint64_t line, const char **pp, double *w, char *err,
                        size_t errlen) {
-  uint64_t line = se->line, max_id = se->max_id;
+  const char *end;
+  if (graph_scan_number(*pp, &end, w) && graph_weight_ok(*w)) {
+    *pp = end;
+    return 0;
+  }
+  char tok[48];
+  graph_token(*pp, tok, sizeof tok);
+  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a positive finite number",
+                    se->path, (unsigned long long)line, tok);
+}
+
+static int outside_dense(const struct snap_edges *se, uint64_t line, uint64_t id, char *err, size_t errlen) {
+  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: vertex id %llu outside 0..%llu (the dense ids of line 1)",
+                    se->path, (unsigned long long)line, (unsigned long long)id,
+                    (unsigned long long)(se->dense_n - 1));
+}
+
+/* One edge line at p (not blank, not a comment); *pp ends past its '\n'. */
+static int parse_line(struct snap_edges *se, uint64_t line, const char **pp, const char *end, char *err,
+                      size_t errlen) {
+  const char *p = *pp;
+  uint64_t a, b;
+  double w = 0;
+  int why = graph_scan_u64(&p, &a);
+  if (why)
+    return bad_id(se, line, p, why, err, errlen);
+  while (graph_is_blank(*p))
+    p++;
+  if (*p == '\n')
+    return too_few(se, line, 1, err, errlen);
+  if ((why = graph_scan_u64(&p, &b)) != 0)
+    return bad_id(se, line, p, why, err, errlen);
+  if (se->dense_n && (a >= se->dense_n || b >= se->dense_n))
+    return outside_dense(se, line, a >= se->dense_n ? a : b, err, errlen);
+  while (graph_is_blank(*p))
+    p++;
+  if (se->weighted) {
+    if (*p == '\n')
+      return too_few(se, line, 2, err, errlen);
+    int rc = scan_weight(se, line, &p, &w, err, errlen);
+    if (rc)
+      return rc;
+    while (graph_is_blank(*p))
+      p++;
+  }
+  if (*p != '\n') {
+    if (!se->extra_line)
+      se->extra_line = line;
+    p = (const char *)memchr(p, '\n', (size_t)(end - p));
+  }
+  *pp = p + 1;
+  if (se->len == se->cap && !grow(se))
+    return graph_errf(err, errlen, DSANA_ENOMEM, "%s:%llu: out of memory", se->path, (unsigned long long)line);
+  se->src[se->len] = a;
+  se->dst[se->len] = b;
+  if (se->weighted)
+    se->w[se->len] = w;
+  se->len++;
+  if (a > se->max_id)
+    se->max_id = a;
+  if (b > se->max_id)
+    se->max_id = b;
+  return 0;
+}
+
+static int parse_block(struct snap_edges *se, const char *p, const char *end, char *err, size_t errlen) {
   while (p < end) {
-    line++;
-    while (is_blank(*p))
+    se->line++;
+    while (graph_is_blank(*p))
       p++;
     if (*p == '\n') {
       p++;
@@ -82,188 +144,118 @@ static int parse_block(struct snap_edges *se, const char *path, const char *p, c
       p = (const char *)memchr(p, '\n', (size_t)(end - p)) + 1;
       continue;
     }
-    uint64_t a, b;
-    int why = scan_u64(&p, &a);
-    if (why)
-      return bad_id(path, line, p, why, err, errlen);
-    while (is_blank(*p))
-      p++;
-    if (*p == '\n')
-      return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: expected 2 fields (source, destination), found 1",
-                        path, (unsigned long long)line);
-    why = scan_u64(&p, &b);
-    if (why)
-      return bad_id(path, line, p, why, err, errlen);
-    if (*p != '\n')
-      p = (const char *)memchr(p, '\n', (size_t)(end - p));
-    p++;
-    if (se->src.len == se->src.cap && (!vec_grow(&se->src) || !vec_grow(&se->dst)))
-      return graph_errf(err, errlen, DSANA_ENOMEM, "%s:%llu: out of memory", path, (unsigned long long)line);
-    se->src.a[se->src.len++] = a;
-    se->dst.a[se->dst.len++] = b;
-    if (a > max_id)
-      max_id = a;
-    if (b > max_id)
-      max_id = b;
+    int rc = parse_line(se, se->line, &p, end, err, errlen);
+    if (rc)
+      return rc;
   }
-  se->line = line;
-  se->max_id = max_id;
   return 0;
 }
 
-/* LSD radix sort of a[0..len) by 16-bit digits, up to the bits of max. */
-static bool radix_sort_u64(uint64_t *a, size_t len, uint64_t max) {
-  uint64_t *tmp = malloc((len ? len : 1) * sizeof *tmp);
-  size_t *cnt = malloc(65536 * sizeof *cnt);
-  if (!tmp || !cnt) {
-    free(tmp);
-    free(cnt);
-    return false;
-  }
-  uint64_t *from = a, *to = tmp;
-  for (unsigned shift = 0; shift < 64 && (max >> shift); shift += 16) {
-    memset(cnt, 0, 65536 * sizeof *cnt);
-    for (size_t i = 0; i < len; i++)
-      cnt[(from[i] >> shift) & 0xffff]++;
-    size_t s = 0;
-    for (size_t d = 0; d < 65536; d++) {
-      size_t c = cnt[d];
-      cnt[d] = s;
-      s += c;
-    }
-    for (size_t i = 0; i < len; i++)
-      to[cnt[(from[i] >> shift) & 0xffff]++] = from[i];
-    uint64_t *sw = from;
-    from = to;
-    to = sw;
-  }
-  if (from != a)
-    memcpy(a, from, len * sizeof *a);
-  free(tmp);
-  free(cnt);
-  return true;
-}
-
-/* Distinct sorted ids of both endpoint arrays -> *ids, *n. */
-static int distinct_ids(const struct snap_edges *se, uint64_t **ids, uint64_t *n) {
-  size_t m = se->src.len, k = 0;
-  uint64_t *all = malloc(2 * m * sizeof *all);
-  if (!all)
-    return DSANA_ENOMEM;
-  memcpy(all, se->src.a, m * sizeof *all);
-  memcpy(all + m, se->dst.a, m * sizeof *all);
-  if (!radix_sort_u64(all, 2 * m, se->max_id)) {
-    free(all);
-    return DSANA_ENOMEM;
-  }
-  for (size_t i = 0; i < 2 * m; i++)
-    if (i == 0 || all[i] != all[k - 1])
-      all[k++] = all[i];
-  uint64_t *shrunk = realloc(all, k * sizeof *all);
-  *ids = shrunk ? shrunk : all;
-  *n = k;
+/* dsana's dense-id line, if the block (the file's first) starts with it. */
+static int dense_line(struct snap_edges *se, const char *p, char *err, size_t errlen) {
+  if (strncmp(p, DENSE_LINE, sizeof DENSE_LINE - 1) != 0) /* stops at the block's '\n' at the latest */
+    return 0;
+  const char *q = p + sizeof DENSE_LINE - 1;
+  uint64_t k = 0;
+  bool ok = (unsigned)(*q - '0') <= 9 && graph_scan_u64(&q, &k) == 0;
+  if (ok && *q == '\r')
+    q++;
+  if (!ok || *q != '\n')
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:1: malformed dense-id line (want '%sK', K = vertices - 1)",
+                      se->path, DENSE_LINE);
+  if (k >= GRAPH_MAX_VERTICES)
+    return graph_errf(err, errlen, DSANA_ERANGE, "%s:1: dense ids 0..%llu: more than %llu vertices", se->path,
+                      (unsigned long long)k, (unsigned long long)GRAPH_MAX_VERTICES);
+  se->dense_n = k + 1;
   return 0;
 }
 
-static inline uint32_t rank_of(const uint64_t *ids, uint64_t n, uint64_t x) {
-  uint64_t lo = 0, hi = n; /* x is present */
-  while (hi - lo > 1) {
-    uint64_t mid = lo + (hi - lo) / 2;
-    if (ids[mid] <= x)
-      lo = mid;
-    else
-      hi = mid;
+static int read_all(struct graph_text *t, struct snap_edges *se, char *err, size_t errlen) {
+  const char *p, *end;
+  int rc;
+  bool first = true;
+  while ((rc = graph_text_next(t, &p, &end, err, errlen)) == 1) {
+    if (first && (rc = dense_line(se, p, err, errlen)) != 0)
+      return rc;
+    first = false;
+    if ((rc = parse_block(se, p, end, err, errlen)) != 0)
+      return rc;
   }
-  return (uint32_t)lo;
+  return rc;
 }
 
-/* Remap to 0..n-1 in ascending original id; fills src32/dst32/orig. */
-static int remap(const struct snap_edges *se, uint32_t *src32, uint32_t *dst32, uint64_t **orig, uint64_t *n) {
-  size_t m = se->src.len;
-  if (se->max_id < (uint64_t)UINT32_MAX && se->max_id / 4 <= m) {
-    /* Dense enough: a rank table indexed by original id. */
-    uint64_t span = se->max_id + 1, k = 0;
-    uint32_t *rank = calloc(span, sizeof *rank);
-    if (!rank)
-      return DSANA_ENOMEM;
-    for (size_t i = 0; i < m; i++)
-      rank[se->src.a[i]] = rank[se->dst.a[i]] = 1;
-    for (uint64_t x = 0; x < span; x++)
-      k += rank[x];
-    uint64_t *ids = malloc(k * sizeof *ids);
-    if (!ids) {
-      free(rank);
-      return DSANA_ENOMEM;
+/* Ids as indices (dense-id line) or remapped to the distinct ids seen. */
+static int to_indices(struct snap_edges *se, uint32_t *src32, uint32_t *dst32, uint64_t **orig, uint64_t *n,
+                      char *err, size_t errlen) {
+  if (se->dense_n) {
+    for (size_t i = 0; i < se->len; i++) {
+      src32[i] = (uint32_t)se->src[i];
+      dst32[i] = (uint32_t)se->dst[i];
     }
-    k = 0;
-    for (uint64_t x = 0; x < span; x++)
-      if (rank[x]) {
-        ids[k] = x;
-        rank[x] = (uint32_t)k++;
-      }
-    for (size_t i = 0; i < m; i++) {
-      src32[i] = rank[se->src.a[i]];
-      dst32[i] = rank[se->dst.a[i]];
-    }
-    free(rank);
-    *orig = ids;
-    *n = k;
+    *orig = NULL;
+    *n = se->dense_n;
     return 0;
   }
-  uint64_t *ids, k;
-  int rc = distinct_ids(se, &ids, &k);
+  struct graph_ids ids = {.src = se->src, .dst = se->dst, .m = se->len, .max_id = se->max_id};
+  int rc = graph_remap_ids(&ids, src32, dst32, orig, n);
+  if (rc == DSANA_ERANGE)
+    return graph_errf(err, errlen, rc, "%s: more than %llu distinct vertex ids", se->path,
+                      (unsigned long long)GRAPH_MAX_VERTICES);
   if (rc)
-    return rc;
-  if (k > GRAPH_MAX_VERTICES) {
-    free(ids);
-    return DSANA_ERANGE;
-  }
-  for (size_t i = 0; i < m; i++) {
-    src32[i] = rank_of(ids, k, se->src.a[i]);
-    dst32[i] = rank_of(ids, k, se->dst.a[i]);
-  }
-  *orig = ids;
-  *n = k;
+    return graph_errf(err, errlen, rc, "%s: out of memory remapping %zu edges", se->path, se->len);
   return 0;
+}
+
+static void warn_extra(const struct snap_edges *se, const struct dsana_graph_opts *opts) {
+  if (!se->extra_line)
+    return;
+  if (se->weighted)
+    graph_warnf(opts, "%s: extra columns after the first three ignored", se->path);
+  else
+    graph_warnf(opts, "%s: extra columns after the first two ignored (use --weighted to read the third as edge "
+                      "weights)", se->path);
 }
 
 int graph_parse_snap(struct graph_text *t, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
                      size_t errlen) {
-  struct snap_edges se = {0};
-  const char *p, *end;
-  int rc;
+  struct snap_edges se = {.path = t->path, .weighted = opts && opts->weighted};
+  uint32_t *src32 = NULL, *dst32 = NULL;
   memset(g, 0, sizeof *g);
-  while ((rc = graph_text_next(t, &p, &end, err, errlen)) == 1) {
-    rc = parse_block(&se, t->path, p, end, err, errlen);
-    if (rc)
-      break;
-  }
+  int rc = read_all(t, &se, err, errlen);
   if (rc)
     goto out;
-  uint64_t m = se.src.len, n = 0;
-  if (m == 0) {
+  uint64_t m = se.len, n = 0;
+  if (m == 0 && !se.dense_n) {
     rc = graph_errf(err, errlen, DSANA_EFORMAT, "%s: empty graph (no edges)", t->path);
     goto out;
   }
-  uint32_t *src32 = malloc(m * sizeof *src32), *dst32 = malloc(m * sizeof *dst32);
+  src32 = malloc((m ? m : 1) * sizeof *src32);
+  dst32 = malloc((m ? m : 1) * sizeof *dst32);
+  if (se.weighted && !se.w) /* no edges (dense ids): still a weighted graph */
+    se.w = malloc(sizeof *se.w);
   uint64_t *orig = NULL;
-  rc = (src32 && dst32) ? remap(&se, src32, dst32, &orig, &n) : DSANA_ENOMEM;
-  free(se.src.a);
-  free(se.dst.a);
-  se.src.a = se.dst.a = NULL;
-  if (rc) {
-    free(src32);
-    free(dst32);
-    if (rc == DSANA_ERANGE)
-      graph_errf(err, errlen, rc, "%s: more than %llu distinct vertex ids", t->path,
-                 (unsigned long long)GRAPH_MAX_VERTICES);
-    else
-      graph_errf(err, errlen, rc, "%s: out of memory remapping %llu edges", t->path, (unsigned long long)m);
+  if (!src32 || !dst32 || (se.weighted && !se.w)) {
+    rc = graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory for %llu edges", t->path, (unsigned long long)m);
     goto out;
   }
-  rc = graph_build(n, m, src32, dst32, true, orig, opts && opts->dedup, g, err, errlen);
+  if ((rc = to_indices(&se, src32, dst32, &orig, &n, err, errlen)) != 0)
+    goto out;
+  free(se.src);
+  free(se.dst);
+  se.src = se.dst = NULL;
+  struct graph_edges e = {.path = t->path, .n = n, .m = m, .src = src32, .dst = dst32, .w = se.w,
+                          .orig_id = orig, .owned = true, .dedup = opts && opts->dedup,
+                          .mirror = opts && opts->undirected};
+  src32 = dst32 = NULL;
+  se.w = NULL;
+  rc = graph_build(&e, g, err, errlen);
+  if (rc == 0)
+    warn_extra(&se, opts);
 out:
-  free(se.src.a);
-  free(se.dst.a);
+  free(src32);
+  free(dst32);
+  free(se.src);
+  free(se.dst);
+  free(se.w);
   return rc;
 }

@@ -1,17 +1,21 @@
 /*
  * fuzz_binary.c - libFuzzer target for the binary graph loader
- * (io/graph_binary.c): dsana_graph_map_binary(), then dsana_graph_check_range() over
+ * (io/graph_binary*.c): dsana_graph_map_binary(), then dsana_graph_check_range() over
  * every destination, and dsana_graph_stats() only when that check passed (the
  * contract: a mapped graph is trusted only after its range check). Then
- * the same file through dsana_graph_open() with dedup, which copies a mapped
- * graph that does not promise "no duplicates".
+ * the same file through dsana_graph_open() with options from the input
+ * length (fuzz_opts: dedup, weighted, undirected), which copies a mapped
+ * graph that does not promise "no duplicates" (and hides weights unasked for).
  *
  * The input is the file, written to one memfd per run and opened as
- * /proc/self/fd/N. The header's CRC32 and file-size fields would stop
- * almost every mutation at the O(1) checks, so the target patches them
- * unless the input asks otherwise, through the header's unused u32 at 124:
- *   bit 0 set: keep the file-size field (offset 104) as given
- *   bit 1 set: keep the CRC32 (offset 120) as given
+ * /proc/self/fd/N. The header's CRC32 and file-size fields (and, in a
+ * version-2 file, the weight sections' CRC32s) would stop almost every
+ * mutation at the O(1) checks, so the target patches them unless the input
+ * asks otherwise, through the header's last u32 (unused by the format; at
+ * 124 in version 1, at 188 in version 2):
+ *   bit 0 set: keep the file-size field (offset 104 / 136) as given
+ *   bit 1 set: keep the header CRC32 (offset 120 / 184) as given
+ *   bit 2 set: keep the weight CRC32s (offsets 144 and 148) as given
  *
  * Build and run: tests/fuzz/run.sh SECONDS binary
  */
@@ -27,22 +31,43 @@
 #include <zlib.h>
 
 #include "fuzz_file.h"
+#include "fuzz_graph.h"
 #include "dsana/graph.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-enum { HDR_BYTES = 128, HDR_FILE_BYTES_AT = 104, HDR_CRC_AT = 120, HDR_FUZZ_AT = 124 };
+/* Where a version's header keeps what the target patches. */
+struct hdr_at {
+  size_t bytes, file_bytes, crc, flags, wcrc; /* wcrc 0: no weight sections */
+};
+static const struct hdr_at V1 = {128, 104, 120, 124, 0}, V2 = {192, 136, 184, 188, 144};
 
+/* CRC32 of section s (4 in_w, 5 out_w) as its header entry places it, if in the file. */
+static void patch_section_crc(uint8_t *h, size_t size, unsigned s, size_t at) {
+  uint64_t off, len;
+  memcpy(&off, h + 40 + 16 * s, 8);
+  memcpy(&len, h + 48 + 16 * s, 8);
+  if (off > size || len > size - off)
+    return;
+  uint32_t crc = (uint32_t)crc32_z(0L, h + off, (z_size_t)len);
+  memcpy(h + at, &crc, 4);
+}
 
-/* Patch the size and checksum of a header-sized prefix (see the top). */
+/* Patch the sizes and checksums of the header (see the top). */
 static void fuzz_patch_header(uint8_t *h, size_t size) {
-  if (!(h[HDR_FUZZ_AT] & 1)) {
+  const struct hdr_at *a = h[8] == 2 && size >= V2.bytes ? &V2 : &V1;
+  uint8_t keep = h[a->flags];
+  if (!(keep & 1)) {
     uint64_t file_bytes = size;
-    memcpy(h + HDR_FILE_BYTES_AT, &file_bytes, 8);
+    memcpy(h + a->file_bytes, &file_bytes, 8);
   }
-  if (!(h[HDR_FUZZ_AT] & 2)) {
-    uint32_t crc = (uint32_t)crc32(0L, h, HDR_CRC_AT);
-    memcpy(h + HDR_CRC_AT, &crc, 4);
+  if (a->wcrc && !(keep & 4)) {
+    patch_section_crc(h, size, 4, a->wcrc);
+    patch_section_crc(h, size, 5, a->wcrc + 4);
+  }
+  if (!(keep & 2)) {
+    uint32_t crc = (uint32_t)crc32(0L, h, a->crc);
+    memcpy(h + a->crc, &crc, 4);
   }
 }
 
@@ -65,9 +90,9 @@ static void fuzz_map(const char *path) {
   dsana_graph_fini(&g);
 }
 
-/* graph_open with dedup: whatever it returns must be a sound graph. */
-static void fuzz_open_dedup(const char *path) {
-  struct dsana_graph_opts opts = {.dedup = true};
+/* graph_open with options: whatever it returns must be a sound graph. */
+static void fuzz_open(const char *path, size_t size) {
+  struct dsana_graph_opts opts = fuzz_opts(size, NULL, NULL);
   struct dsana_graph g;
   char err[256] = "";
   if (dsana_graph_open(path, &opts, &g, err, sizeof err) != 0) {
@@ -75,10 +100,16 @@ static void fuzz_open_dedup(const char *path) {
       abort();
     return;
   }
+  if ((opts.weighted && !g.in_w) || (!opts.weighted && g.in_w))
+    abort(); /* weights required or hidden as asked */
+  if (opts.undirected && dsana_graph_is_binary(path))
+    abort(); /* a binary graph is refused as undirected input (text files pass) */
   /* A heap copy must be sound; a mapping (no copy needed) is checked on demand. */
   bool copied = g.priv_map == NULL;
   if (copied && dsana_graph_check_range(&g, 0, g.n, err, sizeof err) != 0)
     abort();
+  if (copied && g.in_w)
+    fuzz_check_weights(&g);
   dsana_graph_fini(&g);
 }
 
@@ -87,11 +118,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!copy)
     return 0;
   memcpy(copy, data, size);
-  if (size >= HDR_BYTES)
+  if (size >= V1.bytes)
     fuzz_patch_header(copy, size);
   const char *path = fuzz_file("fuzz_binary", copy, size);
   free(copy);
   fuzz_map(path);
-  fuzz_open_dedup(path);
+  fuzz_open(path, size);
   return 0;
 }

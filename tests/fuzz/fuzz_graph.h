@@ -1,8 +1,11 @@
 /*
  * fuzz_graph.h - what every accepted graph must satisfy, for the parser
  * fuzz targets: a consistent CSC (offsets, sources in range), out-degrees
- * adding up to the edge count, stats that agree, no duplicates after dedup.
- * Each target adds its own check of the original ids.
+ * adding up to the edge count, stats that agree, no duplicates after dedup;
+ * weights (when asked for) positive and finite with out_w the sums in CSC
+ * order; every arc mirrored for undirected input. Each target adds its own
+ * check of the original ids. Also: the reader options a target takes from
+ * the input's length, and a warning sink that checks the one-line contract.
  */
 #ifndef DSANA_FUZZ_GRAPH_H
 #define DSANA_FUZZ_GRAPH_H
@@ -10,12 +13,69 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dsana/graph.h"
 
-static void fuzz_check_csc(const struct dsana_graph *g, bool dedup) {
+/* Options from the input length: bit 0 dedup, bit 1 weighted, bit 2
+ * undirected (the length, unlike the first byte, leaves the content a
+ * valid file; any mutation that adds or drops bytes flips them). */
+static inline struct dsana_graph_opts fuzz_opts(size_t size, void (*warn)(void *, const char *), void *ctx) {
+  return (struct dsana_graph_opts){.dedup = size & 1, .weighted = (size >> 1) & 1, .undirected = (size >> 2) & 1,
+                                   .warn = warn, .warn_ctx = ctx};
+}
+
+/* Warnings: at most one per file, one non-empty line each. */
+static inline void fuzz_warn(void *ctx, const char *msg) {
+  int *count = ctx;
+  if (++*count > 1 || !msg[0] || strchr(msg, '\n'))
+    abort();
+}
+
+static inline void fuzz_check_weights(const struct dsana_graph *g) {
+  double *sum = calloc(g->n, sizeof *sum);
+  if (!sum)
+    return;
+  for (uint64_t v = 0; v < g->n; v++)
+    for (uint64_t k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
+      if (!(g->in_w[k] > 0.0 && g->in_w[k] <= 1.7976931348623157e308))
+        abort();
+      sum[g->in_src[k]] += g->in_w[k];
+    }
+  if (memcmp(sum, g->out_w, g->n * sizeof *sum) != 0)
+    abort();
+  free(sum);
+}
+
+static inline int fuzz_cmp_arc(const void *a, const void *b) {
+  const uint64_t *x = a, *y = b;
+  return (*x > *y) - (*x < *y);
+}
+
+/* Undirected input: as many u->v arcs as v->u arcs, for every pair. */
+static inline void fuzz_check_symmetric(const struct dsana_graph *g) {
+  uint64_t *arc = malloc((g->m ? g->m : 1) * sizeof *arc), *rev = malloc((g->m ? g->m : 1) * sizeof *rev);
+  if (!arc || !rev) {
+    free(arc);
+    free(rev);
+    return;
+  }
+  for (uint64_t v = 0, i = 0; v < g->n; v++)
+    for (uint64_t k = g->in_off[v]; k < g->in_off[v + 1]; k++, i++) {
+      arc[i] = (uint64_t)g->in_src[k] << 32 | v;
+      rev[i] = v << 32 | g->in_src[k];
+    }
+  qsort(arc, g->m, sizeof *arc, fuzz_cmp_arc);
+  qsort(rev, g->m, sizeof *rev, fuzz_cmp_arc);
+  if (memcmp(arc, rev, g->m * sizeof *arc) != 0)
+    abort();
+  free(arc);
+  free(rev);
+}
+
+static inline void fuzz_check_csc(const struct dsana_graph *g, const struct dsana_graph_opts *o) {
   char err[256];
-  if (g->n == 0 || g->m == 0 || g->in_off[0] != 0 || g->in_off[g->n] != g->m ||
+  if (g->n == 0 || g->in_off[0] != 0 || g->in_off[g->n] != g->m ||
       dsana_graph_check_range(g, 0, g->n, err, sizeof err) != 0)
     abort();
   uint64_t out = 0;
@@ -23,8 +83,14 @@ static void fuzz_check_csc(const struct dsana_graph *g, bool dedup) {
     out += g->out_deg[v];
   struct dsana_graph_stats st;
   dsana_graph_stats(g, &st);
-  if (out != g->m || st.n != g->n || st.m != g->m || (dedup && st.duplicates != 0))
+  if (out != g->m || st.n != g->n || st.m != g->m || (o->dedup && st.duplicates != 0))
     abort();
+  if (o->weighted != (g->in_w != NULL) || o->weighted != (g->out_w != NULL))
+    abort();
+  if (g->in_w)
+    fuzz_check_weights(g);
+  if (o->undirected)
+    fuzz_check_symmetric(g);
 }
 
 #endif

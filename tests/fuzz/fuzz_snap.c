@@ -6,11 +6,14 @@
  * goes into one memfd, rewritten per run, and is opened as /proc/self/fd/N.
  * We call graph_parse_snap() directly rather than dsana_graph_open(), so an input
  * starting with a Matrix Market banner still exercises this parser.
- * Input bit: an odd input length turns on dedup.
+ * Reader options from the input length (fuzz_opts in fuzz_graph.h): dedup,
+ * weighted, undirected; warnings go to a sink that allows one line per file.
  *
  * Beyond "no crash", an accepted graph must be internally consistent: every
  * destination range passes dsana_graph_check_range(), out-degrees sum to m,
- * original ids ascend strictly, and dedup leaves no duplicates.
+ * weights are positive with exact out_w sums, undirected input is symmetric,
+ * original ids ascend strictly (or are absent, for dsana's dense-id first
+ * line, the only way to an edgeless graph), and dedup leaves no duplicates.
  *
  * Build and run: tests/fuzz/run.sh SECONDS snap
  */
@@ -28,15 +31,18 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 
-static void fuzz_check_graph(const struct dsana_graph *g, bool dedup) {
-  fuzz_check_csc(g, dedup);
+static void fuzz_check_graph(const struct dsana_graph *g, const struct dsana_graph_opts *o) {
+  fuzz_check_csc(g, o);
+  if (g->m == 0 && g->orig_id)
+    abort();
   for (uint64_t v = 0; v < g->n; v++)
     if (g->orig_id && v > 0 && g->orig_id[v - 1] >= g->orig_id[v])
       abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  struct dsana_graph_opts opts = {.dedup = size % 2 == 1};
+  int warnings = 0;
+  struct dsana_graph_opts opts = fuzz_opts(size, fuzz_warn, &warnings);
   struct graph_text t;
   struct dsana_graph g;
   char err[256] = "";
@@ -45,9 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int rc = graph_parse_snap(&t, &opts, &g, err, sizeof err);
   graph_text_close(&t);
   if (rc == 0) {
-    fuzz_check_graph(&g, opts.dedup);
+    fuzz_check_graph(&g, &opts);
     dsana_graph_fini(&g);
-  } else if (err[0] == '\0' || g.n != 0 || g.in_off != NULL) {
+  } else if (err[0] == '\0' || g.n != 0 || g.in_off != NULL || warnings) {
     abort(); /* a failure names its cause and leaves *g zeroed */
   }
   return 0;

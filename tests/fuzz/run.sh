@@ -4,9 +4,9 @@
 #
 #   bash tests/fuzz/run.sh SECONDS [TARGET...]     (default: every target)
 #
-# Targets: wire snap mtx binary scenario msg ckpt (tests/fuzz/fuzz_<target>.c,
-# seeds in tests/fuzz/corpus/<target>/). Everything it writes goes under
-# build-fuzz/ at the repository root: the binaries, the working corpora
+# Targets: wire snap mtx binary scenario msg ckpt libsvm dataset
+# (tests/fuzz/fuzz_<target>.c, seeds in tests/fuzz/corpus/<target>/).
+# Everything it writes goes under build-fuzz/ at the repository root: the binaries, the working corpora
 # (build-fuzz/corpus/<target>, seeded from the committed corpus and kept
 # between runs: delete it to start over), logs and crash files
 # (build-fuzz/artifacts/<target>/). The committed corpus is never written.
@@ -30,7 +30,7 @@ usage() {
   exit 2
 }
 
-ALL_TARGETS=(wire snap mtx binary scenario msg ckpt)
+ALL_TARGETS=(wire snap mtx binary scenario msg ckpt libsvm dataset)
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=${FUZZ_OUT:-$SRC/build-fuzz}
 CC=${CC:-clang}
@@ -55,6 +55,7 @@ target_sources() {
   case $1 in
   wire) echo "$SRC/src/net/wire.c" "${util[@]}" ;;
   snap | mtx | binary) echo "$SRC"/src/io/graph_*.c "${util[@]}" ;;
+  libsvm | dataset) echo "$SRC"/src/io/dataset_*.c "$SRC"/src/io/graph_*.c "${util[@]}" ;;
   scenario) echo "$SRC/src/io/scenario.c" "${util[@]}" ;;
   msg) echo "$SRC/src/runtime/msg.c" "$SRC/src/runtime/codec.c" "$SRC/src/net/wire.c" "${util[@]}" ;;
   ckpt) echo "$SRC/src/runtime/checkpoint.c" "$SRC/src/runtime/job.c" "$SRC/src/net/wire.c" "${util[@]}" ;;

@@ -516,7 +516,7 @@ static void test_bad_binary(void **state) {
   b2[8] = 7;
   t = tmp_path("version7.dsg");
   write_file(t, b2, len);
-  expect_map_error(t, "version7.dsg: offset 8: ", "version 7 not supported (this build reads version 1)");
+  expect_map_error(t, "version7.dsg: offset 8: ", "version 7 not supported (this build reads versions 1 and 2)");
   expect_open_error(t, DSANA_EFORMAT, "version7.dsg: offset 8: ", "version 7");
 
   memcpy(b2, buf, len);

@@ -1,0 +1,61 @@
+/*
+ * dataset_internal.h - private glue between the dataset_*.c files of the io
+ * layer: ownership helpers every source ends in, the atomic output file
+ * the writers share, the binary format's checksum check, and the libsvm
+ * parser's entry point (for the fuzz target). The text block reader, the
+ * error-message helper and the two-thread runner are the graph readers'
+ * (graph_internal.h). Nothing here is visible outside src/io.
+ */
+#ifndef DSANA_IO_DATASET_INTERNAL_H
+#define DSANA_IO_DATASET_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsana/dataset.h"
+#include "io/graph_internal.h"
+
+/* priv_heap slots of struct dsana_dataset. */
+enum { DS_HEAP_ROW_OFF = 0, DS_HEAP_COL = 1, DS_HEAP_VAL = 2, DS_HEAP_LABEL = 3 };
+
+/* Name used in messages: the file, or "generated data". Never NULL. */
+const char *ds_name(const struct dsana_dataset *ds);
+
+/*
+ * Make ds own heap arrays (malloc'd; val is float when f32, else double)
+ * and a copy of name. Takes over the arrays whatever happens: on failure
+ * (DSANA_ENOMEM, message in err) they are freed and ds is zeroed.
+ */
+int ds_adopt(struct dsana_dataset *ds, const char *name, uint64_t n_rows, uint64_t n_features, uint64_t nnz,
+             uint64_t *row_off, uint32_t *col, void *val, bool f32, double *label, char *err, size_t errlen);
+
+/* Apply opts (n_features_min / _max) to a dataset just read; on failure
+ * writes the message and returns the code (ds untouched). */
+int ds_apply_opts(struct dsana_dataset *ds, const struct dsana_dataset_opts *opts, char *err, size_t errlen);
+
+/* An output file written under a temporary name in the same folder and
+ * renamed over path only when complete. */
+struct ds_out {
+  const char *path;
+  char *tmp;
+  int fd;
+};
+
+/* Create the temporary file; on failure "PATH: reason", DSANA_EIO. */
+int ds_out_open(struct ds_out *o, const char *path, char *err, size_t errlen);
+/* ok: fsync, close, rename over path, sync the folder; else (or if any of
+ * that fails) remove the temporary file. saved_errno explains a failure
+ * that happened before. Returns 0 or DSANA_EIO with "PATH: write failed". */
+int ds_out_finish(struct ds_out *o, bool ok, int saved_errno, char *err, size_t errlen);
+/* write(2) all of len bytes, retrying on EINTR; false on error (errno). */
+bool ds_write_all(int fd, const void *p, uint64_t len);
+
+/* Mapped datasets: compare every section's CRC-32 with the header's. */
+int ds_binary_verify_crcs(const struct dsana_dataset *ds, char *err, size_t errlen);
+
+/* Parse every block of t as libsvm text into ds (opts may be NULL). */
+int ds_parse_libsvm(struct graph_text *t, const struct dsana_dataset_opts *opts, struct dsana_dataset *ds,
+                    char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,105 @@
+/*
+ * graph_util.c - small helpers every graph_*.c file of the io layer uses:
+ * error and warning messages, printable tokens for messages, big
+ * allocations (with transparent huge pages), and the two-thread fork/join
+ * the builder and the generators run their passes on.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "dsana/dsana.h"
+#include "io/graph_internal.h"
+
+int graph_errf(char *err, size_t errlen, int code, const char *fmt, ...) {
+  if (err && errlen) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+void graph_warnf(const struct dsana_graph_opts *opts, const char *fmt, ...) {
+  char msg[512];
+  if (!opts || !opts->warn)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  opts->warn(opts->warn_ctx, msg);
+}
+
+void graph_token(const char *p, char *out, size_t outlen) {
+  size_t i = 0;
+  if (!outlen)
+    return;
+  while (i + 1 < outlen && *p != '\n' && *p != ' ' && *p != '\t' && *p != '\r') {
+    unsigned char c = (unsigned char)*p++;
+    out[i++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+  }
+  out[i] = '\0';
+}
+
+void *graph_big_alloc(size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  if (p && bytes >= (8u << 20)) {
+    /* Only the 2 MiB-aligned interior: madvise wants page alignment. */
+    uintptr_t a = ((uintptr_t)p + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1);
+    uintptr_t e = ((uintptr_t)p + bytes) & ~(uintptr_t)((2u << 20) - 1);
+    if (e > a)
+      madvise((void *)a, e - a, MADV_HUGEPAGE);
+  }
+  return p;
+}
+
+void *graph_big_calloc(size_t bytes) {
+  void *p = graph_big_alloc(bytes);
+  if (p)
+    memset(p, 0, bytes);
+  return p;
+}
+
+unsigned graph_threads(void) {
+  /* DSANA_IO_THREADS overrides (tests use it to show results do not depend on it). */
+  const char *e = getenv("DSANA_IO_THREADS");
+  long t = e ? strtol(e, NULL, 10) : 2;
+  return t < 1 ? 1u : t > 8 ? 8u : (unsigned)t;
+}
+
+struct par_job {
+  void (*fn)(void *, unsigned, unsigned);
+  void *arg;
+  unsigned t, nthreads;
+};
+
+static void *par_main(void *p) {
+  struct par_job *j = p;
+  j->fn(j->arg, j->t, j->nthreads);
+  return NULL;
+}
+
+void graph_parallel(void (*fn)(void *arg, unsigned t, unsigned nthreads), void *arg, unsigned nthreads) {
+  enum { MAXT = 8 };
+  pthread_t tid[MAXT];
+  struct par_job jobs[MAXT];
+  bool started[MAXT] = {false};
+  if (nthreads > MAXT)
+    nthreads = MAXT;
+  for (unsigned t = 1; t < nthreads; t++) {
+    jobs[t] = (struct par_job){fn, arg, t, nthreads};
+    started[t] = pthread_create(&tid[t], NULL, par_main, &jobs[t]) == 0;
+  }
+  fn(arg, 0, nthreads);
+  for (unsigned t = 1; t < nthreads; t++) {
+    if (started[t])
+      pthread_join(tid[t], NULL);
+    else
+      fn(arg, t, nthreads);
+  }
+}

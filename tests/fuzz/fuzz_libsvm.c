@@ -1,0 +1,105 @@
+/*
+ * fuzz_libsvm.c - libFuzzer target for the libsvm text reader
+ * (io/dataset_libsvm.c behind the text block reader of io/graph_text.c).
+ *
+ * The reader takes a path (zlib reads plain and gzip alike), so the input
+ * goes into one memfd, rewritten per run, and is opened as /proc/self/fd/N.
+ * ds_parse_libsvm() is called directly, so inputs that look like IDX or a
+ * binary dataset still exercise this parser. The input length mod 3 picks
+ * the options: none, n_features_min = 50, n_features_max = 20.
+ *
+ * Beyond "no crash", an accepted dataset must be internally consistent
+ * (dsana_dataset_check over every row, offsets 0..nnz, doubles, the
+ * options honoured), its classes must count every row, and writing it as
+ * libsvm text (under /dev/shm, when there) and reading that back must give
+ * the same arrays bit for bit. A failure names its cause in one line and
+ * leaves the dataset zeroed.
+ *
+ * Build and run: tests/fuzz/run.sh SECONDS libsvm
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fuzz_file.h"
+#include "io/dataset_internal.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_classes(const struct dsana_dataset *ds) {
+  double *labels;
+  uint64_t k, total = 0;
+  char err[256];
+  if (dsana_dataset_classes(ds, &labels, &k) != 0 || k < 1 || k > ds->n_rows)
+    abort();
+  uint64_t *counts = malloc(k * sizeof *counts);
+  if (!counts || dsana_dataset_class_counts(ds, labels, k, counts, err, sizeof err) != 0)
+    abort();
+  for (uint64_t c = 0; c < k; c++) {
+    total += counts[c];
+    if (counts[c] == 0 || (c > 0 && !(labels[c - 1] < labels[c])))
+      abort();
+  }
+  if (total != ds->n_rows)
+    abort();
+  free(labels);
+  free(counts);
+}
+
+static void check_dataset(const struct dsana_dataset *ds, const struct dsana_dataset_opts *o) {
+  char err[256];
+  if (ds->n_rows == 0 || ds->row_off[0] != 0 || ds->row_off[ds->n_rows] != ds->nnz || !ds->val_f64 ||
+      ds->val_f32 || !ds->col || dsana_dataset_check(ds, 0, ds->n_rows, err, sizeof err) != 0)
+    abort();
+  if (ds->n_features < o->n_features_min || (o->n_features_max && ds->n_features > o->n_features_max))
+    abort();
+  check_classes(ds);
+}
+
+/* Write ds as text and read it back: the same arrays, bit for bit. */
+static void check_round_trip(const struct dsana_dataset *ds) {
+  static char path[64];
+  char err[256];
+  if (!path[0])
+    snprintf(path, sizeof path, "/dev/shm/fuzz_libsvm.%d.svm", (int)getpid());
+  if (access("/dev/shm", W_OK) != 0)
+    return;
+  if (dsana_dataset_write_libsvm(ds, path, err, sizeof err) != 0)
+    abort();
+  struct dsana_dataset back;
+  if (dsana_dataset_open(path, NULL, &back, err, sizeof err) != 0)
+    abort();
+  unlink(path);
+  if (back.n_rows != ds->n_rows || back.nnz != ds->nnz || back.n_features > ds->n_features ||
+      memcmp(back.row_off, ds->row_off, (ds->n_rows + 1) * 8) != 0 ||
+      memcmp(back.label, ds->label, ds->n_rows * 8) != 0 || memcmp(back.col, ds->col, ds->nnz * 4) != 0 ||
+      memcmp(back.val_f64, ds->val_f64, ds->nnz * 8) != 0)
+    abort();
+  dsana_dataset_fini(&back);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static const struct dsana_dataset_opts opts[3] = {{0}, {.n_features_min = 50}, {.n_features_max = 20}};
+  const struct dsana_dataset_opts *o = &opts[size % 3];
+  struct graph_text t;
+  struct dsana_dataset ds;
+  char err[256] = "";
+  if (graph_text_open(&t, fuzz_file("fuzz_libsvm", data, size), err, sizeof err) != 0)
+    abort();
+  int rc = ds_parse_libsvm(&t, o, &ds, err, sizeof err);
+  graph_text_close(&t);
+  if (rc == 0) {
+    check_dataset(&ds, o);
+    check_round_trip(&ds);
+    dsana_dataset_fini(&ds);
+  } else {
+    static const struct dsana_dataset zero;
+    if (err[0] == '\0' || strchr(err, '\n') || memcmp(&ds, &zero, sizeof zero) != 0)
+      abort(); /* a failure names its cause in one line and leaves *ds zeroed */
+  }
+  return 0;
+}
