@@ -11,8 +11,22 @@ defined() { # the non-static functions a .c file defines (names at column 0 befo
     sed -E 's/^[a-zA-Z0-9_ *]*[ *]([a-z_][a-z0-9_]*)\(.*/\1/' | sort -u || true
 }
 
+strip_comments() { # a C file without its /* */ and // comments and string literals
+  awk 'BEGIN { c = 0 }
+  { out = ""; n = length($0); i = 1
+    while (i <= n) {
+      two = substr($0, i, 2); ch = substr($0, i, 1)
+      if (c) { if (two == "*/") { c = 0; i += 2 } else i++; continue }
+      if (two == "/*") { c = 1; i += 2; continue }
+      if (two == "//") break
+      if (ch == "\"") { i++; while (i <= n && substr($0, i, 1) != "\"") { if (substr($0, i, 1) == "\\") i++; i++ } i++; continue }
+      out = out ch; i++
+    }
+    print out }' "$1"
+}
+
 called() { # every identifier a .c file calls
-  grep -oE '(^|[^a-zA-Z0-9_])[a-z_][a-z0-9_]*\(' "$1" | sed -E 's/^[^a-z_]//; s/\($//' | sort -u || true
+  strip_comments "$1" | grep -oE '(^|[^a-zA-Z0-9_])[a-z_][a-z0-9_]*\(' | sed -E 's/^[^a-z_]//; s/\($//' | sort -u || true
 }
 
 bad=0
