@@ -67,7 +67,9 @@ enum wire_type {
 #define WIRE_F_SHARED 8u  /* PULL_REPLY: values are in the server's shared buffer `buffer` */
 #define WIRE_F_SHARE_OK 16u /* PULL: shared-buffer answers welcome */
 #define WIRE_F_XSUM 32u   /* PUSH: exact partial sums, 16 bytes (two u64 words, low first) per value */
-#define WIRE_F_ALL 63u
+#define WIRE_F_TASKS 64u  /* PUSH: the payload starts with u64 n and n u64 task ids: the message ends them all */
+#define WIRE_F_AHEAD 128u /* ITER_START: after these tasks, fetch the next iteration's input (FETCH_AHEAD) */
+#define WIRE_F_ALL 255u
 
 struct wire_hdr {
   uint32_t magic;

@@ -25,7 +25,7 @@ uint64_t chunk_keys_for(const struct chunk_request *r) {
   } else {
     double bw = r->bandwidth_bytes_per_s;
     if (bw == 0 && r->local_unthrottled)
-      return 0;
+      return n;
     struct chunk_inputs in = {.table_bytes = r->read_bytes, .n_shards = r->n_servers,
                               .bandwidth_bytes_per_s = bw > 0 ? bw : CHUNK_UNKNOWN_LINK_BYTES_PER_S,
                               .msg_overhead_s = CHUNK_MSG_OVERHEAD_S, .overhead_fraction = CHUNK_OVERHEAD_FRACTION};

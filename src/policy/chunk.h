@@ -54,8 +54,9 @@ struct chunk_request {
 
 /* Keys per chunk of a key space: 0 = chunking off (whole tables, plain BSP
  * transfers). A chunk as large as the space is one chunk, still pipelined
- * across the barrier. Auto on one machine without an emulated link: off (a
- * table moves in milliseconds; chunks would only add per-block work);
+ * across the barrier. Auto on one machine without an emulated link: one
+ * chunk (a table moves in milliseconds; more chunks would only add
+ * per-block work, while one still saves a pull's latency per iteration);
  * else chunk_auto_count() chunks per server shard. */
 uint64_t chunk_keys_for(const struct chunk_request *r);
 

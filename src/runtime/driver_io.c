@@ -99,13 +99,13 @@ static void push_faults(struct drv *d, size_t i) {
   const struct rt_out *o = &d->out.v[i];
   if (d->role != ROLE_WORKER || o->hdr.type != WIRE_PUSH)
     return;
-  bool first = i == 0 || d->out.v[i - 1].hdr.type != WIRE_PUSH || d->out.v[i - 1].hdr.task != o->hdr.task;
+  bool first = i == 0 || d->out.v[i - 1].hdr.type != WIRE_PUSH; /* a run of pushes: one task's or a batch's */
   fault_point(first ? FAULT_BEFORE_PUSH : FAULT_MID_PUSH, o->hdr.iter);
 }
 
 static void push_done_faults(struct drv *d, size_t i) {
   const struct rt_out *o = &d->out.v[i];
-  bool last = i + 1 == d->out.n || d->out.v[i + 1].hdr.type != WIRE_PUSH || d->out.v[i + 1].hdr.task != o->hdr.task;
+  bool last = i + 1 == d->out.n || d->out.v[i + 1].hdr.type != WIRE_PUSH;
   if (d->role == ROLE_WORKER && o->hdr.type == WIRE_PUSH && last)
     fault_point(FAULT_AFTER_PUSH, o->hdr.iter);
 }

@@ -55,7 +55,8 @@ static int setup_policy(struct scheduler *s) {
   int rc = sched_create(s->cfg.sched, s->cfg.n_workers, cost, s->job.n_tasks, &s->policy);
   free(cost);
   uint32_t b = s->job.block_table;
-  s->blocks = b != JOB_NONE && s->app->task_block && s->chunk_keys[s->job.tables[b].space] != 0;
+  uint64_t k = b != JOB_NONE ? s->chunk_keys[s->job.tables[b].space] : 0;
+  s->blocks = b != JOB_NONE && s->app->task_block && ((k && k < s->job.tables[b].n_keys) || !s->app->run_task);
   /* chunked transfers: a chunk of the next iteration is final once the
    * tasks writing it pushed, so those should be one worker's */
   if (!rc)

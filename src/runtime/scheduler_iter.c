@@ -18,22 +18,35 @@
 #include "runtime/trace.h"
 #include "util/log.h"
 
-/* Send the batch of tasks w got in this pass. */
+/* Task ids that fit in `room` payload bytes, whole 8-byte words. */
+static uint32_t ids_fitting(uint64_t room) {
+  uint64_t n = room / 8 * 2;
+  return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* Send the batch of tasks w got in this pass, in as many messages as the
+ * payload limit needs. */
 static int flush_batch(struct scheduler *s, uint32_t w, struct rt_outq *out) {
   struct peer_slot *p = &s->workers[w];
-  if (p->n_batch == 0)
-    return 0;
-  uint8_t *buf = malloc(4 * (size_t)p->n_batch);
-  if (!buf)
-    return DSANA_ENOMEM;
-  for (uint32_t i = 0; i < p->n_batch; i++)
-    wire_put_u32(buf + 4 * i, p->batch[i]);
-  struct wire_hdr h = wire_hdr_make(WIRE_TASKS, 0);
-  h.iter = s->iter;
-  h.count = p->n_batch;
+  uint32_t per = ids_fitting(s->cfg.max_payload_bytes);
+  for (uint32_t at = 0; at < p->n_batch;) {
+    uint32_t n = p->n_batch - at < per ? p->n_batch - at : per;
+    uint8_t *buf = malloc(4 * (size_t)n);
+    if (!buf)
+      return DSANA_ENOMEM;
+    for (uint32_t i = 0; i < n; i++)
+      wire_put_u32(buf + 4 * i, p->batch[at + i]);
+    struct wire_hdr h = wire_hdr_make(WIRE_TASKS, 0);
+    h.iter = s->iter;
+    h.count = n;
+    at += n;
+    /* unreachable: its tasks return to the pool when it is declared lost */
+    int rc = sch_send_owned(s, p, &h, buf, 4 * (size_t)n, out);
+    if (rc)
+      return rc;
+  }
   p->n_batch = 0;
-  /* unreachable: its tasks return to the pool when it is declared lost */
-  return sch_send_owned(s, p, &h, buf, 4 * (size_t)h.count, out);
+  return 0;
 }
 
 static int hand_out_one(struct scheduler *s, uint32_t w, double *cost) {
@@ -69,7 +82,7 @@ static int hand_out(struct scheduler *s, uint32_t w) {
  * as the rest of the cluster finishes them, so the transfer overlaps the
  * end of this iteration. Should a task of this iteration reach it after all
  * (a lost worker's), it fetches this iteration's input again. */
-static void fetch_ahead(struct scheduler *s, uint32_t w, struct rt_outq *out) {
+static void fetch_ahead(struct scheduler *s, uint32_t w, bool starting, struct rt_outq *out) {
   struct peer_slot *p = &s->workers[w];
   /* a worker that ran nothing in this iteration is unlikely to run anything
    * in the next one: its table would be fetched for nothing */
@@ -82,6 +95,8 @@ static void fetch_ahead(struct scheduler *s, uint32_t w, struct rt_outq *out) {
       (s->job.max_iter && s->iter >= s->job.max_iter))
     return;
   p->ahead = true;
+  if (starting)
+    return; /* ITER_START says so (WIRE_F_AHEAD) */
   struct wire_hdr h = wire_hdr_make(WIRE_FETCH_AHEAD, 0);
   h.iter = s->iter + 1;
   sch_send(s, p, &h, NULL, 0, out);
@@ -132,11 +147,40 @@ static int hand_out_first(struct scheduler *s, struct rt_outq *out) {
         break;
       }
     if (!rc)
-      rc = flush_batch(s, w, out);
-    if (!rc)
-      fetch_ahead(s, w, out);
+      fetch_ahead(s, w, true, out);
   }
   return rc;
+}
+
+/* ITER_START for every live worker: the globals, its first tasks, and
+ * whether to fetch the next iteration's input after them. */
+static int send_starts(struct scheduler *s, struct rt_outq *out) {
+  uint64_t room = s->cfg.max_payload_bytes > MSG_GLOBALS_BYTES ? s->cfg.max_payload_bytes - MSG_GLOBALS_BYTES : 0;
+  for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
+    struct peer_slot *p = &s->workers[w];
+    if (!p->registered || p->bye || p->lost)
+      continue;
+    uint32_t n = p->n_batch < ids_fitting(room) ? p->n_batch : ids_fitting(room);
+    size_t len = MSG_GLOBALS_BYTES + (4 * (size_t)n + 7) / 8 * 8;
+    uint8_t *buf = calloc(1, len);
+    if (!buf)
+      return DSANA_ENOMEM;
+    msg_globals_encode(s->globals, buf);
+    for (uint32_t i = 0; i < n; i++)
+      wire_put_u32(buf + MSG_GLOBALS_BYTES + 4 * i, p->batch[i]);
+    struct wire_hdr h = wire_hdr_make(WIRE_ITER_START, 0);
+    h.iter = s->iter;
+    h.count = n;
+    h.flags = p->ahead ? WIRE_F_AHEAD : 0;
+    p->n_batch -= n; /* the rest follow as TASKS (a small payload limit) */
+    memmove(p->batch, p->batch + n, sizeof *p->batch * p->n_batch);
+    int rc = sch_send_owned(s, p, &h, buf, len, out);
+    if (!rc)
+      rc = flush_batch(s, w, out);
+    if (rc)
+      return rc;
+  }
+  return 0;
 }
 
 /* Live workers for the next iteration (joining ones become live). */
@@ -169,20 +213,9 @@ int sch_start_iteration(struct scheduler *s, struct rt_outq *out) {
     return rc;
   rc = sched_begin_iter(s->policy, alive);
   free(alive);
-  if (rc)
-    return rc;
-  uint8_t *g = malloc(MSG_GLOBALS_BYTES);
-  if (!g)
-    return DSANA_ENOMEM;
-  msg_globals_encode(s->globals, g);
-  struct wire_hdr h = wire_hdr_make(WIRE_ITER_START, 0);
-  h.iter = s->iter;
-  sch_broadcast(s, false, true, &h, g, MSG_GLOBALS_BYTES, out);
-  if (out->n && out->v[out->n - 1].payload == g)
-    out->v[out->n - 1].owned = g; /* freed with the last of them */
-  else
-    free(g);
-  return hand_out_first(s, out);
+  if (!rc)
+    rc = hand_out_first(s, out);
+  return rc ? rc : send_starts(s, out);
 }
 
 static int grow_iters(struct scheduler *s) {
@@ -389,6 +422,6 @@ int sch_on_task_done(struct scheduler *s, uint32_t w, const struct net_msg *m, s
   if (!rc)
     rc = flush_batch(s, w, out);
   if (!rc)
-    fetch_ahead(s, w, out);
+    fetch_ahead(s, w, false, out);
   return rc ? rc : maybe_end(s, out);
 }

@@ -204,6 +204,27 @@ static int stage(struct server *sv, const struct wire_hdr *h, const void *payloa
   return 0;
 }
 
+/* A push ending several tasks (WIRE_F_TASKS, ASSIGN ranges only): every
+ * task writes the table, its part of the shard inside the message's range. */
+static const char *check_tasks(const struct server *sv, const struct wire_hdr *h, const uint64_t *p) {
+  const struct stable *st = &sv->t[h->table];
+  if (h->payload_bytes < 16 || (h->flags & (WIRE_F_KEYS | WIRE_F_XSUM)) || !(h->flags & WIRE_F_END) || st->acc)
+    return "a task list on something other than ASSIGN values that end their tasks";
+  uint64_t n = p[0];
+  if (n == 0 || n > sv->job.n_tasks || h->payload_bytes != 8 * (1 + n) + (uint64_t)h->count * st->width * 8 ||
+      h->count != h->key_hi - h->key_lo || h->key_lo < st->lo || h->key_hi > st->hi)
+    return "task list and values do not match the key range";
+  for (uint64_t i = 0; i < n; i++) {
+    struct job_range r;
+    if (p[1 + i] >= sv->job.n_tasks || !job_task_writes(&sv->job, (uint32_t)p[1 + i], h->table, &r))
+      return "a listed task does not write this table";
+    uint64_t lo = r.lo > st->lo ? r.lo : st->lo, hi = r.hi < st->hi ? r.hi : st->hi;
+    if (lo < hi && (lo < h->key_lo || hi > h->key_hi))
+      return "a listed task's range leaves the message's";
+  }
+  return NULL;
+}
+
 /* What is wrong with push h from worker w (NULL: nothing). */
 static const char *check_push(const struct server *sv, const struct wire_hdr *h, const void *payload) {
   struct job_range r;
@@ -211,6 +232,8 @@ static const char *check_push(const struct server *sv, const struct wire_hdr *h,
     return "the task writes nothing in this shard";
   if (h->table >= sv->job.n_tables || !job_task_writes(&sv->job, h->task, h->table, &r))
     return "the task does not write this table";
+  if (h->flags & WIRE_F_TASKS)
+    return check_tasks(sv, h, payload);
   const struct stable *st = &sv->t[h->table];
   if (h->payload_bytes == 0 && h->count == 0)
     return h->flags & WIRE_F_KEYS ? "an empty key list" : NULL; /* an end marker alone */
@@ -259,6 +282,24 @@ static int defer(struct server *sv, const struct rt_from *from, const struct wir
   return 0;
 }
 
+/* ASSIGN values ending several tasks: written once, then every task ends
+ * (a task ended already, re-run elsewhere, pushed the same values). */
+static int take_tasks(struct server *sv, const struct wire_hdr *h, const uint64_t *p, struct rt_outq *out) {
+  struct wire_hdr v = *h;
+  v.flags = WIRE_F_END;
+  apply(sv, &v, p + 1 + p[0]);
+  for (uint64_t i = 0; i < p[0]; i++) {
+    uint32_t t = (uint32_t)p[1 + i];
+    if (sv->ended[t])
+      continue;
+    drop_staged(sv, t);
+    int rc = task_ended(sv, t, h->iter, out);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
 static int take_push(struct server *sv, uint32_t worker, const struct wire_hdr *h, const void *payload,
                      struct rt_outq *out) {
   const char *why = check_push(sv, h, payload);
@@ -267,6 +308,8 @@ static int take_push(struct server *sv, uint32_t worker, const struct wire_hdr *
              why);
     return 0;
   }
+  if (h->flags & WIRE_F_TASKS)
+    return take_tasks(sv, h, payload, out);
   if (sv->ended[h->task])
     return 0; /* a re-run task pushing what arrived already */
   if (sv->sender[h->task] != worker) {

@@ -30,6 +30,7 @@ void worker_destroy(struct worker *w) {
   if (!w)
     return;
   wtasks_free(w);
+  wflush_fini(w);
   mirror_fini(&w->mirror);
   for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++)
     free(w->assign_buf[t]);
@@ -137,10 +138,9 @@ static int join(struct worker *w) {
                         share)) != 0)
     return rc;
   uint32_t b = w->job.block_table;
-  /* block by block when the block table comes in chunks (or the app has
-   * block hooks only: then one block when it is not chunked) */
-  w->blocks = b != JOB_NONE && w->app->task_block &&
-              (w->map->chunk_keys[w->job.tables[b].space] != 0 || !w->app->run_task);
+  /* block by block when the block table comes in several chunks (or the
+   * app has block hooks only: then one block when it comes whole) */
+  w->blocks = b != JOB_NONE && w->app->task_block && (w->mirror.t[b].n_chunks > 1 || !w->app->run_task);
   w->run_ahead = w->blocks && w->map->sched == SCHED_STATIC && (w->map->flags & MAP_F_FETCH_AHEAD) &&
                  only_block_table_dense(w);
   w->values_per_msg = config_values_per_msg(w->map->max_payload);
@@ -164,15 +164,32 @@ static int on_map(struct worker *w, const struct net_msg *m) {
   return join(w);
 }
 
+/* count task ids (u32) at p: queue them. */
+static int take_tasks(struct worker *w, const uint8_t *p, uint32_t count) {
+  uint32_t *tasks = malloc((count ? count : 1) * sizeof *tasks);
+  if (!tasks)
+    return DSANA_ENOMEM;
+  for (uint32_t i = 0; i < count; i++)
+    tasks[i] = wire_get_u32(p + 4 * i);
+  int rc = wtasks_receive(w, tasks, count);
+  free(tasks);
+  return rc;
+}
+
+/* The globals, the first tasks, and maybe the word to fetch ahead after them. */
 static int on_iter_start(struct worker *w, const struct net_msg *m, struct rt_outq *out) {
-  if (m->hdr.payload_bytes != MSG_GLOBALS_BYTES || m->hdr.iter <= w->iter) {
-    log_warn("dropped ITER_START for iteration %u (at %u)", m->hdr.iter, w->iter);
+  const struct wire_hdr *h = &m->hdr;
+  if (h->payload_bytes != MSG_GLOBALS_BYTES + ((uint64_t)h->count * 4 + 7) / 8 * 8 || h->iter <= w->iter) {
+    log_warn("dropped ITER_START for iteration %u (at %u)", h->iter, w->iter);
     return 0;
   }
   bool ran = w->n_ran > 0;
-  w->iter = m->hdr.iter;
+  w->iter = h->iter;
   msg_globals_decode(m->payload, w->globals); /* provisional tasks read them from here too */
-  return wtasks_iter_start(w, ran, out);
+  int rc = wtasks_iter_start(w, ran, out);
+  if (!rc)
+    rc = take_tasks(w, (const uint8_t *)m->payload + MSG_GLOBALS_BYTES, h->count);
+  return rc || !(h->flags & WIRE_F_AHEAD) ? rc : wtasks_fetch_ahead(w, h->iter + 1, out);
 }
 
 static int on_tasks(struct worker *w, const struct net_msg *m) {
@@ -181,14 +198,7 @@ static int on_tasks(struct worker *w, const struct net_msg *m) {
     log_warn("dropped TASKS for iteration %u (at iteration %u)", h->iter, w->iter);
     return 0;
   }
-  uint32_t *tasks = malloc((h->count ? h->count : 1) * sizeof *tasks);
-  if (!tasks)
-    return DSANA_ENOMEM;
-  for (uint32_t i = 0; i < h->count; i++)
-    tasks[i] = wire_get_u32((const uint8_t *)m->payload + 4 * i);
-  int rc = wtasks_receive(w, tasks, h->count);
-  free(tasks);
-  return rc;
+  return take_tasks(w, m->payload, h->count);
 }
 
 static int on_scheduler(struct worker *w, const struct net_msg *m, struct rt_outq *out) {

@@ -48,6 +48,11 @@ struct worker {
   struct wkeys *tkeys; /* n_tasks * n_tables, lazily */
   double *assign_buf[DSANA_MAX_TABLES]; /* dense ASSIGN push buffers (n_keys * width) */
   uint64_t values_per_msg;
+  /* what waits to leave together (worker_flush.c) */
+  struct rt_outq pend;
+  uint8_t *done_buf; /* TASK_DONE records */
+  size_t done_len, done_cap;
+  uint32_t done_count, done_iter;
   /* accounting for TASK_DONE */
   uint64_t bytes_out, bytes_in_mark, bytes_out_mark, last_task_end_ns;
 };
@@ -64,9 +69,13 @@ int wtasks_fetch_ahead(struct worker *w, uint32_t iter, struct rt_outq *out);
 int wtasks_next(struct worker *w, struct witem *it, struct rt_outq *out);
 int wtasks_done(struct worker *w, struct witem *it, struct rt_outq *out);
 
-/* worker_push.c: send a finished instance's pushes and end markers. */
-int wpush_send(struct worker *w, struct wtask *wt, struct rt_outq *out);
-/* The report of a finished instance to the scheduler. */
-int wpush_report(struct worker *w, struct wtask *wt, struct rt_outq *out);
+/* worker_push.c: a finished instance's pushes, end markers and report:
+ * sent at once, or kept with other tiny tasks' until wflush(). */
+int wpush_finished(struct worker *w, struct wtask *wt, struct rt_outq *out);
+
+/* worker_flush.c: send what waits: pushes (runs of adjacent ASSIGN ranges
+ * to one server merged into one message) and one TASK_DONE report. */
+int wflush(struct worker *w, struct rt_outq *out);
+void wflush_fini(struct worker *w);
 
 #endif

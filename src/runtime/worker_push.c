@@ -2,14 +2,16 @@
  * worker_push.c - what a worker sends when a task instance finished: its
  * pushes, cut at the servers' shard boundaries and the message size, with
  * an end marker on the last message to every server whose shard its write
- * ranges touch (an empty PUSH when it sent that server nothing), then its
- * TASK_DONE report to the scheduler.
+ * ranges touch (an empty PUSH when it sent that server nothing), and its
+ * record for the TASK_DONE report. Tiny tasks' messages wait in the
+ * worker's pending queue and leave together (worker_flush.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/trace.h"
 #include "runtime/worker_internal.h"
+#include "util/grow.h"
 #include "util/log.h"
 
 static struct wire_hdr push_hdr(const struct worker *w, const struct wtask *wt, uint32_t table) {
@@ -111,7 +113,15 @@ static int mark_ends(struct worker *w, const struct wtask *wt, const uint8_t *to
   return 0;
 }
 
-int wpush_send(struct worker *w, struct wtask *wt, struct rt_outq *out) {
+/* A task that computed for less than this sends its pushes and report
+ * with the next ones (one message per server and one report for a run of
+ * tiny tasks); longer ones send at once, so that pipelined chunks become
+ * final as early as they can. */
+#define WPUSH_BATCH_NS 50000
+#define WPUSH_BATCH_TASKS 64
+
+/* The pushes of a finished instance, into q. */
+static int build_pushes(struct worker *w, struct wtask *wt, struct rt_outq *out) {
   const struct dsana_job *job = &w->job;
   size_t first = out->n;
   uint64_t t0 = rt_now(w->env);
@@ -143,7 +153,24 @@ int wpush_send(struct worker *w, struct wtask *wt, struct rt_outq *out) {
   return rc;
 }
 
-int wpush_report(struct worker *w, struct wtask *wt, struct rt_outq *out) {
+/* Entries [first, q->n) keep their payloads past this event: copy the
+ * borrowed ones (the worker's ASSIGN buffers are rewritten by the next
+ * iteration's instance of the same task). */
+static int own_payloads(struct rt_outq *q, size_t first) {
+  for (size_t i = first; i < q->n; i++) {
+    struct rt_out *o = &q->v[i];
+    if (o->owned || !o->hdr.payload_bytes)
+      continue;
+    if (!(o->owned = malloc(o->hdr.payload_bytes)))
+      return DSANA_ENOMEM;
+    memcpy(o->owned, o->payload, o->hdr.payload_bytes);
+    o->payload = o->owned;
+  }
+  return 0;
+}
+
+/* The TASK_DONE record of a finished instance, into the pending report. */
+static int add_record(struct worker *w, struct wtask *wt) {
   uint64_t now = rt_now(w->env);
   struct msg_task_done d = {.task = wt->task, .compute_ns = wt->compute_ns, .wait_ns = wt->wait_ns,
                             .idle_ns = w->last_task_end_ns && wt->start_ns > w->last_task_end_ns
@@ -156,13 +183,31 @@ int wpush_report(struct worker *w, struct wtask *wt, struct rt_outq *out) {
   w->bytes_out_mark = w->bytes_out;
   w->last_task_end_ns = now;
   size_t len = msg_task_done_bytes(w->job.n_sums);
-  uint8_t *buf = malloc(len);
-  if (!buf)
+  uint8_t *rec = grow_for_one(w->done_buf, &w->done_cap, w->done_len + len, 1, 4096);
+  if (!rec)
     return DSANA_ENOMEM;
-  msg_task_done_encode(&d, w->job.n_sums, buf);
-  struct wire_hdr h = wire_hdr_make(WIRE_TASK_DONE, w->index);
-  h.iter = wt->iter;
-  h.count = 1;
-  w->last_sent_ns = now;
-  return rt_send_owned(out, ROLE_SCHEDULER, 0, &h, buf, len, 0);
+  w->done_buf = rec;
+  msg_task_done_encode(&d, w->job.n_sums, w->done_buf + w->done_len);
+  w->done_len += len;
+  w->done_count++;
+  w->done_iter = wt->iter;
+  return 0;
+}
+
+int wpush_finished(struct worker *w, struct wtask *wt, struct rt_outq *out) {
+  /* a run of tiny tasks waits and leaves together (one iteration at a time) */
+  if (w->done_count && w->done_iter != wt->iter) {
+    int rc = wflush(w, out);
+    if (rc)
+      return rc;
+  }
+  bool defer = wt->compute_ns < WPUSH_BATCH_NS && w->done_count + 1 < WPUSH_BATCH_TASKS;
+  struct rt_outq *q = defer ? &w->pend : out;
+  size_t first = q->n;
+  int rc = build_pushes(w, wt, q);
+  if (!rc && defer)
+    rc = own_payloads(q, first);
+  if (!rc)
+    rc = add_record(w, wt);
+  return rc || defer ? rc : wflush(w, out);
 }

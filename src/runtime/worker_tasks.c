@@ -292,16 +292,15 @@ int wtasks_next(struct worker *w, struct witem *it, struct rt_outq *out) {
     it->cost = it->kind == WITEM_RUN ? w->job.tasks[wt->task].cost : 0;
     return 0;
   }
-  return rc ? rc : DSANA_EAGAIN;
+  /* nothing to run now: what waits leaves before the worker idles */
+  return rc ? rc : w->done_count && (rc = wflush(w, out)) != 0 ? rc : DSANA_EAGAIN;
 }
 
 /* A finished instance: push, report, and (running ahead) start it again. */
 static int instance_finish(struct worker *w, uint32_t pos, struct rt_outq *out) {
   struct wtask *wt = &w->slots[w->order[pos]];
   uint32_t task = wt->task;
-  int rc = wpush_send(w, wt, out);
-  if (!rc)
-    rc = wpush_report(w, wt, out);
+  int rc = wpush_finished(w, wt, out);
   if (rc)
     return rc;
   if (w->n_ran < w->job.n_tasks)

@@ -94,7 +94,7 @@ static void garbage_dropped(void **state) {
   h.version = 2; /* the previous version */
   raw_send(raw, &h, two, sizeof two, 0), sent_bad++;
   h = values_hdr(WIRE_PUSH, 5, 0, 2);
-  h.flags = 1u << 7; /* unknown flag */
+  h.flags = 1u << 8; /* unknown flag */
   raw_send(raw, &h, two, sizeof two, 0), sent_bad++;
   h = values_hdr(WIRE_PUSH, 5, 0, 2);
   raw_send(raw, &h, two, 8, 0), sent_bad++; /* payload frame shorter than the header says */
