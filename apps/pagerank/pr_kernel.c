@@ -52,6 +52,44 @@ int pr_task_end(void *app, struct dsana_task_ctx *ctx) {
   return 0;
 }
 
+/* Prefetch distance in edges: the gather's reads of contrib are random
+ * over megabytes, so each waits on memory unless asked for well before.
+ * Measured on Kronecker 20 (bench/cost.sh): 2 threads, 64 -> 256 edges
+ * ahead all beat none by ~1.8x; 128 is in the flat part. */
+#define PR_PREFETCH 128
+
+/* Destinations [lo, hi) whose in-edges all lie at least PR_PREFETCH edges
+ * before the end of the graph: their loop may look that far ahead. */
+static uint64_t prefetch_safe_end(const uint64_t *off, uint64_t m, uint64_t lo, uint64_t hi) {
+  if (m < PR_PREFETCH)
+    return lo;
+  while (hi > lo && off[hi] > m - PR_PREFETCH)
+    hi--;
+  return hi;
+}
+
+/* out[v] = base + d * (sum of contrib over v's in-edges, CSC order). */
+static void pr_gather(const struct dsana_graph *g, const double *contrib, double base, double d, uint64_t lo,
+                      uint64_t hi, double *out) {
+  const uint64_t *off = g->in_off;
+  const uint32_t *src = g->in_src;
+  uint64_t safe = prefetch_safe_end(off, g->m, lo, hi), v = lo;
+  for (; v < safe; v++) {
+    double s = 0.0;
+    for (uint64_t e = off[v], end = off[v + 1]; e < end; e++) {
+      __builtin_prefetch(&contrib[src[e + PR_PREFETCH]]);
+      s += contrib[src[e]];
+    }
+    out[v] = base + d * s;
+  }
+  for (; v < hi; v++) {
+    double s = 0.0;
+    for (uint64_t e = off[v], end = off[v + 1]; e < end; e++)
+      s += contrib[src[e]];
+    out[v] = base + d * s;
+  }
+}
+
 int pr_run_task(void *app, struct dsana_task_ctx *ctx) {
   struct pr_app *pr = app;
   double *out = dsana_push_buf(ctx, pr->t_rank);
@@ -60,14 +98,7 @@ int pr_run_task(void *app, struct dsana_task_ctx *ctx) {
     return DSANA_ESTATE;
   const double d = pr->damping, n = (double)pr->g.n;
   const double base = (1.0 - d) / n + d * (ctx->globals[PR_G_DANGLING] / n);
-  const uint64_t *off = pr->g.in_off;
-  const uint32_t *src = pr->g.in_src;
-  for (uint64_t v = ctx->lo; v < ctx->hi; v++) {
-    double s = 0.0;
-    for (uint64_t e = off[v], end = off[v + 1]; e < end; e++)
-      s += contrib[src[e]];
-    out[v] = base + d * s;
-  }
+  pr_gather(&pr->g, contrib, base, d, ctx->lo, ctx->hi, out);
   return 0;
 }
 

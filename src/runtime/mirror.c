@@ -8,6 +8,7 @@
 
 #include "runtime/keymask.h"
 #include "runtime/mirror_internal.h"
+#include "util/bigmem.h"
 #include "util/log.h"
 
 /* The cover of every task's read range of table t (dense tables fetch it). */
@@ -112,7 +113,7 @@ static int mirror_ask(struct mirror *m, uint32_t t, uint32_t iter, struct rt_out
 }
 
 static int mirror_alloc_dense(struct mirror_table *mt) {
-  mt->values = calloc(mt->n_keys * mt->width, sizeof(double));
+  mt->values = big_calloc(mt->n_keys * mt->width, sizeof(double));
   mt->chunk_want = calloc(mt->n_chunks, sizeof(uint64_t));
   mt->chunk_got = calloc(mt->n_chunks, sizeof(uint64_t));
   mt->chunk_iter = calloc(mt->n_chunks, sizeof(uint32_t));

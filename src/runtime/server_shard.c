@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "runtime/server_internal.h"
+#include "util/bigmem.h"
 #include "util/log.h"
 
 double *shard_by_key(const struct server *sv, uint32_t t, uint32_t b) {
@@ -22,7 +23,7 @@ static int alloc_table(struct server *sv, uint32_t t) {
   st->width = jt->width;
   size_t n = (size_t)(st->hi - st->lo) * st->width;
   if (jt->rule == DSANA_RULE_STATE) { /* one copy: both versions are it */
-    st->buf[0] = st->buf[1] = calloc(n ? n : 1, sizeof(double));
+    st->buf[0] = st->buf[1] = big_calloc(n ? n : 1, sizeof(double));
     st->state = true;
     return st->buf[0] ? 0 : DSANA_ENOMEM;
   }
@@ -33,7 +34,7 @@ static int alloc_table(struct server *sv, uint32_t t) {
       st->shared = true;
       continue;
     }
-    if (st->shared || !(st->buf[b] = calloc(n ? n : 1, sizeof(double))))
+    if (st->shared || !(st->buf[b] = big_calloc(n ? n : 1, sizeof(double))))
       return DSANA_ENOMEM; /* both shared or neither */
   }
   if (jt->rule == DSANA_RULE_SUM && !(st->acc = calloc(n ? n : 1, sizeof *st->acc)))

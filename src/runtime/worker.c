@@ -10,6 +10,7 @@
 
 #include "runtime/trace.h"
 #include "runtime/worker_internal.h"
+#include "util/bigmem.h"
 #include "util/log.h"
 
 int worker_create(const struct role_params *p, const struct rt_env *env, struct worker **out) {
@@ -109,7 +110,7 @@ static int alloc_assign_bufs(struct worker *w) {
     bool written = false;
     for (uint32_t i = 0; i < w->job.n_tasks * (jt->rule == DSANA_RULE_ASSIGN) && !written; i++)
       written = w->job.wr_off[i] < w->job.wr_off[i + 1] && job_task_writes(&w->job, i, t, &(struct job_range){0});
-    if (written && !(w->assign_buf[t] = calloc(jt->n_keys * jt->width, sizeof(double))))
+    if (written && !(w->assign_buf[t] = big_calloc(jt->n_keys * jt->width, sizeof(double))))
       return DSANA_ENOMEM;
   }
   return 0;

@@ -1,0 +1,25 @@
+/* bigmem.c - huge-page-advised zeroed allocations (bigmem.h). */
+#define _GNU_SOURCE
+#include "util/bigmem.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define HUGE_BYTES ((size_t)2 << 20)
+
+void *big_calloc(size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size)
+    return NULL;
+  size_t bytes = n * size;
+  if (bytes < 2 * HUGE_BYTES)
+    return calloc(n ? n : 1, size ? size : 1);
+  size_t round = (bytes + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
+  void *p = NULL;
+  if (posix_memalign(&p, HUGE_BYTES, round) != 0)
+    return NULL;
+  (void)madvise(p, round, MADV_HUGEPAGE); /* advice: refused where THP is off */
+  memset(p, 0, bytes);
+  return p;
+}
