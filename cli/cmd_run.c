@@ -11,11 +11,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_apps.h"
 #include "io/scenario.h"
 #include "net/secure.h"
+#include "net/transport.h"
+#include "opts.h"
+#include "report.h"
 #include "runtime/checkpoint.h"
 #include "runtime/job.h"
-#include "opts.h"
 #include "runtime/runtime.h"
 #include "util/log.h"
 
@@ -113,7 +116,7 @@ static int prepare_app(struct cli_run *r) {
     job.max_keys = r->cfg.max_keys;
     rc = r->app->setup(r->app_state, &job, err, sizeof err);
     if (!rc)
-      rc = job_validate(&job, err, sizeof err);
+      rc = job_finalize(&job, err, sizeof err);
     job_fini(&job);
   }
   if (rc)
@@ -121,25 +124,35 @@ static int prepare_app(struct cli_run *r) {
   return rc;
 }
 
-/* Under mpirun/srun: rank 0 scheduler, 1..S servers, the rest workers. */
+/* Under mpirun/srun: rank 0 scheduler, 1..S servers, the rest workers.
+ * With --transport mpi the ranks talk over MPI: the scheduler is mpi://0,
+ * servers listen at their own rank, and no token is needed (MPI's launcher
+ * connected the ranks). */
 static int run_ranked(struct cli_run *r, uint32_t rank, uint32_t size) {
+  bool mpi = strcmp(r->cfg.transport, "mpi") == 0;
+  if (mpi)
+    snprintf(r->cfg.scheduler_addr, sizeof r->cfg.scheduler_addr, "mpi://0");
   if (!r->cfg.scheduler_addr[0] || size < 2 + r->cfg.n_servers) {
-    fprintf(stderr, "dsana %s: under a launcher, --scheduler ADDR is required and at least %u ranks (1 scheduler, "
-                    "%u servers, 1 worker)\n", r->app->name, 2 + r->cfg.n_servers, r->cfg.n_servers);
+    fprintf(stderr, "dsana %s: under a launcher, %sat least %u ranks (1 scheduler, %u servers, 1 worker)\n",
+            r->app->name, mpi ? "" : "--scheduler ADDR is required and ", 2 + r->cfg.n_servers, r->cfg.n_servers);
     return DSANA_EUSAGE;
   }
   r->cfg.n_workers = size - 1 - r->cfg.n_servers;
-  int trc = setup_token(&r->cfg, false, r->app->name);
+  int trc = mpi ? 0 : setup_token(&r->cfg, false, r->app->name);
   if (trc)
     return trc;
-  struct role_params p = {.cfg = &r->cfg, .app = r->app, .app_state = r->app_state, .args = &r->args};
-  if (rank == 0) {
+  struct cli_report rep;
+  report_init(&rep, &r->cfg);
+  struct role_params p = {.cfg = &r->cfg, .apps = cli_apps(), .app = r->app, .app_state = r->app_state,
+                          .args = &r->args, .observer = &rep.observer};
+  enum rt_role role;
+  runtime_rank_role(rank, r->cfg.n_servers, &role, &p.index);
+  if (role == ROLE_SCHEDULER) {
     int rc = prepare_app(r);
-    return rc ? rc : runtime_run_scheduler(&p);
+    return rc ? rc : runtime_run_role(role, &p);
   }
   p.app = NULL; /* servers and workers take the app from the scheduler */
-  p.index = rank <= r->cfg.n_servers ? rank - 1 : rank - 1 - r->cfg.n_servers;
-  return rank <= r->cfg.n_servers ? runtime_run_server(&p) : runtime_run_worker(&p);
+  return runtime_run_role(role, &p);
 }
 
 int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool scheduler_only) {
@@ -151,8 +164,17 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
   }
   uint32_t rank, size;
   int ranked = runtime_launcher_rank(&rank, &size);
+  bool mpi = strcmp(r.cfg.transport, "mpi") == 0;
   if (ranked == DSANA_EINVAL) {
     fprintf(stderr, "dsana %s: the launcher's rank variables are malformed\n", app->name);
+    rc = DSANA_EUSAGE;
+  } else if (mpi && !net_addr_valid("mpi://0")) {
+    fprintf(stderr, "dsana %s: --transport mpi: this dsana was built without MPI (install libopenmpi-dev and "
+                    "rebuild)\n", app->name);
+    rc = DSANA_EUSAGE;
+  } else if (mpi && (ranked != 0 || scheduler_only)) {
+    fprintf(stderr, "dsana %s: --transport mpi runs every role under mpirun (mpirun -n N dsana %s ... --transport "
+                    "mpi)\n", scheduler_only ? "scheduler" : app->name, app->name);
     rc = DSANA_EUSAGE;
   } else if (ranked == 0 && !scheduler_only) {
     rc = run_ranked(&r, rank, size);
@@ -161,12 +183,17 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
       fprintf(stderr, "dsana scheduler: --scheduler ADDR (where to listen) is required\n");
       rc = DSANA_EUSAGE;
     } else if ((rc = setup_token(&r.cfg, false, "scheduler")) == 0 && (rc = prepare_app(&r)) == 0) {
-      struct role_params p = {.cfg = &r.cfg, .app = app, .app_state = r.app_state, .args = &r.args};
-      rc = runtime_run_scheduler(&p);
+      struct cli_report rep;
+      report_init(&rep, &r.cfg);
+      struct role_params p = {.cfg = &r.cfg, .apps = cli_apps(), .app = app, .app_state = r.app_state,
+                              .args = &r.args, .observer = &rep.observer};
+      rc = runtime_run_role(ROLE_SCHEDULER, &p);
     }
   } else if ((rc = setup_token(&r.cfg, true, app->name)) == 0 && (rc = prepare_app(&r)) == 0) {
-    struct role_params p = {.cfg = &r.cfg, .app = app, .app_state = r.app_state, .args = &r.args,
-                            .index = UINT32_MAX};
+    struct cli_report rep;
+    report_init(&rep, &r.cfg);
+    struct role_params p = {.cfg = &r.cfg, .apps = cli_apps(), .app = app, .app_state = r.app_state,
+                            .args = &r.args, .index = UINT32_MAX, .observer = &rep.observer};
     rc = runtime_launch_local(&p);
   }
   app->destroy(r.app_state);
@@ -226,9 +253,15 @@ int cmd_role_main(const char *role, int argc, char **argv) {
             optind != argc ? "unexpected argument" : "--scheduler ADDR is required", role);
     return 2;
   }
+  if (strncmp(cfg.scheduler_addr, "mpi://", 6) == 0) {
+    /* an MPI job's ranks are fixed when mpirun starts it: none joins later */
+    fprintf(stderr, "dsana %s: cannot join an MPI job on its own (its ranks all start with mpirun; a lost rank "
+                    "stops the job)\n", role);
+    return 2;
+  }
   if (setup_token(&cfg, false, role) != 0)
     return 2;
-  struct role_params p = {.cfg = &cfg, .index = index};
-  int rc = strcmp(role, "server") == 0 ? runtime_run_server(&p) : runtime_run_worker(&p);
+  struct role_params p = {.cfg = &cfg, .apps = cli_apps(), .index = index};
+  int rc = runtime_run_role(strcmp(role, "server") == 0 ? ROLE_SERVER : ROLE_WORKER, &p);
   return exit_code(rc);
 }

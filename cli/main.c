@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_apps.h"
 #include "cmd_data.h"
 #include "cmd_graph.h"
+#include "cmd_predict.h"
 #include "cmd_run.h"
 #include "dsana/dsana.h"
 #include "opts.h"
@@ -19,7 +21,7 @@ static void usage(FILE *f) {
           "       dsana graph convert|info|gen ...                      graph tools\n"
           "       dsana data convert|info|gen ...                       dataset tools (libsvm, IDX, binary)\n"
           "       dsana --help | --version\n\napps:\n");
-  for (const struct dsana_app *const *a = dsana_app_list(); *a; a++)
+  for (const struct dsana_app *const *a = cli_apps(); *a; a++)
     fprintf(f, "  %-12s %s\n", (*a)->name, (*a)->summary);
   fprintf(f, "\nruntime options (dsana APP --help shows the app's own):\n");
   cli_print_common_help(f);
@@ -54,17 +56,19 @@ int main(int argc, char **argv) {
     return cmd_graph_main(argc - 1, argv + 1);
   if (strcmp(cmd, "data") == 0)
     return cmd_data_main(argc - 1, argv + 1);
+  if (strcmp(cmd, "logreg") == 0 && argc > 2 && strcmp(argv[2], "predict") == 0)
+    return cmd_predict_main(argc - 2, argv + 2);
   if (strcmp(cmd, "server") == 0 || strcmp(cmd, "worker") == 0)
     return cmd_role_main(cmd, argc - 1, argv + 1);
   if (strcmp(cmd, "scheduler") == 0) {
-    const struct dsana_app *app = argc > 2 ? dsana_app_find(argv[2]) : NULL;
+    const struct dsana_app *app = argc > 2 ? cli_find_app(argv[2]) : NULL;
     if (!app) {
       fprintf(stderr, "dsana scheduler: expected an app name after 'scheduler' (see dsana --help)\n");
       return 2;
     }
     return cmd_app_main(app, argc - 2, argv + 2, true);
   }
-  const struct dsana_app *app = dsana_app_find(cmd);
+  const struct dsana_app *app = cli_find_app(cmd);
   if (!app) {
     fprintf(stderr, "dsana: unknown command '%s' (see dsana --help)\n", cmd);
     return 2;

@@ -33,6 +33,7 @@ enum {
   OPT_CKPT,
   OPT_CKPT_EVERY,
   OPT_RESUME,
+  OPT_TRANSPORT,
   OPT_HELP,
   OPT_APP_BASE = 2000
 };
@@ -55,6 +56,7 @@ static const struct common_opt common[] = {
     {{"quiet", no_argument, NULL, OPT_QUIET}, NULL, "no tables, progress or top-K on the terminal"},
     {{"scheduler", required_argument, NULL, OPT_SCHEDULER}, "ADDR", "scheduler endpoint, e.g. tcp://10.0.0.1:7000 (multi-machine)"},
     {{"bind", required_argument, NULL, OPT_BIND}, "HOST", "interface servers listen on (default 127.0.0.1)"},
+    {{"transport", required_argument, NULL, OPT_TRANSPORT}, "tcp|mpi", "mpi: under mpirun, ranks talk over MPI (rank 0 scheduler; no --scheduler or --token-file)"},
     {{"register-timeout", required_argument, NULL, OPT_REG_TIMEOUT}, "S", "seconds to wait for all roles to register (default 30)"},
     {{"peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT}, "S", "a silent peer is lost after S seconds (default 5)"},
     {{"on-worker-loss", required_argument, NULL, OPT_WORKER_LOSS}, "reassign|fail", "a lost worker's tasks go to the others (default), or the job stops"},
@@ -189,6 +191,10 @@ static int set_common(struct cli_run *r, int id, const char *v) {
     return copy_str(c->resume_dir, sizeof c->resume_dir, v);
   case OPT_TOKEN:
     return copy_str(c->token_path, sizeof c->token_path, v);
+  case OPT_TRANSPORT:
+    if (strcmp(v, "tcp") && strcmp(v, "mpi"))
+      return DSANA_EINVAL;
+    return copy_str(c->transport, sizeof c->transport, v);
   case OPT_VERBOSE:
     c->verbose++;
     log_set_level(c->verbose > 1 ? LOG_DEBUG : LOG_INFO);
@@ -212,7 +218,7 @@ static struct option *build_table(const struct dsana_app *app) {
   for (size_t i = 0; i < N_COMMON; i++)
     t[i] = common[i].opt;
   for (size_t i = 0; i < na; i++)
-    t[N_COMMON + i] = (struct option){app->options[i].name, app->options[i].has_arg ? required_argument : no_argument,
+    t[N_COMMON + i] = (struct option){app->options[i].name, app->options[i].arg ? required_argument : no_argument,
                                       NULL, OPT_APP_BASE + (int)i};
   return t;
 }
@@ -240,10 +246,37 @@ static const char *common_name(int id) {
   return "?";
 }
 
+/* What MPI cannot do, refused before anything starts: MPI's launcher
+ * connects the ranks (no --scheduler, no token), and a rank that dies ends
+ * an MPI job, so there is no replacing lost workers (checkpoints and
+ * --resume are the recovery). */
+static int check_transport(struct cli_run *r, bool reassign_given) {
+  const struct run_config *c = &r->cfg;
+  const char *why = NULL;
+  bool mpi = strcmp(c->transport, "mpi") == 0;
+  if (!mpi && strncmp(c->scheduler_addr, "mpi://", 6) == 0)
+    why = "mpi:// addresses are for --transport mpi under mpirun";
+  else if (mpi && c->scheduler_addr[0])
+    why = "--transport mpi needs no --scheduler: rank 0 is the scheduler";
+  else if (mpi && c->token_path[0])
+    why = "--transport mpi takes no --token-file: MPI's launcher connects the ranks";
+  else if (mpi && reassign_given)
+    why = "--on-worker-loss reassign is not possible with --transport mpi: a lost rank stops the job (use "
+          "--checkpoint and --resume)";
+  if (why) {
+    fprintf(stderr, "dsana %s: %s\n", r->app->name, why);
+    return DSANA_EUSAGE;
+  }
+  if (mpi)
+    r->cfg.fail_on_worker_loss = true;
+  return 0;
+}
+
 static int parse_loop(struct cli_run *r, int argc, char **argv, const struct option *table) {
   opterr = 0;
   optind = 1;
   int id;
+  bool reassign_given = false;
   while ((id = getopt_long(argc, argv, ":", table, NULL)) != -1) {
     if (id == '?' || id == ':') {
       const char *bad = argv[optind - 1];
@@ -264,7 +297,11 @@ static int parse_loop(struct cli_run *r, int argc, char **argv, const struct opt
       fprintf(stderr, "dsana %s: --%s: invalid value '%s'\n", r->app->name, common_name(id), optarg ? optarg : "");
       return DSANA_EUSAGE;
     }
+    if (id == OPT_WORKER_LOSS)
+      reassign_given = !r->cfg.fail_on_worker_loss;
   }
+  if (check_transport(r, reassign_given) != 0)
+    return DSANA_EUSAGE;
   for (int i = optind; i < argc; i++)
     if (add_app_arg(r, NULL, argv[i]) != 0)
       return DSANA_EUSAGE;
@@ -299,7 +336,8 @@ void cli_print_app_help(const struct dsana_app *app, FILE *f) {
   fprintf(f, "usage: dsana %s [options] %s\n%s\n\n%s options:\n", app->name, app->args, app->summary, app->name);
   for (size_t i = 0; app->options && app->options[i].name; i++) {
     char left[64];
-    snprintf(left, sizeof left, "--%s%s", app->options[i].name, app->options[i].has_arg ? " X" : "");
+    snprintf(left, sizeof left, "--%s%s%s", app->options[i].name, app->options[i].arg ? " " : "",
+             app->options[i].arg ? app->options[i].arg : "");
     fprintf(f, "  %-28s %s\n", left, app->options[i].help);
   }
   fprintf(f, "\nruntime options:\n");

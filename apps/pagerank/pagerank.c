@@ -13,13 +13,13 @@
 #include "pagerank.h"
 
 static const struct dsana_app_option pr_options[] = {
-    {"damping", true, "damping factor d in (0,1) (default 0.85)"},
-    {"tol", true, "stop when the L1 change of the ranks is below this (default 1e-6)"},
-    {"max-iter", true, "iteration cap (default 100)"},
-    {"out", true, "write 'vertex<TAB>rank' for every vertex (original ids, %.12g)"},
-    {"top", true, "print the K highest-ranked vertices (default 10, 0 = none)"},
-    {"dedup", false, "collapse duplicate edges (as a networkx DiGraph); default keeps multi-edges (as igraph)"},
-    {NULL, false, NULL}};
+    {"damping", "D", "damping factor d in (0,1) (default 0.85)"},
+    {"tol", "X", "stop when the L1 change of the ranks is below X (default 1e-6)"},
+    {"max-iter", "N", "iteration cap (default 100)"},
+    {"out", "FILE", "write 'vertex<TAB>rank' for every vertex (original ids, %.12g)"},
+    {"top", "K", "print the K highest-ranked vertices (default 10, 0 = none)"},
+    {"dedup", NULL, "collapse duplicate edges (as a networkx DiGraph); default keeps multi-edges (as igraph)"},
+    {NULL, NULL, NULL}};
 
 static int pr_create(void **out) {
   struct pr_app *pr = calloc(1, sizeof *pr);
@@ -166,7 +166,11 @@ static int pr_make_tasks(struct pr_app *pr, struct dsana_job *job) {
     v = i + 1 == n_tasks ? n : a;
     t[i] = (struct dsana_task_decl){.lo = lo, .hi = v, .cost = (double)(pr->g.in_off[v] - pr->g.in_off[lo] + (v - lo))};
   }
-  int rc = dsana_job_set_tasks(job, pr->t_rank, t, n_tasks);
+  int rc = dsana_job_set_tasks(job, t, n_tasks);
+  for (uint32_t i = 0; !rc && i < n_tasks; i++)
+    rc = dsana_job_task_writes(job, i, pr->t_rank, t[i].lo, t[i].hi);
+  if (!rc)
+    rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, pr->t_contrib, 0, pr->g.n);
   free(t);
   for (uint32_t i = 0; pr->blocks && i < pr->n_tasks; i++)
     pr_block_fini(&pr->blocks[i]);
@@ -208,10 +212,11 @@ static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
     snprintf(err, errlen, "%s: empty graph (no edges)", pr->graph_path);
     return DSANA_EFORMAT;
   }
-  if ((rc = dsana_job_add_table(job, "rank", pr->g.n, DSANA_RULE_ASSIGN, &pr->t_rank)) != 0 ||
-      (rc = dsana_job_add_table(job, "contrib", pr->g.n, DSANA_RULE_DERIVED, &pr->t_contrib)) != 0 ||
+  if ((rc = dsana_job_add_table(job, "rank", pr->g.n, 1, DSANA_RULE_ASSIGN, &pr->t_rank)) != 0 ||
+      (rc = dsana_job_add_table(job, "contrib", pr->g.n, 1, DSANA_RULE_DERIVED, &pr->t_contrib)) != 0 ||
       pr->t_rank != PR_TABLE_RANK || pr->t_contrib != PR_TABLE_CONTRIB ||
       (rc = dsana_job_set_result_table(job, pr->t_rank)) != 0 || (rc = pr_make_tasks(pr, job)) != 0 ||
+      (rc = dsana_job_set_block_table(job, pr->t_contrib)) != 0 || (rc = dsana_job_set_sums(job, 2)) != 0 ||
       (rc = pr_declare_unread(pr, job)) != 0)
     snprintf(err, errlen, "%s: %s", pr->graph_path,
              dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
@@ -238,7 +243,7 @@ static int pr_reduce(void *app, struct dsana_reduce_ctx *ctx) {
     return 0;
   }
   ctx->residual = ctx->sums[PR_SUM_RESIDUAL];
-  ctx->converged = ctx->residual < pr->tol || ctx->iter >= pr->max_iter;
+  ctx->converged = ctx->residual < pr->tol; /* the runtime stops at --max-iter */
   return 0;
 }
 
@@ -261,7 +266,6 @@ const struct dsana_app pagerank_app = {
     .task_begin = pr_task_begin,
     .task_block = pr_task_block,
     .task_end = pr_task_end,
-    .pull_table = PR_TABLE_CONTRIB,
     .finish = pr_finish,
     .reduce = pr_reduce,
     .output = pr_output,

@@ -5,9 +5,10 @@
  * (result file and top-K report).
  *
  * Semantics: r(v) = (1-d)/n + d * (sum_{u->v} r(u)/out(u) + D/n), D = the
- * rank held by dangling vertices, spread uniformly. Tables (equal size n):
- * "rank" (assigned by tasks; the result) and "contrib" (derived on servers:
- * r/out, 0 for dangling vertices; what workers pull). Sums reported by
+ * rank held by dangling vertices, spread uniformly. Tables (n keys each):
+ * "rank" (ASSIGN: each task writes its destination range; the result) and
+ * "contrib" (DERIVED on servers: r/out, 0 for dangling vertices; what every
+ * task reads, block by block when it comes in chunks). Sums reported by
  * servers: 0 = L1 change of rank, 1 = dangling mass.
  */
 #ifndef DSANA_APPS_PAGERANK_H
@@ -47,7 +48,7 @@ int pr_task_begin(void *app, struct dsana_task_ctx *ctx);
 int pr_task_block(void *app, struct dsana_task_ctx *ctx, uint64_t chunk);
 int pr_task_end(void *app, struct dsana_task_ctx *ctx);
 int pr_finish(void *app, struct dsana_shard_ctx *ctx);
-int pr_output(void *app, const double *values, uint64_t n, const struct dsana_run_summary *run, char *err,
-              size_t errlen);
+int pr_output(void *app, const double *values, uint64_t n, uint32_t width, const struct dsana_run_summary *run,
+              char *err, size_t errlen);
 
 #endif

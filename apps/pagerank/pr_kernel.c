@@ -10,36 +10,12 @@
 
 #include "pagerank.h"
 
-/* Chunked transfers: run the task block by block, each as soon as its
- * chunk of contributions is in (pr_block.h keeps the sums bit-identical). */
-static int pr_run_blocks(struct pr_app *pr, struct dsana_task_ctx *ctx, uint64_t k, double *acc) {
-  struct pr_block *b = &pr->blocks[ctx->task];
-  if (!b->chunk_grp || b->chunk_keys != k) {
-    pr_block_fini(b);
-    int rc = pr_block_build(b, &pr->g, ctx->lo, ctx->hi, k);
-    if (rc)
-      return rc;
-  }
-  for (uint64_t v = ctx->lo; v < ctx->hi; v++)
-    acc[v] = 0.0;
-  for (uint64_t c = 0; c < b->n_chunks; c++) {
-    if (b->chunk_grp[c] == b->chunk_grp[c + 1])
-      continue; /* no edges from this chunk: no need to wait for it */
-    const double *contrib;
-    uint64_t hi = (c + 1) * k < pr->g.n ? (c + 1) * k : pr->g.n;
-    int rc = dsana_pull(ctx->view, pr->t_contrib, c * k, hi, &contrib);
-    if (rc)
-      return rc;
-    pr_block_run(b, c, contrib, acc);
-  }
-  return 0;
-}
-
-/* The same computation as pr_run_blocks(), as hooks the worker drives
- * chunk by chunk across all its tasks (dsana_app.task_begin/block/end). */
+/* Chunked transfers: the task as hooks the worker drives chunk by chunk
+ * across all its tasks (dsana_app.task_begin/block/end); pr_block.h keeps
+ * the sums bit-identical to run_task's. */
 int pr_task_begin(void *app, struct dsana_task_ctx *ctx) {
   struct pr_app *pr = app;
-  uint64_t k = dsana_pull_granularity(ctx->view);
+  uint64_t k = dsana_block_keys(ctx);
   struct pr_block *b = &pr->blocks[ctx->task];
   if (!b->chunk_grp || b->chunk_keys != k) {
     pr_block_fini(b);
@@ -47,7 +23,9 @@ int pr_task_begin(void *app, struct dsana_task_ctx *ctx) {
     if (rc)
       return rc;
   }
-  double *acc = dsana_push_buf(ctx->view);
+  double *acc = dsana_push_buf(ctx, pr->t_rank);
+  if (!acc)
+    return DSANA_ESTATE;
   for (uint64_t v = ctx->lo; v < ctx->hi; v++)
     acc[v] = 0.0;
   return 0;
@@ -58,18 +36,14 @@ int pr_task_block(void *app, struct dsana_task_ctx *ctx, uint64_t c) {
   const struct pr_block *b = &pr->blocks[ctx->task];
   if (b->chunk_grp[c] == b->chunk_grp[c + 1])
     return 0;
-  const double *contrib;
-  uint64_t k = b->chunk_keys, hi = (c + 1) * k < pr->g.n ? (c + 1) * k : pr->g.n;
-  int rc = dsana_pull(ctx->view, pr->t_contrib, c * k, hi, &contrib);
-  if (rc == 0)
-    pr_block_run(b, c, contrib, dsana_push_buf(ctx->view));
+  pr_block_run(b, c, dsana_read(ctx, pr->t_contrib), dsana_push_buf(ctx, pr->t_rank));
   ctx->cost = (double)pr_block_edges(b, c); /* the blocks and the end add up to the task's cost */
-  return rc;
+  return 0;
 }
 
 int pr_task_end(void *app, struct dsana_task_ctx *ctx) {
   struct pr_app *pr = app;
-  double *out = dsana_push_buf(ctx->view);
+  double *out = dsana_push_buf(ctx, pr->t_rank);
   const double d = pr->damping, n = (double)pr->g.n;
   const double base = (1.0 - d) / n + d * (ctx->globals[PR_G_DANGLING] / n);
   for (uint64_t v = ctx->lo; v < ctx->hi; v++)
@@ -80,22 +54,12 @@ int pr_task_end(void *app, struct dsana_task_ctx *ctx) {
 
 int pr_run_task(void *app, struct dsana_task_ctx *ctx) {
   struct pr_app *pr = app;
-  double *out = dsana_push_buf(ctx->view);
+  double *out = dsana_push_buf(ctx, pr->t_rank);
+  const double *contrib = dsana_read(ctx, pr->t_contrib);
+  if (!out || !contrib)
+    return DSANA_ESTATE;
   const double d = pr->damping, n = (double)pr->g.n;
   const double base = (1.0 - d) / n + d * (ctx->globals[PR_G_DANGLING] / n);
-  uint64_t k = dsana_pull_granularity(ctx->view);
-  if (k < pr->g.n) {
-    int rc = pr_run_blocks(pr, ctx, k, out);
-    if (rc)
-      return rc;
-    for (uint64_t v = ctx->lo; v < ctx->hi; v++)
-      out[v] = base + d * out[v];
-    return 0;
-  }
-  const double *contrib;
-  int rc = dsana_pull(ctx->view, pr->t_contrib, 0, pr->g.n, &contrib);
-  if (rc)
-    return rc;
   const uint64_t *off = pr->g.in_off;
   const uint32_t *src = pr->g.in_src;
   for (uint64_t v = ctx->lo; v < ctx->hi; v++) {

@@ -1,12 +1,24 @@
 /*
  * dsana.h - the public surface of dsana: error codes, exact sums, and the
- * application interface an app (PageRank, ...) implements.
+ * interface a parameter-server application implements.
  *
- * An app declares tables (arrays of doubles indexed by key, sharded over the
- * servers by contiguous key ranges) and tasks (units of work with a cost
- * hint), and supplies the per-task function that workers run. It never sees
- * processes, sockets or messages: the runtime moves table values between
- * servers and workers and calls the app's hooks in the right role.
+ * An app declares, in setup():
+ *   - tables: arrays of `width` doubles per key, keys 0..n_keys-1, sharded
+ *     over the servers by contiguous key ranges; each with a rule saying how
+ *     the values pushed in one iteration combine (ASSIGN, SUM, DERIVED);
+ *   - tasks: units of work with a cost hint and an app-defined range (graph
+ *     vertices, training rows ...), and for each task the key ranges of the
+ *     tables it reads and writes.
+ * Every iteration, workers run every task exactly once: a task reads the
+ * values of the previous iteration (pulled for it by the runtime) and
+ * pushes its results. A server combines the pushes into its shard, and once
+ * every task writing a key range has ended, calls finish() on it (derived
+ * values, partial sums). The scheduler adds the partial sums up exactly,
+ * calls reduce() (globals for the next iteration, convergence) and commits
+ * the iteration; servers then call update() with the new globals.
+ *
+ * An app never sees processes, sockets or messages. Which role calls which
+ * hook, from which thread, is said at each hook below.
  */
 #ifndef DSANA_DSANA_H
 #define DSANA_DSANA_H
@@ -15,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DSANA_VERSION_STRING "0.1.0"
+#define DSANA_VERSION_STRING "0.2.0"
 
 /* Error codes: 0 is success, every failure is a negative DSANA_E* value. */
 #define DSANA_ERRNO_MAP(X)                                   \
@@ -30,7 +42,8 @@
   X(ERANGE, -9, "value out of range")                        \
   X(EAGAIN, -10, "nothing available now")                    \
   X(ESTATE, -11, "operation not valid in this state")        \
-  X(EUSAGE, -12, "bad command-line usage")
+  X(EUSAGE, -12, "bad command-line usage")                   \
+  X(ENOTSUP, -13, "not supported here")
 
 enum dsana_err {
   DSANA_OK = 0,
@@ -43,10 +56,12 @@ enum dsana_err {
 const char *dsana_strerror(int err);
 
 /*
- * Exact, order-independent sums of doubles in [-2^40, 2^40] with a fixed
- * resolution of 2^-80 (each addend is rounded to that grid). Partial sums
- * computed on any partition of the keys add up to bit-identical totals, which
- * is what keeps convergence decisions identical for every server count.
+ * Exact, order-independent sums of doubles in [-2^47, 2^47] with a fixed
+ * resolution of 2^-80 (each addend is truncated toward zero to that grid).
+ * Partial sums computed on any partition of the addends add up to
+ * bit-identical totals: what keeps SUM tables, convergence tests and
+ * reported metrics identical for every worker count, server count and
+ * schedule. Infinite and NaN addends are ignored (outside the contract).
  */
 typedef struct dsana_xsum {
   __int128 acc;
@@ -54,11 +69,10 @@ typedef struct dsana_xsum {
 
 #define DSANA_XSUM_FRAC_BITS 80
 
-/* Add x, truncated toward zero to a multiple of 2^-80. Inline fast path:
- * |x| * 2^80 is exact (a power-of-two scaling) and, below 2^63, a cast
- * truncates it exactly; larger, infinite or NaN addends take the general
- * path, which reads the IEEE-754 bits (and ignores inf/NaN). */
 void dsana_xsum_add_bits(dsana_xsum *s, double x);
+/* Add x. Inline fast path: |x| * 2^80 is exact (a power-of-two scaling)
+ * and, below 2^63, a cast truncates it exactly; other addends take the
+ * general path, which reads the IEEE-754 bits. */
 static inline void dsana_xsum_add(dsana_xsum *s, double x) {
   double y = (x < 0 ? -x : x) * 0x1p80;
   if (y < 0x1p63) {
@@ -69,32 +83,42 @@ static inline void dsana_xsum_add(dsana_xsum *s, double x) {
   dsana_xsum_add_bits(s, x);
 }
 void dsana_xsum_merge(dsana_xsum *into, const dsana_xsum *from);
+/* The total, rounded to the nearest double. */
 double dsana_xsum_value(const dsana_xsum *s);
 
-/* How a server combines values pushed into a table within one iteration. */
+/* How a server combines the values pushed into a table in one iteration. */
 enum dsana_rule {
-  DSANA_RULE_ASSIGN = 0, /* each key written once per iteration */
-  DSANA_RULE_SUM = 1,    /* contributions added (buffer zeroed each iteration) */
-  DSANA_RULE_DERIVED = 2 /* never pushed; written by the app's finish hook */
+  /* Each key is written by exactly one task: the tasks' declared write
+   * ranges of the table are disjoint (checked at setup, naming the two
+   * tasks), and a task pushes its whole range. */
+  DSANA_RULE_ASSIGN = 0,
+  /* Contributions are added exactly (dsana_xsum per value), whatever the
+   * order or grouping of the pushes; keys no task pushed are 0. */
+  DSANA_RULE_SUM = 1,
+  /* Never pushed: written by the server's finish() and update() hooks. */
+  DSANA_RULE_DERIVED = 2,
+  /* A server's own state: one copy per shard (old_values and new_values
+   * are the same array), read and written only by finish() and update(),
+   * kept across iterations and in checkpoints; never pulled or pushed (an
+   * optimiser's history, say). */
+  DSANA_RULE_STATE = 3
 };
 
-#define DSANA_MAX_TABLES 8
-#define DSANA_MAX_GLOBALS 8
-#define DSANA_MAX_SUMS 8
+#define DSANA_MAX_TABLES 16
+#define DSANA_MAX_GLOBALS 512
+#define DSANA_MAX_SUMS 128
+#define DSANA_MAX_METRICS 16
+#define DSANA_ALL_TASKS UINT32_MAX
 
-struct dsana_table_decl {
-  char name[32];
-  uint64_t n_keys;
-  enum dsana_rule rule;
-};
-
-/* One unit of work. [lo, hi) is the key range of `out_table` it writes. */
+/* One unit of work: [lo, hi) is app-defined (vertices, rows ...). */
 struct dsana_task_decl {
   uint64_t lo, hi;
-  double cost; /* relative cost hint, e.g. edge count */
+  double cost; /* > 0, relative cost hint, e.g. edges or non-zeros */
 };
 
-/* The job under construction in setup(); filled by the app. */
+/* ------------------------------------------------------------------ job */
+
+/* The job under construction in setup(). */
 struct dsana_job;
 
 /* Facts the app may consult in setup(). */
@@ -105,82 +129,134 @@ struct dsana_job_info {
 };
 void dsana_job_get_info(const struct dsana_job *job, struct dsana_job_info *info);
 
-/* Why the job refused the last declaration (a limit), or NULL. */
+/* Why the job refused the last declaration, or NULL. */
 const char *dsana_job_error(const struct dsana_job *job);
-/* Declare a table; returns its id (0, 1, ...) through *id. DSANA_ERANGE
- * when n_keys exceeds the run's --max-keys. */
-int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys,
+
+/* Declare a table of n_keys keys of `width` doubles each (width >= 1);
+ * its id (0, 1, ... in declaration order) through *id. DSANA_ERANGE when
+ * n_keys exceeds the run's --max-keys, DSANA_EINVAL for a bad name, size or
+ * more than DSANA_MAX_TABLES tables. */
+int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys, uint32_t width,
                         enum dsana_rule rule, uint32_t *id);
-/* Declare the tasks of every iteration, all writing `out_table`. Copied. */
-int dsana_job_set_tasks(struct dsana_job *job, uint32_t out_table,
-                        const struct dsana_task_decl *tasks, uint32_t n_tasks);
+/* Declare the tasks run every iteration (copied). Every role must declare
+ * the same tasks. */
+int dsana_job_set_tasks(struct dsana_job *job, const struct dsana_task_decl *tasks, uint32_t n_tasks);
+/* Task `task` (or DSANA_ALL_TASKS) pushes into keys [lo, hi) of `table`
+ * (ASSIGN or SUM). A server expects an end marker from every task whose
+ * write ranges touch its shard: a task that pushes nothing there still
+ * ends, so a range may be a cover of sparse pushes. One range per table
+ * and task. */
+int dsana_job_task_writes(struct dsana_job *job, uint32_t task, uint32_t table, uint64_t lo, uint64_t hi);
+/* Task `task` (or DSANA_ALL_TASKS) reads keys [lo, hi) of `table`: their
+ * values of the previous iteration are on the worker before the task runs
+ * (or, for the block table, chunk by chunk). With the task_keys() hook the
+ * task reads only the keys it lists inside that range. One range per table
+ * and task. */
+int dsana_job_task_reads(struct dsana_job *job, uint32_t task, uint32_t table, uint64_t lo, uint64_t hi);
+/* Optional: keys of `table` that no task ever reads, bit k of
+ * unread_bits[k / 64] set for key k (n_keys / 64 + 1 words, copied). Pulls
+ * then carry only the other keys; a worker's copy of an unread key is
+ * unspecified. Every role must declare the same keys. */
+int dsana_job_set_unread(struct dsana_job *job, uint32_t table, const uint64_t *unread_bits);
+/* Optional, with the task_block() hook: tasks run block by block, one block
+ * per chunk of `table` (which they read), as the chunks arrive. */
+int dsana_job_set_block_table(struct dsana_job *job, uint32_t table);
+/* The table the scheduler collects at the end and hands to output(). */
+int dsana_job_set_result_table(struct dsana_job *job, uint32_t table);
+/* Sums the app uses (finish() and tasks fill sums[0..n)); default 8. */
+int dsana_job_set_sums(struct dsana_job *job, uint32_t n);
 /* Optional: the convergence test's tolerance and iteration cap, so the
  * progress line can estimate the time left. */
 void dsana_job_set_convergence(struct dsana_job *job, double tol, uint32_t max_iter);
-/* Optional: keys of `table` that no task ever reads, bit k of
- * unread_bits[k / 64] set for key k (n_keys / 64 + 1 words, copied). Pulls
- * of the table then carry only the other keys' values; a worker's copy of
- * an unread key is unspecified, so the app must never read one (PageRank:
- * the contributions of vertices without out-edges, which are in no task's
- * in-edges). Every role must declare the same keys (in setup()). */
-int dsana_job_set_unread(struct dsana_job *job, uint32_t table, const uint64_t *unread_bits);
-/* Which table the scheduler collects at the end and hands to output(). */
-int dsana_job_set_result_table(struct dsana_job *job, uint32_t table);
 
-/* Worker side: what run_task() sees. */
+/* --------------------------------------------------------------- worker */
+
+/* What a task hook sees. Hooks of different tasks may run at the same time
+ * on different threads of one worker; the hooks of one task instance run
+ * one after the other. */
 struct dsana_task_ctx {
   uint32_t task, iter;
-  uint64_t lo, hi;               /* the task's key range */
-  const double *globals;         /* DSANA_MAX_GLOBALS values from reduce() */
-  struct dsana_worker_view *view; /* opaque, for dsana_pull/dsana_push_buf */
-  /* Out, for task_block() and task_end(): the cost of the work this call
-   * did, in the units of the task's cost hint; the runtime sets it to 0
-   * before each call. Emulated clusters with a cost model (scenario
-   * ns_per_cost) time each call from it, so a task's calls should add up to
-   * its cost hint. task_begin() is not timed (it may build per-task data
-   * once); run_task() need not set it: a whole task costs its hint. */
-  double cost;
+  uint64_t lo, hi;        /* the task's range */
+  const double *globals;  /* DSANA_MAX_GLOBALS values from the last reduce() */
+  dsana_xsum *sums;       /* DSANA_MAX_SUMS, zero when the task starts: added
+                           * exactly over all tasks, into reduce()'s sums */
+  double cost;            /* out, per call: the work done in the units of
+                           * the cost hint (set to 0 before each call); a
+                           * task's calls should add up to its hint. Used by
+                           * emulated clusters with a cost model. */
+  struct dsana_task_rt *rt; /* the runtime's, opaque */
 };
-struct dsana_worker_view;
-/* Values of `table` for keys [lo, hi) as of the end of the previous
- * iteration. The pointer is indexed by key (p[lo] .. p[hi-1]) and stays
- * valid until the task returns. Fetches from servers when needed. */
-int dsana_pull(struct dsana_worker_view *v, uint32_t table, uint64_t lo, uint64_t hi,
-               const double **values);
-/* Keys per chunk of pulled tables (the whole table when chunking is off):
- * pulling chunk by chunk, in key order, lets a task start while later
- * chunks are still arriving. */
-uint64_t dsana_pull_granularity(struct dsana_worker_view *v);
-/* A buffer, indexed by key, for the task's results in [lo, hi) of the
- * task's out table; sent to the servers when run_task() returns. */
-double *dsana_push_buf(struct dsana_worker_view *v);
 
-/* Server side: what finish() sees. [lo, hi) is a part of the server's
- * shard whose pushes for the iteration are complete: finish() is called once
- * for each such part (the parts of one iteration partition the shard, in no
- * fixed order), so it must only touch keys in [lo, hi). sums are the part's
- * contribution; the server adds them up exactly. */
+/* Values of `table` as of the previous iteration, indexed by key
+ * (p[key * width + j]), or NULL when the task does not read the table. Only
+ * the keys the task reads are valid (in task_block(): of the block table,
+ * only chunk `chunk`'s). Valid until the hook returns. */
+const double *dsana_read(const struct dsana_task_ctx *ctx, uint32_t table);
+/* Keys per chunk of the block table (its whole size when not chunked). */
+uint64_t dsana_block_keys(const struct dsana_task_ctx *ctx);
+/* The push buffer of the task's declared write range [lo, hi) of `table`,
+ * indexed by key (p[key * width + j], lo <= key < hi). The first call in a
+ * task instance creates it (SUM: zeroed; ASSIGN: unspecified, the task must
+ * write every value); later calls return the same buffer. Sent when the
+ * task ends. NULL for a table the task does not write. */
+double *dsana_push_buf(struct dsana_task_ctx *ctx, uint32_t table);
+/* A sparse push into a SUM table: n keys, strictly ascending, inside the
+ * task's write range; *values gets n * width zeroed doubles to fill
+ * (values[i * width + j] for keys[i]). keys must stay valid until the task
+ * ends. At most one push per table per task instance. */
+int dsana_push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n,
+                    double **values);
+
+/* Exact partial sums for a SUM table: as dsana_push_buf() and
+ * dsana_push_keys(), but the task adds dsana_xsum partials (zero at first)
+ * that the server merges exactly. A table's totals are then independent of
+ * how the work is grouped into tasks, as long as each partial is (e.g. a
+ * task adds one partial per fixed block of rows, or per example): results
+ * do not change with the task count. Either kind of push per table and
+ * task, not both. */
+dsana_xsum *dsana_push_xsum(struct dsana_task_ctx *ctx, uint32_t table);
+int dsana_push_xsum_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n,
+                         dsana_xsum **values);
+
+/* --------------------------------------------------------------- server */
+
+/* What finish() and update() see, on one server. [lo, hi) is a range of
+ * keys of the tables with n_keys keys; pointers of tables of other sizes
+ * are NULL. Values are indexed by key (p[key * width + j]). */
 struct dsana_shard_ctx {
-  uint32_t iter; /* 0 after init, then 1, 2, ... */
+  uint32_t iter;          /* 0 after init(), then 1, 2, ... */
+  uint64_t n_keys;        /* the key count of the tables concerned */
   uint64_t lo, hi;
-  double *old_values[DSANA_MAX_TABLES]; /* previous iteration, indexed by key */
-  double *new_values[DSANA_MAX_TABLES]; /* this iteration, indexed by key */
-  dsana_xsum sums[DSANA_MAX_SUMS];      /* to fill: reduced over all shards */
+  const double *old_values[DSANA_MAX_TABLES]; /* previous iteration */
+  double *new_values[DSANA_MAX_TABLES];       /* this iteration */
+  const double *globals;  /* update(): what reduce() of `iter` set; finish(): NULL */
+  dsana_xsum *sums;       /* finish(): DSANA_MAX_SUMS, zero, to fill with this range's
+                           * share (the runtime adds the shares up); update(): NULL */
 };
 
-/* Scheduler side: what reduce() sees after every iteration. */
+/* -------------------------------------------------------------- scheduler */
+
+/* What reduce() sees after every iteration. */
 struct dsana_reduce_ctx {
   uint32_t iter;
-  double sums[DSANA_MAX_SUMS];     /* exact totals over all shards */
-  double globals[DSANA_MAX_GLOBALS]; /* to fill: broadcast to run_task() */
-  double residual;                 /* to fill: reported in metrics */
-  bool converged;                  /* to fill: stop after this iteration */
+  double sums[DSANA_MAX_SUMS];       /* exact totals over all shards and tasks */
+  double globals[DSANA_MAX_GLOBALS]; /* in: the previous ones; out: for the next iteration */
+  double residual;                   /* out: reported in metrics and progress */
+  bool converged;                    /* out: stop after this iteration */
+  /* out, optional: up to DSANA_MAX_METRICS named values for the
+   * per-iteration report and metrics (names: static strings) */
+  struct {
+    const char *name;
+    double value;
+  } metrics[DSANA_MAX_METRICS];
+  uint32_t n_metrics;
 };
 
 /* How the run went, for the app's own report. */
 struct dsana_run_summary {
   uint32_t iters;
   double residual;
+  bool converged;       /* reduce() said so (else the iteration cap stopped it) */
   double total_s;       /* all iterations */
   double median_iter_s; /* median wall time of one iteration */
   bool quiet;
@@ -189,50 +265,58 @@ struct dsana_run_summary {
 /* An option an app adds to the command line (long form only). */
 struct dsana_app_option {
   const char *name;
-  bool has_arg;
+  const char *arg; /* "N", "FILE" ...; NULL for a flag */
   const char *help;
 };
 
 struct dsana_app {
   const char *name;
-  const char *summary;  /* one line for `dsana --help` */
-  const char *args;     /* positional arguments, e.g. "GRAPH" */
-  const char *help;     /* extra help text (policies, formats) */
-  const struct dsana_app_option *options; /* terminated by {NULL} */
-  /* Create the app's option state. */
+  const char *summary;                     /* one line for `dsana --help` */
+  const char *args;                        /* positional arguments, e.g. "GRAPH" */
+  const char *help;                        /* extra help text (formats, semantics) */
+  const struct dsana_app_option *options;  /* terminated by {NULL} */
+  /* Create and destroy the app's state (options, data). */
   int (*create)(void **app);
   void (*destroy)(void *app);
-  /* One option or positional (name NULL) argument; err gets a one-line message. */
+  /* One option, or (name NULL) a positional argument; err gets one line. */
   int (*set_option)(void *app, const char *name, const char *value, char *err, size_t errlen);
-  /* Prepare data (possibly shared files) once, in the launcher, before
-   * processes start: may rewrite the app's state (e.g. convert a graph). */
+  /* Optional, once in the process that starts the job, before any role:
+   * check and prepare data (e.g. convert a graph to a file every role maps). */
   int (*prepare)(void *app, char *err, size_t errlen);
-  /* In every role: load shared data, declare tables and tasks. */
+  /* Every role: load what it needs, declare tables and tasks. */
   int (*setup)(void *app, struct dsana_job *job, char *err, size_t errlen);
-  /* Server: initial values of table t for keys [lo, hi) (indexed by key). */
+  /* Server: initial values of keys [lo, hi) of `table` (values indexed by
+   * key * width). Tables not written here start at 0. */
   int (*init)(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values);
-  /* Worker: run one task. */
+  /* Worker, optional: the keys of `table` task `task` reads, strictly
+   * ascending inside its declared read range (app-owned, valid until
+   * destroy); DSANA_EAGAIN = the whole range. Called from the worker's
+   * control thread, at most once per (task, table). */
+  int (*task_keys)(void *app, uint32_t task, uint32_t table, const uint64_t **keys, uint64_t *n);
+  /* Worker: run one task, every read in place. Required unless task_block is. */
   int (*run_task)(void *app, struct dsana_task_ctx *ctx);
-  /* Optional, for chunked transfers: a task as a sequence of blocks, one per
-   * chunk of the table it reads (`pull_table`), run in chunk order as the
-   * chunks arrive, possibly interleaved with the blocks of other tasks.
-   * task_block(ctx, c) may dsana_pull() only keys of chunk c. With these
-   * hooks the worker overlaps all its tasks with the transfer. */
+  /* Worker, optional (with a block table): a task as task_begin(), then
+   * task_block(ctx, c) for each chunk c of the block table in order, as the
+   * chunks arrive, then task_end(). Used when the block table is pulled in
+   * chunks; run_task() otherwise (when given). */
   int (*task_begin)(void *app, struct dsana_task_ctx *ctx);
   int (*task_block)(void *app, struct dsana_task_ctx *ctx, uint64_t chunk);
   int (*task_end)(void *app, struct dsana_task_ctx *ctx);
-  uint32_t pull_table;
-  /* Server: end of an iteration for a shard: derive tables, fill sums. */
+  /* Server: a key range whose pushes of the iteration are complete: derive
+   * tables, add partial sums. Called once per such range; the ranges of one
+   * iteration partition the shard, in no fixed order. */
   int (*finish)(void *app, struct dsana_shard_ctx *ctx);
-  /* Scheduler: combine sums into globals, decide convergence. */
+  /* Server, optional: iteration `iter` was committed with the globals of its
+   * reduce(); may rewrite the DERIVED tables of new_values (the values the
+   * next iteration reads) from them. Called over the whole shard, once per
+   * key count. With this hook, no worker reads iteration t+1's input before
+   * iteration t is committed. */
+  int (*update)(void *app, struct dsana_shard_ctx *ctx);
+  /* Scheduler: combine the sums into globals, decide convergence. */
   int (*reduce)(void *app, struct dsana_reduce_ctx *ctx);
-  /* Scheduler: the final values of the result table, all keys. */
-  int (*output)(void *app, const double *values, uint64_t n_keys, const struct dsana_run_summary *run,
-                char *err, size_t errlen);
+  /* Scheduler: the final values of the result table (n_keys * width). */
+  int (*output)(void *app, const double *values, uint64_t n_keys, uint32_t width,
+                const struct dsana_run_summary *run, char *err, size_t errlen);
 };
-
-/* Registry of built-in apps. */
-const struct dsana_app *dsana_app_find(const char *name);
-const struct dsana_app *const *dsana_app_list(void);
 
 #endif /* DSANA_DSANA_H */

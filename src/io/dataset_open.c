@@ -2,72 +2,13 @@
  * dataset_open.c - dsana_dataset_open(): pick the reader by content (binary
  * by magic, memory-mapped and fully checked; IDX refused with a pointer to
  * the pair reader; anything else libsvm text through the block reader,
- * plain or gzip), plus what every dataset source shares: taking over heap
- * arrays, the n_features options, and dsana_dataset_fini().
+ * plain or gzip). What every dataset source shares is in dataset_core.c.
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "dsana/dsana.h"
 #include "io/dataset_internal.h"
-
-const char *ds_name(const struct dsana_dataset *ds) { return ds->priv_name ? ds->priv_name : "generated data"; }
-
-int ds_adopt(struct dsana_dataset *ds, const char *name, uint64_t n_rows, uint64_t n_features, uint64_t nnz,
-             uint64_t *row_off, uint32_t *col, void *val, bool f32, double *label, char *err, size_t errlen) {
-  memset(ds, 0, sizeof *ds);
-  char *copy = name ? strdup(name) : NULL;
-  if (name && !copy) {
-    free(row_off);
-    free(col);
-    free(val);
-    free(label);
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", name);
-  }
-  ds->n_rows = n_rows;
-  ds->n_features = n_features;
-  ds->nnz = nnz;
-  ds->row_off = row_off;
-  ds->col = col;
-  ds->val_f32 = f32 ? val : NULL;
-  ds->val_f64 = f32 ? NULL : val;
-  ds->label = label;
-  ds->priv_heap[DS_HEAP_ROW_OFF] = row_off;
-  ds->priv_heap[DS_HEAP_COL] = col;
-  ds->priv_heap[DS_HEAP_VAL] = val;
-  ds->priv_heap[DS_HEAP_LABEL] = label;
-  ds->priv_name = copy;
-  return 0;
-}
-
-int ds_apply_opts(struct dsana_dataset *ds, const struct dsana_dataset_opts *opts, char *err, size_t errlen) {
-  if (!opts)
-    return 0;
-  if (opts->n_features_min > DSANA_DATASET_MAX_FEATURES)
-    return graph_errf(err, errlen, DSANA_EINVAL, "%s: n_features_min %llu above the limit %llu", ds_name(ds),
-                      (unsigned long long)opts->n_features_min, (unsigned long long)DSANA_DATASET_MAX_FEATURES);
-  if (opts->n_features_max && opts->n_features_min > opts->n_features_max)
-    return graph_errf(err, errlen, DSANA_EINVAL, "%s: n_features_min %llu above n_features_max %llu", ds_name(ds),
-                      (unsigned long long)opts->n_features_min, (unsigned long long)opts->n_features_max);
-  if (opts->n_features_max && ds->n_features > opts->n_features_max)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: %llu features, more than the %llu allowed", ds_name(ds),
-                      (unsigned long long)ds->n_features, (unsigned long long)opts->n_features_max);
-  if (ds->n_features < opts->n_features_min)
-    ds->n_features = opts->n_features_min;
-  return 0;
-}
-
-void dsana_dataset_fini(struct dsana_dataset *ds) {
-  if (!ds)
-    return;
-  for (int i = 0; i < 4; i++)
-    free(ds->priv_heap[i]);
-  if (ds->priv_map)
-    munmap(ds->priv_map, ds->priv_map_len);
-  free(ds->priv_name);
-  memset(ds, 0, sizeof *ds);
-}
 
 /* A mapped binary file, checked whole, with opts applied. */
 static int open_binary(const char *path, const struct dsana_dataset_opts *opts, struct dsana_dataset *ds,

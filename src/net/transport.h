@@ -1,22 +1,32 @@
 /*
- * transport.h - message transport over ZeroMQ, behind dsana's own API.
+ * transport.h - the transport seam: one message API over several
+ * transports, chosen once per process by the address scheme, the way nng
+ * picks a transport or ps-lite's Van::Create does.
  *
- * Two kinds of socket: a listener (ZeroMQ ROUTER, binds; replies go to the
- * peer a message came from) and a dialer (ZeroMQ DEALER, connects to one
- * listener). Addresses are ZeroMQ endpoints: "tcp://127.0.0.1:5555",
- * "tcp://127.0.0.1:*" (ephemeral port), "ipc:///tmp/x.sock".
+ *   tcp://HOST:PORT, ipc://PATH   ZeroMQ ROUTER/DEALER (net_zmq.c), CURVE
+ *                                 when the context has a job secret
+ *   inproc://NAME                 queues inside one process (net_inproc.c):
+ *                                 roles as threads, or tests driving
+ *                                 delivery themselves
+ *   mpi://RANK                    MPI point-to-point (net_mpi.c), when built
+ *                                 with MPI
  *
- * A message is a validated wire header plus an optional payload. net_recv()
- * validates everything (wire.h) and drops, logs (peer and type) and counts
- * a bad message instead of returning it.
+ * Two kinds of socket: a listener (accepts any number of dialers; replies
+ * go to the peer a message came from) and a dialer (connects to one
+ * listener, under an identity of its choosing). A message is a validated
+ * wire header plus an optional payload; net_recv() validates everything
+ * (wire.h) and drops, logs (peer and type) and counts a bad message
+ * instead of returning it. Addresses are the transport's business: a
+ * listener opened on NULL picks a fresh local address (net_bound_addr()
+ * tells it), so the runtime never builds one.
  *
- * Threads: a net_sock is used only by the thread that created it. The
- * context may be shared. High-water marks are unlimited (no silent drops);
- * a ROUTER send to an unknown peer fails with DSANA_ENET.
+ * Shared buffers: a transport whose peers share this machine (ipc, inproc)
+ * can create named buffers that peers of the same context's job map
+ * read-only (net_buffer_*); others return DSANA_ENOTSUP and the runtime
+ * sends values in messages instead.
  *
- * Link emulation (bandwidth and latency of a process's sends) lives one
- * level up, in outbox.h, which queues messages and hands them to
- * net_send() when the emulated link delivers them.
+ * Threads: a net_sock is used only by the thread that created it (ZeroMQ's
+ * rule, kept for every transport); the context may be shared.
  */
 #ifndef DSANA_NET_TRANSPORT_H
 #define DSANA_NET_TRANSPORT_H
@@ -30,85 +40,99 @@
 struct net_ctx;
 struct net_sock;
 
-/* A ROUTER peer identity (opaque bytes). */
+/* Who a listener's message came from (opaque bytes, transport-defined). */
 struct net_peer {
   uint8_t len;
   uint8_t id[31];
 };
 
-/* A received message. payload points into storage owned by the message
- * until net_msg_fini(); it is 8-byte aligned (may be read as doubles).
- * has_payload is nonzero iff payload != NULL (its value is private). */
+/* A received message. payload is 8-byte aligned (may be read as doubles)
+ * and owned by the message until net_msg_fini(). */
 struct net_msg {
   struct wire_hdr hdr;
   struct net_peer from; /* listener only */
   const void *payload;  /* NULL when hdr.payload_bytes == 0 */
   _Alignas(8) unsigned char impl[64];
-  int has_payload;
+  int store;                          /* private: how payload is held */
+  const struct net_ops *ops;          /* private: who frees it */
 };
 
 struct net_stats {
-  uint64_t msgs_in, msgs_out, bytes_in, bytes_out; /* bytes: header+payload */
+  uint64_t msgs_in, msgs_out, bytes_in, bytes_out; /* bytes: header + payload */
   uint64_t dropped;                                /* invalid messages discarded */
   uint64_t refused;                                /* peers failing authentication */
 };
 
-int net_ctx_create(struct net_ctx **out);
+struct net_opts {
+  uint64_t max_payload;     /* largest payload accepted (0 = WIRE_DEFAULT_MAX_PAYLOAD) */
+  const char *curve_secret; /* ZeroMQ: CURVE with this job key (Z85), NULL/"" = clear */
+  const char *local_dir;    /* ipc: folder for fresh endpoints and shared buffers */
+  const char *bind_host;    /* tcp: interface of fresh listeners (default 127.0.0.1) */
+};
+
+/* The context for addresses of addr's scheme ("tcp://...", "mpi://0" ...).
+ * DSANA_EINVAL for an unknown scheme (one line logged), DSANA_ENOTSUP for a
+ * transport this build lacks. */
+int net_ctx_create(const char *addr, const struct net_opts *opts, struct net_ctx **out);
 void net_ctx_destroy(struct net_ctx *ctx);
+/* The scheme of the context ("tcp", "ipc", "inproc", "mpi"). */
+const char *net_ctx_scheme(const struct net_ctx *ctx);
+/* true when addr has a scheme some transport of this build serves. */
+bool net_addr_valid(const char *addr);
 
-/* Largest payload for sockets opened on ctx from now on (default
- * WIRE_DEFAULT_MAX_PAYLOAD). ZeroMQ fixes its own frame-size limit
- * (ZMQ_MAXMSGSIZE, this plus 4 KiB) when a socket binds or connects, so a
- * run that needs payloads above the default must raise it here, before
- * net_listen()/net_dial(). */
-void net_ctx_set_max_payload(struct net_ctx *ctx, uint64_t bytes);
+/* A fresh local address for a role called `name` of a job whose roles
+ * all run here: "ipc://DIR/NAME" or "inproc://NAME" (the launcher's; the
+ * runtime never builds addresses itself). */
+int net_local_addr(const char *scheme, const char *dir, const char *name, char *buf, size_t len);
 
-/* Authenticate and encrypt every socket opened on ctx from now on with
- * CURVE keys derived from the job token (see secure.h). DSANA_EINVAL for a
- * malformed key. */
-int net_ctx_set_curve(struct net_ctx *ctx, const char *secret_z85);
-
-/* Bind a listener. */
+/* Bind a listener at addr, or at a fresh local address when addr is NULL.
+ * net_listen and net_dial refuse (DSANA_EINVAL) an address of another
+ * scheme than the context's. */
 int net_listen(struct net_ctx *ctx, const char *addr, struct net_sock **out);
-/* The endpoint actually bound (resolves "*" ports). */
+/* The address a listener is reachable at (resolves "*" ports). */
 int net_bound_addr(struct net_sock *s, char *buf, size_t len);
-/* Connect a dialer; `self_id` becomes its identity at the listener. */
+/* Connect a dialer; `self_id` identifies it at the listener (the listener
+ * sees it in net_msg.from, see net_peer_id()). */
 int net_dial(struct net_ctx *ctx, const char *addr, uint32_t self_id, struct net_sock **out);
 void net_close(struct net_sock *s);
-
-/* Largest payload accepted on receive (default: the context's). Takes
- * effect at once for the protocol check; it cannot raise ZeroMQ's frame
- * limit fixed at listen/dial time (see net_ctx_set_max_payload), and logs a
- * warning if asked to. */
-void net_set_max_payload(struct net_sock *s, uint64_t bytes);
+/* The self_id a dialer connected with, from its listener-side identity;
+ * DSANA_EINVAL if p is not a dialer identity. */
+int net_peer_id(const struct net_peer *p, uint32_t *self_id);
 
 /* Send h (payload_bytes must equal len) and payload. `to` is required on a
- * listener and ignored on a dialer. Copies the payload. */
-int net_send(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
-             const void *payload, size_t len);
-/* The same, taking ownership of a malloc()ed payload instead of copying it:
- * it is freed once sent, or at once on failure. */
+ * listener and ignored on a dialer. Copies the payload. DSANA_ENET when the
+ * peer cannot be reached. */
+int net_send(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, const void *payload,
+             size_t len);
+/* The same, taking over a malloc()ed payload (freed once sent, or at once
+ * on failure). */
 int net_send_owned(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, void *payload,
                    size_t len);
 
-/* Receive one valid message, waiting up to timeout_ms (-1 = forever,
- * 0 = poll). Returns 0, DSANA_EAGAIN when nothing valid arrived in time, or
+/* Receive one valid message, waiting up to timeout_ms (-1 = forever, 0 =
+ * poll). Returns 0, DSANA_EAGAIN when nothing valid arrived in time, or
  * DSANA_ENET. Invalid messages are dropped and counted, never returned. */
 int net_recv(struct net_sock *s, struct net_msg *m, int timeout_ms);
 void net_msg_fini(struct net_msg *m);
 
-/* Wait until one of socks[0..n) has input: sets ready[i]; returns the
- * number ready (0 on timeout) or DSANA_ENET. */
-int net_poll(struct net_sock *const *socks, int n, int timeout_ms, bool *ready);
-/* The same, also returning (0 ready) at the absolute time until_ns of
- * clock_now_ns() when that comes first, to the microsecond rather than the
- * millisecond (a timer fd polled beside the sockets). until_ns 0: no such
- * time. For sends that an emulated link releases at a set time. */
-int net_poll_until(struct net_sock *const *socks, int n, int timeout_ms, uint64_t until_ns, bool *ready);
+/* Wait until one of socks[0..n) has input or one of fds[0..nfds) is
+ * readable, timeout_ms passed (-1 = no limit) or the absolute time
+ * until_ns of clock_now_ns() came (0 = none; microsecond precision). Sets
+ * ready[i] and fd_ready[i] (either may be NULL when its count is 0);
+ * returns how many are ready (0 on timeout) or DSANA_ENET. */
+int net_poll(struct net_sock *const *socks, int n, const int *fds, int nfds, int timeout_ms, uint64_t until_ns,
+             bool *ready, bool *fd_ready);
 
-/* Counters since the socket opened. msgs_in/bytes_in count only messages
- * returned by net_recv(); invalid ones count in dropped. */
+/* Counters since the socket opened; invalid messages count in dropped. */
 void net_get_stats(const struct net_sock *s, struct net_stats *st);
 
+/* Shared buffers (see the file comment): create a zeroed buffer of `bytes`
+ * named `name` (a short [a-z0-9-] word) writable by its creator, or map
+ * one a peer created, read-only. DSANA_ENOTSUP when the transport cannot. */
+int net_buffer_create(struct net_ctx *ctx, const char *name, size_t bytes, double **out);
+int net_buffer_map(struct net_ctx *ctx, const char *name, size_t bytes, const double **out);
+void net_buffer_release(struct net_ctx *ctx, const void *p, size_t bytes);
+/* true when this transport's peers share buffers with net_buffer_*. */
+bool net_can_share(const struct net_ctx *ctx);
 
 #endif

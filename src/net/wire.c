@@ -1,5 +1,5 @@
 /*
- * wire.c - encode and validate dsana's 48-byte message header (wire.h).
+ * wire.c - encode and validate dsana's 64-byte message header (wire.h).
  *
  * The byte layout is written out field by field in little-endian order, so
  * the format does not depend on the host's struct padding or endianness.
@@ -97,10 +97,14 @@ void wire_encode(const struct wire_hdr *h, uint8_t out[WIRE_HDR_BYTES]) {
   wire_put_u32(out + 8, h->sender);
   wire_put_u32(out + 12, h->table);
   wire_put_u32(out + 16, h->iter);
-  wire_put_u32(out + 20, h->chunk);
-  wire_put_u64(out + 24, h->key_lo);
-  wire_put_u64(out + 32, h->key_hi);
-  wire_put_u64(out + 40, h->payload_bytes);
+  wire_put_u32(out + 20, h->task);
+  wire_put_u32(out + 24, h->chunk);
+  wire_put_u32(out + 28, h->flags);
+  wire_put_u64(out + 32, h->key_lo);
+  wire_put_u64(out + 40, h->key_hi);
+  wire_put_u32(out + 48, h->count);
+  wire_put_u32(out + 52, h->buffer);
+  wire_put_u64(out + 56, h->payload_bytes);
 }
 
 static void wire_unpack(const uint8_t *b, struct wire_hdr *h) {
@@ -110,10 +114,14 @@ static void wire_unpack(const uint8_t *b, struct wire_hdr *h) {
   h->sender = wire_get_u32(b + 8);
   h->table = wire_get_u32(b + 12);
   h->iter = wire_get_u32(b + 16);
-  h->chunk = wire_get_u32(b + 20);
-  h->key_lo = wire_get_u64(b + 24);
-  h->key_hi = wire_get_u64(b + 32);
-  h->payload_bytes = wire_get_u64(b + 40);
+  h->task = wire_get_u32(b + 20);
+  h->chunk = wire_get_u32(b + 24);
+  h->flags = wire_get_u32(b + 28);
+  h->key_lo = wire_get_u64(b + 32);
+  h->key_hi = wire_get_u64(b + 40);
+  h->count = wire_get_u32(b + 48);
+  h->buffer = wire_get_u32(b + 52);
+  h->payload_bytes = wire_get_u64(b + 56);
 }
 
 /* The type's payload rule; key_lo <= key_hi is already checked. */
@@ -124,21 +132,8 @@ static const char *wire_check_rule(const struct wire_type_info *t, const struct 
     return h->payload_bytes == 0 ? NULL : "payload not allowed for this type";
   case WIRE_P_FIXED:
     return h->payload_bytes == t->bytes ? NULL : "payload length differs from the type's size";
-  case WIRE_P_KEYS: {
-    /* Compare key counts, not byte counts: 8 * nkeys may overflow. */
-    uint64_t nkeys = h->key_hi - h->key_lo;
-    if (nkeys > max_payload / 8)
-      return "key range exceeds payload limit";
-    if (h->payload_bytes % 8 != 0 || h->payload_bytes / 8 != nkeys)
-      return "payload length does not match key range";
-    return NULL;
-  }
-  case WIRE_P_SOME_KEYS:
-    /* the range may be long with few of its keys carried; the payload
-     * itself is held to the limit like any other */
-    if (h->payload_bytes % 8 != 0 || h->payload_bytes / 8 > h->key_hi - h->key_lo)
-      return "payload longer than the key range";
-    return NULL;
+  case WIRE_P_WORDS:
+    return h->payload_bytes % 8 == 0 ? NULL : "payload is not a whole number of 8-byte words";
   case WIRE_P_VAR:
     return h->payload_bytes <= t->bytes ? NULL : "payload longer than the type allows";
   }
@@ -156,6 +151,8 @@ static const char *wire_validate(const struct wire_hdr *h, uint64_t max_payload)
     return "unknown message type";
   if (h->key_lo > h->key_hi)
     return "key_lo > key_hi";
+  if (h->flags & ~WIRE_F_ALL)
+    return "unknown flags";
   const char *reason = wire_check_rule(t, h, max_payload);
   if (reason)
     return reason;

@@ -1,16 +1,22 @@
 /*
  * wire.h - dsana's versioned binary wire format (the net layer's codec).
  *
- * Every message is one fixed 48-byte little-endian header, optionally
- * followed by one payload frame. Nothing received is used before
- * wire_decode() and wire_check_payload() accept it: magic, version, known
- * type, sane key range, and a payload length that matches the header and the
- * type's rule and stays under the configured limit.
+ * Every message is one fixed 64-byte little-endian header, optionally
+ * followed by one payload. Nothing received is used before wire_decode()
+ * accepts the header (magic, version, known type, sane key range, a payload
+ * length that fits the type's rule and the configured limit) and the
+ * payload's length matches it. What the payload must contain given the job
+ * (widths, shards) is checked by the runtime before use.
  *
  * Header layout (offsets in bytes, all little-endian):
- *   0 magic u32 ("DSNA" = 0x414e5344)   4 version u16   6 type u16
- *   8 sender u32   12 table u32   16 iter u32   20 chunk u32
- *  24 key_lo u64   32 key_hi u64   40 payload_bytes u64
+ *   0 magic u32 ("DSNA")   4 version u16   6 type u16
+ *   8 sender u32 (index of the sending role)   12 table u32
+ *  16 iter u32   20 task u32   24 chunk u32   28 flags u32
+ *  32 key_lo u64   40 key_hi u64
+ *  48 count u32 (keys or records carried)   52 buffer u32 (a shared buffer)
+ *  56 payload_bytes u64
+ * Each field has one meaning in every message that uses it; unused ones
+ * are 0.
  */
 #ifndef DSANA_NET_WIRE_H
 #define DSANA_NET_WIRE_H
@@ -19,37 +25,33 @@
 #include <stdint.h>
 
 #define WIRE_MAGIC 0x414e5344u
-#define WIRE_VERSION 2 /* 2: PULL_PACKED */
-#define WIRE_HDR_BYTES 48
+#define WIRE_VERSION 3 /* 3: typed task/chunk/flags/count/buffer fields */
+#define WIRE_HDR_BYTES 64
 #define WIRE_DEFAULT_MAX_PAYLOAD ((uint64_t)64 << 20)
 
-/* Payload rules: none, exactly N bytes, 8 bytes per key of [key_lo,key_hi),
- * 8 bytes per key of some of them (a multiple of 8, at most that: which
- * keys is the receiver's to check), or any length up to N bytes. */
-enum wire_rule { WIRE_P_NONE, WIRE_P_FIXED, WIRE_P_KEYS, WIRE_P_SOME_KEYS, WIRE_P_VAR };
+/* Payload rules: none; exactly N bytes; a multiple of 8 bytes (values,
+ * keys) up to the limit; any length up to N bytes. */
+enum wire_rule { WIRE_P_NONE, WIRE_P_FIXED, WIRE_P_WORDS, WIRE_P_VAR };
 
 /* X(name, value, rule, bytes) */
-#define WIRE_TYPE_MAP(X)                          \
-  X(REGISTER, 1, WIRE_P_VAR, 1024)                \
-  X(CLUSTER_MAP, 2, WIRE_P_VAR, 1 << 20)          \
-  X(ITER_START, 3, WIRE_P_FIXED, 64)              \
-  X(TASK, 4, WIRE_P_NONE, 0)                      \
-  X(TASK_DONE, 5, WIRE_P_FIXED, 56)               \
-  X(PULL, 6, WIRE_P_NONE, 0)                      \
-  X(PULL_REPLY, 7, WIRE_P_KEYS, 0)                \
-  X(PUSH, 8, WIRE_P_KEYS, 0)                      \
-  X(PUSH_ACK, 9, WIRE_P_NONE, 0)                  \
-  X(ITER_END, 10, WIRE_P_NONE, 0)                 \
-  X(SHARD_REPORT, 11, WIRE_P_FIXED, 128)          \
-  X(STOP, 12, WIRE_P_NONE, 0)                     \
-  X(FINAL_DATA, 13, WIRE_P_KEYS, 0)               \
-  X(HEARTBEAT, 14, WIRE_P_NONE, 0)                \
-  X(ABORT, 15, WIRE_P_VAR, 512)                   \
-  X(BYE, 16, WIRE_P_NONE, 0)                      \
-  X(PULL_SHM, 17, WIRE_P_NONE, 0)                 \
-  X(CKPT_DONE, 18, WIRE_P_NONE, 0)                \
-  X(FETCH_AHEAD, 19, WIRE_P_NONE, 0)              \
-  X(PULL_PACKED, 20, WIRE_P_SOME_KEYS, 0)
+#define WIRE_TYPE_MAP(X)                         \
+  X(REGISTER, 1, WIRE_P_VAR, 1024)               \
+  X(CLUSTER_MAP, 2, WIRE_P_VAR, 1 << 20)         \
+  X(ITER_START, 3, WIRE_P_WORDS, 0)              \
+  X(TASKS, 4, WIRE_P_VAR, 1 << 22)               \
+  X(TASK_DONE, 5, WIRE_P_VAR, 1 << 22)           \
+  X(PULL, 6, WIRE_P_WORDS, 0)                    \
+  X(PULL_REPLY, 7, WIRE_P_WORDS, 0)              \
+  X(PUSH, 8, WIRE_P_WORDS, 0)                    \
+  X(ITER_END, 9, WIRE_P_WORDS, 0)                \
+  X(SHARD_REPORT, 10, WIRE_P_VAR, 1 << 16)       \
+  X(STOP, 11, WIRE_P_NONE, 0)                    \
+  X(FINAL_DATA, 12, WIRE_P_WORDS, 0)             \
+  X(HEARTBEAT, 13, WIRE_P_NONE, 0)               \
+  X(ABORT, 14, WIRE_P_VAR, 512)                  \
+  X(BYE, 15, WIRE_P_NONE, 0)                     \
+  X(CKPT_DONE, 16, WIRE_P_NONE, 0)               \
+  X(FETCH_AHEAD, 17, WIRE_P_NONE, 0)
 
 enum wire_type {
 #define WIRE_TYPE_ENUM(name, val, rule, bytes) WIRE_##name = (val),
@@ -58,6 +60,15 @@ enum wire_type {
       WIRE_TYPE_END
 };
 
+/* flags */
+#define WIRE_F_END 1u     /* PUSH: the task's last message to this server */
+#define WIRE_F_KEYS 2u    /* PULL, PUSH: the payload starts with `count` u64 keys */
+#define WIRE_F_PACKED 4u  /* PULL_REPLY: values of the requested keys of [key_lo, key_hi) only */
+#define WIRE_F_SHARED 8u  /* PULL_REPLY: values are in the server's shared buffer `buffer` */
+#define WIRE_F_SHARE_OK 16u /* PULL: shared-buffer answers welcome */
+#define WIRE_F_XSUM 32u   /* PUSH: exact partial sums, 16 bytes (two u64 words, low first) per value */
+#define WIRE_F_ALL 63u
+
 struct wire_hdr {
   uint32_t magic;
   uint16_t version;
@@ -65,8 +76,12 @@ struct wire_hdr {
   uint32_t sender;
   uint32_t table;
   uint32_t iter;
+  uint32_t task;
   uint32_t chunk;
+  uint32_t flags;
   uint64_t key_lo, key_hi;
+  uint32_t count;
+  uint32_t buffer;
   uint64_t payload_bytes;
 };
 
@@ -76,14 +91,13 @@ struct wire_hdr wire_hdr_make(enum wire_type type, uint32_t sender);
 /* Encode into exactly WIRE_HDR_BYTES bytes. */
 void wire_encode(const struct wire_hdr *h, uint8_t out[WIRE_HDR_BYTES]);
 
-/* Decode and validate a header frame of `len` bytes: length, magic,
- * version, known type, key_lo <= key_hi, payload rule satisfied by
- * payload_bytes, payload_bytes <= max_payload. Returns 0 or DSANA_EPROTO
- * with a short reason in *why (static string). */
-int wire_decode(const uint8_t *buf, size_t len, uint64_t max_payload, struct wire_hdr *h,
-                const char **why);
+/* Decode and validate a header of `len` bytes: length, magic, version,
+ * known type, known flags, key_lo <= key_hi, the payload rule,
+ * payload_bytes <= max_payload. Returns 0 or DSANA_EPROTO with a short
+ * reason in *why (static string). */
+int wire_decode(const uint8_t *buf, size_t len, uint64_t max_payload, struct wire_hdr *h, const char **why);
 
-/* Check that the payload frame actually received has h->payload_bytes. */
+/* Check that the payload actually received has h->payload_bytes. */
 int wire_check_payload(const struct wire_hdr *h, size_t received, const char **why);
 
 /* "PUSH", "PULL_REPLY", ... or "UNKNOWN". */

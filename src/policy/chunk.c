@@ -15,3 +15,23 @@ uint64_t chunk_auto_count(const struct chunk_inputs *in) {
     chunks *= 2;
   return chunks;
 }
+
+uint64_t chunk_keys_for(const struct chunk_request *r) {
+  uint64_t n = r->n_keys, per = r->bytes_per_key ? r->bytes_per_key : 8, bytes;
+  if (r->mode == CHUNK_OFF)
+    return 0;
+  if (r->mode == CHUNK_FIXED) {
+    bytes = r->fixed_bytes;
+  } else {
+    double bw = r->bandwidth_bytes_per_s;
+    if (bw == 0 && r->local_unthrottled)
+      return 0;
+    struct chunk_inputs in = {.table_bytes = r->read_bytes, .n_shards = r->n_servers,
+                              .bandwidth_bytes_per_s = bw > 0 ? bw : CHUNK_UNKNOWN_LINK_BYTES_PER_S,
+                              .msg_overhead_s = CHUNK_MSG_OVERHEAD_S, .overhead_fraction = CHUNK_OVERHEAD_FRACTION};
+    uint64_t chunks = chunk_auto_count(&in), shard_keys = (n + r->n_servers - 1) / r->n_servers;
+    bytes = (shard_keys + chunks - 1) / chunks * per;
+  }
+  uint64_t keys = bytes / per;
+  return keys == 0 ? 1 : keys >= n ? n : keys;
+}

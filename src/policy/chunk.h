@@ -27,4 +27,36 @@ struct chunk_inputs {
  * what a transfer of the whole table carries. */
 uint64_t chunk_auto_count(const struct chunk_inputs *in);
 
+/* How a run asked for chunks (--chunk). */
+enum chunk_mode { CHUNK_OFF = 0, CHUNK_AUTO = 1, CHUNK_FIXED = 2 };
+
+struct chunk_request {
+  enum chunk_mode mode;
+  uint64_t fixed_bytes;         /* CHUNK_FIXED */
+  uint64_t n_keys;              /* keys of the key space */
+  uint64_t bytes_per_key;       /* 8 * width of its widest table read */
+  uint64_t read_bytes;          /* what a transfer of its tables carries */
+  uint32_t n_servers;
+  double bandwidth_bytes_per_s; /* the slowest emulated link, 0 = none */
+  int local_unthrottled;        /* every role on this machine, no emulated link */
+};
+
+/* Per-message cost and overhead share chunk sizing aims for: ~0.1 ms per
+ * piece, measured by chunk-size sweeps on this machine (bench/overlap.sh,
+ * real graphs over 1 Gbit/s); chunks of ~2 ms of transfer keep it near 5%. */
+#define CHUNK_MSG_OVERHEAD_S 100e-6
+#define CHUNK_OVERHEAD_FRACTION 0.05
+/* Links of unknown speed across machines: a common cloud VM's 1 Gbit/s. A
+ * guess too slow makes chunks finer than needed, which costs little; one
+ * too fast leaves a slow link without overlap (bench/netns.sh at 1 Gbit/s:
+ * 2 chunks of 2.2 MB took 0.211 s per iteration, 4 of 2 MiB 0.174 s). */
+#define CHUNK_UNKNOWN_LINK_BYTES_PER_S 1.25e8
+
+/* Keys per chunk of a key space: 0 = chunking off (whole tables, plain BSP
+ * transfers). A chunk as large as the space is one chunk, still pipelined
+ * across the barrier. Auto on one machine without an emulated link: off (a
+ * table moves in milliseconds; chunks would only add per-block work);
+ * else chunk_auto_count() chunks per server shard. */
+uint64_t chunk_keys_for(const struct chunk_request *r);
+
 #endif

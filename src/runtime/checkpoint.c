@@ -1,6 +1,7 @@
-/* checkpoint.c - see checkpoint.h. Shard file: a 64-byte header (magic
- * "DSNACKPT", version, fields, CRC-32 of the data, CRC-32 of the header),
- * then the tables' values. The manifest is text with hex floats (%a), so
+/* checkpoint.c - see checkpoint.h. Shard file (version 2): a header
+ * (magic "DSNACKPT", version, iteration, servers, server, tables; per
+ * table its keys and width; CRC-32 of the data; CRC-32 of the header),
+ * then the server's shard of every table. The manifest is text with hex floats (%a), so
  * the globals round-trip exactly. */
 #include "runtime/checkpoint.h"
 
@@ -16,8 +17,8 @@
 #include "runtime/job.h"
 
 #define CKPT_MAGIC "DSNACKPT"
-#define CKPT_VERSION 1
-#define CKPT_HDR 64
+#define CKPT_VERSION 2
+#define CKPT_HDR 32
 
 static void shard_path(char *buf, size_t len, const char *dir, uint32_t s) {
   snprintf(buf, len, "%s/shard-%u.ckpt", dir, s);
@@ -63,40 +64,79 @@ static uint32_t crc_of(const void *p, size_t len) {
   return (uint32_t)c;
 }
 
-static void shard_header(const struct ckpt_shard *sh, uint32_t data_crc, uint8_t h[CKPT_HDR]) {
-  memset(h, 0, CKPT_HDR);
+/* Bytes of server s's shard of table t. */
+static size_t table_bytes(const struct ckpt_shard *sh, uint32_t t) {
+  uint64_t lo, hi;
+  shard_range(sh->shape.n_keys[t], sh->n_servers, sh->server, &lo, &hi);
+  return (size_t)(hi - lo) * sh->shape.width[t] * sizeof(double);
+}
+
+/* The header: 48 fixed bytes, 16 per table (keys, width), CRCs of the
+ * data and of the header itself. */
+static size_t shard_header(const struct ckpt_shard *sh, uint32_t data_crc, uint8_t *h) {
+  size_t len = CKPT_HDR + 16 * (size_t)sh->shape.n_tables + 8;
+  memset(h, 0, len);
   memcpy(h, CKPT_MAGIC, 8);
   wire_put_u32(h + 8, CKPT_VERSION);
   wire_put_u32(h + 12, sh->iter);
   wire_put_u32(h + 16, sh->n_servers);
   wire_put_u32(h + 20, sh->server);
-  wire_put_u32(h + 24, sh->n_tables);
-  wire_put_u64(h + 32, sh->n_keys);
-  wire_put_u64(h + 40, sh->lo);
-  wire_put_u64(h + 48, sh->hi);
-  wire_put_u32(h + 56, data_crc);
-  wire_put_u32(h + 60, crc_of(h, 60));
+  wire_put_u32(h + 24, sh->shape.n_tables);
+  for (uint32_t t = 0; t < sh->shape.n_tables; t++) {
+    wire_put_u64(h + CKPT_HDR + 16 * t, sh->shape.n_keys[t]);
+    wire_put_u32(h + CKPT_HDR + 16 * t + 8, sh->shape.width[t]);
+  }
+  wire_put_u32(h + len - 8, data_crc);
+  wire_put_u32(h + len - 4, crc_of(h, len - 4));
+  return len;
 }
 
 int ckpt_write_shard(const char *dir, const struct ckpt_shard *sh, double *const *tables, char *err, size_t errlen) {
-  size_t bytes = (size_t)(sh->hi - sh->lo) * sizeof(double);
   uLong c = crc32(0L, Z_NULL, 0);
-  for (uint32_t t = 0; t < sh->n_tables; t++)
-    c = crc32(c, (const Bytef *)tables[t], (uInt)bytes);
-  uint8_t h[CKPT_HDR];
-  shard_header(sh, (uint32_t)c, h);
+  for (uint32_t t = 0; t < sh->shape.n_tables; t++)
+    c = crc32_z(c, (const Bytef *)tables[t], table_bytes(sh, t));
+  uint8_t h[CKPT_HDR + 16 * DSANA_MAX_TABLES + 8];
   const void *parts[1 + DSANA_MAX_TABLES] = {h};
-  size_t lens[1 + DSANA_MAX_TABLES] = {CKPT_HDR};
-  for (uint32_t t = 0; t < sh->n_tables; t++) {
+  size_t lens[1 + DSANA_MAX_TABLES] = {shard_header(sh, (uint32_t)c, h)};
+  for (uint32_t t = 0; t < sh->shape.n_tables; t++) {
     parts[1 + t] = tables[t];
-    lens[1 + t] = bytes;
+    lens[1 + t] = table_bytes(sh, t);
   }
   char path[1100];
   shard_path(path, sizeof path, dir, sh->server);
-  return write_atomic(path, parts, lens, 1 + (int)sh->n_tables, err, errlen);
+  return write_atomic(path, parts, lens, 1 + (int)sh->shape.n_tables, err, errlen);
 }
 
 static int read_exact(FILE *f, void *p, size_t len) { return fread(p, 1, len, f) == len ? 0 : -1; }
+
+/* Read and check the header against want's. */
+static int read_header(FILE *f, const char *path, const struct ckpt_shard *want, uint32_t *data_crc, char *err,
+                       size_t errlen) {
+  uint8_t h[CKPT_HDR + 16 * DSANA_MAX_TABLES + 8], expect[sizeof h];
+  size_t len = CKPT_HDR + 16 * (size_t)want->shape.n_tables + 8;
+  if (read_exact(f, h, CKPT_HDR) != 0 || memcmp(h, CKPT_MAGIC, 8) != 0) {
+    snprintf(err, errlen, "%s: not a dsana checkpoint (or truncated header)", path);
+    return DSANA_EFORMAT;
+  }
+  if (wire_get_u32(h + 8) != CKPT_VERSION) {
+    snprintf(err, errlen, "%s: version %u not supported (this build reads %d)", path, wire_get_u32(h + 8),
+             CKPT_VERSION);
+    return DSANA_EFORMAT;
+  }
+  if (wire_get_u32(h + 24) != want->shape.n_tables || read_exact(f, h + CKPT_HDR, len - CKPT_HDR) != 0 ||
+      wire_get_u32(h + len - 4) != crc_of(h, len - 4)) {
+    snprintf(err, errlen, "%s: another job's tables, or a header checksum mismatch (corrupt)", path);
+    return DSANA_EFORMAT;
+  }
+  *data_crc = wire_get_u32(h + len - 8);
+  shard_header(want, *data_crc, expect);
+  if (memcmp(h, expect, len) != 0) {
+    snprintf(err, errlen, "%s: belongs to another job or iteration (iteration %u, %u servers)", path,
+             wire_get_u32(h + 12), wire_get_u32(h + 16));
+    return DSANA_EFORMAT;
+  }
+  return 0;
+}
 
 int ckpt_read_shard(const char *dir, const struct ckpt_shard *want, double *const *tables, char *err,
                     size_t errlen) {
@@ -107,44 +147,36 @@ int ckpt_read_shard(const char *dir, const struct ckpt_shard *want, double *cons
     snprintf(err, errlen, "%s: %s", path, strerror(errno));
     return DSANA_EIO;
   }
-  uint8_t h[CKPT_HDR], expect[CKPT_HDR];
-  int rc = DSANA_EFORMAT;
-  size_t bytes = (size_t)(want->hi - want->lo) * sizeof(double);
-  if (read_exact(f, h, CKPT_HDR) != 0 || memcmp(h, CKPT_MAGIC, 8) != 0)
-    snprintf(err, errlen, "%s: not a dsana checkpoint (or truncated header)", path);
-  else if (wire_get_u32(h + 60) != crc_of(h, 60))
-    snprintf(err, errlen, "%s: header checksum mismatch (corrupt)", path);
-  else if (wire_get_u32(h + 8) != CKPT_VERSION)
-    snprintf(err, errlen, "%s: version %u not supported (this build reads %d)", path, wire_get_u32(h + 8), CKPT_VERSION);
-  else if (shard_header(want, wire_get_u32(h + 56), expect), memcmp(h, expect, CKPT_HDR) != 0)
-    snprintf(err, errlen, "%s: belongs to another job or iteration (iteration %u, %u servers, %llu keys)", path,
-             wire_get_u32(h + 12), wire_get_u32(h + 16), (unsigned long long)wire_get_u64(h + 32));
-  else
-    rc = 0;
+  uint32_t want_crc = 0;
+  int rc = read_header(f, path, want, &want_crc, err, errlen);
   uLong c = crc32(0L, Z_NULL, 0);
-  double *scratch = rc == 0 && !tables ? malloc(bytes ? bytes : 8) : NULL;
-  for (uint32_t t = 0; rc == 0 && t < want->n_tables; t++) {
-    double *dst = tables ? tables[t] : scratch;
+  for (uint32_t t = 0; rc == 0 && t < want->shape.n_tables; t++) {
+    size_t bytes = table_bytes(want, t);
+    double *dst = tables ? tables[t] : malloc(bytes ? bytes : 8);
     if (!dst || read_exact(f, dst, bytes) != 0) {
       snprintf(err, errlen, "%s: truncated (table %u)", path, t);
       rc = DSANA_EFORMAT;
     } else {
-      c = crc32(c, (const Bytef *)dst, (uInt)bytes);
+      c = crc32_z(c, (const Bytef *)dst, bytes);
     }
+    if (!tables)
+      free(dst);
   }
-  if (rc == 0 && ((uint32_t)c != wire_get_u32(h + 56) || fgetc(f) != EOF)) {
+  if (rc == 0 && ((uint32_t)c != want_crc || fgetc(f) != EOF)) {
     snprintf(err, errlen, "%s: data checksum mismatch or trailing bytes (corrupt)", path);
     rc = DSANA_EFORMAT;
   }
-  free(scratch);
   fclose(f);
   return rc;
 }
 
 int ckpt_write_manifest(const char *dir, const struct ckpt_manifest *m, char *err, size_t errlen) {
-  char text[2048];
-  int n = snprintf(text, sizeof text, "dsana-checkpoint 1\niter %u\nservers %u\ntables %u\nkeys %llu\nresidual %a\n",
-                   m->iter, m->n_servers, m->n_tables, (unsigned long long)m->n_keys, m->residual);
+  static char text[64 * 1024]; /* 512 globals in %a: ~16 KiB */
+  int n = snprintf(text, sizeof text, "dsana-checkpoint 2\niter %u\nservers %u\ntables %u\nresidual %a\n", m->iter,
+                   m->n_servers, m->shape.n_tables, m->residual);
+  for (uint32_t t = 0; t < m->shape.n_tables; t++)
+    n += snprintf(text + n, sizeof text - (size_t)n, "table %llu %u\n", (unsigned long long)m->shape.n_keys[t],
+                  m->shape.width[t]);
   for (int g = 0; g < DSANA_MAX_GLOBALS; g++)
     n += snprintf(text + n, sizeof text - (size_t)n, "global %a\n", m->globals[g]);
   n += snprintf(text + n, sizeof text - (size_t)n, "crc %08x\n", crc_of(text, (size_t)n));
@@ -156,7 +188,8 @@ int ckpt_write_manifest(const char *dir, const struct ckpt_manifest *m, char *er
 }
 
 int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size_t errlen) {
-  char path[1100], text[2048];
+  char path[1100];
+  static char text[64 * 1024];
   snprintf(path, sizeof path, "%s/manifest", dir);
   FILE *f = fopen(path, "rb");
   if (!f) {
@@ -168,16 +201,24 @@ int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size
   text[n] = 0;
   char *crc_at = strstr(text, "crc ");
   unsigned crc = 0;
-  unsigned long long keys = 0;
   memset(m, 0, sizeof *m);
-  int got = sscanf(text, "dsana-checkpoint 1\niter %u\nservers %u\ntables %u\nkeys %llu\nresidual %la\n", &m->iter,
-                   &m->n_servers, &m->n_tables, &keys, &m->residual);
+  int got = sscanf(text, "dsana-checkpoint 2\niter %u\nservers %u\ntables %u\nresidual %la\n", &m->iter,
+                   &m->n_servers, &m->shape.n_tables, &m->residual);
+  uint32_t tables = 0;
+  for (const char *at = text; got == 4 && tables < m->shape.n_tables && tables < DSANA_MAX_TABLES &&
+                              (at = strstr(at, "\ntable ")) != NULL;
+       at++) {
+    unsigned long long keys;
+    if (sscanf(at + 1, "table %llu %u", &keys, &m->shape.width[tables]) == 2 && keys > 0 &&
+        m->shape.width[tables] > 0)
+      m->shape.n_keys[tables++] = keys;
+  }
   int globals = 0;
   for (const char *at = text; globals < DSANA_MAX_GLOBALS && (at = strstr(at, "\nglobal ")) != NULL; at++)
     globals += sscanf(at + 1, "global %la", &m->globals[globals]) == 1;
-  m->n_keys = keys;
   if (!crc_at || sscanf(crc_at, "crc %x", &crc) != 1 || crc != crc_of(text, (size_t)(crc_at - text)) ||
-      got != 5 || globals != DSANA_MAX_GLOBALS || m->n_servers == 0 || m->n_tables == 0 || m->n_tables > DSANA_MAX_TABLES) {
+      got != 4 || globals != DSANA_MAX_GLOBALS || m->n_servers == 0 || m->shape.n_tables == 0 ||
+      m->shape.n_tables > DSANA_MAX_TABLES || tables != m->shape.n_tables) {
     snprintf(err, errlen, "%s: malformed or corrupt manifest", path);
     return DSANA_EFORMAT;
   }
@@ -187,9 +228,7 @@ int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size
 int ckpt_validate(const char *dir, struct ckpt_manifest *m, char *err, size_t errlen) {
   int rc = ckpt_read_manifest(dir, m, err, errlen);
   for (uint32_t s = 0; rc == 0 && s < m->n_servers; s++) {
-    struct ckpt_shard sh = {.iter = m->iter, .n_servers = m->n_servers, .server = s, .n_tables = m->n_tables,
-                            .n_keys = m->n_keys};
-    shard_range(m->n_keys, m->n_servers, s, &sh.lo, &sh.hi);
+    struct ckpt_shard sh = {.iter = m->iter, .n_servers = m->n_servers, .server = s, .shape = m->shape};
     rc = ckpt_read_shard(dir, &sh, NULL, err, errlen);
   }
   return rc;

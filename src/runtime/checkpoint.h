@@ -20,22 +20,30 @@
 
 #include "dsana/dsana.h"
 
+/* The tables of a job, as a checkpoint records them. */
+struct ckpt_shape {
+  uint32_t n_tables;
+  uint64_t n_keys[DSANA_MAX_TABLES];
+  uint32_t width[DSANA_MAX_TABLES];
+};
+
 struct ckpt_manifest {
-  uint32_t iter, n_servers, n_tables;
-  uint64_t n_keys;
+  uint32_t iter, n_servers;
+  struct ckpt_shape shape;
   double globals[DSANA_MAX_GLOBALS];
   double residual;
 };
 
 struct ckpt_shard {
-  uint32_t iter, n_servers, server, n_tables;
-  uint64_t n_keys, lo, hi;
+  uint32_t iter, n_servers, server;
+  struct ckpt_shape shape;
 };
 
-/* Write tables[0..n_tables) (each hi-lo doubles) of shard `sh`. */
+/* Write the server's shard of every table (tables[t]: its shard of table
+ * t, (hi - lo) * width doubles where [lo, hi) is shard_range()'s). */
 int ckpt_write_shard(const char *dir, const struct ckpt_shard *sh, double *const *tables, char *err, size_t errlen);
-/* Check a shard file against `want` (all fields) and its checksums; with
- * tables != NULL, load the values too. */
+/* Check a shard file against `want` (every field) and its checksums;
+ * with tables != NULL, load the values too. */
 int ckpt_read_shard(const char *dir, const struct ckpt_shard *want, double *const *tables, char *err, size_t errlen);
 int ckpt_write_manifest(const char *dir, const struct ckpt_manifest *m, char *err, size_t errlen);
 int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size_t errlen);

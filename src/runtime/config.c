@@ -21,9 +21,9 @@ void config_defaults(struct run_config *c) {
   strcpy(c->bind_host, "127.0.0.1");
 }
 
-uint64_t config_keys_per_msg(const struct run_config *c) {
-  uint64_t keys = c->max_payload_bytes / sizeof(double);
-  return keys > (1u << 19) ? 1u << 19 : keys;
+uint64_t config_values_per_msg(uint64_t max_payload) {
+  uint64_t n = max_payload / sizeof(double);
+  return n > (1u << 19) ? 1u << 19 : n;
 }
 
 const char *run_mode_name(enum run_mode m) { return m == MODE_DSANA ? "dsana" : "bsp"; }

@@ -8,13 +8,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "policy/chunk.h"
 #include "policy/sched.h"
 
 #define CONFIG_PATH_MAX 1024
 #define CONFIG_ADDR_MAX 256
 
 enum run_mode { MODE_BSP = 0, MODE_DSANA = 1 };
-enum chunk_mode { CHUNK_OFF = 0, CHUNK_AUTO = 1, CHUNK_FIXED = 2 };
 
 struct run_config {
   uint32_t n_workers, n_servers;
@@ -30,7 +30,9 @@ struct run_config {
   char trace_path[CONFIG_PATH_MAX]; /* Chrome trace JSON; roles write parts */
   char scheduler_addr[CONFIG_ADDR_MAX]; /* where the scheduler listens */
   char bind_host[CONFIG_ADDR_MAX];      /* servers' listen host (tcp) */
-  char ipc_dir[128];                    /* local mode: roles listen on ipc here */
+  char local_dir[CONFIG_PATH_MAX];      /* local mode: the job's private folder (ipc endpoints, buffers) */
+  char transport[16];                   /* --transport: "" = by address, "mpi" = under mpirun */
+  uint32_t threads;                     /* compute threads per worker (0 = automatic) */
   bool quiet;
   bool fail_on_worker_loss;
   char token_path[CONFIG_PATH_MAX]; /* --token-file */
@@ -38,8 +40,8 @@ struct run_config {
   uint32_t checkpoint_every;            /* iterations between checkpoints */
   char resume_dir[CONFIG_PATH_MAX];     /* --resume */
   uint32_t resume_iter;                 /* > 0: continue after this iteration */
-  double resume_globals[8], resume_residual;
-  char curve_secret[48];            /* derived from the token; "" = insecure */ /* else a lost worker's tasks go to the others */
+  double resume_globals[512], resume_residual;
+  char curve_secret[48];                /* derived from the token; "" = clear */
   double register_timeout_s;
   double peer_timeout_s;
   double heartbeat_s;
@@ -50,8 +52,8 @@ struct run_config {
 
 void config_defaults(struct run_config *c);
 const char *run_mode_name(enum run_mode m);
-/* Keys of table values per message: what --max-message allows, at most
- * 512 Ki keys (4 MiB) so that large tables stream in pieces. */
-uint64_t config_keys_per_msg(const struct run_config *c);
+/* Values per message: what a payload limit of max_payload bytes allows,
+ * at most 512 Ki (4 MiB) so that large tables stream in pieces. */
+uint64_t config_values_per_msg(uint64_t max_payload);
 
 #endif

@@ -1,30 +1,117 @@
-/* job.c - table and task declarations (the dsana_job_* API) and sharding. */
+/* job.c - the dsana_job_* declarations apps make in setup(), and sharding
+ * (job.h). Indexing and checking the declarations is in job_index.c. */
 #include "runtime/job.h"
 
-#include "runtime/keymask.h"
-
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/keymask.h"
+#include "util/grow.h"
+
 void job_init(struct dsana_job *job, uint32_t n_workers, uint32_t n_servers, uint32_t tasks_per_worker,
               const char *role) {
   memset(job, 0, sizeof *job);
+  snprintf(job->role, sizeof job->role, "%s", role);
   job->info.n_workers = n_workers;
   job->info.n_servers = n_servers;
   job->info.tasks_per_worker = tasks_per_worker;
-  job->info.role = role;
+  job->info.role = job->role;
+  job->result_table = JOB_NONE;
+  job->block_table = JOB_NONE;
+  job->n_sums = 8;
 }
 
 void job_fini(struct dsana_job *job) {
   free(job->tasks);
-  job->tasks = NULL;
-  job->n_tasks = 0;
-  for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++) {
-    free(job->unread[t]);
-    job->unread[t] = NULL;
-  }
+  free(job->decls);
+  free(job->rd_off);
+  free(job->wr_off);
+  free(job->rd);
+  free(job->wr);
+  for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++)
+    free(job->tables[t].unread);
+  memset(job, 0, sizeof *job);
+}
+
+const char *dsana_job_error(const struct dsana_job *job) { return job->error[0] ? job->error : NULL; }
+
+void dsana_job_get_info(const struct dsana_job *job, struct dsana_job_info *info) { *info = job->info; }
+
+static int job_refuse(struct dsana_job *job, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int job_refuse(struct dsana_job *job, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(job->error, sizeof job->error, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys, uint32_t width, enum dsana_rule rule,
+                        uint32_t *id) {
+  if (job->n_tables >= DSANA_MAX_TABLES)
+    return job_refuse(job, DSANA_EINVAL, "table '%s': more than %d tables", name, DSANA_MAX_TABLES);
+  if (!name[0] || strlen(name) >= sizeof job->tables[0].name || n_keys == 0 || width == 0 ||
+      rule > DSANA_RULE_STATE)
+    return job_refuse(job, DSANA_EINVAL, "table '%s': bad name, size (%llu keys) or width (%u)", name,
+                      (unsigned long long)n_keys, width);
+  if ((job->max_keys && n_keys > job->max_keys) || n_keys > UINT64_MAX / 8 / width)
+    return job_refuse(job, DSANA_ERANGE, "table '%s' has %llu keys, more than --max-keys %llu", name,
+                      (unsigned long long)n_keys, (unsigned long long)job->max_keys);
+  struct job_table *t = &job->tables[job->n_tables];
+  snprintf(t->name, sizeof t->name, "%s", name);
+  t->n_keys = n_keys;
+  t->width = width;
+  t->rule = rule;
+  *id = job->n_tables++;
+  return 0;
+}
+
+int dsana_job_set_tasks(struct dsana_job *job, const struct dsana_task_decl *tasks, uint32_t n_tasks) {
+  if (n_tasks == 0 || n_tasks == UINT32_MAX)
+    return job_refuse(job, DSANA_EINVAL, "%u tasks", n_tasks);
+  for (uint32_t i = 0; i < n_tasks; i++)
+    if (tasks[i].hi < tasks[i].lo || !(tasks[i].cost > 0) || !isfinite(tasks[i].cost))
+      return job_refuse(job, DSANA_EINVAL, "task %u: reversed range or cost not > 0", i);
+  struct dsana_task_decl *copy = malloc(sizeof *copy * n_tasks);
+  if (!copy)
+    return DSANA_ENOMEM;
+  memcpy(copy, tasks, sizeof *copy * n_tasks);
+  free(job->tasks);
+  job->tasks = copy;
+  job->n_tasks = n_tasks;
+  return 0;
+}
+
+static int job_declare(struct dsana_job *job, uint32_t task, uint32_t table, uint64_t lo, uint64_t hi, bool write) {
+  if (table >= job->n_tables)
+    return job_refuse(job, DSANA_EINVAL, "no table %u", table);
+  if (task != DSANA_ALL_TASKS && task >= job->n_tasks)
+    return job_refuse(job, DSANA_EINVAL, "no task %u (declare the tasks first)", task);
+  if (lo > hi || hi > job->tables[table].n_keys)
+    return job_refuse(job, DSANA_EINVAL, "table '%s': range [%llu, %llu) outside the table", job->tables[table].name,
+                      (unsigned long long)lo, (unsigned long long)hi);
+  if (write && job->tables[table].rule == DSANA_RULE_DERIVED)
+    return job_refuse(job, DSANA_EINVAL, "table '%s' is DERIVED: tasks cannot write it", job->tables[table].name);
+  if (job->tables[table].rule == DSANA_RULE_STATE)
+    return job_refuse(job, DSANA_EINVAL, "table '%s' is a server's STATE: tasks cannot %s it", job->tables[table].name,
+                      write ? "write" : "read");
+  struct job_decl *d = grow_for_one(job->decls, &job->cap_decls, job->n_decls, sizeof *d, 64);
+  if (!d)
+    return DSANA_ENOMEM;
+  job->decls = d;
+  job->decls[job->n_decls++] = (struct job_decl){.task = task, .table = table, .lo = lo, .hi = hi, .write = write};
+  return 0;
+}
+
+int dsana_job_task_writes(struct dsana_job *job, uint32_t task, uint32_t table, uint64_t lo, uint64_t hi) {
+  return job_declare(job, task, table, lo, hi, true);
+}
+
+int dsana_job_task_reads(struct dsana_job *job, uint32_t task, uint32_t table, uint64_t lo, uint64_t hi) {
+  return job_declare(job, task, table, lo, hi, false);
 }
 
 int dsana_job_set_unread(struct dsana_job *job, uint32_t table, const uint64_t *unread_bits) {
@@ -35,88 +122,35 @@ int dsana_job_set_unread(struct dsana_job *job, uint32_t table, const uint64_t *
   if (!copy)
     return DSANA_ENOMEM;
   memcpy(copy, unread_bits, words * sizeof *copy);
-  free(job->unread[table]);
-  job->unread[table] = copy;
+  free(job->tables[table].unread);
+  job->tables[table].unread = copy;
   return 0;
 }
 
-const char *dsana_job_error(const struct dsana_job *job) { return job->error[0] ? job->error : NULL; }
-
-void dsana_job_get_info(const struct dsana_job *job, struct dsana_job_info *info) { *info = job->info; }
-
-int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys, enum dsana_rule rule,
-                        uint32_t *id) {
-  if (job->n_tables >= DSANA_MAX_TABLES || n_keys == 0 || strlen(name) >= sizeof job->tables[0].name)
+int dsana_job_set_block_table(struct dsana_job *job, uint32_t table) {
+  if (table >= job->n_tables)
     return DSANA_EINVAL;
-  if (job->max_keys && n_keys > job->max_keys) {
-    snprintf(job->error, sizeof job->error, "table '%s' has %llu keys, more than --max-keys %llu", name,
-             (unsigned long long)n_keys, (unsigned long long)job->max_keys);
-    return DSANA_ERANGE;
-  }
-  struct dsana_table_decl *t = &job->tables[job->n_tables];
-  snprintf(t->name, sizeof t->name, "%s", name);
-  t->n_keys = n_keys;
-  t->rule = rule;
-  *id = job->n_tables++;
+  job->block_table = table;
   return 0;
-}
-
-int dsana_job_set_tasks(struct dsana_job *job, uint32_t out_table, const struct dsana_task_decl *tasks,
-                        uint32_t n_tasks) {
-  if (out_table >= job->n_tables || n_tasks == 0 || job->tables[out_table].rule == DSANA_RULE_DERIVED)
-    return DSANA_EINVAL;
-  /* Tasks must partition the out table's keys in order: that is what lets
-   * a server know which pushes complete an iteration of its shard. */
-  uint64_t next = 0;
-  for (uint32_t i = 0; i < n_tasks; i++) {
-    if (tasks[i].lo != next || tasks[i].hi <= tasks[i].lo || !(tasks[i].cost > 0) || !isfinite(tasks[i].cost))
-      return DSANA_EINVAL;
-    next = tasks[i].hi;
-  }
-  if (next != job->tables[out_table].n_keys)
-    return DSANA_EINVAL;
-  struct dsana_task_decl *copy = malloc(sizeof *copy * n_tasks);
-  if (!copy)
-    return DSANA_ENOMEM;
-  memcpy(copy, tasks, sizeof *copy * n_tasks);
-  free(job->tasks);
-  job->tasks = copy;
-  job->n_tasks = n_tasks;
-  job->out_table = out_table;
-  return 0;
-}
-
-void dsana_job_set_convergence(struct dsana_job *job, double tol, uint32_t max_iter) {
-  job->tol = tol;
-  job->max_iter = max_iter;
 }
 
 int dsana_job_set_result_table(struct dsana_job *job, uint32_t table) {
   if (table >= job->n_tables)
     return DSANA_EINVAL;
   job->result_table = table;
-  job->have_result = 1;
   return 0;
 }
 
-int job_validate(const struct dsana_job *job, char *err, size_t errlen) {
-  if (job->n_tables == 0 || job->n_tasks == 0) {
-    snprintf(err, errlen, "app declared no %s", job->n_tables == 0 ? "tables" : "tasks");
-    return DSANA_EINVAL;
-  }
-  for (uint32_t t = 1; t < job->n_tables; t++)
-    if (job->tables[t].n_keys != job->tables[0].n_keys) {
-      /* Shards are cut once for all tables; see job.h. */
-      snprintf(err, errlen, "table '%s' has %llu keys, '%s' %llu: tables must have equal sizes", job->tables[t].name,
-               (unsigned long long)job->tables[t].n_keys, job->tables[0].name,
-               (unsigned long long)job->tables[0].n_keys);
-      return DSANA_EINVAL;
-    }
-  if (!job->have_result) {
-    snprintf(err, errlen, "app declared no result table");
-    return DSANA_EINVAL;
-  }
+int dsana_job_set_sums(struct dsana_job *job, uint32_t n) {
+  if (n > DSANA_MAX_SUMS)
+    return job_refuse(job, DSANA_EINVAL, "%u sums, at most %d", n, DSANA_MAX_SUMS);
+  job->n_sums = n;
   return 0;
+}
+
+void dsana_job_set_convergence(struct dsana_job *job, double tol, uint32_t max_iter) {
+  job->tol = tol;
+  job->max_iter = max_iter;
 }
 
 void shard_range(uint64_t n_keys, uint32_t n_servers, uint32_t s, uint64_t *lo, uint64_t *hi) {

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "net/transport.h"
 #include "runtime/runtime.h"
 #include "runtime/checkpoint.h"
 #include "runtime/trace.h"
@@ -21,7 +22,7 @@
 
 struct child {
   pid_t pid;
-  enum node_role role;
+  enum rt_role role;
   uint32_t index;
   bool exited;
 };
@@ -31,7 +32,7 @@ struct child {
 #define LAUNCH_MAX_CHILDREN 8192
 static struct child launch_kids[LAUNCH_MAX_CHILDREN];
 
-static pid_t launch_one(const struct role_params *p, enum node_role role, uint32_t index) {
+static pid_t launch_one(const struct role_params *p, enum rt_role role, uint32_t index) {
   fflush(stdout);
   fflush(stderr);
   pid_t pid = fork();
@@ -40,15 +41,13 @@ static pid_t launch_one(const struct role_params *p, enum node_role role, uint32
   prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the launcher */
   struct role_params mine = *p;
   mine.index = index;
-  int rc = role == ROLE_SCHEDULER ? runtime_run_scheduler(&mine)
-           : role == ROLE_SERVER  ? runtime_run_server(&mine)
-                                  : runtime_run_worker(&mine);
+  int rc = runtime_run_role(role, &mine);
   fflush(stdout);
   _exit(rc == 0 ? 0 : 1);
 }
 
 static void describe_exit(const struct child *c, int status, char *buf, size_t len) {
-  int n = snprintf(buf, len, "%s", node_role_name(c->role));
+  int n = snprintf(buf, len, "%s", rt_role_name(c->role));
   if (c->role != ROLE_SCHEDULER)
     n += snprintf(buf + n, len - (size_t)n, " %u", c->index);
   if (WIFSIGNALED(status))
@@ -157,13 +156,16 @@ static int launch_wait(struct child *kids, size_t n, bool worker_loss_fatal, con
 
 static int launch_make_dir(struct run_config *cfg) {
   const char *tmp = getenv("TMPDIR");
-  snprintf(cfg->ipc_dir, sizeof cfg->ipc_dir, "%s/dsana-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-  if (!mkdtemp(cfg->ipc_dir)) {
+  snprintf(cfg->local_dir, sizeof cfg->local_dir, "%s/dsana-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+  if (!mkdtemp(cfg->local_dir)) {
     log_error("cannot create a temporary folder in %s: %s", tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
     return DSANA_EIO;
   }
-  if (!cfg->scheduler_addr[0])
-    snprintf(cfg->scheduler_addr, sizeof cfg->scheduler_addr, "ipc://%s/scheduler", cfg->ipc_dir);
+  if (!cfg->scheduler_addr[0] &&
+      net_local_addr("ipc", cfg->local_dir, "scheduler", cfg->scheduler_addr, sizeof cfg->scheduler_addr) != 0) {
+    log_error("%s: folder name too long for a local address", cfg->local_dir);
+    return DSANA_ERANGE;
+  }
   return 0;
 }
 
@@ -214,7 +216,7 @@ int runtime_launch_local(const struct role_params *p) {
   size_t n = 1 + cfg.n_servers + cfg.n_workers;
   if (n > LAUNCH_MAX_CHILDREN) {
     log_error("too many roles for one machine (%zu, at most %d)", n, LAUNCH_MAX_CHILDREN);
-    launch_remove_dir(cfg.ipc_dir);
+    launch_remove_dir(cfg.local_dir);
     return DSANA_EINVAL;
   }
   struct child *kids = launch_kids;
@@ -230,13 +232,20 @@ int runtime_launch_local(const struct role_params *p) {
       log_error("fork failed: %s", strerror(errno));
       kids[i].exited = true;
       kill_all(kids, n);
-      launch_remove_dir(cfg.ipc_dir);
+      launch_remove_dir(cfg.local_dir);
       return DSANA_EIO;
     }
   rc = launch_wait(kids, n, cfg.fail_on_worker_loss, cfg.checkpoint_dir);
-  launch_remove_dir(cfg.ipc_dir);
+  launch_remove_dir(cfg.local_dir);
   int trc = cfg.trace_path[0] ? launch_merge_trace(&cfg) : 0;
   return rc ? rc : trc;
+}
+
+int runtime_run_role(enum rt_role role, const struct role_params *p) { return driver_run(role, p); }
+
+void runtime_rank_role(uint32_t rank, uint32_t n_servers, enum rt_role *role, uint32_t *index) {
+  *role = rank == 0 ? ROLE_SCHEDULER : rank <= n_servers ? ROLE_SERVER : ROLE_WORKER;
+  *index = rank == 0 ? 0 : rank <= n_servers ? rank - 1 : rank - 1 - n_servers;
 }
 
 int runtime_launcher_rank(uint32_t *rank, uint32_t *size) {

@@ -23,8 +23,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <pthread.h>
+
 #include "dsana/dsana.h"
 #include "util/log.h"
+
+/* Spans come from a role's control thread and its compute threads. */
+static pthread_mutex_t trace_mu = PTHREAD_MUTEX_INITIALIZER;
 
 /* One span; name, cat and arg2_name point at static strings. */
 struct trace_rec {
@@ -84,9 +89,11 @@ void trace_span(const char *name, const char *cat, uint64_t start_ns, uint64_t e
                 const char *arg2_name, double arg2) {
   if (!tr.on || !name)
     return;
+  pthread_mutex_lock(&trace_mu);
   if (tr.n == tr.cap) {
     if (tr.dropped++ == 0)
       tr.first_drop_ns = start_ns;
+    pthread_mutex_unlock(&trace_mu);
     return;
   }
   struct trace_rec *r = &tr.recs[tr.n++];
@@ -97,6 +104,7 @@ void trace_span(const char *name, const char *cat, uint64_t start_ns, uint64_t e
   r->end_ns = end_ns < start_ns ? start_ns : end_ns; /* a span never runs backwards */
   r->arg2 = arg2;
   r->iter = iter;
+  pthread_mutex_unlock(&trace_mu);
 }
 
 /* Writes s as a JSON string literal. Names are meant to be static ASCII, but

@@ -8,7 +8,7 @@
  * bounded in-memory buffer (oldest kept, later ones counted as dropped)
  * that is written to a per-process part file at trace_close(). The
  * launcher merges the parts into one JSON file with trace_merge().
- * Single-threaded per process (each role has one thread).
+ * Spans may come from several threads of a role (a mutex guards them).
  */
 #ifndef DSANA_RUNTIME_TRACE_H
 #define DSANA_RUNTIME_TRACE_H

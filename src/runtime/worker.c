@@ -1,258 +1,216 @@
 /*
- * worker.c - the worker role: runs the tasks the scheduler hands it, pulling
- * table values from the servers and pushing each task's results.
- *
- * The worker keeps a mirror of every table it reads (indexed by key) and a
- * push buffer for the tasks' output table. In this version a pull fetches
- * the whole table once per iteration (whole-table transfers, as in plain
- * BSP). A task's speed is emulated after it computes: the worker sleeps so
- * that the task's wall time is its compute time times the scenario's
- * slowdown for this worker and iteration.
+ * worker.c - the worker role's state machine (worker.h): registration,
+ * the cluster map and the app's setup, the scheduler's and servers'
+ * messages, and liveness. The tasks it holds are in worker_tasks.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "runtime/fault.h"
 #include "runtime/trace.h"
-#include "runtime/worker.h"
-#include "util/clock.h"
+#include "runtime/worker_internal.h"
 #include "util/log.h"
 
-/* The emulated compute's sleep: the worker's link keeps sending meanwhile
- * (pushes queued before it leave on time, not after the next block). */
-static void worker_sleep(void *arg, uint64_t until_ns) {
-  struct worker *w = arg;
-  for (uint64_t now = clock_now_ns(); now < until_ns; now = clock_now_ns()) {
-    uint64_t due = net_outbox_due_ns(w->node.outbox);
-    uint64_t wake = due && due < until_ns ? due : until_ns;
-    if (wake > now)
-      clock_sleep_ns(wake - now);
-    int rc = due && due <= wake ? net_outbox_pump(w->node.outbox, clock_now_ns(), NULL) : 0;
-    if (rc && !w->sleep_err)
-      w->sleep_err = rc; /* a server gone: the loop stops on it */
-  }
-}
-
-static int worker_connect_servers(struct worker *w) {
-  uint32_t s_n = w->node.cfg.n_servers;
-  w->servers = calloc(s_n, sizeof *w->servers);
-  if (!w->servers)
+int worker_create(const struct role_params *p, const struct rt_env *env, struct worker **out) {
+  struct worker *w = calloc(1, sizeof *w);
+  if (!w)
     return DSANA_ENOMEM;
-  for (uint32_t s = 0; s < s_n; s++) {
-    int rc = net_dial(w->node.ctx, w->node.map->server_addr[s], 0x20000000u | (w->node.index << 8) | s, &w->servers[s]);
-    if (rc) {
-      log_error("cannot connect to server %u at %s", s, w->node.map->server_addr[s]);
-      return rc;
-    }
-  }
-  const struct dsana_job *job = &w->node.job;
-  uint64_t n = job->tables[job->out_table].n_keys;
-  w->push_buf = calloc(n, sizeof(double));
-  if (!w->push_buf)
-    return DSANA_ENOMEM;
-  int rc = mirror_init(&w->mirror, job->n_tables, n, w->node.map->chunk_keys, w->servers, s_n, w->node.outbox,
-                       w->node.index, w->node.cfg.peer_timeout_s);
-  /* on one machine without an emulated link, read the servers' buffers */
-  if (!rc && !net_outbox_emulating(w->node.outbox))
-    mirror_use_shm(&w->mirror, w->node.cfg.ipc_dir);
-  for (uint32_t t = 0; !rc && t < job->n_tables; t++)
-    mirror_set_unread(&w->mirror, t, job->unread[t]);
-  if (!rc)
-    rc = emulate_init(&w->emu, worker_slot(w, job->n_tasks, 0), w->node.sc.ns_per_cost);
-  if (!rc && net_outbox_emulating(w->node.outbox))
-    emulate_set_sleep(&w->emu, worker_sleep, w);
-  return rc;
+  w->env = env;
+  w->params = *p;
+  w->cfg = *p->cfg;
+  w->params.cfg = &w->cfg;
+  w->index = p->index;
+  w->last_heard_ns = w->last_sent_ns = rt_now(env);
+  *out = w;
+  return 0;
 }
 
-static int worker_alloc_tasks(struct worker *w) {
-  uint32_t n = w->node.job.n_tasks;
-  w->queue = calloc(n, sizeof *w->queue);
-  w->ran = calloc(n, sizeof *w->ran);
-  if (w->blocks)
-    w->held = calloc(worker_held_cap(w), sizeof *w->held);
-  return w->queue && w->ran && (w->held || !w->blocks) ? 0 : DSANA_ENOMEM;
-}
-
-uint32_t worker_queue_pop(struct worker *w) {
-  uint32_t task = w->queue[w->q_head];
-  w->q_head = (w->q_head + 1) % w->node.job.n_tasks;
-  w->q_len--;
-  return task;
-}
-
-static void worker_free(struct worker *w) {
-  emulate_fini(&w->emu);
+void worker_destroy(struct worker *w) {
+  if (!w)
+    return;
+  wtasks_free(w);
   mirror_fini(&w->mirror);
-  free(w->held);
-  free(w->queue);
-  free(w->ran);
-  free(w->push_buf);
-  if (w->servers)
-    for (uint32_t s = 0; s < w->node.cfg.n_servers; s++)
-      if (w->servers[s])
-        net_close(w->servers[s]);
-  free(w->servers);
-  node_close(&w->node);
+  for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++)
+    free(w->assign_buf[t]);
+  job_fini(&w->job);
+  if (w->own_app && w->app)
+    w->app->destroy(w->app_state);
+  free(w->map);
   free(w);
 }
 
-int dsana_pull(struct dsana_worker_view *v, uint32_t table, uint64_t lo, uint64_t hi, const double **values) {
-  struct worker *w = v->w;
-  const struct dsana_job *job = &w->node.job;
-  if (table >= job->n_tables || lo > hi || hi > job->tables[table].n_keys)
-    return DSANA_EINVAL;
-  int rc = mirror_wait(&w->mirror, table, w->run_iter, lo, hi);
-  if (rc)
-    return rc;
-  *values = w->mirror.t[table].values;
-  return 0;
-}
-
-uint64_t dsana_pull_granularity(struct dsana_worker_view *v) { return v->w->mirror.chunk_keys; }
-
-double *dsana_push_buf(struct dsana_worker_view *v) { return v->w->push_buf; }
-
-/* Send the task's output range to the servers owning it. */
-static int worker_push(struct worker *w, uint32_t task, const struct dsana_task_decl *d) {
-  const struct dsana_job *job = &w->node.job;
-  uint64_t n = job->tables[job->out_table].n_keys;
-  uint64_t max_keys = config_keys_per_msg(&w->node.cfg);
-  for (uint64_t at = d->lo; at < d->hi;) {
-    uint32_t s = shard_of(n, w->node.cfg.n_servers, at);
-    uint64_t slo, shi;
-    shard_range(n, w->node.cfg.n_servers, s, &slo, &shi);
-    uint64_t end = d->hi < shi ? d->hi : shi;
-    if (end - at > max_keys)
-      end = at + max_keys;
-    struct wire_hdr h = wire_hdr_make(WIRE_PUSH, w->node.index);
-    h.table = job->out_table;
-    h.iter = w->iter;
-    h.chunk = task;
-    h.key_lo = at;
-    h.key_hi = end;
-    h.payload_bytes = (end - at) * sizeof(double);
-    int rc = net_outbox_send(w->node.outbox, w->servers[s], NULL, &h, w->push_buf + at, (size_t)h.payload_bytes, 0);
-    if (rc)
-      return rc;
-    w->bytes_out += WIRE_HDR_BYTES + h.payload_bytes;
-    at = end;
-    if (at < d->hi)
-      fault_point(FAULT_MID_PUSH, w->iter);
-  }
-  return 0;
-}
-
-uint64_t worker_slot(const struct worker *w, uint32_t task, uint64_t part) {
-  return (uint64_t)task * (w->mirror.n_chunks + 2) + part;
-}
-
-uint64_t worker_emulate(struct worker *w, uint32_t iter, uint64_t slot, uint64_t compute_ns, double cost) {
-  return emulate_work(&w->emu, slot, compute_ns, cost, scenario_slowdown(&w->node.sc, w->node.index, iter));
-}
-
-int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64_t wait_ns, uint64_t overlap_ns,
-                    uint64_t start_ns) {
-  fault_point(FAULT_BEFORE_PUSH, w->iter);
-  uint64_t t0 = clock_now_ns();
-  int rc = worker_push(w, task, &w->node.job.tasks[task]);
-  if (rc)
-    return rc;
-  trace_span("push", "transfer", t0, clock_now_ns(), w->iter, "task", task);
-  fault_point(FAULT_AFTER_PUSH, w->iter);
-  struct msg_task_done done = {.compute_ns = compute_ns, .wait_ns = wait_ns,
-                               .idle_ns = w->last_task_end_ns && start_ns > w->last_task_end_ns
-                                              ? start_ns - w->last_task_end_ns : 0,
-                               .bytes_in = w->mirror.bytes_in - w->bytes_in_mark,
-                               .bytes_out = w->bytes_out - w->bytes_out_mark,
-                               .overlap_ns = overlap_ns,
-                               .overrun_ns = w->emu.overrun_ns - w->overrun_mark};
-  w->overrun_mark = w->emu.overrun_ns;
-  if (w->n_ran < w->node.job.n_tasks)
-    w->ran[w->n_ran++] = task;
-  w->bytes_in_mark = w->mirror.bytes_in;
-  w->bytes_out_mark = w->bytes_out;
-  w->last_task_end_ns = clock_now_ns();
-  uint8_t buf[MSG_TASK_DONE_BYTES];
-  msg_task_done_encode(&done, buf);
-  struct wire_hdr h = wire_hdr_make(WIRE_TASK_DONE, w->node.index);
-  h.iter = w->iter;
-  h.chunk = task;
-  h.payload_bytes = sizeof buf;
-  rc = node_send(&w->node, &h, buf, sizeof buf);
-  /* let the push leave now, not after the rest of the worker's blocks */
-  return rc ? rc : net_outbox_pump(w->node.outbox, clock_now_ns(), NULL);
-}
-
-static int worker_run_task(struct worker *w, uint32_t task) {
-  const struct dsana_task_decl *d = &w->node.job.tasks[task];
-  fault_point(FAULT_BEFORE_TASK, w->iter);
-  uint64_t t0 = clock_now_ns();
-  uint64_t wait0 = w->mirror.wait_ns;
-  struct dsana_task_ctx ctx = {.task = task, .iter = w->iter, .lo = d->lo, .hi = d->hi, .globals = w->globals,
-                               .view = &w->view};
-  w->run_iter = w->iter;
-  int rc = w->node.app->run_task(w->node.app_state, &ctx);
+int worker_start(struct worker *w, struct rt_outq *out) {
+  struct msg_register reg = {.role = ROLE_WORKER, .index = w->index, .pid = (uint32_t)getpid()};
+  gethostname(reg.host, sizeof reg.host - 1);
+  uint8_t *buf = malloc(1024);
+  size_t len = 0;
+  int rc = buf ? msg_register_encode(&reg, buf, 1024, &len) : DSANA_ENOMEM;
+  struct wire_hdr h = wire_hdr_make(WIRE_REGISTER, w->index);
   if (rc) {
-    log_error("task %u failed in iteration %u: %s", task, w->iter, dsana_strerror(rc));
+    free(buf);
     return rc;
   }
-  uint64_t waited = w->mirror.wait_ns - wait0;
-  uint64_t compute = worker_emulate(w, w->iter, worker_slot(w, task, 0), clock_now_ns() - t0 - waited, d->cost);
-  trace_span("task", "compute", t0, clock_now_ns(), w->iter, "task", task);
-  return worker_complete(w, task, compute, waited, 0, t0);
+  return rt_send_owned(out, ROLE_SCHEDULER, 0, &h, buf, len, 0);
 }
 
-/* The scheduler has nothing more for this worker in this iteration: what
- * it still holds provisionally is not its own; it starts fetching iteration
- * iter's input (block-wise tasks: alongside the tasks it still runs, chunk
- * by chunk, see mirror.h) and, under static scheduling, running iter's
- * tasks, which are the ones it runs now. */
-static int worker_on_fetch_ahead(struct worker *w, uint32_t iter) {
-  if (iter != w->iter + 1)
+/* The app from the scheduler's map, when this worker was started alone. */
+static int create_app(struct worker *w) {
+  char err[512] = "";
+  if (w->params.app) {
+    w->app = w->params.app;
+    w->app_state = w->params.app_state;
     return 0;
-  worker_blocks_drop_provisional(w);
-  bool idle = w->q_len == 0 && w->n_held == 0;
-  if (!idle && !w->blocks)
+  }
+  if (!(w->app = role_find_app(w->params.apps, w->map->app))) {
+    log_error("the scheduler runs app '%s', which this dsana does not know", w->map->app);
+    return DSANA_EPROTO;
+  }
+  int rc = w->app->create(&w->app_state);
+  if (rc)
+    return rc;
+  w->own_app = true;
+  for (uint32_t i = 0; i < w->map->args.n; i++) {
+    const char *name = w->map->args.name[i][0] ? w->map->args.name[i] : NULL;
+    if ((rc = w->app->set_option(w->app_state, name, w->map->args.value[i], err, sizeof err)) != 0) {
+      log_error("app option from the scheduler: %s", err);
+      return rc;
+    }
+  }
+  return 0;
+}
+
+/* Tables read by key lists: the app lists keys for the first task reading them. */
+static void find_sparse(struct worker *w) {
+  struct job_range r;
+  for (uint32_t t = 0; w->app->task_keys && t < w->job.n_tables; t++)
+    for (uint32_t i = 0; i < w->job.n_tasks; i++)
+      if (job_task_reads(&w->job, i, t, &r)) {
+        const uint64_t *keys;
+        uint64_t n;
+        if (t != w->job.block_table && w->app->task_keys(w->app_state, i, t, &keys, &n) == 0)
+          w->sparse |= 1u << t;
+        break;
+      }
+}
+
+/* Only the block table is read densely: running ahead fetches nothing else. */
+static bool only_block_table_dense(const struct worker *w) {
+  for (uint32_t t = 0; t < w->job.n_tables; t++)
+    if (t != w->job.block_table && w->mirror.t[t].used && !w->mirror.t[t].sparse)
+      return false;
+  return true;
+}
+
+static int alloc_assign_bufs(struct worker *w) {
+  for (uint32_t t = 0; t < w->job.n_tables; t++) {
+    const struct job_table *jt = &w->job.tables[t];
+    bool written = false;
+    for (uint32_t i = 0; i < w->job.n_tasks * (jt->rule == DSANA_RULE_ASSIGN) && !written; i++)
+      written = w->job.wr_off[i] < w->job.wr_off[i + 1] && job_task_writes(&w->job, i, t, &(struct job_range){0});
+    if (written && !(w->assign_buf[t] = calloc(jt->n_keys * jt->width, sizeof(double))))
+      return DSANA_ENOMEM;
+  }
+  return 0;
+}
+
+/* Set up from the cluster map: the app, the job, the mirror, the tasks. */
+static int join(struct worker *w) {
+  char err[512] = "";
+  w->index = w->map->your_index;
+  char role[64];
+  snprintf(role, sizeof role, "worker %u", w->index);
+  log_set_role(role);
+  int rc = create_app(w);
+  if (rc)
+    return rc;
+  job_init(&w->job, w->map->n_workers, w->map->n_servers, w->map->tasks_per_worker, "worker");
+  w->job.max_keys = w->cfg.max_keys;
+  if ((rc = w->app->setup(w->app_state, &w->job, err, sizeof err)) != 0 ||
+      (rc = job_finalize(&w->job, err, sizeof err)) != 0) {
+    log_error("%s", err[0] ? err : dsana_strerror(rc));
+    return rc;
+  }
+  find_sparse(w);
+  bool share = w->env->buffer_map != NULL;
+  if ((rc = mirror_init(&w->mirror, &w->job, w->map->chunk_keys, w->sparse, w->map->n_servers, w->index, w->env,
+                        share)) != 0)
+    return rc;
+  uint32_t b = w->job.block_table;
+  /* block by block when the block table comes in chunks (or the app has
+   * block hooks only: then one block when it is not chunked) */
+  w->blocks = b != JOB_NONE && w->app->task_block &&
+              (w->map->chunk_keys[w->job.tables[b].space] != 0 || !w->app->run_task);
+  w->run_ahead = w->blocks && w->map->sched == SCHED_STATIC && (w->map->flags & MAP_F_FETCH_AHEAD) &&
+                 only_block_table_dense(w);
+  w->values_per_msg = config_values_per_msg(w->map->max_payload);
+  if ((rc = alloc_assign_bufs(w)) != 0)
+    return rc;
+  return wtasks_alloc(w);
+}
+
+static int on_map(struct worker *w, const struct net_msg *m) {
+  if (w->map) {
+    log_warn("ignored a second cluster map");
     return 0;
-  int rc = mirror_prefetch(&w->mirror, iter);
-  if (idle)
-    mirror_release(&w->mirror);
-  if (!rc && w->blocks && w->node.cfg.sched == SCHED_STATIC)
-    rc = worker_blocks_ahead(w, iter);
+  }
+  if (!(w->map = calloc(1, sizeof *w->map)))
+    return DSANA_ENOMEM;
+  int rc = msg_map_decode(m->payload, m->hdr.payload_bytes, w->map);
+  if (rc) {
+    log_error("the scheduler's cluster map does not decode");
+    return rc;
+  }
+  return join(w);
+}
+
+static int on_iter_start(struct worker *w, const struct net_msg *m, struct rt_outq *out) {
+  if (m->hdr.payload_bytes != MSG_GLOBALS_BYTES || m->hdr.iter <= w->iter) {
+    log_warn("dropped ITER_START for iteration %u (at %u)", m->hdr.iter, w->iter);
+    return 0;
+  }
+  bool ran = w->n_ran > 0;
+  w->iter = m->hdr.iter;
+  msg_globals_decode(m->payload, w->globals); /* provisional tasks read them from here too */
+  return wtasks_iter_start(w, ran, out);
+}
+
+static int on_tasks(struct worker *w, const struct net_msg *m) {
+  const struct wire_hdr *h = &m->hdr;
+  if (h->iter != w->iter || h->payload_bytes != (uint64_t)h->count * 4) {
+    log_warn("dropped TASKS for iteration %u (at iteration %u)", h->iter, w->iter);
+    return 0;
+  }
+  uint32_t *tasks = malloc((h->count ? h->count : 1) * sizeof *tasks);
+  if (!tasks)
+    return DSANA_ENOMEM;
+  for (uint32_t i = 0; i < h->count; i++)
+    tasks[i] = wire_get_u32((const uint8_t *)m->payload + 4 * i);
+  int rc = wtasks_receive(w, tasks, h->count);
+  free(tasks);
   return rc;
 }
 
-static int worker_on_sched(struct worker *w, const struct net_msg *m, bool *done) {
+static int on_scheduler(struct worker *w, const struct net_msg *m, struct rt_outq *out) {
   const struct wire_hdr *h = &m->hdr;
-  switch (h->type) {
-  case WIRE_ITER_START: {
-    /* fetch the tables now if this worker ran tasks in the iteration
-     * before (it most likely runs some again); else on its first task */
-    bool ran = w->n_ran > 0;
-    w->iter = h->iter;
-    msg_globals_decode(m->payload, w->globals); /* provisional tasks read them from here too */
-    w->last_task_end_ns = 0;
-    w->n_ran = 0;
-    return ran ? mirror_prefetch(&w->mirror, w->iter) : 0;
-  }
-  case WIRE_TASK:
-    if (h->iter != w->iter || h->chunk >= w->node.job.n_tasks || w->q_len == w->node.job.n_tasks) {
-      log_warn("dropped TASK %u for iteration %u (at iteration %u)", h->chunk, h->iter, w->iter);
-      return 0;
-    }
-    if (!worker_blocks_confirm(w, h->chunk))
-      w->queue[(w->q_head + w->q_len++) % w->node.job.n_tasks] = h->chunk;
+  if (!w->map && h->type != WIRE_CLUSTER_MAP && h->type != WIRE_ABORT && h->type != WIRE_HEARTBEAT)
     return 0;
+  switch (h->type) {
+  case WIRE_CLUSTER_MAP:
+    return on_map(w, m);
+  case WIRE_ITER_START:
+    return on_iter_start(w, m, out);
+  case WIRE_TASKS:
+    return on_tasks(w, m);
   case WIRE_FETCH_AHEAD:
-    return worker_on_fetch_ahead(w, h->iter);
+    return wtasks_fetch_ahead(w, h->iter, out);
   case WIRE_STOP: {
-    *done = true;
-    struct wire_hdr bye = wire_hdr_make(WIRE_BYE, w->node.index);
-    return node_send(&w->node, &bye, NULL, 0);
+    w->stopped = true;
+    struct wire_hdr bye = wire_hdr_make(WIRE_BYE, w->index);
+    return rt_send(out, ROLE_SCHEDULER, 0, &bye, NULL, 0);
   }
   case WIRE_ABORT:
-    log_error("scheduler aborted the job: %.*s", (int)h->payload_bytes, (const char *)m->payload);
+    log_error("the scheduler stopped the job: %.*s", (int)h->payload_bytes, (const char *)m->payload);
     return DSANA_EPEER;
   case WIRE_HEARTBEAT:
     return 0;
@@ -262,77 +220,60 @@ static int worker_on_sched(struct worker *w, const struct net_msg *m, bool *done
   }
 }
 
-/* With no work in hand, block on the scheduler until a message, the next
- * emulated send or a heartbeat is due. */
-static int worker_idle(struct worker *w, int idle_ms) {
-  if (w->q_len || w->n_held)
+int worker_on_msg(struct worker *w, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out) {
+  if (from->role == ROLE_SCHEDULER) {
+    w->last_heard_ns = rt_now(w->env);
+    return on_scheduler(w, m, out);
+  }
+  if (!w->map || m->hdr.type != WIRE_PULL_REPLY) {
+    log_warn("ignored %s from server %u", wire_type_name(m->hdr.type), from->index);
     return 0;
-  bool ready;
-  int rc = net_poll_until(&w->node.sched, 1, idle_ms, net_outbox_due_ns(w->node.outbox), &ready);
-  return rc < 0 ? rc : 0;
+  }
+  if (mirror_take(&w->mirror, from->index, m) == MIRROR_HOLD)
+    return DSANA_EAGAIN;
+  return mirror_kick(&w->mirror, out);
 }
 
-static int worker_loop(struct worker *w) {
-  int idle_ms = (int)(w->node.cfg.heartbeat_s * 1000);
-  for (bool done = false; !done;) {
-    struct net_msg m;
-    int rc = worker_idle(w, idle_ms);
+int worker_on_tick(struct worker *w, uint64_t now_ns, struct rt_outq *out) {
+  if (w->stopped)
+    return 0;
+  if (w->map && now_ns - w->last_sent_ns >= (uint64_t)(w->map->heartbeat_s * 1e9)) {
+    struct wire_hdr h = wire_hdr_make(WIRE_HEARTBEAT, w->index);
+    w->last_sent_ns = now_ns;
+    int rc = rt_send(out, ROLE_SCHEDULER, 0, &h, NULL, 0);
     if (rc)
       return rc;
-    while (!done && (rc = net_recv(w->node.sched, &m, 0)) == 0) {
-      w->node.last_heard_ns = clock_now_ns();
-      rc = worker_on_sched(w, &m, &done);
-      net_msg_fini(&m);
-      if (rc)
-        return rc;
-    }
-    if (!done && rc != DSANA_EAGAIN)
-      return rc;
-    if (!done && w->blocks) {
-      bool progress;
-      if ((rc = worker_blocks_step(w, &progress)) != 0)
-        return rc;
-      if (!progress && w->n_held && (rc = mirror_recv(&w->mirror, 1, &(int){0})) < 0)
-        return rc;
-      w->node.last_heard_ns = clock_now_ns(); /* busy, not deaf */
-    } else if (!done && w->q_len) {
-      if ((rc = worker_run_task(w, worker_queue_pop(w))) != 0)
-        return rc;
-      w->node.last_heard_ns = clock_now_ns(); /* busy, not deaf */
-    }
-    if ((rc = w->sleep_err) != 0 || (rc = net_outbox_pump(w->node.outbox, clock_now_ns(), NULL)) != 0)
-      return rc;
-    node_tick(&w->node);
-    if ((rc = node_check_scheduler(&w->node)) != 0)
-      return rc;
   }
-  return net_outbox_flush(w->node.outbox);
+  double limit = w->map ? w->map->peer_timeout_s : w->cfg.register_timeout_s;
+  if (now_ns - w->last_heard_ns > (uint64_t)(limit * 1e9)) {
+    if (w->map)
+      log_error("lost the scheduler at %s: silent for %.1f s", w->cfg.scheduler_addr,
+                (double)(now_ns - w->last_heard_ns) * 1e-9);
+    else
+      log_error("timed out after %.0f s waiting for the cluster map from the scheduler at %s (is it running, and is "
+                "--token-file the job's?)", limit, w->cfg.scheduler_addr);
+    return DSANA_ETIMEDOUT;
+  }
+  return 0;
 }
 
-int runtime_run_worker(const struct role_params *p) {
-  struct worker *w = calloc(1, sizeof *w);
-  if (!w)
-    return DSANA_ENOMEM;
-  log_set_role("worker");
-  w->view.w = w;
-  int rc = node_open(&w->node, p, ROLE_WORKER);
-  if (!rc)
-    rc = node_join(&w->node, p, "");
-  if (!rc)
-    rc = worker_connect_servers(w);
-  if (!rc)
-    fault_init(w->node.index);
-  if (!rc)
-    rc = trace_open_role(w->node.map->trace_path, "worker", 3, w->node.index);
-  w->blocks = !rc && w->node.map->chunk_keys && w->node.app->task_block;
-  if (!rc)
-    rc = worker_alloc_tasks(w);
-  if (!rc)
-    rc = worker_loop(w);
-  if (rc)
-    log_debug("stopping: %s", dsana_strerror(rc));
-  int trc = trace_close();
-  worker_free(w);
-  rc = rc ? rc : trc;
-  return rc;
+int worker_next_work(struct worker *w, struct witem *it, struct rt_outq *out) {
+  if (!w->map || w->stopped)
+    return DSANA_EAGAIN;
+  return wtasks_next(w, it, out);
+}
+
+int worker_work_done(struct worker *w, struct witem *it, struct rt_outq *out) {
+  return wtasks_done(w, it, out);
+}
+
+bool worker_stopped(const struct worker *w) { return w->stopped; }
+const struct msg_cluster_map *worker_map(const struct worker *w) { return w->map; }
+uint32_t worker_index(const struct worker *w) { return w->index; }
+bool worker_busy(const struct worker *w) { return w->n_held > 0 || w->q_len > 0; }
+void worker_set_one_block_items(struct worker *w, bool on) { w->one_block_items = on; }
+
+uint64_t worker_slots(const struct worker *w) {
+  uint64_t nc = w->blocks ? w->mirror.t[w->job.block_table].n_chunks : 1;
+  return (uint64_t)w->job.n_tasks * (nc + 2);
 }

@@ -1,7 +1,21 @@
 /*
- * worker.h - private state of the worker role, shared by worker.c (the
- * connection, the loop, whole tasks) and worker_blocks.c (tasks run block by
- * block as chunks arrive). Owned by the worker process's only thread.
+ * worker.h - the worker role as a state machine (see event.h).
+ *
+ * The worker registers with the scheduler, takes the cluster map (the app
+ * and its options when it was started alone), runs the app's setup, and
+ * then holds the tasks the scheduler hands it. It never computes inside a
+ * handler: it offers work items (a task's hook call that can run now, its
+ * input being in) through worker_next_work(); the driver runs them on its
+ * compute threads (worker_exec.c) and hands them back with
+ * worker_work_done(), which pushes a finished task's results and reports it
+ * done. Items of different tasks may run at the same time; the items of
+ * one task instance run one after the other.
+ *
+ * Files: worker.c (this API: registration, messages, ticks) calls
+ * worker_tasks.c (held tasks: input, readiness, items, running ahead),
+ * which calls worker_push.c (a finished task's pushes) and the mirror.
+ * worker_exec.c runs items; it reads worker state set up beforehand and
+ * never calls back.
  */
 #ifndef DSANA_RUNTIME_WORKER_H
 #define DSANA_RUNTIME_WORKER_H
@@ -9,82 +23,92 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/emulate.h"
+#include "runtime/event.h"
+#include "runtime/job.h"
 #include "runtime/mirror.h"
-#include "runtime/node.h"
+#include "runtime/msg.h"
+#include "runtime/role_params.h"
 
-struct dsana_worker_view {
+struct worker;
+
+/* One task push prepared by the task (dsana_push_buf / dsana_push_keys). */
+struct wpush {
+  double *buf;          /* dense: indexed by key (buf[k * width]); sparse: n * width */
+  dsana_xsum *xbuf;     /* exact pushes (dsana_push_xsum*): as buf, of partial sums */
+  const uint64_t *keys; /* sparse: the task's keys, NULL = dense */
+  uint64_t n;
+  double *mem;          /* what to free (per-instance buffers) */
+  size_t mem_cap;       /* doubles in mem, reused by the next instance */
+  bool used;
+};
+
+/* What worker_exec.c sees of a task instance: set by the control thread
+ * before the item is offered, read-only meanwhile except the ctx outputs
+ * and pushes. */
+struct dsana_task_rt {
   struct worker *w;
+  struct wtask *wt;
 };
 
-/* A task being run block by block. A provisional one was started ahead of
- * its iteration (static scheduling gives a worker the same tasks every
- * iteration): its blocks run as the next iteration's chunks arrive, and it
- * ends and pushes only once that iteration started and the scheduler handed
- * the task to this worker again. */
-struct held_task {
-  uint32_t task;
-  bool provisional;
-  uint64_t next_chunk;
-  uint64_t compute_ns; /* blocks so far, emulated slowdown included */
-  uint64_t overlap_ns; /* of which while the table was still arriving */
+enum witem_kind { WITEM_RUN, WITEM_BEGIN, WITEM_BLOCK, WITEM_END };
+
+/* A held task instance. */
+struct wtask {
+  bool live;
+  uint32_t task, iter;
+  bool provisional;   /* started ahead of its iteration (running ahead) */
+  bool running;       /* an item of it is with the driver */
+  bool begun;         /* block-wise: task_begin ran */
+  bool input_asked;   /* its non-block input was requested */
+  uint64_t next_chunk; /* block-wise: the next block to run */
+  uint32_t tickets[DSANA_MAX_TABLES]; /* sparse reads: see mirror_sparse_ready */
+  uint64_t compute_ns, overlap_ns, overrun_ns, wait_ns;
+  uint64_t ready_ns, start_ns;
   struct dsana_task_ctx ctx;
+  struct dsana_task_rt rt;
+  dsana_xsum *sums;   /* n_sums (DSANA_MAX_SUMS for the ctx), owned */
+  struct wpush push[DSANA_MAX_TABLES];
 };
 
-struct worker {
-  struct node node;
-  struct net_sock **servers; /* n_servers dialers */
-  struct mirror mirror;
-  double *push_buf;
-  uint32_t iter;     /* the iteration started last (ITER_START) */
-  uint32_t run_iter; /* the iteration of the task whose hook is running */
-  double globals[DSANA_MAX_GLOBALS];
-  /* Sized from the job's task count: a worker gets each task at most once
-   * per iteration, and holds at most this iteration's and the next one's
-   * (running ahead). */
-  uint32_t *queue; /* tasks received, not started: a ring of n_tasks */
-  uint32_t q_head, q_len;
-  struct held_task *held; /* chunked mode: tasks started, 2 x n_tasks */
-  uint32_t n_held;
-  uint32_t *ran; /* tasks completed in iteration `iter`, in order: n_tasks */
-  uint32_t n_ran;
-  uint32_t ahead_iter; /* FETCH_AHEAD received for this iteration (0 = none) */
-  bool blocks; /* the app runs tasks block by block */
-  uint64_t last_task_end_ns;
-  uint64_t bytes_in_mark, bytes_out, bytes_out_mark;
-  struct emulate emu;      /* modelled compute times (scenario speeds) */
-  int sleep_err;           /* a send failed while the emulation slept */
-  uint64_t overrun_mark;   /* emu.overrun_ns at the last TASK_DONE */
-  struct dsana_worker_view view;
+/* A piece of work for the driver: one hook call of one task instance. */
+struct witem {
+  enum witem_kind kind;
+  struct wtask *wt;
+  uint64_t chunk, chunk_end; /* WITEM_BLOCK: blocks [chunk, chunk_end) */
+  uint64_t slot;     /* emulation history slot */
+  double cost;       /* out of the hook (ctx.cost), or the task's hint for RUN */
+  int rc;            /* out: the hook's result */
+  /* filled by the driver */
+  uint64_t real_ns, modelled_ns, overrun_ns;
+  bool overlap;      /* the block table was still arriving */
 };
 
-/* The next task received and not started (q_len > 0), off the queue. */
-uint32_t worker_queue_pop(struct worker *w);
-/* Room in held[]: this iteration's tasks and the next one's (running ahead). */
-static inline uint32_t worker_held_cap(const struct worker *w) { return 2 * w->node.job.n_tasks; }
+int worker_create(const struct role_params *p, const struct rt_env *env, struct worker **out);
+void worker_destroy(struct worker *w);
+/* Send the registration. */
+int worker_start(struct worker *w, struct rt_outq *out);
+/* A message from the scheduler or server `from.index`. 0; DSANA_EAGAIN:
+ * keep it and offer it again later, nothing more from that server before
+ * it; or an error (logged). */
+int worker_on_msg(struct worker *w, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out);
+/* Timers: heartbeats, the scheduler's silence (DSANA_ETIMEDOUT, logged). */
+int worker_on_tick(struct worker *w, uint64_t now_ns, struct rt_outq *out);
+/* The next item that can run now, or DSANA_EAGAIN. */
+int worker_next_work(struct worker *w, struct witem *it, struct rt_outq *out);
+/* An item the driver ran. */
+int worker_work_done(struct worker *w, struct witem *it, struct rt_outq *out);
 
-/* Emulation slots: per task, the whole task or its begin (0), its blocks
- * (1 + chunk) and its end (1 + n_chunks). */
-uint64_t worker_slot(const struct worker *w, uint32_t task, uint64_t part);
-/* The modelled duration of work in `slot` of cost `cost` that took
- * compute_ns, under the scenario's slowdown for this worker in iteration
- * iter (sleeping the rest; see emulate.h). */
-uint64_t worker_emulate(struct worker *w, uint32_t iter, uint64_t slot, uint64_t compute_ns, double cost);
-/* Push the task's results and report it done to the scheduler. */
-int worker_complete(struct worker *w, uint32_t task, uint64_t compute_ns, uint64_t wait_ns, uint64_t overlap_ns,
-                    uint64_t start_ns);
-
-/* worker_blocks.c: start the queued tasks and run every block whose chunk
- * is in; *progress tells whether anything ran. */
-int worker_blocks_step(struct worker *w, bool *progress);
-/* Start, provisionally for iteration iter, the tasks completed in this one,
- * and from now on each one completed (the scheduler has nothing more for
- * this worker in this iteration; it is fetching iter's input). */
-int worker_blocks_ahead(struct worker *w, uint32_t iter);
-/* TASK for the current iteration: true when it confirms a provisional task. */
-bool worker_blocks_confirm(struct worker *w, uint32_t task);
-/* Forget provisional tasks that were not confirmed (their iteration is
- * over for this worker); returns how many. */
-uint32_t worker_blocks_drop_provisional(struct worker *w);
+/* For the driver. */
+bool worker_stopped(const struct worker *w);     /* STOP received: leave once sent */
+const struct msg_cluster_map *worker_map(const struct worker *w); /* NULL before it */
+uint32_t worker_index(const struct worker *w);
+bool worker_busy(const struct worker *w);        /* holds tasks */
+/* The slowdown-model slot count (emulation) and a scenario iteration. */
+uint64_t worker_slots(const struct worker *w);
+/* Offer one block per item (emulation without a cost model times each
+ * block on its own). */
+void worker_set_one_block_items(struct worker *w, bool on);
+/* Run an item's hook (worker_exec.c); any thread. */
+void worker_exec(struct witem *it);
 
 #endif

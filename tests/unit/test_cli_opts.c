@@ -9,10 +9,11 @@
 
 #include <cmocka.h>
 
+#include "cli_apps.h"
 #include "opts.h"
 
 static int parse(struct cli_run *r, int argc, const char **argv) {
-  const struct dsana_app *app = dsana_app_find("pagerank");
+  const struct dsana_app *app = cli_find_app("pagerank");
   assert_non_null(app);
   char *copy[32];
   for (int i = 0; i < argc; i++)

@@ -6,7 +6,8 @@
  * with explicit now_ns values and the expected departure times (next_ns)
  * are computed from the model in outbox.h:
  *   a message queued at t is ready at t + L; it starts when ready and the
- *   link is free, and occupies the link for (48 + len) / B seconds.
+ *   link is free, and occupies the link for (WIRE_HDR_BYTES + len) / B
+ *   seconds (a 64-byte header).
  * The queue time t is only known to lie between clock readings taken just
  * before and after net_outbox_send(), so the first departure is checked
  * within that window and every later one exactly.
@@ -43,10 +44,12 @@ static int setup(void **state) {
   if (!f)
     return -1;
   snprintf(f->dir, sizeof f->dir, "/tmp/dsana_outbox_XXXXXX");
-  if (!mkdtemp(f->dir) || net_ctx_create(&f->ctx) != 0)
-    return -1;
   char addr[128];
+  if (!mkdtemp(f->dir))
+    return -1;
   snprintf(addr, sizeof addr, "ipc://%s/l.sock", f->dir);
+  if (net_ctx_create(addr, NULL, &f->ctx) != 0)
+    return -1;
   if (net_listen(f->ctx, addr, &f->l) != 0 || net_dial(f->ctx, addr, 3, &f->d) != 0)
     return -1;
   *state = f;
@@ -142,11 +145,11 @@ static void test_invalid_create(void **state) {
   assert_int_equal(net_outbox_create(0.0 / 0.0, 0, &o), DSANA_EINVAL);
 }
 
-/* N messages of S bytes at B: departures serialized at (48 + S) / B each. */
+/* N messages of S bytes at B: departures serialized at (64 + S) / B each. */
 static void test_bandwidth_serialized(void **state) {
   struct fixture *f = *state;
   const double bw = 1e6;        /* bytes per second */
-  const uint64_t n_doubles = 119; /* 952 + 48 = 1000 bytes = 1 ms at 1 MB/s */
+  const uint64_t n_doubles = 117; /* 936 + 64 = 1000 bytes = 1 ms at 1 MB/s */
   const uint64_t d = dur_ns(8 * n_doubles, bw);
   assert_int_equal(d, 1000000);
   enum { N = 6 };

@@ -1,169 +1,47 @@
 /*
- * test_runtime_mirror.c - a worker's chunked table mirror (src/runtime/mirror.c)
- * against a fake server: a real net listener on ipc:// in a mkdtemp
- * directory, whose dialer is the mirror's server socket.
+ * test_runtime_mirror.c - a worker's mirror of dense tables
+ * (runtime/mirror.c, mirror_take.c), driven directly: the PULLs it emits
+ * into its rt_outq are checked, and hand-made PULL_REPLY pieces, good and
+ * bad, are offered to mirror_take() as servers would send them. Every bad
+ * piece must be taken and dropped: it must neither count towards a
+ * chunk's completeness nor overwrite values already received.
  *
- * The fake server takes the mirror's PULL requests and answers with
- * hand-made PULL_REPLY pieces, good and bad. Every bad piece must be taken
- * (counted by mirror_recv's *got) and dropped: it must neither count
- * towards a chunk's completeness nor overwrite values already received.
- *
- * Table: N = 100 keys, chunks of 10 keys. Receive timeouts are safety nets;
- * every message waited for has been sent already.
+ * Tables of N = 100 keys in chunks of 10 unless said otherwise; the job is
+ * declared through the app API (mirror_test_fixture.h). Shared-buffer
+ * answers: test_runtime_mirror_shared.c; sparse tables:
+ * test_runtime_mirror_sparse.c.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
-#include "dsana/dsana.h"
-#include "net/transport.h"
-#include "runtime/job.h"
-#include "runtime/mirror.h"
-#include "util/log.h"
+#include "mirror_test_fixture.h"
 
-#define WAIT_MS 20000
 #define N 100
 #define CK 10
-#define MAX_SERVERS 2
 
-struct fixture {
-  struct net_ctx *ctx;
-  char dir[64];
-  uint32_t n_servers;
-  struct net_sock *l[MAX_SERVERS]; /* fake servers */
-  struct net_sock *d[MAX_SERVERS]; /* the mirror's server sockets */
-  struct net_peer worker[MAX_SERVERS];
-  int have_worker[MAX_SERVERS];
-  struct mirror m;
-};
-
-static int setup_n(void **state, uint32_t n_servers, uint32_t n_tables) {
-  struct fixture *f = calloc(1, sizeof *f);
-  if (!f)
-    return -1;
-  log_set_level(LOG_ERROR); /* the rejections below log warnings by design */
-  snprintf(f->dir, sizeof f->dir, "/tmp/dsana_mirror_XXXXXX");
-  if (!mkdtemp(f->dir) || net_ctx_create(&f->ctx) != 0)
-    return -1;
-  f->n_servers = n_servers;
-  for (uint32_t s = 0; s < n_servers; s++) {
-    char addr[128];
-    snprintf(addr, sizeof addr, "ipc://%s/s%u.sock", f->dir, s);
-    if (net_listen(f->ctx, addr, &f->l[s]) != 0 || net_dial(f->ctx, addr, 5, &f->d[s]) != 0)
-      return -1;
-  }
-  if (mirror_init(&f->m, n_tables, N, CK, f->d, n_servers, NULL, 5, 5.0) != 0)
-    return -1;
-  *state = f;
-  return 0;
+/* Tables 0 and 1 read whole by every task; table 2 read by none. */
+static int setup1(void **state) {
+  struct spec sp = {.n_servers = 1, .chunk_keys = CK, .n_tables = 3, .t = {{N, 1, 0, 0}, {N, 1, 0, 0}, {N, 1, 0, -1}}};
+  return fixture_make(state, &sp);
 }
 
-static int setup1(void **state) { return setup_n(state, 1, 2); }
-static int setup2(void **state) { return setup_n(state, 2, 1); }
-
-static int teardown(void **state) {
-  struct fixture *f = *state;
-  mirror_fini(&f->m);
-  for (uint32_t s = 0; s < f->n_servers; s++) {
-    net_close(f->d[s]);
-    net_close(f->l[s]);
-    char path[128];
-    snprintf(path, sizeof path, "%s/s%u.sock", f->dir, s);
-    unlink(path);
-  }
-  net_ctx_destroy(f->ctx);
-  rmdir(f->dir);
-  free(f);
-  return 0;
+static int setup2(void **state) {
+  struct spec sp = {.n_servers = 2, .chunk_keys = CK, .n_tables = 1, .t = {{N, 1, 0, 0}}};
+  return fixture_make(state, &sp);
 }
 
-/* Value of key k in a piece tagged `tag` (tags tell duplicates apart). */
-static double val(uint32_t iter, uint64_t k, double tag) { return tag * 1e6 + iter * 1e3 + (double)k; }
-
-/* The mirror requests table t for iter; fake server s sees the PULL. */
-static void request(struct fixture *f, uint32_t t, uint32_t iter) {
-  assert_int_equal(mirror_request(&f->m, t, iter), 0);
-  for (uint32_t s = 0; s < f->n_servers; s++) {
-    struct net_msg msg;
-    assert_int_equal(net_recv(f->l[s], &msg, WAIT_MS), 0);
-    assert_int_equal(msg.hdr.type, WIRE_PULL);
-    assert_int_equal(msg.hdr.table, t);
-    assert_int_equal(msg.hdr.iter, iter);
-    uint64_t lo, hi;
-    shard_range(N, f->n_servers, s, &lo, &hi);
-    assert_int_equal(msg.hdr.key_lo, lo);
-    assert_int_equal(msg.hdr.key_hi, hi);
-    f->worker[s] = msg.from;
-    f->have_worker[s] = 1;
-    net_msg_fini(&msg);
-  }
-}
-
-/* Fake server s sends a piece [lo, hi) of table t for iter, values tagged. */
-static void piece(struct fixture *f, uint32_t s, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi, double tag) {
-  assert_true(f->have_worker[s]);
-  double v[N + 16];
-  assert_true(hi >= lo && hi - lo <= N + 16);
-  for (uint64_t k = lo; k < hi; k++)
-    v[k - lo] = val(iter, k, tag);
-  struct wire_hdr h = wire_hdr_make(WIRE_PULL_REPLY, s);
-  h.table = t;
-  h.iter = iter;
-  h.chunk = (uint32_t)(lo / CK);
-  h.key_lo = lo;
-  h.key_hi = hi;
-  h.payload_bytes = 8 * (hi - lo);
-  assert_int_equal(net_send(f->l[s], &f->worker[s], &h, v, 8 * (hi - lo)), 0);
-}
-
-/* Let the mirror take exactly `n` messages (all already sent). */
-static void take(struct fixture *f, int n) {
-  int total = 0;
-  while (total < n) {
-    int got = 0;
-    assert_int_equal(mirror_recv(&f->m, WAIT_MS, &got), 0);
-    assert_true(got > 0);
-    total += got;
-  }
-  assert_int_equal(total, n);
-}
-
-static void check_values(struct fixture *f, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi, double tag) {
-  const double *v = f->m.t[t].values;
-  assert_non_null(v);
-  for (uint64_t k = lo; k < hi; k++)
-    assert_true(v[k] == val(iter, k, tag));
-}
-
-static void check_untouched(struct fixture *f, uint32_t t, uint64_t lo, uint64_t hi) {
-  const double *v = f->m.t[t].values;
-  assert_non_null(v);
-  for (uint64_t k = lo; k < hi; k++)
-    assert_true(v[k] == 0.0);
-}
-
-static uint64_t chunks_ready(struct fixture *f, uint32_t t, uint32_t iter) {
-  uint64_t n = 0;
-  for (uint64_t c = 0; c < N / CK; c++)
-    n += mirror_chunk_ready(&f->m, t, iter, c);
-  return n;
-}
-
-/* Send the whole table (one piece per chunk, chunk 2 in two pieces). */
+/* Send the whole table from server 0 (one piece per chunk, chunk 2 in two). */
 static void send_all(struct fixture *f, uint32_t t, uint32_t iter, double tag) {
   for (uint64_t c = 0; c < N / CK; c++) {
     if (c == 2) {
-      piece(f, 0, t, iter, 20, 24, tag);
-      piece(f, 0, t, iter, 24, 30, tag);
+      give(f, 0, t, iter, 20, 24, tag);
+      give(f, 0, t, iter, 24, 30, tag);
     } else {
-      piece(f, 0, t, iter, c * CK, (c + 1) * CK, tag);
+      give(f, 0, t, iter, c * CK, (c + 1) * CK, tag);
     }
   }
 }
@@ -171,18 +49,17 @@ static void send_all(struct fixture *f, uint32_t t, uint32_t iter, double tag) {
 /* A correct sequence: chunks become ready one by one, then the table. */
 static void test_correct_sequence(void **state) {
   struct fixture *f = *state;
-  assert_int_equal(f->m.n_chunks, N / CK);
+  assert_int_equal(f->m.t[0].n_chunks, N / CK);
+  assert_true(f->m.t[0].used && f->m.t[1].used && !f->m.t[2].used);
   assert_false(mirror_ready(&f->m, 0, 1, 0, N));
   request(f, 0, 1);
   assert_false(mirror_ready(&f->m, 0, 1, 0, N));
   assert_int_equal(chunks_ready(f, 0, 1), 0);
   /* asking again for the same iteration sends nothing */
-  assert_int_equal(mirror_request(&f->m, 0, 1), 0);
-  struct net_msg msg;
-  assert_int_equal(net_recv(f->l[0], &msg, 50), DSANA_EAGAIN);
+  assert_int_equal(mirror_request(&f->m, 0, 1, &f->q), 0);
+  expect_no_pull(f);
 
-  piece(f, 0, 0, 1, 30, 40, 1);
-  take(f, 1);
+  give(f, 0, 0, 1, 30, 40, 1);
   assert_true(mirror_chunk_ready(&f->m, 0, 1, 3));
   assert_false(mirror_chunk_ready(&f->m, 0, 1, 2));
   assert_true(mirror_ready(&f->m, 0, 1, 30, 40));
@@ -190,26 +67,26 @@ static void test_correct_sequence(void **state) {
   assert_false(mirror_ready(&f->m, 0, 1, 25, 35));
   assert_false(mirror_ready(&f->m, 0, 1, 0, N));
   assert_false(mirror_chunk_ready(&f->m, 0, 2, 3)); /* another iteration */
+  assert_false(mirror_chunk_ready(&f->m, 0, 1, N / CK)); /* no such chunk */
   check_values(f, 0, 1, 30, 40, 1);
 
-  piece(f, 0, 0, 1, 20, 24, 1); /* chunk 2 in two pieces */
-  take(f, 1);
+  give(f, 0, 0, 1, 20, 24, 1); /* chunk 2 in two pieces */
   assert_false(mirror_chunk_ready(&f->m, 0, 1, 2));
-  piece(f, 0, 0, 1, 24, 30, 1);
-  take(f, 1);
+  give(f, 0, 0, 1, 24, 30, 1);
   assert_true(mirror_chunk_ready(&f->m, 0, 1, 2));
   assert_true(mirror_ready(&f->m, 0, 1, 20, 40));
   assert_int_equal(chunks_ready(f, 0, 1), 2);
 
   for (uint64_t c = 0; c < N / CK; c++)
     if (c != 2 && c != 3)
-      piece(f, 0, 0, 1, c * CK, (c + 1) * CK, 1);
-  take(f, 8);
+      give(f, 0, 0, 1, c * CK, (c + 1) * CK, 1);
   assert_true(mirror_ready(&f->m, 0, 1, 0, N));
   assert_int_equal(chunks_ready(f, 0, 1), N / CK);
   assert_int_equal(f->m.t[0].missing, 0);
   check_values(f, 0, 1, 0, N, 1);
   assert_int_equal(f->m.bytes_in, 11 * WIRE_HDR_BYTES + 8 * N);
+  assert_int_equal(mirror_kick(&f->m, &f->q), 0);
+  expect_no_pull(f);
 
   /* next iteration: not ready until its own pieces arrive (no task reads
    * iteration 1 any more) */
@@ -220,9 +97,11 @@ static void test_correct_sequence(void **state) {
   /* fetching ahead: iteration 1's values stay readable until chunks switch */
   assert_true(mirror_ready(&f->m, 0, 1, 0, N));
   send_all(f, 0, 2, 1);
-  take(f, 11);
   assert_true(mirror_ready(&f->m, 0, 2, 0, N));
   check_values(f, 0, 2, 0, N, 1);
+  /* a prefetch asks again for every dense table used before, here table 0 */
+  assert_int_equal(mirror_prefetch(&f->m, 3, &f->q), 0);
+  expect_pulls(f, 0, 3, 0, N);
 }
 
 /* A piece arriving twice is dropped: not counted twice, values kept. */
@@ -231,16 +110,14 @@ static void test_duplicate_rejected(void **state) {
   request(f, 0, 1);
 
   /* a whole chunk twice, the second copy with different values */
-  piece(f, 0, 0, 1, 10, 20, 1);
-  piece(f, 0, 0, 1, 10, 20, 2);
-  take(f, 2);
+  give(f, 0, 0, 1, 10, 20, 1);
+  give(f, 0, 0, 1, 10, 20, 2);
   assert_true(mirror_chunk_ready(&f->m, 0, 1, 1));
   check_values(f, 0, 1, 10, 20, 1);
 
   /* half a chunk twice: the duplicate must not make the chunk look complete */
-  piece(f, 0, 0, 1, 0, 5, 1);
-  piece(f, 0, 0, 1, 0, 5, 2);
-  take(f, 2);
+  give(f, 0, 0, 1, 0, 5, 1);
+  give(f, 0, 0, 1, 0, 5, 2);
   assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
   assert_false(mirror_ready(&f->m, 0, 1, 0, 10));
   assert_false(mirror_ready(&f->m, 0, 1, 3, 7));
@@ -248,25 +125,21 @@ static void test_duplicate_rejected(void **state) {
   check_untouched(f, 0, 5, 10);
 
   /* an overlapping piece (keys 3..7, half of them already here) is dropped too */
-  piece(f, 0, 0, 1, 3, 8, 2);
-  take(f, 1);
+  give(f, 0, 0, 1, 3, 8, 2);
   assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
   check_values(f, 0, 1, 0, 5, 1);
   check_untouched(f, 0, 5, 10);
 
-  piece(f, 0, 0, 1, 5, 10, 1);
-  take(f, 1);
+  give(f, 0, 0, 1, 5, 10, 1);
   assert_true(mirror_chunk_ready(&f->m, 0, 1, 0));
   check_values(f, 0, 1, 0, 10, 1);
 
   for (uint64_t c = 2; c < N / CK; c++)
-    piece(f, 0, 0, 1, c * CK, (c + 1) * CK, 1);
-  take(f, 8);
+    give(f, 0, 0, 1, c * CK, (c + 1) * CK, 1);
   assert_true(mirror_ready(&f->m, 0, 1, 0, N));
   check_values(f, 0, 1, 0, N, 1);
   /* a duplicate after completion changes nothing either */
-  piece(f, 0, 0, 1, 40, 50, 2);
-  take(f, 1);
+  give(f, 0, 0, 1, 40, 50, 2);
   check_values(f, 0, 1, 0, N, 1);
   assert_int_equal(f->m.t[0].missing, 0);
   /* bytes_in counts accepted pieces only: chunk 0 came in two pieces */
@@ -278,18 +151,13 @@ static void test_wrong_iteration_rejected(void **state) {
   struct fixture *f = *state;
   request(f, 0, 1);
   send_all(f, 0, 1, 1);
-  take(f, 11);
   assert_true(mirror_ready(&f->m, 0, 1, 0, N));
 
   request(f, 0, 2);
   mirror_release(&f->m);
-  /* stale: a late copy of iteration 1's chunk 0 */
-  piece(f, 0, 0, 1, 0, 10, 3);
-  /* future: iteration 3 before it was asked for */
-  piece(f, 0, 0, 3, 10, 20, 3);
-  /* never asked: iteration 0 */
-  piece(f, 0, 0, 0, 20, 30, 3);
-  take(f, 3);
+  give(f, 0, 0, 1, 0, 10, 3);  /* stale: a late copy of iteration 1's chunk 0 */
+  give(f, 0, 0, 3, 10, 20, 3); /* future: iteration 3 before it was asked for */
+  give(f, 0, 0, 0, 20, 30, 3); /* never asked: iteration 0 */
   assert_int_equal(chunks_ready(f, 0, 2), 0);
   assert_true(mirror_chunk_ready(&f->m, 0, 1, 0)); /* the late copy was a duplicate */
   assert_false(mirror_chunk_ready(&f->m, 0, 3, 1));
@@ -298,128 +166,160 @@ static void test_wrong_iteration_rejected(void **state) {
   check_values(f, 0, 1, 0, N, 1);
 
   send_all(f, 0, 2, 1);
-  take(f, 11);
   assert_true(mirror_ready(&f->m, 0, 2, 0, N));
   check_values(f, 0, 2, 0, N, 1);
-}
-
-/* No PULL reached fake server s within a short wait. */
-static void no_request(struct fixture *f, uint32_t s) {
-  struct net_msg msg;
-  assert_int_equal(net_recv(f->l[s], &msg, 50), DSANA_EAGAIN);
-}
-
-/* Receive for a short while; returns the pieces taken. */
-static int take_some(struct fixture *f) {
-  int got = 0;
-  assert_int_equal(mirror_recv(&f->m, 100, &got), 0);
-  return got;
+  /* once a chunk switched, iteration 1's pieces for it are superseded */
+  request(f, 0, 3);
+  mirror_release(&f->m);
+  give(f, 0, 0, 3, 0, 10, 1);
+  give(f, 0, 0, 2, 0, 10, 5); /* iteration 2 for a chunk now at 3 */
+  give(f, 0, 0, 1, 10, 20, 5); /* two behind the front */
+  check_values(f, 0, 3, 0, 10, 1);
+  check_values(f, 0, 2, 10, N, 1);
 }
 
 /* Fetching ahead: a chunk switches to the next iteration only once the
  * worker no longer reads it; a piece for a chunk still read is held back
- * (and what follows it from that server waits behind it); a chunk needed
- * again after it switched makes the mirror fetch the old iteration anew;
- * the front moves on only after every chunk switched. */
+ * (MIRROR_HOLD, nothing stored) and taken when offered again after the
+ * worker moved on; a chunk needed again after it switched makes the
+ * mirror fetch the old iteration anew; the front moves on only after
+ * every chunk switched. */
 static void test_fetch_ahead(void **state) {
   struct fixture *f = *state;
   request(f, 0, 1);
   send_all(f, 0, 1, 1);
-  take(f, 11);
   request(f, 0, 2);
-  assert_int_equal(mirror_need(&f->m, 0, 1, 5), 0); /* tasks of 1 still read chunks 5.. */
+  assert_int_equal(mirror_need(&f->m, 0, 1, 5, &f->q), 0); /* tasks of 1 still read chunks 5.. */
+  expect_no_pull(f);
 
-  piece(f, 0, 0, 2, 0, 10, 2); /* chunk 0: read by nobody, switches */
-  assert_int_equal(take_some(f), 1);
+  give(f, 0, 0, 2, 0, 10, 2); /* chunk 0: read by nobody, switches */
   assert_true(mirror_chunk_ready(&f->m, 0, 2, 0));
   assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
   check_values(f, 0, 2, 0, 10, 2);
 
-  piece(f, 0, 0, 2, 60, 70, 2); /* chunk 6: still read for iteration 1 */
-  piece(f, 0, 0, 2, 10, 20, 2); /* behind it on the same stream */
-  assert_int_equal(take_some(f), 0);
+  assert_int_equal(piece(f, 0, 0, 2, 60, 70, 2), MIRROR_HOLD); /* chunk 6: still read for 1 */
+  assert_int_equal(piece(f, 0, 0, 2, 60, 70, 2), MIRROR_HOLD); /* as often as offered */
   assert_true(mirror_chunk_ready(&f->m, 0, 1, 6));
-  check_values(f, 0, 1, 10, 20, 1);
   check_values(f, 0, 1, 60, 70, 1);
+  assert_int_equal(f->m.bytes_in, 11 * WIRE_HDR_BYTES + 8 * N + WIRE_HDR_BYTES + 8 * CK);
 
   /* a new request for 3 must wait: chunks are still behind the front */
-  assert_int_equal(mirror_request(&f->m, 0, 3), 0);
-  no_request(f, 0);
+  assert_int_equal(mirror_request(&f->m, 0, 3, &f->q), 0);
+  expect_no_pull(f);
+  assert_int_equal(mirror_kick(&f->m, &f->q), 0);
+  expect_no_pull(f);
 
-  assert_int_equal(mirror_need(&f->m, 0, 1, 7), 0); /* the tasks moved past chunk 6 */
-  assert_int_equal(take_some(f), 2);
+  assert_int_equal(mirror_need(&f->m, 0, 1, 7, &f->q), 0); /* the tasks moved past chunk 6 */
+  expect_no_pull(f);
+  give(f, 0, 0, 2, 60, 70, 2); /* offered again: taken */
+  give(f, 0, 0, 2, 10, 20, 2); /* what waited behind it */
   assert_true(mirror_chunk_ready(&f->m, 0, 2, 6));
   assert_true(mirror_chunk_ready(&f->m, 0, 2, 1));
   assert_true(mirror_chunk_ready(&f->m, 0, 1, 7));
+  assert_true(mirror_ready(&f->m, 0, 1, 70, N));
   check_values(f, 0, 2, 60, 70, 2);
+  assert_int_equal(piece(f, 0, 0, 2, 70, 80, 2), MIRROR_HOLD); /* chunk 7 still read */
 
   /* a task of iteration 1 starting from chunk 0 (which switched): fetched anew */
-  assert_int_equal(mirror_need(&f->m, 0, 1, 0), 0);
-  struct net_msg msg;
-  assert_int_equal(net_recv(f->l[0], &msg, WAIT_MS), 0);
-  assert_int_equal(msg.hdr.type, WIRE_PULL);
-  assert_int_equal(msg.hdr.iter, 1);
-  net_msg_fini(&msg);
+  assert_int_equal(mirror_need(&f->m, 0, 1, 0, &f->q), 0);
+  expect_pulls(f, 0, 1, 0, N);
   assert_int_equal(f->m.t[0].iter, 1);
   assert_int_equal(chunks_ready(f, 0, 1), 0);
   assert_int_equal(chunks_ready(f, 0, 2), 0);
+  give(f, 0, 0, 2, 70, 80, 2); /* the held piece is of no use any more: dropped */
+  assert_int_equal(chunks_ready(f, 0, 2), 0);
   send_all(f, 0, 1, 4);
-  take(f, 11);
   check_values(f, 0, 1, 0, N, 4);
+  assert_int_equal(mirror_kick(&f->m, &f->q), 0); /* the wish for 3 was forgotten */
+  expect_no_pull(f);
 
   /* ahead again; every chunk switches, and only then may the front move on */
   request(f, 0, 2);
-  assert_int_equal(mirror_need(&f->m, 0, 1, UINT64_MAX), 0);
-  assert_int_equal(mirror_request(&f->m, 0, 3), 0);
-  no_request(f, 0);
-  send_all(f, 0, 2, 5);
-  take(f, 11);
+  assert_int_equal(mirror_need(&f->m, 0, 1, UINT64_MAX, &f->q), 0);
+  assert_int_equal(mirror_request(&f->m, 0, 3, &f->q), 0);
+  expect_no_pull(f);
+  for (uint64_t c = 0; c < N / CK; c++) {
+    assert_int_equal(mirror_kick(&f->m, &f->q), 0);
+    expect_no_pull(f);
+    give(f, 0, 0, 2, c * CK, (c + 1) * CK, 5);
+  }
   assert_true(mirror_ready(&f->m, 0, 2, 0, N));
-  assert_int_equal(take_some(f), 0); /* issues the request for 3 */
-  assert_int_equal(net_recv(f->l[0], &msg, WAIT_MS), 0);
-  assert_int_equal(msg.hdr.iter, 3);
-  net_msg_fini(&msg);
+  assert_int_equal(mirror_kick(&f->m, &f->q), 0); /* issues the request for 3 */
+  expect_pulls(f, 0, 3, 0, N);
+  assert_int_equal(mirror_kick(&f->m, &f->q), 0); /* once */
+  expect_no_pull(f);
+  /* mirror_need for the front itself: nothing older is read any more */
+  assert_int_equal(mirror_need(&f->m, 0, 3, 0, &f->q), 0);
+  expect_no_pull(f);
+  give(f, 0, 0, 3, 0, 10, 6);
+  assert_true(mirror_chunk_ready(&f->m, 0, 3, 0));
 }
 
-/* Pieces straddling a chunk boundary, empty, or beyond the table are dropped. */
+/* Pieces straddling a chunk boundary, empty, beyond the table, or whose
+ * count or payload do not match their key range are dropped. */
 static void test_bad_ranges_rejected(void **state) {
   struct fixture *f = *state;
   request(f, 0, 1);
-  piece(f, 0, 0, 1, 5, 15, 2);      /* straddles chunks 0 and 1 */
-  piece(f, 0, 0, 1, 0, 20, 2);      /* two whole chunks in one piece */
-  piece(f, 0, 0, 1, 95, N + 5, 2);  /* runs past the table (and the shard) */
-  piece(f, 0, 0, 1, N, N + 10, 2);  /* entirely beyond the table */
-  piece(f, 0, 0, 1, 40, 40, 2);     /* empty */
-  take(f, 5);
+  give(f, 0, 0, 1, 5, 15, 2);     /* straddles chunks 0 and 1 */
+  give(f, 0, 0, 1, 0, 20, 2);     /* two whole chunks in one piece */
+  give(f, 0, 0, 1, 95, N + 5, 2); /* runs past the table (and the shard) */
+  give(f, 0, 0, 1, N, N + 10, 2); /* entirely beyond the table */
+  give(f, 0, 0, 1, 40, 40, 2);    /* empty */
+  double v[2 * CK] = {0};
+  struct wire_hdr h = reply_hdr(0, 0, 1, 0, CK);
+  h.count = CK + 1; /* one key too many */
+  h.payload_bytes = 8 * (CK + 1);
+  assert_int_equal(offer(f, 0, &h, v), MIRROR_TAKEN);
+  h.count = CK; /* right count, payload one value short */
+  h.payload_bytes = 8 * (CK - 1);
+  assert_int_equal(offer(f, 0, &h, v), MIRROR_TAKEN);
+  h.count = CK - 1; /* both one short */
+  assert_int_equal(offer(f, 0, &h, v), MIRROR_TAKEN);
+  h.count = 0; /* no values at all */
+  h.payload_bytes = 0;
+  assert_int_equal(offer(f, 0, &h, NULL), MIRROR_TAKEN);
+  h = reply_hdr(0, 0, 1, 0, CK);
+  h.flags = WIRE_F_PACKED; /* packed, but every key is read: still CK values */
+  h.count = CK - 2;
+  h.payload_bytes = 8 * (CK - 2);
+  assert_int_equal(offer(f, 0, &h, v), MIRROR_TAKEN);
   assert_int_equal(chunks_ready(f, 0, 1), 0);
   assert_int_equal(f->m.t[0].missing, N);
   check_untouched(f, 0, 0, N);
   assert_int_equal(f->m.bytes_in, 0);
 
   send_all(f, 0, 1, 1);
-  take(f, 11);
   assert_true(mirror_ready(&f->m, 0, 1, 0, N));
   check_values(f, 0, 1, 0, N, 1);
 }
 
-/* A piece for a table that was not requested (or does not exist). */
+/* A piece for a table that was not requested, is read by no task here, or
+ * does not exist; another message type; a server that does not exist. */
 static void test_unrequested_table_rejected(void **state) {
   struct fixture *f = *state;
   request(f, 0, 1);
-  piece(f, 0, 1, 1, 0, 10, 2); /* table 1 exists but was not requested */
-  piece(f, 0, 7, 1, 0, 10, 2); /* table 7 does not exist (n_tables = 2) */
-  piece(f, 0, 9999, 1, 0, 10, 2);
-  take(f, 3);
+  give(f, 0, 1, 1, 0, 10, 2);    /* table 1 is read but was not requested */
+  give(f, 0, 2, 1, 0, 10, 2);    /* table 2 is read by no task */
+  give(f, 0, 7, 1, 0, 10, 2);    /* table 7 does not exist (3 tables) */
+  give(f, 0, 9999, 1, 0, 10, 2);
+  give(f, 1, 0, 1, 0, 10, 2);    /* server 1 of 1 */
+  double v[CK] = {0};
+  struct wire_hdr push = reply_hdr(0, 0, 1, 0, CK);
+  push.type = WIRE_PUSH;
+  push.count = CK;
+  push.payload_bytes = sizeof v;
+  assert_int_equal(offer(f, 0, &push, v), MIRROR_TAKEN);
   assert_false(mirror_chunk_ready(&f->m, 1, 1, 0));
   assert_false(mirror_ready(&f->m, 1, 1, 0, N));
+  assert_null(f->m.t[1].values);
+  assert_null(f->m.t[2].values);
   assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
   assert_int_equal(f->m.t[0].missing, N);
   check_untouched(f, 0, 0, N);
 
   /* the other table, once requested, is independent of table 0 */
   request(f, 1, 1);
-  piece(f, 0, 1, 1, 0, 10, 4);
-  take(f, 1);
+  give(f, 0, 1, 1, 0, 10, 4);
   assert_true(mirror_chunk_ready(&f->m, 1, 1, 0));
   assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
   check_values(f, 1, 1, 0, 10, 4);
@@ -434,18 +334,17 @@ static void test_outside_shard_rejected(void **state) {
   shard_range(N, 2, 1, &lo1, &hi1);
   assert_int_equal(hi0, 50);
   assert_int_equal(lo1, 50);
-  request(f, 0, 1);
-  piece(f, 1, 0, 1, 0, 10, 2);   /* server 1 sends keys of server 0 */
-  piece(f, 0, 0, 1, 60, 70, 2);  /* server 0 sends keys of server 1 */
-  take(f, 2);
+  request(f, 0, 1); /* one PULL per server, each for its shard */
+  give(f, 1, 0, 1, 0, 10, 2);  /* server 1 sends keys of server 0 */
+  give(f, 0, 0, 1, 60, 70, 2); /* server 0 sends keys of server 1 */
+  give(f, 0, 0, 1, 45, 55, 2); /* across the shard boundary */
   assert_int_equal(chunks_ready(f, 0, 1), 0);
   check_untouched(f, 0, 0, N);
 
   for (uint64_t c = 0; c < 5; c++)
-    piece(f, 0, 0, 1, c * CK, (c + 1) * CK, 1);
+    give(f, 0, 0, 1, c * CK, (c + 1) * CK, 1);
   for (uint64_t c = 5; c < 10; c++)
-    piece(f, 1, 0, 1, c * CK, (c + 1) * CK, 1);
-  take(f, 10);
+    give(f, 1, 0, 1, c * CK, (c + 1) * CK, 1);
   assert_true(mirror_ready(&f->m, 0, 1, 0, N));
   check_values(f, 0, 1, 0, N, 1);
 }
@@ -454,71 +353,188 @@ static void test_outside_shard_rejected(void **state) {
 static uint64_t test_unread[N / 64 + 1];
 static bool unread_key(uint64_t k) { return k % 3 == 0 || (k >= 50 && k < 60); }
 
-/* Fake server s sends the read keys of [lo, hi) packed, plus `extra`
- * values (negative: fewer) to make it malformed. */
-static void packed_piece(struct fixture *f, uint32_t s, uint32_t iter, uint64_t lo, uint64_t hi, double tag,
-                         int extra) {
-  double v[N + 16];
-  uint64_t n = 0;
-  for (uint64_t k = lo; k < hi; k++)
-    if (!unread_key(k))
-      v[n++] = val(iter, k, tag);
-  for (int i = 0; i < extra; i++)
-    v[n++] = -1.0;
-  n = (uint64_t)((int64_t)n + (extra < 0 ? extra : 0));
-  struct wire_hdr h = wire_hdr_make(WIRE_PULL_PACKED, s);
-  h.iter = iter;
-  h.key_lo = lo;
-  h.key_hi = hi;
-  h.payload_bytes = 8 * n;
-  assert_int_equal(net_send(f->l[s], &f->worker[s], &h, v, 8 * n), 0);
-}
-
-/* Packed pieces (keys the app never reads are not sent): values land at
- * the read keys only, a chunk is complete once its read keys are in (one
- * with none at once), and a packed piece whose value count does not match
- * the read keys of its range is dropped. */
-static void test_packed_pieces(void **state) {
-  struct fixture *f = *state;
+static int setup_packed(void **state) {
   memset(test_unread, 0, sizeof test_unread);
   for (uint64_t k = 0; k < N; k++)
     if (unread_key(k))
       test_unread[k / 64] |= 1ull << (k % 64);
-  mirror_set_unread(&f->m, 0, test_unread);
+  struct spec sp = {.n_servers = 1, .chunk_keys = CK, .n_tables = 1, .t = {{N, 1, 0, 0}}, .unread = {test_unread}};
+  return fixture_make(state, &sp);
+}
+
+/* Server 0 sends the read keys of [lo, hi) packed: `count` says extra_count
+ * more (or fewer) than the read keys, the payload extra_values more. */
+static int packed_piece(struct fixture *f, uint32_t iter, uint64_t lo, uint64_t hi, double tag, int extra_count,
+                        int extra_values) {
+  double v[N + 16];
+  uint64_t n = 0;
+  for (uint64_t k = lo; k < hi; k++)
+    if (!unread_key(k))
+      v[n++] = val(iter, k, 0, tag);
+  for (int i = 0; i < extra_values; i++)
+    v[n + (uint64_t)i] = -1.0;
+  struct wire_hdr h = reply_hdr(0, 0, iter, lo, hi);
+  h.flags = WIRE_F_PACKED;
+  h.count = (uint32_t)((int64_t)n + extra_count);
+  h.payload_bytes = 8 * (uint64_t)((int64_t)n + extra_values);
+  return offer(f, 0, &h, v);
+}
+
+/* Packed pieces (keys the app never reads are not sent): values land at
+ * the read keys only, a chunk is complete once its read keys are in (one
+ * with none at once), and a packed piece whose count or payload does not
+ * match the read keys of its range is dropped. */
+static void test_packed_pieces(void **state) {
+  struct fixture *f = *state;
   request(f, 0, 1);
   assert_true(mirror_chunk_ready(&f->m, 0, 1, 5)); /* nothing in it is read */
   assert_int_equal(chunks_ready(f, 0, 1), 1);
-  packed_piece(f, 0, 1, 0, 10, 1, 1);  /* one value too many */
-  packed_piece(f, 0, 1, 0, 10, 1, -1); /* one too few */
-  take(f, 2);
+  assert_int_equal(packed_piece(f, 1, 0, 10, 1, 1, 1), MIRROR_TAKEN);   /* one value too many */
+  assert_int_equal(packed_piece(f, 1, 0, 10, 1, -1, -1), MIRROR_TAKEN); /* one too few */
+  assert_int_equal(packed_piece(f, 1, 0, 10, 1, 0, 1), MIRROR_TAKEN);   /* count right, payload long */
+  assert_int_equal(packed_piece(f, 1, 0, 10, 1, 1, 0), MIRROR_TAKEN);   /* payload right, count high */
   assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
   check_untouched(f, 0, 0, 10);
-  packed_piece(f, 0, 1, 0, 10, 1, 0);
-  take(f, 1);
+  assert_int_equal(packed_piece(f, 1, 0, 10, 1, 0, 0), MIRROR_TAKEN);
   assert_true(mirror_chunk_ready(&f->m, 0, 1, 0));
   for (uint64_t k = 0; k < 10; k++)
-    assert_true(f->m.t[0].values[k] == (unread_key(k) ? 0.0 : val(1, k, 1)));
-  packed_piece(f, 0, 1, 0, 10, 2, 0); /* again: keys received twice */
-  take(f, 1);
-  assert_true(f->m.t[0].values[1] == val(1, 1, 1));
-  /* the rest, chunk 2 in two pieces, one of them a full PULL_REPLY */
+    assert_true(f->m.t[0].values[k] == (unread_key(k) ? 0.0 : val(1, k, 0, 1)));
+  assert_int_equal(packed_piece(f, 1, 0, 10, 2, 0, 0), MIRROR_TAKEN); /* again: keys received twice */
+  assert_true(f->m.t[0].values[1] == val(1, 1, 0, 1));
+  assert_int_equal(f->m.bytes_in, WIRE_HDR_BYTES + 8 * 6);
+  /* the rest, chunk 5 as the server sends it (no values), chunk 2 in two
+   * pieces, one of them a plain piece with every key */
   for (uint64_t c = 1; c < N / CK; c++) {
-    if (c == 5)
-      continue;
     if (c == 2) {
-      packed_piece(f, 0, 1, 20, 24, 1, 0);
-      piece(f, 0, 0, 1, 24, 30, 1);
+      assert_int_equal(packed_piece(f, 1, 20, 24, 1, 0, 0), MIRROR_TAKEN);
+      give(f, 0, 0, 1, 24, 30, 1);
     } else {
-      packed_piece(f, 0, 1, c * CK, (c + 1) * CK, 1, 0);
+      assert_int_equal(packed_piece(f, 1, c * CK, (c + 1) * CK, 1, 0, 0), MIRROR_TAKEN);
     }
   }
-  take(f, N / CK - 1);
   assert_int_equal(chunks_ready(f, 0, 1), N / CK);
   assert_true(mirror_ready(&f->m, 0, 1, 0, N));
   assert_int_equal(f->m.t[0].missing, 0);
   for (uint64_t k = 0; k < N; k++)
     if (!unread_key(k))
-      assert_true(f->m.t[0].values[k] == val(1, k, 1));
+      assert_true(f->m.t[0].values[k] == val(1, k, 0, 1));
+  /* fetching ahead, chunk 5 switches with its empty piece like any other */
+  request(f, 0, 2);
+  mirror_release(&f->m);
+  for (uint64_t c = 0; c < N / CK; c++)
+    assert_int_equal(packed_piece(f, 2, c * CK, (c + 1) * CK, 3, 0, 0), MIRROR_TAKEN);
+  assert_int_equal(chunks_ready(f, 0, 2), N / CK);
+  assert_int_equal(mirror_request(&f->m, 0, 3, &f->q), 0);
+  expect_pulls(f, 0, 3, 0, N);
+}
+
+/* Tables of width > 1: a key carries `width` values, `count` counts keys.
+ * Table 0: 40 keys of width 3, chunks of 8, two servers; table 1: 40 keys
+ * of width 2, keys k % 4 == 1 unread (packed pieces). */
+static uint64_t wide_unread[1];
+static int setup_wide(void **state) {
+  wide_unread[0] = 0;
+  for (uint64_t k = 1; k < 40; k += 4)
+    wide_unread[0] |= 1ull << k;
+  struct spec sp = {.n_servers = 2, .chunk_keys = 8, .n_tables = 2, .t = {{40, 3, 0, 0}, {40, 2, 0, 0}},
+                    .unread = {NULL, wide_unread}};
+  return fixture_make(state, &sp);
+}
+
+static void test_wide_tables(void **state) {
+  struct fixture *f = *state;
+  assert_int_equal(f->m.t[0].width, 3);
+  assert_int_equal(f->m.t[0].n_chunks, 5);
+  request(f, 0, 1);
+  /* count in values instead of keys, and a payload of one value per key */
+  double v[8 * 3] = {0};
+  struct wire_hdr h = reply_hdr(0, 0, 1, 0, 8);
+  h.count = 8 * 3;
+  h.payload_bytes = sizeof v;
+  assert_int_equal(offer(f, 0, &h, v), MIRROR_TAKEN);
+  h.count = 8;
+  h.payload_bytes = 8 * 8;
+  assert_int_equal(offer(f, 0, &h, v), MIRROR_TAKEN);
+  check_untouched(f, 0, 0, 40);
+  /* shards [0, 20) and [20, 40): chunk 2 [16, 24) is cut between them */
+  give(f, 0, 0, 1, 0, 8, 1);
+  give(f, 0, 0, 1, 8, 16, 1);
+  give(f, 0, 0, 1, 16, 20, 1);
+  assert_false(mirror_chunk_ready(&f->m, 0, 1, 2));
+  give(f, 1, 0, 1, 16, 24, 9); /* server 1 claims server 0's keys too */
+  assert_false(mirror_chunk_ready(&f->m, 0, 1, 2));
+  give(f, 1, 0, 1, 20, 24, 1);
+  assert_true(mirror_chunk_ready(&f->m, 0, 1, 2));
+  give(f, 1, 0, 1, 24, 32, 1);
+  give(f, 1, 0, 1, 32, 40, 1);
+  assert_true(mirror_ready(&f->m, 0, 1, 0, 40));
+  check_values(f, 0, 1, 0, 40, 1);
+  assert_int_equal(f->m.bytes_in, 6 * WIRE_HDR_BYTES + 40 * 3 * 8);
+
+  /* width 2, packed: the read keys' two values each, in key order */
+  request(f, 1, 1);
+  for (uint32_t s = 0; s < 2; s++)
+    for (uint64_t lo = 20 * s; lo < 20 * (s + 1);) {
+      uint64_t hi = (lo / 8 + 1) * 8 < 20 * (s + 1) ? (lo / 8 + 1) * 8 : 20 * (s + 1);
+      double pv[16];
+      uint64_t n = 0;
+      for (uint64_t k = lo; k < hi; k++)
+        if (k % 4 != 1) {
+          pv[2 * n] = val(1, k, 0, 1);
+          pv[2 * n + 1] = val(1, k, 1, 1);
+          n++;
+        }
+      struct wire_hdr ph = reply_hdr(s, 1, 1, lo, hi);
+      ph.flags = WIRE_F_PACKED;
+      ph.count = (uint32_t)n;
+      ph.payload_bytes = 8 * n; /* one value per key: too short */
+      assert_int_equal(offer(f, s, &ph, pv), MIRROR_TAKEN);
+      ph.payload_bytes = 16 * n;
+      assert_int_equal(offer(f, s, &ph, pv), MIRROR_TAKEN);
+      lo = hi;
+    }
+  assert_true(mirror_ready(&f->m, 1, 1, 0, 40));
+  for (uint64_t k = 0; k < 40; k++)
+    for (uint32_t j = 0; j < 2; j++)
+      assert_true(f->m.t[1].values[k * 2 + j] == (k % 4 == 1 ? 0.0 : val(1, k, j, 1)));
+}
+
+/* Tasks read only keys [20, 80) of the table: only those are asked for,
+ * pieces outside are dropped, and chunks nobody reads are ready at once,
+ * whether the table is fetched afresh or ahead; fetching ahead completes
+ * once the read chunks switched, and the front moves on. */
+static int setup_cover(void **state) {
+  struct spec sp = {.n_servers = 2, .chunk_keys = CK, .n_tables = 1, .t = {{N, 1, 20, 80}}};
+  return fixture_make(state, &sp);
+}
+
+static void test_partial_cover(void **state) {
+  struct fixture *f = *state;
+  assert_int_equal(f->m.t[0].cover_lo, 20);
+  assert_int_equal(f->m.t[0].cover_hi, 80);
+  request(f, 0, 1); /* server 0: [20, 50), server 1: [50, 80) */
+  assert_int_equal(chunks_ready(f, 0, 1), 4); /* chunks 0, 1, 8 and 9 */
+  give(f, 0, 0, 1, 10, 20, 2); /* not asked for */
+  give(f, 0, 0, 1, 15, 25, 2); /* straddles */
+  give(f, 1, 0, 1, 80, 90, 2);
+  assert_int_equal(chunks_ready(f, 0, 1), 4);
+  check_untouched(f, 0, 0, N);
+  for (uint64_t c = 2; c < 8; c++)
+    give(f, c < 5 ? 0 : 1, 0, 1, c * CK, (c + 1) * CK, 1);
+  assert_true(mirror_ready(&f->m, 0, 1, 20, 80));
+  assert_true(mirror_ready(&f->m, 0, 1, 0, N));
+  check_values(f, 0, 1, 20, 80, 1);
+  assert_int_equal(f->m.t[0].missing, 0);
+
+  request(f, 0, 2);
+  mirror_release(&f->m);
+  for (uint64_t c = 2; c < 8; c++)
+    give(f, c < 5 ? 0 : 1, 0, 2, c * CK, (c + 1) * CK, 2);
+  assert_true(mirror_ready(&f->m, 0, 2, 20, 80));
+  assert_int_equal(chunks_ready(f, 0, 2), N / CK); /* as when fetched afresh */
+  check_values(f, 0, 2, 20, 80, 2);
+  assert_int_equal(mirror_request(&f->m, 0, 3, &f->q), 0); /* nothing behind the front */
+  expect_pulls(f, 0, 3, 20, 80);
 }
 
 int main(void) {
@@ -530,7 +546,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bad_ranges_rejected, setup1, teardown),
       cmocka_unit_test_setup_teardown(test_unrequested_table_rejected, setup1, teardown),
       cmocka_unit_test_setup_teardown(test_outside_shard_rejected, setup2, teardown),
-      cmocka_unit_test_setup_teardown(test_packed_pieces, setup1, teardown),
+      cmocka_unit_test_setup_teardown(test_packed_pieces, setup_packed, teardown),
+      cmocka_unit_test_setup_teardown(test_wide_tables, setup_wide, teardown),
+      cmocka_unit_test_setup_teardown(test_partial_cover, setup_cover, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

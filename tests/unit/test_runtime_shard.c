@@ -1,21 +1,27 @@
-/* test_runtime_shard.c - key-range sharding, task declarations, control
- * message codecs and exact sums. */
+/*
+ * test_runtime_shard.c - key-range sharding (shard_range, shard_of) and
+ * the job an app declares (runtime/job.c, job_index.c): what the
+ * dsana_job_* calls refuse at once, what job_finalize() refuses (naming
+ * the tables and tasks), DSANA_ALL_TASKS expansion, the per-task index of
+ * read and write ranges, and key spaces. Control-message codecs and exact
+ * sums: test_runtime_msg.c.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "runtime/job.h"
-#include "runtime/msg.h"
 
 static void test_shards_cover_exactly_once(void **state) {
   (void)state;
-  static const uint64_t sizes[] = {1, 2, 3, 7, 100, 1000003, (uint64_t)1 << 40};
+  static const uint64_t sizes[] = {1, 2, 3, 7, 100, 1000003, (uint64_t)1 << 40, UINT64_MAX / 3};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
     for (uint32_t s_n = 1; s_n <= 17; s_n++) {
       uint64_t next = 0;
@@ -26,6 +32,7 @@ static void test_shards_cover_exactly_once(void **state) {
         assert_true(hi >= lo);
         /* balanced: sizes differ by at most one */
         assert_true(hi - lo <= sizes[i] / s_n + 1);
+        assert_true(hi - lo >= sizes[i] / s_n);
         if (hi > lo) {
           assert_int_equal(shard_of(sizes[i], s_n, lo), s);
           assert_int_equal(shard_of(sizes[i], s_n, hi - 1), s);
@@ -45,156 +52,342 @@ static void test_shard_of_every_key(void **state) {
       shard_range(1000, s_n, s, &lo, &hi);
       assert_true(k >= lo && k < hi);
     }
+  /* more servers than keys: some shards are empty, keys still found */
+  for (uint64_t k = 0; k < 3; k++) {
+    uint32_t s = shard_of(3, 8, k);
+    uint64_t lo, hi;
+    shard_range(3, 8, s, &lo, &hi);
+    assert_true(k >= lo && k < hi);
+  }
 }
 
-static void test_tasks_must_partition(void **state) {
-  (void)state;
+/* ---- declarations ----------------------------------------------------- */
+
+struct jfix {
   struct dsana_job job;
-  job_init(&job, 2, 1, 4, "test");
-  uint32_t t;
-  assert_int_equal(dsana_job_add_table(&job, "x", 10, DSANA_RULE_ASSIGN, &t), 0);
-  struct dsana_task_decl ok[2] = {{0, 4, 1.0}, {4, 10, 2.0}};
-  struct dsana_task_decl gap[2] = {{0, 4, 1.0}, {5, 10, 2.0}};
-  struct dsana_task_decl short_[2] = {{0, 4, 1.0}, {4, 9, 2.0}};
-  struct dsana_task_decl zero_cost[2] = {{0, 4, 0.0}, {4, 10, 2.0}};
-  assert_int_equal(dsana_job_set_tasks(&job, t, gap, 2), DSANA_EINVAL);
-  assert_int_equal(dsana_job_set_tasks(&job, t, short_, 2), DSANA_EINVAL);
-  assert_int_equal(dsana_job_set_tasks(&job, t, zero_cost, 2), DSANA_EINVAL);
-  assert_int_equal(dsana_job_set_tasks(&job, t + 1, ok, 2), DSANA_EINVAL);
-  assert_int_equal(dsana_job_set_tasks(&job, t, ok, 2), 0);
   char err[256];
-  assert_int_equal(job_validate(&job, err, sizeof err), DSANA_EINVAL); /* no result table */
-  assert_int_equal(dsana_job_set_result_table(&job, t), 0);
-  assert_int_equal(job_validate(&job, err, sizeof err), 0);
-  job_fini(&job);
+};
+
+static int jsetup(void **state) {
+  struct jfix *j = calloc(1, sizeof *j);
+  if (!j)
+    return -1;
+  job_init(&j->job, 2, 2, 4, "test");
+  *state = j;
+  return 0;
 }
 
-static void test_register_roundtrip_and_truncation(void **state) {
-  (void)state;
-  struct msg_register a = {.role = ROLE_SERVER, .index = 3}, b;
-  strcpy(a.addr, "tcp://127.0.0.1:5555");
-  uint8_t buf[1024];
-  size_t len;
-  assert_int_equal(msg_register_encode(&a, buf, sizeof buf, &len), 0);
-  assert_int_equal(msg_register_decode(buf, len, &b), 0);
-  assert_int_equal(b.role, ROLE_SERVER);
-  assert_int_equal(b.index, 3);
-  assert_string_equal(b.addr, a.addr);
-  for (size_t cut = 0; cut < len; cut++)
-    assert_int_equal(msg_register_decode(buf, cut, &b), DSANA_EPROTO);
-  buf[0] = 9; /* unknown role */
-  assert_int_equal(msg_register_decode(buf, len, &b), DSANA_EPROTO);
+static int jteardown(void **state) {
+  struct jfix *j = *state;
+  job_fini(&j->job);
+  free(j);
+  return 0;
 }
 
-static void test_map_roundtrip_and_garbage(void **state) {
-  (void)state;
-  struct msg_cluster_map *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
-  a->n_servers = 2;
-  a->n_workers = 3;
-  a->your_index = 1;
-  a->mode = MODE_DSANA;
-  a->sched = SCHED_DYNAMIC;
-  a->tasks_per_worker = 8;
-  a->peer_timeout_s = 10;
-  a->heartbeat_s = 0.5;
-  strcpy(a->app, "pagerank");
-  a->args.n = 2;
-  strcpy(a->args.value[0], "graph.bin");
-  strcpy(a->args.name[1], "tol");
-  strcpy(a->args.value[1], "1e-9");
-  strcpy(a->server_addr[0], "ipc:///tmp/a");
-  strcpy(a->server_addr[1], "ipc:///tmp/b");
-  uint8_t *buf = malloc(1 << 20);
-  size_t len;
-  assert_int_equal(msg_map_encode(a, buf, 1 << 20, &len), 0);
-  assert_int_equal(msg_map_decode(buf, len, b), 0);
-  assert_int_equal(b->n_workers, 3);
-  assert_string_equal(b->args.name[1], "tol");
-  assert_string_equal(b->server_addr[1], "ipc:///tmp/b");
-  for (size_t cut = 0; cut < len; cut += 7)
-    assert_int_equal(msg_map_decode(buf, cut, b), DSANA_EPROTO);
-  /* a huge string length must be refused, not trusted */
-  memset(buf + 48, 0xff, 4); /* the app name's length */
-  assert_int_equal(msg_map_decode(buf, len, b), DSANA_EPROTO);
-  free(buf);
-  free(a);
-  free(b);
+static uint32_t add_table(struct dsana_job *job, const char *name, uint64_t n, uint32_t w, enum dsana_rule rule) {
+  uint32_t id = UINT32_MAX;
+  assert_int_equal(dsana_job_add_table(job, name, n, w, rule, &id), 0);
+  return id;
 }
 
-static void test_xsum_order_independent(void **state) {
-  (void)state;
-  enum { N = 10000 };
-  double *x = malloc(sizeof *x * N);
-  uint64_t s = 42;
-  for (int i = 0; i < N; i++) {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    x[i] = (double)(s >> 11) / 9007199254740992.0 * 1e-3 * ((s & 1) ? 1 : -1);
+static void set_tasks(struct dsana_job *job, uint32_t n) {
+  struct dsana_task_decl t[8];
+  assert_true(n <= 8);
+  for (uint32_t i = 0; i < n; i++)
+    t[i] = (struct dsana_task_decl){10 * i, 10 * i + 10, 1.0 + i};
+  assert_int_equal(dsana_job_set_tasks(job, t, n), 0);
+}
+
+/* job_finalize refuses; its message contains every one of the words. */
+static void expect_refused(struct jfix *j, const char *w1, const char *w2) {
+  memset(j->err, 0, sizeof j->err);
+  assert_int_equal(job_finalize(&j->job, j->err, sizeof j->err), DSANA_EINVAL);
+  if (!strstr(j->err, w1) || (w2 && !strstr(j->err, w2)))
+    fail_msg("'%s' lacks '%s' or '%s'", j->err, w1, w2 ? w2 : "");
+}
+
+static void test_assign_overlap_names_tasks(void **state) {
+  struct jfix *j = *state;
+  uint32_t x = add_table(&j->job, "ranks", 100, 1, DSANA_RULE_ASSIGN);
+  uint32_t s = add_table(&j->job, "sums", 100, 1, DSANA_RULE_SUM);
+  set_tasks(&j->job, 4);
+  assert_int_equal(dsana_job_set_result_table(&j->job, x), 0);
+  /* tasks 1 and 3 overlap in [60, 70); tasks 0, 2 and 1 only touch */
+  assert_int_equal(dsana_job_task_writes(&j->job, 0, x, 0, 20), 0);
+  assert_int_equal(dsana_job_task_writes(&j->job, 2, x, 20, 35), 0);
+  assert_int_equal(dsana_job_task_writes(&j->job, 3, x, 60, 100), 0);
+  assert_int_equal(dsana_job_task_writes(&j->job, 1, x, 35, 70), 0);
+  /* SUM tables may be written by every task everywhere */
+  assert_int_equal(dsana_job_task_writes(&j->job, DSANA_ALL_TASKS, s, 0, 100), 0);
+  expect_refused(j, "tasks 1 and 3", "[60, 70)");
+  assert_non_null(strstr(j->err, "'ranks'"));
+}
+
+static void test_assign_disjoint_accepted(void **state) {
+  struct jfix *j = *state;
+  uint32_t x = add_table(&j->job, "x", 100, 2, DSANA_RULE_ASSIGN);
+  set_tasks(&j->job, 4);
+  assert_int_equal(dsana_job_set_result_table(&j->job, x), 0);
+  assert_int_equal(dsana_job_task_writes(&j->job, 3, x, 0, 25), 0);
+  assert_int_equal(dsana_job_task_writes(&j->job, 0, x, 25, 25), 0); /* empty: owns nothing */
+  assert_int_equal(dsana_job_task_writes(&j->job, 1, x, 25, 100), 0);
+  assert_int_equal(dsana_job_task_writes(&j->job, 2, x, 50, 50), 0); /* empty, inside task 1's */
+  assert_int_equal(job_finalize(&j->job, j->err, sizeof j->err), 0);
+  struct job_range r;
+  assert_true(job_task_writes(&j->job, 3, x, &r));
+  assert_true(r.table == x && r.lo == 0 && r.hi == 25);
+  assert_true(job_task_writes(&j->job, 1, x, &r) && r.lo == 25 && r.hi == 100);
+  assert_false(job_task_reads(&j->job, 1, x, &r));
+  assert_false(job_task_writes(&j->job, 4, x, &r)); /* no task 4 */
+}
+
+/* Writes into DERIVED tables and any use of STATE tables are refused when
+ * declared, and the refusal is what job_finalize reports. */
+static void test_derived_and_state_not_for_tasks(void **state) {
+  struct jfix *j = *state;
+  uint32_t d = add_table(&j->job, "deg", 100, 1, DSANA_RULE_DERIVED);
+  uint32_t st = add_table(&j->job, "hist", 100, 4, DSANA_RULE_STATE);
+  set_tasks(&j->job, 2);
+  assert_int_equal(dsana_job_set_result_table(&j->job, d), 0);
+  assert_null(dsana_job_error(&j->job));
+  assert_int_equal(dsana_job_task_reads(&j->job, DSANA_ALL_TASKS, d, 0, 100), 0); /* reading is fine */
+  assert_int_equal(dsana_job_task_reads(&j->job, 0, st, 0, 10), DSANA_EINVAL);
+  assert_non_null(strstr(dsana_job_error(&j->job), "'hist'"));
+  assert_int_equal(dsana_job_task_writes(&j->job, 0, d, 0, 10), DSANA_EINVAL);
+  assert_non_null(strstr(dsana_job_error(&j->job), "DERIVED"));
+  expect_refused(j, "'deg'", "DERIVED");
+}
+
+static void test_ranges_outside_tables(void **state) {
+  struct jfix *j = *state;
+  uint32_t x = add_table(&j->job, "x", 100, 1, DSANA_RULE_SUM);
+  /* before the tasks: only DSANA_ALL_TASKS can be named */
+  assert_int_equal(dsana_job_task_reads(&j->job, 0, x, 0, 10), DSANA_EINVAL);
+  assert_non_null(strstr(dsana_job_error(&j->job), "no task 0"));
+  assert_int_equal(dsana_job_task_reads(&j->job, DSANA_ALL_TASKS, x, 0, 100), 0);
+  set_tasks(&j->job, 2);
+  assert_int_equal(dsana_job_task_writes(&j->job, 0, x, 0, 101), DSANA_EINVAL);
+  assert_non_null(strstr(dsana_job_error(&j->job), "[0, 101)"));
+  assert_int_equal(dsana_job_task_writes(&j->job, 0, x, 50, 40), DSANA_EINVAL);
+  assert_int_equal(dsana_job_task_writes(&j->job, 0, x, 100, 100), 0); /* empty at the end is inside */
+  assert_int_equal(dsana_job_task_writes(&j->job, 0, 1, 0, 10), DSANA_EINVAL);
+  assert_int_equal(dsana_job_task_writes(&j->job, 2, x, 0, 10), DSANA_EINVAL);
+  assert_int_equal(dsana_job_task_reads(&j->job, 1, x, UINT64_MAX, UINT64_MAX), DSANA_EINVAL);
+  assert_int_equal(dsana_job_set_result_table(&j->job, x), 0);
+  expect_refused(j, "'x'", "outside the table"); /* a refusal is remembered */
+}
+
+static void test_two_ranges_of_one_table(void **state) {
+  struct jfix *j = *state;
+  uint32_t a = add_table(&j->job, "a", 100, 1, DSANA_RULE_SUM);
+  uint32_t b = add_table(&j->job, "b", 100, 1, DSANA_RULE_SUM);
+  set_tasks(&j->job, 3);
+  assert_int_equal(dsana_job_set_result_table(&j->job, a), 0);
+  assert_int_equal(dsana_job_task_reads(&j->job, DSANA_ALL_TASKS, a, 0, 100), 0);
+  assert_int_equal(dsana_job_task_reads(&j->job, 2, b, 0, 10), 0);
+  assert_int_equal(dsana_job_task_reads(&j->job, 1, a, 0, 10), 0); /* task 1 reads a twice */
+  expect_refused(j, "task 1", "two read ranges of table 'a'");
+}
+
+static void test_two_write_ranges_of_one_table(void **state) {
+  struct jfix *j = *state;
+  uint32_t a = add_table(&j->job, "a", 100, 1, DSANA_RULE_SUM);
+  set_tasks(&j->job, 3);
+  assert_int_equal(dsana_job_set_result_table(&j->job, a), 0);
+  assert_int_equal(dsana_job_task_writes(&j->job, 2, a, 0, 10), 0);
+  assert_int_equal(dsana_job_task_reads(&j->job, 2, a, 0, 10), 0); /* reading it too is fine */
+  assert_int_equal(dsana_job_task_writes(&j->job, 2, a, 20, 30), 0);
+  expect_refused(j, "task 2", "two write ranges of table 'a'");
+}
+
+static void test_block_table_read_by_every_task(void **state) {
+  struct jfix *j = *state;
+  uint32_t a = add_table(&j->job, "a", 100, 1, DSANA_RULE_SUM);
+  uint32_t blk = add_table(&j->job, "blocks", 64, 1, DSANA_RULE_DERIVED);
+  set_tasks(&j->job, 3);
+  assert_int_equal(dsana_job_set_result_table(&j->job, a), 0);
+  assert_int_equal(dsana_job_set_block_table(&j->job, blk), 0);
+  assert_int_equal(dsana_job_set_block_table(&j->job, 7), DSANA_EINVAL);
+  assert_int_equal(dsana_job_task_reads(&j->job, 0, blk, 0, 64), 0);
+  assert_int_equal(dsana_job_task_reads(&j->job, 2, blk, 0, 32), 0);
+  expect_refused(j, "task 1", "block table 'blocks'");
+  assert_int_equal(dsana_job_task_reads(&j->job, 1, blk, 32, 64), 0);
+  assert_int_equal(job_finalize(&j->job, j->err, sizeof j->err), 0); /* finalize may be redone */
+  assert_int_equal(j->job.block_table, blk);
+}
+
+static void test_no_result_table_tables_or_tasks(void **state) {
+  struct jfix *j = *state;
+  expect_refused(j, "no tables", NULL);
+  uint32_t a = add_table(&j->job, "a", 100, 1, DSANA_RULE_SUM);
+  expect_refused(j, "no tasks", NULL);
+  set_tasks(&j->job, 2);
+  expect_refused(j, "no result table", NULL);
+  assert_int_equal(dsana_job_set_result_table(&j->job, 3), DSANA_EINVAL);
+  assert_int_equal(dsana_job_set_result_table(&j->job, a), 0);
+  assert_int_equal(job_finalize(&j->job, j->err, sizeof j->err), 0);
+  assert_int_equal(j->job.result_table, a);
+}
+
+/* DSANA_ALL_TASKS stands for every task, declared before or after them,
+ * next to per-task ranges of other tables; ranges come in table order. */
+static void test_all_tasks_expansion(void **state) {
+  struct jfix *j = *state;
+  uint32_t a = add_table(&j->job, "a", 100, 1, DSANA_RULE_ASSIGN);
+  uint32_t b = add_table(&j->job, "b", 30, 2, DSANA_RULE_SUM);
+  uint32_t c = add_table(&j->job, "c", 100, 1, DSANA_RULE_DERIVED);
+  assert_int_equal(dsana_job_task_reads(&j->job, DSANA_ALL_TASKS, c, 0, 100), 0);
+  set_tasks(&j->job, 5);
+  for (uint32_t t = 0; t < 5; t++)
+    assert_int_equal(dsana_job_task_writes(&j->job, t, a, 20 * t, 20 * t + 20), 0);
+  assert_int_equal(dsana_job_task_reads(&j->job, DSANA_ALL_TASKS, b, 5, 25), 0);
+  assert_int_equal(dsana_job_task_writes(&j->job, DSANA_ALL_TASKS, b, 0, 30), 0);
+  assert_int_equal(dsana_job_set_result_table(&j->job, a), 0);
+  assert_int_equal(job_finalize(&j->job, j->err, sizeof j->err), 0);
+  for (uint32_t t = 0; t < 5; t++) {
+    struct job_range r;
+    assert_true(job_task_reads(&j->job, t, c, &r) && r.lo == 0 && r.hi == 100);
+    assert_true(job_task_reads(&j->job, t, b, &r) && r.lo == 5 && r.hi == 25);
+    assert_false(job_task_reads(&j->job, t, a, &r));
+    assert_true(job_task_writes(&j->job, t, a, &r) && r.lo == 20 * t && r.hi == 20 * t + 20);
+    assert_true(job_task_writes(&j->job, t, b, &r) && r.lo == 0 && r.hi == 30);
+    /* the index: two reads and two writes each, in table order */
+    assert_int_equal(j->job.rd_off[t + 1] - j->job.rd_off[t], 2);
+    assert_int_equal(j->job.wr_off[t + 1] - j->job.wr_off[t], 2);
+    assert_int_equal(j->job.rd[j->job.rd_off[t]].table, b);
+    assert_int_equal(j->job.rd[j->job.rd_off[t] + 1].table, c);
+    assert_int_equal(j->job.wr[j->job.wr_off[t]].table, a);
+    assert_int_equal(j->job.wr[j->job.wr_off[t] + 1].table, b);
   }
-  dsana_xsum fwd = {0}, back = {0}, parts[3] = {{0}, {0}, {0}};
-  for (int i = 0; i < N; i++) {
-    dsana_xsum_add(&fwd, x[i]);
-    dsana_xsum_add(&back, x[N - 1 - i]);
-    dsana_xsum_add(&parts[i % 3], x[i]);
-  }
-  dsana_xsum merged = {0};
-  for (int k = 2; k >= 0; k--)
-    dsana_xsum_merge(&merged, &parts[k]);
-  assert_true(fwd.acc == back.acc);
-  assert_true(fwd.acc == merged.acc);
-  double plain = 0;
-  for (int i = 0; i < N; i++)
-    plain += x[i];
-  assert_true(fabs(dsana_xsum_value(&fwd) - plain) < 1e-15);
-  dsana_xsum one = {0};
-  dsana_xsum_add(&one, 1.0);
-  assert_true(dsana_xsum_value(&one) == 1.0);
-  free(x);
+  /* one more range of a for every task: each now has two */
+  assert_int_equal(dsana_job_task_writes(&j->job, DSANA_ALL_TASKS, a, 0, 1), 0);
+  expect_refused(j, "two write ranges", "'a'");
 }
 
-/* The inline fast path of dsana_xsum_add must add exactly what the general
- * (IEEE-754 bits) path adds, on both sides of its 2^-17 switch-over, for
- * subnormals, signs, zeros and the limits of the contract. */
-static void test_xsum_fast_path_matches_bits(void **state) {
-  (void)state;
-  const double edge[] = {0.0, -0.0, 0x1p-17, -0x1p-17, 0x1.fffffffffffffp-18, 0x1p-80, 0x1.8p-81, 0x1p-81,
-                         4.9e-324, -4.9e-324, 2.2250738585072014e-308, 1.0, -1.0, 0x1p40, -0x1p40, 0x1p47,
-                         1e-300, 3.0e-25, -7.5e-7};
-  for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
-    dsana_xsum a = {0}, b = {0};
-    dsana_xsum_add(&a, edge[i]);
-    dsana_xsum_add_bits(&b, edge[i]);
-    assert_true(a.acc == b.acc);
+/* Tasks declared again, fewer of them: ranges of the tasks gone are
+ * refused, never indexed (they would land past the per-task index). */
+static void test_ranges_of_tasks_gone(void **state) {
+  struct jfix *j = *state;
+  uint32_t a = add_table(&j->job, "a", 100, 1, DSANA_RULE_SUM);
+  set_tasks(&j->job, 8);
+  assert_int_equal(dsana_job_set_result_table(&j->job, a), 0);
+  assert_int_equal(dsana_job_task_reads(&j->job, DSANA_ALL_TASKS, a, 0, 100), 0);
+  assert_int_equal(dsana_job_task_writes(&j->job, 7, a, 0, 10), 0);
+  set_tasks(&j->job, 2);
+  expect_refused(j, "task 7", NULL);
+  set_tasks(&j->job, 8); /* back to eight: fine again */
+  assert_int_equal(job_finalize(&j->job, j->err, sizeof j->err), 0);
+  struct job_range r;
+  assert_true(job_task_writes(&j->job, 7, a, &r) && r.hi == 10);
+}
+
+static void test_all_tasks_overlap_on_assign(void **state) {
+  struct jfix *j = *state;
+  uint32_t a = add_table(&j->job, "a", 100, 1, DSANA_RULE_ASSIGN);
+  set_tasks(&j->job, 3);
+  assert_int_equal(dsana_job_set_result_table(&j->job, a), 0);
+  assert_int_equal(dsana_job_task_writes(&j->job, DSANA_ALL_TASKS, a, 0, 10), 0);
+  expect_refused(j, "tasks 0 and 1", "[0, 10)");
+}
+
+/* Tables of equal key counts form a key space, whatever their widths. */
+static void test_key_spaces(void **state) {
+  struct jfix *j = *state;
+  const uint64_t keys[] = {100, 50, 100, 50, 7, 100};
+  const uint32_t widths[] = {1, 1, 3, 2, 1, 4};
+  const uint32_t space[] = {0, 1, 0, 1, 2, 0};
+  for (uint32_t t = 0; t < 6; t++) {
+    char name[16];
+    snprintf(name, sizeof name, "t%u", t);
+    assert_int_equal(add_table(&j->job, name, keys[t], widths[t], DSANA_RULE_SUM), t);
   }
-  uint64_t s = 7;
-  for (int i = 0; i < 200000; i++) {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    /* random magnitudes from 2^-90 to 2^40, random signs */
-    double x = ldexp((double)(s >> 11) / 9007199254740992.0, (int)((s >> 3) % 131) - 90) * ((s & 1) ? 1 : -1);
-    dsana_xsum a = {0}, b = {0};
-    dsana_xsum_add(&a, x);
-    dsana_xsum_add_bits(&b, x);
-    assert_true(a.acc == b.acc);
+  set_tasks(&j->job, 1);
+  assert_int_equal(dsana_job_set_result_table(&j->job, 0), 0);
+  assert_int_equal(job_finalize(&j->job, j->err, sizeof j->err), 0);
+  assert_int_equal(j->job.n_spaces, 3);
+  assert_int_equal(j->job.space_keys[0], 100);
+  assert_int_equal(j->job.space_keys[1], 50);
+  assert_int_equal(j->job.space_keys[2], 7);
+  for (uint32_t t = 0; t < 6; t++) {
+    assert_int_equal(j->job.tables[t].space, space[t]);
+    assert_int_equal(j->job.tables[t].width, widths[t]);
+    assert_int_equal(j->job.tables[t].n_keys, keys[t]);
   }
 }
 
-static void test_report_roundtrip(void **state) {
-  (void)state;
-  struct msg_report a, b;
-  for (int k = 0; k < DSANA_MAX_SUMS; k++)
-    a.sums[k].acc = (__int128)(k - 3) * ((__int128)1 << 90) + k * 12345;
-  uint8_t buf[128];
-  msg_report_encode(&a, buf);
-  msg_report_decode(buf, &b);
-  for (int k = 0; k < DSANA_MAX_SUMS; k++)
-    assert_true(a.sums[k].acc == b.sums[k].acc);
+static void test_table_and_task_declarations(void **state) {
+  struct jfix *j = *state;
+  uint32_t id = 99;
+  assert_int_equal(dsana_job_add_table(&j->job, "w0", 10, 0, DSANA_RULE_SUM, &id), DSANA_EINVAL);
+  assert_int_equal(dsana_job_add_table(&j->job, "k0", 0, 1, DSANA_RULE_SUM, &id), DSANA_EINVAL);
+  assert_int_equal(dsana_job_add_table(&j->job, "", 10, 1, DSANA_RULE_SUM, &id), DSANA_EINVAL);
+  assert_int_equal(dsana_job_add_table(&j->job, "a-name-of-thirty-two-characters!", 10, 1, DSANA_RULE_SUM, &id),
+                   DSANA_EINVAL);
+  assert_int_equal(dsana_job_add_table(&j->job, "rule", 10, 1, (enum dsana_rule)9, &id), DSANA_EINVAL);
+  assert_int_equal(dsana_job_add_table(&j->job, "huge", UINT64_MAX / 8, 2, DSANA_RULE_SUM, &id), DSANA_ERANGE);
+  j->job.max_keys = 1000; /* --max-keys */
+  assert_int_equal(dsana_job_add_table(&j->job, "big", 1001, 1, DSANA_RULE_SUM, &id), DSANA_ERANGE);
+  assert_non_null(strstr(dsana_job_error(&j->job), "'big'"));
+  assert_int_equal(id, 99);
+  assert_int_equal(j->job.n_tables, 0);
+  for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++)
+    assert_int_equal(add_table(&j->job, "t", 1000, 1, DSANA_RULE_SUM), t);
+  assert_int_equal(dsana_job_add_table(&j->job, "one-too-many", 10, 1, DSANA_RULE_SUM, &id), DSANA_EINVAL);
+
+  struct dsana_task_decl bad[][2] = {{{0, 4, 1.0}, {5, 4, 1.0}}, /* reversed */
+                                     {{0, 4, 0.0}, {4, 10, 2.0}},
+                                     {{0, 4, -1.0}, {4, 10, 2.0}},
+                                     {{0, 4, NAN}, {4, 10, 2.0}},
+                                     {{0, 4, INFINITY}, {4, 10, 2.0}}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    assert_int_equal(dsana_job_set_tasks(&j->job, bad[i], 2), DSANA_EINVAL);
+  assert_int_equal(dsana_job_set_tasks(&j->job, bad[0], 0), DSANA_EINVAL);
+  assert_int_equal(j->job.n_tasks, 0);
+  struct dsana_task_decl ok[2] = {{0, 0, 0.5}, {0, 1000, 1e9}}; /* ranges are the app's: may overlap */
+  assert_int_equal(dsana_job_set_tasks(&j->job, ok, 2), 0);
+  assert_int_equal(j->job.n_tasks, 2);
+  assert_true(j->job.tasks[1].cost == 1e9);
+  assert_int_equal(dsana_job_set_sums(&j->job, DSANA_MAX_SUMS + 1), DSANA_EINVAL);
+  assert_int_equal(dsana_job_set_sums(&j->job, DSANA_MAX_SUMS), 0);
+  assert_int_equal(j->job.n_sums, DSANA_MAX_SUMS);
+  struct dsana_job_info info;
+  dsana_job_get_info(&j->job, &info);
+  assert_int_equal(info.n_workers, 2);
+  assert_int_equal(info.n_servers, 2);
+  assert_int_equal(info.tasks_per_worker, 4);
+  assert_string_equal(info.role, "test");
+}
+
+static void test_unread_keys_copied(void **state) {
+  struct jfix *j = *state;
+  uint32_t a = add_table(&j->job, "a", 130, 1, DSANA_RULE_SUM);
+  uint64_t bits[3] = {5, 0, 1ull << 1}; /* keys 0, 2 and 129 */
+  assert_int_equal(dsana_job_set_unread(&j->job, a, bits), 0);
+  bits[0] = 0; /* the job keeps its own copy */
+  assert_int_equal(j->job.tables[a].unread[0], 5);
+  assert_int_equal(j->job.tables[a].unread[2], 2);
+  assert_int_equal(dsana_job_set_unread(&j->job, 1, bits), DSANA_EINVAL);
+  assert_int_equal(dsana_job_set_unread(&j->job, a, NULL), DSANA_EINVAL);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_shards_cover_exactly_once), cmocka_unit_test(test_shard_of_every_key),
-      cmocka_unit_test(test_tasks_must_partition),      cmocka_unit_test(test_register_roundtrip_and_truncation),
-      cmocka_unit_test(test_map_roundtrip_and_garbage), cmocka_unit_test(test_xsum_order_independent),
-      cmocka_unit_test(test_xsum_fast_path_matches_bits), cmocka_unit_test(test_report_roundtrip),
+      cmocka_unit_test(test_shards_cover_exactly_once),
+      cmocka_unit_test(test_shard_of_every_key),
+      cmocka_unit_test_setup_teardown(test_assign_overlap_names_tasks, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_assign_disjoint_accepted, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_derived_and_state_not_for_tasks, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_ranges_outside_tables, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_two_ranges_of_one_table, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_two_write_ranges_of_one_table, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_block_table_read_by_every_task, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_no_result_table_tables_or_tasks, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_all_tasks_expansion, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_all_tasks_overlap_on_assign, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_ranges_of_tasks_gone, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_key_spaces, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_table_and_task_declarations, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_unread_keys_copied, jsetup, jteardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,145 @@
+/*
+ * logreg.h - private to the logistic-regression app: its options, data and
+ * the layout of its tables, sums and globals, shared by
+ *   logreg.c    options, setup, the app table, output
+ *   lr_data.c   the training and test sets, classes, tasks, key lists
+ *   lr_kernel.c a task: loss, accuracy and exact gradient of its rows
+ *   lr_server.c finish(): dot products; update(): the L-BFGS vectors
+ *   lr_opt.c    reduce(): line search and the two-loop recursion on scalars
+ *   lr_model.c  the model file, and scoring new data with it
+ *
+ * Objective (scikit-learn's LogisticRegression with C = 1/l2):
+ *   f(w) = (1/N) [ sum_i loss_i(w) + (l2/2) |w|^2 ],  the bias not penalised,
+ * loss_i the logistic loss (two classes: one weight vector, sigmoid) or
+ * the softmax cross-entropy (K > 2 classes: K weight vectors).
+ *
+ * Optimiser: L-BFGS, vector-free (Chen, Wang, Zhou, Gao, NIPS 2014): every
+ * vector (the point x, the gradient, the direction d, the last m pairs
+ * s = x' - x, y = g' - g) lives on the servers, sharded like the model;
+ * the scheduler holds only their Gram matrix (in the globals, so
+ * checkpoints carry it) and runs the two-loop recursion on it, giving the
+ * direction as coefficients of the basis [s_0..s_m-1, y_0..y_m-1, g] that
+ * every server applies to its shard. One iteration = one evaluation of f
+ * and its gradient at the trial point x = xb + alpha d; a backtracking
+ * line search (Armijo) accepts it or shortens alpha.
+ *
+ * Tables (n_keys = F + 1: features, then the bias; width K' = 1 or K):
+ *   x     DERIVED  the trial point (what tasks read); written by update()
+ *   g     SUM      sum of the examples' loss gradients at x (exact partials)
+ *   state STATE    per key: xb, gb, d, gt, s[m], y[m] (each K' wide)
+ * Exactness: each task adds its gradient in double over fixed blocks of
+ * LR_BLOCK rows (aligned on the row index, so block contents do not depend
+ * on how rows are split into tasks) and pushes the blocks' exact partial
+ * sums: the model is bit-identical for any worker, server or task count.
+ */
+#ifndef DSANA_APPS_LOGREG_H
+#define DSANA_APPS_LOGREG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dsana/dataset.h"
+#include "dsana/dsana.h"
+
+#define LR_PATH_MAX 1024
+#define LR_BLOCK 256    /* rows per exact partial sum (dense models) */
+#define LR_MEM 10       /* L-BFGS pairs kept */
+#define LR_DENSE_MAX_FEATURES 65536 /* above: tasks read and push key lists */
+#define LR_MAX_CLASSES 1024
+
+enum { LR_T_X = 0, LR_T_G = 1, LR_T_STATE = 2 };
+/* state slots (each K' wide) */
+enum { LR_S_XB = 0, LR_S_GB = 1, LR_S_D = 2, LR_S_GT = 3, LR_S_HIST = 4 }; /* s_i at 4+i, y_i at 4+m+i */
+#define LR_STATE_SLOTS (LR_S_HIST + 2 * LR_MEM)
+
+/* sums: tasks (0..3), finish() (4..) */
+enum {
+  LR_SUM_LOSS = 0,
+  LR_SUM_CORRECT,
+  LR_SUM_TLOSS,
+  LR_SUM_TCORRECT,
+  LR_SUM_XX,  /* |x|^2 without the bias */
+  LR_SUM_GD,  /* gt . d */
+  LR_SUM_GG,  /* gt . gt */
+  LR_SUM_SS,  /* s . s  (s = x - xb) */
+  LR_SUM_SY,  /* s . y  (y = gt - gb) */
+  LR_SUM_YY,
+  LR_SUM_GS,  /* gt . s */
+  LR_SUM_GY,  /* gt . y */
+  LR_SUM_HIST /* per history pair i: s.s_i, s.y_i, y.s_i, y.y_i, gt.s_i, gt.y_i */
+};
+#define LR_SUM_PER_PAIR 6
+#define LR_N_SUMS (LR_SUM_HIST + LR_SUM_PER_PAIR * LR_MEM)
+
+/* globals: decisions for update() and the optimiser's scalars */
+enum {
+  LR_G_ACTION = 0, /* LR_ACT_* */
+  LR_G_ALPHA,      /* step of the next trial */
+  LR_G_SLOT,       /* history slot the accepted pair goes to, -1: none */
+  LR_G_FINAL,      /* 1: stop, x = xb */
+  LR_G_PAIRS,      /* pairs in the history */
+  LR_G_NEWEST,     /* slot of the newest pair */
+  LR_G_FB,         /* f at xb */
+  LR_G_GBD,        /* gb . d */
+  LR_G_TRIES,      /* trials of the current line search */
+  LR_G_GNORM,      /* |gb| */
+  LR_G_DELTA,      /* 2m+1 coefficients of d over [s, y, g] */
+  LR_G_GRAM = LR_G_DELTA + 2 * LR_MEM + 1 /* (2m+1)^2 Gram matrix of [s, y, g] */
+};
+#define LR_BASIS (2 * LR_MEM + 1)
+enum { LR_ACT_INIT = 0, LR_ACT_ACCEPT = 1, LR_ACT_REJECT = 2 };
+
+struct lr_task_data {
+  uint64_t lo, hi; /* rows of its set */
+  uint64_t *keys; /* sparse models: features touched + the bias, ascending */
+  uint64_t n_keys;
+  uint32_t *local; /* per entry of the task's rows: its position in keys */
+  bool checked;    /* rows passed dsana_dataset_check */
+};
+
+struct lr_app {
+  /* options */
+  char train_path[LR_PATH_MAX], test_path[LR_PATH_MAX], model_out[LR_PATH_MAX];
+  char converted[2][LR_PATH_MAX]; /* binary copies made by prepare() */
+  int converted_by;
+  double l2, tol;
+  uint32_t max_iter;
+  /* data */
+  struct dsana_dataset train, test;
+  bool loaded, validated;
+  double *labels; /* distinct training labels, ascending (class c = labels[c]) */
+  uint64_t n_classes;
+  uint32_t kw;      /* weights per feature: 1 (two classes) or n_classes */
+  uint64_t n_keys;  /* features + bias */
+  bool sparse;      /* tasks read and push key lists */
+  uint32_t n_train_tasks, n_test_tasks;
+  struct lr_task_data *td;
+  uint8_t *test_class_ok; /* per test row: its label is a training class */
+  uint64_t test_unknown;  /* test rows whose class the model does not know */
+};
+
+/* lr_data.c */
+int lr_load(struct lr_app *a, bool check, char *err, size_t errlen);
+int lr_convert_inputs(struct lr_app *a, char *err, size_t errlen);
+int lr_declare(struct lr_app *a, struct dsana_job *job, char *err, size_t errlen);
+void lr_data_fini(struct lr_app *a);
+int lr_task_keys(void *app, uint32_t task, uint32_t table, const uint64_t **keys, uint64_t *n);
+/* The class (0..K-1) of training row i. */
+uint32_t lr_class_of(const struct lr_app *a, double label);
+
+/* lr_kernel.c */
+int lr_run_task(void *app, struct dsana_task_ctx *ctx);
+
+/* lr_server.c */
+int lr_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values);
+int lr_finish(void *app, struct dsana_shard_ctx *ctx);
+int lr_update(void *app, struct dsana_shard_ctx *ctx);
+
+/* lr_opt.c */
+int lr_reduce(void *app, struct dsana_reduce_ctx *ctx);
+
+/* lr_model.c */
+int lr_output(void *app, const double *values, uint64_t n, uint32_t width, const struct dsana_run_summary *run,
+              char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * lr_model.c - the logistic-regression model file and scoring new data.
+ *
+ * Model file (text, written atomically: a temporary file in the same
+ * folder, fsync, rename):
+ *   # dsana logreg model
+ *   # features F classes K weights_per_feature K' l2 L
+ *   # labels l_0 ... l_K-1          (%.17g, ascending: class c is l_c)
+ *   then (F + 1) * K' lines, one weight each (%.17g): feature 0's K'
+ *   weights, feature 1's, ..., the bias's last. Two classes have one
+ *   weight vector (K' = 1, the score of class 1 = l_1); more have K.
+ * Predictions (`dsana logreg predict`): one line per row of the data,
+ * "label<TAB>probability" of the predicted class, in row order.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apps/apps.h"
+#include "logreg.h"
+
+/* Write text made by fill() to path atomically. */
+static int write_atomic(const char *path, int (*fill)(FILE *f, const void *arg), const void *arg, char *err,
+                        size_t errlen) {
+  char tmp[LR_PATH_MAX + 32];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) {
+    snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+    return DSANA_EIO;
+  }
+  int bad = fill(f, arg) != 0;
+  bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
+  bad |= fclose(f) != 0;
+  if (bad || rename(tmp, path) != 0) {
+    snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+    unlink(tmp);
+    return DSANA_EIO;
+  }
+  return 0;
+}
+
+struct model_out {
+  const struct lr_app *a;
+  const double *w;
+};
+
+static int fill_model(FILE *f, const void *arg) {
+  const struct model_out *m = arg;
+  const struct lr_app *a = m->a;
+  int bad = fprintf(f, "# dsana logreg model\n# features %llu classes %llu weights_per_feature %u l2 %.17g\n# labels",
+                    (unsigned long long)a->train.n_features, (unsigned long long)a->n_classes, a->kw, a->l2) < 0;
+  for (uint64_t c = 0; c < a->n_classes; c++)
+    bad |= fprintf(f, " %.17g", a->labels[c]) < 0;
+  bad |= fputc('\n', f) == EOF;
+  for (uint64_t i = 0; i < a->n_keys * a->kw && !bad; i++)
+    bad = fprintf(f, "%.17g\n", m->w[i]) < 0;
+  return bad;
+}
+
+int lr_output(void *app, const double *values, uint64_t n, uint32_t width, const struct dsana_run_summary *run,
+              char *err, size_t errlen) {
+  struct lr_app *a = app;
+  (void)n, (void)width;
+  if (a->model_out[0]) {
+    struct model_out m = {.a = a, .w = values};
+    int rc = write_atomic(a->model_out, fill_model, &m, err, errlen);
+    if (rc)
+      return rc;
+  }
+  if (!run->quiet) {
+    printf("logreg: %llu rows, %llu features, %llu classes, %u iterations%s, %.4f s/iteration\n",
+           (unsigned long long)a->train.n_rows, (unsigned long long)a->train.n_features,
+           (unsigned long long)a->n_classes, run->iters, run->converged ? " (converged)" : "", run->median_iter_s);
+    fflush(stdout);
+  }
+  return 0;
+}
+
+/* ---- scoring with a model file ----------------------------------------- */
+
+struct model {
+  uint64_t features, classes;
+  uint32_t kw;
+  double *labels, *w;
+};
+
+static int read_header(FILE *f, const char *path, struct model *m, char *err, size_t errlen) {
+  unsigned long long F, K;
+  unsigned kw;
+  double l2;
+  if (fscanf(f, "# dsana logreg model # features %llu classes %llu weights_per_feature %u l2 %lf # labels", &F, &K,
+             &kw, &l2) != 4 || K < 2 || K > LR_MAX_CLASSES || kw != (K == 2 ? 1 : K) || F >= UINT32_MAX) {
+    snprintf(err, errlen, "%s: not a dsana logreg model (bad header)", path);
+    return DSANA_EFORMAT;
+  }
+  m->features = F;
+  m->classes = K;
+  m->kw = kw;
+  m->labels = malloc(sizeof *m->labels * K);
+  m->w = malloc(sizeof *m->w * (F + 1) * kw);
+  if (!m->labels || !m->w)
+    return DSANA_ENOMEM;
+  for (uint64_t c = 0; c < K; c++)
+    if (fscanf(f, "%lf", &m->labels[c]) != 1) {
+      snprintf(err, errlen, "%s: the header lists fewer than %llu labels", path, K);
+      return DSANA_EFORMAT;
+    }
+  return 0;
+}
+
+static int read_model(const char *path, struct model *m, char *err, size_t errlen) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return DSANA_EIO;
+  }
+  int rc = read_header(f, path, m, err, errlen);
+  for (uint64_t i = 0; !rc && i < (m->features + 1) * m->kw; i++)
+    if (fscanf(f, "%lf", &m->w[i]) != 1 || !isfinite(m->w[i])) {
+      snprintf(err, errlen, "%s: weight %llu missing or not a finite number (line %llu)", path,
+               (unsigned long long)i + 1, (unsigned long long)i + 4);
+      rc = DSANA_EFORMAT;
+    }
+  fclose(f);
+  return rc;
+}
+
+struct scored {
+  const struct model *m;
+  const struct dsana_dataset *ds;
+  uint64_t right;
+};
+
+/* Predicted class of row i and its probability. */
+static uint32_t predict_row(const struct model *m, const struct dsana_dataset *ds, uint64_t i, double *prob) {
+  double z[LR_MAX_CLASSES];
+  uint32_t K = m->kw;
+  for (uint32_t c = 0; c < K; c++)
+    z[c] = m->w[m->features * K + c];
+  for (uint64_t e = ds->row_off[i]; e < ds->row_off[i + 1]; e++)
+    for (uint32_t c = 0; ds->col[e] < m->features && c < K; c++)
+      z[c] += dsana_dataset_val(ds, e) * m->w[(uint64_t)ds->col[e] * K + c];
+  if (K == 1) {
+    double p = 1 / (1 + exp(-z[0]));
+    *prob = z[0] > 0 ? p : 1 - p;
+    return z[0] > 0;
+  }
+  uint32_t best = 0;
+  double s = 0;
+  for (uint32_t c = 1; c < K; c++)
+    best = z[c] > z[best] ? c : best;
+  for (uint32_t c = 0; c < K; c++)
+    s += exp(z[c] - z[best]);
+  *prob = 1 / s;
+  return best;
+}
+
+static int fill_predictions(FILE *f, const void *arg) {
+  struct scored *sc = (struct scored *)arg;
+  int bad = 0;
+  for (uint64_t i = 0; i < sc->ds->n_rows && !bad; i++) {
+    double p;
+    uint32_t c = predict_row(sc->m, sc->ds, i, &p);
+    sc->right += sc->m->labels[c] == sc->ds->label[i];
+    bad = fprintf(f, "%.17g\t%.6f\n", sc->m->labels[c], p) < 0;
+  }
+  return bad;
+}
+
+int logreg_predict(const char *model_path, const char *data_path, const char *out_path, double *accuracy, char *err,
+                   size_t errlen) {
+  struct model m = {0};
+  struct dsana_dataset ds = {0};
+  int rc = read_model(model_path, &m, err, errlen);
+  if (!rc)
+    rc = dsana_dataset_open(data_path, NULL, &ds, err, errlen);
+  struct scored sc = {.m = &m, .ds = &ds};
+  if (!rc)
+    rc = write_atomic(out_path, fill_predictions, &sc, err, errlen);
+  if (!rc && accuracy)
+    *accuracy = (double)sc.right / (double)ds.n_rows;
+  dsana_dataset_fini(&ds);
+  free(m.labels);
+  free(m.w);
+  return rc;
+}

@@ -1,0 +1,17 @@
+/* apps.c - the registry of built-in apps the command knows (cli_apps.h). */
+#include "cli_apps.h"
+
+#include <string.h>
+
+#include "apps/apps.h"
+
+static const struct dsana_app *const app_list[] = {&pagerank_app, &logreg_app, NULL};
+
+const struct dsana_app *const *cli_apps(void) { return app_list; }
+
+const struct dsana_app *cli_find_app(const char *name) {
+  for (size_t i = 0; app_list[i]; i++)
+    if (strcmp(app_list[i]->name, name) == 0)
+      return app_list[i];
+  return NULL;
+}

@@ -1,0 +1,59 @@
+/*
+ * cmd_predict.c - `dsana logreg predict MODEL DATA --out FILE`: one line
+ * per row of DATA, "label<TAB>probability" of the class the model
+ * predicts, written atomically; the accuracy against DATA's labels on
+ * stdout. No cluster: scoring is one pass over the data.
+ */
+#include "cmd_predict.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "apps/apps.h"
+#include "dsana/dsana.h"
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: dsana logreg predict MODEL DATA --out FILE [--quiet]\n"
+             "Score DATA (libsvm text, .gz, or a dsana binary dataset) with MODEL (dsana logreg --model-out):\n"
+             "FILE gets 'label<TAB>probability' of the predicted class per row; the accuracy is printed.\n");
+}
+
+int cmd_predict_main(int argc, char **argv) {
+  static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
+                                       {"quiet", no_argument, NULL, 'q'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  const char *out = NULL;
+  int quiet = 0;
+  opterr = 0;
+  optind = 1;
+  for (int c; (c = getopt_long(argc, argv, ":ho:q", opts, NULL)) != -1;) {
+    if (c == 'o')
+      out = optarg;
+    else if (c == 'q')
+      quiet = 1;
+    else if (c == 'h') {
+      usage(stdout);
+      return 0;
+    } else {
+      fprintf(stderr, "dsana logreg predict: %s '%s' (see dsana logreg predict --help)\n",
+              c == ':' ? "missing value for" : "unknown option", argv[optind - 1]);
+      return 2;
+    }
+  }
+  if (argc - optind != 2 || !out || !out[0]) {
+    fprintf(stderr, "dsana logreg predict: expected MODEL DATA and --out FILE (see dsana logreg predict --help)\n");
+    return 2;
+  }
+  char err[1024] = "";
+  double accuracy = 0;
+  int rc = logreg_predict(argv[optind], argv[optind + 1], out, &accuracy, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "dsana logreg predict: %s\n", err[0] ? err : "failed");
+    return rc == DSANA_ENOMEM ? 1 : 2;
+  }
+  if (!quiet)
+    printf("accuracy: %.6f\n", accuracy);
+  return 0;
+}

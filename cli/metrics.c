@@ -1,0 +1,91 @@
+/* metrics.c - JSON lines through cJSON (see metrics.h). */
+#include "metrics.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dsana/dsana.h"
+#include "util/log.h"
+
+struct metrics {
+  FILE *f;
+  int failed;
+};
+
+int metrics_open(const char *path, struct metrics **out) {
+  *out = NULL;
+  if (!path || !path[0])
+    return 0;
+  struct metrics *m = calloc(1, sizeof *m);
+  if (!m)
+    return DSANA_ENOMEM;
+  m->f = fopen(path, "w");
+  if (!m->f) {
+    log_error("%s: cannot write metrics: %m", path);
+    free(m);
+    return DSANA_EIO;
+  }
+  *out = m;
+  return 0;
+}
+
+static void metrics_emit(struct metrics *m, cJSON *obj) {
+  char *text = cJSON_PrintUnformatted(obj);
+  if (!text || fprintf(m->f, "%s\n", text) < 0 || fflush(m->f) != 0)
+    m->failed = 1;
+  free(text);
+  cJSON_Delete(obj);
+}
+
+void metrics_iteration(struct metrics *m, const struct rt_iter_report *r) {
+  if (!m)
+    return;
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "type", "iteration");
+  cJSON_AddNumberToObject(o, "iter", r->iter);
+  cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
+  cJSON_AddNumberToObject(o, "residual", r->residual);
+  cJSON_AddNumberToObject(o, "bound_s", r->bound_s);
+  cJSON_AddNumberToObject(o, "transfer_bound_s", r->transfer_bound_s);
+  cJSON_AddNumberToObject(o, "scheduler_messages", (double)r->messages);
+  for (uint32_t i = 0; i < r->n_metrics; i++)
+    cJSON_AddNumberToObject(o, r->metric_name[i], r->metric[i]);
+  metrics_emit(m, o);
+}
+
+void metrics_worker(struct metrics *m, uint32_t iter, uint32_t worker, const struct worker_iter_stats *st) {
+  if (!m)
+    return;
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "type", "worker");
+  cJSON_AddNumberToObject(o, "iter", iter);
+  cJSON_AddNumberToObject(o, "worker", worker);
+  cJSON_AddNumberToObject(o, "compute_s", st->compute_s);
+  cJSON_AddNumberToObject(o, "wait_s", st->wait_s);
+  cJSON_AddNumberToObject(o, "overlap_s", st->overlap_s);
+  cJSON_AddNumberToObject(o, "overrun_s", st->overrun_s);
+  cJSON_AddNumberToObject(o, "tasks", st->tasks);
+  cJSON_AddNumberToObject(o, "bytes_in", (double)st->bytes_in);
+  cJSON_AddNumberToObject(o, "bytes_out", (double)st->bytes_out);
+  cJSON_AddNumberToObject(o, "stolen", st->stolen);
+  cJSON_AddNumberToObject(o, "speed_est", st->speed_est);
+  metrics_emit(m, o);
+}
+
+void metrics_summary(struct metrics *m, cJSON *obj) {
+  if (!m) {
+    cJSON_Delete(obj);
+    return;
+  }
+  cJSON_AddStringToObject(obj, "type", "summary");
+  metrics_emit(m, obj);
+}
+
+int metrics_close(struct metrics *m) {
+  if (!m)
+    return 0;
+  int failed = m->failed | (fclose(m->f) != 0);
+  free(m);
+  return failed ? DSANA_EIO : 0;
+}

@@ -1,0 +1,29 @@
+/*
+ * metrics.h - machine-readable run metrics as JSON lines (cJSON):
+ *   {"type":"iteration","iter":K,"wall_s":..,"residual":..}
+ *   {"type":"worker","iter":K,"worker":I,"compute_s":..,"wait_s":..,"tasks":..,
+ *    "bytes_in":..,"bytes_out":..,"stolen":..,"speed_est":..}
+ *   {"type":"summary", ...totals, mode and options...}
+ * A metrics handle opened with a NULL path accepts every call and writes
+ * nothing, so callers need no checks.
+ */
+#ifndef DSANA_CLI_METRICS_H
+#define DSANA_CLI_METRICS_H
+
+#include <stdint.h>
+
+#include "runtime/observer.h"
+
+struct cJSON;
+struct metrics;
+
+/* Opens (truncates) path; writes go through stdio and are flushed per line. */
+int metrics_open(const char *path, struct metrics **out);
+void metrics_iteration(struct metrics *m, const struct rt_iter_report *r);
+void metrics_worker(struct metrics *m, uint32_t iter, uint32_t worker, const struct worker_iter_stats *st);
+/* Writes obj (a cJSON object; "type":"summary" is added) and frees it. */
+void metrics_summary(struct metrics *m, struct cJSON *obj);
+/* Closes; returns DSANA_EIO if any write failed. NULL is fine. */
+int metrics_close(struct metrics *m);
+
+#endif

@@ -1,0 +1,117 @@
+/*
+ * report.c - what a run shows its user: the per-iteration table on stdout,
+ * the live progress line on a terminal, the --metrics JSON lines and the
+ * summary line. The scheduler calls these hooks (runtime/observer.h) in the
+ * process that runs it.
+ */
+#include "report.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/clock.h"
+#include "util/log.h"
+
+static void print_row(const struct cli_report *rep, const struct rt_iter_report *r) {
+  double cmax = 0, cmin = 1e300;
+  uint32_t tmin = UINT32_MAX, tmax = 0;
+  for (uint32_t w = 0; w < r->n_workers; w++) {
+    const struct worker_iter_stats *st = &r->workers[w];
+    cmax = st->compute_s > cmax ? st->compute_s : cmax;
+    cmin = st->compute_s < cmin ? st->compute_s : cmin;
+    tmin = st->tasks < tmin ? st->tasks : tmin;
+    tmax = st->tasks > tmax ? st->tasks : tmax;
+  }
+  if (rep->rows == 0) {
+    printf("%6s %14s %10s %12s %12s %9s", "iter", "residual", "time_s", "compute_max", "compute_min", "tasks");
+    for (uint32_t i = 0; i < r->n_metrics; i++)
+      printf(" %14s", r->metric_name[i]);
+    printf("\n");
+  }
+  printf("%6u %14.6e %10.4f %12.4f %12.4f %4u-%-4u", r->iter, r->residual, r->wall_s, cmax, cmin, tmin, tmax);
+  for (uint32_t i = 0; i < r->n_metrics; i++)
+    printf(" %14.6g", r->metric[i]);
+  printf("\n");
+  fflush(stdout);
+}
+
+static void on_iteration(void *arg, const struct rt_iter_report *r) {
+  struct cli_report *rep = arg;
+  if (rep->rows == 0)
+    progress_init(&rep->line, rep->progress, r->tol, r->max_iter);
+  metrics_iteration(rep->metrics, r);
+  for (uint32_t w = 0; w < r->n_workers; w++)
+    metrics_worker(rep->metrics, r->iter, w, &r->workers[w]);
+  if (!rep->quiet) {
+    progress_done(&rep->line);
+    print_row(rep, r);
+  }
+  rep->rows++;
+  progress_update(&rep->line, r->iter, r->residual, r->wall_s, (double)(clock_now_ns() - rep->start_ns) * 1e-9);
+}
+
+static void summary_json(struct cli_report *rep, const struct rt_run_report *r) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "app", r->app);
+  cJSON_AddStringToObject(o, "mode", r->mode);
+  cJSON_AddStringToObject(o, "mechanisms", r->mechanisms);
+  cJSON_AddStringToObject(o, "sched", r->sched);
+  cJSON_AddNumberToObject(o, "workers", r->workers);
+  cJSON_AddNumberToObject(o, "servers", r->servers);
+  cJSON_AddNumberToObject(o, "tasks", r->tasks);
+  cJSON_AddNumberToObject(o, "tasks_per_worker", r->tasks_per_worker);
+  cJSON_AddStringToObject(o, "scenario", r->scenario);
+  cJSON_AddNumberToObject(o, "iterations", r->iterations);
+  cJSON_AddNumberToObject(o, "residual", r->residual);
+  cJSON_AddBoolToObject(o, "converged", r->converged);
+  cJSON_AddNumberToObject(o, "total_s", r->total_s);
+  cJSON_AddNumberToObject(o, "median_iter_s", r->median_iter_s);
+  cJSON_AddNumberToObject(o, "bound_s", r->bound_s);
+  cJSON_AddNumberToObject(o, "transfer_bound_s", r->transfer_bound_s);
+  cJSON_AddNumberToObject(o, "overrun_s", r->overrun_s);
+  cJSON_AddNumberToObject(o, "chunk_bytes", (double)r->chunk_bytes);
+  cJSON_AddStringToObject(o, "version", DSANA_VERSION_STRING);
+  for (uint32_t i = 0; i < r->n_metrics; i++)
+    cJSON_AddNumberToObject(o, r->metric_name[i], r->metric[i]);
+  metrics_summary(rep->metrics, o);
+}
+
+static void on_summary(void *arg, const struct rt_run_report *r) {
+  struct cli_report *rep = arg;
+  progress_done(&rep->line);
+  if (!rep->quiet) {
+    printf("iterations: %u  residual: %.6e  total: %.3f s  median iteration: %.4f s  bound: %.4f s  chunk: %s%llu B\n",
+           r->iterations, r->residual, r->total_s, r->median_iter_s, r->bound_s, r->chunked ? "" : "whole table, ",
+           (unsigned long long)r->chunk_bytes);
+    fflush(stdout);
+  }
+  summary_json(rep, r);
+}
+
+static int on_open(void *arg) {
+  struct cli_report *rep = arg;
+  rep->start_ns = clock_now_ns();
+  return metrics_open(rep->metrics_path, &rep->metrics);
+}
+
+static int on_close(void *arg) {
+  struct cli_report *rep = arg;
+  progress_done(&rep->line);
+  int rc = metrics_close(rep->metrics);
+  rep->metrics = NULL;
+  if (rc)
+    log_error("%s: writing metrics failed", rep->metrics_path);
+  return rc;
+}
+
+void report_init(struct cli_report *rep, const struct run_config *cfg) {
+  memset(rep, 0, sizeof *rep);
+  rep->quiet = cfg->quiet;
+  rep->progress = !cfg->quiet && isatty(STDERR_FILENO);
+  rep->metrics_path = cfg->metrics_path;
+  progress_init(&rep->line, rep->progress, 0, 0);
+  rep->observer = (struct rt_observer){.arg = rep, .open = on_open, .close = on_close, .iteration = on_iteration,
+                                       .summary = on_summary};
+}

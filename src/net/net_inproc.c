@@ -1,0 +1,505 @@
+/*
+ * net_inproc.c - the inproc:// transport: every role of a job in one
+ * process (threads, or a test stepping them), messages in memory queues.
+ *
+ * An endpoint (a name) holds the listener's queue; a dialer has its own
+ * queue for replies. Each queue has an eventfd that is readable while the
+ * queue is non-empty, so net_poll() can wait on queues, other descriptors
+ * and timers with one poll(2). Messages keep their encoded header and are
+ * validated on receipt like any other transport's. Named shared buffers
+ * are plain memory of this process. One mutex guards everything: inproc is
+ * for tests and single-process runs, never a bottleneck. Manual delivery:
+ * see net_inproc.h.
+ */
+#include "net/net_inproc.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dsana/dsana.h"
+#include "net/transport_impl.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+struct ip_msg {
+  struct ip_msg *next;
+  struct ip_queue *dest; /* manual mode: where it goes */
+  const void *link;      /* manual mode: the sending socket */
+  uint8_t hdr[WIRE_HDR_BYTES];
+  uint32_t from_id;
+  bool from_dialer;
+  void *payload;
+  size_t len;
+};
+
+struct ip_queue {
+  struct ip_msg *head, *tail;
+  int efd;
+};
+
+struct ip_endpoint {
+  struct ip_endpoint *next;
+  char name[256];
+  struct ip_queue q;
+  bool bound;
+  struct ip_dialer *dialers;
+};
+
+struct ip_dialer {
+  struct ip_dialer *next;
+  struct ip_endpoint *ep;
+  uint32_t self_id;
+  struct ip_queue q;
+};
+
+struct ip_buffer {
+  struct ip_buffer *next;
+  char name[64];
+  double *p;
+  size_t bytes;
+  int refs;
+};
+
+static pthread_mutex_t ip_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct ip_endpoint *ip_endpoints;
+static struct ip_buffer *ip_buffers;
+static bool ip_manual;
+static struct ip_msg *ip_pending_head, *ip_pending_tail; /* manual mode */
+static unsigned ip_seq;
+
+/* ---- queues ------------------------------------------------------------- */
+
+static int ip_queue_init(struct ip_queue *q) {
+  q->head = q->tail = NULL;
+  q->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  return q->efd < 0 ? DSANA_ENET : 0;
+}
+
+static void ip_msg_free(struct ip_msg *m) {
+  free(m->payload);
+  free(m);
+}
+
+static void ip_queue_fini(struct ip_queue *q) {
+  for (struct ip_msg *m = q->head, *n; m; m = n) {
+    n = m->next;
+    ip_msg_free(m);
+  }
+  if (q->efd >= 0)
+    close(q->efd);
+}
+
+static void ip_queue_push(struct ip_queue *q, struct ip_msg *m) {
+  m->next = NULL;
+  if (q->tail)
+    q->tail->next = m;
+  else
+    q->head = m;
+  q->tail = m;
+  uint64_t one = 1;
+  if (write(q->efd, &one, sizeof one) < 0 && errno != EAGAIN)
+    log_debug("inproc: eventfd write failed");
+}
+
+static struct ip_msg *ip_queue_pop(struct ip_queue *q) {
+  struct ip_msg *m = q->head;
+  if (!m)
+    return NULL;
+  q->head = m->next;
+  if (!q->head) {
+    q->tail = NULL;
+    uint64_t v;
+    if (read(q->efd, &v, sizeof v) < 0 && errno != EAGAIN)
+      log_debug("inproc: eventfd read failed");
+  }
+  return m;
+}
+
+/* Manual mode: drop what waits for a queue about to go away. */
+static void ip_forget_pending(struct ip_queue *q) {
+  struct ip_msg **pp = &ip_pending_head;
+  ip_pending_tail = NULL;
+  while (*pp) {
+    if ((*pp)->dest == q) {
+      struct ip_msg *m = *pp;
+      *pp = m->next;
+      ip_msg_free(m);
+    } else {
+      ip_pending_tail = *pp;
+      pp = &(*pp)->next;
+    }
+  }
+}
+
+/* ---- endpoints ---------------------------------------------------------- */
+
+static struct ip_endpoint *ip_endpoint_get(const char *name) {
+  for (struct ip_endpoint *e = ip_endpoints; e; e = e->next)
+    if (strcmp(e->name, name) == 0)
+      return e;
+  struct ip_endpoint *e = calloc(1, sizeof *e);
+  if (!e || strlen(name) >= sizeof e->name || ip_queue_init(&e->q) != 0) {
+    free(e);
+    return NULL;
+  }
+  snprintf(e->name, sizeof e->name, "%s", name);
+  e->next = ip_endpoints;
+  ip_endpoints = e;
+  return e;
+}
+
+/* Free an endpoint nobody listens on or dials any more. */
+static void ip_endpoint_release(struct ip_endpoint *e) {
+  if (e->bound || e->dialers)
+    return;
+  for (struct ip_endpoint **pp = &ip_endpoints; *pp; pp = &(*pp)->next)
+    if (*pp == e) {
+      *pp = e->next;
+      break;
+    }
+  ip_forget_pending(&e->q);
+  ip_queue_fini(&e->q);
+  free(e);
+}
+
+static int ip_ctx_create(struct net_ctx *ctx) {
+  ctx->impl = NULL;
+  return 0;
+}
+
+static void ip_ctx_destroy(struct net_ctx *ctx) { (void)ctx; }
+
+static int ip_listen(struct net_sock *s, const char *addr) {
+  char fresh[64];
+  pthread_mutex_lock(&ip_mu);
+  if (!addr) {
+    snprintf(fresh, sizeof fresh, "inproc://l-%u", ip_seq++);
+    addr = fresh;
+  }
+  struct ip_endpoint *e = ip_endpoint_get(addr);
+  int rc = !e ? DSANA_ENOMEM : e->bound ? DSANA_ENET : 0;
+  if (!rc) {
+    e->bound = true;
+    s->impl = e;
+  }
+  pthread_mutex_unlock(&ip_mu);
+  if (rc == DSANA_ENET)
+    log_error("net: cannot listen on %s: address in use", addr);
+  return rc;
+}
+
+static int ip_bound_addr(struct net_sock *s, char *buf, size_t len) {
+  const struct ip_endpoint *e = s->impl;
+  if (strlen(e->name) >= len)
+    return DSANA_ERANGE;
+  memcpy(buf, e->name, strlen(e->name) + 1);
+  return 0;
+}
+
+static int ip_dial(struct net_sock *s, const char *addr, uint32_t self_id) {
+  struct ip_dialer *d = calloc(1, sizeof *d);
+  if (!d || ip_queue_init(&d->q) != 0) {
+    free(d);
+    return DSANA_ENOMEM;
+  }
+  pthread_mutex_lock(&ip_mu);
+  d->ep = ip_endpoint_get(addr);
+  if (d->ep) {
+    d->self_id = self_id;
+    d->next = d->ep->dialers;
+    d->ep->dialers = d;
+  }
+  pthread_mutex_unlock(&ip_mu);
+  if (!d->ep) {
+    ip_queue_fini(&d->q);
+    free(d);
+    return DSANA_ENOMEM;
+  }
+  s->impl = d;
+  return 0;
+}
+
+static void ip_close(struct net_sock *s) {
+  pthread_mutex_lock(&ip_mu);
+  if (s->listener) {
+    struct ip_endpoint *e = s->impl;
+    e->bound = false;
+    ip_forget_pending(&e->q);
+    for (struct ip_msg *m; (m = ip_queue_pop(&e->q)) != NULL;)
+      ip_msg_free(m);
+    ip_endpoint_release(e);
+  } else {
+    struct ip_dialer *d = s->impl;
+    for (struct ip_dialer **pp = &d->ep->dialers; *pp; pp = &(*pp)->next)
+      if (*pp == d) {
+        *pp = d->next;
+        break;
+      }
+    ip_forget_pending(&d->q);
+    ip_queue_fini(&d->q);
+    ip_endpoint_release(d->ep);
+    free(d);
+  }
+  pthread_mutex_unlock(&ip_mu);
+}
+
+/* ---- sending and receiving ---------------------------------------------- */
+
+/* The queue a message from s to `to` goes into (under ip_mu), or NULL. */
+static struct ip_queue *ip_dest(struct net_sock *s, const struct net_peer *to) {
+  if (!s->listener)
+    return &((struct ip_dialer *)s->impl)->ep->q;
+  uint32_t id;
+  if (net_peer_id(to, &id) != 0)
+    return NULL;
+  for (struct ip_dialer *d = ((struct ip_endpoint *)s->impl)->dialers; d; d = d->next)
+    if (d->self_id == id)
+      return &d->q;
+  return NULL;
+}
+
+static int ip_send(struct net_sock *s, const struct net_peer *to, const uint8_t *hdr, void *payload, size_t len,
+                   bool owned) {
+  struct ip_msg *m = calloc(1, sizeof *m);
+  void *copy = owned ? payload : (len ? malloc(len) : NULL);
+  if (!m || (len && !copy)) {
+    free(m);
+    free(copy);
+    return DSANA_ENOMEM;
+  }
+  if (!owned && len)
+    memcpy(copy, payload, len);
+  memcpy(m->hdr, hdr, WIRE_HDR_BYTES);
+  m->payload = copy;
+  m->len = len;
+  m->from_dialer = !s->listener;
+  m->from_id = s->listener ? 0 : ((struct ip_dialer *)s->impl)->self_id;
+  m->link = s;
+  pthread_mutex_lock(&ip_mu);
+  struct ip_queue *q = ip_dest(s, to);
+  if (q && ip_manual) {
+    m->dest = q;
+    m->next = NULL;
+    if (ip_pending_tail)
+      ip_pending_tail->next = m;
+    else
+      ip_pending_head = m;
+    ip_pending_tail = m;
+  } else if (q) {
+    ip_queue_push(q, m);
+  }
+  pthread_mutex_unlock(&ip_mu);
+  if (!q) {
+    ip_msg_free(m);
+    return DSANA_ENET;
+  }
+  return 0;
+}
+
+static struct ip_queue *ip_queue_of(struct net_sock *s) {
+  return s->listener ? &((struct ip_endpoint *)s->impl)->q : &((struct ip_dialer *)s->impl)->q;
+}
+
+static int ip_recv(struct net_sock *s, struct net_msg *m) {
+  pthread_mutex_lock(&ip_mu);
+  struct ip_msg *im = ip_queue_pop(ip_queue_of(s));
+  pthread_mutex_unlock(&ip_mu);
+  if (!im)
+    return DSANA_EAGAIN;
+  struct net_peer from = {0};
+  if (im->from_dialer) {
+    from.len = 5;
+    from.id[0] = 'D';
+    wire_put_u32(from.id + 1, im->from_id);
+  }
+  int rc = net_accept(s, s->listener ? &from : NULL, im->hdr, WIRE_HDR_BYTES, im->len > 0, im->len, &m->hdr);
+  if (rc == 0) {
+    m->from = from;
+    m->payload = im->payload; /* malloc'ed: 8-aligned */
+    m->store = im->payload ? NET_STORE_HEAP : NET_STORE_NONE;
+    im->payload = NULL;
+  }
+  ip_msg_free(im);
+  return rc;
+}
+
+static void ip_msg_fini(struct net_msg *m) { net_msg_free_copy(m); }
+
+static int ip_timer_fd(uint64_t until_ns) {
+  int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  struct itimerspec it = {.it_value = {(time_t)(until_ns / 1000000000u), (long)(until_ns % 1000000000u)}};
+  if (fd >= 0 && timerfd_settime(fd, TFD_TIMER_ABSTIME, &it, NULL) != 0) {
+    close(fd);
+    fd = -1;
+  }
+  return fd;
+}
+
+static int ip_poll(struct net_sock *const *socks, int n, const int *fds, int nfds, int timeout_ms, uint64_t until_ns,
+                   bool *ready, bool *fd_ready) {
+  uint64_t now = until_ns ? clock_now_ns() : 0;
+  if (until_ns && until_ns <= now)
+    timeout_ms = 0;
+  int tfd = until_ns && timeout_ms != 0 ? ip_timer_fd(until_ns) : -1;
+  int total = n + nfds + 1;
+  struct pollfd stack[16], *p = total <= 16 ? stack : malloc(sizeof *p * (size_t)total);
+  if (!p) {
+    if (tfd >= 0)
+      close(tfd);
+    return DSANA_ENOMEM;
+  }
+  for (int i = 0; i < n; i++)
+    p[i] = (struct pollfd){.fd = ip_queue_of(socks[i])->efd, .events = POLLIN};
+  for (int i = 0; i < nfds; i++)
+    p[n + i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+  p[n + nfds] = (struct pollfd){.fd = tfd, .events = POLLIN};
+  /* retried on signals with what is left of the timeout, so a stream of
+   * them cannot stretch the wait */
+  uint64_t deadline = timeout_ms > 0 ? clock_now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
+  int rc;
+  while ((rc = poll(p, (nfds_t)total, timeout_ms)) < 0 && errno == EINTR)
+    if (timeout_ms > 0 && (timeout_ms = net_ms_left(deadline)) == 0) {
+      rc = 0;
+      break;
+    }
+  int got = 0;
+  for (int i = 0; i < n; i++)
+    got += ready[i] = rc > 0 && (p[i].revents & POLLIN);
+  for (int i = 0; i < nfds; i++)
+    got += fd_ready[i] = rc > 0 && (p[n + i].revents & POLLIN);
+  if (tfd >= 0)
+    close(tfd);
+  if (p != stack)
+    free(p);
+  return rc < 0 ? DSANA_ENET : got;
+}
+
+/* ---- shared buffers ----------------------------------------------------- */
+
+static int ip_buffer_create(struct net_ctx *ctx, const char *name, size_t bytes, double **out) {
+  (void)ctx;
+  struct ip_buffer *b = calloc(1, sizeof *b);
+  if (b)
+    b->p = calloc(bytes ? bytes : 8, 1);
+  if (!b || !b->p || strlen(name) >= sizeof b->name) {
+    if (b)
+      free(b->p);
+    free(b);
+    return DSANA_ENOMEM;
+  }
+  snprintf(b->name, sizeof b->name, "%s", name);
+  b->bytes = bytes;
+  b->refs = 1;
+  pthread_mutex_lock(&ip_mu);
+  b->next = ip_buffers;
+  ip_buffers = b;
+  pthread_mutex_unlock(&ip_mu);
+  *out = b->p;
+  return 0;
+}
+
+static int ip_buffer_map(struct net_ctx *ctx, const char *name, size_t bytes, const double **out) {
+  (void)ctx;
+  int rc = DSANA_EIO;
+  pthread_mutex_lock(&ip_mu);
+  for (struct ip_buffer *b = ip_buffers; b; b = b->next)
+    if (strcmp(b->name, name) == 0 && b->bytes >= bytes) {
+      b->refs++;
+      *out = b->p;
+      rc = 0;
+      break;
+    }
+  pthread_mutex_unlock(&ip_mu);
+  return rc;
+}
+
+static void ip_buffer_release(struct net_ctx *ctx, const void *p, size_t bytes) {
+  (void)ctx;
+  (void)bytes;
+  pthread_mutex_lock(&ip_mu);
+  for (struct ip_buffer **pp = &ip_buffers; *pp; pp = &(*pp)->next)
+    if ((*pp)->p == p) {
+      struct ip_buffer *b = *pp;
+      if (--b->refs == 0) {
+        *pp = b->next;
+        free(b->p);
+        free(b);
+      }
+      break;
+    }
+  pthread_mutex_unlock(&ip_mu);
+}
+
+/* ---- manual delivery ---------------------------------------------------- */
+
+void net_inproc_set_manual(bool on) {
+  pthread_mutex_lock(&ip_mu);
+  ip_manual = on;
+  /* off: what waits goes now, in order, before anything sent later */
+  while (!on && ip_pending_head) {
+    struct ip_msg *m = ip_pending_head;
+    ip_pending_head = m->next;
+    ip_queue_push(m->dest, m);
+  }
+  if (!on)
+    ip_pending_tail = NULL;
+  pthread_mutex_unlock(&ip_mu);
+}
+
+/* Is m the oldest waiting message of its link? */
+static bool ip_link_head(const struct ip_msg *m) {
+  for (const struct ip_msg *o = ip_pending_head; o != m; o = o->next)
+    if (o->link == m->link && o->dest == m->dest)
+      return false;
+  return true;
+}
+
+size_t net_inproc_links_pending(void) {
+  size_t n = 0;
+  pthread_mutex_lock(&ip_mu);
+  for (const struct ip_msg *m = ip_pending_head; m; m = m->next)
+    n += ip_link_head(m);
+  pthread_mutex_unlock(&ip_mu);
+  return n;
+}
+
+void net_inproc_deliver(size_t k) {
+  pthread_mutex_lock(&ip_mu);
+  struct ip_msg **pp = &ip_pending_head, *prev = NULL;
+  for (; *pp; prev = *pp, pp = &(*pp)->next)
+    if (ip_link_head(*pp) && k-- == 0)
+      break;
+  struct ip_msg *m = *pp;
+  if (m) {
+    *pp = m->next;
+    if (ip_pending_tail == m)
+      ip_pending_tail = prev;
+    ip_queue_push(m->dest, m);
+  }
+  pthread_mutex_unlock(&ip_mu);
+}
+
+const struct net_ops net_inproc_ops = {
+    .scheme = "inproc",
+    .ctx_create = ip_ctx_create,
+    .ctx_destroy = ip_ctx_destroy,
+    .listen = ip_listen,
+    .bound_addr = ip_bound_addr,
+    .dial = ip_dial,
+    .close = ip_close,
+    .send = ip_send,
+    .recv = ip_recv,
+    .msg_fini = ip_msg_fini,
+    .poll = ip_poll,
+    .buffer_create = ip_buffer_create,
+    .buffer_map = ip_buffer_map,
+    .buffer_release = ip_buffer_release,
+};

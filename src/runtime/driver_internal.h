@@ -1,0 +1,86 @@
+/*
+ * driver_internal.h - a role's driver: the thin shell around a role's
+ * state machine that owns the transport, the emulated link (outbox), the
+ * compute threads and the clock. Files, calling downwards only:
+ *   driver.c          the API (driver.h): create, step, run, destroy
+ *   driver_sched.c, driver_server.c, driver_worker.c   one role each
+ *   driver_io.c       transport, sending the state machine's messages, env
+ */
+#ifndef DSANA_RUNTIME_DRIVER_INTERNAL_H
+#define DSANA_RUNTIME_DRIVER_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "io/scenario.h"
+#include "net/outbox.h"
+#include "net/transport.h"
+#include "runtime/driver.h"
+#include "runtime/emulate.h"
+#include "runtime/event.h"
+#include "runtime/pool.h"
+#include "runtime/scheduler.h"
+#include "runtime/server.h"
+#include "runtime/worker.h"
+
+#define DRV_BATCH 4 /* messages per socket between two pumps */
+#define DRV_MAX_THREADS 256
+
+struct drv {
+  enum rt_role role;
+  struct role_params params;
+  struct run_config cfg;
+  struct net_ctx *ctx;
+  struct net_outbox *outbox; /* this process's emulated outgoing link */
+  bool emulating;            /* the outbox paces sends */
+  struct rt_env env;
+  struct rt_outq out;
+  struct net_sock *listen;   /* scheduler, server */
+  struct net_sock *sched;    /* server, worker: the dialer to the scheduler */
+  struct net_sock **servers; /* worker: dialers to every server */
+  uint32_t n_servers;
+  struct scheduler *s;
+  struct server *sv;
+  struct worker *w;
+  bool done;      /* the role finished (or failed: err) */
+  int err;
+  bool manual;    /* tests: a manual pool, no blocking */
+  bool observing; /* scheduler: the observer is open */
+  /* worker */
+  struct pool *pool;
+  struct scenario sc;
+  bool have_sc;
+  bool emulate_compute; /* the scenario slows compute down */
+  struct emulate emu[DRV_MAX_THREADS];
+  uint32_t n_emu;
+  struct net_msg *held; /* per server: a reply the worker could not take yet */
+  bool *has_held;
+  size_t serving;       /* server: pulls with more to send now */
+  bool ran_inline;      /* worker: ran an item on this thread in this step */
+};
+
+/* driver_io.c */
+int drv_open_ctx(struct drv *d);
+/* Send (or queue on the emulated link) what the state machine wants
+ * sent. direct: bypass the link emulation (shutdown). */
+int drv_flush(struct drv *d, bool direct);
+/* The outbox for this role's link in the scenario (none: unlimited). */
+int drv_open_outbox(struct drv *d, const struct scenario *sc, uint32_t worker);
+/* Shared buffers with the roles of this machine, when the transport has
+ * them and this role's link is not emulated. */
+void drv_share(struct drv *d);
+/* The dialer to the scheduler, with an identity unique among its peers. */
+int drv_dial_scheduler(struct drv *d);
+void drv_close_io(struct drv *d);
+
+/* driver_sched.c, driver_server.c, driver_worker.c */
+int drv_sched_open(struct drv *d);
+int drv_sched_step(struct drv *d, int timeout_ms);
+/* The observer's files closed: DSANA_EIO when a report could not be written. */
+int drv_sched_close(struct drv *d);
+int drv_server_open(struct drv *d);
+int drv_server_step(struct drv *d, int timeout_ms);
+int drv_worker_open(struct drv *d);
+int drv_worker_step(struct drv *d, int timeout_ms);
+void drv_worker_close(struct drv *d);
+
+#endif

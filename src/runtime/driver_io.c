@@ -1,0 +1,144 @@
+/*
+ * driver_io.c - the bottom of a role's driver: the transport context, the
+ * dialer to the scheduler, the emulated link, the environment given to the
+ * state machine, and sending what the state machine queued (with the
+ * worker's fault-injection points around its pushes, fault.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/driver_internal.h"
+#include "runtime/fault.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+static uint64_t env_now(void *arg) {
+  (void)arg;
+  return clock_now_ns();
+}
+
+static int env_buffer_create(void *arg, const char *name, size_t bytes, double **out) {
+  return net_buffer_create(((struct drv *)arg)->ctx, name, bytes, out);
+}
+
+static int env_buffer_map(void *arg, const char *name, size_t bytes, const double **out) {
+  return net_buffer_map(((struct drv *)arg)->ctx, name, bytes, out);
+}
+
+static void env_buffer_release(void *arg, const void *p, size_t bytes) {
+  net_buffer_release(((struct drv *)arg)->ctx, p, bytes);
+}
+
+int drv_open_ctx(struct drv *d) {
+  struct net_opts o = {.max_payload = d->cfg.max_payload_bytes, .curve_secret = d->cfg.curve_secret,
+                       .local_dir = d->cfg.local_dir, .bind_host = d->cfg.bind_host};
+  int rc = net_ctx_create(d->cfg.scheduler_addr, &o, &d->ctx);
+  if (rc)
+    return rc;
+  d->env = (struct rt_env){.arg = d, .now_ns = env_now};
+  return 0;
+}
+
+void drv_share(struct drv *d) {
+  /* shared buffers only between roles of this machine whose link is not
+   * emulated (an emulated link must carry the values) */
+  if (net_can_share(d->ctx) && !d->emulating) {
+    d->env.buffer_create = env_buffer_create;
+    d->env.buffer_map = env_buffer_map;
+    d->env.buffer_release = env_buffer_release;
+  }
+}
+
+int drv_open_outbox(struct drv *d, const struct scenario *sc, uint32_t worker) {
+  /* workers have their own link in the scenario; servers the global one */
+  const struct scenario_link *link = d->role == ROLE_WORKER && worker < sc->n_workers ? &sc->link[worker]
+                                                                                      : &sc->global_link;
+  int rc = net_outbox_create(link->bandwidth_bytes_per_s, link->latency_s, &d->outbox);
+  d->emulating = rc == 0 && net_outbox_emulating(d->outbox);
+  return rc;
+}
+
+int drv_dial_scheduler(struct drv *d) {
+  /* the identity only has to be unique among the scheduler's peers */
+  uint64_t h = ((uint64_t)getpid() << 32) ^ clock_now_ns() ^ ((uint64_t)d->role << 60) ^ (uintptr_t)d;
+  h = (h ^ (h >> 31)) * 0x7fb5d329728ea185ull;
+  int rc = net_dial(d->ctx, d->cfg.scheduler_addr, (uint32_t)(h >> 32) | 0x80000000u, &d->sched);
+  if (rc)
+    log_error("cannot connect to the scheduler at %s", d->cfg.scheduler_addr);
+  return rc;
+}
+
+void drv_close_io(struct drv *d) {
+  net_outbox_destroy(d->outbox);
+  d->outbox = NULL;
+  for (uint32_t s = 0; d->servers && s < d->n_servers; s++)
+    net_close(d->servers[s]);
+  free(d->servers);
+  d->servers = NULL;
+  net_close(d->sched);
+  net_close(d->listen);
+  d->sched = d->listen = NULL;
+  rt_outq_fini(&d->out);
+  net_ctx_destroy(d->ctx);
+  d->ctx = NULL;
+}
+
+/* The socket an entry goes out on. */
+static struct net_sock *sock_for(struct drv *d, const struct rt_out *o) {
+  if (o->peer.len)
+    return d->listen;
+  if (o->role == ROLE_SCHEDULER)
+    return d->sched;
+  return d->servers && o->index < d->n_servers ? d->servers[o->index] : NULL;
+}
+
+/* The worker's fault points around a task's pushes (fault.h). */
+static void push_faults(struct drv *d, size_t i) {
+  const struct rt_out *o = &d->out.v[i];
+  if (d->role != ROLE_WORKER || o->hdr.type != WIRE_PUSH)
+    return;
+  bool first = i == 0 || d->out.v[i - 1].hdr.type != WIRE_PUSH || d->out.v[i - 1].hdr.task != o->hdr.task;
+  fault_point(first ? FAULT_BEFORE_PUSH : FAULT_MID_PUSH, o->hdr.iter);
+}
+
+static void push_done_faults(struct drv *d, size_t i) {
+  const struct rt_out *o = &d->out.v[i];
+  bool last = i + 1 == d->out.n || d->out.v[i + 1].hdr.type != WIRE_PUSH || d->out.v[i + 1].hdr.task != o->hdr.task;
+  if (d->role == ROLE_WORKER && o->hdr.type == WIRE_PUSH && last)
+    fault_point(FAULT_AFTER_PUSH, o->hdr.iter);
+}
+
+static int send_one(struct drv *d, struct rt_out *o, bool direct) {
+  struct net_sock *s = sock_for(d, o);
+  const struct net_peer *to = o->peer.len ? &o->peer : NULL;
+  size_t len = (size_t)o->hdr.payload_bytes;
+  void *owned = o->owned;
+  o->owned = NULL;
+  if (!s) {
+    free(owned);
+    log_error("no connection to %s %u", rt_role_name(o->role), o->index);
+    return DSANA_ESTATE;
+  }
+  if (direct)
+    return owned ? net_send_owned(s, to, &o->hdr, owned, len) : net_send(s, to, &o->hdr, o->payload, len);
+  return owned ? net_outbox_send_owned(d->outbox, s, to, &o->hdr, owned, len, o->priority)
+               : net_outbox_send(d->outbox, s, to, &o->hdr, o->payload, len, o->priority);
+}
+
+int drv_flush(struct drv *d, bool direct) {
+  int rc = 0;
+  for (size_t i = 0; i < d->out.n && !rc; i++) {
+    push_faults(d, i);
+    int src = send_one(d, &d->out.v[i], direct);
+    /* a listener's peer that cannot be reached is gone: whether it is lost
+     * is the scheduler's call, and the role carries on for the others */
+    if (src == DSANA_ENET && d->out.v[i].peer.len)
+      src = 0;
+    rc = src;
+    push_done_faults(d, i);
+  }
+  rt_outq_clear(&d->out);
+  return rc;
+}

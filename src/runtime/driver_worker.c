@@ -1,0 +1,247 @@
+/*
+ * driver_worker.c - a worker's driver: a dialer to the scheduler and one
+ * to every server, its emulated link, and its compute threads. Work items
+ * the state machine offers run on the pool; each is timed and, on an
+ * emulated cluster, stretched to the modelled time of a node of the
+ * scenario's speed (emulate.h) on the thread that ran it, while this
+ * thread keeps the link and the heartbeats going. A reply the state
+ * machine cannot take yet is held here, with its server's stream behind
+ * it, and offered again after every event.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/driver_internal.h"
+#include "runtime/fault.h"
+#include "runtime/msg.h"
+#include "runtime/trace.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+int drv_worker_open(struct drv *d) {
+  int rc = drv_open_ctx(d);
+  if (!rc)
+    rc = drv_dial_scheduler(d);
+  if (!rc)
+    rc = worker_create(&d->params, &d->env, &d->w);
+  if (!rc)
+    rc = worker_start(d->w, &d->out);
+  return rc ? rc : drv_flush(d, false);
+}
+
+void drv_worker_close(struct drv *d) {
+  pool_destroy(d->pool); /* joins: nothing runs after this */
+  d->pool = NULL;
+  for (uint32_t s = 0; d->has_held && s < d->n_servers; s++)
+    if (d->has_held[s])
+      net_msg_fini(&d->held[s]);
+  free(d->held);
+  free(d->has_held);
+  for (uint32_t i = 0; i < d->n_emu; i++)
+    emulate_fini(&d->emu[i]);
+  if (d->have_sc)
+    scenario_fini(&d->sc);
+}
+
+/* On a compute thread: run the item, then stretch it to the modelled time. */
+static void run_item(void *arg, struct witem *it, uint32_t thread) {
+  struct drv *d = arg;
+  uint32_t iter = it->wt->iter;
+  if (it->kind == WITEM_RUN || it->kind == WITEM_BEGIN)
+    fault_point(FAULT_BEFORE_TASK, iter);
+  uint64_t t0 = clock_now_ns();
+  worker_exec(it);
+  uint64_t real = clock_now_ns() - t0;
+  struct emulate *e = &d->emu[thread < d->n_emu ? thread : 0];
+  uint64_t over0 = e->overrun_ns;
+  it->real_ns = real;
+  it->modelled_ns = it->kind == WITEM_BEGIN ? real /* not timed: it may build per-task data once */
+                    : emulate_work(e, it->slot, real, it->cost, scenario_slowdown(&d->sc, worker_index(d->w), iter));
+  it->overrun_ns = e->overrun_ns - over0;
+  static const char *const names[] = {"task", "task begin", "block", "task end"};
+  trace_span(names[it->kind], "compute", t0, clock_now_ns(), iter, "task", it->wt->task);
+}
+
+/* The cluster map came: the scenario, the link, the servers, the threads. */
+static int on_map(struct drv *d, const struct net_msg *m) {
+  struct msg_cluster_map *map = calloc(1, sizeof *map);
+  char err[512] = "";
+  int rc = map ? 0 : DSANA_ENOMEM;
+  if (!rc && msg_map_decode(m->payload, m->hdr.payload_bytes, map) != 0) {
+    free(map);
+    return 0; /* the state machine says so */
+  }
+  uint32_t index = rc ? 0 : map->your_index;
+  if (!rc && map->scenario_path[0])
+    rc = scenario_load(map->scenario_path, &d->sc, err, sizeof err);
+  else if (!rc)
+    rc = scenario_default(map->n_workers, &d->sc);
+  d->have_sc = rc == 0;
+  if (rc && err[0])
+    log_error("%s", err);
+  if (!rc)
+    rc = drv_open_outbox(d, &d->sc, index);
+  if (!rc)
+    drv_share(d);
+  if (!rc)
+    rc = trace_open_role(map->trace_path, "worker", 3, index);
+  if (!rc)
+    fault_init(index);
+  free(map);
+  return rc;
+}
+
+/* After the state machine joined: dial the servers, start the threads. */
+static int after_join(struct drv *d) {
+  const struct msg_cluster_map *map = worker_map(d->w);
+  uint32_t index = worker_index(d->w);
+  d->n_servers = map->n_servers;
+  d->servers = calloc(d->n_servers, sizeof *d->servers);
+  d->held = calloc(d->n_servers, sizeof *d->held);
+  d->has_held = calloc(d->n_servers, sizeof *d->has_held);
+  if (!d->servers || !d->held || !d->has_held)
+    return DSANA_ENOMEM;
+  for (uint32_t s = 0; s < d->n_servers; s++)
+    if (net_dial(d->ctx, map->server_addr[s], rt_dial_id(ROLE_WORKER, index), &d->servers[s]) != 0) {
+      log_error("cannot connect to server %u at %s", s, map->server_addr[s]);
+      return DSANA_ENET;
+    }
+  /* --threads 1 (the default) computes on this thread */
+  uint32_t threads = d->manual || d->cfg.threads <= 1 ? 0 : d->cfg.threads;
+  d->n_emu = threads ? threads : 1;
+  for (uint32_t i = 0; i < d->n_emu; i++)
+    if (emulate_init(&d->emu[i], worker_slots(d->w), d->sc.ns_per_cost) != 0)
+      return DSANA_ENOMEM;
+  worker_set_one_block_items(d->w, d->sc.ns_per_cost == 0);
+  return pool_create(threads, run_item, d, &d->pool);
+}
+
+static int fail(struct drv *d, int rc) {
+  d->done = true;
+  d->err = rc;
+  return rc;
+}
+
+/* A message from the scheduler. */
+static int from_scheduler(struct drv *d, const struct net_msg *m) {
+  bool joined = worker_map(d->w) != NULL;
+  int rc = m->hdr.type == WIRE_CLUSTER_MAP && !joined ? on_map(d, m) : 0;
+  struct rt_from from = {.role = ROLE_SCHEDULER, .index = 0};
+  if (!rc)
+    rc = worker_on_msg(d->w, &from, m, &d->out);
+  if (!rc && !joined && worker_map(d->w))
+    rc = after_join(d);
+  return rc ? rc : drv_flush(d, false);
+}
+
+/* Offer server s's held reply again; true when it was taken. */
+static int offer_held(struct drv *d, uint32_t s) {
+  struct rt_from from = {.role = ROLE_SERVER, .index = s};
+  int rc = worker_on_msg(d->w, &from, &d->held[s], &d->out);
+  if (rc == DSANA_EAGAIN)
+    return 0;
+  net_msg_fini(&d->held[s]);
+  d->has_held[s] = false;
+  return rc ? rc : drv_flush(d, false);
+}
+
+/* Replies from server s: take them until one must be held. */
+static int from_server(struct drv *d, uint32_t s) {
+  int rc = 0;
+  for (int n = 0; !rc && !d->has_held[s] && n < 64; n++) {
+    if ((rc = net_recv(d->servers[s], &d->held[s], 0)) == DSANA_EAGAIN)
+      return 0;
+    d->has_held[s] = rc == 0;
+    if (!rc)
+      rc = offer_held(d, s);
+  }
+  return rc;
+}
+
+/* Hand the pool what can run now; without compute threads, run it here,
+ * one item at a time, taking messages in between (a worker that computes
+ * on its control thread: the least latency per item on few cores). */
+static int dispatch(struct drv *d) {
+  uint32_t room = d->manual ? UINT32_MAX : pool_threads(d->pool) + 1;
+  struct witem it;
+  int rc = 0;
+  if (!d->manual && pool_threads(d->pool) == 0) {
+    if ((rc = worker_next_work(d->w, &it, &d->out)) == 0) {
+      run_item(d, &it, 0);
+      if ((rc = drv_flush(d, false)) == 0)
+        rc = worker_work_done(d->w, &it, &d->out);
+      d->ran_inline = true;
+    }
+  } else {
+    while (!rc && pool_in_flight(d->pool) < room && (rc = worker_next_work(d->w, &it, &d->out)) == 0)
+      rc = pool_submit(d->pool, &it);
+  }
+  rc = rc == DSANA_EAGAIN ? 0 : rc;
+  return rc ? rc : drv_flush(d, false);
+}
+
+static int take_done(struct drv *d) {
+  struct witem it;
+  int rc = 0;
+  while (!rc && d->pool && pool_take(d->pool, &it))
+    if ((rc = worker_work_done(d->w, &it, &d->out)) == 0)
+      rc = drv_flush(d, false);
+  return rc;
+}
+
+/* Wait for a message, a finished item or the link's next departure. */
+static int wait_input(struct drv *d, int timeout_ms, bool *sched_ready, bool *srv_ready) {
+  struct net_sock *socks[1 + MSG_MAX_SERVERS];
+  uint32_t map[1 + MSG_MAX_SERVERS];
+  int n = 0;
+  socks[n++] = d->sched;
+  for (uint32_t s = 0; d->servers && s < d->n_servers; s++)
+    if (!d->has_held[s]) {
+      map[n] = s;
+      socks[n++] = d->servers[s];
+    }
+  bool ready[1 + MSG_MAX_SERVERS], fd_ready = false;
+  int fd = d->pool ? pool_fd(d->pool) : -1;
+  int rc = net_poll(socks, n, &fd, fd >= 0, timeout_ms, net_outbox_due_ns(d->outbox), ready, &fd_ready);
+  *sched_ready = rc > 0 && ready[0];
+  for (int i = 1; i < n; i++)
+    srv_ready[map[i]] = rc > 0 && ready[i];
+  return rc < 0 ? rc : 0;
+}
+
+int drv_worker_step(struct drv *d, int timeout_ms) {
+  bool sched_ready = false, srv_ready[MSG_MAX_SERVERS] = {false};
+  int idle_ms = (int)(d->cfg.heartbeat_s * 1000);
+  int rc = 0;
+  d->ran_inline = false;
+  if (d->pool && (rc = dispatch(d)) != 0)
+    return fail(d, rc);
+  int wait = d->ran_inline ? 0 : timeout_ms < 0 || timeout_ms > idle_ms ? idle_ms : timeout_ms;
+  if ((rc = wait_input(d, wait, &sched_ready, srv_ready)) != 0 || (rc = take_done(d)) != 0)
+    return fail(d, rc);
+  for (int n = 0; sched_ready && n < 64 && !rc; n++) {
+    struct net_msg m;
+    if ((rc = net_recv(d->sched, &m, 0)) == DSANA_EAGAIN) {
+      rc = 0;
+      break;
+    }
+    if (!rc)
+      rc = from_scheduler(d, &m);
+    net_msg_fini(&m);
+  }
+  for (uint32_t s = 0; !rc && d->servers && s < d->n_servers; s++)
+    rc = d->has_held[s] ? offer_held(d, s) : srv_ready[s] ? from_server(d, s) : 0;
+  if (!rc && (rc = net_outbox_pump(d->outbox, clock_now_ns(), NULL)) == 0)
+    rc = worker_on_tick(d->w, clock_now_ns(), &d->out);
+  if (!rc)
+    rc = drv_flush(d, false);
+  if (rc)
+    return fail(d, rc);
+  if (worker_stopped(d->w)) {
+    d->done = true;
+    return net_outbox_flush(d->outbox);
+  }
+  return 0;
+}

@@ -1,0 +1,82 @@
+/* event.c - the outgoing-message queue of the role state machines
+ * (event.h). */
+#include "runtime/event.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dsana/dsana.h"
+#include "util/grow.h"
+
+const char *rt_role_name(enum rt_role r) {
+  switch (r) {
+  case ROLE_SCHEDULER:
+    return "scheduler";
+  case ROLE_SERVER:
+    return "server";
+  case ROLE_WORKER:
+    return "worker";
+  }
+  return "unknown";
+}
+
+static struct rt_out *rt_push(struct rt_outq *q) {
+  struct rt_out *v = grow_for_one(q->v, &q->cap, q->n, sizeof *q->v, 16);
+  if (!v)
+    return NULL;
+  q->v = v;
+  struct rt_out *o = &q->v[q->n++];
+  memset(o, 0, sizeof *o);
+  return o;
+}
+
+static int rt_add(struct rt_outq *q, enum rt_role role, uint32_t index, const struct net_peer *to,
+                  const struct wire_hdr *h, const void *payload, void *owned, size_t len, uint64_t priority) {
+  struct rt_out *o = rt_push(q);
+  if (!o) {
+    free(owned);
+    return DSANA_ENOMEM;
+  }
+  o->role = role;
+  o->index = index;
+  if (to)
+    o->peer = *to;
+  o->hdr = *h;
+  o->hdr.payload_bytes = len;
+  o->payload = owned ? owned : payload;
+  o->owned = owned;
+  o->priority = priority;
+  return 0;
+}
+
+int rt_send(struct rt_outq *q, enum rt_role role, uint32_t index, const struct wire_hdr *h, const void *payload,
+            size_t len) {
+  return rt_add(q, role, index, NULL, h, payload, NULL, len, 0);
+}
+
+int rt_send_owned(struct rt_outq *q, enum rt_role role, uint32_t index, const struct wire_hdr *h, void *payload,
+                  size_t len, uint64_t priority) {
+  return rt_add(q, role, index, NULL, h, NULL, payload, len, priority);
+}
+
+int rt_reply(struct rt_outq *q, const struct net_peer *to, const struct wire_hdr *h, const void *payload, size_t len,
+             uint64_t priority) {
+  return rt_add(q, ROLE_WORKER, UINT32_MAX, to, h, payload, NULL, len, priority);
+}
+
+int rt_reply_owned(struct rt_outq *q, const struct net_peer *to, const struct wire_hdr *h, void *payload, size_t len,
+                   uint64_t priority) {
+  return rt_add(q, ROLE_WORKER, UINT32_MAX, to, h, NULL, payload, len, priority);
+}
+
+void rt_outq_clear(struct rt_outq *q) {
+  for (size_t i = 0; i < q->n; i++)
+    free(q->v[i].owned);
+  q->n = 0;
+}
+
+void rt_outq_fini(struct rt_outq *q) {
+  rt_outq_clear(q);
+  free(q->v);
+  memset(q, 0, sizeof *q);
+}

@@ -1,0 +1,84 @@
+/*
+ * event.h - what the role state machines share: who a message is from, the
+ * list of messages a handler wants sent, and the environment a driver
+ * gives them.
+ *
+ * A role (scheduler, server, worker) is a state machine: a handler takes
+ * one event (a message, a timer tick, a finished piece of work) and appends
+ * the messages to send to an rt_outq; it never touches a socket, a clock or
+ * a thread. The driver (driver.h) owns the transport, the link emulation
+ * and the compute threads, delivers events and sends what the queue holds.
+ * Tests drive the same state machines over the in-process transport in
+ * seeded random orders.
+ */
+#ifndef DSANA_RUNTIME_EVENT_H
+#define DSANA_RUNTIME_EVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/transport.h"
+
+enum rt_role { ROLE_SCHEDULER = 0, ROLE_SERVER = 1, ROLE_WORKER = 2 };
+const char *rt_role_name(enum rt_role r);
+
+/* The transport identity a role's dialers use once it knows its index. */
+static inline uint32_t rt_dial_id(enum rt_role r, uint32_t index) { return (uint32_t)r << 24 | (index & 0xffffff); }
+
+/* Where a message came from: a dialer's only peer (role, index), or a
+ * listener's peer (`peer`; role and index are then what its identity says,
+ * or ROLE_SCHEDULER/UINT32_MAX when it says nothing). */
+struct rt_from {
+  enum rt_role role;
+  uint32_t index;
+  struct net_peer peer;
+  bool via_listener;
+};
+
+/* One message to send: to a dialer's peer (role, index), or, when
+ * `peer.len` is set, to that peer of the role's listener. */
+struct rt_out {
+  enum rt_role role;
+  uint32_t index;
+  struct net_peer peer;
+  struct wire_hdr hdr;
+  const void *payload; /* borrowed: valid until the driver drains the queue */
+  void *owned;         /* non-NULL: malloc()ed payload the queue owns */
+  uint64_t priority;   /* lower leaves first on an emulated link */
+};
+
+struct rt_outq {
+  struct rt_out *v;
+  size_t n, cap;
+};
+
+/* Append a message with a borrowed payload (payload_bytes set from len). */
+int rt_send(struct rt_outq *q, enum rt_role role, uint32_t index, const struct wire_hdr *h, const void *payload,
+            size_t len);
+/* Append a message to a listener's peer. */
+int rt_reply(struct rt_outq *q, const struct net_peer *to, const struct wire_hdr *h, const void *payload, size_t len,
+             uint64_t priority);
+/* The same, taking over a malloc()ed payload (freed at once on failure). */
+int rt_reply_owned(struct rt_outq *q, const struct net_peer *to, const struct wire_hdr *h, void *payload, size_t len,
+                   uint64_t priority);
+int rt_send_owned(struct rt_outq *q, enum rt_role role, uint32_t index, const struct wire_hdr *h, void *payload,
+                  size_t len, uint64_t priority);
+/* Free what the driver did not take (owned payloads) and empty the queue. */
+void rt_outq_clear(struct rt_outq *q);
+void rt_outq_fini(struct rt_outq *q);
+
+/* What a driver gives a state machine. */
+struct rt_env {
+  void *arg;
+  uint64_t (*now_ns)(void *arg);
+  /* Shared buffers with the roles of this machine (net_buffer_*); NULL
+   * hooks or DSANA_ENOTSUP: none. */
+  int (*buffer_create)(void *arg, const char *name, size_t bytes, double **out);
+  int (*buffer_map)(void *arg, const char *name, size_t bytes, const double **out);
+  void (*buffer_release)(void *arg, const void *p, size_t bytes);
+};
+
+static inline uint64_t rt_now(const struct rt_env *e) { return e->now_ns(e->arg); }
+
+#endif

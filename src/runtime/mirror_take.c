@@ -1,0 +1,175 @@
+/* mirror_take.c - checking and storing the servers' answers to a worker's
+ * pulls (see mirror.h): dense pieces here, sparse ones in mirror_sparse.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/keymask.h"
+#include "runtime/mirror_internal.h"
+#include "runtime/trace.h"
+#include "util/log.h"
+
+/* Bits [lo, hi) of one word, as a mask (lo < hi, same word). */
+static uint64_t bit_mask(uint64_t lo, uint64_t hi) {
+  uint64_t n = hi - lo;
+  return (n == 64 ? ~0ull : ((1ull << n) - 1)) << (lo % 64);
+}
+
+/* Mark keys [lo, hi) received, a word at a time; false (nothing marked)
+ * if any of them already was. */
+static bool mark_keys(uint64_t *have, uint64_t lo, uint64_t hi) {
+  for (int pass = 0; pass < 2; pass++)
+    for (uint64_t k = lo; k < hi;) {
+      uint64_t end = (k / 64 + 1) * 64 < hi ? (k / 64 + 1) * 64 : hi;
+      uint64_t mask = bit_mask(k, end);
+      if (pass == 0 && (have[k / 64] & mask))
+        return false;
+      if (pass == 1)
+        have[k / 64] |= mask;
+      k = end;
+    }
+  return true;
+}
+
+static void clear_keys(uint64_t *have, uint64_t lo, uint64_t hi) {
+  for (uint64_t k = lo; k < hi;) {
+    uint64_t end = (k / 64 + 1) * 64 < hi ? (k / 64 + 1) * 64 : hi;
+    have[k / 64] &= ~bit_mask(k, end);
+    k = end;
+  }
+}
+
+enum admit { ADMIT_TAKE, ADMIT_HOLD, ADMIT_DROP };
+
+/* May a piece of chunk c for iteration iter be stored now? A chunk still
+ * holding an older iteration switches to iter once nobody reads it. */
+static enum admit admit(struct mirror_table *mt, uint32_t iter, uint64_t c) {
+  if (mt->chunk_iter[c] == iter)
+    return ADMIT_TAKE; /* the front's, or the previous iteration's still arriving */
+  if (iter != mt->iter)
+    return ADMIT_DROP;
+  if (mt->chunk_iter[c] + 1 == iter && c >= mt->busy_from)
+    return ADMIT_HOLD; /* still read for the previous iteration */
+  uint64_t lo = c * mt->chunk_keys;
+  clear_keys(mt->have, lo, lo + mirror_chunk_len(mt, c));
+  mt->chunk_got[c] = 0;
+  mt->chunk_iter[c] = iter;
+  mt->behind--;
+  if (c + 1 > mt->switched_hi)
+    mt->switched_hi = c + 1;
+  return ADMIT_TAKE;
+}
+
+/* Values of a shared-buffer answer: where h's keys are in server s's
+ * mapped buffer, or NULL with *why. */
+static const double *shm_source(struct mirror *m, uint32_t s, const struct wire_hdr *h, uint64_t slo, uint64_t shi,
+                                const char **why) {
+  const struct mirror_table *mt = &m->t[h->table];
+  if (!m->shm || h->buffer > 1) {
+    *why = "shared buffer answer not expected";
+    return NULL;
+  }
+  const double **buf = &m->shm[mirror_shm_slot(s, h->table, h->buffer)];
+  if (!*buf) {
+    char name[48];
+    snprintf(name, sizeof name, "s%u-t%u-b%u", s, h->table, h->buffer);
+    if (!m->env->buffer_map ||
+        m->env->buffer_map(m->env->arg, name, (shi - slo) * mt->width * sizeof(double), buf) != 0) {
+      *buf = NULL;
+      *why = "cannot map the server's shared buffer";
+      return NULL;
+    }
+  }
+  return *buf + (h->key_lo - slo) * mt->width;
+}
+
+/* What is wrong with dense piece h from server s (NULL: nothing), given
+ * the shard [slo, shi); sets *src for shared answers. */
+static const char *dense_check(struct mirror *m, uint32_t s, const struct net_msg *msg, uint64_t slo, uint64_t shi,
+                               const double **src) {
+  const struct wire_hdr *h = &msg->hdr;
+  const struct mirror_table *mt = &m->t[h->table];
+  uint64_t c = h->key_lo / mt->chunk_keys;
+  if (h->key_lo < slo || h->key_hi > shi || h->key_lo >= h->key_hi)
+    return "keys outside the server's shard";
+  if ((h->key_hi - 1) / mt->chunk_keys != c)
+    return "piece straddles a chunk";
+  if (h->key_lo < mt->cover_lo || h->key_hi > mt->cover_hi)
+    return "keys not asked for";
+  uint64_t n = h->flags & WIRE_F_PACKED ? keymask_count(mt->unread, h->key_lo, h->key_hi) : h->key_hi - h->key_lo;
+  if (h->flags & WIRE_F_SHARED) {
+    const char *why = NULL;
+    /* the buffer is the shard itself, never packed */
+    if (h->payload_bytes || (h->flags & WIRE_F_PACKED) || !(*src = shm_source(m, s, h, slo, shi, &why)))
+      return why ? why : "shared answer with a payload or packed";
+    return NULL;
+  }
+  if (h->count != n || h->payload_bytes != n * mt->width * sizeof(double))
+    return "value count does not match the key range";
+  *src = msg->payload;
+  return NULL;
+}
+
+/* Store a checked dense piece. */
+static void dense_store(struct mirror *m, struct mirror_table *mt, const struct wire_hdr *h, const double *src) {
+  uint64_t c = h->key_lo / mt->chunk_keys, w = mt->width;
+  uint64_t t0 = trace_enabled() ? rt_now(m->env) : 0;
+  if (h->flags & WIRE_F_PACKED && w == 1)
+    keymask_unpack(mt->unread, src, h->key_lo, h->key_hi, mt->values);
+  else if (h->flags & WIRE_F_PACKED) {
+    for (uint64_t k = h->key_lo; k < h->key_hi; k++)
+      if (keymask_read(mt->unread, k)) {
+        memcpy(mt->values + k * w, src, w * sizeof(double));
+        src += w;
+      }
+  } else
+    memcpy(mt->values + h->key_lo * w, src, (h->key_hi - h->key_lo) * w * sizeof(double));
+  if (t0)
+    trace_span("piece in", "transfer", t0, rt_now(m->env), h->iter, "chunk", (double)c);
+  uint64_t keys = keymask_count(mt->unread, h->key_lo, h->key_hi);
+  mt->chunk_got[c] += keys;
+  if (h->iter == mt->iter)
+    mt->missing -= keys;
+  if (!(h->flags & WIRE_F_SHARED))
+    m->bytes_in += WIRE_HDR_BYTES + h->payload_bytes; /* shared buffers cross no link */
+}
+
+static int dense_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
+  const struct wire_hdr *h = &msg->hdr;
+  struct mirror_table *mt = &m->t[h->table];
+  uint64_t slo, shi;
+  shard_range(mt->n_keys, m->n_servers, s, &slo, &shi);
+  const double *src = NULL;
+  const char *why = NULL;
+  enum admit a = ADMIT_DROP;
+  if (!mt->values || h->iter + 1 < mt->iter) {
+    log_debug("dropped PULL_REPLY from server %u for iteration %u: superseded", s, h->iter);
+    return MIRROR_TAKEN;
+  }
+  if (h->iter != mt->iter && h->iter + 1 != mt->iter)
+    why = "iteration not asked for";
+  else if ((why = dense_check(m, s, msg, slo, shi, &src)) != NULL)
+    ;
+  else if ((a = admit(mt, h->iter, h->key_lo / mt->chunk_keys)) == ADMIT_HOLD)
+    return MIRROR_HOLD;
+  else if (a == ADMIT_DROP) {
+    log_debug("dropped PULL_REPLY from server %u for iteration %u: superseded", s, h->iter);
+    return MIRROR_TAKEN;
+  } else if (!mark_keys(mt->have, h->key_lo, h->key_hi))
+    why = "keys received twice";
+  if (why) {
+    log_warn("dropped PULL_REPLY from server %u (table %u, iteration %u, keys [%llu, %llu)): %s", s, h->table, h->iter,
+             (unsigned long long)h->key_lo, (unsigned long long)h->key_hi, why);
+    return MIRROR_TAKEN;
+  }
+  dense_store(m, mt, h, src);
+  return MIRROR_TAKEN;
+}
+
+int mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
+  const struct wire_hdr *h = &msg->hdr;
+  if (h->type != WIRE_PULL_REPLY || h->table >= m->n_tables || !m->t[h->table].used || s >= m->n_servers) {
+    log_warn("dropped %s from server %u: table %u not read here", wire_type_name(h->type), s, h->table);
+    return MIRROR_TAKEN;
+  }
+  return m->t[h->table].sparse ? mirror_sparse_take(m, s, msg) : dense_take(m, s, msg);
+}

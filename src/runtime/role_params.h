@@ -1,0 +1,31 @@
+/*
+ * role_params.h - what starts a role: the run's configuration, the apps
+ * the command knows (handed down from cli/, so that a role started alone
+ * can create the app the scheduler names), and, in the process that parsed
+ * the command line, the app already configured.
+ */
+#ifndef DSANA_RUNTIME_ROLE_PARAMS_H
+#define DSANA_RUNTIME_ROLE_PARAMS_H
+
+#include <stdint.h>
+
+#include "dsana/dsana.h"
+#include "runtime/config.h"
+
+struct app_args;
+struct rt_observer;
+
+struct role_params {
+  const struct run_config *cfg;
+  const struct dsana_app *const *apps; /* NULL-terminated registry */
+  const struct dsana_app *app;         /* NULL: take it from the scheduler */
+  void *app_state;                     /* with app: created and configured */
+  const struct app_args *args;         /* with app: forwarded to roles started alone */
+  uint32_t index;                      /* requested index, UINT32_MAX = any */
+  const struct rt_observer *observer;  /* scheduler: iteration reports (NULL: none) */
+};
+
+/* The app called `name` in a NULL-terminated registry, or NULL. */
+const struct dsana_app *role_find_app(const struct dsana_app *const *apps, const char *name);
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * scheduler_internal.h - the scheduler's state, shared by its files, which
+ * call one way only:
+ *   scheduler.c          the API: messages, ticks, registration (top)
+ *   scheduler_members.c  cluster map, lost workers, late joins
+ *   scheduler_iter.c     the iteration clock: hand-outs, reports, reduce
+ *   scheduler_final.c    collecting the result, the run's summary
+ *   scheduler_out.c      sending, broadcasting, aborting (bottom)
+ * Owned by the scheduler's control thread.
+ */
+#ifndef DSANA_RUNTIME_SCHEDULER_INTERNAL_H
+#define DSANA_RUNTIME_SCHEDULER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "io/scenario.h"
+#include "policy/sched.h"
+#include "runtime/event.h"
+#include "runtime/job.h"
+#include "runtime/msg.h"
+#include "runtime/observer.h"
+#include "runtime/role_params.h"
+#include "runtime/scheduler.h"
+
+struct peer_slot {
+  bool registered, bye;
+  bool lost;            /* worker declared lost: its messages are ignored */
+  bool joining;         /* replacement worker: takes part from the next iteration */
+  uint32_t outstanding; /* worker: tasks of this iteration handed, not done */
+  uint32_t depth;       /* worker: how many it should hold */
+  uint32_t handed;      /* worker: tasks handed in this iteration */
+  bool ahead;           /* worker: told to fetch the next iteration's input */
+  struct net_peer peer;
+  char addr[CONFIG_ADDR_MAX];
+  uint64_t last_heard_ns;
+  uint32_t *batch;      /* worker: tasks to hand in the next TASKS message */
+  uint32_t n_batch;
+};
+
+struct iter_acc {
+  uint32_t reports, tasks_done;
+  dsana_xsum sums[DSANA_MAX_SUMS];
+  uint64_t start_ns, messages;
+  double raw_compute_s; /* task compute without emulated slowdown */
+};
+
+struct scheduler {
+  const struct rt_env *env;
+  struct role_params params;
+  struct run_config cfg;
+  const struct dsana_app *app;
+  void *app_state;
+  struct dsana_job job;
+  struct scenario sc;
+  struct sched *policy;
+  uint64_t chunk_keys[DSANA_MAX_TABLES]; /* per key space, 0 = whole tables */
+  bool blocks, fetch_ahead;
+  struct peer_slot *servers, *workers;
+  bool started;      /* every role registered, maps sent */
+  uint64_t reg_deadline_ns;
+  uint32_t iter;     /* in progress (0 = initial values) */
+  struct iter_acc acc;
+  struct worker_iter_stats *wstats;
+  uint8_t *task_seen;   /* n_tasks: TASK_DONE received this iteration */
+  uint32_t *task_owner; /* n_tasks: worker the task was handed to */
+  uint32_t lost_workers;
+  uint32_t ckpt_iter, ckpt_acks; /* the checkpoint being written */
+  double ckpt_globals[DSANA_MAX_GLOBALS], ckpt_residual;
+  double globals[DSANA_MAX_GLOBALS];
+  double residual;
+  bool converged;
+  struct dsana_reduce_ctx last; /* the last reduce(), for the summary */
+  double overrun_s;
+  double *iter_wall, *iter_bound, *iter_tbound;
+  uint32_t n_iters, cap_iters;
+  bool stopping, finished;
+  double *result;
+  uint64_t result_keys;
+  uint32_t byes;
+  uint64_t start_ns, last_hb_ns;
+  int failed; /* the job stopped with this error */
+};
+
+/* scheduler_out.c */
+int sch_send(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, const void *payload,
+             size_t len, struct rt_outq *out);
+int sch_send_owned(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, void *payload,
+                   size_t len, struct rt_outq *out);
+void sch_broadcast(struct scheduler *s, bool servers, bool workers, const struct wire_hdr *h, const void *payload,
+                   size_t len, struct rt_outq *out);
+/* Stop the job: log, tell every role why, return DSANA_EPEER. */
+int sch_abort(struct scheduler *s, struct rt_outq *out, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* scheduler_final.c */
+/* Stop after this iteration: ask the servers for the result. */
+int sch_stop(struct scheduler *s, struct rt_outq *out);
+int sch_on_final_data(struct scheduler *s, uint32_t server, const struct net_msg *m);
+/* Sets s->finished once every role said BYE and the result is complete. */
+void sch_check_finished(struct scheduler *s);
+
+/* scheduler_iter.c */
+int sch_start_iteration(struct scheduler *s, struct rt_outq *out);
+int sch_on_report(struct scheduler *s, uint32_t server, const struct net_msg *m, struct rt_outq *out);
+int sch_on_task_done(struct scheduler *s, uint32_t worker, const struct net_msg *m, struct rt_outq *out);
+int sch_on_ckpt_done(struct scheduler *s, uint32_t server, const struct net_msg *m);
+/* Top every worker up to its depth and send the batches. */
+int sch_hand_out_all(struct scheduler *s, struct rt_outq *out);
+
+/* scheduler_members.c */
+int sch_send_maps(struct scheduler *s, struct rt_outq *out);
+int sch_lose_worker(struct scheduler *s, uint32_t w, struct rt_outq *out);
+int sch_on_late_register(struct scheduler *s, const struct rt_from *from, const struct net_msg *m,
+                         struct rt_outq *out);
+
+#endif

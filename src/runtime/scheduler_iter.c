@@ -1,0 +1,394 @@
+/*
+ * scheduler_iter.c - the scheduler's iteration clock: hand out tasks
+ * through the policy (batched, one TASKS message per worker and pass),
+ * gather the servers' shard reports and the tasks' reports, reduce them
+ * through the app, commit the iteration and decide whether to go on.
+ *
+ * An iteration ends when every server reported its shard complete (every
+ * push arrived) and every task's TASK_DONE came in (no worker still reads
+ * the iteration's values). Then ITER_END commits it on the servers, with
+ * the globals of reduce(), and the next ITER_START goes to the workers.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/handout.h"
+#include "runtime/checkpoint.h"
+#include "runtime/scheduler_internal.h"
+#include "runtime/trace.h"
+#include "util/log.h"
+
+/* Send the batch of tasks w got in this pass. */
+static int flush_batch(struct scheduler *s, uint32_t w, struct rt_outq *out) {
+  struct peer_slot *p = &s->workers[w];
+  if (p->n_batch == 0)
+    return 0;
+  uint8_t *buf = malloc(4 * (size_t)p->n_batch);
+  if (!buf)
+    return DSANA_ENOMEM;
+  for (uint32_t i = 0; i < p->n_batch; i++)
+    wire_put_u32(buf + 4 * i, p->batch[i]);
+  struct wire_hdr h = wire_hdr_make(WIRE_TASKS, 0);
+  h.iter = s->iter;
+  h.count = p->n_batch;
+  p->n_batch = 0;
+  /* unreachable: its tasks return to the pool when it is declared lost */
+  return sch_send_owned(s, p, &h, buf, 4 * (size_t)h.count, out);
+}
+
+static int hand_out_one(struct scheduler *s, uint32_t w, double *cost) {
+  uint32_t task;
+  bool stolen;
+  if (sched_next(s->policy, w, &task, &stolen) != 0)
+    return DSANA_EAGAIN;
+  if (cost)
+    *cost += s->job.tasks[task].cost;
+  struct peer_slot *p = &s->workers[w];
+  s->task_owner[task] = w;
+  p->outstanding++;
+  p->handed++;
+  p->batch[p->n_batch++] = task;
+  return 0;
+}
+
+/* Worker w takes part and holds fewer tasks than its depth. */
+static bool has_room(const struct scheduler *s, uint32_t w) {
+  const struct peer_slot *p = &s->workers[w];
+  return p->registered && !p->lost && !p->joining && p->outstanding < p->depth;
+}
+
+static int hand_out(struct scheduler *s, uint32_t w) {
+  int rc = 0;
+  while (!rc && has_room(s, w))
+    rc = hand_out_one(s, w, NULL);
+  return rc == DSANA_EAGAIN ? 0 : rc;
+}
+
+/* With fetching ahead, a worker left with nothing to do in this iteration
+ * starts fetching the next one's input: servers stream it chunk by chunk
+ * as the rest of the cluster finishes them, so the transfer overlaps the
+ * end of this iteration. Should a task of this iteration reach it after all
+ * (a lost worker's), it fetches this iteration's input again. */
+static void fetch_ahead(struct scheduler *s, uint32_t w, struct rt_outq *out) {
+  struct peer_slot *p = &s->workers[w];
+  /* a worker that ran nothing in this iteration is unlikely to run anything
+   * in the next one: its table would be fetched for nothing */
+  if (p->handed == 0)
+    return;
+  /* static, block-wise: its tasks are all handed at the start (idle for
+   * the policy); else: all done and nothing to steal */
+  bool done = p->outstanding == 0 || (s->cfg.sched == SCHED_STATIC && s->blocks && sched_queued_cost(s->policy, w) <= 0);
+  if (!s->fetch_ahead || p->ahead || !done || p->lost || p->joining || s->stopping ||
+      (s->job.max_iter && s->iter >= s->job.max_iter))
+    return;
+  p->ahead = true;
+  struct wire_hdr h = wire_hdr_make(WIRE_FETCH_AHEAD, 0);
+  h.iter = s->iter + 1;
+  sch_send(s, p, &h, NULL, 0, out);
+}
+
+int sch_hand_out_all(struct scheduler *s, struct rt_outq *out) {
+  int rc = 0;
+  for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++)
+    rc = hand_out(s, w);
+  for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++)
+    rc = flush_batch(s, w, out);
+  return rc;
+}
+
+static double fastest_speed(const struct scheduler *s) {
+  double fastest = 0;
+  for (uint32_t i = 0; i < s->cfg.n_workers; i++)
+    if (sched_speed_est(s->policy, i) > fastest)
+      fastest = sched_speed_est(s->policy, i);
+  return fastest;
+}
+
+/* The first tasks of an iteration for every worker: one to each in turn
+ * (with tiny tasks the first workers must not take everything), then
+ * block-wise workers their budget. */
+static int hand_out_first(struct scheduler *s, struct rt_outq *out) {
+  double mean_cost = 0, fastest = fastest_speed(s);
+  for (uint32_t t = 0; t < s->job.n_tasks; t++)
+    mean_cost += s->job.tasks[t].cost / s->job.n_tasks;
+  for (uint32_t w = 0; w < s->cfg.n_workers; w++)
+    s->workers[w].depth = handout_depth(s->cfg.sched, sched_speed_est(s->policy, w), fastest, mean_cost);
+  int rc = 0;
+  for (bool more = true; !rc && more;) {
+    more = false;
+    for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++)
+      if (has_room(s, w) && (rc = hand_out_one(s, w, NULL)) == 0)
+        more = true;
+      else if (rc == DSANA_EAGAIN)
+        rc = 0;
+  }
+  for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++) {
+    double budget = handout_first_budget(s->cfg.sched, s->blocks && s->fetch_ahead, sched_queued_cost(s->policy, w));
+    double handed = 0;
+    while (!rc && handed < budget - 1e-9 * budget && s->workers[w].registered && !s->workers[w].lost &&
+           !s->workers[w].joining)
+      if ((rc = hand_out_one(s, w, &handed)) == DSANA_EAGAIN) {
+        rc = 0;
+        break;
+      }
+    if (!rc)
+      rc = flush_batch(s, w, out);
+    if (!rc)
+      fetch_ahead(s, w, out);
+  }
+  return rc;
+}
+
+/* Live workers for the next iteration (joining ones become live). */
+static int alive_mask(struct scheduler *s, bool **out) {
+  bool *alive = calloc(s->cfg.n_workers, sizeof *alive);
+  if (!alive)
+    return DSANA_ENOMEM;
+  for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
+    s->workers[w].joining = false;
+    alive[w] = s->workers[w].registered && !s->workers[w].lost;
+  }
+  *out = alive;
+  return 0;
+}
+
+int sch_start_iteration(struct scheduler *s, struct rt_outq *out) {
+  s->iter++;
+  memset(&s->acc, 0, sizeof s->acc);
+  memset(s->wstats, 0, sizeof *s->wstats * s->cfg.n_workers);
+  memset(s->task_seen, 0, s->job.n_tasks);
+  s->acc.start_ns = rt_now(s->env);
+  for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
+    s->workers[w].outstanding = 0;
+    s->workers[w].handed = 0;
+    s->workers[w].ahead = false;
+  }
+  bool *alive;
+  int rc = alive_mask(s, &alive);
+  if (rc)
+    return rc;
+  rc = sched_begin_iter(s->policy, alive);
+  free(alive);
+  if (rc)
+    return rc;
+  uint8_t *g = malloc(MSG_GLOBALS_BYTES);
+  if (!g)
+    return DSANA_ENOMEM;
+  msg_globals_encode(s->globals, g);
+  struct wire_hdr h = wire_hdr_make(WIRE_ITER_START, 0);
+  h.iter = s->iter;
+  sch_broadcast(s, false, true, &h, g, MSG_GLOBALS_BYTES, out);
+  if (out->n && out->v[out->n - 1].payload == g)
+    out->v[out->n - 1].owned = g; /* freed with the last of them */
+  else
+    free(g);
+  return hand_out_first(s, out);
+}
+
+static int grow_iters(struct scheduler *s) {
+  if (s->n_iters < s->cap_iters)
+    return 0;
+  uint32_t cap = s->cap_iters ? 2 * s->cap_iters : 128;
+  double *w = realloc(s->iter_wall, sizeof *w * cap);
+  if (w)
+    s->iter_wall = w;
+  double *b = realloc(s->iter_bound, sizeof *b * cap);
+  if (b)
+    s->iter_bound = b;
+  double *x = realloc(s->iter_tbound, sizeof *x * cap);
+  if (x)
+    s->iter_tbound = x;
+  if (!w || !b || !x)
+    return DSANA_ENOMEM;
+  s->cap_iters = cap;
+  return 0;
+}
+
+/* Balanced compute bound of this iteration: the work measured without
+ * emulated slowdown, spread over the workers' effective speeds. */
+static double compute_bound(const struct scheduler *s) {
+  double speed = 0;
+  for (uint32_t w = 0; w < s->cfg.n_workers; w++)
+    speed += 1.0 / scenario_slowdown(&s->sc, w, s->iter);
+  return speed > 0 ? s->acc.raw_compute_s / speed : 0;
+}
+
+/* Transfer bound of this iteration: the bytes that crossed the busiest
+ * emulated link over its bandwidth. Servers upload what workers pulled
+ * (spread evenly over the servers); each worker uploads its pushes. */
+static double transfer_bound(const struct scheduler *s) {
+  double pulled = 0, bound = 0;
+  for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
+    pulled += (double)s->wstats[w].bytes_in;
+    double bw = w < s->sc.n_workers ? s->sc.link[w].bandwidth_bytes_per_s : 0;
+    if (bw > 0 && (double)s->wstats[w].bytes_out / bw > bound)
+      bound = (double)s->wstats[w].bytes_out / bw;
+  }
+  double sbw = s->sc.global_link.bandwidth_bytes_per_s;
+  if (sbw > 0 && pulled / s->cfg.n_servers / sbw > bound)
+    bound = pulled / s->cfg.n_servers / sbw;
+  return bound;
+}
+
+static int record_iteration(struct scheduler *s, const struct dsana_reduce_ctx *ctx) {
+  uint64_t now = rt_now(s->env);
+  double wall = (double)(now - s->acc.start_ns) * 1e-9;
+  trace_span("iteration", "iteration", s->acc.start_ns, now, s->iter, "residual", s->residual);
+  int rc = grow_iters(s);
+  if (rc)
+    return rc;
+  struct rt_iter_report r = {.iter = s->iter, .tol = s->job.tol, .max_iter = s->job.max_iter, .wall_s = wall, .residual = s->residual, .bound_s = compute_bound(s),
+                             .transfer_bound_s = transfer_bound(s), .messages = s->acc.messages,
+                             .workers = s->wstats, .n_workers = s->cfg.n_workers, .n_metrics = ctx->n_metrics};
+  s->iter_wall[s->n_iters] = wall;
+  s->iter_bound[s->n_iters] = r.bound_s;
+  s->iter_tbound[s->n_iters] = r.transfer_bound_s;
+  s->n_iters++;
+  for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
+    s->wstats[w].stolen = sched_stolen(s->policy, w);
+    s->wstats[w].speed_est = sched_speed_est(s->policy, w);
+    s->wstats[w].wait_s = wall > s->wstats[w].compute_s ? wall - s->wstats[w].compute_s : 0;
+  }
+  for (uint32_t i = 0; i < ctx->n_metrics && i < DSANA_MAX_METRICS; i++) {
+    r.metric_name[i] = ctx->metrics[i].name;
+    r.metric[i] = ctx->metrics[i].value;
+  }
+  const struct rt_observer *o = s->params.observer;
+  if (o && o->iteration)
+    o->iteration(o->arg, &r);
+  return 0;
+}
+
+/* Keep what resuming after iteration s->iter needs until every server
+ * wrote its shard of it. */
+static void checkpoint_due(struct scheduler *s) {
+  if (!s->cfg.checkpoint_dir[0] || !s->cfg.checkpoint_every || s->iter == 0 || s->iter % s->cfg.checkpoint_every)
+    return;
+  s->ckpt_iter = s->iter;
+  s->ckpt_acks = 0;
+  memcpy(s->ckpt_globals, s->globals, sizeof s->ckpt_globals);
+  s->ckpt_residual = s->residual;
+}
+
+/* All shards reported and all tasks done: reduce, commit, go on or stop. */
+static int end_iteration(struct scheduler *s, struct rt_outq *out) {
+  struct dsana_reduce_ctx ctx = {.iter = s->iter};
+  for (uint32_t k = 0; k < s->job.n_sums; k++)
+    ctx.sums[k] = dsana_xsum_value(&s->acc.sums[k]);
+  memcpy(ctx.globals, s->globals, sizeof ctx.globals);
+  int rc = s->app->reduce(s->app_state, &ctx);
+  if (rc) {
+    log_error("the app's reduce hook failed in iteration %u: %s", s->iter, dsana_strerror(rc));
+    return rc;
+  }
+  memcpy(s->globals, ctx.globals, sizeof s->globals);
+  s->residual = ctx.residual;
+  s->converged = ctx.converged;
+  s->last = ctx;
+  if (s->iter > 0 && (rc = record_iteration(s, &ctx)) != 0)
+    return rc;
+  uint8_t *g = malloc(MSG_GLOBALS_BYTES);
+  if (!g)
+    return DSANA_ENOMEM;
+  msg_globals_encode(s->globals, g);
+  struct wire_hdr h = wire_hdr_make(WIRE_ITER_END, 0);
+  h.iter = s->iter;
+  sch_broadcast(s, true, false, &h, g, MSG_GLOBALS_BYTES, out);
+  if (out->n && out->v[out->n - 1].payload == g)
+    out->v[out->n - 1].owned = g;
+  else
+    free(g);
+  checkpoint_due(s);
+  bool stop = s->iter > 0 && (ctx.converged || (s->job.max_iter && s->iter >= s->job.max_iter));
+  return stop ? sch_stop(s, out) : sch_start_iteration(s, out);
+}
+
+static int maybe_end(struct scheduler *s, struct rt_outq *out) {
+  bool tasks_done = s->iter == 0 || s->acc.tasks_done == s->job.n_tasks;
+  if (!s->stopping && s->acc.reports == s->cfg.n_servers && tasks_done)
+    return end_iteration(s, out);
+  return 0;
+}
+
+int sch_on_ckpt_done(struct scheduler *s, uint32_t server, const struct net_msg *m) {
+  if (m->hdr.iter != s->ckpt_iter || s->ckpt_iter == 0)
+    return 0; /* an older checkpoint, overtaken */
+  if (++s->ckpt_acks < s->cfg.n_servers)
+    return 0;
+  struct ckpt_manifest man = {.iter = s->ckpt_iter, .n_servers = s->cfg.n_servers, .residual = s->ckpt_residual};
+  man.shape.n_tables = s->job.n_tables;
+  for (uint32_t t = 0; t < s->job.n_tables; t++) {
+    man.shape.n_keys[t] = s->job.tables[t].n_keys;
+    man.shape.width[t] = s->job.tables[t].width;
+  }
+  memcpy(man.globals, s->ckpt_globals, sizeof man.globals);
+  char err[1200];
+  if (ckpt_write_manifest(s->cfg.checkpoint_dir, &man, err, sizeof err) != 0)
+    log_error("%s", err);
+  else
+    log_info("checkpoint of iteration %u complete in %s", man.iter, s->cfg.checkpoint_dir);
+  s->ckpt_iter = 0;
+  (void)server;
+  return 0;
+}
+
+int sch_on_report(struct scheduler *s, uint32_t server, const struct net_msg *m, struct rt_outq *out) {
+  if (s->stopping || m->hdr.iter != s->iter || m->hdr.payload_bytes != 16 * (uint64_t)s->job.n_sums) {
+    log_warn("dropped SHARD_REPORT from server %u for iteration %u (at %u)", server, m->hdr.iter, s->iter);
+    return 0;
+  }
+  dsana_xsum sums[DSANA_MAX_SUMS];
+  msg_sums_decode(m->payload, s->job.n_sums, sums);
+  for (uint32_t k = 0; k < s->job.n_sums; k++)
+    dsana_xsum_merge(&s->acc.sums[k], &sums[k]);
+  s->acc.reports++;
+  return maybe_end(s, out);
+}
+
+/* One TASK_DONE record of worker w. */
+static void take_done(struct scheduler *s, uint32_t w, const struct msg_task_done *d) {
+  double compute_s = (double)d->compute_ns * 1e-9;
+  struct worker_iter_stats *st = &s->wstats[w];
+  st->compute_s += compute_s;
+  st->overlap_s += (double)d->overlap_ns * 1e-9;
+  st->overrun_s += (double)d->overrun_ns * 1e-9;
+  s->overrun_s += (double)d->overrun_ns * 1e-9;
+  st->tasks++;
+  st->bytes_in += d->bytes_in;
+  st->bytes_out += d->bytes_out;
+  s->acc.raw_compute_s += compute_s / scenario_slowdown(&s->sc, w, s->iter);
+  s->acc.tasks_done++;
+  s->task_seen[d->task] = 1;
+  for (uint32_t k = 0; k < s->job.n_sums; k++)
+    dsana_xsum_merge(&s->acc.sums[k], &d->sums[k]);
+  sched_report(s->policy, w, d->task, compute_s + (double)d->wait_ns * 1e-9);
+  if (s->task_owner[d->task] == w && s->workers[w].outstanding > 0)
+    s->workers[w].outstanding--;
+}
+
+int sch_on_task_done(struct scheduler *s, uint32_t w, const struct net_msg *m, struct rt_outq *out) {
+  const struct wire_hdr *h = &m->hdr;
+  size_t rec = msg_task_done_bytes(s->job.n_sums);
+  if (h->payload_bytes != rec * h->count) {
+    log_warn("dropped TASK_DONE from worker %u: %u records do not fit its %llu bytes", w, h->count,
+             (unsigned long long)h->payload_bytes);
+    return 0;
+  }
+  struct msg_task_done *d = malloc(sizeof *d);
+  if (!d)
+    return DSANA_ENOMEM;
+  for (uint32_t i = 0; i < h->count; i++) {
+    msg_task_done_decode((const uint8_t *)m->payload + rec * i, s->job.n_sums, d);
+    if (s->stopping || h->iter != s->iter || d->task >= s->job.n_tasks || s->task_seen[d->task])
+      log_warn("dropped TASK_DONE from worker %u (task %u, iteration %u)", w, d->task, h->iter);
+    else
+      take_done(s, w, d);
+  }
+  free(d);
+  int rc = hand_out(s, w);
+  if (!rc)
+    rc = flush_batch(s, w, out);
+  if (!rc)
+    fetch_ahead(s, w, out);
+  return rc ? rc : maybe_end(s, out);
+}

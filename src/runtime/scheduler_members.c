@@ -1,0 +1,122 @@
+/*
+ * scheduler_members.c - who takes part: the cluster map each role gets,
+ * workers lost during a run and replacements joining it.
+ *
+ * A worker silent for --peer-timeout is lost. Unless --on-worker-loss
+ * fail, its unfinished tasks of the current iteration go back to the
+ * policy and on to the other workers; what it pushed for them without an
+ * end marker is dropped by the servers and the re-run counts once, so the
+ * output is byte-identical to a run without the loss. A replacement worker
+ * may register later (`dsana worker --scheduler ADDR`): it takes a lost
+ * worker's slot and gets tasks from the next iteration on.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/scheduler_internal.h"
+#include "util/log.h"
+
+static void fill_map(const struct scheduler *s, struct msg_cluster_map *map) {
+  map->n_servers = s->cfg.n_servers;
+  map->n_workers = s->cfg.n_workers;
+  map->sched = s->cfg.sched;
+  map->tasks_per_worker = s->cfg.tasks_per_worker;
+  map->flags = s->fetch_ahead ? MAP_F_FETCH_AHEAD : 0;
+  map->n_spaces = s->job.n_spaces;
+  memcpy(map->chunk_keys, s->chunk_keys, sizeof map->chunk_keys);
+  map->peer_timeout_s = s->cfg.peer_timeout_s;
+  map->heartbeat_s = s->cfg.heartbeat_s;
+  map->max_payload = s->cfg.max_payload_bytes;
+  snprintf(map->app, sizeof map->app, "%s", s->app->name);
+  snprintf(map->scenario_path, sizeof map->scenario_path, "%s", s->cfg.scenario_path);
+  snprintf(map->trace_path, sizeof map->trace_path, "%s", s->cfg.trace_path);
+  snprintf(map->checkpoint_dir, sizeof map->checkpoint_dir, "%s", s->cfg.checkpoint_dir);
+  map->checkpoint_every = s->cfg.checkpoint_every;
+  snprintf(map->resume_dir, sizeof map->resume_dir, "%s", s->cfg.resume_dir);
+  map->resume_iter = s->cfg.resume_iter;
+  if (s->params.args)
+    map->args = *s->params.args;
+  for (uint32_t i = 0; i < s->cfg.n_servers; i++)
+    memcpy(map->server_addr[i], s->servers[i].addr, sizeof map->server_addr[i]);
+}
+
+/* The cluster map for one role. */
+static int send_map(struct scheduler *s, struct peer_slot *to, uint32_t index, struct rt_outq *out) {
+  struct msg_cluster_map *map = calloc(1, sizeof *map);
+  size_t cap = 1 << 20, len = 0;
+  uint8_t *buf = malloc(cap);
+  int rc = map && buf ? 0 : DSANA_ENOMEM;
+  if (!rc) {
+    fill_map(s, map);
+    map->your_index = index;
+    rc = msg_map_encode(map, buf, cap, &len);
+  }
+  free(map);
+  if (rc) {
+    free(buf);
+    return rc;
+  }
+  struct wire_hdr h = wire_hdr_make(WIRE_CLUSTER_MAP, 0);
+  return sch_send_owned(s, to, &h, buf, len, out);
+}
+
+int sch_send_maps(struct scheduler *s, struct rt_outq *out) {
+  int rc = 0;
+  for (uint32_t i = 0; !rc && i < s->cfg.n_servers; i++)
+    rc = send_map(s, &s->servers[i], i, out);
+  for (uint32_t i = 0; !rc && i < s->cfg.n_workers; i++)
+    rc = send_map(s, &s->workers[i], i, out);
+  return rc;
+}
+
+int sch_lose_worker(struct scheduler *s, uint32_t w, struct rt_outq *out) {
+  struct peer_slot *slot = &s->workers[w];
+  slot->lost = true;
+  s->lost_workers++;
+  uint32_t alive = 0;
+  for (uint32_t i = 0; i < s->cfg.n_workers; i++)
+    alive += s->workers[i].registered && !s->workers[i].lost && !s->workers[i].joining;
+  if (alive == 0)
+    return sch_abort(s, out, "worker %u lost and no worker is left: the job stops", w);
+  log_warn("worker %u lost (silent for %.1f s): its tasks of iteration %u go to the other %u worker%s", w,
+           (double)(rt_now(s->env) - slot->last_heard_ns) * 1e-9, s->iter, alive, alive == 1 ? "" : "s");
+  if (s->stopping) {
+    sch_check_finished(s);
+    return 0;
+  }
+  /* its queue, then every task it held and did not finish */
+  slot->n_batch = 0;
+  sched_drop_worker(s->policy, w, UINT32_MAX);
+  for (uint32_t t = 0; t < s->job.n_tasks; t++)
+    if (s->task_owner[t] == w && !s->task_seen[t])
+      sched_drop_worker(s->policy, w, t);
+  /* the others may be idle: give each something to do */
+  return sch_hand_out_all(s, out);
+}
+
+int sch_on_late_register(struct scheduler *s, const struct rt_from *from, const struct net_msg *m,
+                         struct rt_outq *out) {
+  struct msg_register reg;
+  if (msg_register_decode(m->payload, m->hdr.payload_bytes, &reg) != 0 || reg.role != ROLE_WORKER) {
+    log_warn("refused a late registration: only workers may join a running job");
+    return 0;
+  }
+  uint32_t w = reg.index;
+  if (w == UINT32_MAX)
+    for (w = 0; w < s->cfg.n_workers && !s->workers[w].lost; w++) {
+    }
+  if (w >= s->cfg.n_workers || !s->workers[w].lost || s->stopping) {
+    log_warn("refused a late worker registration (index %u): no lost worker's place to take", reg.index);
+    return 0;
+  }
+  struct peer_slot *slot = &s->workers[w];
+  slot->peer = from->peer;
+  slot->lost = false;
+  slot->joining = true; /* live from the next iteration */
+  slot->bye = false;
+  slot->last_heard_ns = rt_now(s->env);
+  s->lost_workers--;
+  log_warn("worker %u rejoined; it takes part from iteration %u", w, s->iter + 1);
+  return send_map(s, slot, w, out);
+}

@@ -1,0 +1,320 @@
+/*
+ * server_push.c - a server's side of the tasks' pushes: checking and
+ * applying them (ASSIGN: in place; SUM: added exactly, held until the
+ * task's end marker when a task sends several messages), counting end
+ * markers per segment, running finish() on every segment all of whose
+ * writers ended, and reporting the shard once every segment is final.
+ *
+ * Exactly once: a task that is re-run (its first worker was lost) pushes
+ * again; values the first worker sent without an end marker are dropped
+ * when another worker's arrive, and pushes of a task that already ended
+ * here are ignored. ASSIGN values are the same whoever computes them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/server_internal.h"
+#include "runtime/trace.h"
+#include "util/grow.h"
+#include "util/log.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "partial sums travel in the host layout of __int128: add byte swapping for this host"
+#endif
+
+static void drop_staged(struct server *sv, uint32_t task) {
+  for (struct staged *s = sv->staging[task], *n; s; s = n) {
+    n = s->next;
+    free(s->payload);
+    free(s);
+  }
+  sv->staging[task] = NULL;
+}
+
+void spush_free(struct server *sv) {
+  for (uint32_t t = 0; sv->staging && t < sv->job.n_tasks; t++)
+    drop_staged(sv, t);
+  for (size_t i = 0; i < sv->n_deferred; i++)
+    free(sv->deferred[i].payload);
+  free(sv->deferred);
+}
+
+/* Run finish() on segment g of key space s; its sums join the shard's. */
+static int finish_segment(struct server *sv, uint32_t s, uint32_t g, uint32_t iter) {
+  const struct sspace *sp = &sv->sp[s];
+  uint64_t lo = sp->seg_lo[g], hi = sp->seg_lo[g + 1];
+  uint64_t t0 = rt_now(sv->env);
+  dsana_xsum sums[DSANA_MAX_SUMS] = {{0}};
+  struct dsana_shard_ctx ctx = {.iter = iter, .n_keys = sp->n_keys, .lo = lo, .hi = hi, .sums = sums};
+  for (uint32_t t = 0; t < sv->job.n_tables; t++) {
+    if (sv->job.tables[t].space != s)
+      continue;
+    struct stable *st = &sv->t[t];
+    double *next = shard_by_key(sv, t, shard_next(sv, t));
+    ctx.old_values[t] = shard_by_key(sv, t, st->cur);
+    ctx.new_values[t] = next;
+    if (st->acc) { /* SUM: the exact totals become the values */
+      dsana_xsum *acc = st->acc - st->lo * st->width;
+      for (uint64_t k = lo * st->width; k < hi * st->width; k++) {
+        next[k] = dsana_xsum_value(&acc[k]);
+        acc[k].acc = 0;
+      }
+    }
+  }
+  int rc = sv->app->finish ? sv->app->finish(sv->app_state, &ctx) : 0;
+  if (rc) {
+    log_error("the app's finish hook failed in iteration %u: %s", iter, dsana_strerror(rc));
+    return rc;
+  }
+  for (uint32_t k = 0; k < sv->job.n_sums; k++)
+    dsana_xsum_merge(&sv->sums[k], &sums[k]);
+  trace_span("finish", "compute", t0, rt_now(sv->env), iter, "keys", (double)(hi - lo));
+  return 0;
+}
+
+/* Every segment of iteration iter is final: report the shard's sums. */
+static int report(struct server *sv, uint32_t iter, struct rt_outq *out) {
+  size_t len = 16 * (size_t)sv->job.n_sums;
+  uint8_t *buf = malloc(len ? len : 1);
+  if (!buf)
+    return DSANA_ENOMEM;
+  msg_sums_encode(sv->sums, sv->job.n_sums, buf);
+  struct wire_hdr h = wire_hdr_make(WIRE_SHARD_REPORT, sv->index);
+  h.iter = iter;
+  sv->completed = true;
+  sv->last_sent_ns = rt_now(sv->env);
+  return rt_send_owned(out, ROLE_SCHEDULER, 0, &h, buf, len, 0);
+}
+
+/* Segment g of space s is final: finish it, maybe its chunk, maybe all. */
+static int segment_final(struct server *sv, uint32_t s, uint32_t g, uint32_t iter, struct rt_outq *out) {
+  struct sspace *sp = &sv->sp[s];
+  int rc = finish_segment(sv, s, g, iter);
+  if (rc)
+    return rc;
+  uint64_t c = sp->seg_lo[g] / sp->chunk_keys;
+  if (--sp->chunk_left[c - sp->chunk0] == 0)
+    spull_chunk_final(sv, s, c);
+  return --sv->segs_left == 0 ? report(sv, iter, out) : 0;
+}
+
+int spush_begin(struct server *sv, struct rt_outq *out) {
+  sv->completed = false;
+  memset(sv->sums, 0, sizeof sv->sums);
+  memset(sv->ended, 0, sv->job.n_tasks);
+  memset(sv->sender, 0xff, sizeof *sv->sender * sv->job.n_tasks);
+  for (uint32_t t = 0; t < sv->job.n_tasks; t++)
+    drop_staged(sv, t);
+  sv->tasks_left = 0;
+  for (uint32_t t = 0; t < sv->job.n_tasks; t++)
+    sv->tasks_left += sv->tseg_off[t] < sv->tseg_off[t + 1];
+  sv->segs_left = 0;
+  spull_begin(sv);
+  for (uint32_t s = 0; s < sv->job.n_spaces; s++) {
+    struct sspace *sp = &sv->sp[s];
+    memcpy(sp->seg_left, sp->seg_writers, sizeof *sp->seg_left * sp->n_segs);
+    memcpy(sp->chunk_left, sp->chunk_segs, sizeof *sp->chunk_left * sp->n_chunks);
+    sv->segs_left += sp->n_segs;
+  }
+  /* segments no task writes are final at once (derived from cur alone) */
+  uint32_t iter = (uint32_t)(sv->version + 1);
+  for (uint32_t s = 0; s < sv->job.n_spaces; s++)
+    for (uint32_t g = 0; g < sv->sp[s].n_segs; g++)
+      if (sv->sp[s].seg_writers[g] == 0 && sv->version >= 0) {
+        int rc = segment_final(sv, s, g, iter, out);
+        if (rc)
+          return rc;
+      }
+  /* a shard with no keys at all (more servers than keys) */
+  return sv->segs_left == 0 && !sv->completed && sv->version >= 0 ? report(sv, iter, out) : 0;
+}
+
+int spush_all_final(struct server *sv, struct rt_outq *out) {
+  for (uint32_t s = 0; s < sv->job.n_spaces; s++)
+    for (uint32_t g = 0; g < sv->sp[s].n_segs; g++) {
+      int rc = segment_final(sv, s, g, (uint32_t)(sv->version + 1), out);
+      if (rc)
+        return rc;
+    }
+  return sv->completed ? 0 : report(sv, (uint32_t)(sv->version + 1), out);
+}
+
+/* Task `task` ended here: its segments lose a writer. */
+static int task_ended(struct server *sv, uint32_t task, uint32_t iter, struct rt_outq *out) {
+  sv->ended[task] = 1;
+  drop_staged(sv, task);
+  sv->tasks_left--;
+  for (uint32_t i = sv->tseg_off[task]; i < sv->tseg_off[task + 1]; i++) {
+    const struct tseg *g = &sv->tseg[i];
+    for (uint32_t k = g->s0; k < g->s1; k++)
+      if (--sv->sp[g->space].seg_left[k] == 0) {
+        int rc = segment_final(sv, g->space, k, iter, out);
+        if (rc)
+          return rc;
+      }
+  }
+  return 0;
+}
+
+/* Apply checked values: ASSIGN into next, SUM into the accumulators
+ * (values added exactly, or partial sums merged). */
+static void apply(struct server *sv, const struct wire_hdr *h, const void *payload) {
+  struct stable *st = &sv->t[h->table];
+  uint64_t w = st->width;
+  const uint64_t *keys = h->flags & WIRE_F_KEYS ? payload : NULL;
+  const double *vals = keys ? (const double *)(keys + h->count) : payload;
+  if (!st->acc) {
+    memcpy(shard_by_key(sv, h->table, shard_next(sv, h->table)) + h->key_lo * w, vals,
+           (h->key_hi - h->key_lo) * w * sizeof(double));
+    return;
+  }
+  dsana_xsum *acc = st->acc - st->lo * w;
+  bool exact = h->flags & WIRE_F_XSUM;
+  for (uint64_t i = 0; i < h->count; i++) {
+    uint64_t k = keys ? keys[i] : h->key_lo + i;
+    for (uint64_t j = 0; j < w; j++) {
+      if (!exact) {
+        dsana_xsum_add(&acc[k * w + j], vals[i * w + j]);
+        continue;
+      }
+      dsana_xsum part; /* two little-endian words, low first: the host's layout */
+      memcpy(&part, vals + 2 * (i * w + j), sizeof part);
+      dsana_xsum_merge(&acc[k * w + j], &part);
+    }
+  }
+}
+
+/* Hold a SUM push until the task's end marker. */
+static int stage(struct server *sv, const struct wire_hdr *h, const void *payload) {
+  struct staged *s = calloc(1, sizeof *s);
+  void *copy = h->payload_bytes ? malloc(h->payload_bytes) : NULL;
+  if (!s || (h->payload_bytes && !copy)) {
+    free(s);
+    free(copy);
+    return DSANA_ENOMEM;
+  }
+  if (copy)
+    memcpy(copy, payload, h->payload_bytes);
+  s->hdr = *h;
+  s->payload = copy;
+  struct staged **pp = &sv->staging[h->task];
+  while (*pp)
+    pp = &(*pp)->next;
+  *pp = s;
+  return 0;
+}
+
+/* What is wrong with push h from worker w (NULL: nothing). */
+static const char *check_push(const struct server *sv, const struct wire_hdr *h, const void *payload) {
+  struct job_range r;
+  if (h->task >= sv->job.n_tasks || sv->tseg_off[h->task] == sv->tseg_off[h->task + 1])
+    return "the task writes nothing in this shard";
+  if (h->table >= sv->job.n_tables || !job_task_writes(&sv->job, h->task, h->table, &r))
+    return "the task does not write this table";
+  const struct stable *st = &sv->t[h->table];
+  if (h->payload_bytes == 0 && h->count == 0)
+    return h->flags & WIRE_F_KEYS ? "an empty key list" : NULL; /* an end marker alone */
+  uint64_t lo = r.lo > st->lo ? r.lo : st->lo, hi = r.hi < st->hi ? r.hi : st->hi;
+  if (h->key_lo < lo || h->key_hi > hi || h->key_lo >= h->key_hi)
+    return "keys outside the task's write range in this shard";
+  uint64_t words = h->flags & WIRE_F_XSUM ? 2 : 1;
+  if ((h->flags & WIRE_F_XSUM) && !st->acc)
+    return "partial sums pushed into an ASSIGN table";
+  if (!(h->flags & WIRE_F_KEYS))
+    return h->count == h->key_hi - h->key_lo && h->payload_bytes == (uint64_t)h->count * st->width * 8 * words
+               ? NULL : "value count does not match the key range";
+  if (!st->acc)
+    return "a key list pushed into an ASSIGN table";
+  if (h->payload_bytes != (uint64_t)h->count * (st->width * words + 1) * 8 || h->count == 0)
+    return "payload does not match the key count";
+  const uint64_t *keys = payload;
+  for (uint32_t i = 0; i < h->count; i++)
+    if (keys[i] < h->key_lo || keys[i] >= h->key_hi || (i && keys[i] <= keys[i - 1]))
+      return "keys not ascending inside the range";
+  return NULL;
+}
+
+/* A push of the iteration after the one this shard just completed can
+ * overtake the scheduler's commit (its worker fetched ahead): keep a copy
+ * and apply it after the commit. */
+static int defer(struct server *sv, const struct rt_from *from, const struct wire_hdr *h, const void *payload) {
+  uint64_t bytes = h->payload_bytes, cap = 4096;
+  for (uint32_t t = 0; t < sv->job.n_tables; t++)
+    cap += 2 * (sv->t[t].hi - sv->t[t].lo) * sv->t[t].width * (sv->t[t].width + 1) * 8;
+  if (sv->deferred_bytes + bytes > cap) {
+    log_warn("dropped PUSH from worker %u (iteration %u, task %u): too many pushes ahead of the commit", h->sender,
+             h->iter, h->task);
+    return 0;
+  }
+  struct deferred_push *d = grow_for_one(sv->deferred, &sv->cap_deferred, sv->n_deferred, sizeof *d, 16);
+  void *copy = malloc(bytes ? bytes : 1);
+  if (!d || !copy) {
+    free(copy);
+    return DSANA_ENOMEM;
+  }
+  sv->deferred = d;
+  memcpy(copy, payload, bytes);
+  sv->deferred[sv->n_deferred++] = (struct deferred_push){.peer = from->peer, .hdr = *h, .payload = copy};
+  sv->deferred_bytes += bytes;
+  return 0;
+}
+
+static int take_push(struct server *sv, uint32_t worker, const struct wire_hdr *h, const void *payload,
+                     struct rt_outq *out) {
+  const char *why = check_push(sv, h, payload);
+  if (why) {
+    log_warn("dropped PUSH from worker %u (iteration %u, task %u, table %u): %s", worker, h->iter, h->task, h->table,
+             why);
+    return 0;
+  }
+  if (sv->ended[h->task])
+    return 0; /* a re-run task pushing what arrived already */
+  if (sv->sender[h->task] != worker) {
+    drop_staged(sv, h->task); /* another worker runs it now: start over */
+    sv->sender[h->task] = worker;
+  }
+  bool sum = sv->t[h->table].acc != NULL;
+  if (sum && !(h->flags & WIRE_F_END)) {
+    int rc = stage(sv, h, payload);
+    if (rc)
+      return rc;
+  } else {
+    for (const struct staged *s = sv->staging[h->task]; s; s = s->next)
+      apply(sv, &s->hdr, s->payload);
+    if (h->count)
+      apply(sv, h, payload);
+  }
+  return h->flags & WIRE_F_END ? task_ended(sv, h->task, h->iter, out) : 0;
+}
+
+int spush_on_push(struct server *sv, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out) {
+  const struct wire_hdr *h = &m->hdr;
+  if ((int64_t)h->iter == sv->version + 2 && sv->completed)
+    return defer(sv, from, h, m->payload);
+  if ((int64_t)h->iter != sv->version + 1 || sv->completed) {
+    log_warn("dropped PUSH from worker %u (iteration %u, task %u): this shard is at iteration %lld%s", from->index,
+             h->iter, h->task, (long long)sv->version + 1, sv->completed ? " (complete)" : "");
+    return 0;
+  }
+  uint64_t t0 = rt_now(sv->env);
+  int rc = take_push(sv, from->index, h, m->payload, out);
+  trace_span("push in", "transfer", t0, rt_now(sv->env), h->iter, "task", h->task);
+  return rc;
+}
+
+int spush_apply_deferred(struct server *sv, struct rt_outq *out) {
+  int rc = 0;
+  size_t n = sv->n_deferred;
+  sv->n_deferred = 0;
+  sv->deferred_bytes = 0;
+  for (size_t i = 0; i < n; i++) {
+    struct deferred_push *d = &sv->deferred[i];
+    uint32_t id = 0, worker = UINT32_MAX;
+    if (net_peer_id(&d->peer, &id) == 0 && id >> 24 == ROLE_WORKER)
+      worker = id & 0xffffff;
+    if (!rc && (int64_t)d->hdr.iter == sv->version + 1 && !sv->completed)
+      rc = take_push(sv, worker, &d->hdr, d->payload, out);
+    free(d->payload);
+  }
+  return rc;
+}

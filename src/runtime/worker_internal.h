@@ -1,0 +1,72 @@
+/*
+ * worker_internal.h - the worker's state, shared by its files (see
+ * worker.h for who calls whom). Owned by the worker's control thread;
+ * compute threads touch only what worker_exec.c says.
+ */
+#ifndef DSANA_RUNTIME_WORKER_INTERNAL_H
+#define DSANA_RUNTIME_WORKER_INTERNAL_H
+
+#include "runtime/worker.h"
+
+/* A task's key list of a sparse table (task_keys()), fetched once. */
+struct wkeys {
+  const uint64_t *keys;
+  uint64_t n;
+  bool got;
+};
+
+struct worker {
+  const struct rt_env *env;
+  struct role_params params;
+  struct run_config cfg;
+  const struct dsana_app *app;
+  void *app_state;
+  bool own_app;
+  uint32_t index;
+  struct msg_cluster_map *map; /* NULL until the cluster map came */
+  struct dsana_job job;
+  struct mirror mirror;
+  uint64_t last_heard_ns, last_sent_ns;
+  bool stopped;
+  /* the iteration */
+  uint32_t iter; /* started last (ITER_START) */
+  double globals[DSANA_MAX_GLOBALS];
+  bool blocks;      /* tasks run block by block as the block table's chunks arrive */
+  bool run_ahead;   /* static scheduling, fetching ahead: done tasks start again for the next iteration */
+  uint32_t ahead_iter; /* FETCH_AHEAD received for this iteration (0 = none) */
+  uint32_t sparse;  /* bit t: table t is read by key lists */
+  bool one_block_items;
+  /* tasks */
+  struct wtask *slots; /* 2 x n_tasks: this iteration's and the next one's */
+  uint32_t n_slots;
+  uint32_t *order;     /* held instances (slot indices) in the order they started */
+  uint32_t n_held;
+  uint32_t *queue;     /* received, not started: a ring of n_tasks */
+  uint32_t q_head, q_len;
+  uint32_t *ran;       /* tasks completed in iteration `iter`, in order */
+  uint32_t n_ran;
+  struct wkeys *tkeys; /* n_tasks * n_tables, lazily */
+  double *assign_buf[DSANA_MAX_TABLES]; /* dense ASSIGN push buffers (n_keys * width) */
+  uint64_t values_per_msg;
+  /* accounting for TASK_DONE */
+  uint64_t bytes_out, bytes_in_mark, bytes_out_mark, last_task_end_ns;
+};
+
+/* worker_tasks.c */
+int wtasks_alloc(struct worker *w);
+void wtasks_free(struct worker *w);
+/* TASKS for the current iteration: queue them (or confirm provisional ones). */
+int wtasks_receive(struct worker *w, const uint32_t *tasks, uint32_t n);
+/* ITER_START of w->iter (already set). */
+int wtasks_iter_start(struct worker *w, bool ran_before, struct rt_outq *out);
+/* FETCH_AHEAD for iteration iter. */
+int wtasks_fetch_ahead(struct worker *w, uint32_t iter, struct rt_outq *out);
+int wtasks_next(struct worker *w, struct witem *it, struct rt_outq *out);
+int wtasks_done(struct worker *w, struct witem *it, struct rt_outq *out);
+
+/* worker_push.c: send a finished instance's pushes and end markers. */
+int wpush_send(struct worker *w, struct wtask *wt, struct rt_outq *out);
+/* The report of a finished instance to the scheduler. */
+int wpush_report(struct worker *w, struct wtask *wt, struct rt_outq *out);
+
+#endif

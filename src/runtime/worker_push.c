@@ -1,0 +1,168 @@
+/*
+ * worker_push.c - what a worker sends when a task instance finished: its
+ * pushes, cut at the servers' shard boundaries and the message size, with
+ * an end marker on the last message to every server whose shard its write
+ * ranges touch (an empty PUSH when it sent that server nothing), then its
+ * TASK_DONE report to the scheduler.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/trace.h"
+#include "runtime/worker_internal.h"
+#include "util/log.h"
+
+static struct wire_hdr push_hdr(const struct worker *w, const struct wtask *wt, uint32_t table) {
+  struct wire_hdr h = wire_hdr_make(WIRE_PUSH, w->index);
+  h.table = table;
+  h.iter = wt->iter;
+  h.task = wt->task;
+  return h;
+}
+
+/* A dense push of keys [lo, hi) of table t: p indexed by key, `words`
+ * doubles per value (1; 2 for exact partial sums). */
+static int push_dense(struct worker *w, const struct wtask *wt, uint32_t t, const double *p, uint32_t words,
+                      uint64_t lo, uint64_t hi, struct rt_outq *out) {
+  const struct job_table *jt = &w->job.tables[t];
+  uint64_t per = jt->width * words, max_keys = w->values_per_msg / per ? w->values_per_msg / per : 1;
+  for (uint64_t at = lo; at < hi;) {
+    uint32_t s = shard_of(jt->n_keys, w->map->n_servers, at);
+    uint64_t slo, shi;
+    shard_range(jt->n_keys, w->map->n_servers, s, &slo, &shi);
+    uint64_t end = hi < shi ? hi : shi;
+    end = end - at > max_keys ? at + max_keys : end;
+    struct wire_hdr h = push_hdr(w, wt, t);
+    h.flags = words == 2 ? WIRE_F_XSUM : 0;
+    h.key_lo = at;
+    h.key_hi = end;
+    h.count = (uint32_t)(end - at);
+    int rc = rt_send(out, ROLE_SERVER, s, &h, p + at * per, (end - at) * per * sizeof(double));
+    if (rc)
+      return rc;
+    at = end;
+  }
+  return 0;
+}
+
+/* A sparse push: keys[0..n) with values vals (n * width values of `words`
+ * doubles), as messages of [count keys][their values]. */
+static int push_sparse(struct worker *w, const struct wtask *wt, uint32_t t, const uint64_t *keys, const double *vals,
+                       uint32_t words, uint64_t n, struct rt_outq *out) {
+  const struct job_table *jt = &w->job.tables[t];
+  uint64_t per = jt->width * words, max_keys = w->values_per_msg / (per + 1) ? w->values_per_msg / (per + 1) : 1;
+  for (uint64_t i = 0; i < n;) {
+    uint32_t s = shard_of(jt->n_keys, w->map->n_servers, keys[i]);
+    uint64_t slo, shi, j = i;
+    shard_range(jt->n_keys, w->map->n_servers, s, &slo, &shi);
+    while (j < n && keys[j] < shi && j - i < max_keys)
+      j++;
+    uint64_t cnt = j - i, bytes = cnt * (1 + per) * sizeof(double);
+    uint64_t *buf = malloc(bytes);
+    if (!buf)
+      return DSANA_ENOMEM;
+    memcpy(buf, keys + i, cnt * sizeof *buf);
+    memcpy(buf + cnt, vals + i * per, cnt * per * sizeof(double));
+    struct wire_hdr h = push_hdr(w, wt, t);
+    h.flags = WIRE_F_KEYS | (words == 2 ? WIRE_F_XSUM : 0);
+    h.key_lo = keys[i];
+    h.key_hi = keys[j - 1] + 1;
+    h.count = (uint32_t)cnt;
+    int rc = rt_send_owned(out, ROLE_SERVER, s, &h, buf, bytes, 0);
+    if (rc)
+      return rc;
+    i = j;
+  }
+  return 0;
+}
+
+/* Mark the servers whose shard range r of its table touches. */
+static void touch(const struct worker *w, const struct job_range *r, uint8_t *touched) {
+  if (r->lo >= r->hi)
+    return;
+  uint64_t n = w->job.tables[r->table].n_keys;
+  uint32_t a = shard_of(n, w->map->n_servers, r->lo), b = shard_of(n, w->map->n_servers, r->hi - 1);
+  for (uint32_t s = a; s <= b; s++)
+    touched[s] = 1;
+}
+
+/* The end markers: END on the last message to each touched server, or an
+ * empty PUSH to one that got nothing. */
+static int mark_ends(struct worker *w, const struct wtask *wt, const uint8_t *touched, size_t first,
+                     struct rt_outq *out) {
+  uint32_t table = w->job.wr[w->job.wr_off[wt->task]].table;
+  for (uint32_t s = 0; s < w->map->n_servers; s++) {
+    if (!touched[s])
+      continue;
+    size_t last = out->n;
+    for (size_t i = first; i < out->n; i++)
+      if (out->v[i].role == ROLE_SERVER && out->v[i].index == s && out->v[i].hdr.type == WIRE_PUSH)
+        last = i;
+    if (last < out->n) {
+      out->v[last].hdr.flags |= WIRE_F_END;
+      continue;
+    }
+    struct wire_hdr h = push_hdr(w, wt, table);
+    h.flags = WIRE_F_END;
+    int rc = rt_send(out, ROLE_SERVER, s, &h, NULL, 0);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
+int wpush_send(struct worker *w, struct wtask *wt, struct rt_outq *out) {
+  const struct dsana_job *job = &w->job;
+  size_t first = out->n;
+  uint64_t t0 = rt_now(w->env);
+  uint8_t *touched = calloc(w->map->n_servers, 1);
+  if (!touched)
+    return DSANA_ENOMEM;
+  int rc = 0;
+  for (uint32_t i = job->wr_off[wt->task]; !rc && i < job->wr_off[wt->task + 1]; i++) {
+    const struct job_range *r = &job->wr[i];
+    const struct wpush *p = &wt->push[r->table];
+    touch(w, r, touched);
+    if (!p->used && job->tables[r->table].rule == DSANA_RULE_ASSIGN && r->lo < r->hi) {
+      log_error("task %u did not push its keys [%llu, %llu) of ASSIGN table '%s'", wt->task,
+                (unsigned long long)r->lo, (unsigned long long)r->hi, job->tables[r->table].name);
+      rc = DSANA_EINVAL;
+    } else if (p->used) {
+      uint32_t words = p->xbuf ? 2 : 1;
+      const double *vals = p->xbuf ? (const double *)(const void *)p->xbuf : p->buf;
+      rc = p->keys ? push_sparse(w, wt, r->table, p->keys, vals, words, p->n, out)
+                   : push_dense(w, wt, r->table, vals, words, r->lo, r->hi, out);
+    }
+  }
+  if (!rc && job->wr_off[wt->task] < job->wr_off[wt->task + 1])
+    rc = mark_ends(w, wt, touched, first, out);
+  free(touched);
+  for (size_t i = first; i < out->n; i++)
+    w->bytes_out += WIRE_HDR_BYTES + out->v[i].hdr.payload_bytes;
+  trace_span("push", "transfer", t0, rt_now(w->env), wt->iter, "task", wt->task);
+  return rc;
+}
+
+int wpush_report(struct worker *w, struct wtask *wt, struct rt_outq *out) {
+  uint64_t now = rt_now(w->env);
+  struct msg_task_done d = {.task = wt->task, .compute_ns = wt->compute_ns, .wait_ns = wt->wait_ns,
+                            .idle_ns = w->last_task_end_ns && wt->start_ns > w->last_task_end_ns
+                                           ? wt->start_ns - w->last_task_end_ns : 0,
+                            .bytes_in = w->mirror.bytes_in - w->bytes_in_mark,
+                            .bytes_out = w->bytes_out - w->bytes_out_mark,
+                            .overlap_ns = wt->overlap_ns, .overrun_ns = wt->overrun_ns};
+  memcpy(d.sums, wt->sums, w->job.n_sums * sizeof *d.sums);
+  w->bytes_in_mark = w->mirror.bytes_in;
+  w->bytes_out_mark = w->bytes_out;
+  w->last_task_end_ns = now;
+  size_t len = msg_task_done_bytes(w->job.n_sums);
+  uint8_t *buf = malloc(len);
+  if (!buf)
+    return DSANA_ENOMEM;
+  msg_task_done_encode(&d, w->job.n_sums, buf);
+  struct wire_hdr h = wire_hdr_make(WIRE_TASK_DONE, w->index);
+  h.iter = wt->iter;
+  h.count = 1;
+  w->last_sent_ns = now;
+  return rt_send_owned(out, ROLE_SCHEDULER, 0, &h, buf, len, 0);
+}

@@ -1,0 +1,221 @@
+/*
+ * test_runtime_mirror_shared.c - a worker's mirror taking shared-buffer
+ * answers (PULL_REPLY with WIRE_F_SHARED): the values of the piece's keys
+ * are in the sending server's buffer, mapped through the rt_env (here:
+ * test memory standing for each server's shard, see
+ * mirror_test_fixture.h), once per server, table and buffer, and released
+ * by mirror_fini(). Bad shared answers are dropped like any bad piece.
+ *
+ * Two servers; table 0: 100 keys of width 1, table 1: 40 keys of width 3,
+ * table 2: 100 keys with every fourth unread; chunks of 10 keys.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "mirror_test_fixture.h"
+
+#define CK 10
+
+static uint64_t quarter_unread[100 / 64 + 1];
+
+static struct spec shared_spec(bool share) {
+  memset(quarter_unread, 0, sizeof quarter_unread);
+  for (uint64_t k = 0; k < 100; k += 4)
+    quarter_unread[k / 64] |= 1ull << (k % 64);
+  return (struct spec){.n_servers = 2, .chunk_keys = CK, .n_tables = 3,
+                       .t = {{100, 1, 0, 0}, {40, 3, 0, 0}, {100, 1, 0, 0}}, .share = share,
+                       .unread = {NULL, NULL, quarter_unread}};
+}
+
+static int setup_share(void **state) {
+  struct spec sp = shared_spec(true);
+  return fixture_make(state, &sp);
+}
+
+static int setup_no_share(void **state) {
+  struct spec sp = shared_spec(false);
+  return fixture_make(state, &sp);
+}
+
+/* Server s's buffer b of table t, holding iter's values tagged. */
+static void fill_buffer(struct fixture *f, uint32_t s, uint32_t t, uint32_t b, uint32_t iter, double tag) {
+  uint64_t lo, hi;
+  uint32_t w = width_of(f, t);
+  shard_range(f->job.tables[t].n_keys, f->n_servers, s, &lo, &hi);
+  if (!f->shm[s][t][b])
+    f->shm[s][t][b] = calloc((hi - lo) * w, sizeof(double));
+  assert_non_null(f->shm[s][t][b]);
+  for (uint64_t k = lo; k < hi; k++)
+    for (uint32_t j = 0; j < w; j++)
+      f->shm[s][t][b][(k - lo) * w + j] = val(iter, k, j, tag);
+}
+
+/* Server s answers keys [lo, hi) of t for iter from its buffer b. */
+static int shared_piece(struct fixture *f, uint32_t s, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi,
+                        uint32_t b) {
+  struct wire_hdr h = reply_hdr(s, t, iter, lo, hi);
+  h.flags = WIRE_F_SHARED;
+  h.buffer = b;
+  return offer(f, s, &h, NULL);
+}
+
+static void give_shared(struct fixture *f, uint32_t s, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi,
+                        uint32_t b) {
+  assert_int_equal(shared_piece(f, s, t, iter, lo, hi, b), MIRROR_TAKEN);
+}
+
+/* Chunks from the buffers: values placed by key, every server's buffer
+ * mapped once, no bytes counted as received; mixed with plain pieces. */
+static void test_shared_answers(void **state) {
+  struct fixture *f = *state;
+  fill_buffer(f, 0, 0, 0, 1, 1);
+  fill_buffer(f, 1, 0, 0, 1, 1);
+  request(f, 0, 1); /* the PULLs say shared answers are welcome */
+  give_shared(f, 0, 0, 1, 0, 10, 0);
+  assert_int_equal(f->maps, 1);
+  assert_string_equal(f->last_map, "s0-t0-b0");
+  assert_true(mirror_chunk_ready(&f->m, 0, 1, 0));
+  give_shared(f, 0, 0, 1, 10, 15, 0);
+  give_shared(f, 0, 0, 1, 15, 20, 0);
+  for (uint64_t c = 2; c < 5; c++)
+    give_shared(f, 0, 0, 1, c * CK, (c + 1) * CK, 0);
+  assert_int_equal(f->maps, 1); /* mapped once */
+  give_shared(f, 1, 0, 1, 50, 60, 0);
+  assert_int_equal(f->maps, 2);
+  assert_string_equal(f->last_map, "s1-t0-b0");
+  assert_int_equal(f->m.bytes_in, 0); /* shared buffers cross no link */
+  for (uint64_t c = 6; c < 10; c++)
+    give(f, 1, 0, 1, c * CK, (c + 1) * CK, 1); /* the rest as plain pieces */
+  assert_true(mirror_ready(&f->m, 0, 1, 0, 100));
+  check_values(f, 0, 1, 0, 100, 1);
+  assert_int_equal(f->m.bytes_in, 4 * (WIRE_HDR_BYTES + 8 * CK));
+  give_shared(f, 0, 0, 1, 0, 10, 0); /* twice is still a duplicate */
+  check_values(f, 0, 1, 0, 100, 1);
+
+  /* width 3: the buffer holds three values per key */
+  fill_buffer(f, 0, 1, 0, 1, 2);
+  fill_buffer(f, 1, 1, 0, 1, 2);
+  request(f, 1, 1);
+  for (uint64_t c = 0; c < 4; c++)
+    give_shared(f, c < 2 ? 0 : 1, 1, 1, c * CK, (c + 1) * CK, 0);
+  assert_true(mirror_ready(&f->m, 1, 1, 0, 40));
+  check_values(f, 1, 1, 0, 40, 2);
+  assert_int_equal(f->maps, 4);
+}
+
+/* Fetching ahead, the next iteration's values are in the other buffer. */
+static void test_shared_ahead_other_buffer(void **state) {
+  struct fixture *f = *state;
+  for (uint32_t s = 0; s < 2; s++) {
+    fill_buffer(f, s, 0, 0, 1, 1);
+    fill_buffer(f, s, 0, 1, 2, 3);
+  }
+  request(f, 0, 1);
+  for (uint64_t c = 0; c < 10; c++)
+    give_shared(f, c < 5 ? 0 : 1, 0, 1, c * CK, (c + 1) * CK, 0);
+  request(f, 0, 2);
+  assert_int_equal(mirror_need(&f->m, 0, 1, 3, &f->q), 0);
+  assert_int_equal(shared_piece(f, 0, 0, 2, 30, 40, 1), MIRROR_HOLD);
+  give_shared(f, 0, 0, 2, 0, 10, 1);
+  check_values(f, 0, 2, 0, 10, 3);
+  check_values(f, 0, 1, 10, 100, 1);
+  mirror_release(&f->m);
+  for (uint64_t c = 1; c < 10; c++)
+    give_shared(f, c < 5 ? 0 : 1, 0, 2, c * CK, (c + 1) * CK, 1);
+  assert_true(mirror_ready(&f->m, 0, 2, 0, 100));
+  check_values(f, 0, 2, 0, 100, 3);
+  assert_int_equal(f->maps, 4); /* two servers, two buffers */
+}
+
+/* A table with unread keys: a shared answer carries every key of its range
+ * in place (the buffer is the shard); the chunk counts its read keys. */
+static void test_shared_with_unread_keys(void **state) {
+  struct fixture *f = *state;
+  fill_buffer(f, 0, 2, 0, 1, 4);
+  fill_buffer(f, 1, 2, 0, 1, 4);
+  request(f, 2, 1);
+  for (uint64_t c = 0; c < 10; c++)
+    give_shared(f, c < 5 ? 0 : 1, 2, 1, c * CK, (c + 1) * CK, 0);
+  assert_true(mirror_ready(&f->m, 2, 1, 0, 100));
+  assert_int_equal(f->m.t[2].missing, 0);
+  for (uint64_t k = 1; k < 100; k++)
+    if (k % 4 != 0)
+      assert_true(f->m.t[2].values[k] == val(1, k, 0, 4));
+}
+
+/* Bad shared answers: a buffer index beyond the two, a payload, the
+ * packed flag, a buffer that cannot be mapped, keys outside the shard. */
+static void test_shared_rejected(void **state) {
+  struct fixture *f = *state;
+  fill_buffer(f, 0, 0, 0, 1, 1);
+  fill_buffer(f, 1, 0, 0, 1, 1);
+  request(f, 0, 1);
+  give_shared(f, 0, 0, 1, 0, 10, 2);
+  give_shared(f, 0, 0, 1, 0, 10, UINT32_MAX);
+  struct wire_hdr h = reply_hdr(0, 0, 1, 0, 10);
+  h.flags = WIRE_F_SHARED;
+  h.count = 10;
+  h.payload_bytes = 80; /* values and a buffer */
+  double v[10] = {0};
+  assert_int_equal(offer(f, 0, &h, v), MIRROR_TAKEN);
+  h.flags = WIRE_F_SHARED | WIRE_F_PACKED; /* the buffer is never packed */
+  h.count = 0;
+  h.payload_bytes = 0;
+  assert_int_equal(offer(f, 0, &h, NULL), MIRROR_TAKEN);
+  give_shared(f, 0, 0, 1, 50, 60, 0); /* server 0's buffer holds keys [0, 50) */
+  give_shared(f, 1, 0, 1, 40, 50, 0);
+  f->map_fails = 1;
+  give_shared(f, 0, 0, 1, 10, 20, 0);
+  assert_int_equal(chunks_ready(f, 0, 1), 0);
+  check_untouched(f, 0, 0, 100);
+  assert_int_equal(f->maps, 0);
+  f->map_fails = 0; /* a later answer maps it */
+  give_shared(f, 0, 0, 1, 10, 20, 0);
+  assert_true(mirror_chunk_ready(&f->m, 0, 1, 1));
+  check_values(f, 0, 1, 10, 20, 1);
+  assert_int_equal(f->maps, 1);
+  assert_int_equal(f->m.bytes_in, 0);
+}
+
+/* mirror_fini releases every buffer it mapped, with the size it mapped. */
+static void test_shared_released(void **state) {
+  struct fixture *f = *state;
+  fill_buffer(f, 0, 0, 0, 1, 1);
+  fill_buffer(f, 1, 1, 1, 1, 1);
+  request(f, 0, 1);
+  request(f, 1, 1);
+  give_shared(f, 0, 0, 1, 0, 10, 0);
+  give_shared(f, 1, 1, 1, 20, 30, 1);
+  assert_int_equal(f->maps, 2);
+  mirror_fini(&f->m);
+  assert_int_equal(f->releases, 2);
+  assert_int_equal(f->released_bytes, 50 * 8 + 20 * 3 * 8);
+  assert_int_equal(mirror_init(&f->m, &f->job, f->chunk_keys, 0, 2, SELF, &f->env, true), 0);
+}
+
+/* A worker that did not welcome shared answers drops them. */
+static void test_shared_not_expected(void **state) {
+  struct fixture *f = *state;
+  fill_buffer(f, 0, 0, 0, 1, 1);
+  request(f, 0, 1); /* no WIRE_F_SHARE_OK */
+  give_shared(f, 0, 0, 1, 0, 10, 0);
+  assert_int_equal(f->maps, 0);
+  assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
+  check_untouched(f, 0, 0, 10);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_shared_answers, setup_share, teardown),
+      cmocka_unit_test_setup_teardown(test_shared_ahead_other_buffer, setup_share, teardown),
+      cmocka_unit_test_setup_teardown(test_shared_with_unread_keys, setup_share, teardown),
+      cmocka_unit_test_setup_teardown(test_shared_rejected, setup_share, teardown),
+      cmocka_unit_test_setup_teardown(test_shared_released, setup_share, teardown),
+      cmocka_unit_test_setup_teardown(test_shared_not_expected, setup_no_share, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
