@@ -76,6 +76,21 @@ else
   fail "multi with a killed worker: rc=$RC $(head -c 300 killed.err)"
 fi
 
+# A server killed after a checkpoint: --resume reaches the same model (the
+# optimiser's history is in the servers' STATE table and the globals).
+DSANA_FAULT="server=1,iter=13,point=commit,how=kill" run_capture ckill "$DSANA" logreg multi.svm --workers 2 \
+  --servers 2 --max-iter 25 --quiet --model-out ck.model --checkpoint ck --checkpoint-every 5
+if [ "$RC" -eq 1 ] && grep -q "last complete checkpoint: iteration 10" ckill.err && [ ! -e ck.model ]; then
+  lr resumed multi.svm --workers 3 --servers 2 --max-iter 25 --resume ck
+  if [ "$RC" -eq 0 ] && cmp -s base.multi.model resumed.model; then
+    pass "multi: resumed from the checkpoint of iteration 10 (with 3 workers instead of 2): the same model"
+  else
+    fail "multi resume: rc=$RC $(head -c 300 resumed.err)"
+  fi
+else
+  fail "multi: killed server: rc=$RC $(head -c 300 ckill.err)"
+fi
+
 # ------------------------------------------------------------ heart_scale
 heart="${SHARED_DATA:-$DSANA_SRC/../shared/data}/libsvm/heart_scale"
 if [ -f "$heart" ]; then

@@ -206,5 +206,11 @@ int main(int argc, char **argv) {
     die("unknown command");
   double f = objective(&x, l2, w, g, &acc);
   printf("f=%.17g gnorm=%.6e accuracy=%.6f\n", f, norm(g, n), acc);
+  free(w);
+  free(g);
+  free(x.off);
+  free(x.col);
+  free(x.val);
+  free(x.y);
   return 0;
 }
