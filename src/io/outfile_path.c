@@ -101,13 +101,12 @@ int dsana_outfile_check(const char *path, char *err, size_t errlen) {
     return access(t.final, W_OK) == 0 ? (t.in_place ? 0 : dsana_outfile_check_dir(t.dir, err, errlen))
                                        : out_err(err, errlen, path, "cannot write", errno);
   struct stat st;
-  if (stat(t.dir, &st) != 0)
-    return out_err(err, errlen, path, errno == ENOENT ? "its folder does not exist" : "cannot write", errno == ENOENT ? 0 : errno);
-  if (!S_ISDIR(st.st_mode))
-    return out_err(err, errlen, path, "its folder is not a directory", 0);
-  if (access(t.dir, W_OK | X_OK) != 0)
-    return out_err(err, errlen, path, "cannot create it in its folder", errno);
-  return 0;
+  char what[OUT_PATH_MAX + 64];
+  int e = stat(t.dir, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : access(t.dir, W_OK | X_OK) != 0 ? errno : 0;
+  if (!e)
+    return 0;
+  snprintf(what, sizeof what, "%s %s", e == ENOENT ? "no folder" : "cannot create a file in", t.dir);
+  return out_err(err, errlen, path, what, e == ENOENT ? 0 : e);
 }
 
 int dsana_outfile_check_dir(const char *dir, char *err, size_t errlen) {
