@@ -1,8 +1,9 @@
 /*
  * cmd_predict.c - `dsana logreg predict MODEL DATA --out FILE`: one line
  * per row of DATA, "label<TAB>probability" of the class the model
- * predicts, written atomically; the accuracy against DATA's labels on
- * stdout. No cluster: scoring is one pass over the data.
+ * predicts (dsana/outfile.h: atomic for a regular file, gzip for .gz),
+ * checked writable and distinct from MODEL and DATA first; the accuracy
+ * against DATA's labels on stdout. No cluster: scoring is one pass over the data.
  */
 #include "cmd_predict.h"
 
@@ -12,6 +13,7 @@
 
 #include "apps/apps.h"
 #include "dsana/dsana.h"
+#include "paths.h"
 
 static void usage(FILE *f) {
   fprintf(f, "usage: dsana logreg predict MODEL DATA --out FILE [--quiet]\n"
@@ -46,6 +48,8 @@ int cmd_predict_main(int argc, char **argv) {
     fprintf(stderr, "dsana logreg predict: expected MODEL DATA and --out FILE (see dsana logreg predict --help)\n");
     return 2;
   }
+  if (cli_check_predict_paths(argv[optind], argv[optind + 1], out) != 0)
+    return 2;
   char err[1024] = "";
   double accuracy = 0;
   int rc = logreg_predict(argv[optind], argv[optind + 1], out, &accuracy, err, sizeof err);

@@ -7,25 +7,30 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli_apps.h"
+#include "help.h"
 #include "io/scenario.h"
 #include "net/secure.h"
 #include "net/transport.h"
 #include "opts.h"
+#include "paths.h"
 #include "report.h"
 #include "runtime/checkpoint.h"
 #include "runtime/job.h"
 #include "runtime/runtime.h"
 #include "util/log.h"
+#include "util/status.h"
 
-/* Input errors (bad file, bad format) exit 2 like usage errors. */
+/* Input errors (bad file, bad format) exit 2 like usage errors; a run
+ * whose result was written but a report was not exits 3 (util/status.h). */
 static int exit_code(int rc) {
   if (rc == 0)
-    return 0;
+    return status_exit_code(0, 1);
   return rc == DSANA_EUSAGE || rc == DSANA_EFORMAT || rc == DSANA_EIO || rc == DSANA_EINVAL ||
                  rc == DSANA_ERANGE
              ? 2
@@ -89,10 +94,13 @@ static int setup_checkpoints(struct run_config *cfg, const char *who) {
   return 0;
 }
 
-/* Check inputs before any process starts: the scenario, then the app's data. */
+/* Check inputs before any process starts: the files the run reads and
+ * writes, the scenario, then the app's data. */
 static int prepare_app(struct cli_run *r) {
   char err[512] = "";
-  int rc = 0;
+  int rc = cli_check_paths(r);
+  if (rc)
+    return rc;
   if (r->cfg.scenario_path[0]) {
     struct scenario sc;
     rc = scenario_load(r->cfg.scenario_path, &sc, err, sizeof err);
@@ -158,6 +166,8 @@ static int run_ranked(struct cli_run *r, uint32_t rank, uint32_t size) {
 int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool scheduler_only) {
   struct cli_run r;
   int rc = cli_parse_run(app, argc, argv, &r);
+  if (!rc && r.help)
+    cli_print_app_help(app, scheduler_only, stdout);
   if (rc || r.help) {
     app->destroy(r.app_state);
     return rc ? 2 : 0;
@@ -197,15 +207,13 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
     rc = runtime_launch_local(&p);
   }
   app->destroy(r.app_state);
+  if (rc == DSANA_EINTR && runtime_launch_signal()) { /* die of it, as the shell expects: 128+N */
+    fflush(stdout);
+    signal(runtime_launch_signal(), SIG_DFL);
+    raise(runtime_launch_signal());
+    return 128 + runtime_launch_signal();
+  }
   return exit_code(rc);
-}
-
-static void role_usage(const char *role, FILE *f) {
-  fprintf(f,
-          "usage: dsana %s --scheduler ADDR --token-file FILE [--index I] [--bind HOST] [--peer-timeout S]\n"
-          "       [--register-timeout S]\n"
-          "Start one %s that joins the scheduler at ADDR; the app and its options come from the scheduler.\n",
-          role, role);
 }
 
 int cmd_role_main(const char *role, int argc, char **argv) {
@@ -215,6 +223,7 @@ int cmd_role_main(const char *role, int argc, char **argv) {
                                        {"peer-timeout", required_argument, NULL, 'p'},
                                        {"register-timeout", required_argument, NULL, 'r'},
                                        {"token-file", required_argument, NULL, 't'},
+                                       {"verbose", no_argument, NULL, 'v'},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
   struct run_config cfg;
@@ -222,7 +231,7 @@ int cmd_role_main(const char *role, int argc, char **argv) {
   uint32_t index = UINT32_MAX;
   opterr = 0;
   optind = 1;
-  for (int c; (c = getopt_long(argc, argv, ":", opts, NULL)) != -1;) {
+  for (int c; (c = getopt_long(argc, argv, ":hv", opts, NULL)) != -1;) {
     int bad = 0;
     if (c == 's')
       bad = snprintf(cfg.scheduler_addr, sizeof cfg.scheduler_addr, "%s", optarg) >= (int)sizeof cfg.scheduler_addr;
@@ -236,15 +245,24 @@ int cmd_role_main(const char *role, int argc, char **argv) {
       bad = cli_parse_seconds(optarg, &cfg.register_timeout_s) != 0;
     else if (c == 't')
       bad = snprintf(cfg.token_path, sizeof cfg.token_path, "%s", optarg) >= (int)sizeof cfg.token_path;
+    else if (c == 'v')
+      log_set_level(++cfg.verbose > 1 ? LOG_DEBUG : LOG_INFO);
     else if (c == 'h') {
-      role_usage(role, stdout);
+      cli_print_role_help(role, stdout);
       return 0;
     } else {
       fprintf(stderr, "dsana %s: %s '%s'\n", role, c == ':' ? "missing value for" : "unknown option", argv[optind - 1]);
       return 2;
     }
+    if (c == 's' && !bad)
+      bad = !strstr(optarg, "://") || (!net_addr_valid(optarg) && strncmp(optarg, "mpi://", 6) != 0);
     if (bad) {
-      fprintf(stderr, "dsana %s: invalid value '%s' for %s\n", role, optarg, argv[optind - 2]);
+      fprintf(stderr, "dsana %s: %s %s: invalid value (%s)\n", role, argv[optind - 2], optarg,
+              c == 's'   ? "an address tcp://HOST:PORT or ipc://PATH"
+              : c == 'i' ? "an integer in 0..1048576"
+              : c == 'b' ? "a host name or address"
+              : c == 't' ? "a file name"
+                         : "a number of seconds > 0");
       return 2;
     }
   }
@@ -262,6 +280,8 @@ int cmd_role_main(const char *role, int argc, char **argv) {
   if (setup_token(&cfg, false, role) != 0)
     return 2;
   struct role_params p = {.cfg = &cfg, .apps = cli_apps(), .index = index};
+  log_info("%s: joining the scheduler at %s", role, cfg.scheduler_addr);
   int rc = runtime_run_role(strcmp(role, "server") == 0 ? ROLE_SERVER : ROLE_WORKER, &p);
+  log_info("%s: done (%s)", role, rc ? dsana_strerror(rc) : "the job ended");
   return exit_code(rc);
 }

@@ -11,7 +11,8 @@
 #include "cmd_predict.h"
 #include "cmd_run.h"
 #include "dsana/dsana.h"
-#include "opts.h"
+#include "help.h"
+#include "util/proctitle.h"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -38,6 +39,7 @@ static void tune_malloc(void) {
 }
 
 int main(int argc, char **argv) {
+  argv = proctitle_init(argc, argv); /* the forked roles retitle themselves */
   tune_malloc();
   if (argc < 2) {
     usage(stderr);
@@ -62,6 +64,10 @@ int main(int argc, char **argv) {
     return cmd_role_main(cmd, argc - 1, argv + 1);
   if (strcmp(cmd, "scheduler") == 0) {
     const struct dsana_app *app = argc > 2 ? cli_find_app(argv[2]) : NULL;
+    if (!app && argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+      cli_print_scheduler_help(stdout);
+      return 0;
+    }
     if (!app) {
       fprintf(stderr, "dsana scheduler: expected an app name after 'scheduler' (see dsana --help)\n");
       return 2;

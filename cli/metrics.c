@@ -1,4 +1,4 @@
-/* metrics.c - JSON lines through cJSON (see metrics.h). */
+/* metrics.c - JSON lines through cJSON into an output file (metrics.h). */
 #include "metrics.h"
 
 #include <cjson/cJSON.h>
@@ -6,34 +6,33 @@
 #include <stdlib.h>
 
 #include "dsana/dsana.h"
-#include "util/log.h"
+#include "dsana/outfile.h"
 
 struct metrics {
-  FILE *f;
-  int failed;
+  struct dsana_outfile *f;
 };
 
-int metrics_open(const char *path, struct metrics **out) {
+int metrics_open(const char *path, struct metrics **out, char *err, size_t errlen) {
   *out = NULL;
   if (!path || !path[0])
     return 0;
   struct metrics *m = calloc(1, sizeof *m);
   if (!m)
     return DSANA_ENOMEM;
-  m->f = fopen(path, "w");
-  if (!m->f) {
-    log_error("%s: cannot write metrics: %m", path);
+  int rc = dsana_outfile_open(path, 0, &m->f, err, errlen);
+  if (rc) {
     free(m);
-    return DSANA_EIO;
+    return rc;
   }
   *out = m;
   return 0;
 }
 
+/* One line; a failed write is kept by the file and reported at close. */
 static void metrics_emit(struct metrics *m, cJSON *obj) {
   char *text = cJSON_PrintUnformatted(obj);
-  if (!text || fprintf(m->f, "%s\n", text) < 0 || fflush(m->f) != 0)
-    m->failed = 1;
+  if (text && dsana_outfile_printf(m->f, "%s\n", text) == 0)
+    dsana_outfile_flush(m->f); /* a FIFO or terminal sees each line as it comes */
   free(text);
   cJSON_Delete(obj);
 }
@@ -82,10 +81,10 @@ void metrics_summary(struct metrics *m, cJSON *obj) {
   metrics_emit(m, obj);
 }
 
-int metrics_close(struct metrics *m) {
+int metrics_close(struct metrics *m, char *err, size_t errlen) {
   if (!m)
     return 0;
-  int failed = m->failed | (fclose(m->f) != 0);
+  int rc = dsana_outfile_commit(m->f, err, errlen);
   free(m);
-  return failed ? DSANA_EIO : 0;
+  return rc;
 }

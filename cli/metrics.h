@@ -10,6 +10,7 @@
 #ifndef DSANA_CLI_METRICS_H
 #define DSANA_CLI_METRICS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "runtime/observer.h"
@@ -17,13 +18,16 @@
 struct cJSON;
 struct metrics;
 
-/* Opens (truncates) path; writes go through stdio and are flushed per line. */
-int metrics_open(const char *path, struct metrics **out);
+/* Opens path (dsana/outfile.h: a regular file appears, whole, at close;
+ * a FIFO or terminal gets each line as it is written). err: one line. */
+int metrics_open(const char *path, struct metrics **out, char *err, size_t errlen);
 void metrics_iteration(struct metrics *m, const struct rt_iter_report *r);
 void metrics_worker(struct metrics *m, uint32_t iter, uint32_t worker, const struct worker_iter_stats *st);
 /* Writes obj (a cJSON object; "type":"summary" is added) and frees it. */
 void metrics_summary(struct metrics *m, struct cJSON *obj);
-/* Closes; returns DSANA_EIO if any write failed. NULL is fine. */
-int metrics_close(struct metrics *m);
+/* Closes (a regular file is committed even after a failed run: it says
+ * what happened); DSANA_EIO with the reason in err if a write failed.
+ * NULL is fine. */
+int metrics_close(struct metrics *m, char *err, size_t errlen);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/transport.h"
 #include "util/log.h"
 
 enum {
@@ -38,36 +39,57 @@ enum {
   OPT_APP_BASE = 2000
 };
 
-struct common_opt {
-  struct option opt;
-  const char *arg, *help;
-};
-
-static const struct common_opt common[] = {
-    {{"workers", required_argument, NULL, OPT_WORKERS}, "W", "worker processes (default: cores)"},
-    {{"servers", required_argument, NULL, OPT_SERVERS}, "S", "server processes (default 1)"},
-    {{"mode", required_argument, NULL, OPT_MODE}, "bsp|dsana", "bsp: static split, whole-table transfers; dsana: dynamic scheduling"},
-    {{"sched", required_argument, NULL, OPT_SCHED}, "static|dynamic", "task scheduling policy (overrides --mode)"},
-    {{"tasks-per-worker", required_argument, NULL, OPT_TPW}, "N", "tasks per worker per iteration (default 16)"},
-    {{"chunk", required_argument, NULL, OPT_CHUNK}, "BYTES|off|auto", "transfer chunk size (K/M suffixes); off = whole tables"},
-    {{"scenario", required_argument, NULL, OPT_SCENARIO}, "FILE", "emulated cluster (JSON: worker speeds, stragglers, links)"},
-    {{"metrics", required_argument, NULL, OPT_METRICS}, "FILE", "write JSON-lines metrics (iterations, workers, summary)"},
-    {{"trace", required_argument, NULL, OPT_TRACE}, "FILE", "write a timeline (Chrome trace JSON: Perfetto, chrome://tracing)"},
-    {{"quiet", no_argument, NULL, OPT_QUIET}, NULL, "no tables, progress or top-K on the terminal"},
-    {{"scheduler", required_argument, NULL, OPT_SCHEDULER}, "ADDR", "scheduler endpoint, e.g. tcp://10.0.0.1:7000 (multi-machine)"},
-    {{"bind", required_argument, NULL, OPT_BIND}, "HOST", "interface servers listen on (default 127.0.0.1)"},
-    {{"transport", required_argument, NULL, OPT_TRANSPORT}, "tcp|mpi", "mpi: under mpirun, ranks talk over MPI (rank 0 scheduler; no --scheduler or --token-file)"},
-    {{"register-timeout", required_argument, NULL, OPT_REG_TIMEOUT}, "S", "seconds to wait for all roles to register (default 30)"},
-    {{"peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT}, "S", "a silent peer is lost after S seconds (default 5)"},
-    {{"on-worker-loss", required_argument, NULL, OPT_WORKER_LOSS}, "reassign|fail", "a lost worker's tasks go to the others (default), or the job stops"},
-    {{"token-file", required_argument, NULL, OPT_TOKEN}, "FILE", "the job's secret (peers without it are refused); local runs make one"},
-    {{"max-keys", required_argument, NULL, OPT_MAX_KEYS}, "N", "largest table accepted, checked before allocation (default: no limit)"},
-    {{"checkpoint", required_argument, NULL, OPT_CKPT}, "DIR", "write consistent checkpoints into DIR (see --checkpoint-every)"},
-    {{"checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY}, "K", "iterations between checkpoints (default 10)"},
-    {{"resume", required_argument, NULL, OPT_RESUME}, "DIR", "restart from the last complete checkpoint in DIR"},
-    {{"max-message", required_argument, NULL, OPT_MAX_MSG}, "BYTES", "largest message accepted, checked before allocation (default 64M)"},
-    {{"verbose", no_argument, NULL, OPT_VERBOSE}, NULL, "more diagnostics on stderr"},
-    {{"help", no_argument, NULL, OPT_HELP}, NULL, "this help"},
+/* A runtime option: its getopt entry, the name of its value, its help
+ * (with the default) and, for errors, what a valid value looks like. */
+static const struct cli_common_opt common[] = {
+    {{"workers", required_argument, NULL, OPT_WORKERS}, "W",
+     "worker processes (default: the --scenario's count, else one per core)", "an integer in 1..4096"},
+    {{"servers", required_argument, NULL, OPT_SERVERS}, "S", "server processes (default 1)",
+     "an integer in 1..1024"},
+    {{"mode", required_argument, NULL, OPT_MODE}, "dsana|bsp",
+     "dsana (default): dynamic scheduling, chunked transfers; bsp: the baseline",
+     "dsana or bsp"},
+    {{"sched", required_argument, NULL, OPT_SCHED}, "dynamic|static",
+     "task scheduling alone (default: dynamic with --mode dsana, static with bsp)", "dynamic or static"},
+    {{"tasks-per-worker", required_argument, NULL, OPT_TPW}, "N", "tasks per worker per iteration (default 16)",
+     "an integer in 1..65536"},
+    {{"chunk", required_argument, NULL, OPT_CHUNK}, "BYTES|auto|off",
+     "transfer chunks: auto (~2 ms of transfer; default), off (whole tables; bsp's), BYTES",
+     "auto, off, or a byte count that is a multiple of 8 (one value), at least 8, K/M/G suffixes"},
+    {{"scenario", required_argument, NULL, OPT_SCENARIO}, "FILE", "emulated cluster (JSON: worker speeds, stragglers, links)",
+     "a file name"},
+    {{"metrics", required_argument, NULL, OPT_METRICS}, "FILE", "write JSON-lines metrics (iterations, workers, summary)",
+     "a file name"},
+    {{"trace", required_argument, NULL, OPT_TRACE}, "FILE", "write a timeline (Chrome trace JSON: Perfetto, chrome://tracing)",
+     "a file name"},
+    {{"quiet", no_argument, NULL, OPT_QUIET}, NULL, "no tables, progress or top-K on the terminal", NULL},
+    {{"scheduler", required_argument, NULL, OPT_SCHEDULER}, "ADDR",
+     "scheduler endpoint, e.g. tcp://10.0.0.1:7000 (multi-machine)", "an address tcp://HOST:PORT or ipc://PATH"},
+    {{"bind", required_argument, NULL, OPT_BIND}, "HOST", "interface servers listen on (default 127.0.0.1)",
+     "a host name or address"},
+    {{"transport", required_argument, NULL, OPT_TRANSPORT}, "tcp|mpi",
+     "mpi: under mpirun, the ranks talk over MPI (rank 0: the scheduler)", "tcp or mpi"},
+    {{"register-timeout", required_argument, NULL, OPT_REG_TIMEOUT}, "SECONDS",
+     "wait this long for all roles to register (default 30)", "a number of seconds > 0"},
+    {{"peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT}, "SECONDS",
+     "a peer silent this long is lost (default 5)", "a number of seconds > 0"},
+    {{"on-worker-loss", required_argument, NULL, OPT_WORKER_LOSS}, "reassign|fail",
+     "a lost worker's tasks go to the others (default), or the job stops", "reassign or fail"},
+    {{"token-file", required_argument, NULL, OPT_TOKEN}, "FILE",
+     "the job's secret (peers without it are refused); local runs make one", "a file name"},
+    {{"max-keys", required_argument, NULL, OPT_MAX_KEYS}, "N",
+     "largest table accepted, checked before allocation (default: no limit)", "an integer in 1..4294967295"},
+    {{"checkpoint", required_argument, NULL, OPT_CKPT}, "DIR", "write consistent checkpoints into DIR (made if missing)",
+     "a folder name"},
+    {{"checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY}, "K", "iterations between checkpoints (default 10)",
+     "an integer in 1..1073741824"},
+    {{"resume", required_argument, NULL, OPT_RESUME}, "DIR",
+     "continue from the last complete checkpoint in DIR (same input, same options)", "a folder name"},
+    {{"max-message", required_argument, NULL, OPT_MAX_MSG}, "BYTES",
+     "largest message accepted, checked before allocation (default 64M)", "a byte count >= 4096, K/M/G suffixes"},
+    {{"verbose", no_argument, NULL, OPT_VERBOSE}, NULL,
+     "say what runs where: the cluster, its roles, their ends (twice: debug)", NULL},
+    {{"help", no_argument, NULL, OPT_HELP}, NULL, "this help (also -h)", NULL},
 };
 #define N_COMMON (sizeof common / sizeof common[0])
 
@@ -107,7 +129,9 @@ static int parse_chunk(const char *v, struct run_config *c) {
   int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 0;
   if (shift)
     end++;
-  if (errno || *end || n == 0 || n > (1ull << 40) >> shift || (n << shift) < 8)
+  /* chunks hold whole values: a size that is not a multiple of 8 would be
+   * cut down silently, so it is refused with the reason */
+  if (errno || *end || n == 0 || n > (1ull << 40) >> shift || (n << shift) < 8 || (n << shift) % 8)
     return DSANA_EINVAL;
   c->chunk = CHUNK_FIXED;
   c->chunk_bytes = n << shift;
@@ -154,7 +178,9 @@ static int set_common(struct cli_run *r, int id, const char *v) {
   case OPT_QUIET:
     c->quiet = true;
     return 0;
-  case OPT_SCHEDULER:
+  case OPT_SCHEDULER: /* a scheme is required: "127.0.0.1:7021" is a usage error */
+    if (!strstr(v, "://") || (!net_addr_valid(v) && strncmp(v, "mpi://", 6) != 0))
+      return DSANA_EINVAL;
     return copy_str(c->scheduler_addr, sizeof c->scheduler_addr, v);
   case OPT_BIND:
     return copy_str(c->bind_host, sizeof c->bind_host, v);
@@ -239,11 +265,16 @@ static int add_app_arg(struct cli_run *r, const char *name, const char *value) {
   return 0;
 }
 
-static const char *common_name(int id) {
+static const struct cli_common_opt *common_opt(int id) {
   for (size_t i = 0; i < N_COMMON; i++)
     if (common[i].opt.val == id)
-      return common[i].opt.name;
-  return "?";
+      return &common[i];
+  return &common[N_COMMON - 1];
+}
+
+const struct cli_common_opt *cli_common_options(size_t *n) {
+  *n = N_COMMON;
+  return common;
 }
 
 /* What MPI cannot do, refused before anything starts: MPI's launcher
@@ -277,16 +308,15 @@ static int parse_loop(struct cli_run *r, int argc, char **argv, const struct opt
   optind = 1;
   int id;
   bool reassign_given = false;
-  while ((id = getopt_long(argc, argv, ":", table, NULL)) != -1) {
+  while ((id = getopt_long(argc, argv, ":h", table, NULL)) != -1) {
     if (id == '?' || id == ':') {
       const char *bad = argv[optind - 1];
       fprintf(stderr, "dsana %s: %s '%s' (see dsana %s --help)\n", r->app->name,
               id == '?' ? "unknown option" : "missing value for", bad, r->app->name);
       return DSANA_EUSAGE;
     }
-    if (id == OPT_HELP) {
-      cli_print_app_help(r->app, stdout);
-      r->help = 1;
+    if (id == OPT_HELP || id == 'h') {
+      r->help = 1; /* the caller prints the usage it runs */
       return 0;
     }
     if (id >= OPT_APP_BASE) {
@@ -294,7 +324,9 @@ static int parse_loop(struct cli_run *r, int argc, char **argv, const struct opt
       if (add_app_arg(r, o->name, optarg ? optarg : "") != 0)
         return DSANA_EUSAGE;
     } else if (set_common(r, id, optarg) != 0) {
-      fprintf(stderr, "dsana %s: --%s: invalid value '%s'\n", r->app->name, common_name(id), optarg ? optarg : "");
+      const struct cli_common_opt *o = common_opt(id);
+      fprintf(stderr, "dsana %s: --%s %s: invalid value (%s)\n", r->app->name, o->opt.name, optarg ? optarg : "",
+              o->expect);
       return DSANA_EUSAGE;
     }
     if (id == OPT_WORKER_LOSS)
@@ -321,26 +353,4 @@ int cli_parse_run(const struct dsana_app *app, int argc, char **argv, struct cli
   int rc = parse_loop(r, argc, argv, table);
   free(table);
   return rc;
-}
-
-void cli_print_common_help(FILE *f) {
-  for (size_t i = 0; i < N_COMMON; i++) {
-    char left[64];
-    snprintf(left, sizeof left, "--%s%s%s", common[i].opt.name, common[i].arg ? " " : "",
-             common[i].arg ? common[i].arg : "");
-    fprintf(f, "  %-28s %s\n", left, common[i].help);
-  }
-}
-
-void cli_print_app_help(const struct dsana_app *app, FILE *f) {
-  fprintf(f, "usage: dsana %s [options] %s\n%s\n\n%s options:\n", app->name, app->args, app->summary, app->name);
-  for (size_t i = 0; app->options && app->options[i].name; i++) {
-    char left[64];
-    snprintf(left, sizeof left, "--%s%s%s", app->options[i].name, app->options[i].arg ? " " : "",
-             app->options[i].arg ? app->options[i].arg : "");
-    fprintf(f, "  %-28s %s\n", left, app->options[i].help);
-  }
-  fprintf(f, "\nruntime options:\n");
-  cli_print_common_help(f);
-  fprintf(f, "\n%s", app->help ? app->help : "");
 }

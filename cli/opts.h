@@ -6,6 +6,7 @@
 #ifndef DSANA_CLI_OPTS_H
 #define DSANA_CLI_OPTS_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "dsana/dsana.h"
@@ -17,16 +18,22 @@ struct cli_run {
   const struct dsana_app *app;
   void *app_state; /* created by cli_parse_run; destroy with app->destroy */
   struct app_args args;
-  int help; /* --help was asked: usage printed */
+  int help; /* --help or -h was asked (nothing printed: the caller prints the usage) */
 };
 
 /* Parse argv[0..argc) where argv[0] is the app name. Returns 0, or
  * DSANA_EUSAGE after printing one line (prog: message). */
 int cli_parse_run(const struct dsana_app *app, int argc, char **argv, struct cli_run *out);
 
-/* Options common to every app, for `dsana --help`. */
-void cli_print_common_help(FILE *f);
-void cli_print_app_help(const struct dsana_app *app, FILE *f);
+/* A runtime option: its getopt entry, the name of its value (NULL for a
+ * flag), its help line (with the default) and, for errors, what a valid
+ * value looks like. */
+struct cli_common_opt {
+  struct option opt;
+  const char *arg, *help, *expect;
+};
+/* The runtime options every app takes (static table). */
+const struct cli_common_opt *cli_common_options(size_t *n);
 
 /* Strict number parsing for option values. */
 int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);

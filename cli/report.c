@@ -13,6 +13,7 @@
 
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/status.h"
 
 static void print_row(const struct cli_report *rep, const struct rt_iter_report *r) {
   double cmax = 0, cmin = 1e300;
@@ -90,20 +91,30 @@ static void on_summary(void *arg, const struct rt_run_report *r) {
   summary_json(rep, r);
 }
 
+/* A metrics file that cannot be opened or written does not stop the run:
+ * its reason is logged once and the run ends incomplete (util/status.h). */
 static int on_open(void *arg) {
   struct cli_report *rep = arg;
+  char err[1200] = "";
   rep->start_ns = clock_now_ns();
-  return metrics_open(rep->metrics_path, &rep->metrics);
+  if (metrics_open(rep->metrics_path, &rep->metrics, err, sizeof err) != 0) {
+    log_error("%s (the run goes on without metrics)", err[0] ? err : rep->metrics_path);
+    status_mark_incomplete();
+  }
+  return 0;
 }
 
 static int on_close(void *arg) {
   struct cli_report *rep = arg;
+  char err[1200] = "";
   progress_done(&rep->line);
-  int rc = metrics_close(rep->metrics);
+  int rc = metrics_close(rep->metrics, err, sizeof err);
   rep->metrics = NULL;
-  if (rc)
-    log_error("%s: writing metrics failed", rep->metrics_path);
-  return rc;
+  if (rc) {
+    log_error("cannot write the metrics: %s", err);
+    status_mark_incomplete();
+  }
+  return 0;
 }
 
 void report_init(struct cli_report *rep, const struct run_config *cfg) {

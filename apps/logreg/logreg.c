@@ -13,12 +13,14 @@
 #include "logreg.h"
 
 static const struct dsana_app_option lr_options[] = {
-    {"test", "FILE", "a test set (libsvm or dsana binary): its accuracy and log-loss every iteration"},
-    {"l2", "L", "L2 regularisation strength (default 1: scikit-learn's C = 1/L)"},
-    {"max-iter", "N", "evaluations of the objective at most (default 100)"},
-    {"tol", "X", "stop when the 2-norm of the objective's gradient is below X (default 1e-4)"},
-    {"model-out", "FILE", "write the model: one weight per line (%.17g), see dsana logreg --help"},
-    {NULL, NULL, NULL}};
+    {"test", "FILE", "a test set (libsvm or dsana binary): its accuracy and log-loss every iteration",
+     DSANA_OPT_REPORT, NULL},
+    {"l2", "L", "L2 regularisation strength, >= 0 (scikit-learn's C = 1/L)", DSANA_OPT_PARAM, "1"},
+    {"max-iter", "N", "evaluations of the objective at most, 1..1000000", DSANA_OPT_REPORT, "100"},
+    {"tol", "X", "stop when the 2-norm of the objective's gradient is below X (>= 0)", DSANA_OPT_PARAM, "1e-4"},
+    {"model-out", "FILE", "write the model: one weight per line (%.17g), see dsana logreg --help", DSANA_OPT_OUTPUT,
+     NULL},
+    {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
 
 static int lr_create(void **out) {
   struct lr_app *a = calloc(1, sizeof *a);
@@ -27,6 +29,7 @@ static int lr_create(void **out) {
   a->l2 = 1.0;
   a->tol = 1e-4;
   a->max_iter = 100;
+  a->converted_fd[0] = a->converted_fd[1] = -1;
   *out = a;
   return 0;
 }
@@ -79,9 +82,10 @@ static int lr_set_option(void *app, const char *name, const char *value, char *e
   else
     rc = DSANA_EINVAL;
   if (rc)
-    snprintf(err, errlen, "--%s: invalid value '%s'%s", name, value,
-             strcmp(name, "max-iter") == 0 ? " (an integer in 1..1000000)"
-             : strcmp(name, "l2") == 0 || strcmp(name, "tol") == 0 ? " (a finite number >= 0)" : "");
+    snprintf(err, errlen, "--%s %s: invalid value (%s)", name, value,
+             strcmp(name, "max-iter") == 0                         ? "an integer in 1..1000000"
+             : strcmp(name, "l2") == 0 || strcmp(name, "tol") == 0 ? "a finite number >= 0"
+                                                                   : "a file name");
   return rc;
 }
 

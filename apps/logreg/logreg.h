@@ -100,8 +100,9 @@ struct lr_task_data {
 struct lr_app {
   /* options */
   char train_path[LR_PATH_MAX], test_path[LR_PATH_MAX], model_out[LR_PATH_MAX];
-  char converted[2][LR_PATH_MAX]; /* binary copies made by prepare() */
-  int converted_by;
+  char converted[2][LR_PATH_MAX]; /* binary copies made by prepare(): anonymous files
+                                   * (dsana_outfile_anon) the forked roles map */
+  int converted_fd[2];            /* their descriptors, -1 */
   double l2, tol;
   uint32_t max_iter;
   /* data */

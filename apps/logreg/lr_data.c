@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dsana/outfile.h"
 #include "logreg.h"
 
 /* Open a data file: binary files are mapped (rows checked by the tasks
@@ -82,19 +83,22 @@ void lr_data_fini(struct lr_app *a) {
   dsana_dataset_fini(&a->train);
   dsana_dataset_fini(&a->test);
   for (int i = 0; i < 2; i++)
-    if (a->converted[i][0] && a->converted_by == (int)getpid())
-      unlink(a->converted[i]);
+    if (a->converted_fd[i] >= 0) { /* the anonymous copy goes with its last holder */
+      close(a->converted_fd[i]);
+      a->converted_fd[i] = -1;
+    }
   a->loaded = false;
 }
 
-/* Text inputs become binary files every role maps (in the launcher). */
-static int convert_one(const char *path, const char *tag, char *out, size_t outlen, struct dsana_dataset *ds,
-                       char *err, size_t errlen) {
+/* Text inputs become binary copies every role maps (in the launcher): in
+ * anonymous files, so that nothing is left on disk however the run ends. */
+static int convert_one(const char *path, char *out, size_t outlen, int *fd, struct dsana_dataset *ds, char *err,
+                       size_t errlen) {
   if (dsana_dataset_is_binary(path))
     return 0;
-  const char *tmp = getenv("TMPDIR");
-  snprintf(out, outlen, "%s/dsana-data-%d-%s.bin", tmp && tmp[0] ? tmp : "/tmp", (int)getpid(), tag);
-  int rc = dsana_dataset_write_binary(ds, out, err, errlen);
+  int rc = dsana_outfile_anon(out, outlen, fd, err, errlen);
+  if (!rc)
+    rc = dsana_dataset_write_binary(ds, out, err, errlen);
   if (rc)
     out[0] = 0;
   return rc;
@@ -103,10 +107,11 @@ static int convert_one(const char *path, const char *tag, char *out, size_t outl
 int lr_convert_inputs(struct lr_app *a, char *err, size_t errlen) {
   int rc = lr_load(a, true, err, errlen); /* every byte checked once, here */
   if (!rc)
-    rc = convert_one(a->train_path, "train", a->converted[0], sizeof a->converted[0], &a->train, err, errlen);
+    rc = convert_one(a->train_path, a->converted[0], sizeof a->converted[0], &a->converted_fd[0], &a->train, err,
+                     errlen);
   if (!rc && a->test_path[0])
-    rc = convert_one(a->test_path, "test", a->converted[1], sizeof a->converted[1], &a->test, err, errlen);
-  a->converted_by = (int)getpid();
+    rc = convert_one(a->test_path, a->converted[1], sizeof a->converted[1], &a->converted_fd[1], &a->test, err,
+                     errlen);
   if (!rc && a->test_path[0] && a->test.n_features > a->train.n_features)
     fprintf(stderr, "dsana logreg: warning: %s has features up to %llu, the model %llu: the others are ignored\n",
             a->test_path, (unsigned long long)a->test.n_features, (unsigned long long)a->train.n_features);

@@ -1,8 +1,8 @@
 /*
  * lr_model.c - the logistic-regression model file and scoring new data.
  *
- * Model file (text, written atomically: a temporary file in the same
- * folder, fsync, rename):
+ * Model file (text, written through dsana/outfile.h: a regular file is
+ * replaced atomically, a FIFO or device written in place):
  *   # dsana logreg model
  *   # features F classes K weights_per_feature K' l2 L
  *   # labels l_0 ... l_K-1          (%.17g, ascending: class c is l_c)
@@ -10,7 +10,8 @@
  *   weights, feature 1's, ..., the bias's last. Two classes have one
  *   weight vector (K' = 1, the score of class 1 = l_1); more have K.
  * Predictions (`dsana logreg predict`): one line per row of the data,
- * "label<TAB>probability" of the predicted class, in row order.
+ * "label<TAB>probability" of the predicted class, in row order (gzip
+ * for a name ending in ".gz").
  */
 #include <errno.h>
 #include <math.h>
@@ -20,27 +21,19 @@
 #include <unistd.h>
 
 #include "apps/apps.h"
+#include "dsana/outfile.h"
 #include "logreg.h"
 
-/* Write text made by fill() to path atomically. */
-static int write_atomic(const char *path, int (*fill)(FILE *f, const void *arg), const void *arg, char *err,
-                        size_t errlen) {
-  char tmp[LR_PATH_MAX + 32];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-    return DSANA_EIO;
-  }
-  int bad = fill(f, arg) != 0;
-  bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, path) != 0) {
-    snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
-    unlink(tmp);
-    return DSANA_EIO;
-  }
-  return 0;
+/* Write text made by fill() to path (dsana/outfile.h: atomic for a
+ * regular file, in place for a FIFO or device; gzip for ".gz" when asked). */
+static int write_out(const char *path, unsigned flags, int (*fill)(struct dsana_outfile *o, const void *arg),
+                     const void *arg, char *err, size_t errlen) {
+  struct dsana_outfile *o;
+  int rc = dsana_outfile_open(path, flags, &o, err, errlen);
+  if (rc)
+    return rc;
+  fill(o, arg); /* a failed write is kept by o and reported by commit */
+  return dsana_outfile_commit(o, err, errlen);
 }
 
 struct model_out {
@@ -48,16 +41,16 @@ struct model_out {
   const double *w;
 };
 
-static int fill_model(FILE *f, const void *arg) {
+static int fill_model(struct dsana_outfile *f, const void *arg) {
   const struct model_out *m = arg;
   const struct lr_app *a = m->a;
-  int bad = fprintf(f, "# dsana logreg model\n# features %llu classes %llu weights_per_feature %u l2 %.17g\n# labels",
+  int bad = dsana_outfile_printf(f, "# dsana logreg model\n# features %llu classes %llu weights_per_feature %u l2 %.17g\n# labels",
                     (unsigned long long)a->train.n_features, (unsigned long long)a->n_classes, a->kw, a->l2) < 0;
   for (uint64_t c = 0; c < a->n_classes; c++)
-    bad |= fprintf(f, " %.17g", a->labels[c]) < 0;
-  bad |= fputc('\n', f) == EOF;
+    bad |= dsana_outfile_printf(f, " %.17g", a->labels[c]) < 0;
+  bad |= dsana_outfile_write(f, "\n", 1) != 0;
   for (uint64_t i = 0; i < a->n_keys * a->kw && !bad; i++)
-    bad = fprintf(f, "%.17g\n", m->w[i]) < 0;
+    bad = dsana_outfile_printf(f, "%.17g\n", m->w[i]) < 0;
   return bad;
 }
 
@@ -67,7 +60,7 @@ int lr_output(void *app, const double *values, uint64_t n, uint32_t width, const
   (void)n, (void)width;
   if (a->model_out[0]) {
     struct model_out m = {.a = a, .w = values};
-    int rc = write_atomic(a->model_out, fill_model, &m, err, errlen);
+    int rc = write_out(a->model_out, 0, fill_model, &m, err, errlen);
     if (rc)
       return rc;
   }
@@ -159,14 +152,14 @@ static uint32_t predict_row(const struct model *m, const struct dsana_dataset *d
   return best;
 }
 
-static int fill_predictions(FILE *f, const void *arg) {
+static int fill_predictions(struct dsana_outfile *f, const void *arg) {
   struct scored *sc = (struct scored *)arg;
   int bad = 0;
   for (uint64_t i = 0; i < sc->ds->n_rows && !bad; i++) {
     double p;
     uint32_t c = predict_row(sc->m, sc->ds, i, &p);
     sc->right += sc->m->labels[c] == sc->ds->label[i];
-    bad = fprintf(f, "%.17g\t%.6f\n", sc->m->labels[c], p) < 0;
+    bad = dsana_outfile_printf(f, "%.17g\t%.6f\n", sc->m->labels[c], p) < 0;
   }
   return bad;
 }
@@ -180,7 +173,7 @@ int logreg_predict(const char *model_path, const char *data_path, const char *ou
     rc = dsana_dataset_open(data_path, NULL, &ds, err, errlen);
   struct scored sc = {.m = &m, .ds = &ds};
   if (!rc)
-    rc = write_atomic(out_path, fill_predictions, &sc, err, errlen);
+    rc = write_out(out_path, DSANA_OUT_GZIP_SUFFIX, fill_predictions, &sc, err, errlen);
   if (!rc && accuracy)
     *accuracy = (double)sc.right / (double)ds.n_rows;
   dsana_dataset_fini(&ds);

@@ -1,9 +1,9 @@
 /*
- * pagerank.c - the PageRank app: options, graph loading, tables and tasks
- * (destination ranges with cost = in-edges + 1), initial values and the
- * convergence test. Hot loops are in pr_kernel.c, output in pr_output.c.
+ * pagerank.c - the PageRank app: tables and tasks (destination ranges with
+ * cost = in-edges + 1), initial values, the convergence test and the app's
+ * table. Options and loading are in pr_options.c, hot loops in
+ * pr_kernel.c, output in pr_output.c.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,15 +11,6 @@
 #include <unistd.h>
 
 #include "pagerank.h"
-
-static const struct dsana_app_option pr_options[] = {
-    {"damping", "D", "damping factor d in (0,1) (default 0.85)"},
-    {"tol", "X", "stop when the L1 change of the ranks is below X (default 1e-6)"},
-    {"max-iter", "N", "iteration cap (default 100)"},
-    {"out", "FILE", "write 'vertex<TAB>rank' for every vertex (original ids, %.12g)"},
-    {"top", "K", "print the K highest-ranked vertices (default 10, 0 = none)"},
-    {"dedup", NULL, "collapse duplicate edges (as a networkx DiGraph); default keeps multi-edges (as igraph)"},
-    {NULL, NULL, NULL}};
 
 static int pr_create(void **out) {
   struct pr_app *pr = calloc(1, sizeof *pr);
@@ -29,6 +20,7 @@ static int pr_create(void **out) {
   pr->tol = 1e-6;
   pr->max_iter = 100;
   pr->top_k = 10;
+  pr->converted_fd = -1;
   *out = pr;
   return 0;
 }
@@ -42,100 +34,10 @@ static void pr_destroy(void *app) {
   free(pr->blocks);
   if (pr->loaded)
     dsana_graph_fini(&pr->g);
-  if (pr->converted[0] && pr->converted_by == (int)getpid())
-    unlink(pr->converted);
+  if (pr->converted_fd >= 0)
+    close(pr->converted_fd); /* the anonymous copy goes with its last holder */
+  free(pr->pers);
   free(pr);
-}
-
-static int parse_double(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v))
-    return DSANA_EINVAL;
-  *out = v;
-  return 0;
-}
-
-static int parse_u32(const char *s, uint32_t *out) {
-  char *end;
-  errno = 0;
-  if (s[0] == '-' || s[0] == '\0')
-    return DSANA_EINVAL;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || *end || v > UINT32_MAX)
-    return DSANA_EINVAL;
-  *out = (uint32_t)v;
-  return 0;
-}
-
-static int pr_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
-  struct pr_app *pr = app;
-  int rc = 0;
-  if (!name) {
-    if (pr->graph_path[0] || strlen(value) >= sizeof pr->graph_path)
-      rc = DSANA_EINVAL;
-    else
-      snprintf(pr->graph_path, sizeof pr->graph_path, "%s", value);
-    if (rc)
-      snprintf(err, errlen, "unexpected argument '%s' (one GRAPH only)", value);
-    return rc;
-  }
-  if (strcmp(name, "damping") == 0)
-    rc = parse_double(value, &pr->damping) || !(pr->damping > 0 && pr->damping < 1) ? DSANA_EINVAL : 0;
-  else if (strcmp(name, "tol") == 0)
-    rc = parse_double(value, &pr->tol) || !(pr->tol >= 0) ? DSANA_EINVAL : 0;
-  else if (strcmp(name, "max-iter") == 0)
-    rc = parse_u32(value, &pr->max_iter) || pr->max_iter == 0 ? DSANA_EINVAL : 0;
-  else if (strcmp(name, "top") == 0)
-    rc = parse_u32(value, &pr->top_k);
-  else if (strcmp(name, "out") == 0)
-    rc = strlen(value) && strlen(value) < sizeof pr->out_path ? (snprintf(pr->out_path, sizeof pr->out_path, "%s", value), 0)
-                                                           : DSANA_EINVAL;
-  else if (strcmp(name, "dedup") == 0)
-    pr->dedup = true;
-  else
-    rc = DSANA_EINVAL;
-  if (rc)
-    snprintf(err, errlen, "--%s: invalid value '%s'", name, value ? value : "");
-  return rc;
-}
-
-/* In the launcher: parse or map the graph once, check it whole, and keep a
- * binary copy that every role maps (text formats are converted). */
-static int pr_prepare(void *app, char *err, size_t errlen) {
-  struct pr_app *pr = app;
-  if (!pr->graph_path[0]) {
-    snprintf(err, errlen, "missing GRAPH argument");
-    return DSANA_EUSAGE;
-  }
-  struct dsana_graph_opts opts = {.dedup = pr->dedup};
-  struct dsana_graph g;
-  int rc = dsana_graph_open(pr->graph_path, &opts, &g, err, errlen);
-  if (rc)
-    return rc;
-  if (g.m == 0 || g.n == 0) {
-    snprintf(err, errlen, "%s: empty graph (no edges)", pr->graph_path);
-    dsana_graph_fini(&g);
-    return DSANA_EFORMAT;
-  }
-  if (dsana_graph_is_binary(pr->graph_path) && !pr->dedup) {
-    rc = dsana_graph_check_range(&g, 0, g.n, err, errlen);
-    dsana_graph_fini(&g);
-    pr->validated = rc == 0;
-    return rc;
-  }
-  const char *tmp = getenv("TMPDIR");
-  snprintf(pr->converted, sizeof pr->converted, "%s/dsana-graph-%d.bin", tmp && tmp[0] ? tmp : "/tmp", (int)getpid());
-  rc = dsana_graph_write_binary(&g, pr->converted, err, errlen);
-  dsana_graph_fini(&g);
-  if (rc) {
-    pr->converted[0] = 0;
-    return rc;
-  }
-  pr->converted_by = (int)getpid();
-  pr->validated = true;
-  return 0;
 }
 
 /* Split destinations into n_tasks ranges of about equal in-edges + vertices. */
@@ -196,22 +98,9 @@ static int pr_declare_unread(struct pr_app *pr, struct dsana_job *job) {
 
 static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) {
   struct pr_app *pr = app;
-  const char *path = pr->converted[0] ? pr->converted : pr->graph_path;
-  int rc = 0;
-  if (!pr->loaded) {
-    struct dsana_graph_opts opts = {.dedup = pr->dedup};
-    rc = dsana_graph_is_binary(path) ? dsana_graph_map_binary(path, &pr->g, err, errlen) : dsana_graph_open(path, &opts, &pr->g, err, errlen);
-    if (rc)
-      return rc;
-    pr->loaded = true;
-    if (!pr->validated && (rc = dsana_graph_check_range(&pr->g, 0, pr->g.n, err, errlen)) != 0)
-      return rc;
-    pr->validated = true;
-  }
-  if (pr->g.n == 0 || pr->g.m == 0) {
-    snprintf(err, errlen, "%s: empty graph (no edges)", pr->graph_path);
-    return DSANA_EFORMAT;
-  }
+  int rc = pr_load(pr, err, errlen);
+  if (rc)
+    return rc;
   if ((rc = dsana_job_add_table(job, "rank", pr->g.n, 1, DSANA_RULE_ASSIGN, &pr->t_rank)) != 0 ||
       (rc = dsana_job_add_table(job, "contrib", pr->g.n, 1, DSANA_RULE_DERIVED, &pr->t_contrib)) != 0 ||
       pr->t_rank != PR_TABLE_RANK || pr->t_contrib != PR_TABLE_CONTRIB ||
@@ -254,7 +143,11 @@ const struct dsana_app pagerank_app = {
     .help = "GRAPH: SNAP edge list (plain or .gz), Matrix Market (.mtx) or dsana binary (dsana graph convert).\n"
             "Self loops are kept and count in the out-degree; duplicate edges are kept as multi-edges\n"
             "(igraph's view) unless --dedup collapses them (networkx DiGraph's view). Dangling mass is\n"
-            "spread uniformly. Results are bit-identical for any worker, server, task or mode setting.\n",
+            "spread uniformly (with --personalization: as the teleports). Without --weighted, columns after\n"
+            "the second are ignored with one warning (SNAP's timestamps); with it, the third must be a\n"
+            "positive number (Matrix Market: the entry's value). --personalization FILE: lines\n"
+            "'vertex weight' (original ids, weights >= 0, normalised; unlisted vertices 0).\n"
+            "Results are bit-identical for any worker, server, task or mode setting.\n",
     .options = pr_options,
     .create = pr_create,
     .destroy = pr_destroy,

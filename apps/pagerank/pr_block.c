@@ -11,6 +11,7 @@ void pr_block_fini(struct pr_block *b) {
   free(b->grp_dst);
   free(b->grp_end);
   free(b->src);
+  free(b->w);
   memset(b, 0, sizeof *b);
 }
 
@@ -28,7 +29,8 @@ static void pr_block_count(const struct dsana_graph *g, uint64_t lo, uint64_t hi
   }
 }
 
-int pr_block_build(struct pr_block *b, const struct dsana_graph *g, uint64_t lo, uint64_t hi, uint64_t chunk_keys) {
+int pr_block_build(struct pr_block *b, const struct dsana_graph *g, uint64_t lo, uint64_t hi, uint64_t chunk_keys,
+                   bool weighted) {
   memset(b, 0, sizeof *b);
   uint64_t k = chunk_keys ? chunk_keys : g->n, nc = (g->n + k - 1) / k;
   b->chunk_keys = k;
@@ -48,7 +50,9 @@ int pr_block_build(struct pr_block *b, const struct dsana_graph *g, uint64_t lo,
   b->grp_dst = malloc(sizeof *b->grp_dst * (b->n_groups ? b->n_groups : 1));
   b->grp_end = malloc(sizeof *b->grp_end * (b->n_groups ? b->n_groups : 1));
   b->src = malloc(sizeof *b->src * (b->n_edges ? b->n_edges : 1));
-  if (!b->grp_dst || !b->grp_end || !b->src)
+  if (weighted)
+    b->w = malloc(sizeof *b->w * (b->n_edges ? b->n_edges : 1));
+  if (!b->grp_dst || !b->grp_end || !b->src || (weighted && !b->w))
     goto nomem;
   /* Pass 2: destinations ascending, so each chunk's groups come out sorted. */
   for (uint64_t v = lo; v < hi; v++) {
@@ -57,6 +61,8 @@ int pr_block_build(struct pr_block *b, const struct dsana_graph *g, uint64_t lo,
       uint64_t c = g->in_src[e] / k;
       if (c != prev)
         b->grp_dst[grp_at[c]++] = (uint32_t)v;
+      if (b->w)
+        b->w[edge_at[c]] = g->in_w[e];
       b->src[edge_at[c]++] = g->in_src[e];
       b->grp_end[grp_at[c] - 1] = edge_at[c];
       prev = c;

@@ -12,6 +12,7 @@
 #ifndef DSANA_APPS_PR_BLOCK_H
 #define DSANA_APPS_PR_BLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dsana/graph.h"
@@ -22,12 +23,14 @@ struct pr_block {
   uint32_t *grp_dst;   /* per group: destination vertex */
   uint64_t *grp_end;   /* per group: end of its edges in src (start = previous end) */
   uint32_t *src;       /* the task's edges, chunk-major */
+  double *w;           /* their weights, aligned with src, or NULL (unweighted) */
   uint64_t n_groups, n_edges;
 };
 
 /* Build the blocks of destinations [lo, hi) of g for chunks of chunk_keys
- * source keys. Returns 0 or DSANA_ENOMEM. */
-int pr_block_build(struct pr_block *b, const struct dsana_graph *g, uint64_t lo, uint64_t hi, uint64_t chunk_keys);
+ * source keys (weighted: with g's in_w per edge). Returns 0 or DSANA_ENOMEM. */
+int pr_block_build(struct pr_block *b, const struct dsana_graph *g, uint64_t lo, uint64_t hi, uint64_t chunk_keys,
+                   bool weighted);
 void pr_block_fini(struct pr_block *b);
 
 /* Edges of the block of chunk c. */
@@ -45,6 +48,17 @@ static inline void pr_block_run(const struct pr_block *b, uint64_t c, const doub
     double s = acc[b->grp_dst[g]];
     for (uint64_t stop = b->grp_end[g]; e < stop; e++)
       s += contrib[b->src[e]];
+    acc[b->grp_dst[g]] = s;
+  }
+}
+
+/* The same with weights: acc[v] += w(u,v) * contrib[u], in the same order. */
+static inline void pr_block_run_weighted(const struct pr_block *b, uint64_t c, const double *contrib, double *acc) {
+  uint64_t e = b->chunk_grp[c] ? b->grp_end[b->chunk_grp[c] - 1] : 0;
+  for (uint64_t g = b->chunk_grp[c], end = b->chunk_grp[c + 1]; g < end; g++) {
+    double s = acc[b->grp_dst[g]];
+    for (uint64_t stop = b->grp_end[g]; e < stop; e++)
+      s += b->w[e] * contrib[b->src[e]];
     acc[b->grp_dst[g]] = s;
   }
 }

@@ -4,7 +4,9 @@
  *
  * Each vertex's new rank is computed by exactly one task, summing its
  * in-edges in CSC order (ascending source), so the result does not depend
- * on how vertices are split into tasks, workers or servers.
+ * on how vertices are split into tasks, workers or servers. Weighted or
+ * personalised runs take the variants of pr_kernel_ext.c; this file's
+ * loops are those of plain PageRank, unchanged.
  */
 #include <math.h>
 
@@ -19,7 +21,7 @@ int pr_task_begin(void *app, struct dsana_task_ctx *ctx) {
   struct pr_block *b = &pr->blocks[ctx->task];
   if (!b->chunk_grp || b->chunk_keys != k) {
     pr_block_fini(b);
-    int rc = pr_block_build(b, &pr->g, ctx->lo, ctx->hi, k);
+    int rc = pr_block_build(b, &pr->g, ctx->lo, ctx->hi, k, pr->weighted);
     if (rc)
       return rc;
   }
@@ -36,7 +38,10 @@ int pr_task_block(void *app, struct dsana_task_ctx *ctx, uint64_t c) {
   const struct pr_block *b = &pr->blocks[ctx->task];
   if (b->chunk_grp[c] == b->chunk_grp[c + 1])
     return 0;
-  pr_block_run(b, c, dsana_read(ctx, pr->t_contrib), dsana_push_buf(ctx, pr->t_rank));
+  if (b->w)
+    pr_block_run_weighted(b, c, dsana_read(ctx, pr->t_contrib), dsana_push_buf(ctx, pr->t_rank));
+  else
+    pr_block_run(b, c, dsana_read(ctx, pr->t_contrib), dsana_push_buf(ctx, pr->t_rank));
   ctx->cost = (double)pr_block_edges(b, c); /* the blocks and the end add up to the task's cost */
   return 0;
 }
@@ -44,11 +49,15 @@ int pr_task_block(void *app, struct dsana_task_ctx *ctx, uint64_t c) {
 int pr_task_end(void *app, struct dsana_task_ctx *ctx) {
   struct pr_app *pr = app;
   double *out = dsana_push_buf(ctx, pr->t_rank);
+  ctx->cost = (double)(ctx->hi - ctx->lo);
+  if (pr->pers) {
+    pr_task_end_ext(pr, ctx, out);
+    return 0;
+  }
   const double d = pr->damping, n = (double)pr->g.n;
   const double base = (1.0 - d) / n + d * (ctx->globals[PR_G_DANGLING] / n);
   for (uint64_t v = ctx->lo; v < ctx->hi; v++)
     out[v] = base + d * out[v];
-  ctx->cost = (double)(ctx->hi - ctx->lo);
   return 0;
 }
 
@@ -96,6 +105,8 @@ int pr_run_task(void *app, struct dsana_task_ctx *ctx) {
   const double *contrib = dsana_read(ctx, pr->t_contrib);
   if (!out || !contrib)
     return DSANA_ESTATE;
+  if (pr_extended(pr))
+    return pr_run_task_ext(pr, ctx, out, contrib);
   const double d = pr->damping, n = (double)pr->g.n;
   const double base = (1.0 - d) / n + d * (ctx->globals[PR_G_DANGLING] / n);
   pr_gather(&pr->g, contrib, base, d, ctx->lo, ctx->hi, out);
@@ -104,6 +115,8 @@ int pr_run_task(void *app, struct dsana_task_ctx *ctx) {
 
 int pr_finish(void *app, struct dsana_shard_ctx *ctx) {
   struct pr_app *pr = app;
+  if (pr->weighted)
+    return pr_finish_weighted(pr, ctx);
   const double *rank = ctx->new_values[pr->t_rank];
   const double *old = ctx->old_values[pr->t_rank];
   double *contrib = ctx->new_values[pr->t_contrib];

@@ -1,37 +1,21 @@
 /*
- * pr_output.c - PageRank results: the --out file (written to a temporary
- * file and renamed, so nothing half-written is ever left at the path) and
- * the top-K table with the run's speed on stdout.
+ * pr_output.c - PageRank results: the --out file (dsana/outfile.h: a
+ * regular file replaced atomically, a FIFO or device written in place,
+ * gzip for a name ending in ".gz") and the top-K table with the run's
+ * speed on stdout.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
+#include "dsana/outfile.h"
 #include "pagerank.h"
 
 static int pr_write_file(const struct pr_app *pr, const double *rank, uint64_t n, char *err, size_t errlen) {
-  char tmp[PR_PATH_MAX + 32];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", pr->out_path, (int)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot write: %s", pr->out_path, strerror(errno));
-    return DSANA_EIO;
-  }
-  static char buf[1 << 20];
-  setvbuf(f, buf, _IOFBF, sizeof buf);
-  int bad = 0;
-  for (uint64_t v = 0; v < n && !bad; v++)
-    bad = fprintf(f, "%llu\t%.12g\n", (unsigned long long)dsana_graph_orig_id(&pr->g, v), rank[v]) < 0;
-  bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, pr->out_path) != 0) {
-    snprintf(err, errlen, "%s: write failed: %s", pr->out_path, strerror(errno));
-    unlink(tmp);
-    return DSANA_EIO;
-  }
-  return 0;
+  struct dsana_outfile *o;
+  int rc = dsana_outfile_open(pr->out_path, DSANA_OUT_GZIP_SUFFIX, &o, err, errlen);
+  for (uint64_t v = 0; !rc && v < n; v++)
+    rc = dsana_outfile_printf(o, "%llu\t%.12g\n", (unsigned long long)dsana_graph_orig_id(&pr->g, v), rank[v]);
+  return o ? dsana_outfile_commit(o, err, errlen) : rc;
 }
 
 /* Keep the k best (rank desc, id asc) in top[0..k) by insertion. */

@@ -43,7 +43,8 @@
   X(EAGAIN, -10, "nothing available now")                    \
   X(ESTATE, -11, "operation not valid in this state")        \
   X(EUSAGE, -12, "bad command-line usage")                   \
-  X(ENOTSUP, -13, "not supported here")
+  X(ENOTSUP, -13, "not supported here")                      \
+  X(EINTR, -14, "stopped by a signal")
 
 enum dsana_err {
   DSANA_OK = 0,
@@ -262,17 +263,32 @@ struct dsana_run_summary {
   bool quiet;
 };
 
+/* What an app option's value is: the command line checks files before any
+ * process starts, and --resume refuses a change that would change the
+ * result (the checkpoint records the PARAM values and the INPUT files). */
+enum dsana_option_kind {
+  DSANA_OPT_PARAM = 0, /* defines the result (the default): --resume refuses another value */
+  DSANA_OPT_INPUT,     /* a file the result is computed from: --resume refuses other contents */
+  DSANA_OPT_OUTPUT,    /* a file the run writes: checked writable before the run, never an input */
+  DSANA_OPT_REPORT     /* changes what is reported or when the run stops, not the values it
+                        * computes (--top, --max-iter, a test set): free on --resume */
+};
+
 /* An option an app adds to the command line (long form only). */
 struct dsana_app_option {
   const char *name;
   const char *arg; /* "N", "FILE" ...; NULL for a flag */
   const char *help;
+  enum dsana_option_kind kind;
+  const char *default_value; /* as typed on the command line; NULL: none (flags: off).
+                              * Shown in --help, recorded in reports and checkpoints. */
 };
 
 struct dsana_app {
   const char *name;
   const char *summary;                     /* one line for `dsana --help` */
-  const char *args;                        /* positional arguments, e.g. "GRAPH" */
+  const char *args;                        /* positional arguments, e.g. "GRAPH": the input
+                                            * files the result is computed from */
   const char *help;                        /* extra help text (formats, semantics) */
   const struct dsana_app_option *options;  /* terminated by {NULL} */
   /* Create and destroy the app's state (options, data). */

@@ -36,16 +36,17 @@ int ds_apply_opts(struct dsana_dataset *ds, const struct dsana_dataset_opts *opt
 
 /* An output file written under a temporary name in the same folder and
  * renamed over path only when complete. */
+struct dsana_outfile;
 struct ds_out {
   const char *path;
-  char *tmp;
-  int fd;
+  struct dsana_outfile *out; /* dsana/outfile.h */
+  int fd;                    /* its descriptor: the writers write() sections */
 };
 
-/* Create the temporary file; on failure "PATH: reason", DSANA_EIO. */
+/* Start writing path (dsana/outfile.h); on failure "PATH: reason", DSANA_EIO. */
 int ds_out_open(struct ds_out *o, const char *path, char *err, size_t errlen);
-/* ok: fsync, close, rename over path, sync the folder; else (or if any of
- * that fails) remove the temporary file. saved_errno explains a failure
+/* ok: commit (fsync, rename over path); else (or if that fails) discard
+ * the temporary file. saved_errno explains a failure
  * that happened before. Returns 0 or DSANA_EIO with "PATH: write failed". */
 int ds_out_finish(struct ds_out *o, bool ok, int saved_errno, char *err, size_t errlen);
 /* write(2) all of len bytes, retrying on EINTR; false on error (errno). */

@@ -1,8 +1,8 @@
 /*
- * dataset_out.c - the atomic output file under the dataset writers: data
- * goes to "PATH.tmp.XXXXXX" in the same folder, is fsync'd, and is renamed
- * over PATH only when complete, so a reader sees the old file or the whole
- * new one, never a torn one; on failure the temporary file is removed.
+ * dataset_out.c - the output file under the dataset writers, through
+ * dsana/outfile.h: a regular file is replaced atomically only when
+ * complete (a reader sees the old file or the whole new one), a FIFO or
+ * device is written in place; on failure nothing is left behind.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "dsana/dsana.h"
+#include "dsana/outfile.h"
 #include "io/dataset_internal.h"
 
 bool ds_write_all(int fd, const void *p, uint64_t len) {
@@ -34,64 +35,21 @@ bool ds_write_all(int fd, const void *p, uint64_t len) {
 }
 
 int ds_out_open(struct ds_out *o, const char *path, char *err, size_t errlen) {
-  size_t plen = strlen(path);
   o->path = path;
-  o->fd = -1;
-  o->tmp = malloc(plen + 16);
-  if (!o->tmp)
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
-  snprintf(o->tmp, plen + 16, "%s.tmp.XXXXXX", path);
-  o->fd = mkstemp(o->tmp);
-  if (o->fd < 0 || fchmod(o->fd, 0644) != 0) {
-    int rc = graph_errf(err, errlen, DSANA_EIO, "%s: cannot create a temporary file beside it: %s", path,
-                        strerror(errno));
-    if (o->fd >= 0) {
-      close(o->fd);
-      unlink(o->tmp);
-    }
-    free(o->tmp);
-    o->tmp = NULL;
-    return rc;
-  }
-  return 0;
-}
-
-/* fsync the folder holding path, so the rename itself is durable. */
-static void sync_dir(const char *path) {
-  char dir[4096];
-  const char *slash = strrchr(path, '/');
-  if (!slash)
-    snprintf(dir, sizeof dir, ".");
-  else
-    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path == 0 ? 1 : slash - path), path);
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    fsync(fd);
-    close(fd);
-  }
+  int rc = dsana_outfile_open(path, 0, &o->out, err, errlen);
+  o->fd = rc ? -1 : dsana_outfile_fd(o->out);
+  return rc;
 }
 
 int ds_out_finish(struct ds_out *o, bool ok, int saved_errno, char *err, size_t errlen) {
-  if (ok && fsync(o->fd) != 0) {
-    saved_errno = errno;
-    ok = false;
+  int rc = 0;
+  if (!ok) {
+    rc = graph_errf(err, errlen, DSANA_EIO, "%s: write failed: %s", o->path, strerror(saved_errno ? saved_errno : EIO));
+    dsana_outfile_discard(o->out);
+  } else {
+    rc = dsana_outfile_commit(o->out, err, errlen);
   }
-  if (close(o->fd) != 0 && ok) {
-    saved_errno = errno;
-    ok = false;
-  }
-  if (ok && rename(o->tmp, o->path) != 0) {
-    saved_errno = errno;
-    ok = false;
-  }
-  if (!ok)
-    unlink(o->tmp);
-  free(o->tmp);
-  o->tmp = NULL;
+  o->out = NULL;
   o->fd = -1;
-  if (!ok)
-    return graph_errf(err, errlen, DSANA_EIO, "%s: write failed: %s", o->path,
-                      strerror(saved_errno ? saved_errno : EIO));
-  sync_dir(o->path);
-  return 0;
+  return rc;
 }

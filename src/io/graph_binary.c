@@ -34,6 +34,7 @@
 #include <zlib.h>
 
 #include "dsana/dsana.h"
+#include "dsana/outfile.h"
 #include "io/graph_internal.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -115,20 +116,6 @@ static bool write_sections(int fd, const struct dsana_graph *g, const unsigned c
   return true;
 }
 
-static void sync_dir(const char *path) {
-  char dir[4096];
-  const char *slash = strrchr(path, '/');
-  if (!slash)
-    snprintf(dir, sizeof dir, ".");
-  else
-    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path == 0 ? 1 : slash - path), path);
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    fsync(fd);
-    close(fd);
-  }
-}
-
 /* The header of g in format f into h (f->header_bytes, zeroed by the caller). */
 static void fill_header(const struct dsana_graph *g, const struct graph_bin_format *f, unsigned char *h,
                         struct graph_bin_layout *l) {
@@ -163,30 +150,16 @@ int dsana_graph_write_binary(const struct dsana_graph *g, const char *path, char
   const struct graph_bin_format *f = graph_bin_format(g->in_w ? 2 : 1);
   fill_header(g, f, h, &l);
 
-  size_t plen = strlen(path);
-  char *tmp = malloc(plen + 16);
-  if (!tmp)
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
-  snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    int rc = graph_errf(err, errlen, DSANA_EIO, "%s: cannot create temporary file: %s", path, strerror(errno));
-    free(tmp);
+  /* dsana/outfile.h: atomic for a regular file, in place for an anonymous
+   * one (the launcher's converted copy) */
+  struct dsana_outfile *o;
+  int rc = dsana_outfile_open(path, 0, &o, err, errlen);
+  if (rc)
+    return rc;
+  if (!write_sections(dsana_outfile_fd(o), g, h, f, &l)) {
+    rc = graph_errf(err, errlen, DSANA_EIO, "%s: write failed: %s", path, strerror(errno));
+    dsana_outfile_discard(o);
     return rc;
   }
-  bool ok = fchmod(fd, 0644) == 0 && write_sections(fd, g, h, f, &l) && fsync(fd) == 0;
-  int saved = errno;
-  ok = (close(fd) == 0) && ok;
-  if (ok && rename(tmp, path) != 0) {
-    saved = errno;
-    ok = false;
-  }
-  if (!ok) {
-    unlink(tmp);
-    free(tmp);
-    return graph_errf(err, errlen, DSANA_EIO, "%s: write failed: %s", path, strerror(saved));
-  }
-  free(tmp);
-  sync_dir(path);
-  return 0;
+  return dsana_outfile_commit(o, err, errlen);
 }

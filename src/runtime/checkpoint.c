@@ -6,15 +6,18 @@
 #include "runtime/checkpoint.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "dsana/outfile.h"
 #include "net/wire.h"
 #include "runtime/job.h"
+#include "util/log.h"
+#include "util/status.h"
 
 #define CKPT_MAGIC "DSNACKPT"
 #define CKPT_VERSION 2
@@ -24,32 +27,27 @@ static void shard_path(char *buf, size_t len, const char *dir, uint32_t s) {
   snprintf(buf, len, "%s/shard-%u.ckpt", dir, s);
 }
 
-/* Write len bytes to path atomically: temporary file, fsync, rename. */
+/* Write the parts to path atomically (dsana/outfile.h: an unnamed
+ * temporary in DIR, fsync, rename), so a crash keeps the previous file. */
 static int write_atomic(const char *path, const void *const *parts, const size_t *lens, int n, char *err,
                         size_t errlen) {
-  char tmp[1200];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  int ok = fd >= 0;
-  for (int i = 0; ok && i < n; i++) {
-    const char *p = parts[i];
-    for (size_t at = 0; ok && at < lens[i];) {
-      ssize_t w = write(fd, p + at, lens[i] - at);
-      if (w < 0 && errno == EINTR)
-        continue;
-      ok = w > 0;
-      at += ok ? (size_t)w : 0;
-    }
-  }
-  ok = ok && fsync(fd) == 0;
-  if (fd >= 0 && close(fd) != 0)
-    ok = 0;
-  if (!ok || rename(tmp, path) != 0) {
-    snprintf(err, errlen, "%s: cannot write the checkpoint: %s", path, strerror(errno));
-    unlink(tmp);
-    return DSANA_EIO;
-  }
-  return 0;
+  struct dsana_outfile *o;
+  char why[1200] = "";
+  int rc = dsana_outfile_open(path, 0, &o, why, sizeof why);
+  for (int i = 0; !rc && i < n; i++)
+    rc = dsana_outfile_write(o, parts[i], lens[i]);
+  if (o)
+    rc = dsana_outfile_commit(o, why, sizeof why);
+  if (rc)
+    snprintf(err, errlen, "cannot write the checkpoint: %s", why);
+  return rc;
+}
+
+void ckpt_report_failure(const char *err) {
+  static atomic_bool reported;
+  if (!atomic_exchange(&reported, true))
+    log_error("%s (the job goes on; later checkpoint failures are not repeated)", err);
+  status_mark_incomplete();
 }
 
 static uint32_t crc_of(const void *p, size_t len) {

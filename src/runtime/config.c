@@ -12,8 +12,10 @@ void config_defaults(struct run_config *c) {
   c->n_workers = cores > 0 ? (uint32_t)cores : 1;
   c->n_servers = 1;
   c->tasks_per_worker = 16;
-  c->mode = MODE_BSP;
-  c->sched = SCHED_STATIC;
+  /* DSANA itself is the default; --mode bsp is the baseline to compare with */
+  c->mode = MODE_DSANA;
+  c->sched = SCHED_DYNAMIC;
+  c->chunk = CHUNK_AUTO;
   c->register_timeout_s = 30.0;
   c->peer_timeout_s = 5.0;
   c->heartbeat_s = 0.5;

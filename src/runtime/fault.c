@@ -63,7 +63,7 @@ void fault_server_point(uint32_t iter) {
   log_warn("fault injection: dying after committing iteration %u", iter);
   if (server_fault.kill)
     raise(SIGKILL);
-  _exit(3);
+  _exit(FAULT_EXIT_CODE);
 }
 
 void fault_point(enum fault_point p, uint32_t iter) {
@@ -72,5 +72,5 @@ void fault_point(enum fault_point p, uint32_t iter) {
   log_warn("fault injection: dying at iteration %u", iter);
   if (fault.kill)
     raise(SIGKILL);
-  _exit(3);
+  _exit(FAULT_EXIT_CODE);
 }

@@ -2,11 +2,15 @@
  * fault.h - fault injection for tests (in the spirit of SQLite's test
  * hooks): DSANA_FAULT="worker=I,iter=K,point=P,how=H" makes worker I, in
  * iteration K, at point P (before-task | before-push | mid-push |
- * after-push) die by H (kill = SIGKILL, exit = exit code 3). Unset, it
+ * after-push) die by H (kill = SIGKILL, exit = exit code 5). Unset, it
  * costs one branch per task.
  */
 #ifndef DSANA_RUNTIME_FAULT_H
 #define DSANA_RUNTIME_FAULT_H
+
+/* The exit code of an injected exit (not 3, which says "incomplete",
+ * util/status.h). */
+#define FAULT_EXIT_CODE 5
 
 #include <stdint.h>
 

@@ -1,9 +1,19 @@
 /*
  * launch.c - the embedded default: fork the scheduler, the servers and the
- * workers on this machine (ipc transport in a private temporary folder),
- * wait for them, and report a child that died instead of hanging.
+ * workers on this machine (ipc transport in a private folder), wait for
+ * them, and report a child that died instead of hanging.
+ *
+ * The launcher waits with its signals blocked and taken one at a time
+ * (sigtimedwait): SIGCHLD reaps, SIGINT/SIGTERM/SIGHUP are forwarded to
+ * the roles, which are waited for, the job's folder removed, and the
+ * launch returns DSANA_EINTR (the command then dies of the same signal:
+ * exit status 128+N). Nothing it made stays behind on any exit: the
+ * folder goes with the launcher or, after a SIGKILL, with its janitor
+ * (launch_dir.c); converted inputs are anonymous files (dsana/outfile.h).
+ * A role that exits with STATUS_EXIT_INCOMPLETE finished but could not
+ * write a report: the run goes on and ends incomplete (util/status.h).
  */
-#include <dirent.h>
+#define _GNU_SOURCE /* strsignal */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,14 +21,16 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "net/transport.h"
-#include "runtime/runtime.h"
 #include "runtime/checkpoint.h"
+#include "runtime/launch_internal.h"
+#include "runtime/runtime.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/status.h"
 
 struct child {
   pid_t pid;
@@ -31,36 +43,56 @@ struct child {
  * with _exit() and must not inherit an allocation it cannot free. */
 #define LAUNCH_MAX_CHILDREN 8192
 static struct child launch_kids[LAUNCH_MAX_CHILDREN];
+static int launch_stop_signal; /* the signal that stopped the last launch */
 
-static pid_t launch_one(const struct role_params *p, enum rt_role role, uint32_t index) {
+/* What the launcher waits for. */
+static void wait_set(sigset_t *set) {
+  sigemptyset(set);
+  sigaddset(set, SIGCHLD);
+  sigaddset(set, SIGINT);
+  sigaddset(set, SIGTERM);
+  sigaddset(set, SIGHUP);
+}
+
+static pid_t launch_one(const struct role_params *p, enum rt_role role, uint32_t index, const sigset_t *mask) {
   fflush(stdout);
   fflush(stderr);
-  pid_t pid = fork();
+  pid_t parent = getpid(), pid = fork();
   if (pid != 0)
     return pid;
   prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the launcher */
+  if (getppid() != parent)
+    _exit(1); /* it died before that was set */
+  signal(SIGCHLD, SIG_DFL);
+  sigprocmask(SIG_SETMASK, mask, NULL);
   struct role_params mine = *p;
   mine.index = index;
   int rc = runtime_run_role(role, &mine);
   fflush(stdout);
-  _exit(rc == 0 ? 0 : 1);
+  _exit(status_exit_code(rc, 1)); /* 3: done, but a report was not written */
+}
+
+static void describe(const struct child *c, char *buf, size_t len) {
+  if (c->role == ROLE_SCHEDULER)
+    snprintf(buf, len, "scheduler (pid %d)", (int)c->pid);
+  else
+    snprintf(buf, len, "%s %u (pid %d)", rt_role_name(c->role), c->index, (int)c->pid);
 }
 
 static void describe_exit(const struct child *c, int status, char *buf, size_t len) {
-  int n = snprintf(buf, len, "%s", rt_role_name(c->role));
-  if (c->role != ROLE_SCHEDULER)
-    n += snprintf(buf + n, len - (size_t)n, " %u", c->index);
+  char who[96];
+  describe(c, who, sizeof who);
   if (WIFSIGNALED(status))
-    snprintf(buf + n, len - (size_t)n, " (pid %d) was killed by signal %d (%s)", (int)c->pid, WTERMSIG(status),
-             strsignal(WTERMSIG(status)));
+    snprintf(buf, len, "%s was killed by signal %d (%s)", who, WTERMSIG(status), strsignal(WTERMSIG(status)));
   else
-    snprintf(buf + n, len - (size_t)n, " (pid %d) exited with code %d", (int)c->pid, WEXITSTATUS(status));
+    snprintf(buf, len, "%s exited with code %d", who, WEXITSTATUS(status));
 }
 
-static void kill_all(struct child *kids, size_t n) {
+/* Send sig to the roles still running, give them 2 s, then SIGKILL. */
+static void kill_all(struct child *kids, size_t n, int sig) {
   for (size_t i = 0; i < n; i++)
     if (!kids[i].exited)
-      kill(kids[i].pid, SIGTERM);
+      kill(kids[i].pid, sig);
   uint64_t deadline = clock_now_ns() + 2000000000ull;
   for (size_t left = n; left > 0 && clock_now_ns() < deadline;) {
     left = 0;
@@ -90,22 +122,6 @@ static struct child *find_child(struct child *kids, size_t n, pid_t pid) {
   return NULL;
 }
 
-/* Reap one child: waits for any (blocking) or, with a deadline, polls. */
-static pid_t reap(int *status, uint64_t deadline_ns) {
-  for (;;) {
-    pid_t pid = waitpid(-1, status, deadline_ns ? WNOHANG : 0);
-    if (pid > 0 || (pid < 0 && errno != EINTR))
-      return pid;
-    if (pid == 0) {
-      if (clock_now_ns() >= deadline_ns)
-        return 0;
-      clock_sleep_ns(5000000);
-    }
-  }
-}
-
-/* Wait until the scheduler succeeded and the rest left, or anyone failed.
- * After the scheduler's success the others get 10 s to leave. */
 /* After a fatal loss: where the job can be resumed from. */
 static void launch_report_checkpoint(const char *dir) {
   struct ckpt_manifest m;
@@ -118,76 +134,96 @@ static void launch_report_checkpoint(const char *dir) {
     log_error("no complete checkpoint in %s yet (%s)", dir, err);
 }
 
-static int launch_wait(struct child *kids, size_t n, bool worker_loss_fatal, const char *ckpt_dir) {
-  size_t running = n;
-  uint64_t deadline = 0;
-  while (running > 0) {
-    int status;
-    pid_t pid = reap(&status, deadline);
-    if (pid == 0) {
-      log_warn("roles still running 10 s after the job finished: killed");
-      kill_all(kids, n);
-      return 0;
-    }
-    struct child *c = pid > 0 ? find_child(kids, n, pid) : NULL;
-    if (pid < 0)
-      break;
-    if (!c)
-      continue;
-    c->exited = true;
-    running--;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      char what[256];
-      describe_exit(c, status, what, sizeof what);
-      if (c->role == ROLE_WORKER && !worker_loss_fatal) {
-        log_warn("%s; the scheduler hands its tasks to the other workers", what);
-        continue;
-      }
-      log_error("%s; stopping the job", what);
-      kill_all(kids, n);
-      launch_report_checkpoint(ckpt_dir);
-      return DSANA_EPEER;
-    }
-    if (c->role == ROLE_SCHEDULER)
-      deadline = clock_now_ns() + 10000000000ull;
-  }
-  return deadline ? 0 : DSANA_EPEER;
+/* A stop signal the launcher has pending (the terminal's ^C reaches the
+ * roles too, and they may die first): 0 if none. */
+static int pending_stop(void) {
+  sigset_t p;
+  if (sigpending(&p) != 0)
+    return 0;
+  return sigismember(&p, SIGINT) ? SIGINT : sigismember(&p, SIGTERM) ? SIGTERM : sigismember(&p, SIGHUP) ? SIGHUP : 0;
 }
 
-static int launch_make_dir(struct run_config *cfg) {
-  const char *tmp = getenv("TMPDIR");
-  snprintf(cfg->local_dir, sizeof cfg->local_dir, "%s/dsana-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
-  if (!mkdtemp(cfg->local_dir)) {
-    log_error("cannot create a temporary folder in %s: %s", tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
-    return DSANA_EIO;
+struct launch_wait {
+  struct child *kids;
+  size_t n, running;
+  bool worker_loss_fatal;
+  const char *ckpt_dir;
+  uint64_t deadline_ns; /* after the scheduler's success: the others get 10 s */
+};
+
+/* One child ended: 0 to go on, or the run's end. */
+static int on_exit_status(struct launch_wait *w, struct child *c, int status) {
+  c->exited = true;
+  w->running--;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == STATUS_EXIT_INCOMPLETE)
+    status_mark_incomplete(); /* it logged which report it could not write */
+  else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (pending_stop())
+      return DSANA_EAGAIN; /* the user stopped the job: no loss to report */
+    char what[256];
+    describe_exit(c, status, what, sizeof what);
+    if (c->role == ROLE_WORKER && !w->worker_loss_fatal) {
+      log_warn("%s; the scheduler hands its tasks to the other workers", what);
+      return 0;
+    }
+    log_error("%s; stopping the job", what);
+    kill_all(w->kids, w->n, SIGTERM);
+    launch_report_checkpoint(w->ckpt_dir);
+    return DSANA_EPEER;
   }
-  if (!cfg->scheduler_addr[0] &&
-      net_local_addr("ipc", cfg->local_dir, "scheduler", cfg->scheduler_addr, sizeof cfg->scheduler_addr) != 0) {
-    log_error("%s: folder name too long for a local address", cfg->local_dir);
-    return DSANA_ERANGE;
-  }
+  if (c->role == ROLE_SCHEDULER)
+    w->deadline_ns = clock_now_ns() + 10000000000ull;
   return 0;
 }
 
-/* Remove the ipc sockets the roles left and the folder itself. */
-static void launch_remove_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (d) {
-    struct dirent *e;
-    char path[CONFIG_PATH_MAX + 300];
-    while ((e = readdir(d)) != NULL) {
-      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-        continue;
-      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-      unlink(path);
-    }
-    closedir(d);
+/* The next signal of the wait set, or 0 at the deadline (0: none). */
+static int next_signal(const sigset_t *set, uint64_t deadline_ns) {
+  for (;;) {
+    uint64_t now = clock_now_ns();
+    if (deadline_ns && now >= deadline_ns)
+      return 0;
+    uint64_t left = deadline_ns ? deadline_ns - now : 1000000000ull;
+    struct timespec ts = {.tv_sec = (time_t)(left / 1000000000ull), .tv_nsec = (long)(left % 1000000000ull)};
+    int sig = sigtimedwait(set, NULL, &ts);
+    if (sig > 0)
+      return sig;
+    if (errno != EAGAIN && errno != EINTR)
+      return SIGCHLD; /* cannot wait for signals: poll the children */
   }
-  rmdir(dir);
 }
 
-/* Merge the roles' trace parts into the --trace file. */
-static int launch_merge_trace(const struct run_config *cfg) {
+static int launch_wait(struct launch_wait *w, const sigset_t *set) {
+  while (w->running > 0) {
+    int status, rc = 0;
+    pid_t pid;
+    while (w->running > 0 && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
+      struct child *c = find_child(w->kids, w->n, pid);
+      if (c && (rc = on_exit_status(w, c, status)) != 0)
+        break;
+    }
+    if (rc == DSANA_EPEER)
+      return rc;
+    if (w->running == 0)
+      break;
+    int sig = rc == DSANA_EAGAIN ? pending_stop() : next_signal(set, w->deadline_ns);
+    if (sig == 0) {
+      log_warn("roles still running 10 s after the job finished: killed");
+      kill_all(w->kids, w->n, SIGKILL);
+      return 0;
+    }
+    if (sig != SIGCHLD) {
+      sigtimedwait(set, NULL, &(struct timespec){0}); /* take it off the pending set */
+      launch_stop_signal = sig;
+      log_warn("%s: stopping the job (its roles, then its files)", strsignal(sig));
+      kill_all(w->kids, w->n, sig);
+      return DSANA_EINTR;
+    }
+  }
+  return w->deadline_ns ? 0 : DSANA_EPEER;
+}
+
+/* Merge the roles' trace parts (in the job's folder) into the --trace file. */
+static int launch_merge_trace(const struct run_config *cfg, const char *trace_path) {
   size_t n = 1 + cfg->n_servers + cfg->n_workers;
   char (*parts)[1200] = calloc(n, sizeof *parts);
   const char **list = calloc(n + 1, sizeof *list);
@@ -198,70 +234,109 @@ static int launch_merge_trace(const struct run_config *cfg) {
     trace_part_path(parts[i], sizeof parts[i], cfg->trace_path, role, idx);
     list[i] = parts[i];
   }
-  char err[512] = "";
-  if (!rc && (rc = trace_merge(cfg->trace_path, list, err, sizeof err)) != 0)
-    log_error("%s: cannot write the trace: %s", cfg->trace_path, err[0] ? err : dsana_strerror(rc));
+  char err[1400] = "";
+  if (!rc)
+    rc = trace_merge(trace_path, list, err, sizeof err);
+  if (rc) { /* a report: the run is incomplete, not failed */
+    log_error("cannot write the trace: %s", err[0] ? err : dsana_strerror(rc));
+    status_mark_incomplete();
+  }
   free(parts);
   free(list);
+  return 0;
+}
+
+static void log_cluster(const struct run_config *c) {
+  char chunk[32];
+  if (c->chunk == CHUNK_FIXED)
+    snprintf(chunk, sizeof chunk, "%llu B", (unsigned long long)c->chunk_bytes);
+  else
+    snprintf(chunk, sizeof chunk, "%s", c->chunk == CHUNK_AUTO ? "auto" : "off");
+  log_info("local job in %s: scheduler at %s, %u server%s, %u worker%s; mode %s (sched %s, chunk %s)", c->local_dir,
+           c->scheduler_addr, c->n_servers, c->n_servers == 1 ? "" : "s", c->n_workers, c->n_workers == 1 ? "" : "s",
+           run_mode_name(c->mode), sched_kind_name(c->sched), chunk);
+}
+
+/* Fork every role; 0, or DSANA_EIO when a fork failed (the others stopped). */
+static int start_roles(const struct role_params *q, struct child *kids, size_t n, const sigset_t *mask) {
+  const struct run_config *cfg = q->cfg;
+  size_t k = 0;
+  kids[k++] = (struct child){.pid = launch_one(q, ROLE_SCHEDULER, 0, mask), .role = ROLE_SCHEDULER};
+  for (uint32_t i = 0; i < cfg->n_servers; i++)
+    kids[k++] = (struct child){.pid = launch_one(q, ROLE_SERVER, i, mask), .role = ROLE_SERVER, .index = i};
+  for (uint32_t i = 0; i < cfg->n_workers; i++)
+    kids[k++] = (struct child){.pid = launch_one(q, ROLE_WORKER, i, mask), .role = ROLE_WORKER, .index = i};
+  int rc = 0;
+  for (size_t i = 0; i < n; i++) {
+    char who[96];
+    describe(&kids[i], who, sizeof who);
+    if (kids[i].pid < 0) {
+      kids[i].exited = true;
+      rc = DSANA_EIO;
+    } else {
+      log_info("started %s", who);
+    }
+  }
+  if (rc) {
+    log_error("fork failed: %s", strerror(errno));
+    kill_all(kids, n, SIGTERM);
+  }
+  return rc;
+}
+
+static void noop(int sig) { (void)sig; }
+
+/* The job, with the folder made and the signals blocked. */
+static int launch_job(const struct role_params *p, struct run_config *cfg, const sigset_t *old_mask) {
+  struct role_params q = *p;
+  q.cfg = cfg;
+  size_t n = 1 + cfg->n_servers + cfg->n_workers;
+  if (n > LAUNCH_MAX_CHILDREN) {
+    log_error("too many roles for one machine (%zu, at most %d)", n, LAUNCH_MAX_CHILDREN);
+    return DSANA_EINVAL;
+  }
+  /* the roles' trace parts go to the job's folder, removed with it */
+  if (cfg->trace_path[0] && strlen(cfg->local_dir) + 7 <= sizeof cfg->trace_path) {
+    memcpy(cfg->trace_path, cfg->local_dir, strlen(cfg->local_dir));
+    memcpy(cfg->trace_path + strlen(cfg->local_dir), "/trace", 7);
+  }
+  log_cluster(cfg);
+  struct child *kids = launch_kids;
+  memset(kids, 0, sizeof *kids * n);
+  int rc = start_roles(&q, kids, n, old_mask);
+  sigset_t set;
+  wait_set(&set);
+  struct launch_wait w = {.kids = kids, .n = n, .running = n, .worker_loss_fatal = cfg->fail_on_worker_loss,
+                          .ckpt_dir = cfg->checkpoint_dir};
+  if (!rc)
+    rc = launch_wait(&w, &set);
+  if (!rc && cfg->trace_path[0])
+    launch_merge_trace(cfg, p->cfg->trace_path);
   return rc;
 }
 
 int runtime_launch_local(const struct role_params *p) {
   struct run_config cfg = *p->cfg;
+  sigset_t set, old_mask;
+  struct sigaction chld = {.sa_handler = noop}, old_chld;
+  wait_set(&set);
+  sigprocmask(SIG_BLOCK, &set, &old_mask); /* taken by sigtimedwait only */
+  sigaction(SIGCHLD, &chld, &old_chld);
+  launch_stop_signal = 0;
   int rc = launch_make_dir(&cfg);
-  if (rc)
-    return rc;
-  struct role_params q = *p;
-  q.cfg = &cfg;
-  size_t n = 1 + cfg.n_servers + cfg.n_workers;
-  if (n > LAUNCH_MAX_CHILDREN) {
-    log_error("too many roles for one machine (%zu, at most %d)", n, LAUNCH_MAX_CHILDREN);
+  struct launch_janitor jan = {.pid = -1, .wr = -1};
+  if (!rc && launch_janitor_start(cfg.local_dir, &jan) != 0)
+    log_warn("no janitor for %s: a launcher killed with SIGKILL would leave it behind", cfg.local_dir);
+  if (!rc)
+    rc = launch_job(p, &cfg, &old_mask);
+  if (cfg.local_dir[0]) {
     launch_remove_dir(cfg.local_dir);
-    return DSANA_EINVAL;
+    log_info("removed the job's folder %s", cfg.local_dir);
   }
-  struct child *kids = launch_kids;
-  memset(kids, 0, sizeof *kids * n);
-  size_t k = 0;
-  kids[k++] = (struct child){.pid = launch_one(&q, ROLE_SCHEDULER, 0), .role = ROLE_SCHEDULER};
-  for (uint32_t i = 0; i < cfg.n_servers; i++)
-    kids[k++] = (struct child){.pid = launch_one(&q, ROLE_SERVER, i), .role = ROLE_SERVER, .index = i};
-  for (uint32_t i = 0; i < cfg.n_workers; i++)
-    kids[k++] = (struct child){.pid = launch_one(&q, ROLE_WORKER, i), .role = ROLE_WORKER, .index = i};
-  for (size_t i = 0; i < n; i++)
-    if (kids[i].pid < 0) {
-      log_error("fork failed: %s", strerror(errno));
-      kids[i].exited = true;
-      kill_all(kids, n);
-      launch_remove_dir(cfg.local_dir);
-      return DSANA_EIO;
-    }
-  rc = launch_wait(kids, n, cfg.fail_on_worker_loss, cfg.checkpoint_dir);
-  launch_remove_dir(cfg.local_dir);
-  int trc = cfg.trace_path[0] ? launch_merge_trace(&cfg) : 0;
-  return rc ? rc : trc;
+  launch_janitor_stop(&jan);
+  sigaction(SIGCHLD, &old_chld, NULL);
+  sigprocmask(SIG_SETMASK, &old_mask, NULL);
+  return rc;
 }
 
-int runtime_run_role(enum rt_role role, const struct role_params *p) { return driver_run(role, p); }
-
-void runtime_rank_role(uint32_t rank, uint32_t n_servers, enum rt_role *role, uint32_t *index) {
-  *role = rank == 0 ? ROLE_SCHEDULER : rank <= n_servers ? ROLE_SERVER : ROLE_WORKER;
-  *index = rank == 0 ? 0 : rank <= n_servers ? rank - 1 : rank - 1 - n_servers;
-}
-
-int runtime_launcher_rank(uint32_t *rank, uint32_t *size) {
-  static const char *const vars[][2] = {
-      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, {"PMI_RANK", "PMI_SIZE"}, {"SLURM_PROCID", "SLURM_NTASKS"}};
-  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-    const char *r = getenv(vars[i][0]), *s = getenv(vars[i][1]);
-    if (!r || !s)
-      continue;
-    char *end1, *end2;
-    unsigned long rv = strtoul(r, &end1, 10), sv = strtoul(s, &end2, 10);
-    if (*end1 || *end2 || sv == 0 || rv >= sv)
-      return DSANA_EINVAL;
-    *rank = (uint32_t)rv;
-    *size = (uint32_t)sv;
-    return 0;
-  }
-  return DSANA_EAGAIN;
-}
+int runtime_launch_signal(void) { return launch_stop_signal; }

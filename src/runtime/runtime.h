@@ -19,13 +19,18 @@
 #include "runtime/observer.h"
 #include "runtime/role_params.h"
 
-/* Run one role of a job until it is done. */
+/* Run one role of a job until it is done, titled in ps ("dsana: worker 2
+ * (job /tmp/dsana-Xy12ab)") and top. */
 int runtime_run_role(enum rt_role role, const struct role_params *p);
 
 /* Fork the scheduler, cfg->n_servers servers and cfg->n_workers workers on
  * this machine (ipc:// in a private folder), wait for them and report a
- * child that died. */
+ * child that died. SIGINT, SIGTERM or SIGHUP stop the roles and remove the
+ * job's files, then it returns DSANA_EINTR (runtime_launch_signal() says
+ * which signal: the caller should die of it). Nothing the launch made is
+ * left behind, even when the launcher is killed with SIGKILL. */
 int runtime_launch_local(const struct role_params *p);
+int runtime_launch_signal(void);
 
 /* Under mpirun/srun: the rank and size from the launcher's variables.
  * Returns 0 when such variables exist, DSANA_EAGAIN when they do not. */

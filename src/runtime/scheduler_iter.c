@@ -357,7 +357,7 @@ int sch_on_ckpt_done(struct scheduler *s, uint32_t server, const struct net_msg 
   memcpy(man.globals, s->ckpt_globals, sizeof man.globals);
   char err[1200];
   if (ckpt_write_manifest(s->cfg.checkpoint_dir, &man, err, sizeof err) != 0)
-    log_error("%s", err);
+    ckpt_report_failure(err);
   else
     log_info("checkpoint of iteration %u complete in %s", man.iter, s->cfg.checkpoint_dir);
   s->ckpt_iter = 0;

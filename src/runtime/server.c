@@ -181,8 +181,8 @@ static int run_update(struct server *sv, uint32_t iter, const double *globals) {
 }
 
 /* After committing iter: write the shard when a checkpoint is due. A
- * failed write is reported and the job goes on (the previous complete
- * checkpoint stays valid). */
+ * failed write is reported (once) and the job goes on, incomplete (the
+ * previous complete checkpoint stays valid). */
 static int checkpoint(struct server *sv, uint32_t iter, struct rt_outq *out) {
   const struct msg_cluster_map *map = sv->map;
   if (!map->checkpoint_dir[0] || !map->checkpoint_every || iter == 0 || iter % map->checkpoint_every)
@@ -193,7 +193,7 @@ static int checkpoint(struct server *sv, uint32_t iter, struct rt_outq *out) {
   for (uint32_t t = 0; t < sv->job.n_tables; t++)
     cur[t] = sv->t[t].buf[sv->t[t].cur];
   if (ckpt_write_shard(map->checkpoint_dir, &sh, cur, err, sizeof err) != 0) {
-    log_error("%s", err);
+    ckpt_report_failure(err);
     return 0;
   }
   struct wire_hdr h = wire_hdr_make(WIRE_CKPT_DONE, sv->index);

@@ -26,7 +26,9 @@
 #include <pthread.h>
 
 #include "dsana/dsana.h"
+#include "dsana/outfile.h"
 #include "util/log.h"
+#include "util/status.h"
 
 /* Spans come from a role's control thread and its compute threads. */
 static pthread_mutex_t trace_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -206,35 +208,39 @@ static int trace_write_part(FILE *f) {
 int trace_close(void) {
   if (!tr.on)
     return 0;
-  int rc = 0;
+  int rc = 0, saved = 0;
   size_t len = strlen(tr.part_path) + 5;
   char *tmp = malloc(len);
-  if (!tmp) {
-    trace_reset();
-    return DSANA_ENOMEM;
+  FILE *f = NULL;
+  if (tmp) {
+    snprintf(tmp, len, "%s.tmp", tr.part_path);
+    f = fopen(tmp, "w");
   }
-  snprintf(tmp, len, "%s.tmp", tr.part_path);
-  FILE *f = fopen(tmp, "w");
   if (!f) {
-    rc = DSANA_EIO;
-    goto out;
+    rc = tmp ? DSANA_EIO : DSANA_ENOMEM;
+    saved = errno;
+  } else {
+    rc = trace_write_part(f);
+    int bad = ferror(f) || fflush(f) != 0;
+    saved = errno;
+    if ((fclose(f) != 0 || bad) && !rc)
+      rc = DSANA_EIO;
+    if (!rc && rename(tmp, tr.part_path) != 0)
+      rc = DSANA_EIO;
+    if (rc)
+      unlink(tmp);
   }
-  rc = trace_write_part(f);
-  int bad = ferror(f);
-  if ((fclose(f) != 0 || bad) && !rc)
-    rc = DSANA_EIO;
-  if (!rc && rename(tmp, tr.part_path) != 0)
-    rc = DSANA_EIO;
-  if (rc)
-    unlink(tmp);
-out:
-  if (rc)
-    log_error("%s: cannot write trace part: %s", tr.part_path, dsana_strerror(rc));
-  else if (tr.dropped > 0)
+  /* a trace is a report: losing it does not fail the role, but the run
+   * ends incomplete (util/status.h) */
+  if (rc) {
+    log_error("%s: cannot write the trace part: %s", tr.part_path, saved ? strerror(saved) : dsana_strerror(rc));
+    status_mark_incomplete();
+  } else if (tr.dropped > 0) {
     log_warn("trace: %llu events dropped (buffer of %zu)", (unsigned long long)tr.dropped, tr.cap);
+  }
   free(tmp);
   trace_reset();
-  return rc;
+  return 0;
 }
 
 static void trace_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -247,8 +253,10 @@ static void trace_err(char *err, size_t errlen, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* Appends the events of one part to out; a missing part adds nothing. */
-static int trace_merge_part(FILE *out, const char *path, int *first, char **buf, size_t *cap, char *err,
+/* Each event of one part, parsed, to fn; a missing part has none. */
+typedef int (*trace_event_fn)(void *arg, cJSON *ev);
+
+static int trace_each_event(const char *path, trace_event_fn fn, void *arg, char **buf, size_t *cap, char *err,
                             size_t errlen) {
   FILE *in = fopen(path, "r");
   if (!in) {
@@ -260,7 +268,7 @@ static int trace_merge_part(FILE *out, const char *path, int *first, char **buf,
   int rc = 0;
   size_t line = 0;
   ssize_t n;
-  while ((n = getline(buf, cap, in)) >= 0) {
+  while (!rc && (n = getline(buf, cap, in)) >= 0) {
     line++;
     char *s = *buf;
     while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
@@ -268,16 +276,13 @@ static int trace_merge_part(FILE *out, const char *path, int *first, char **buf,
     if (n == 0)
       continue;
     cJSON *ev = cJSON_Parse(s);
-    int ok = cJSON_IsObject(ev);
-    cJSON_Delete(ev);
-    if (!ok) {
+    if (!cJSON_IsObject(ev)) {
       trace_err(err, errlen, "%s:%zu: malformed trace event", path, line);
       rc = DSANA_EFORMAT;
-      break;
+    } else {
+      rc = fn(arg, ev);
     }
-    fputs(*first ? "\n" : ",\n", out);
-    fputs(s, out);
-    *first = 0;
+    cJSON_Delete(ev);
   }
   if (!rc && ferror(in)) {
     trace_err(err, errlen, "%s: read error after line %zu", path, line);
@@ -287,44 +292,63 @@ static int trace_merge_part(FILE *out, const char *path, int *first, char **buf,
   return rc;
 }
 
+struct trace_merge_state {
+  double t0_us; /* the earliest timestamp: the merged trace starts at 0 */
+  struct dsana_outfile *out;
+  int first;
+};
+
+static int trace_find_start(void *arg, cJSON *ev) {
+  struct trace_merge_state *m = arg;
+  cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "ts");
+  if (cJSON_IsNumber(ts) && ts->valuedouble < m->t0_us)
+    m->t0_us = ts->valuedouble;
+  return 0;
+}
+
+static int trace_put_event(void *arg, cJSON *ev) {
+  struct trace_merge_state *m = arg;
+  cJSON *ts = cJSON_GetObjectItemCaseSensitive(ev, "ts");
+  if (cJSON_IsNumber(ts))
+    cJSON_SetNumberValue(ts, round((ts->valuedouble - m->t0_us) * 1000.0) / 1000.0); /* whole ns, as written */
+  char *text = cJSON_PrintUnformatted(ev);
+  if (!text)
+    return DSANA_ENOMEM;
+  dsana_outfile_printf(m->out, "%s%s", m->first ? "\n" : ",\n", text);
+  m->first = 0;
+  free(text);
+  return 0;
+}
+
 int trace_merge(const char *out_path, const char *const *part_paths, char *err, size_t errlen) {
   if (err && errlen > 0)
     err[0] = '\0';
   if (!out_path || !out_path[0] || !part_paths)
     return DSANA_EINVAL;
-  size_t len = strlen(out_path) + 32;
-  char *tmp = malloc(len), *buf = NULL;
+  struct trace_merge_state m = {.t0_us = INFINITY, .first = 1};
+  char *buf = NULL;
   size_t cap = 0;
-  if (!tmp)
-    return DSANA_ENOMEM;
-  snprintf(tmp, len, "%s.tmp.%ld", out_path, (long)getpid());
-  int rc = 0, first = 1;
-  FILE *out = fopen(tmp, "w");
-  if (!out) {
-    trace_err(err, errlen, "%s: cannot write trace: %s", tmp, strerror(errno));
-    free(tmp);
-    return DSANA_EIO;
-  }
-  fputs("{\"traceEvents\":[", out);
+  int rc = 0;
   for (size_t i = 0; part_paths[i] && !rc; i++)
-    rc = trace_merge_part(out, part_paths[i], &first, &buf, &cap, err, errlen);
-  fputs("\n],\"displayTimeUnit\":\"ms\"}\n", out);
+    rc = trace_each_event(part_paths[i], trace_find_start, &m, &buf, &cap, err, errlen);
+  if (!isfinite(m.t0_us))
+    m.t0_us = 0;
+  char oerr[1200] = "";
+  if (!rc && (rc = dsana_outfile_open(out_path, 0, &m.out, oerr, sizeof oerr)) != 0)
+    trace_err(err, errlen, "%s", oerr);
+  if (!rc)
+    dsana_outfile_printf(m.out, "{\"traceEvents\":[");
+  for (size_t i = 0; part_paths[i] && !rc; i++)
+    rc = trace_each_event(part_paths[i], trace_put_event, &m, &buf, &cap, err, errlen);
   free(buf);
-  int bad = ferror(out);
-  if ((fclose(out) != 0 || bad) && !rc) {
-    trace_err(err, errlen, "%s: write error", tmp);
-    rc = DSANA_EIO;
-  }
-  if (!rc && rename(tmp, out_path) != 0) {
-    trace_err(err, errlen, "%s: cannot rename into place: %s", out_path, strerror(errno));
-    rc = DSANA_EIO;
-  }
-  if (rc) {
-    unlink(tmp); /* keep the parts: nothing was merged */
+  if (m.out && !rc) {
+    dsana_outfile_printf(m.out, "\n],\"displayTimeUnit\":\"ms\"}\n");
+    if ((rc = dsana_outfile_commit(m.out, oerr, sizeof oerr)) != 0)
+      trace_err(err, errlen, "%s", oerr);
   } else {
-    for (size_t i = 0; part_paths[i]; i++)
-      unlink(part_paths[i]);
+    dsana_outfile_discard(m.out); /* keep the parts: nothing was merged */
   }
-  free(tmp);
+  for (size_t i = 0; !rc && part_paths[i]; i++)
+    unlink(part_paths[i]);
   return rc;
 }

@@ -27,11 +27,14 @@ int trace_enabled(void);
  * strings. iter is recorded in args; arg2_name/arg2 optional (NULL = none). */
 void trace_span(const char *name, const char *cat, uint64_t start_ns, uint64_t end_ns, uint32_t iter,
                 const char *arg2_name, double arg2);
-/* Write the part file and free the buffer. Returns 0 or DSANA_EIO. */
+/* Write the part file and free the buffer. A part that cannot be written
+ * is logged (one line, the reason) and marks the run incomplete
+ * (util/status.h); the role carries on. Returns 0. */
 int trace_close(void);
 /* Merge the part files (NULL-terminated list) into `out_path`
- * ({"traceEvents":[...], "displayTimeUnit":"ms"}), written atomically;
- * removes the parts. */
+ * ({"traceEvents":[...], "displayTimeUnit":"ms"}, timestamps shifted so
+ * that the earliest event is at 0), written through dsana/outfile.h
+ * (atomically for a regular file); removes the parts once merged. */
 int trace_merge(const char *out_path, const char *const *part_paths, char *err, size_t errlen);
 
 /* The part file of one role: "<trace>.part.<role>.<index>". */

@@ -55,7 +55,7 @@ else
 fi
 DSANA_FAULT="worker=0,iter=2,point=before-task,how=exit" run_capture exit "$DSANA" pagerank "$T/g.txt" \
   --workers 2 --quiet --on-worker-loss fail
-if [ "$RC" -eq 1 ] && grep -q "worker 0 (pid [0-9]*) exited with code 3" "$T/exit.err"; then
+if [ "$RC" -eq 1 ] && grep -q "worker 0 (pid [0-9]*) exited with code 5" "$T/exit.err"; then
   pass "worker exiting with an error is reported with its exit code"
 else
   fail "exiting worker: rc=$RC $(head -c 300 "$T/exit.err")"

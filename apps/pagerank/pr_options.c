@@ -1,0 +1,180 @@
+/*
+ * pr_options.c - PageRank's command-line options, the launcher's check and
+ * conversion of the input (prepare), and loading it in every role.
+ *
+ * The launcher reads the graph once with the options that shape it
+ * (--dedup, --weighted, --undirected) and writes a binary copy into an
+ * anonymous file (dsana_outfile_anon): the roles it forks map it through
+ * their inherited descriptor, and nothing is left on disk however the run
+ * ends. Roles started on their own read GRAPH themselves.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dsana/outfile.h"
+#include "pagerank.h"
+
+const struct dsana_app_option pr_options[] = {
+    {"damping", "D", "damping factor, in (0, 1)", DSANA_OPT_PARAM, "0.85"},
+    {"tol", "X", "stop when the L1 change of the ranks is below X (>= 0)", DSANA_OPT_PARAM, "1e-6"},
+    {"max-iter", "N", "stop after N iterations at most (warns if still above --tol)", DSANA_OPT_REPORT, "100"},
+    {"out", "FILE", "write 'vertex<TAB>rank' per vertex (original ids; FILE.gz: gzip; -: stdout)", DSANA_OPT_OUTPUT,
+     NULL},
+    {"top", "K", "print the K highest-ranked vertices (0 = none)", DSANA_OPT_REPORT, "10"},
+    {"weighted", NULL, "the third column is a positive edge weight (networkx weight='weight')", DSANA_OPT_PARAM,
+     NULL},
+    {"undirected", NULL, "each edge u v is both u->v and v->u (an undirected graph)", DSANA_OPT_PARAM, NULL},
+    {"personalization", "FILE", "'vertex weight' lines: teleports and dangling mass follow them", DSANA_OPT_INPUT,
+     NULL},
+    {"dedup", NULL, "collapse duplicate edges, the last weight wins (a networkx DiGraph)", DSANA_OPT_PARAM, NULL},
+    {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
+
+static int parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !isfinite(v))
+    return DSANA_EINVAL;
+  *out = v;
+  return 0;
+}
+
+static int parse_u32(const char *s, uint32_t *out) {
+  char *end;
+  errno = 0;
+  if (s[0] == '-' || s[0] == '\0')
+    return DSANA_EINVAL;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end || v > UINT32_MAX)
+    return DSANA_EINVAL;
+  *out = (uint32_t)v;
+  return 0;
+}
+
+static int set_path(char *dst, const char *v) {
+  if (!v[0] || strlen(v) >= PR_PATH_MAX)
+    return DSANA_EINVAL;
+  memcpy(dst, v, strlen(v) + 1);
+  return 0;
+}
+
+/* What a valid value of option `name` looks like, for the error. */
+static const char *expected(const char *name) {
+  static const char *const what[][2] = {{"damping", "a number in (0, 1)"},
+                                        {"tol", "a number >= 0"},
+                                        {"max-iter", "an integer in 1..4294967295"},
+                                        {"top", "an integer in 0..4294967295"}};
+  for (size_t i = 0; i < sizeof what / sizeof what[0]; i++)
+    if (strcmp(what[i][0], name) == 0)
+      return what[i][1];
+  return "a file name";
+}
+
+int pr_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
+  struct pr_app *pr = app;
+  int rc = 0;
+  if (!name) {
+    rc = pr->graph_path[0] ? DSANA_EINVAL : set_path(pr->graph_path, value);
+    if (rc)
+      snprintf(err, errlen, "unexpected argument '%s' (one GRAPH only)", value);
+    return rc;
+  }
+  if (strcmp(name, "damping") == 0)
+    rc = parse_double(value, &pr->damping) || !(pr->damping > 0 && pr->damping < 1) ? DSANA_EINVAL : 0;
+  else if (strcmp(name, "tol") == 0)
+    rc = parse_double(value, &pr->tol) || !(pr->tol >= 0) ? DSANA_EINVAL : 0;
+  else if (strcmp(name, "max-iter") == 0)
+    rc = parse_u32(value, &pr->max_iter) || pr->max_iter == 0 ? DSANA_EINVAL : 0;
+  else if (strcmp(name, "top") == 0)
+    rc = parse_u32(value, &pr->top_k);
+  else if (strcmp(name, "out") == 0)
+    rc = set_path(pr->out_path, value);
+  else if (strcmp(name, "personalization") == 0)
+    rc = set_path(pr->pers_path, value);
+  else if (strcmp(name, "dedup") == 0)
+    pr->dedup = true;
+  else if (strcmp(name, "weighted") == 0)
+    pr->weighted = true;
+  else if (strcmp(name, "undirected") == 0)
+    pr->undirected = true;
+  else
+    rc = DSANA_EINVAL;
+  if (rc)
+    snprintf(err, errlen, "--%s %s: invalid value (%s)", name, value ? value : "", expected(name));
+  return rc;
+}
+
+/* The reader's warnings (extra columns ignored ...), one line each. */
+static void pr_warn(void *ctx, const char *msg) {
+  (void)ctx;
+  fprintf(stderr, "dsana pagerank: warning: %s\n", msg);
+}
+
+static struct dsana_graph_opts pr_graph_opts(const struct pr_app *pr, bool warn) {
+  return (struct dsana_graph_opts){.dedup = pr->dedup, .weighted = pr->weighted, .undirected = pr->undirected,
+                                   .warn = warn ? pr_warn : NULL};
+}
+
+static int pr_check_graph(const struct pr_app *pr, const struct dsana_graph *g, char *err, size_t errlen) {
+  if (g->m == 0 || g->n == 0) {
+    snprintf(err, errlen, "%s: empty graph (no edges)", pr->graph_path);
+    return DSANA_EFORMAT;
+  }
+  if (pr->weighted && !g->in_w) {
+    snprintf(err, errlen, "%s: --weighted, but the graph has no edge weights", pr->graph_path);
+    return DSANA_EFORMAT;
+  }
+  return 0;
+}
+
+/* In the launcher: read the graph once with the options that shape it,
+ * check it whole, and keep a binary copy every role maps (text formats,
+ * and binary files --dedup rebuilds); load the personalization. */
+int pr_prepare(void *app, char *err, size_t errlen) {
+  struct pr_app *pr = app;
+  if (!pr->graph_path[0]) {
+    snprintf(err, errlen, "missing GRAPH argument");
+    return DSANA_EUSAGE;
+  }
+  struct dsana_graph_opts opts = pr_graph_opts(pr, true);
+  struct dsana_graph g;
+  int rc = dsana_graph_open(pr->graph_path, &opts, &g, err, errlen);
+  if (rc)
+    return rc;
+  if ((rc = pr_check_graph(pr, &g, err, errlen)) == 0 && pr->pers_path[0] && !pr->pers)
+    rc = dsana_graph_load_personalization(pr->pers_path, &g, &pr->pers, err, errlen);
+  if (!rc && dsana_graph_is_binary(pr->graph_path) && !pr->dedup) {
+    rc = dsana_graph_check_range(&g, 0, g.n, err, errlen);
+    pr->validated = rc == 0;
+  } else if (!rc && (rc = dsana_outfile_anon(pr->converted, sizeof pr->converted, &pr->converted_fd, err,
+                                              errlen)) == 0) {
+    rc = dsana_graph_write_binary(&g, pr->converted, err, errlen);
+    pr->validated = rc == 0;
+  }
+  dsana_graph_fini(&g);
+  return rc;
+}
+
+int pr_load(struct pr_app *pr, char *err, size_t errlen) {
+  if (pr->loaded)
+    return 0;
+  const char *path = pr->converted[0] ? pr->converted : pr->graph_path;
+  struct dsana_graph_opts opts = pr_graph_opts(pr, false); /* the launcher warned */
+  bool map = pr->converted[0] || (dsana_graph_is_binary(path) && !pr->dedup && !pr->undirected);
+  int rc = map ? dsana_graph_map_binary(path, &pr->g, err, errlen) : dsana_graph_open(path, &opts, &pr->g, err, errlen);
+  if (rc)
+    return rc;
+  pr->loaded = true;
+  if (!pr->validated && (rc = dsana_graph_check_range(&pr->g, 0, pr->g.n, err, errlen)) != 0)
+    return rc;
+  pr->validated = true;
+  if ((rc = pr_check_graph(pr, &pr->g, err, errlen)) != 0)
+    return rc;
+  if (pr->pers_path[0] && !pr->pers)
+    rc = dsana_graph_load_personalization(pr->pers_path, &pr->g, &pr->pers, err, errlen);
+  return rc;
+}

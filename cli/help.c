@@ -1,0 +1,62 @@
+/* help.c - usage texts (help.h). */
+#include "help.h"
+
+#include "cli_apps.h"
+#include "opts.h"
+
+#define HELP_LEFT 32 /* the width of the option column */
+
+static void print_option(FILE *f, const char *name, const char *arg, const char *help, const char *def) {
+  char left[128];
+  snprintf(left, sizeof left, "--%s%s%s", name, arg ? " " : "", arg ? arg : "");
+  if (def)
+    fprintf(f, "  %-*s %s (default %s)\n", HELP_LEFT, left, help, def);
+  else
+    fprintf(f, "  %-*s %s\n", HELP_LEFT, left, help);
+}
+
+void cli_print_common_help(FILE *f) {
+  size_t n;
+  const struct cli_common_opt *c = cli_common_options(&n);
+  for (size_t i = 0; i < n; i++)
+    print_option(f, c[i].opt.name, c[i].arg, c[i].help, NULL);
+}
+
+void cli_print_app_help(const struct dsana_app *app, bool scheduler_only, FILE *f) {
+  if (scheduler_only)
+    fprintf(f, "usage: dsana scheduler %s --scheduler ADDR --token-file FILE [options] %s\n"
+               "Run only the scheduler of a %s job, listening on ADDR; servers and workers join it with\n"
+               "dsana server|worker --scheduler ADDR --token-file FILE (the input must be readable on\n"
+               "every machine).\n%s\n\n%s options:\n",
+            app->name, app->args, app->name, app->summary, app->name);
+  else
+    fprintf(f, "usage: dsana %s [options] %s\n%s\n\n%s options:\n", app->name, app->args, app->summary, app->name);
+  for (size_t i = 0; app->options && app->options[i].name; i++) {
+    const struct dsana_app_option *o = &app->options[i];
+    print_option(f, o->name, o->arg, o->help, o->arg ? o->default_value : NULL);
+  }
+  fprintf(f, "\nruntime options:\n");
+  cli_print_common_help(f);
+  fprintf(f, "\n%s", app->help ? app->help : "");
+  fprintf(f, "\nExit status: 0 done; 1 the run failed (a role died or timed out); 2 bad usage or input;\n"
+             "3 the result was written but a report (metrics, trace, checkpoint) could not be; 128+N killed\n"
+             "by signal N (the roles are stopped and every temporary file removed first).\n");
+}
+
+void cli_print_scheduler_help(FILE *f) {
+  fprintf(f, "usage: dsana scheduler APP --scheduler ADDR --token-file FILE [options] ARGS\n"
+             "Run only the scheduler of a job of APP, listening on ADDR (tcp://HOST:PORT); start its servers\n"
+             "and workers with dsana server|worker --scheduler ADDR --token-file FILE.\n"
+             "dsana scheduler APP --help lists APP's options. Apps:\n");
+  for (const struct dsana_app *const *a = cli_apps(); *a; a++)
+    fprintf(f, "  %-12s %s\n", (*a)->name, (*a)->summary);
+}
+
+void cli_print_role_help(const char *role, FILE *f) {
+  fprintf(f,
+          "usage: dsana %s --scheduler ADDR --token-file FILE [--index I] [--bind HOST] [--peer-timeout SECONDS]\n"
+          "       [--register-timeout SECONDS] [--verbose]\n"
+          "Start one %s that joins the scheduler at ADDR (tcp://HOST:PORT); the app and its options come\n"
+          "from the scheduler. --verbose says what it does (twice: debug).\n",
+          role, role);
+}

@@ -1,0 +1,20 @@
+/*
+ * paths.h - the files a run reads and writes, checked before any process
+ * starts (issue 18.2): every output (the app's DSANA_OPT_OUTPUT options,
+ * --metrics, --trace) can be written and its folder exists, --checkpoint
+ * can be made; no output names an input (the app's positional arguments
+ * and DSANA_OPT_INPUT options, --scenario, --token-file: the same device
+ * and inode) and no two outputs replacing regular files name one file.
+ */
+#ifndef DSANA_CLI_PATHS_H
+#define DSANA_CLI_PATHS_H
+
+#include "opts.h"
+
+/* Returns 0, or DSANA_EUSAGE after one line on stderr ("dsana APP: ..."). */
+int cli_check_paths(const struct cli_run *r);
+
+/* The same for `dsana logreg predict`: out is neither input. */
+int cli_check_predict_paths(const char *model, const char *data, const char *out);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * launch_internal.h - private to the local launcher:
+ *   launch.c      forking the roles, waiting for them, signals (top)
+ *   launch_dir.c  the job's private folder and its janitor (bottom)
+ */
+#ifndef DSANA_RUNTIME_LAUNCH_INTERNAL_H
+#define DSANA_RUNTIME_LAUNCH_INTERNAL_H
+
+#include <sys/types.h>
+
+#include "runtime/config.h"
+
+/* A fresh folder only this user can enter (mkdtemp in $TMPDIR) into
+ * cfg->local_dir, and the scheduler's ipc:// address in it. */
+int launch_make_dir(struct run_config *cfg);
+/* Remove the folder and the files in it. */
+void launch_remove_dir(const char *dir);
+
+/* The process that removes the folder when the launcher and its roles are
+ * all gone, even killed with SIGKILL. */
+struct launch_janitor {
+  pid_t pid;
+  int wr; /* the write end of its pipe (the roles inherit it) */
+};
+int launch_janitor_start(const char *dir, struct launch_janitor *j);
+/* The launcher's part is done: close its end (the janitor then finds the
+ * folder already gone and exits). */
+void launch_janitor_stop(struct launch_janitor *j);
+
+#endif

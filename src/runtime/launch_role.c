@@ -1,0 +1,59 @@
+/*
+ * launch_role.c - running one role in this process: its title in ps and
+ * top ("dsana: worker 2 (job /tmp/dsana-Xy12ab)", as PostgreSQL and Redis
+ * name their processes), and the role a parallel launcher (mpirun, srun)
+ * gave this process.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "runtime/runtime.h"
+#include "util/proctitle.h"
+
+/* The title says which role and which job: its folder (local), else the
+ * scheduler's address. The kernel's name is short (15 bytes). */
+static void set_title(enum rt_role role, const struct role_params *p) {
+  const struct run_config *c = p->cfg;
+  char who[64], name[16];
+  bool indexed = role != ROLE_SCHEDULER && p->index != UINT32_MAX;
+  if (indexed) {
+    snprintf(who, sizeof who, "%s %u", rt_role_name(role), p->index);
+    snprintf(name, sizeof name, "dsana %s %u", role == ROLE_SERVER ? "srv" : "wrk", p->index);
+  } else {
+    snprintf(who, sizeof who, "%s", rt_role_name(role));
+    snprintf(name, sizeof name, "dsana %s", role == ROLE_SCHEDULER ? "sched" : rt_role_name(role));
+  }
+  if (c->local_dir[0])
+    proctitle_set(name, "dsana: %s (job %s)", who, c->local_dir);
+  else
+    proctitle_set(name, "dsana: %s (%s %s)", who, role == ROLE_SCHEDULER ? "listening on" : "scheduler",
+                  c->scheduler_addr);
+}
+
+int runtime_run_role(enum rt_role role, const struct role_params *p) {
+  set_title(role, p);
+  return driver_run(role, p);
+}
+
+void runtime_rank_role(uint32_t rank, uint32_t n_servers, enum rt_role *role, uint32_t *index) {
+  *role = rank == 0 ? ROLE_SCHEDULER : rank <= n_servers ? ROLE_SERVER : ROLE_WORKER;
+  *index = rank == 0 ? 0 : rank <= n_servers ? rank - 1 : rank - 1 - n_servers;
+}
+
+int runtime_launcher_rank(uint32_t *rank, uint32_t *size) {
+  static const char *const vars[][2] = {
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, {"PMI_RANK", "PMI_SIZE"}, {"SLURM_PROCID", "SLURM_NTASKS"}};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *r = getenv(vars[i][0]), *s = getenv(vars[i][1]);
+    if (!r || !s)
+      continue;
+    char *end1, *end2;
+    unsigned long rv = strtoul(r, &end1, 10), sv = strtoul(s, &end2, 10);
+    if (*end1 || *end2 || sv == 0 || rv >= sv)
+      return DSANA_EINVAL;
+    *rank = (uint32_t)rv;
+    *size = (uint32_t)sv;
+    return 0;
+  }
+  return DSANA_EAGAIN;
+}

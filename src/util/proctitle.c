@@ -1,0 +1,84 @@
+/*
+ * proctitle.c - process titles (proctitle.h), after PostgreSQL's
+ * ps_status.c: the argv strings and the environment strings that follow
+ * them form one contiguous area, which /proc/PID/cmdline (and so ps)
+ * shows; the environment is copied to the heap, and a title is written
+ * over the area, padded with NUL bytes.
+ */
+#define _GNU_SOURCE /* prctl names */
+#include "util/proctitle.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+
+extern char **environ;
+
+static char *title_at;   /* the start of the area (argv[0]), or NULL */
+static size_t title_cap; /* its bytes */
+
+/* The end of the contiguous strings starting at argv[0], or NULL. */
+static char *area_end(int argc, char **argv) {
+  char *end = argv[0];
+  for (int i = 0; i < argc; i++) {
+    if (argv[i] != end)
+      return NULL;
+    end = argv[i] + strlen(argv[i]) + 1;
+  }
+  for (int i = 0; environ && environ[i]; i++)
+    if (environ[i] == end)
+      end = environ[i] + strlen(environ[i]) + 1;
+  return end;
+}
+
+/* environ onto the heap: its strings are part of the area. */
+static int move_environ(void) {
+  size_t n = 0;
+  while (environ && environ[n])
+    n++;
+  char **copy = malloc(sizeof *copy * (n + 1));
+  if (!copy)
+    return -1;
+  for (size_t i = 0; i < n; i++)
+    if (!(copy[i] = strdup(environ[i])))
+      return -1; /* the copies made so far stay reachable through copy */
+  copy[n] = NULL;
+  environ = copy;
+  return 0;
+}
+
+char **proctitle_init(int argc, char **argv) {
+  if (argc < 1 || !argv || !argv[0])
+    return argv;
+  char *end = area_end(argc, argv);
+  char **copy = malloc(sizeof *copy * ((size_t)argc + 1));
+  if (!end || !copy) {
+    free(copy);
+    return argv;
+  }
+  for (int i = 0; i < argc; i++)
+    if (!(copy[i] = strdup(argv[i])))
+      return argv;
+  copy[argc] = NULL;
+  if (move_environ() != 0)
+    return copy;
+  title_at = argv[0];
+  title_cap = (size_t)(end - argv[0]);
+  return copy;
+}
+
+void proctitle_set(const char *name, const char *fmt, ...) {
+  char comm[16];
+  snprintf(comm, sizeof comm, "%s", name);
+  prctl(PR_SET_NAME, comm, 0, 0, 0);
+  if (!title_at || title_cap < 2)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(title_at, title_cap, fmt, ap);
+  va_end(ap);
+  size_t used = n < 0 ? 0 : (size_t)n >= title_cap ? title_cap - 1 : (size_t)n;
+  memset(title_at + used, 0, title_cap - used); /* no old argument shows through */
+}

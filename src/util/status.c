@@ -1,0 +1,15 @@
+/* status.c - the incomplete-run mark (status.h). */
+#include "util/status.h"
+
+#include <stdatomic.h>
+
+static atomic_bool incomplete;
+
+void status_mark_incomplete(void) { atomic_store(&incomplete, true); }
+bool status_incomplete(void) { return atomic_load(&incomplete); }
+
+int status_exit_code(int rc, int fail_code) {
+  if (rc)
+    return fail_code;
+  return status_incomplete() ? STATUS_EXIT_INCOMPLETE : 0;
+}
