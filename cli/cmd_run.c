@@ -96,14 +96,18 @@ static int setup_checkpoints(struct run_config *cfg, const char *who) {
 
 /* Check inputs before any process starts: the files the run reads and
  * writes, the scenario, then the app's data. */
-static int prepare_app(struct cli_run *r) {
+static int prepare_app(struct cli_run *r, bool local) {
   char err[512] = "";
   int rc = cli_check_paths(r);
   if (rc)
     return rc;
+  if (local && !r->cfg.scenario_path[0])
+    config_local_layout(&r->cfg, 0);
   if (r->cfg.scenario_path[0]) {
     struct scenario sc;
     rc = scenario_load(r->cfg.scenario_path, &sc, err, sizeof err);
+    if (!rc && local)
+      config_local_layout(&r->cfg, sc.n_workers);
     if (!rc) {
       rc = scenario_check_workers(&sc, r->cfg.n_workers, err, sizeof err);
       scenario_fini(&sc);
@@ -146,6 +150,8 @@ static int run_ranked(struct cli_run *r, uint32_t rank, uint32_t size) {
     return DSANA_EUSAGE;
   }
   r->cfg.n_workers = size - 1 - r->cfg.n_servers;
+  if (!r->cfg.threads)
+    r->cfg.threads = config_auto_threads(runtime_launcher_local_size());
   int trc = mpi ? 0 : setup_token(&r->cfg, false, r->app->name);
   if (trc)
     return trc;
@@ -156,7 +162,7 @@ static int run_ranked(struct cli_run *r, uint32_t rank, uint32_t size) {
   enum rt_role role;
   runtime_rank_role(rank, r->cfg.n_servers, &role, &p.index);
   if (role == ROLE_SCHEDULER) {
-    int rc = prepare_app(r);
+    int rc = prepare_app(r, false);
     return rc ? rc : runtime_run_role(role, &p);
   }
   p.app = NULL; /* servers and workers take the app from the scheduler */
@@ -192,14 +198,14 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
     if (!r.cfg.scheduler_addr[0]) {
       fprintf(stderr, "dsana scheduler: --scheduler ADDR (where to listen) is required\n");
       rc = DSANA_EUSAGE;
-    } else if ((rc = setup_token(&r.cfg, false, "scheduler")) == 0 && (rc = prepare_app(&r)) == 0) {
+    } else if ((rc = setup_token(&r.cfg, false, "scheduler")) == 0 && (rc = prepare_app(&r, false)) == 0) {
       struct cli_report rep;
       report_init(&rep, &r.cfg);
       struct role_params p = {.cfg = &r.cfg, .apps = cli_apps(), .app = app, .app_state = r.app_state,
                               .args = &r.args, .observer = &rep.observer};
       rc = runtime_run_role(ROLE_SCHEDULER, &p);
     }
-  } else if ((rc = setup_token(&r.cfg, true, app->name)) == 0 && (rc = prepare_app(&r)) == 0) {
+  } else if ((rc = setup_token(&r.cfg, true, app->name)) == 0 && (rc = prepare_app(&r, true)) == 0) {
     struct cli_report rep;
     report_init(&rep, &r.cfg);
     struct role_params p = {.cfg = &r.cfg, .apps = cli_apps(), .app = app, .app_state = r.app_state,
@@ -223,6 +229,7 @@ int cmd_role_main(const char *role, int argc, char **argv) {
                                        {"peer-timeout", required_argument, NULL, 'p'},
                                        {"register-timeout", required_argument, NULL, 'r'},
                                        {"token-file", required_argument, NULL, 't'},
+                                       {"threads", required_argument, NULL, 'n'},
                                        {"verbose", no_argument, NULL, 'v'},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
@@ -243,6 +250,8 @@ int cmd_role_main(const char *role, int argc, char **argv) {
       bad = cli_parse_seconds(optarg, &cfg.peer_timeout_s) != 0;
     else if (c == 'r')
       bad = cli_parse_seconds(optarg, &cfg.register_timeout_s) != 0;
+    else if (c == 'n')
+      bad = cli_parse_u32(optarg, 1, 1024, &cfg.threads) != 0;
     else if (c == 't')
       bad = snprintf(cfg.token_path, sizeof cfg.token_path, "%s", optarg) >= (int)sizeof cfg.token_path;
     else if (c == 'v')
@@ -260,6 +269,7 @@ int cmd_role_main(const char *role, int argc, char **argv) {
       fprintf(stderr, "dsana %s: %s %s: invalid value (%s)\n", role, argv[optind - 2], optarg,
               c == 's'   ? "an address tcp://HOST:PORT or ipc://PATH"
               : c == 'i' ? "an integer in 0..1048576"
+              : c == 'n' ? "an integer in 1..1024"
               : c == 'b' ? "a host name or address"
               : c == 't' ? "a file name"
                          : "a number of seconds > 0");

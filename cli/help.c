@@ -55,8 +55,9 @@ void cli_print_scheduler_help(FILE *f) {
 void cli_print_role_help(const char *role, FILE *f) {
   fprintf(f,
           "usage: dsana %s --scheduler ADDR --token-file FILE [--index I] [--bind HOST] [--peer-timeout SECONDS]\n"
-          "       [--register-timeout SECONDS] [--verbose]\n"
+          "       [--register-timeout SECONDS] [--threads N] [--verbose]\n"
           "Start one %s that joins the scheduler at ADDR (tcp://HOST:PORT); the app and its options come\n"
-          "from the scheduler. --verbose says what it does (twice: debug).\n",
+          "from the scheduler. A worker computes on --threads N threads (default: every core of this\n"
+          "machine; give each its share when several run here). --verbose says what it does (twice: debug).\n",
           role, role);
 }

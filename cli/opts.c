@@ -17,6 +17,7 @@ enum {
   OPT_MODE,
   OPT_SCHED,
   OPT_TPW,
+  OPT_THREADS,
   OPT_CHUNK,
   OPT_SCENARIO,
   OPT_METRICS,
@@ -43,7 +44,9 @@ enum {
  * (with the default) and, for errors, what a valid value looks like. */
 static const struct cli_common_opt common[] = {
     {{"workers", required_argument, NULL, OPT_WORKERS}, "W",
-     "worker processes (default: the --scenario's count, else one per core)", "an integer in 1..4096"},
+     "worker processes (default: the --scenario's count, else 1 using every core)", "an integer in 1..4096"},
+    {{"threads", required_argument, NULL, OPT_THREADS}, "N",
+     "compute threads per worker (default: the cores / the workers on this machine)", "an integer in 1..1024"},
     {{"servers", required_argument, NULL, OPT_SERVERS}, "S", "server processes (default 1)",
      "an integer in 1..1024"},
     {{"mode", required_argument, NULL, OPT_MODE}, "dsana|bsp",
@@ -149,7 +152,10 @@ static int set_common(struct cli_run *r, int id, const char *v) {
   struct run_config *c = &r->cfg;
   switch (id) {
   case OPT_WORKERS:
+    c->workers_set = true;
     return cli_parse_u32(v, 1, 4096, &c->n_workers);
+  case OPT_THREADS:
+    return cli_parse_u32(v, 1, 1024, &c->threads);
   case OPT_SERVERS:
     return cli_parse_u32(v, 1, MSG_MAX_SERVERS, &c->n_servers);
   case OPT_MODE:

@@ -70,7 +70,8 @@ static int pr_make_tasks(struct pr_app *pr, struct dsana_job *job) {
   }
   int rc = dsana_job_set_tasks(job, t, n_tasks);
   for (uint32_t i = 0; !rc && i < n_tasks; i++)
-    rc = dsana_job_task_writes(job, i, pr->t_rank, t[i].lo, t[i].hi);
+    if ((rc = dsana_job_task_writes(job, i, pr->t_rank, t[i].lo, t[i].hi)) == 0 && pr->fused)
+      rc = dsana_job_task_writes(job, i, pr->t_contrib, t[i].lo, t[i].hi);
   if (!rc)
     rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, pr->t_contrib, 0, pr->g.n);
   free(t);
@@ -101,8 +102,12 @@ static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
   int rc = pr_load(pr, err, errlen);
   if (rc)
     return rc;
+  struct dsana_job_info info;
+  dsana_job_get_info(job, &info);
+  pr->fused = info.local && !pr_extended(pr);
+  enum dsana_rule contrib_rule = pr->fused ? DSANA_RULE_ASSIGN : DSANA_RULE_DERIVED;
   if ((rc = dsana_job_add_table(job, "rank", pr->g.n, 1, DSANA_RULE_ASSIGN, &pr->t_rank)) != 0 ||
-      (rc = dsana_job_add_table(job, "contrib", pr->g.n, 1, DSANA_RULE_DERIVED, &pr->t_contrib)) != 0 ||
+      (rc = dsana_job_add_table(job, "contrib", pr->g.n, 1, contrib_rule, &pr->t_contrib)) != 0 ||
       pr->t_rank != PR_TABLE_RANK || pr->t_contrib != PR_TABLE_CONTRIB ||
       (rc = dsana_job_set_result_table(job, pr->t_rank)) != 0 || (rc = pr_make_tasks(pr, job)) != 0 ||
       (rc = dsana_job_set_block_table(job, pr->t_contrib)) != 0 || (rc = dsana_job_set_sums(job, 2)) != 0 ||
@@ -117,9 +122,10 @@ static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
 
 static int pr_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values) {
   struct pr_app *pr = app;
-  double r0 = table == pr->t_rank ? 1.0 / (double)pr->g.n : 0.0;
-  for (uint64_t v = lo; v < hi; v++)
-    values[v] = r0;
+  double r0 = 1.0 / (double)pr->g.n;
+  const uint32_t *deg = pr->g.out_deg;
+  for (uint64_t v = lo; v < hi; v++) /* fused runs start with the initial contributions */
+    values[v] = table == pr->t_rank ? r0 : pr->fused && deg[v] ? r0 / (double)deg[v] : 0.0;
   return 0;
 }
 

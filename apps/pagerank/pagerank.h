@@ -15,6 +15,10 @@
  * "contrib" (DERIVED on servers: r/out, 0 for dangling vertices; what every
  * task reads, block by block when it comes in chunks). Sums reported by
  * servers: 0 = L1 change of rank, 1 = dangling mass.
+ * Fused (plain PageRank on one machine, dsana_job_info.local): contrib is
+ * ASSIGN, written by the task that computes the rank, which also adds the
+ * dangling mass; the servers' pass is the residual alone. The same values,
+ * computed in the same way (exact sums), so the same bits.
  */
 #ifndef DSANA_APPS_PAGERANK_H
 #define DSANA_APPS_PAGERANK_H
@@ -41,6 +45,7 @@ struct pr_app {
   int converted_fd;            /* its descriptor, -1 */
   bool dedup, weighted, undirected;
   bool validated; /* the whole graph passed graph_check_range */
+  bool fused;     /* contributions and dangling mass computed by the tasks */
   double damping, tol;
   uint32_t max_iter, top_k;
   struct dsana_graph g;

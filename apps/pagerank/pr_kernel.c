@@ -46,6 +46,21 @@ int pr_task_block(void *app, struct dsana_task_ctx *ctx, uint64_t c) {
   return 0;
 }
 
+/* Fused runs: the contributions of the task's new ranks, and their
+ * dangling mass, while the ranks are still in cache. */
+static void pr_fuse(const struct pr_app *pr, struct dsana_task_ctx *ctx, const double *rank) {
+  double *contrib = dsana_push_buf(ctx, pr->t_contrib);
+  const uint32_t *deg = pr->g.out_deg;
+  dsana_xsum dangling = {0};
+  for (uint64_t v = ctx->lo; v < ctx->hi; v++) {
+    double r = rank[v];
+    uint32_t d = deg[v];
+    dsana_xsum_add(&dangling, d ? 0.0 : r);
+    contrib[v] = d ? r / (double)d : 0.0;
+  }
+  dsana_xsum_merge(&ctx->sums[PR_SUM_DANGLING], &dangling);
+}
+
 int pr_task_end(void *app, struct dsana_task_ctx *ctx) {
   struct pr_app *pr = app;
   double *out = dsana_push_buf(ctx, pr->t_rank);
@@ -58,6 +73,8 @@ int pr_task_end(void *app, struct dsana_task_ctx *ctx) {
   const double base = (1.0 - d) / n + d * (ctx->globals[PR_G_DANGLING] / n);
   for (uint64_t v = ctx->lo; v < ctx->hi; v++)
     out[v] = base + d * out[v];
+  if (pr->fused)
+    pr_fuse(pr, ctx, out);
   return 0;
 }
 
@@ -110,6 +127,26 @@ int pr_run_task(void *app, struct dsana_task_ctx *ctx) {
   const double d = pr->damping, n = (double)pr->g.n;
   const double base = (1.0 - d) / n + d * (ctx->globals[PR_G_DANGLING] / n);
   pr_gather(&pr->g, contrib, base, d, ctx->lo, ctx->hi, out);
+  if (pr->fused)
+    pr_fuse(pr, ctx, out);
+  return 0;
+}
+
+/* Fused runs: the residual (and, for the initial ranks, their dangling
+ * mass: no task computed them). */
+static int pr_finish_fused(const struct pr_app *pr, struct dsana_shard_ctx *ctx) {
+  const double *rank = ctx->new_values[pr->t_rank];
+  const double *old = ctx->old_values[pr->t_rank];
+  dsana_xsum acc = {0};
+  if (ctx->iter == 0) {
+    for (uint64_t v = ctx->lo; v < ctx->hi; v++)
+      dsana_xsum_add(&acc, pr->g.out_deg[v] ? 0.0 : rank[v]);
+    ctx->sums[PR_SUM_DANGLING] = acc;
+    return 0;
+  }
+  for (uint64_t v = ctx->lo; v < ctx->hi; v++)
+    dsana_xsum_add(&acc, fabs(rank[v] - old[v]));
+  ctx->sums[PR_SUM_RESIDUAL] = acc;
   return 0;
 }
 
@@ -117,6 +154,8 @@ int pr_finish(void *app, struct dsana_shard_ctx *ctx) {
   struct pr_app *pr = app;
   if (pr->weighted)
     return pr_finish_weighted(pr, ctx);
+  if (pr->fused)
+    return pr_finish_fused(pr, ctx);
   const double *rank = ctx->new_values[pr->t_rank];
   const double *old = ctx->old_values[pr->t_rank];
   double *contrib = ctx->new_values[pr->t_contrib];

@@ -127,6 +127,11 @@ struct dsana_job_info {
   uint32_t n_workers, n_servers;
   uint32_t tasks_per_worker;
   const char *role; /* "scheduler", "server", "worker" or "launcher" */
+  /* Every role runs on this machine and tables cross shared memory, no
+   * link modelled: a pushed value costs a memory copy, not a transfer, so
+   * work may move from servers to tasks (as PageRank's contributions do).
+   * The same for every role of a job (false in the launcher's check). */
+  bool local;
 };
 void dsana_job_get_info(const struct dsana_job *job, struct dsana_job_info *info);
 

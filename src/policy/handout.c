@@ -1,15 +1,15 @@
 /* handout.c - see handout.h. */
 #include "policy/handout.h"
 
-uint32_t handout_depth(enum sched_kind kind, double speed, double fastest, double mean_cost) {
+uint32_t handout_depth(enum sched_kind kind, double speed, double fastest, double mean_cost, uint32_t threads) {
   if (kind == SCHED_STATIC)
     return UINT32_MAX;
+  threads = threads ? threads : 1;
   if (fastest > 0 && speed < HANDOUT_SLOW_FRACTION * fastest)
-    return 1;
-  double tasks = mean_cost > 0 ? HANDOUT_HOLD_S * speed / mean_cost : 0;
-  if (tasks + 1 < HANDOUT_TASKS_IN_FLIGHT)
-    return HANDOUT_TASKS_IN_FLIGHT;
-  return tasks + 1 > HANDOUT_DEPTH_MAX ? HANDOUT_DEPTH_MAX : (uint32_t)tasks + 1;
+    return threads;
+  double tasks = (mean_cost > 0 ? HANDOUT_HOLD_S * speed / mean_cost : 0) + threads;
+  uint32_t least = HANDOUT_TASKS_IN_FLIGHT - 1 + threads, most = HANDOUT_DEPTH_MAX + threads - 1;
+  return tasks < least ? least : tasks > most ? most : (uint32_t)tasks;
 }
 
 double handout_first_budget(enum sched_kind kind, bool blocks, double queued_cost) {

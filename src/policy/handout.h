@@ -29,9 +29,10 @@
 #define HANDOUT_SLOW_FRACTION 0.5
 
 /* Tasks worker w should hold at a time: all (UINT32_MAX) under static
- * scheduling; else by its estimated speed (cost units per second, 0 =
- * unknown), the fastest worker's and the mean task cost. */
-uint32_t handout_depth(enum sched_kind kind, double speed, double fastest, double mean_cost);
+ * scheduling; else by its estimated speed (cost units per second over all
+ * its threads, 0 = unknown), the fastest worker's, the mean task cost and
+ * its compute threads (each runs a task; the prefetched ones come on top). */
+uint32_t handout_depth(enum sched_kind kind, double speed, double fastest, double mean_cost, uint32_t threads);
 /* Cost to hand a worker at the start of an iteration beyond its depth:
  * its queued cost share under dynamic scheduling with block-wise tasks,
  * else 0. */

@@ -1,6 +1,8 @@
-/* config.c - defaults for struct run_config. */
+/* config.c - defaults for struct run_config and the local layout. */
+#define _GNU_SOURCE
 #include "runtime/config.h"
 
+#include <sched.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -8,8 +10,7 @@
 
 void config_defaults(struct run_config *c) {
   memset(c, 0, sizeof *c);
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  c->n_workers = cores > 0 ? (uint32_t)cores : 1;
+  c->n_workers = config_cores();
   c->n_servers = 1;
   c->tasks_per_worker = 16;
   /* DSANA itself is the default; --mode bsp is the baseline to compare with */
@@ -29,3 +30,23 @@ uint64_t config_values_per_msg(uint64_t max_payload) {
 }
 
 const char *run_mode_name(enum run_mode m) { return m == MODE_DSANA ? "dsana" : "bsp"; }
+
+uint32_t config_cores(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return (uint32_t)CPU_COUNT(&set);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 ? (uint32_t)cores : 1;
+}
+
+uint32_t config_auto_threads(uint32_t workers_here) {
+  uint32_t cores = config_cores();
+  return workers_here && cores > workers_here ? cores / workers_here : 1;
+}
+
+void config_local_layout(struct run_config *c, uint32_t scenario_workers) {
+  if (!c->workers_set)
+    c->n_workers = scenario_workers ? scenario_workers : 1;
+  if (!c->threads)
+    c->threads = config_auto_threads(c->n_workers);
+}

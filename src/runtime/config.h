@@ -18,6 +18,7 @@ enum run_mode { MODE_BSP = 0, MODE_DSANA = 1 };
 
 struct run_config {
   uint32_t n_workers, n_servers;
+  bool workers_set; /* --workers given (else config_local_layout decides) */
   uint32_t tasks_per_worker;
   enum run_mode mode;
   enum sched_kind sched;
@@ -32,7 +33,7 @@ struct run_config {
   char bind_host[CONFIG_ADDR_MAX];      /* servers' listen host (tcp) */
   char local_dir[CONFIG_PATH_MAX];      /* local mode: the job's private folder (ipc endpoints, buffers) */
   char transport[16];                   /* --transport: "" = by address, "mpi" = under mpirun */
-  uint32_t threads;                     /* compute threads per worker (0 = automatic) */
+  uint32_t threads;                     /* compute threads per worker (0 = automatic: config_auto_threads) */
   bool quiet;
   bool fail_on_worker_loss;
   char token_path[CONFIG_PATH_MAX]; /* --token-file */
@@ -51,6 +52,17 @@ struct run_config {
 };
 
 void config_defaults(struct run_config *c);
+/* The cores this process may run on (its CPU affinity), at least 1. */
+uint32_t config_cores(void);
+/* Compute threads for a worker sharing this machine's cores with
+ * workers_here - 1 others: an even share, at least 1. */
+uint32_t config_auto_threads(uint32_t workers_here);
+/* The default layout of a job launched on this machine: without --workers,
+ * the scenario's worker count (scenario_workers > 0), else one worker that
+ * computes on every core (the fastest correct layout on one machine: one
+ * copy of the read tables, no transfers between workers); without
+ * --threads, each worker gets its share of the cores. */
+void config_local_layout(struct run_config *c, uint32_t scenario_workers);
 const char *run_mode_name(enum run_mode m);
 /* Values per message: what a payload limit of max_payload bytes allows,
  * at most 512 Ki (4 MiB) so that large tables stream in pieces. */

@@ -108,8 +108,10 @@ static int after_join(struct drv *d) {
       log_error("cannot connect to server %u at %s", s, map->server_addr[s]);
       return DSANA_ENET;
     }
-  /* --threads 1 (the default) computes on this thread */
-  uint32_t threads = d->manual || d->cfg.threads <= 1 ? 0 : d->cfg.threads;
+  /* tasks run on compute threads, so this thread stays free for messages
+   * and heartbeats however long a task takes; --threads unset: every core
+   * (the launchers set a share when workers share a machine) */
+  uint32_t threads = d->manual ? 0 : worker_threads(d->w);
   d->n_emu = threads ? threads : 1;
   for (uint32_t i = 0; i < d->n_emu; i++)
     if (emulate_init(&d->emu[i], worker_slots(d->w), d->sc.ns_per_cost) != 0)

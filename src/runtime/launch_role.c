@@ -57,3 +57,15 @@ int runtime_launcher_rank(uint32_t *rank, uint32_t *size) {
   }
   return DSANA_EAGAIN;
 }
+
+uint32_t runtime_launcher_local_size(void) {
+  static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = getenv(vars[i]);
+    char *end;
+    unsigned long n = v ? strtoul(v, &end, 10) : 0;
+    if (v && !*end && n > 0 && n <= UINT32_MAX)
+      return (uint32_t)n;
+  }
+  return 1;
+}

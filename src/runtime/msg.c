@@ -16,6 +16,7 @@ int msg_register_encode(const struct msg_register *m, uint8_t *buf, size_t cap, 
   wbuf_str(&w, m->addr);
   wbuf_str(&w, m->host);
   wbuf_u32(&w, m->pid);
+  wbuf_u32(&w, m->threads);
   *len = w.len;
   return w.err;
 }
@@ -28,7 +29,10 @@ int msg_register_decode(const void *p, size_t len, struct msg_register *m) {
   rbuf_str(&r, m->addr, sizeof m->addr);
   rbuf_str(&r, m->host, sizeof m->host);
   m->pid = rbuf_u32(&r);
+  m->threads = rbuf_u32(&r);
   if (m->role != ROLE_SERVER && m->role != ROLE_WORKER)
+    return DSANA_EPROTO;
+  if (m->role == ROLE_WORKER && (m->threads < 1 || m->threads > MSG_MAX_THREADS))
     return DSANA_EPROTO;
   return rbuf_done(&r);
 }
@@ -95,7 +99,7 @@ static int map_get_head(struct rbuf *r, struct msg_cluster_map *m) {
   m->resume_iter = rbuf_u32(r);
   if (r->err || m->n_servers == 0 || m->n_servers > MSG_MAX_SERVERS || m->n_workers == 0 ||
       m->sched > SCHED_DYNAMIC || m->tasks_per_worker == 0 || !(m->peer_timeout_s > 0) || !(m->heartbeat_s > 0) ||
-      m->max_payload < 4096 || (m->flags & ~MAP_F_FETCH_AHEAD))
+      m->max_payload < 4096 || (m->flags & ~(MAP_F_FETCH_AHEAD | MAP_F_LOCAL)))
     return DSANA_EPROTO;
   return 0;
 }

@@ -30,7 +30,9 @@ struct msg_register {
   char addr[CONFIG_ADDR_MAX]; /* servers: where workers reach them */
   char host[64];
   uint32_t pid;
+  uint32_t threads; /* workers: compute threads, 1..MSG_MAX_THREADS (servers: 0) */
 };
+#define MSG_MAX_THREADS 1024
 
 /* The app's command-line arguments, forwarded to roles started alone. */
 struct app_args {
@@ -41,6 +43,7 @@ struct app_args {
 
 /* map flags */
 #define MAP_F_FETCH_AHEAD 1u /* workers may fetch iteration t+1's input during t */
+#define MAP_F_LOCAL 2u       /* dsana_job_info.local */
 
 struct msg_cluster_map {
   uint32_t n_servers, n_workers, your_index;

@@ -35,6 +35,9 @@ int runtime_launch_signal(void);
 /* Under mpirun/srun: the rank and size from the launcher's variables.
  * Returns 0 when such variables exist, DSANA_EAGAIN when they do not. */
 int runtime_launcher_rank(uint32_t *rank, uint32_t *size);
+/* Ranks the launcher started on this machine (its local-size variables),
+ * 1 when it does not say. */
+uint32_t runtime_launcher_local_size(void);
 /* The role of a rank: 0 the scheduler, 1..S servers, the rest workers. */
 void runtime_rank_role(uint32_t rank, uint32_t n_servers, enum rt_role *role, uint32_t *index);
 

@@ -81,17 +81,21 @@ static int alloc_state(struct scheduler *s) {
 
 static int setup(struct scheduler *s) {
   char err[512] = "";
-  job_init(&s->job, s->cfg.n_workers, s->cfg.n_servers, s->cfg.tasks_per_worker, "scheduler");
-  s->job.max_keys = s->cfg.max_keys;
-  int rc = s->app->setup(s->app_state, &s->job, err, sizeof err);
-  if (!rc)
-    rc = job_finalize(&s->job, err, sizeof err);
-  if (!rc && s->cfg.scenario_path[0]) {
+  int rc = 0;
+  if (s->cfg.scenario_path[0]) {
     if (!(rc = scenario_load(s->cfg.scenario_path, &s->sc, err, sizeof err)))
       rc = scenario_check_workers(&s->sc, s->cfg.n_workers, err, sizeof err);
-  } else if (!rc) {
+  } else {
     rc = scenario_default(s->cfg.n_workers, &s->sc);
   }
+  job_init(&s->job, s->cfg.n_workers, s->cfg.n_servers, s->cfg.tasks_per_worker, "scheduler");
+  s->job.max_keys = s->cfg.max_keys;
+  /* the launcher's own folder holds every endpoint, and no link is modelled */
+  s->job.info.local = s->cfg.local_dir[0] && !rc && slowest_link(&s->sc) == 0;
+  if (!rc)
+    rc = s->app->setup(s->app_state, &s->job, err, sizeof err);
+  if (!rc)
+    rc = job_finalize(&s->job, err, sizeof err);
   if (rc) {
     log_error("%s", err[0] ? err : dsana_strerror(rc));
     return rc;
@@ -211,6 +215,7 @@ static int on_register(struct scheduler *s, const struct rt_from *from, const st
     return 0;
   }
   slots[idx].registered = true;
+  slots[idx].threads = reg.threads ? reg.threads : 1;
   slots[idx].peer = from->peer;
   slots[idx].last_heard_ns = rt_now(s->env);
   memcpy(slots[idx].addr, reg.addr, sizeof reg.addr);

@@ -29,6 +29,7 @@ struct peer_slot {
   bool joining;         /* replacement worker: takes part from the next iteration */
   uint32_t outstanding; /* worker: tasks of this iteration handed, not done */
   uint32_t depth;       /* worker: how many it should hold */
+  uint32_t threads;     /* worker: its compute threads (REGISTER) */
   uint32_t handed;      /* worker: tasks handed in this iteration */
   bool ahead;           /* worker: told to fetch the next iteration's input */
   struct net_peer peer;

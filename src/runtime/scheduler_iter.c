@@ -127,7 +127,8 @@ static int hand_out_first(struct scheduler *s, struct rt_outq *out) {
   for (uint32_t t = 0; t < s->job.n_tasks; t++)
     mean_cost += s->job.tasks[t].cost / s->job.n_tasks;
   for (uint32_t w = 0; w < s->cfg.n_workers; w++)
-    s->workers[w].depth = handout_depth(s->cfg.sched, sched_speed_est(s->policy, w), fastest, mean_cost);
+    s->workers[w].depth =
+        handout_depth(s->cfg.sched, sched_speed_est(s->policy, w), fastest, mean_cost, s->workers[w].threads);
   int rc = 0;
   for (bool more = true; !rc && more;) {
     more = false;
@@ -242,7 +243,7 @@ static int grow_iters(struct scheduler *s) {
 static double compute_bound(const struct scheduler *s) {
   double speed = 0;
   for (uint32_t w = 0; w < s->cfg.n_workers; w++)
-    speed += 1.0 / scenario_slowdown(&s->sc, w, s->iter);
+    speed += (s->workers[w].threads ? s->workers[w].threads : 1) / scenario_slowdown(&s->sc, w, s->iter);
   return speed > 0 ? s->acc.raw_compute_s / speed : 0;
 }
 
@@ -394,7 +395,9 @@ static void take_done(struct scheduler *s, uint32_t w, const struct msg_task_don
   s->task_seen[d->task] = 1;
   for (uint32_t k = 0; k < s->job.n_sums; k++)
     dsana_xsum_merge(&s->acc.sums[k], &d->sums[k]);
-  sched_report(s->policy, w, d->task, compute_s + (double)d->wait_ns * 1e-9);
+  /* a worker's threads run its tasks side by side: each takes 1/threads of it */
+  sched_report(s->policy, w, d->task, (compute_s + (double)d->wait_ns * 1e-9) /
+                                        (s->workers[w].threads ? s->workers[w].threads : 1));
   if (s->task_owner[d->task] == w && s->workers[w].outstanding > 0)
     s->workers[w].outstanding--;
 }

@@ -22,7 +22,7 @@ static void fill_map(const struct scheduler *s, struct msg_cluster_map *map) {
   map->n_workers = s->cfg.n_workers;
   map->sched = s->cfg.sched;
   map->tasks_per_worker = s->cfg.tasks_per_worker;
-  map->flags = s->fetch_ahead ? MAP_F_FETCH_AHEAD : 0;
+  map->flags = (s->fetch_ahead ? MAP_F_FETCH_AHEAD : 0) | (s->job.info.local ? MAP_F_LOCAL : 0);
   map->n_spaces = s->job.n_spaces;
   memcpy(map->chunk_keys, s->chunk_keys, sizeof map->chunk_keys);
   map->peer_timeout_s = s->cfg.peer_timeout_s;
@@ -112,6 +112,7 @@ int sch_on_late_register(struct scheduler *s, const struct rt_from *from, const 
   }
   struct peer_slot *slot = &s->workers[w];
   slot->peer = from->peer;
+  slot->threads = reg.threads;
   slot->lost = false;
   slot->joining = true; /* live from the next iteration */
   slot->bye = false;

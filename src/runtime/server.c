@@ -132,6 +132,7 @@ static int join(struct server *sv, struct rt_outq *out) {
     return rc;
   job_init(&sv->job, sv->map->n_workers, sv->map->n_servers, sv->map->tasks_per_worker, "server");
   sv->job.max_keys = sv->cfg.max_keys;
+  sv->job.info.local = (sv->map->flags & MAP_F_LOCAL) != 0;
   if ((rc = sv->app->setup(sv->app_state, &sv->job, err, sizeof err)) != 0 ||
       (rc = job_finalize(&sv->job, err, sizeof err)) != 0) {
     log_error("%s", err[0] ? err : dsana_strerror(rc));

@@ -43,7 +43,8 @@ void worker_destroy(struct worker *w) {
 }
 
 int worker_start(struct worker *w, struct rt_outq *out) {
-  struct msg_register reg = {.role = ROLE_WORKER, .index = w->index, .pid = (uint32_t)getpid()};
+  struct msg_register reg = {.role = ROLE_WORKER, .index = w->index, .pid = (uint32_t)getpid(),
+                             .threads = worker_threads(w)};
   gethostname(reg.host, sizeof reg.host - 1);
   uint8_t *buf = malloc(1024);
   size_t len = 0;
@@ -128,6 +129,7 @@ static int join(struct worker *w) {
     return rc;
   job_init(&w->job, w->map->n_workers, w->map->n_servers, w->map->tasks_per_worker, "worker");
   w->job.max_keys = w->cfg.max_keys;
+  w->job.info.local = (w->map->flags & MAP_F_LOCAL) != 0;
   if ((rc = w->app->setup(w->app_state, &w->job, err, sizeof err)) != 0 ||
       (rc = job_finalize(&w->job, err, sizeof err)) != 0) {
     log_error("%s", err[0] ? err : dsana_strerror(rc));
@@ -287,4 +289,9 @@ void worker_set_one_block_items(struct worker *w, bool on) { w->one_block_items 
 uint64_t worker_slots(const struct worker *w) {
   uint64_t nc = w->blocks ? w->mirror.t[w->job.block_table].n_chunks : 1;
   return (uint64_t)w->job.n_tasks * (nc + 2);
+}
+
+uint32_t worker_threads(const struct worker *w) {
+  uint32_t n = w->cfg.threads ? w->cfg.threads : config_auto_threads(1);
+  return n > MSG_MAX_THREADS ? MSG_MAX_THREADS : n;
 }

@@ -105,6 +105,8 @@ uint32_t worker_index(const struct worker *w);
 bool worker_busy(const struct worker *w);        /* holds tasks */
 /* The slowdown-model slot count (emulation) and a scenario iteration. */
 uint64_t worker_slots(const struct worker *w);
+/* Its compute threads: --threads, or every core of this machine. */
+uint32_t worker_threads(const struct worker *w);
 /* Offer one block per item (emulation without a cost model times each
  * block on its own). */
 void worker_set_one_block_items(struct worker *w, bool on);

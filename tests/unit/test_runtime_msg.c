@@ -21,17 +21,18 @@
 
 static void test_register_roundtrip_and_truncation(void **state) {
   (void)state;
-  struct msg_register a = {.role = ROLE_SERVER, .index = 3, .pid = 4242}, b;
+  struct msg_register a = {.role = ROLE_SERVER, .index = 3, .pid = 4242, .threads = 2}, b;
   strcpy(a.addr, "tcp://127.0.0.1:5555");
   strcpy(a.host, "node-7");
   uint8_t buf[1024];
   size_t len;
   assert_int_equal(msg_register_encode(&a, buf, sizeof buf, &len), 0);
-  assert_int_equal(len, 4 + 4 + 4 + strlen(a.addr) + 4 + strlen(a.host) + 4);
+  assert_int_equal(len, 4 + 4 + 4 + strlen(a.addr) + 4 + strlen(a.host) + 4 + 4);
   assert_int_equal(msg_register_decode(buf, len, &b), 0);
   assert_int_equal(b.role, ROLE_SERVER);
   assert_int_equal(b.index, 3);
   assert_int_equal(b.pid, 4242);
+  assert_int_equal(b.threads, 2);
   assert_string_equal(b.addr, a.addr);
   assert_string_equal(b.host, a.host);
   for (size_t cut = 0; cut < len; cut++)
@@ -47,6 +48,14 @@ static void test_register_roundtrip_and_truncation(void **state) {
     assert_int_equal(msg_register_decode(buf, len, &b), DSANA_EPROTO);
   }
   wire_put_u32(buf, ROLE_WORKER);
+  assert_int_equal(msg_register_decode(buf, len, &b), 0);
+  /* a worker runs 1..MSG_MAX_THREADS compute threads */
+  const uint32_t threads[] = {0, MSG_MAX_THREADS + 1, UINT32_MAX};
+  for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+    wire_put_u32(buf + len - 4, threads[i]);
+    assert_int_equal(msg_register_decode(buf, len, &b), DSANA_EPROTO);
+  }
+  wire_put_u32(buf + len - 4, MSG_MAX_THREADS);
   assert_int_equal(msg_register_decode(buf, len, &b), 0);
   /* an address length beyond its field is refused, not trusted */
   wire_put_u32(buf + 8, CONFIG_ADDR_MAX);
@@ -156,7 +165,7 @@ static void test_map_fields_refused(void **state) {
     case 6: a->heartbeat_s = -1; break;
     case 7: a->heartbeat_s = NAN; break;
     case 8: a->max_payload = 4095; break;
-    case 9: a->flags = MAP_F_FETCH_AHEAD | 2; break;
+    case 9: a->flags = MAP_F_FETCH_AHEAD | MAP_F_LOCAL | 4; break;
     case 10: a->n_spaces = DSANA_MAX_TABLES + 1; break;
     case 11: a->args.n = MSG_MAX_ARGS + 1; break;
     case 12: a->peer_timeout_s = NAN; break;
