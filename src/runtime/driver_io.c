@@ -70,6 +70,16 @@ int drv_dial_scheduler(struct drv *d) {
   return rc;
 }
 
+void drv_report_failure(struct drv *d, int rc) {
+  if (!d->sched || rc == DSANA_EPEER) /* EPEER: the scheduler stopped us */
+    return;
+  const char *why = log_last_error()[0] ? log_last_error() : dsana_strerror(rc);
+  size_t len = strlen(why) < 500 ? strlen(why) : 500;
+  struct wire_hdr h = wire_hdr_make(WIRE_ABORT, 0);
+  h.payload_bytes = len;
+  net_send(d->sched, NULL, &h, why, len); /* delivered while the socket lingers */
+}
+
 void drv_close_io(struct drv *d) {
   net_outbox_destroy(d->outbox);
   d->outbox = NULL;
