@@ -13,6 +13,7 @@
 
 #define CONFIG_PATH_MAX 1024
 #define CONFIG_ADDR_MAX 256
+#define CONFIG_IDENTITY_MAX 8192
 
 enum run_mode { MODE_BSP = 0, MODE_DSANA = 1 };
 
@@ -41,6 +42,8 @@ struct run_config {
   char resume_dir[CONFIG_PATH_MAX];     /* --resume */
   uint32_t resume_iter;                 /* > 0: continue after this iteration */
   double resume_globals[512], resume_residual;
+  char job_identity[CONFIG_IDENTITY_MAX]; /* what defines the result (app, its parameters, its
+                                           * inputs' sizes and checksums), recorded in checkpoints */
   char curve_secret[48];                /* derived from the token; "" = clear */
   double register_timeout_s;
   double peer_timeout_s;
