@@ -18,7 +18,7 @@ extern char **environ;
 
 static char *title_at;   /* the start of the area (argv[0]), or NULL */
 static size_t title_cap; /* its bytes */
-static char **argv_copy; /* kept reachable for the process's life */
+static char **volatile argv_copy; /* kept reachable (for LeakSanitizer) for the process's life */
 
 /* The end of the contiguous strings starting at argv[0], or NULL. */
 static char *area_end(int argc, char **argv) {
