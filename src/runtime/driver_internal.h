@@ -56,6 +56,7 @@ struct drv {
   bool *has_held;
   size_t serving;       /* server: pulls with more to send now */
   bool ran_inline;      /* worker: ran an item on this thread in this step */
+  uint64_t last_push;   /* worker: 1 + (iter << 32 | task) of the last push, 0: none (fault points) */
 };
 
 /* driver_io.c */

@@ -104,12 +104,16 @@ static struct net_sock *sock_for(struct drv *d, const struct rt_out *o) {
   return d->servers && o->index < d->n_servers ? d->servers[o->index] : NULL;
 }
 
-/* The worker's fault points around a task's pushes (fault.h). */
+/* The worker's fault points around a task's pushes (fault.h). A push is
+ * the task's first unless the previous push sent was of the same task and
+ * iteration, however the sends were batched into flushes. */
 static void push_faults(struct drv *d, size_t i) {
   const struct rt_out *o = &d->out.v[i];
   if (d->role != ROLE_WORKER || o->hdr.type != WIRE_PUSH)
     return;
-  bool first = i == 0 || d->out.v[i - 1].hdr.type != WIRE_PUSH || d->out.v[i - 1].hdr.task != o->hdr.task;
+  uint64_t key = 1 + ((uint64_t)o->hdr.iter << 32 | o->hdr.task);
+  bool first = d->last_push != key;
+  d->last_push = key;
   fault_point(first ? FAULT_BEFORE_PUSH : FAULT_MID_PUSH, o->hdr.iter);
 }
 
