@@ -19,6 +19,7 @@
 #include "net/transport.h"
 #include "opts.h"
 #include "paths.h"
+#include "resume.h"
 #include "report.h"
 #include "runtime/checkpoint.h"
 #include "runtime/job.h"
@@ -67,71 +68,71 @@ static int setup_token(struct run_config *cfg, bool local, const char *who) {
   return rc;
 }
 
-/* --resume: the checkpoint must be complete and intact, and match the
- * cluster; --checkpoint: its folder must exist (made when missing). */
-static int setup_checkpoints(struct run_config *cfg, const char *who) {
-  char err[1400];
-  if (cfg->checkpoint_dir[0] && mkdir(cfg->checkpoint_dir, 0755) != 0 && errno != EEXIST) {
-    fprintf(stderr, "dsana %s: %s: %s\n", who, cfg->checkpoint_dir, strerror(errno));
-    return DSANA_EIO;
-  }
-  if (!cfg->resume_dir[0])
-    return 0;
-  struct ckpt_manifest m;
-  int rc = ckpt_validate(cfg->resume_dir, &m, err, sizeof err);
-  if (!rc && m.n_servers != cfg->n_servers) {
-    snprintf(err, sizeof err, "%s: the checkpoint has %u servers; resume with --servers %u", cfg->resume_dir,
-             m.n_servers, m.n_servers);
-    rc = DSANA_EINVAL;
-  }
+/* --scenario describes the cluster: without --workers, its worker count
+ * is the run's; with fewer --workers than it describes, say which are
+ * used (issue 18.10). */
+static int setup_scenario(struct cli_run *r) {
+  char err[512] = "";
+  struct scenario sc;
+  int rc = scenario_load(r->cfg.scenario_path, &sc, err, sizeof err);
   if (rc) {
-    fprintf(stderr, "dsana %s: cannot resume: %s\n", who, err);
+    fprintf(stderr, "dsana %s: %s\n", r->app->name, err);
     return rc;
   }
-  cfg->resume_iter = m.iter;
-  memcpy(cfg->resume_globals, m.globals, sizeof cfg->resume_globals);
-  cfg->resume_residual = m.residual;
-  return 0;
+  if (!r->workers_given && sc.n_workers > 0) {
+    r->cfg.n_workers = sc.n_workers;
+    log_info("%u workers, as %s describes", sc.n_workers, r->cfg.scenario_path);
+  } else if (r->cfg.n_workers < sc.n_workers) {
+    fprintf(stderr, "dsana %s: warning: --workers %u runs the first %u of the %u workers %s describes\n", r->app->name,
+            r->cfg.n_workers, r->cfg.n_workers, sc.n_workers, r->cfg.scenario_path);
+  }
+  rc = scenario_check_workers(&sc, r->cfg.n_workers, err, sizeof err);
+  scenario_fini(&sc);
+  if (rc)
+    fprintf(stderr, "dsana %s: %s\n", r->app->name, err);
+  return rc;
+}
+
+/* Declare the job once here, so that limits and bad declarations are one
+ * line and exit 2 before any process starts; keep the input's facts for
+ * the summary and check the iteration cap against --resume. */
+static int declare_job(struct cli_run *r, char *err, size_t errlen) {
+  struct dsana_job job;
+  job_init(&job, r->cfg.n_workers, r->cfg.n_servers, r->cfg.tasks_per_worker, "launcher");
+  job.max_keys = r->cfg.max_keys;
+  int rc = r->app->setup(r->app_state, &job, err, errlen);
+  if (!rc)
+    rc = job_finalize(&job, err, errlen);
+  for (uint32_t i = 0; !rc && i < job.n_facts; i++) {
+    r->facts[i].name = job.facts[i].name;
+    r->facts[i].value = job.facts[i].value;
+  }
+  r->n_facts = rc ? 0 : job.n_facts;
+  if (!rc && cli_check_resume_cap(r, job.max_iter) != 0) {
+    err[0] = '\0';
+    rc = DSANA_EUSAGE;
+  }
+  job_fini(&job);
+  return rc;
 }
 
 /* Check inputs before any process starts: the files the run reads and
- * writes, the scenario, then the app's data. */
+ * writes, the scenario, checkpoints, then the app's data. */
 static int prepare_app(struct cli_run *r, bool local) {
   char err[512] = "";
   int rc = cli_check_paths(r);
+  if (!rc && r->cfg.scenario_path[0])
+    rc = setup_scenario(r);
+  if (!rc && local) /* the scenario's workers, else 1 x all cores (config.h) */
+    config_local_layout(&r->cfg, r->workers_given || r->cfg.scenario_path[0]);
+  if (!rc)
+    rc = cli_setup_checkpoints(r);
   if (rc)
-    return rc;
-  if (local && !r->cfg.scenario_path[0])
-    config_local_layout(&r->cfg, 0);
-  if (r->cfg.scenario_path[0]) {
-    struct scenario sc;
-    rc = scenario_load(r->cfg.scenario_path, &sc, err, sizeof err);
-    if (!rc && local)
-      config_local_layout(&r->cfg, sc.n_workers);
-    if (!rc) {
-      rc = scenario_check_workers(&sc, r->cfg.n_workers, err, sizeof err);
-      scenario_fini(&sc);
-    }
-    if (rc) {
-      fprintf(stderr, "dsana %s: %s\n", r->app->name, err);
-      return rc;
-    }
-  }
-  if ((rc = setup_checkpoints(&r->cfg, r->app->name)) != 0)
     return rc;
   rc = r->app->prepare ? r->app->prepare(r->app_state, err, sizeof err) : 0;
-  if (!rc) {
-    /* declare the job once here, so that limits and bad declarations are
-     * one line and exit 2 before any process starts */
-    struct dsana_job job;
-    job_init(&job, r->cfg.n_workers, r->cfg.n_servers, r->cfg.tasks_per_worker, "launcher");
-    job.max_keys = r->cfg.max_keys;
-    rc = r->app->setup(r->app_state, &job, err, sizeof err);
-    if (!rc)
-      rc = job_finalize(&job, err, sizeof err);
-    job_fini(&job);
-  }
-  if (rc)
+  if (!rc)
+    rc = declare_job(r, err, sizeof err);
+  if (rc && (err[0] || rc != DSANA_EUSAGE))
     fprintf(stderr, "dsana %s: %s\n", r->app->name, err[0] ? err : dsana_strerror(rc));
   return rc;
 }
@@ -152,11 +153,12 @@ static int run_ranked(struct cli_run *r, uint32_t rank, uint32_t size) {
   r->cfg.n_workers = size - 1 - r->cfg.n_servers;
   if (!r->cfg.threads)
     r->cfg.threads = config_auto_threads(runtime_launcher_local_size());
+  r->workers_given = true; /* the launcher's ranks say how many */
   int trc = mpi ? 0 : setup_token(&r->cfg, false, r->app->name);
   if (trc)
     return trc;
   struct cli_report rep;
-  report_init(&rep, &r->cfg);
+  report_init(&rep, r);
   struct role_params p = {.cfg = &r->cfg, .apps = cli_apps(), .app = r->app, .app_state = r->app_state,
                           .args = &r->args, .observer = &rep.observer};
   enum rt_role role;
@@ -200,14 +202,14 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
       rc = DSANA_EUSAGE;
     } else if ((rc = setup_token(&r.cfg, false, "scheduler")) == 0 && (rc = prepare_app(&r, false)) == 0) {
       struct cli_report rep;
-      report_init(&rep, &r.cfg);
+      report_init(&rep, &r);
       struct role_params p = {.cfg = &r.cfg, .apps = cli_apps(), .app = app, .app_state = r.app_state,
                               .args = &r.args, .observer = &rep.observer};
       rc = runtime_run_role(ROLE_SCHEDULER, &p);
     }
   } else if ((rc = setup_token(&r.cfg, true, app->name)) == 0 && (rc = prepare_app(&r, true)) == 0) {
     struct cli_report rep;
-    report_init(&rep, &r.cfg);
+    report_init(&rep, &r);
     struct role_params p = {.cfg = &r.cfg, .apps = cli_apps(), .app = app, .app_state = r.app_state,
                             .args = &r.args, .index = UINT32_MAX, .observer = &rep.observer};
     rc = runtime_launch_local(&p);

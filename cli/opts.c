@@ -152,7 +152,7 @@ static int set_common(struct cli_run *r, int id, const char *v) {
   struct run_config *c = &r->cfg;
   switch (id) {
   case OPT_WORKERS:
-    c->workers_set = true;
+    r->workers_given = true;
     return cli_parse_u32(v, 1, 4096, &c->n_workers);
   case OPT_THREADS:
     return cli_parse_u32(v, 1, 1024, &c->threads);
@@ -276,6 +276,14 @@ static const struct cli_common_opt *common_opt(int id) {
     if (common[i].opt.val == id)
       return &common[i];
   return &common[N_COMMON - 1];
+}
+
+const char *cli_option_value(const struct cli_run *r, const struct dsana_app_option *o) {
+  const char *v = o->arg ? o->default_value : NULL;
+  for (uint32_t i = 0; i < r->args.n; i++)
+    if (strcmp(r->args.name[i], o->name) == 0)
+      v = o->arg ? r->args.value[i] : "on";
+  return v;
 }
 
 const struct cli_common_opt *cli_common_options(size_t *n) {

@@ -19,6 +19,12 @@ struct cli_run {
   void *app_state; /* created by cli_parse_run; destroy with app->destroy */
   struct app_args args;
   int help; /* --help or -h was asked (nothing printed: the caller prints the usage) */
+  bool workers_given; /* --workers (else a --scenario's count, or the cores) */
+  struct {
+    const char *name; /* the app's static string */
+    double value;
+  } facts[DSANA_MAX_FACTS]; /* about the input, from the app's setup (the summary's) */
+  uint32_t n_facts;
 };
 
 /* Parse argv[0..argc) where argv[0] is the app name. Returns 0, or
@@ -32,6 +38,10 @@ struct cli_common_opt {
   struct option opt;
   const char *arg, *help, *expect;
 };
+/* The value app option o has in run r: the last one given, else its
+ * default; a flag given is "on"; NULL: neither (a flag not given, an
+ * option without default). */
+const char *cli_option_value(const struct cli_run *r, const struct dsana_app_option *o);
 /* The runtime options every app takes (static table). */
 const struct cli_common_opt *cli_common_options(size_t *n);
 

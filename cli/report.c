@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -42,6 +43,8 @@ static void on_iteration(void *arg, const struct rt_iter_report *r) {
   struct cli_report *rep = arg;
   if (rep->rows == 0)
     progress_init(&rep->line, rep->progress, r->tol, r->max_iter);
+  rep->tol = r->tol;
+  rep->max_iter = r->max_iter;
   metrics_iteration(rep->metrics, r);
   for (uint32_t w = 0; w < r->n_workers; w++)
     metrics_worker(rep->metrics, r->iter, w, &r->workers[w]);
@@ -53,8 +56,39 @@ static void on_iteration(void *arg, const struct rt_iter_report *r) {
   progress_update(&rep->line, r->iter, r->residual, r->wall_s, (double)(clock_now_ns() - rep->start_ns) * 1e-9);
 }
 
+/* "input": the positional argument and the app's facts about it. */
+static void add_input(cJSON *o, const struct cli_run *run) {
+  cJSON *in = cJSON_AddObjectToObject(o, "input");
+  for (uint32_t i = 0; in && i < run->args.n; i++)
+    if (!run->args.name[i][0] && !cJSON_GetObjectItem(in, "path"))
+      cJSON_AddStringToObject(in, "path", run->args.value[i]);
+  for (uint32_t i = 0; in && i < run->n_facts; i++)
+    cJSON_AddNumberToObject(in, run->facts[i].name, run->facts[i].value);
+}
+
+/* "options": every app option's value in this run (defaults included). */
+static void add_options(cJSON *o, const struct cli_run *run) {
+  cJSON *opts = cJSON_AddObjectToObject(o, "options");
+  const struct dsana_app_option *op = run->app->options;
+  for (size_t i = 0; opts && op && op[i].name; i++) {
+    const char *v = cli_option_value(run, &op[i]);
+    char *end;
+    double x = v ? strtod(v, &end) : 0;
+    if (!op[i].arg)
+      cJSON_AddBoolToObject(opts, op[i].name, v != NULL);
+    else if (v && end != v && !*end)
+      cJSON_AddNumberToObject(opts, op[i].name, x);
+    else if (v)
+      cJSON_AddStringToObject(opts, op[i].name, v);
+  }
+}
+
 static void summary_json(struct cli_report *rep, const struct rt_run_report *r) {
   cJSON *o = cJSON_CreateObject();
+  if (rep->run) {
+    add_input(o, rep->run);
+    add_options(o, rep->run);
+  }
   cJSON_AddStringToObject(o, "app", r->app);
   cJSON_AddStringToObject(o, "mode", r->mode);
   cJSON_AddStringToObject(o, "mechanisms", r->mechanisms);
@@ -88,6 +122,10 @@ static void on_summary(void *arg, const struct rt_run_report *r) {
            (unsigned long long)r->chunk_bytes);
     fflush(stdout);
   }
+  /* --tol 0 asks for exactly --max-iter iterations: nothing to warn about */
+  if (!r->converged && rep->max_iter && r->iterations >= rep->max_iter && rep->tol > 0)
+    fprintf(stderr, "dsana %s: warning: not converged: --max-iter %u stopped the run at residual %.3e, above --tol %g\n",
+            r->app, rep->max_iter, r->residual, rep->tol);
   summary_json(rep, r);
 }
 
@@ -117,8 +155,10 @@ static int on_close(void *arg) {
   return 0;
 }
 
-void report_init(struct cli_report *rep, const struct run_config *cfg) {
+void report_init(struct cli_report *rep, const struct cli_run *run) {
+  const struct run_config *cfg = &run->cfg;
   memset(rep, 0, sizeof *rep);
+  rep->run = run;
   rep->quiet = cfg->quiet;
   rep->progress = !cfg->quiet && isatty(STDERR_FILENO);
   rep->metrics_path = cfg->metrics_path;

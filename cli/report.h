@@ -9,8 +9,8 @@
 #include <stdbool.h>
 
 #include "metrics.h"
+#include "opts.h"
 #include "progress.h"
-#include "runtime/config.h"
 #include "runtime/observer.h"
 
 struct cli_report {
@@ -21,10 +21,16 @@ struct cli_report {
   uint32_t rows;
   uint64_t start_ns;
   const char *metrics_path; /* borrowed from the run's configuration */
+  const struct cli_run *run; /* borrowed: the command line (the summary's input and options) */
+  double tol;                /* the app's, from the iteration reports */
+  uint32_t max_iter;
 };
 
 /* Set up (no I/O): the observer opens --metrics in the scheduler's
- * process and closes it at the end, reporting a failed write. */
-void report_init(struct cli_report *rep, const struct run_config *cfg);
+ * process and closes it at the end, reporting a failed write. The summary
+ * names the input (the app's positional argument and its setup's facts),
+ * every app option's value and dsana's version; a run stopped by its
+ * iteration cap above its tolerance gets a warning line on stderr. */
+void report_init(struct cli_report *rep, const struct cli_run *run);
 
 #endif

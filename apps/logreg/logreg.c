@@ -17,7 +17,7 @@ static const struct dsana_app_option lr_options[] = {
      DSANA_OPT_REPORT, NULL},
     {"l2", "L", "L2 regularisation strength, >= 0 (scikit-learn's C = 1/L)", DSANA_OPT_PARAM, "1"},
     {"max-iter", "N", "evaluations of the objective at most, 1..1000000", DSANA_OPT_REPORT, "100"},
-    {"tol", "X", "stop when the 2-norm of the objective's gradient is below X (>= 0)", DSANA_OPT_PARAM, "1e-4"},
+    {"tol", "TOL", "stop when the 2-norm of the objective's gradient is below TOL (>= 0)", DSANA_OPT_PARAM, "1e-4"},
     {"model-out", "FILE", "write the model: one weight per line (%.17g), see dsana logreg --help", DSANA_OPT_OUTPUT,
      NULL},
     {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};

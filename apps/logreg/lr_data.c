@@ -195,6 +195,11 @@ int lr_declare(struct lr_app *a, struct dsana_job *job, char *err, size_t errlen
   if (!rc)
     rc = dsana_job_set_sums(job, LR_N_SUMS);
   dsana_job_set_convergence(job, a->tol, a->max_iter);
+  dsana_job_add_fact(job, "rows", (double)a->train.n_rows);
+  dsana_job_add_fact(job, "features", (double)a->train.n_features);
+  dsana_job_add_fact(job, "classes", (double)a->n_classes);
+  if (a->test_path[0])
+    dsana_job_add_fact(job, "test_rows", (double)a->test.n_rows);
   if (rc)
     snprintf(err, errlen, "%s: %s", a->train_path, dsana_strerror(rc));
   return rc;

@@ -117,6 +117,8 @@ static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
   if (rc)
     return rc;
   dsana_job_set_convergence(job, pr->tol, pr->max_iter);
+  dsana_job_add_fact(job, "vertices", (double)pr->g.n);
+  dsana_job_add_fact(job, "edges", (double)pr->g.m);
   return 0;
 }
 

@@ -20,7 +20,7 @@
 
 const struct dsana_app_option pr_options[] = {
     {"damping", "D", "damping factor, in (0, 1)", DSANA_OPT_PARAM, "0.85"},
-    {"tol", "X", "stop when the L1 change of the ranks is below X (>= 0)", DSANA_OPT_PARAM, "1e-6"},
+    {"tol", "TOL", "stop when the L1 change of the ranks is below TOL (>= 0)", DSANA_OPT_PARAM, "1e-6"},
     {"max-iter", "N", "stop after N iterations at most (warns if still above --tol)", DSANA_OPT_REPORT, "100"},
     {"out", "FILE", "write 'vertex<TAB>rank' per vertex (original ids; FILE.gz: gzip; -: stdout)", DSANA_OPT_OUTPUT,
      NULL},

@@ -109,6 +109,7 @@ enum dsana_rule {
 #define DSANA_MAX_GLOBALS 512
 #define DSANA_MAX_SUMS 128
 #define DSANA_MAX_METRICS 16
+#define DSANA_MAX_FACTS 8
 #define DSANA_ALL_TASKS UINT32_MAX
 
 /* One unit of work: [lo, hi) is app-defined (vertices, rows ...). */
@@ -172,8 +173,13 @@ int dsana_job_set_result_table(struct dsana_job *job, uint32_t table);
 /* Sums the app uses (finish() and tasks fill sums[0..n)); default 8. */
 int dsana_job_set_sums(struct dsana_job *job, uint32_t n);
 /* Optional: the convergence test's tolerance and iteration cap, so the
- * progress line can estimate the time left. */
+ * progress line can estimate the time left, a run stopped by the cap is
+ * reported, and --resume refuses a cap the checkpoint is already past. */
 void dsana_job_set_convergence(struct dsana_job *job, double tol, uint32_t max_iter);
+/* Optional: a fact about the input for the run's summary, e.g. "vertices"
+ * (name: a static string, [a-z_]), at most DSANA_MAX_FACTS; DSANA_EINVAL
+ * beyond. */
+int dsana_job_add_fact(struct dsana_job *job, const char *name, double value);
 
 /* --------------------------------------------------------------- worker */
 

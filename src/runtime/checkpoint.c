@@ -15,9 +15,13 @@
 
 #include "dsana/outfile.h"
 #include "net/wire.h"
+#include "runtime/config.h"
 #include "runtime/job.h"
 #include "util/log.h"
 #include "util/status.h"
+
+/* the scheduler copies run_config.job_identity into the manifest */
+_Static_assert(CKPT_IDENTITY_MAX == CONFIG_IDENTITY_MAX, "identity sizes differ");
 
 #define CKPT_MAGIC "DSNACKPT"
 #define CKPT_VERSION 2
@@ -169,7 +173,7 @@ int ckpt_read_shard(const char *dir, const struct ckpt_shard *want, double *cons
 }
 
 int ckpt_write_manifest(const char *dir, const struct ckpt_manifest *m, char *err, size_t errlen) {
-  static char text[64 * 1024]; /* 512 globals in %a: ~16 KiB */
+  static char text[64 * 1024]; /* 512 globals in %a: ~16 KiB, the identity <= 8 KiB */
   int n = snprintf(text, sizeof text, "dsana-checkpoint 2\niter %u\nservers %u\ntables %u\nresidual %a\n", m->iter,
                    m->n_servers, m->shape.n_tables, m->residual);
   for (uint32_t t = 0; t < m->shape.n_tables; t++)
@@ -177,12 +181,27 @@ int ckpt_write_manifest(const char *dir, const struct ckpt_manifest *m, char *er
                   m->shape.width[t]);
   for (int g = 0; g < DSANA_MAX_GLOBALS; g++)
     n += snprintf(text + n, sizeof text - (size_t)n, "global %a\n", m->globals[g]);
+  for (const char *line = m->identity, *end; *line && (end = strchr(line, '\n')) != NULL; line = end + 1)
+    n += snprintf(text + n, sizeof text - (size_t)n, "job %.*s\n", (int)(end - line), line);
   n += snprintf(text + n, sizeof text - (size_t)n, "crc %08x\n", crc_of(text, (size_t)n));
   char path[1100];
   snprintf(path, sizeof path, "%s/manifest", dir);
   const void *parts[1] = {text};
   size_t lens[1] = {(size_t)n};
   return write_atomic(path, parts, lens, 1, err, errlen);
+}
+
+/* The "job ..." lines before the crc, without their prefix. */
+static void read_identity(const char *text, const char *stop, struct ckpt_manifest *m) {
+  size_t n = 0;
+  for (const char *at = text; (at = strstr(at, "\njob ")) != NULL && (!stop || at < stop); at++) {
+    const char *line = at + 5, *end = strchr(line, '\n');
+    if (!end || n + (size_t)(end - line) + 2 > sizeof m->identity)
+      break;
+    memcpy(m->identity + n, line, (size_t)(end - line) + 1);
+    n += (size_t)(end - line) + 1;
+  }
+  m->identity[n] = '\0';
 }
 
 int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size_t errlen) {
@@ -214,6 +233,7 @@ int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size
   int globals = 0;
   for (const char *at = text; globals < DSANA_MAX_GLOBALS && (at = strstr(at, "\nglobal ")) != NULL; at++)
     globals += sscanf(at + 1, "global %la", &m->globals[globals]) == 1;
+  read_identity(text, crc_at, m);
   if (!crc_at || sscanf(crc_at, "crc %x", &crc) != 1 || crc != crc_of(text, (size_t)(crc_at - text)) ||
       got != 4 || globals != DSANA_MAX_GLOBALS || m->n_servers == 0 || m->shape.n_tables == 0 ||
       m->shape.n_tables > DSANA_MAX_TABLES || tables != m->shape.n_tables) {

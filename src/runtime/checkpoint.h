@@ -5,7 +5,7 @@
  * of every table after committing iteration t (t a multiple of K) to
  * DIR/shard-<s>.ckpt; once all servers have, the scheduler writes
  * DIR/manifest (iteration, server count, keys, the globals for iteration
- * t+1). Every file is written to a temporary name, fsynced and renamed, and
+ * t+1, and the job's identity: what --resume must find unchanged). Every file is written to a temporary name, fsynced and renamed, and
  * carries CRC-32 checksums, so a crash leaves the previous complete
  * checkpoint intact and a damaged file is refused, never half-read.
  * --resume DIR restarts from the manifest: servers load their shards, the
@@ -27,11 +27,16 @@ struct ckpt_shape {
   uint32_t width[DSANA_MAX_TABLES];
 };
 
+#define CKPT_IDENTITY_MAX 8192
+
 struct ckpt_manifest {
   uint32_t iter, n_servers;
   struct ckpt_shape shape;
   double globals[DSANA_MAX_GLOBALS];
   double residual;
+  /* what defines the job's result (run_config.job_identity): lines without
+   * '\n' inside, each ending in '\n'; "" for checkpoints of older builds */
+  char identity[CKPT_IDENTITY_MAX];
 };
 
 struct ckpt_shard {

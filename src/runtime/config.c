@@ -44,9 +44,9 @@ uint32_t config_auto_threads(uint32_t workers_here) {
   return workers_here && cores > workers_here ? cores / workers_here : 1;
 }
 
-void config_local_layout(struct run_config *c, uint32_t scenario_workers) {
-  if (!c->workers_set)
-    c->n_workers = scenario_workers ? scenario_workers : 1;
+void config_local_layout(struct run_config *c, bool workers_chosen) {
+  if (!workers_chosen)
+    c->n_workers = 1;
   if (!c->threads)
     c->threads = config_auto_threads(c->n_workers);
 }

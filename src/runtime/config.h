@@ -13,12 +13,12 @@
 
 #define CONFIG_PATH_MAX 1024
 #define CONFIG_ADDR_MAX 256
+#define CONFIG_IDENTITY_MAX 8192
 
 enum run_mode { MODE_BSP = 0, MODE_DSANA = 1 };
 
 struct run_config {
   uint32_t n_workers, n_servers;
-  bool workers_set; /* --workers given (else config_local_layout decides) */
   uint32_t tasks_per_worker;
   enum run_mode mode;
   enum sched_kind sched;
@@ -42,6 +42,8 @@ struct run_config {
   char resume_dir[CONFIG_PATH_MAX];     /* --resume */
   uint32_t resume_iter;                 /* > 0: continue after this iteration */
   double resume_globals[512], resume_residual;
+  char job_identity[CONFIG_IDENTITY_MAX]; /* what defines the result (app, its parameters, its
+                                           * inputs' sizes and checksums), recorded in checkpoints */
   char curve_secret[48];                /* derived from the token; "" = clear */
   double register_timeout_s;
   double peer_timeout_s;
@@ -57,12 +59,12 @@ uint32_t config_cores(void);
 /* Compute threads for a worker sharing this machine's cores with
  * workers_here - 1 others: an even share, at least 1. */
 uint32_t config_auto_threads(uint32_t workers_here);
-/* The default layout of a job launched on this machine: without --workers,
- * the scenario's worker count (scenario_workers > 0), else one worker that
+/* The default layout of a job launched on this machine: unless the worker
+ * count was chosen (--workers, a scenario's count), one worker that
  * computes on every core (the fastest correct layout on one machine: one
  * copy of the read tables, no transfers between workers); without
  * --threads, each worker gets its share of the cores. */
-void config_local_layout(struct run_config *c, uint32_t scenario_workers);
+void config_local_layout(struct run_config *c, bool workers_chosen);
 const char *run_mode_name(enum run_mode m);
 /* Values per message: what a payload limit of max_payload bytes allows,
  * at most 512 Ki (4 MiB) so that large tables stream in pieces. */

@@ -56,6 +56,7 @@ struct drv {
   bool *has_held;
   size_t serving;       /* server: pulls with more to send now */
   bool ran_inline;      /* worker: ran an item on this thread in this step */
+  uint64_t last_push;   /* worker: 1 + (iter << 32 | task) of the last push, 0: none (fault points) */
 };
 
 /* driver_io.c */
@@ -71,6 +72,10 @@ void drv_share(struct drv *d);
 /* The dialer to the scheduler, with an identity unique among its peers. */
 int drv_dial_scheduler(struct drv *d);
 void drv_close_io(struct drv *d);
+/* A server or worker that fails tells the scheduler why (an ABORT with
+ * the last error it logged), so that the scheduler names the cause at
+ * once instead of waiting out the peer timeout. */
+void drv_report_failure(struct drv *d, int rc);
 
 /* driver_sched.c, driver_server.c, driver_worker.c */
 int drv_sched_open(struct drv *d);

@@ -70,6 +70,16 @@ int drv_dial_scheduler(struct drv *d) {
   return rc;
 }
 
+void drv_report_failure(struct drv *d, int rc) {
+  if (!d->sched || rc == DSANA_EPEER) /* EPEER: the scheduler stopped us */
+    return;
+  const char *why = log_last_error()[0] ? log_last_error() : dsana_strerror(rc);
+  size_t len = strlen(why) < 500 ? strlen(why) : 500;
+  struct wire_hdr h = wire_hdr_make(WIRE_ABORT, 0);
+  h.payload_bytes = len;
+  net_send(d->sched, NULL, &h, why, len); /* delivered while the socket lingers */
+}
+
 void drv_close_io(struct drv *d) {
   net_outbox_destroy(d->outbox);
   d->outbox = NULL;
@@ -94,12 +104,18 @@ static struct net_sock *sock_for(struct drv *d, const struct rt_out *o) {
   return d->servers && o->index < d->n_servers ? d->servers[o->index] : NULL;
 }
 
-/* The worker's fault points around a task's pushes (fault.h). */
+/* The worker's fault points around a task's pushes (fault.h). A push is
+ * mid-push when it follows another in the same flush (one task's or a
+ * batch's), or the previous push sent was of the same task and iteration
+ * (a task's pushes split over flushes). */
 static void push_faults(struct drv *d, size_t i) {
   const struct rt_out *o = &d->out.v[i];
   if (d->role != ROLE_WORKER || o->hdr.type != WIRE_PUSH)
     return;
-  bool first = i == 0 || d->out.v[i - 1].hdr.type != WIRE_PUSH; /* a run of pushes: one task's or a batch's */
+  bool run = i > 0 && d->out.v[i - 1].hdr.type == WIRE_PUSH;
+  uint64_t key = 1 + ((uint64_t)o->hdr.iter << 32 | o->hdr.task);
+  bool first = !run && d->last_push != key;
+  d->last_push = key;
   fault_point(first ? FAULT_BEFORE_PUSH : FAULT_MID_PUSH, o->hdr.iter);
 }
 

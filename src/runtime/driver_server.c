@@ -50,6 +50,7 @@ static int on_map(struct drv *d, const struct net_msg *m) {
 }
 
 static int fail(struct drv *d, int rc) {
+  drv_report_failure(d, rc);
   d->done = true;
   d->err = rc;
   return rc;

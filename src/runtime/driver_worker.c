@@ -121,6 +121,8 @@ static int after_join(struct drv *d) {
 }
 
 static int fail(struct drv *d, int rc) {
+  if (!d->pool) /* failed before it joined: tell the scheduler why (later, a loss is the scheduler's call) */
+    drv_report_failure(d, rc);
   d->done = true;
   d->err = rc;
   return rc;

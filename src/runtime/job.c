@@ -153,6 +153,14 @@ void dsana_job_set_convergence(struct dsana_job *job, double tol, uint32_t max_i
   job->max_iter = max_iter;
 }
 
+int dsana_job_add_fact(struct dsana_job *job, const char *name, double value) {
+  if (!name || !name[0] || job->n_facts >= DSANA_MAX_FACTS)
+    return DSANA_EINVAL;
+  job->facts[job->n_facts].name = name;
+  job->facts[job->n_facts++].value = value;
+  return 0;
+}
+
 void shard_range(uint64_t n_keys, uint32_t n_servers, uint32_t s, uint64_t *lo, uint64_t *hi) {
   *lo = (uint64_t)(((unsigned __int128)n_keys * s) / n_servers);
   *hi = (uint64_t)(((unsigned __int128)n_keys * (s + 1)) / n_servers);

@@ -66,6 +66,11 @@ struct dsana_job {
   uint64_t max_keys; /* --max-keys: larger tables are refused before allocation */
   double tol;        /* dsana_job_set_convergence, for progress only */
   uint32_t max_iter;
+  struct {
+    const char *name; /* static, the app's */
+    double value;
+  } facts[DSANA_MAX_FACTS]; /* dsana_job_add_fact: the input, for the summary */
+  uint32_t n_facts;
   char error[200]; /* why the last declaration was refused */
 };
 

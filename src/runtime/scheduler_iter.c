@@ -356,6 +356,7 @@ int sch_on_ckpt_done(struct scheduler *s, uint32_t server, const struct net_msg 
     man.shape.width[t] = s->job.tables[t].width;
   }
   memcpy(man.globals, s->ckpt_globals, sizeof man.globals);
+  memcpy(man.identity, s->cfg.job_identity, sizeof man.identity);
   char err[1200];
   if (ckpt_write_manifest(s->cfg.checkpoint_dir, &man, err, sizeof err) != 0)
     ckpt_report_failure(err);

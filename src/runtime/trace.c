@@ -233,7 +233,7 @@ int trace_close(void) {
   /* a trace is a report: losing it does not fail the role, but the run
    * ends incomplete (util/status.h) */
   if (rc) {
-    log_error("%s: cannot write the trace part: %s", tr.part_path, saved ? strerror(saved) : dsana_strerror(rc));
+    log_error("the trace will lack the events of %s: %s", tr.track, saved ? strerror(saved) : dsana_strerror(rc));
     status_mark_incomplete();
   } else if (tr.dropped > 0) {
     log_warn("trace: %llu events dropped (buffer of %zu)", (unsigned long long)tr.dropped, tr.cap);

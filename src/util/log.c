@@ -8,13 +8,22 @@
 #include <unistd.h>
 
 static char log_role[64];
+static _Thread_local char log_last[512]; /* the last error, per thread */
 static enum log_level log_level_now = LOG_WARN;
 
 void log_set_role(const char *role) { snprintf(log_role, sizeof log_role, "%s", role ? role : ""); }
 void log_set_level(enum log_level level) { log_level_now = level; }
 enum log_level log_get_level(void) { return log_level_now; }
 
+const char *log_last_error(void) { return log_last; }
+
 void log_msg(enum log_level level, const char *fmt, ...) {
+  if (level == LOG_ERROR) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(log_last, sizeof log_last, fmt, ap);
+    va_end(ap);
+  }
   if (level > log_level_now)
     return;
   char line[1024];

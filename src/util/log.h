@@ -13,6 +13,9 @@ void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
 
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The text of the last error this process logged (without the prefix),
+ * "" if none: what a role that fails tells its scheduler. */
+const char *log_last_error(void);
 
 #define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)

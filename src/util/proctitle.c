@@ -18,6 +18,7 @@ extern char **environ;
 
 static char *title_at;   /* the start of the area (argv[0]), or NULL */
 static size_t title_cap; /* its bytes */
+static char **volatile argv_copy; /* kept reachable (for LeakSanitizer) for the process's life */
 
 /* The end of the contiguous strings starting at argv[0], or NULL. */
 static char *area_end(int argc, char **argv) {
@@ -62,6 +63,7 @@ char **proctitle_init(int argc, char **argv) {
     if (!(copy[i] = strdup(argv[i])))
       return argv;
   copy[argc] = NULL;
+  argv_copy = copy;
   if (move_environ() != 0)
     return copy;
   title_at = argv[0];

@@ -21,6 +21,8 @@
 #   show_cmd CMD...      the command quoted for a message
 #   stderr_lines FILE    number of lines in FILE (a last line without \n counts)
 #   require_bins         die unless $DSANA and $REF_PAGERANK are executable
+#   check_pagerank NAME GRAPH OPTS...  dsana against ref_pagerank (< 1e-12) and
+#                        byte-identical over workers, servers and modes
 
 LIB_TEST_NAME=$(basename "${BASH_SOURCE[1]:-$0}" .sh)
 LIB_PASSED=0
@@ -101,4 +103,46 @@ require_bins() {
   [ -n "${REF_PAGERANK:-}" ] || die "REF_PAGERANK is not set"
   [ -x "$DSANA" ] || die "DSANA=$DSANA is not an executable file"
   [ -x "$REF_PAGERANK" ] || die "REF_PAGERANK=$REF_PAGERANK is not an executable file"
+}
+
+# check_pagerank NAME GRAPH [OPTIONS...]: dsana pagerank GRAPH OPTIONS
+# against the reference (ref_pagerank GRAPH OPTIONS) at tol 1e-14, max
+# abs difference < 1e-12, and byte-identical for workers 1..3, servers 1..2,
+# --mode bsp and --mode dsana, and once with chunks of 64 bytes (the
+# block-wise kernel). Records one check.
+check_pagerank() {
+  local name=$1 graph=$2
+  shift 2
+  local prec=(--tol 1e-14 --max-iter 1000)
+  if ! "$REF_PAGERANK" "$graph" "${prec[@]}" "$@" >"$name.ref" 2>"$name.ref.err"; then
+    fail "$name: ref_pagerank failed: $(head -c 200 "$name.ref.err")"
+    return
+  fi
+  local first="" runs=0 mode W S out res
+  for mode in "--mode bsp" "--mode dsana" "--mode dsana --chunk 64"; do
+    for W in 1 2 3; do
+      for S in 1 2; do
+        out="$name.$W.$S.${mode//[ -]/}.tsv"
+        [[ $mode != *chunk* ]] || [ "$W$S" = 32 ] || continue
+        # shellcheck disable=SC2086
+        if ! run_to "$DSANA" pagerank "$graph" "${prec[@]}" "$@" $mode --workers "$W" --servers "$S" --quiet \
+          --out "$out" >/dev/null 2>"$out.err"; then
+          fail "$name: dsana pagerank $* $mode -W $W -S $S failed: $(head -c 300 "$out.err")"
+          return
+        fi
+        runs=$((runs + 1))
+        if [ -z "$first" ]; then
+          first=$out
+          if ! res=$("$REF_PAGERANK" --compare "$out" "$name.ref" --max-diff 1e-12 2>&1); then
+            fail "$name: differs from ref_pagerank $*: $res"
+            return
+          fi
+        elif ! cmp -s "$first" "$out"; then
+          fail "$name: $mode -W $W -S $S differs from $first"
+          return
+        fi
+      done
+    done
+  done
+  pass "$name: ref_pagerank $* within 1e-12 ($res); $runs runs byte-identical"
 }

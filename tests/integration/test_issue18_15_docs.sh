@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# test_issue18_15_docs.sh - issue 18.15: the README points to the
+# architecture inside the repository (docs/design.md), never to files a
+# clone does not have (../shared/...), and every relative link in it
+# resolves; its usage section shows the new options.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+readme=$DSANA_SRC/README.md
+grep -q "\.\./shared" "$readme" && fail "README.md refers to ../shared: $(grep -n '\.\./shared' "$readme")" ||
+  pass "no ../shared in README.md"
+grep -q "docs/design.md" "$readme" && [ -f "$DSANA_SRC/docs/design.md" ] && pass "README.md links docs/design.md" ||
+  fail "README.md does not link docs/design.md"
+while IFS= read -r link; do
+  [ -e "$DSANA_SRC/$link" ] || fail "README.md links $link, which the repository lacks"
+done < <(grep -o '](\([^)#:]*\))' "$readme" | sed 's/^](//; s/)$//')
+for opt in --weighted --undirected --personalization --mode; do
+  grep -q -- "$opt" "$readme" && pass "README.md shows $opt" || fail "README.md lacks $opt"
+done
+finish
