@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# tests/chaos/run.sh TRIALS [SEED] - a seeded chaos campaign against dsana.
+#
+# Each trial runs `dsana pagerank` (3 workers, 2 servers, a compute cost
+# model so the job lasts ~1.5 s, checkpoints every 3 iterations) and, at a
+# random moment, does one random thing to one random role, found by its
+# process title among the launcher's children:
+#   kill-worker     SIGKILL a worker: the job must finish by itself
+#   stop-worker     SIGSTOP a worker for 0.2-2.5 s, then SIGCONT (beyond
+#                   --peer-timeout it is lost; the job must finish by itself)
+#   kill-server     SIGKILL a server, and
+#   kill-scheduler  SIGKILL the scheduler: the job must stop (exit 1) naming
+#                   its last complete checkpoint, and --resume must finish it
+# Every trial's ranks are compared byte for byte with a fault-free run; no
+# job may hang (each is bounded by `timeout`). Prints one line per trial and
+# the table: trials per fault kind, identical outputs, mean time over the
+# fault-free run. Exit 1 when any trial went wrong.
+# Environment: DSANA (the binary; default build/dsana), CHAOS_DIR (scratch).
+set -uo pipefail
+trials=${1:?usage: tests/chaos/run.sh TRIALS [SEED]}
+seed=${2:-1}
+[[ $trials =~ ^[1-9][0-9]*$ && $seed =~ ^[0-9]+$ ]] || { echo "usage: tests/chaos/run.sh TRIALS [SEED]" >&2; exit 2; }
+DSANA=${DSANA:-$(cd "$(dirname "$0")/../.." && pwd)/build/dsana}
+[[ -x $DSANA ]] || { echo "chaos: DSANA=$DSANA is not executable" >&2; exit 2; }
+dir=${CHAOS_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/dsana-chaos.XXXXXX")}
+[[ -n ${CHAOS_DIR:-} ]] || trap 'rm -rf "$dir"' EXIT
+mkdir -p "$dir" && cd "$dir" || exit 2
+RANDOM=$seed
+
+"$DSANA" graph gen kron --scale 11 --edge-factor 8 --seed 7 --out g.bin >/dev/null || exit 2
+cat >slow.json <<'JSON'
+{"workers": [{"speed": 1}, {"speed": 1}, {"speed": 0.5}], "ns_per_cost": 2000, "time_scale": 1}
+JSON
+JOB=(pagerank g.bin --workers 3 --servers 2 --scenario slow.json --tol 0 --max-iter 40 --peer-timeout 1 --quiet)
+now() { date +%s.%N; }
+t0=$(now)
+timeout 60 "$DSANA" "${JOB[@]}" --out ref.tsv 2>ref.err || { echo "chaos: the fault-free run failed: $(head -c 300 ref.err)" >&2; exit 2; }
+base=$(awk -v a="$t0" -v b="$(now)" 'BEGIN {print b - a}')
+echo "fault-free run: ${base} s"
+
+# The pid of the role titled 'dsana: ROLE' under launcher LPID (waits up to 2 s).
+role_pid() { # LPID ROLE
+  for _ in $(seq 1 40); do
+    for p in $(pgrep -P "$1"); do
+      if tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q "^dsana: $2 "; then echo "$p"; return 0; fi
+    done
+    sleep 0.05
+  done
+  return 1
+}
+
+kinds=(kill-worker stop-worker kill-server kill-scheduler)
+declare -A n ok slow
+bad=0
+for ((i = 1; i <= trials; i++)); do
+  kind=${kinds[RANDOM % 4]}
+  case $kind in
+  *worker) role="worker $((RANDOM % 3))" ;;
+  kill-server) role="server $((RANDOM % 2))" ;;
+  *) role=scheduler ;;
+  esac
+  at=$(awk -v r=$RANDOM -v b="$base" 'BEGIN {printf "%.2f", 0.15 + r / 32768 * 0.6 * b}')
+  freeze=$(awk -v r=$RANDOM 'BEGIN {printf "%.2f", 0.2 + r / 32768 * 2.3}')
+  rm -rf ck out.tsv
+  t0=$(now)
+  timeout 60 "$DSANA" "${JOB[@]}" --checkpoint ck --checkpoint-every 3 --out out.tsv 2>run.err &
+  tpid=$!
+  lpid=""
+  for _ in $(seq 1 40); do lpid=$(pgrep -P "$tpid" | head -n 1) && [[ -n $lpid ]] && break; sleep 0.02; done
+  sleep "$at"
+  pid=$(role_pid "$lpid" "$role") || pid=""
+  what="$kind $role at ${at}s"
+  if [[ -n $pid ]]; then
+    case $kind in
+    stop-worker) kill -STOP "$pid" 2>/dev/null; sleep "$freeze"; kill -CONT "$pid" 2>/dev/null; what+=" for ${freeze}s" ;;
+    *) kill -KILL "$pid" 2>/dev/null ;;
+    esac
+  else
+    what+=" (not found: the job had ended)"
+  fi
+  wait "$tpid"
+  rc=$?
+  verdict=""
+  if [[ $rc -eq 124 ]]; then
+    verdict="HUNG"
+  elif [[ $kind == kill-server || $kind == kill-scheduler ]] && [[ $rc -ne 0 ]]; then
+    if [[ $rc -eq 1 ]] && grep -q "continue with --resume" run.err; then
+      timeout 60 "$DSANA" "${JOB[@]}" --resume ck --out out.tsv 2>resume.err || verdict="resume failed: $(head -c 200 resume.err)"
+      what+=", resumed"
+    elif [[ $rc -eq 1 ]] && grep -q "no complete checkpoint" run.err; then
+      timeout 60 "$DSANA" "${JOB[@]}" --out out.tsv 2>resume.err || verdict="rerun failed"
+      what+=", rerun (no checkpoint yet)"
+    else
+      verdict="stopped without naming a checkpoint (exit $rc): $(head -c 200 run.err)"
+    fi
+  elif [[ $rc -ne 0 ]]; then
+    verdict="exit $rc: $(head -c 200 run.err)"
+  fi
+  [[ -z $verdict ]] && ! cmp -s ref.tsv out.tsv && verdict="ranks differ from the fault-free run"
+  dt=$(awk -v a="$t0" -v b="$(now)" 'BEGIN {print b - a}')
+  n[$kind]=$((${n[$kind]:-0} + 1))
+  slow[$kind]=$(awk -v s="${slow[$kind]:-0}" -v d="$dt" -v b="$base" 'BEGIN {print s + d / b}')
+  if [[ -z $verdict ]]; then
+    ok[$kind]=$((${ok[$kind]:-0} + 1))
+    echo "trial $i: $what: identical, ${dt} s"
+  else
+    bad=$((bad + 1))
+    echo "trial $i: $what: FAILED: $verdict"
+  fi
+done
+printf '\n%-15s %7s %10s %22s\n' fault trials identical "time / fault-free"
+for k in "${kinds[@]}"; do
+  [[ -n ${n[$k]:-} ]] || continue
+  printf '%-15s %7d %10d %22.2f\n' "$k" "${n[$k]}" "${ok[$k]:-0}" "$(awk -v s="${slow[$k]}" -v c="${n[$k]}" 'BEGIN {print s / c}')"
+done
+exit $((bad > 0))

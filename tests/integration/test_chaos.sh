@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# test_chaos.sh - a bounded chaos campaign (tests/chaos/run.sh, 10 seeded
+# trials, well under 2 minutes): random SIGKILLs and SIGSTOP/SIGCONT of
+# random roles at random moments; every run's ranks byte-identical to the
+# fault-free run, no hang (issue 17).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_bins
+if out=$(DSANA="$DSANA" CHAOS_DIR="$T/chaos" bash "$DSANA_SRC/tests/chaos/run.sh" 10 "${CHAOS_SEED:-17}" 2>&1); then
+  pass "chaos, 10 trials: $(tail -n +2 <<<"$out" | grep -c ": identical,") identical; $(tail -n 5 <<<"$out" | tr -s ' ' | tr '\n' ';')"
+else
+  fail "chaos: $out"
+fi
+finish
