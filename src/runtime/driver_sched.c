@@ -1,5 +1,7 @@
 /* driver_sched.c - the scheduler's driver: its listener, messages and
  * timers into the state machine, its messages out (driver_internal.h). */
+#include <unistd.h>
+
 #include "runtime/driver_internal.h"
 #include "runtime/observer.h"
 #include "runtime/trace.h"
@@ -37,12 +39,30 @@ static int fail(struct drv *d, int rc) {
   return rc;
 }
 
+/* The launcher's news of dead workers (role_params.deaths_fd), if any. */
+static int take_deaths(struct drv *d) {
+  uint32_t w[64];
+  ssize_t n;
+  while ((n = read(d->params.deaths_fd, w, sizeof w)) > 0) {
+    for (ssize_t i = 0; i + (ssize_t)sizeof w[0] <= n; i += (ssize_t)sizeof w[0]) {
+      int rc = scheduler_on_worker_death(d->s, w[i / (ssize_t)sizeof w[0]], &d->out);
+      if (rc)
+        return rc;
+    }
+  }
+  return 0;
+}
+
 int drv_sched_step(struct drv *d, int timeout_ms) {
   int tick_ms = (int)(d->cfg.heartbeat_s * 1000 / 2) + 1;
-  bool ready;
+  bool ready, fd_ready = false;
   struct net_sock *socks[1] = {d->listen};
-  int rc = net_poll(socks, 1, NULL, 0, timeout_ms < 0 || timeout_ms > tick_ms ? tick_ms : timeout_ms, 0, &ready, NULL);
+  int fd = d->params.deaths_fd;
+  int rc = net_poll(socks, 1, &fd, fd > 2, timeout_ms < 0 || timeout_ms > tick_ms ? tick_ms : timeout_ms, 0, &ready,
+                    &fd_ready);
   if (rc < 0)
+    return fail(d, rc);
+  if (fd_ready && (rc = take_deaths(d)) != 0)
     return fail(d, rc);
   for (int n = 0; ready && n < 64 && !d->done; n++) {
     struct net_msg m;

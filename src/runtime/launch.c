@@ -15,11 +15,13 @@
  */
 #define _GNU_SOURCE /* strsignal */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +46,9 @@ struct child {
 #define LAUNCH_MAX_CHILDREN 8192
 static struct child launch_kids[LAUNCH_MAX_CHILDREN];
 static int launch_stop_signal; /* the signal that stopped the last launch */
+/* A socket pair to the scheduler: the indices of workers whose process died, so
+ * it loses them at once rather than after --peer-timeout of silence. */
+static int launch_deaths[2] = {-1, -1};
 
 /* What the launcher waits for. */
 static void wait_set(sigset_t *set) {
@@ -67,6 +72,11 @@ static pid_t launch_one(const struct role_params *p, enum rt_role role, uint32_t
   sigprocmask(SIG_SETMASK, mask, NULL);
   struct role_params mine = *p;
   mine.index = index;
+  mine.deaths_fd = role == ROLE_SCHEDULER && launch_deaths[0] > 2 ? launch_deaths[0] : 0;
+  if (launch_deaths[1] >= 0)
+    close(launch_deaths[1]);
+  if (role != ROLE_SCHEDULER && launch_deaths[0] >= 0)
+    close(launch_deaths[0]);
   int rc = runtime_run_role(role, &mine);
   fflush(stdout);
   _exit(status_exit_code(rc, 1)); /* 3: done, but a report was not written */
@@ -162,6 +172,12 @@ static int on_exit_status(struct launch_wait *w, struct child *c, int status) {
       return DSANA_EAGAIN; /* the user stopped the job: no loss to report */
     char what[256];
     describe_exit(c, status, what, sizeof what);
+    if (c->role == ROLE_WORKER && launch_deaths[1] >= 0) { /* the scheduler decides */
+      uint32_t index = c->index;
+      if (send(launch_deaths[1], &index, sizeof index, MSG_NOSIGNAL) != (ssize_t)sizeof index && errno != EPIPE &&
+          errno != ECONNREFUSED)
+        log_warn("cannot tell the scheduler: %s", strerror(errno));
+    }
     if (c->role == ROLE_WORKER && !w->worker_loss_fatal) {
       log_warn("%s; the scheduler hands its tasks to the other workers", what);
       return 0;
@@ -286,6 +302,30 @@ static int start_roles(const struct role_params *q, struct child *kids, size_t n
 
 static void noop(int sig) { (void)sig; }
 
+/* launch_deaths: a datagram socket pair (send with MSG_NOSIGNAL: a
+ * scheduler already gone costs no SIGPIPE), both ends non-blocking (a full
+ * buffer loses news, never blocks the launcher), the read end above stderr
+ * (0 means none to a role). */
+static int open_deaths_pipe(void) {
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds) != 0)
+    return -1;
+  if (fds[0] <= 2) {
+    int up = fcntl(fds[0], F_DUPFD_CLOEXEC, 3);
+    close(fds[0]);
+    fds[0] = up;
+    if (up < 0 || fcntl(up, F_SETFL, O_NONBLOCK) != 0) {
+      if (up >= 0)
+        close(up);
+      close(fds[1]);
+      return -1;
+    }
+  }
+  launch_deaths[0] = fds[0];
+  launch_deaths[1] = fds[1];
+  return 0;
+}
+
 /* The job, with the folder made and the signals blocked. */
 static int launch_job(const struct role_params *p, struct run_config *cfg, const sigset_t *old_mask) {
   struct role_params q = *p;
@@ -303,13 +343,23 @@ static int launch_job(const struct role_params *p, struct run_config *cfg, const
   log_cluster(cfg);
   struct child *kids = launch_kids;
   memset(kids, 0, sizeof *kids * n);
+  if (open_deaths_pipe() != 0)
+    log_warn("no socket pair to the scheduler (%s): lost workers are seen after --peer-timeout", strerror(errno));
   int rc = start_roles(&q, kids, n, old_mask);
+  if (launch_deaths[0] >= 0) {
+    close(launch_deaths[0]);
+    launch_deaths[0] = -1;
+  }
   sigset_t set;
   wait_set(&set);
   struct launch_wait w = {.kids = kids, .n = n, .running = n, .worker_loss_fatal = cfg->fail_on_worker_loss,
                           .ckpt_dir = cfg->checkpoint_dir};
   if (!rc)
     rc = launch_wait(&w, &set);
+  if (launch_deaths[1] >= 0) {
+    close(launch_deaths[1]);
+    launch_deaths[1] = -1;
+  }
   if (!rc && cfg->trace_path[0])
     launch_merge_trace(cfg, p->cfg->trace_path);
   return rc;

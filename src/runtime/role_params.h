@@ -23,6 +23,8 @@ struct role_params {
   const struct app_args *args;         /* with app: forwarded to roles started alone */
   uint32_t index;                      /* requested index, UINT32_MAX = any */
   const struct rt_observer *observer;  /* scheduler: iteration reports (NULL: none) */
+  int deaths_fd;                       /* scheduler under the local launcher: a datagram socket of u32 indices
+                                          of workers whose process died (> 2; 0: none) */
 };
 
 /* The app called `name` in a NULL-terminated registry, or NULL. */

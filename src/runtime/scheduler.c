@@ -302,7 +302,9 @@ static int check_peers(struct scheduler *s, uint64_t now, struct rt_outq *out) {
       if (slots[i].bye || slots[i].lost || now - slots[i].last_heard_ns <= limit)
         continue;
       if (r == 1 && !s->cfg.fail_on_worker_loss) {
-        int rc = sch_lose_worker(s, i, out);
+        char why[64];
+        snprintf(why, sizeof why, "silent for %.1f s", (double)(now - slots[i].last_heard_ns) * 1e-9);
+        int rc = sch_lose_worker(s, i, why, out);
         if (rc)
           return rc;
         continue;
@@ -312,6 +314,19 @@ static int check_peers(struct scheduler *s, uint64_t now, struct rt_outq *out) {
     }
   }
   return 0;
+}
+
+int scheduler_on_worker_death(struct scheduler *s, uint32_t w, struct rt_outq *out) {
+  if (w >= s->cfg.n_workers || s->failed)
+    return 0;
+  struct peer_slot *slot = &s->workers[w];
+  if (slot->lost || slot->bye || s->stopping)
+    return 0;
+  if (!slot->registered)
+    return sch_abort(s, out, "worker %u exited before it registered: the job stops", w);
+  if (s->cfg.fail_on_worker_loss)
+    return sch_abort(s, out, "worker %u exited: lost (the job stops)", w);
+  return sch_lose_worker(s, w, "its process exited", out);
 }
 
 int scheduler_on_tick(struct scheduler *s, uint64_t now_ns, struct rt_outq *out) {

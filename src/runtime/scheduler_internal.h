@@ -110,7 +110,8 @@ int sch_hand_out_all(struct scheduler *s, struct rt_outq *out);
 
 /* scheduler_members.c */
 int sch_send_maps(struct scheduler *s, struct rt_outq *out);
-int sch_lose_worker(struct scheduler *s, uint32_t w, struct rt_outq *out);
+/* why: how the loss was seen, for the log line ("silent for 5.1 s") */
+int sch_lose_worker(struct scheduler *s, uint32_t w, const char *why, struct rt_outq *out);
 int sch_on_late_register(struct scheduler *s, const struct rt_from *from, const struct net_msg *m,
                          struct rt_outq *out);
 

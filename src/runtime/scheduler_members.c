@@ -70,7 +70,7 @@ int sch_send_maps(struct scheduler *s, struct rt_outq *out) {
   return rc;
 }
 
-int sch_lose_worker(struct scheduler *s, uint32_t w, struct rt_outq *out) {
+int sch_lose_worker(struct scheduler *s, uint32_t w, const char *why, struct rt_outq *out) {
   struct peer_slot *slot = &s->workers[w];
   slot->lost = true;
   s->lost_workers++;
@@ -79,8 +79,8 @@ int sch_lose_worker(struct scheduler *s, uint32_t w, struct rt_outq *out) {
     alive += s->workers[i].registered && !s->workers[i].lost && !s->workers[i].joining;
   if (alive == 0)
     return sch_abort(s, out, "worker %u lost and no worker is left: the job stops", w);
-  log_warn("worker %u lost (silent for %.1f s): its tasks of iteration %u go to the other %u worker%s", w,
-           (double)(rt_now(s->env) - slot->last_heard_ns) * 1e-9, s->iter, alive, alive == 1 ? "" : "s");
+  log_warn("worker %u lost (%s): its tasks of iteration %u go to the other %u worker%s", w, why, s->iter, alive,
+           alive == 1 ? "" : "s");
   if (s->stopping) {
     sch_check_finished(s);
     return 0;
