@@ -2,6 +2,7 @@
  * main.c - the dsana command: dispatch to apps, roles and graph tools.
  */
 #include <malloc.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,9 +39,24 @@ static void tune_malloc(void) {
   mallopt(M_TRIM_THRESHOLD, 1024 << 20);
 }
 
+/* Descriptors: the soft limit up to the hard one (at most 1M), so that
+ * peers holding idle connections (until ZeroMQ's handshake timeout drops
+ * them) cannot starve a role of the descriptors its outputs need. */
+static void raise_fd_limit(void) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+    return;
+  rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (1u << 20) ? (1u << 20) : rl.rlim_max;
+  if (rl.rlim_cur < want) {
+    rl.rlim_cur = want;
+    setrlimit(RLIMIT_NOFILE, &rl);
+  }
+}
+
 int main(int argc, char **argv) {
   argv = proctitle_init(argc, argv); /* the forked roles retitle themselves */
   tune_malloc();
+  raise_fd_limit();
   if (argc < 2) {
     usage(stderr);
     return 2;

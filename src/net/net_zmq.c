@@ -37,6 +37,7 @@
 static_assert(sizeof(zmq_msg_t) <= sizeof(((struct net_msg *)0)->impl), "net_msg.impl must hold a zmq_msg_t");
 static_assert(alignof(zmq_msg_t) <= 8, "net_msg.impl is only 8-aligned");
 
+#define ZN_HANDSHAKE_MS 5000 /* listeners: a peer's handshake must complete within this */
 #define ZN_LINGER_MS 2000
 #define ZN_MAXMSG_SLACK 4096 /* header frame and framing over max_payload */
 #define ZN_POLL_STACK 16
@@ -159,7 +160,10 @@ static int zn_open(struct net_sock *s, int type) {
       zmq_setsockopt(z->z, ZMQ_MAXMSGSIZE, &maxmsg, sizeof maxmsg) ||
       (s->listener && zn_setopt_int(z->z, ZMQ_ROUTER_MANDATORY, 1)) ||
       /* a restarted dialer with the same id takes its route over */
-      (s->listener && zn_setopt_int(z->z, ZMQ_ROUTER_HANDOVER, 1)) || zn_secure(s) != 0) {
+      (s->listener && zn_setopt_int(z->z, ZMQ_ROUTER_HANDOVER, 1)) ||
+      /* a connection that has not completed its handshake in time is closed:
+       * idle or hostile peers cannot hold descriptors for long */
+      (s->listener && zn_setopt_int(z->z, ZMQ_HANDSHAKE_IVL, ZN_HANDSHAKE_MS)) || zn_secure(s) != 0) {
     log_error("net: cannot set socket options: %s", zmq_strerror(errno));
     if (z->mon)
       zmq_close(z->mon);
