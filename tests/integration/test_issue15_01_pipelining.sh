@@ -4,8 +4,8 @@
 # 1 Gbit/s link), static scheduling, 16 KiB chunks: the fast worker finishes
 # iteration t first and fetches t+1's input chunk by chunk as the servers
 # finish it, so in every iteration after the first, a transfer of t+1 ("chunk
-# send" / "piece in") starts before the last compute of t ends. The ranks
-# stay the plain run's bytes.
+# send" / "piece in") starts, and a block of t+1 is computed, before the
+# last compute of t ends. The ranks stay the plain run's bytes.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins
@@ -31,5 +31,15 @@ if [ -n "$overlaps" ] && awk -v o="$overlaps" 'BEGIN { n = split(o, v, " "); if 
   pass "iterations 2..4: t+1's transfers start ${overlaps}us before t's compute ends"
 else
   fail "no overlap of t+1's transfers with t's compute (us, per iteration 2..4): '$overlaps'"
+fi
+# and computed: a block of t+1 runs before the last compute of t ends
+ahead=$(jq -r '[.traceEvents[] | select(.ph == "X")] as $e | range(2; 5) as $t |
+  ([$e[] | select((.name == "block" or .name == "task") and .args.iter == $t) | .ts + .dur] | max) -
+  ([$e[] | select(.name == "block" and .args.iter == $t + 1) | .ts] | min)' t.json | tr '\n' ' ')
+if [ -n "$ahead" ] && awk -v o="$ahead" 'BEGIN { n = split(o, v, " "); if (n < 3) exit 1;
+  for (i = 1; i <= n; i++) if (v[i] <= 0) exit 1 }'; then
+  pass "iterations 2..4: a block of t+1 computed ${ahead}us before t's compute ends"
+else
+  fail "no block of t+1 computed before t's compute ended (us, per iteration 2..4): '$ahead'"
 fi
 finish
