@@ -298,8 +298,9 @@ static int run_cluster(const struct dsana_app *app, void *app_state, const struc
   cfg.chunk = sh->chunk;
   cfg.chunk_bytes = sh->chunk_bytes;
   cfg.quiet = true;
-  cfg.peer_timeout_s = 120;
-  cfg.register_timeout_s = 120;
+  /* real clocks, but no timeouts under test: a slow host must not lose peers */
+  cfg.peer_timeout_s = 3600;
+  cfg.register_timeout_s = 3600;
   snprintf(cfg.scheduler_addr, sizeof cfg.scheduler_addr, "inproc://sched-%llu", (unsigned long long)seed);
   uint32_t n = 1 + sh->servers + sh->workers;
   struct drv **d = calloc(n, sizeof *d);
@@ -362,32 +363,50 @@ static struct shape random_shape(uint64_t *rng) {
   return sh;
 }
 
+/* One run of the sparse SUM app: the plain computation's bytes, and every
+ * task ended exactly once per iteration. */
+static void check_sparse(uint64_t seed, const struct shape *sh) {
+  void *app;
+  assert_int_equal(sparse_app.create(&app), 0);
+  memset(sp_ends, 0, sizeof sp_ends);
+  sp_last = NULL;
+  int rc = run_cluster(&sparse_app, app, NULL, sh, seed);
+  if (rc)
+    fail_msg("seed %llu (W=%u S=%u tpw=%u %s chunk %llu): %s", (unsigned long long)seed, sh->workers, sh->servers,
+             sh->tpw, sh->sched == SCHED_STATIC ? "static" : "dynamic",
+             (unsigned long long)(sh->chunk == CHUNK_OFF ? 0 : sh->chunk_bytes), dsana_strerror(rc));
+  assert_non_null(sp_last);
+  double ref[SP_KEYS * SP_WIDTH];
+  uint32_t n_tasks = sh->workers * sh->tpw;
+  sp_reference(n_tasks, ref);
+  if (memcmp(ref, sp_last->result, sizeof ref) != 0)
+    fail_msg("seed %llu (W=%u S=%u): result differs from the plain computation", (unsigned long long)seed,
+             sh->workers, sh->servers);
+  for (uint32_t it = 1; it <= SP_ITERS; it++)
+    for (uint32_t t = 0; t < n_tasks; t++)
+      if (sp_ends[it][t] != 1)
+        fail_msg("seed %llu: task %u ran %u times in iteration %u", (unsigned long long)seed, t, sp_ends[it][t], it);
+  sparse_app.destroy(app);
+}
+
 static void test_sparse_sum_every_interleaving(void **state) {
   (void)state;
   for (uint64_t seed = 1; seed <= 100; seed++) {
     uint64_t rng = seed * 7919;
     struct shape sh = random_shape(&rng);
-    void *app;
-    assert_int_equal(sparse_app.create(&app), 0);
-    memset(sp_ends, 0, sizeof sp_ends);
-    sp_last = NULL;
-    int rc = run_cluster(&sparse_app, app, NULL, &sh, seed);
-    if (rc)
-      fail_msg("seed %llu (W=%u S=%u tpw=%u %s chunk %llu): %s", (unsigned long long)seed, sh.workers, sh.servers,
-               sh.tpw, sh.sched == SCHED_STATIC ? "static" : "dynamic",
-               (unsigned long long)(sh.chunk == CHUNK_OFF ? 0 : sh.chunk_bytes), dsana_strerror(rc));
-    assert_non_null(sp_last);
-    double ref[SP_KEYS * SP_WIDTH];
-    uint32_t n_tasks = sh.workers * sh.tpw;
-    sp_reference(n_tasks, ref);
-    if (memcmp(ref, sp_last->result, sizeof ref) != 0)
-      fail_msg("seed %llu (W=%u S=%u): result differs from the plain computation", (unsigned long long)seed,
-               sh.workers, sh.servers);
-    for (uint32_t it = 1; it <= SP_ITERS; it++)
-      for (uint32_t t = 0; t < n_tasks; t++)
-        if (sp_ends[it][t] != 1)
-          fail_msg("seed %llu: task %u ran %u times in iteration %u", (unsigned long long)seed, t, sp_ends[it][t], it);
-    sparse_app.destroy(app);
+    check_sparse(seed, &sh);
+  }
+}
+
+/* Exactly once at 64 workers (issue 16): both policies, with and without
+ * chunks, 1..3 servers, random delivery orders. */
+static void test_sparse_sum_64_workers(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 4; seed++) {
+    struct shape sh = {.workers = 64, .servers = 1 + (uint32_t)(seed % 3), .tpw = 2,
+                       .sched = seed % 2 ? SCHED_DYNAMIC : SCHED_STATIC,
+                       .chunk = seed <= 2 ? CHUNK_OFF : CHUNK_FIXED, .chunk_bytes = 64 * seed};
+    check_sparse(seed, &sh);
   }
 }
 
@@ -474,6 +493,7 @@ static int teardown(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sparse_sum_every_interleaving),
+      cmocka_unit_test(test_sparse_sum_64_workers),
       cmocka_unit_test(test_pagerank_every_interleaving),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
