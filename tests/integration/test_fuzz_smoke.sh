@@ -15,11 +15,11 @@ RUN="$DSANA_SRC/tests/fuzz/run.sh"
 [ -f "$RUN" ] || die "$RUN is missing"
 
 RC=0
-FUZZ_OUT="$DSANA_SRC/build-fuzz/ctest" timeout 150 bash "$RUN" 5 || RC=$?
+FUZZ_OUT="$DSANA_SRC/build-fuzz/ctest" timeout 270 bash "$RUN" 5 || RC=$?
 case $RC in
 0) pass "every fuzz target ran 5 s without a crash" ;;
 77) skip "libFuzzer unavailable (see the message above)" ;;
-124) fail "tests/fuzz/run.sh 5 did not finish within 150 s" ;;
+124) fail "tests/fuzz/run.sh 5 did not finish within 270 s" ;;
 1) fail "a fuzz target crashed (crash files and logs under build-fuzz/ctest)" ;;
 *) fail "tests/fuzz/run.sh 5 failed with exit code $RC (build error?)" ;;
 esac
