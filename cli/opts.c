@@ -29,6 +29,7 @@ enum {
   OPT_PEER_TIMEOUT,
   OPT_VERBOSE,
   OPT_WORKER_LOSS,
+  OPT_MAX_RESTARTS,
   OPT_TOKEN,
   OPT_MAX_MSG,
   OPT_MAX_KEYS,
@@ -78,6 +79,10 @@ static const struct cli_common_opt common[] = {
      "a peer silent this long is lost (default 5)", "a number of seconds > 0"},
     {{"on-worker-loss", required_argument, NULL, OPT_WORKER_LOSS}, "reassign|fail",
      "a lost worker's tasks go to the others (default), or the job stops", "reassign or fail"},
+    {{"max-restarts", required_argument, NULL, OPT_MAX_RESTARTS}, "N",
+     "local runs: a lost server or scheduler rolls every role back to the last complete checkpoint (else the "
+     "start) and the job goes on, at most N times (default 3; 0: stop and name the checkpoint)",
+     "an integer in 0..100"},
     {{"token-file", required_argument, NULL, OPT_TOKEN}, "FILE",
      "the job's secret (peers without it are refused); local runs make one", "a file name"},
     {{"max-keys", required_argument, NULL, OPT_MAX_KEYS}, "N",
@@ -194,6 +199,8 @@ static int set_common(struct cli_run *r, int id, const char *v) {
     return cli_parse_seconds(v, &c->register_timeout_s);
   case OPT_PEER_TIMEOUT:
     return cli_parse_seconds(v, &c->peer_timeout_s);
+  case OPT_MAX_RESTARTS:
+    return cli_parse_u32(v, 0, 100, &c->max_restarts);
   case OPT_WORKER_LOSS:
     if (strcmp(v, "reassign") && strcmp(v, "fail"))
       return DSANA_EINVAL;

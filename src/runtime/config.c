@@ -19,6 +19,7 @@ void config_defaults(struct run_config *c) {
   c->chunk = CHUNK_AUTO;
   c->register_timeout_s = 30.0;
   c->peer_timeout_s = 5.0;
+  c->max_restarts = 3;
   c->heartbeat_s = 0.5;
   c->max_payload_bytes = WIRE_DEFAULT_MAX_PAYLOAD;
   strcpy(c->bind_host, "127.0.0.1");

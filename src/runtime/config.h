@@ -36,6 +36,7 @@ struct run_config {
   uint32_t threads;                     /* compute threads per worker (0 = automatic: config_auto_threads) */
   bool quiet;
   bool fail_on_worker_loss;
+  uint32_t max_restarts; /* local launcher: automatic recoveries of a lost server or scheduler */
   char token_path[CONFIG_PATH_MAX]; /* --token-file */
   char checkpoint_dir[CONFIG_PATH_MAX]; /* --checkpoint */
   uint32_t checkpoint_every;            /* iterations between checkpoints */

@@ -26,7 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/checkpoint.h"
 #include "runtime/launch_internal.h"
 #include "runtime/runtime.h"
 #include "runtime/trace.h"
@@ -132,18 +131,6 @@ static struct child *find_child(struct child *kids, size_t n, pid_t pid) {
   return NULL;
 }
 
-/* After a fatal loss: where the job can be resumed from. */
-static void launch_report_checkpoint(const char *dir) {
-  struct ckpt_manifest m;
-  char err[1200];
-  if (!dir || !dir[0])
-    return; /* no checkpoints asked for */
-  if (ckpt_validate(dir, &m, err, sizeof err) == 0)
-    log_error("last complete checkpoint: iteration %u in %s; continue with --resume %s", m.iter, dir, dir);
-  else
-    log_error("no complete checkpoint in %s yet (%s)", dir, err);
-}
-
 /* A stop signal the launcher has pending (the terminal's ^C reaches the
  * roles too, and they may die first): 0 if none. */
 static int pending_stop(void) {
@@ -157,7 +144,7 @@ struct launch_wait {
   struct child *kids;
   size_t n, running;
   bool worker_loss_fatal;
-  const char *ckpt_dir;
+  bool recoverable; /* the job stopped because a server or the scheduler was killed */
   uint64_t deadline_ns; /* after the scheduler's success: the others get 10 s */
 };
 
@@ -184,7 +171,9 @@ static int on_exit_status(struct launch_wait *w, struct child *c, int status) {
     }
     log_error("%s; stopping the job", what);
     kill_all(w->kids, w->n, SIGTERM);
-    launch_report_checkpoint(w->ckpt_dir);
+    /* a process killed (SIGKILL, a crash, the OOM killer) is worth a rerun;
+     * a role that failed by itself would fail again */
+    w->recoverable = c->role != ROLE_WORKER && WIFSIGNALED(status);
     return DSANA_EPEER;
   }
   if (c->role == ROLE_SCHEDULER)
@@ -326,8 +315,10 @@ static int open_deaths_pipe(void) {
   return 0;
 }
 
-/* The job, with the folder made and the signals blocked. */
-static int launch_job(const struct role_params *p, struct run_config *cfg, const sigset_t *old_mask) {
+/* The job, with the folder made and the signals blocked. *recoverable:
+ * it stopped because a server or the scheduler was killed. */
+static int launch_job(const struct role_params *p, struct run_config *cfg, const sigset_t *old_mask,
+                      bool *recoverable) {
   struct role_params q = *p;
   q.cfg = cfg;
   size_t n = 1 + cfg->n_servers + cfg->n_workers;
@@ -353,9 +344,10 @@ static int launch_job(const struct role_params *p, struct run_config *cfg, const
   sigset_t set;
   wait_set(&set);
   struct launch_wait w = {.kids = kids, .n = n, .running = n, .worker_loss_fatal = cfg->fail_on_worker_loss,
-                          .ckpt_dir = cfg->checkpoint_dir};
+};
   if (!rc)
     rc = launch_wait(&w, &set);
+  *recoverable = rc == DSANA_EPEER && w.recoverable;
   if (launch_deaths[1] >= 0) {
     close(launch_deaths[1]);
     launch_deaths[1] = -1;
@@ -377,8 +369,17 @@ int runtime_launch_local(const struct role_params *p) {
   struct launch_janitor jan = {.pid = -1, .wr = -1};
   if (!rc && launch_janitor_start(cfg.local_dir, &jan) != 0)
     log_warn("no janitor for %s: a launcher killed with SIGKILL would leave it behind", cfg.local_dir);
-  if (!rc)
-    rc = launch_job(p, &cfg, &old_mask);
+  struct launch_recovery rec = {0};
+  while (!rc) {
+    bool recoverable = false;
+    rc = launch_job(p, &cfg, &old_mask, &recoverable);
+    if (rc == DSANA_EPEER && !recoverable)
+      launch_report_checkpoint(cfg.checkpoint_dir);
+    if (!recoverable || !launch_rollback(&cfg, p->cfg, &rec))
+      break;
+    launch_empty_dir(cfg.local_dir); /* the last attempt's sockets, buffers and trace parts */
+    rc = 0;
+  }
   if (cfg.local_dir[0]) {
     launch_remove_dir(cfg.local_dir);
     log_info("removed the job's folder %s", cfg.local_dir);

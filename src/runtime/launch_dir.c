@@ -48,7 +48,7 @@ int launch_make_dir(struct run_config *cfg) {
 }
 
 /* The folder holds files only (sockets, buffers, trace parts). */
-void launch_remove_dir(const char *dir) {
+void launch_empty_dir(const char *dir) {
   if (!dir || !dir[0])
     return;
   DIR *d = opendir(dir);
@@ -63,6 +63,12 @@ void launch_remove_dir(const char *dir) {
     }
     closedir(d);
   }
+}
+
+void launch_remove_dir(const char *dir) {
+  if (!dir || !dir[0])
+    return;
+  launch_empty_dir(dir);
   rmdir(dir);
 }
 

@@ -9,8 +9,9 @@
 #   stop-worker     SIGSTOP a worker for 0.2-2.5 s, then SIGCONT (beyond
 #                   --peer-timeout it is lost; the job must finish by itself)
 #   kill-server     SIGKILL a server, and
-#   kill-scheduler  SIGKILL the scheduler: the job must stop (exit 1) naming
-#                   its last complete checkpoint, and --resume must finish it
+#   kill-scheduler  SIGKILL the scheduler: the launcher must roll every role
+#                   back to the last complete checkpoint (or the start) and
+#                   the job finish by itself
 # Every trial's ranks are compared byte for byte with a fault-free run; no
 # job may hang (each is bounded by `timeout`). Prints one line per trial and
 # the table: trials per fault kind, identical outputs, mean time over the
@@ -83,20 +84,11 @@ for ((i = 1; i <= trials; i++)); do
   verdict=""
   if [[ $rc -eq 124 ]]; then
     verdict="HUNG"
-  elif [[ $kind == kill-server || $kind == kill-scheduler ]] && [[ $rc -ne 0 ]]; then
-    if [[ $rc -eq 1 ]] && grep -q "continue with --resume" run.err; then
-      timeout 60 "$DSANA" "${JOB[@]}" --resume ck --out out.tsv 2>resume.err || verdict="resume failed: $(head -c 200 resume.err)"
-      what+=", resumed"
-    elif [[ $rc -eq 1 ]] && grep -q "no complete checkpoint" run.err; then
-      timeout 60 "$DSANA" "${JOB[@]}" --out out.tsv 2>resume.err || verdict="rerun failed"
-      what+=", rerun (no checkpoint yet)"
-    else
-      verdict="stopped without naming a checkpoint (exit $rc): $(head -c 200 run.err)"
-    fi
   elif [[ $rc -ne 0 ]]; then
     verdict="exit $rc: $(head -c 200 run.err)"
   fi
   [[ -z $verdict ]] && ! cmp -s ref.tsv out.tsv && verdict="ranks differ from the fault-free run"
+  grep -q "automatic recovery" run.err && what+=", $(grep -m1 -oE 'restarts (after iteration [0-9]+|from the start)' run.err)"
   dt=$(awk -v a="$t0" -v b="$(now)" 'BEGIN {print b - a}')
   n[$kind]=$((${n[$kind]:-0} + 1))
   slow[$kind]=$(awk -v s="${slow[$kind]:-0}" -v d="$dt" -v b="$base" 'BEGIN {print s + d / b}')

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# test_checkpoint.sh - a server killed mid-run stops the job with a message
-# naming the last complete checkpoint; --resume from it reaches the same
-# bytes as an uninterrupted run; damaged checkpoints are refused.
+# test_checkpoint.sh - a server or the scheduler killed mid-run: the local
+# launcher rolls every role back to the last complete checkpoint and the job
+# finishes by itself with the uninterrupted run's bytes; with --max-restarts
+# 0 the job stops with a message naming that checkpoint, and --resume from
+# it reaches the same bytes; damaged checkpoints are refused.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require_bins
@@ -11,7 +13,7 @@ run_capture ref "$DSANA" pagerank "$T/g.bin" --workers 3 --servers 2 --tol 1e-12
 [ "$RC" -eq 0 ] || die "reference failed: $(cat "$T/ref.err")"
 
 DSANA_FAULT="server=1,iter=17,point=commit,how=kill" run_capture kill "$DSANA" pagerank "$T/g.bin" --workers 3 \
-  --servers 2 --tol 1e-12 --quiet --out "$T/out" --checkpoint "$T/ck" --checkpoint-every 5
+  --servers 2 --tol 1e-12 --quiet --out "$T/out" --checkpoint "$T/ck" --checkpoint-every 5 --max-restarts 0
 if [ "$RC" -eq 1 ] && grep -q "server 1 (pid [0-9]*) was killed by signal 9" "$T/kill.err" &&
   grep -q "last complete checkpoint: iteration 15 in $T/ck; continue with --resume $T/ck" "$T/kill.err" &&
   [ ! -e "$T/out" ]; then
@@ -27,6 +29,39 @@ if [ "$RC" -eq 0 ] && cmp -s "$T/ref.out" "$T/out"; then
 else
   fail "resume: rc=$RC $(head -c 400 "$T/resume.err")"
 fi
+# automatic recovery: the same kill, the job goes on from iteration 15 by itself
+DSANA_FAULT="server=1,iter=17,point=commit,how=kill" run_capture auto "$DSANA" pagerank "$T/g.bin" --workers 3 \
+  --servers 2 --tol 1e-12 --quiet --out "$T/auto.out" --checkpoint "$T/cka" --checkpoint-every 5
+if [ "$RC" -eq 0 ] && cmp -s "$T/ref.out" "$T/auto.out" &&
+  grep -q "automatic recovery 1 of 3: every role restarts after iteration 15" "$T/auto.err"; then
+  pass "killed server, automatic recovery: $(grep -m1 'automatic recovery' "$T/auto.err" | sed 's/^dsana[^:]*: //'); the same bytes"
+else
+  fail "automatic recovery after a killed server: rc=$RC $(head -c 400 "$T/auto.err")"
+fi
+# the scheduler SIGKILLed mid-run (found by its process title): the same
+slowjob=(pagerank "$T/g.bin" --workers 2 --servers 2 --tol 1e-12 --quiet --checkpoint "$T/cks" --checkpoint-every 4
+  --scenario "$T/slow.json")
+printf '{"workers": [{"speed": 1}, {"speed": 1}], "ns_per_cost": 3000, "time_scale": 1}\n' >"$T/slow.json"
+"$DSANA" "${slowjob[@]}" --out "$T/slowref.out" || die "slow reference run failed"
+"$DSANA" "${slowjob[@]}" --out "$T/sk.out" 2>"$T/sk.err" &
+job=$!
+sched=""
+for _ in $(seq 1 100); do
+  sched=$(pgrep -P "$job" -f '^dsana: scheduler' || true)
+  [ -n "$sched" ] && break
+  sleep 0.05
+done
+sleep 0.6
+[ -n "$sched" ] && kill -KILL "$sched" 2>/dev/null || true
+src=0
+wait "$job" || src=$?
+if [ -n "$sched" ] && [ "$src" -eq 0 ] && cmp -s "$T/slowref.out" "$T/sk.out" && grep -q "scheduler (pid $sched) was killed" "$T/sk.err" &&
+  grep -q "automatic recovery 1 of 3" "$T/sk.err"; then
+  pass "killed scheduler, automatic recovery: $(grep -m1 'automatic recovery' "$T/sk.err" | sed 's/^dsana[^:]*: //'); the same bytes"
+else
+  fail "killed scheduler (pid ${sched:-not found}): rc=$src $(head -c 400 "$T/sk.err")"
+fi
+# a failure that repeats from the same point is not retried forever
 DSANA_FAULT="server=0,iter=3,point=commit,how=exit" run_capture early "$DSANA" pagerank "$T/g.bin" --workers 2 \
   --servers 2 --quiet --checkpoint "$T/ck2" --checkpoint-every 5
 if [ "$RC" -eq 1 ] && grep -q "no complete checkpoint in $T/ck2" "$T/early.err"; then

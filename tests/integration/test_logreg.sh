@@ -79,7 +79,7 @@ fi
 # A server killed after a checkpoint: --resume reaches the same model (the
 # optimiser's history is in the servers' STATE table and the globals).
 DSANA_FAULT="server=1,iter=13,point=commit,how=kill" run_capture ckill "$DSANA" logreg multi.svm --workers 2 \
-  --servers 2 --max-iter 25 --quiet --model-out ck.model --checkpoint ck --checkpoint-every 5
+  --servers 2 --max-iter 25 --quiet --model-out ck.model --checkpoint ck --checkpoint-every 5 --max-restarts 0
 if [ "$RC" -eq 1 ] && grep -q "last complete checkpoint: iteration 10" ckill.err && [ ! -e ck.model ]; then
   lr resumed multi.svm --workers 3 --servers 2 --max-iter 25 --resume ck
   if [ "$RC" -eq 0 ] && cmp -s base.multi.model resumed.model; then
