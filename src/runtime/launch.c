@@ -38,6 +38,7 @@ struct child {
   enum rt_role role;
   uint32_t index;
   bool exited;
+  uint32_t respawns; /* worker: started again after it died */
 };
 
 /* The children's table lives here, not on the heap: a forked role exits
@@ -143,10 +144,33 @@ static int pending_stop(void) {
 struct launch_wait {
   struct child *kids;
   size_t n, running;
+  const struct role_params *q; /* to start a dead worker again */
+  const sigset_t *mask;
+  uint32_t max_respawns;
   bool worker_loss_fatal;
   bool recoverable; /* the job stopped because a server or the scheduler was killed */
   uint64_t deadline_ns; /* after the scheduler's success: the others get 10 s */
 };
+
+/* A worker that died while the scheduler runs is started again (at most
+ * max_respawns times): it registers late, takes its lost place and gets
+ * tasks from the next iteration on. A worker frozen past --peer-timeout
+ * ends itself when it wakes (it lost the scheduler), so it rejoins too. */
+static void respawn_worker(struct launch_wait *w, struct child *c) {
+  if (w->kids[0].exited || w->deadline_ns || c->respawns >= w->max_respawns)
+    return;
+  pid_t pid = launch_one(w->q, ROLE_WORKER, c->index, w->mask);
+  if (pid < 0) {
+    log_warn("cannot start worker %u again: %s", c->index, strerror(errno));
+    return;
+  }
+  c->pid = pid;
+  c->exited = false;
+  c->respawns++;
+  w->running++;
+  log_warn("worker %u started again (pid %d, %u of %u): it rejoins the job", c->index, (int)pid, c->respawns,
+           w->max_respawns);
+}
 
 /* One child ended: 0 to go on, or the run's end. */
 static int on_exit_status(struct launch_wait *w, struct child *c, int status) {
@@ -167,6 +191,7 @@ static int on_exit_status(struct launch_wait *w, struct child *c, int status) {
     }
     if (c->role == ROLE_WORKER && !w->worker_loss_fatal) {
       log_warn("%s; the scheduler hands its tasks to the other workers", what);
+      respawn_worker(w, c);
       return 0;
     }
     log_error("%s; stopping the job", what);
@@ -344,6 +369,7 @@ static int launch_job(const struct role_params *p, struct run_config *cfg, const
   sigset_t set;
   wait_set(&set);
   struct launch_wait w = {.kids = kids, .n = n, .running = n, .worker_loss_fatal = cfg->fail_on_worker_loss,
+                          .q = &q, .mask = old_mask, .max_respawns = cfg->max_restarts,
 };
   if (!rc)
     rc = launch_wait(&w, &set);

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# test_issue17_06_rejoin.sh - issue 17.4: a lost worker comes back. A
+# worker frozen (SIGSTOP) for longer than --peer-timeout is lost, ends itself
+# when it wakes, is started again by the local launcher, re-registers and
+# runs tasks again from a later iteration; a SIGKILLed worker likewise. The
+# ranks stay the fault-free run's bytes.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_bins
+cd "$T"
+
+"$DSANA" graph gen kron --scale 12 --seed 3 --out k.bin >/dev/null || die "graph gen failed"
+cat >slow.json <<'JSON'
+{"workers": [{"speed": 1}, {"speed": 1}, {"speed": 1}], "ns_per_cost": 2000, "time_scale": 1}
+JSON
+JOB=(pagerank k.bin --workers 3 --scenario slow.json --max-iter 40 --tol 0 --peer-timeout 1 --quiet)
+"$DSANA" "${JOB[@]}" --out ref.tsv || die "fault-free run failed"
+
+for how in STOP KILL; do
+  "$DSANA" "${JOB[@]}" --out "$how.tsv" --metrics "$how.jsonl" 2>"$how.err" &
+  job=$!
+  w=""
+  for _ in $(seq 1 100); do
+    w=$(pgrep -P "$job" -f '^dsana: worker 1 ' || true)
+    [ -n "$w" ] && break
+    sleep 0.05
+  done
+  sleep 0.5
+  if [ "$how" = STOP ]; then
+    kill -STOP "$w" 2>/dev/null || true
+    sleep 2.5
+    kill -CONT "$w" 2>/dev/null || true
+  else
+    kill -KILL "$w" 2>/dev/null || true
+  fi
+  rc=0
+  wait "$job" || rc=$?
+  last=$(jq -s '[.[] | select(.type == "worker" and .worker == 1)] | last | .tasks' "$how.jsonl" 2>/dev/null || echo 0)
+  if [ -n "$w" ] && [ "$rc" -eq 0 ] && cmp -s ref.tsv "$how.tsv" && grep -q "worker 1 rejoined" "$how.err" &&
+    [ "${last:-0}" -gt 0 ]; then
+    pass "SIG$how worker 1: $(grep -m1 -o 'worker 1 rejoined.*' "$how.err"); $last tasks in the last iteration; the same bytes"
+  else
+    fail "SIG$how worker 1 (pid ${w:-not found}): rc=$rc, last iteration's tasks ${last:-?}: $(head -c 400 "$how.err")"
+  fi
+done
+finish
