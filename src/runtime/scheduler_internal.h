@@ -66,6 +66,15 @@ struct scheduler {
   uint8_t *task_seen;   /* n_tasks: TASK_DONE received this iteration */
   uint32_t *task_owner; /* n_tasks: worker the task was handed to */
   uint32_t lost_workers;
+  /* late registrations waiting for a place (the worker they replace is not
+   * lost yet): taken in order when a worker is lost */
+#define SCH_MAX_WAITING 16
+  struct sch_waiting {
+    struct net_peer peer;
+    uint32_t index; /* UINT32_MAX: any place */
+    uint32_t threads;
+  } waiting[SCH_MAX_WAITING];
+  uint32_t n_waiting;
   uint32_t ckpt_iter, ckpt_acks; /* the checkpoint being written */
   double ckpt_globals[DSANA_MAX_GLOBALS], ckpt_residual;
   double globals[DSANA_MAX_GLOBALS];

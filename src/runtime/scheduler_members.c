@@ -70,6 +70,8 @@ int sch_send_maps(struct scheduler *s, struct rt_outq *out) {
   return rc;
 }
 
+static int take_waiting(struct scheduler *s, uint32_t w, struct rt_outq *out);
+
 int sch_lose_worker(struct scheduler *s, uint32_t w, const char *why, struct rt_outq *out) {
   struct peer_slot *slot = &s->workers[w];
   slot->lost = true;
@@ -92,7 +94,36 @@ int sch_lose_worker(struct scheduler *s, uint32_t w, const char *why, struct rt_
     if (s->task_owner[t] == w && !s->task_seen[t])
       sched_drop_worker(s->policy, w, t);
   /* the others may be idle: give each something to do */
-  return sch_hand_out_all(s, out);
+  int rc = sch_hand_out_all(s, out);
+  return rc ? rc : take_waiting(s, w, out); /* a replacement waiting for this place */
+}
+
+/* A worker (just registered late) takes lost place w from the next iteration. */
+static int join_slot(struct scheduler *s, uint32_t w, const struct net_peer *peer, uint32_t threads,
+                     struct rt_outq *out) {
+  struct peer_slot *slot = &s->workers[w];
+  slot->peer = *peer;
+  slot->threads = threads;
+  slot->lost = false;
+  slot->joining = true; /* live from the next iteration */
+  slot->bye = false;
+  slot->last_heard_ns = rt_now(s->env);
+  s->lost_workers--;
+  log_warn("worker %u rejoined; it takes part from iteration %u", w, s->iter + 1);
+  return send_map(s, slot, w, out);
+}
+
+/* A registration waiting for lost place w (or any), if any: it joins. */
+static int take_waiting(struct scheduler *s, uint32_t w, struct rt_outq *out) {
+  for (uint32_t i = 0; i < s->n_waiting; i++) {
+    if (s->waiting[i].index != w && s->waiting[i].index != UINT32_MAX)
+      continue;
+    struct sch_waiting got = s->waiting[i];
+    memmove(&s->waiting[i], &s->waiting[i + 1], (s->n_waiting - i - 1) * sizeof got);
+    s->n_waiting--;
+    return join_slot(s, w, &got.peer, got.threads, out);
+  }
+  return 0;
 }
 
 int sch_on_late_register(struct scheduler *s, const struct rt_from *from, const struct net_msg *m,
@@ -106,18 +137,14 @@ int sch_on_late_register(struct scheduler *s, const struct rt_from *from, const 
   if (w == UINT32_MAX)
     for (w = 0; w < s->cfg.n_workers && !s->workers[w].lost; w++) {
     }
-  if (w >= s->cfg.n_workers || !s->workers[w].lost || s->stopping) {
-    log_warn("refused a late worker registration (index %u): no lost worker's place to take", reg.index);
+  if (!s->stopping && w < s->cfg.n_workers && s->workers[w].lost)
+    return join_slot(s, w, &from->peer, reg.threads, out);
+  bool may_wait = !s->stopping && (reg.index == UINT32_MAX || reg.index < s->cfg.n_workers);
+  if (may_wait && s->n_waiting < SCH_MAX_WAITING) {
+    s->waiting[s->n_waiting++] = (struct sch_waiting){.peer = from->peer, .index = reg.index, .threads = reg.threads};
+    log_warn("a late worker registration (index %u) waits for a lost worker's place", reg.index);
     return 0;
   }
-  struct peer_slot *slot = &s->workers[w];
-  slot->peer = from->peer;
-  slot->threads = reg.threads;
-  slot->lost = false;
-  slot->joining = true; /* live from the next iteration */
-  slot->bye = false;
-  slot->last_heard_ns = rt_now(s->env);
-  s->lost_workers--;
-  log_warn("worker %u rejoined; it takes part from iteration %u", w, s->iter + 1);
-  return send_map(s, slot, w, out);
+  log_warn("refused a late worker registration (index %u): no lost worker's place to take", reg.index);
+  return 0;
 }

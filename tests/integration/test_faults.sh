@@ -62,6 +62,35 @@ if wait "$spid"; then
 else
   fail "scheduler with a replacement worker failed: $(head -c 400 "$T/js.err")"
 fi
+# A replacement that arrives before the loss is declared waits for the
+# place: worker 1 is frozen (SIGSTOP), the replacement registers at once,
+# and joins when worker 1 is lost after --peer-timeout.
+port=$((20000 + RANDOM % 20000))
+addr="tcp://127.0.0.1:$port"
+printf '{"workers": [{"speed": 1}, {"speed": 1}], "ns_per_cost": 2000, "time_scale": 1}' >"$T/slow2.json"
+"$DSANA" pagerank "$T/g.bin" --workers 2 --servers 1 --tol 0 --max-iter 100 --quiet --out "$T/wait.ref"
+"$DSANA" scheduler pagerank "$T/g.bin" --scheduler "$addr" --token-file "$T/job.token" --workers 2 --servers 1 --tol 0 \
+  --max-iter 100 --out "$T/wait.out" --quiet --peer-timeout 2 --metrics "$T/wait.jsonl" --scenario "$T/slow2.json" \
+  >"$T/ws.out" 2>"$T/ws.err" &
+spid=$!
+run_to "$DSANA" server --scheduler "$addr" --token-file "$T/job.token" >"$T/wsrv.err" 2>&1 &
+run_to "$DSANA" worker --scheduler "$addr" --token-file "$T/job.token" --index 0 >"$T/ww0.err" 2>&1 &
+"$DSANA" worker --scheduler "$addr" --token-file "$T/job.token" --index 1 >"$T/ww1.err" 2>&1 &
+frozen=$!
+sleep 0.7 # registered and computing (the job takes ~3 s)
+kill -STOP "$frozen" 2>/dev/null || true
+run_to "$DSANA" worker --scheduler "$addr" --token-file "$T/job.token" --index 1 --register-timeout 20 >"$T/ww2.err" 2>&1 &
+faults=$((faults + 1))
+src=0
+wait "$spid" || src=$?
+kill -KILL "$frozen" 2>/dev/null || true
+late=$(grep '"type":"worker"' "$T/wait.jsonl" | grep '"worker":1,' | tail -1 | sed 's/.*"tasks":\([0-9]*\).*/\1/')
+if [ "$src" -eq 0 ] && cmp -s "$T/wait.out" "$T/wait.ref" && grep -q "waits for a lost worker's place" "$T/ws.err" &&
+  grep -q "worker 1 rejoined" "$T/ws.err" && [ "${late:-0}" -gt 0 ]; then
+  pass "a replacement that came before the loss waited for the place, then ran tasks ($late in the last iteration)"
+else
+  fail "waiting replacement: rc=$src late tasks=${late:-?} $(head -c 400 "$T/ws.err")"
+fi
 wait || true
 echo "faults injected: $faults"
 finish
