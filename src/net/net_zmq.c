@@ -20,6 +20,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +58,38 @@ static struct zn_ctx *zctx_of(struct net_ctx *ctx) { return ctx->impl; }
 static struct zn_sock *zs(const struct net_sock *s) { return s->impl; }
 static int zn_setopt_int(void *z, int opt, int v) { return zmq_setsockopt(z, opt, &v, sizeof v); }
 
+static pthread_mutex_t zn_gate = PTHREAD_MUTEX_INITIALIZER;
+
+static void *zn_wait_gate(void *arg) {
+  pthread_mutex_lock(&zn_gate);
+  pthread_mutex_unlock(&zn_gate);
+  return arg;
+}
+
+/* ZeroMQ aborts the process when it cannot start its threads (an I/O
+ * thread and a reaper, under a memory limit: ulimit -v); find out first,
+ * with as many threads of the same default attributes alive at once plus
+ * one to spare, and fail with one line instead. */
+static int zn_can_start_threads(void) {
+  enum { N = 3 };
+  pthread_t t[N];
+  int n = 0, rc = 0;
+  pthread_mutex_lock(&zn_gate);
+  while (n < N && (rc = pthread_create(&t[n], NULL, zn_wait_gate, NULL)) == 0)
+    n++;
+  pthread_mutex_unlock(&zn_gate);
+  for (int i = 0; i < n; i++)
+    pthread_join(t[i], NULL);
+  if (rc) {
+    log_error("net: cannot start ZeroMQ's threads: %s (a memory limit? ulimit -v)", strerror(rc));
+    return DSANA_ENOMEM;
+  }
+  return 0;
+}
+
 static int zn_ctx_create(struct net_ctx *ctx) {
+  if (zn_can_start_threads() != 0)
+    return DSANA_ENOMEM;
   struct zn_ctx *c = calloc(1, sizeof *c);
   if (!c)
     return DSANA_ENOMEM;

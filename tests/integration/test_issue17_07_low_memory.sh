@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# test_issue17_07_low_memory.sh - issue 17.7: under a memory limit too
+# small for ZeroMQ's threads (ulimit -v 30000), every role ends with one
+# line saying what it could not start, and the job stops with exit 1: no
+# abort from inside ZeroMQ ("src/thread.cpp"), no SIGABRT, no hang.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_bins
+if [ -n "${ASAN_OPTIONS:-}" ] || ldd "$DSANA" 2>/dev/null | grep -q libasan; then
+  echo "SKIP: a sanitizer build reserves terabytes of address space: ulimit -v cannot apply"
+  exit 0
+fi
+cd "$T"
+"$DSANA" graph gen kron --scale 9 --seed 3 --out k.bin >/dev/null || die "graph gen failed"
+run_capture low bash -c "ulimit -v 30000 && exec timeout 60 \"$DSANA\" pagerank k.bin --workers 2 --quiet --out o.tsv"
+if [ "$RC" -eq 1 ] && grep -q "scheduler: net: cannot start ZeroMQ's threads" low.err &&
+  ! grep -qE "thread.cpp|Aborted|signal 6" low.err; then
+  pass "exit 1: $(grep -m1 "cannot start" low.err)"
+else
+  fail "ulimit -v 30000: rc=$RC $(head -c 400 low.err)"
+fi
+finish
