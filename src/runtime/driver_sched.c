@@ -45,7 +45,8 @@ static int take_deaths(struct drv *d) {
   ssize_t n;
   while ((n = read(d->params.deaths_fd, w, sizeof w)) > 0) {
     for (ssize_t i = 0; i + (ssize_t)sizeof w[0] <= n; i += (ssize_t)sizeof w[0]) {
-      int rc = scheduler_on_worker_death(d->s, w[i / (ssize_t)sizeof w[0]], &d->out);
+      uint32_t news = w[i / (ssize_t)sizeof w[0]];
+      int rc = scheduler_on_worker_death(d->s, news & ~LAUNCH_DEATH_RESTARTED, news & LAUNCH_DEATH_RESTARTED, &d->out);
       if (rc)
         return rc;
     }

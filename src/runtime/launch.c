@@ -39,6 +39,7 @@ struct child {
   uint32_t index;
   bool exited;
   uint32_t respawns; /* worker: started again after it died */
+  uint64_t started_ns;
 };
 
 /* The children's table lives here, not on the heap: a forked role exits
@@ -155,10 +156,15 @@ struct launch_wait {
 /* A worker that died while the scheduler runs is started again (at most
  * max_respawns times): it registers late, takes its lost place and gets
  * tasks from the next iteration on. A worker frozen past --peer-timeout
- * ends itself when it wakes (it lost the scheduler), so it rejoins too. */
+ * ends itself when it wakes (it lost the scheduler), so it rejoins too.
+ * One that failed by itself within 2 s of its start (it could not start)
+ * would fail again: not restarted. */
+static bool may_respawn(const struct launch_wait *w, const struct child *c, int status) {
+  return !w->worker_loss_fatal && !w->kids[0].exited && !w->deadline_ns && c->respawns < w->max_respawns &&
+         (WIFSIGNALED(status) || clock_now_ns() - c->started_ns >= 2000000000ull);
+}
+
 static void respawn_worker(struct launch_wait *w, struct child *c) {
-  if (w->kids[0].exited || w->deadline_ns || c->respawns >= w->max_respawns)
-    return;
   pid_t pid = launch_one(w->q, ROLE_WORKER, c->index, w->mask);
   if (pid < 0) {
     log_warn("cannot start worker %u again: %s", c->index, strerror(errno));
@@ -166,6 +172,7 @@ static void respawn_worker(struct launch_wait *w, struct child *c) {
   }
   c->pid = pid;
   c->exited = false;
+  c->started_ns = clock_now_ns();
   c->respawns++;
   w->running++;
   log_warn("worker %u started again (pid %d, %u of %u): it rejoins the job", c->index, (int)pid, c->respawns,
@@ -183,15 +190,17 @@ static int on_exit_status(struct launch_wait *w, struct child *c, int status) {
       return DSANA_EAGAIN; /* the user stopped the job: no loss to report */
     char what[256];
     describe_exit(c, status, what, sizeof what);
+    bool again = c->role == ROLE_WORKER && may_respawn(w, c, status);
     if (c->role == ROLE_WORKER && launch_deaths[1] >= 0) { /* the scheduler decides */
-      uint32_t index = c->index;
+      uint32_t index = c->index | (again ? LAUNCH_DEATH_RESTARTED : 0);
       if (send(launch_deaths[1], &index, sizeof index, MSG_NOSIGNAL) != (ssize_t)sizeof index && errno != EPIPE &&
           errno != ECONNREFUSED)
         log_warn("cannot tell the scheduler: %s", strerror(errno));
     }
     if (c->role == ROLE_WORKER && !w->worker_loss_fatal) {
       log_warn("%s; the scheduler hands its tasks to the other workers", what);
-      respawn_worker(w, c);
+      if (again)
+        respawn_worker(w, c);
       return 0;
     }
     log_error("%s; stopping the job", what);
@@ -296,6 +305,8 @@ static int start_roles(const struct role_params *q, struct child *kids, size_t n
     kids[k++] = (struct child){.pid = launch_one(q, ROLE_SERVER, i, mask), .role = ROLE_SERVER, .index = i};
   for (uint32_t i = 0; i < cfg->n_workers; i++)
     kids[k++] = (struct child){.pid = launch_one(q, ROLE_WORKER, i, mask), .role = ROLE_WORKER, .index = i};
+  for (size_t i = 0; i < n; i++)
+    kids[i].started_ns = clock_now_ns();
   int rc = 0;
   for (size_t i = 0; i < n; i++) {
     char who[96];

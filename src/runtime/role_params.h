@@ -24,8 +24,10 @@ struct role_params {
   uint32_t index;                      /* requested index, UINT32_MAX = any */
   const struct rt_observer *observer;  /* scheduler: iteration reports (NULL: none) */
   int deaths_fd;                       /* scheduler under the local launcher: a datagram socket of u32 indices
-                                          of workers whose process died (> 2; 0: none) */
+                                          of workers whose process died (> 2; 0: none), with
+                                          LAUNCH_DEATH_RESTARTED when a new process takes its place */
 };
+#define LAUNCH_DEATH_RESTARTED 0x80000000u
 
 /* The app called `name` in a NULL-terminated registry, or NULL. */
 const struct dsana_app *role_find_app(const struct dsana_app *const *apps, const char *name);

@@ -316,14 +316,16 @@ static int check_peers(struct scheduler *s, uint64_t now, struct rt_outq *out) {
   return 0;
 }
 
-int scheduler_on_worker_death(struct scheduler *s, uint32_t w, struct rt_outq *out) {
+int scheduler_on_worker_death(struct scheduler *s, uint32_t w, bool restarted, struct rt_outq *out) {
   if (w >= s->cfg.n_workers || s->failed)
     return 0;
   struct peer_slot *slot = &s->workers[w];
   if (slot->lost || slot->bye || s->stopping)
     return 0;
-  if (!slot->registered)
-    return sch_abort(s, out, "worker %u exited before it registered: the job stops", w);
+  if (!slot->registered || !s->started) { /* still registering: its place is free again */
+    slot->registered = false;
+    return restarted ? 0 : sch_abort(s, out, "worker %u exited before the job started: it stops", w);
+  }
   if (s->cfg.fail_on_worker_loss)
     return sch_abort(s, out, "worker %u exited: lost (the job stops)", w);
   return sch_lose_worker(s, w, "its process exited", out);

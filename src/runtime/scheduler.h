@@ -25,8 +25,9 @@ int scheduler_on_msg(struct scheduler *s, const struct rt_from *from, const stru
 /* Timers: registration deadline, heartbeats, silent peers. */
 int scheduler_on_tick(struct scheduler *s, uint64_t now_ns, struct rt_outq *out);
 /* The launcher saw worker w's process die: it is lost now, not after
- * --peer-timeout of silence (before it registered, the job stops). */
-int scheduler_on_worker_death(struct scheduler *s, uint32_t w, struct rt_outq *out);
+ * --peer-timeout of silence. Before it registered, the job stops, unless
+ * `restarted` (a new process is on its way to register). */
+int scheduler_on_worker_death(struct scheduler *s, uint32_t w, bool restarted, struct rt_outq *out);
 /* Every role left and the result is complete. */
 bool scheduler_finished(const struct scheduler *s);
 /* After finishing: the summary (to the observer) and the app's output(). */

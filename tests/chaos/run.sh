@@ -83,7 +83,7 @@ for ((i = 1; i <= trials; i++)); do
   rc=$?
   verdict=""
   if [[ $rc -eq 124 ]]; then
-    verdict="HUNG"
+    verdict="HUNG: $(tail -n 3 run.err | tr "\n" "|")"
   elif [[ $rc -ne 0 ]]; then
     verdict="exit $rc: $(head -c 200 run.err)"
   fi

@@ -13,7 +13,7 @@ fi
 cd "$T"
 "$DSANA" graph gen kron --scale 9 --seed 3 --out k.bin >/dev/null || die "graph gen failed"
 run_capture low bash -c "ulimit -v 30000 && exec timeout 60 \"$DSANA\" pagerank k.bin --workers 2 --quiet --out o.tsv"
-if [ "$RC" -eq 1 ] && grep -q "scheduler: net: cannot start ZeroMQ's threads" low.err &&
+if [ "$RC" -eq 1 ] && grep -q "net: cannot start ZeroMQ's threads" low.err &&
   ! grep -qE "thread.cpp|Aborted|signal 6" low.err; then
   pass "exit 1: $(grep -m1 "cannot start" low.err)"
 else
