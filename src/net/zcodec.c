@@ -117,12 +117,17 @@ int zcodec_encode(struct zcodec *z, const double *vals, const double *base, uint
 
 /* NULL if in[0..len) is one checksummed frame of exactly `bytes` (the
  * frame format is RFC 8878: a little-endian magic, then a descriptor byte
- * whose bit 2 says a checksum ends the frame). */
+ * whose bit 2 says a checksum ends the frame, bits 3-4 are reserved and
+ * unused, bits 0-1 announce a dictionary). The bits zstd ignores must be
+ * 0 too: a flipped bit anywhere is a rejected piece, never one that
+ * happens to decode. */
 static const char *check_frame(const uint8_t *in, size_t len, uint64_t bytes) {
   if (len < 5 || (in[0] | in[1] << 8 | in[2] << 16 | (uint32_t)in[3] << 24) != ZSTD_MAGICNUMBER)
     return "not a zstd frame";
   if (!(in[4] & 4))
     return "frame without a checksum";
+  if (in[4] & 0x1b)
+    return "frame with reserved bits or a dictionary";
   if (ZSTD_getFrameContentSize(in, len) != bytes)
     return "frame size differs from the values announced";
   size_t whole = ZSTD_findFrameCompressedSize(in, len);
