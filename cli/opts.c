@@ -17,6 +17,7 @@ enum {
   OPT_SCHED,
   OPT_TPW,
   OPT_CHUNK,
+  OPT_COMPRESS,
   OPT_SCENARIO,
   OPT_METRICS,
   OPT_TRACE,
@@ -50,6 +51,7 @@ static const struct common_opt common[] = {
     {{"sched", required_argument, NULL, OPT_SCHED}, "static|dynamic", "task scheduling policy (overrides --mode)"},
     {{"tasks-per-worker", required_argument, NULL, OPT_TPW}, "N", "tasks per worker per iteration (default 16)"},
     {{"chunk", required_argument, NULL, OPT_CHUNK}, "BYTES|off|auto", "transfer chunk size (K/M suffixes); off = whole tables"},
+    {{"compress", required_argument, NULL, OPT_COMPRESS}, "auto|on|off", "pulled values XOR the previous iteration's, then zstd; auto: with --chunk auto over a link slower than the compressor"},
     {{"scenario", required_argument, NULL, OPT_SCENARIO}, "FILE", "emulated cluster (JSON: worker speeds, stragglers, links)"},
     {{"metrics", required_argument, NULL, OPT_METRICS}, "FILE", "write JSON-lines metrics (iterations, workers, summary)"},
     {{"trace", required_argument, NULL, OPT_TRACE}, "FILE", "write a timeline (Chrome trace JSON: Perfetto, chrome://tracing)"},
@@ -140,6 +142,8 @@ static int set_common(struct cli_run *r, int id, const char *v) {
   case OPT_CHUNK:
     c->chunk_set = true;
     return parse_chunk(v, c);
+  case OPT_COMPRESS:
+    return compress_mode_parse(v, &c->compress);
   case OPT_SCHED:
     c->sched_set = true;
     return sched_kind_parse(v, &c->sched);

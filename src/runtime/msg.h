@@ -41,6 +41,7 @@ struct app_args {
 
 /* map flags */
 #define MAP_F_FETCH_AHEAD 1u /* workers may fetch iteration t+1's input during t */
+#define MAP_F_COMPRESS 2u    /* workers ask for compressed answers (WIRE_F_ZSTD), not shared buffers */
 
 struct msg_cluster_map {
   uint32_t n_servers, n_workers, your_index;

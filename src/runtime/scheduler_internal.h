@@ -56,6 +56,7 @@ struct scheduler {
   struct sched *policy;
   uint64_t chunk_keys[DSANA_MAX_TABLES]; /* per key space, 0 = whole tables */
   bool blocks, fetch_ahead;
+  bool compress; /* --compress resolved: workers ask for compressed answers */
   struct peer_slot *servers, *workers;
   bool started;      /* every role registered, maps sent */
   uint64_t reg_deadline_ns;

@@ -65,7 +65,7 @@ static struct msg_cluster_map *sample_map(void) {
   a->your_index = 1;
   a->sched = SCHED_DYNAMIC;
   a->tasks_per_worker = 8;
-  a->flags = MAP_F_FETCH_AHEAD;
+  a->flags = MAP_F_FETCH_AHEAD | MAP_F_COMPRESS;
   a->n_spaces = 3;
   a->chunk_keys[0] = 4096;
   a->chunk_keys[1] = 0;
@@ -104,7 +104,7 @@ static void test_map_roundtrip_and_truncation(void **state) {
   assert_int_equal(b->your_index, 1);
   assert_int_equal(b->sched, SCHED_DYNAMIC);
   assert_int_equal(b->tasks_per_worker, 8);
-  assert_int_equal(b->flags, MAP_F_FETCH_AHEAD);
+  assert_int_equal(b->flags, MAP_F_FETCH_AHEAD | MAP_F_COMPRESS);
   assert_int_equal(b->n_spaces, 3);
   for (int i = 0; i < 3; i++)
     assert_int_equal(b->chunk_keys[i], a->chunk_keys[i]);
@@ -156,7 +156,7 @@ static void test_map_fields_refused(void **state) {
     case 6: a->heartbeat_s = -1; break;
     case 7: a->heartbeat_s = NAN; break;
     case 8: a->max_payload = 4095; break;
-    case 9: a->flags = MAP_F_FETCH_AHEAD | 2; break;
+    case 9: a->flags = MAP_F_FETCH_AHEAD | 4; break;
     case 10: a->n_spaces = DSANA_MAX_TABLES + 1; break;
     case 11: a->args.n = MSG_MAX_ARGS + 1; break;
     case 12: a->peer_timeout_s = NAN; break;
