@@ -62,6 +62,7 @@ void mirror_fini(struct mirror *m) {
       }
     }
   free(m->shm);
+  mirror_zc_fini(m);
   for (uint32_t t = 0; t < m->n_tables; t++) {
     struct mirror_table *mt = &m->t[t];
     free(mt->values);
@@ -104,6 +105,7 @@ static int mirror_ask(struct mirror *m, uint32_t t, uint32_t iter, struct rt_out
     h.key_hi = h.key_hi < mt->cover_hi ? h.key_hi : mt->cover_hi;
     if (h.key_lo >= h.key_hi)
       continue;
+    h.flags |= mirror_zc_ask_flags(m, mt, iter, h.key_lo, h.key_hi);
     int rc = rt_send(out, ROLE_SERVER, s, &h, NULL, 0);
     if (rc)
       return rc;
@@ -127,7 +129,7 @@ static int mirror_alloc_dense(struct mirror_table *mt) {
 /* Start table t afresh for iter: nothing received, every chunk iter's. */
 static int mirror_fresh(struct mirror *m, uint32_t t, uint32_t iter, struct rt_outq *out) {
   struct mirror_table *mt = &m->t[t];
-  if (!mt->values && mirror_alloc_dense(mt) != 0)
+  if ((!mt->values && mirror_alloc_dense(mt) != 0) || mirror_zc_fresh(m, mt) != 0)
     return DSANA_ENOMEM;
   memset(mt->chunk_got, 0, sizeof(uint64_t) * mt->n_chunks);
   memset(mt->have, 0, sizeof(uint64_t) * keymask_words(mt->n_keys));
