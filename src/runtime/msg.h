@@ -69,6 +69,7 @@ struct msg_task_done {
   uint64_t bytes_in, bytes_out;
   uint64_t overlap_ns; /* computing while its input was still arriving */
   uint64_t overrun_ns; /* real compute beyond the modelled time (emulate.h) */
+  uint64_t bytes_in_raw; /* bytes_in before compression (header + values) */
   dsana_xsum sums[DSANA_MAX_SUMS];
 };
 

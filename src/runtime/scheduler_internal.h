@@ -74,6 +74,7 @@ struct scheduler {
   struct dsana_reduce_ctx last; /* the last reduce(), for the summary */
   double overrun_s;
   double *iter_wall, *iter_bound, *iter_tbound;
+  uint64_t pull_bytes, pull_bytes_raw; /* of the iterations recorded: as sent, before compression */
   uint32_t n_iters, cap_iters;
   bool stopping, finished;
   double *result;

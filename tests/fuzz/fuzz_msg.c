@@ -114,8 +114,8 @@ static void fuzz_task_done(const uint8_t *p, size_t len) {
     return;
   uint32_t n_sums = p[0] % (DSANA_MAX_SUMS + 1);
   size_t rec = msg_task_done_bytes(n_sums);
-  uint8_t buf[64 + 16 * DSANA_MAX_SUMS];
-  if (rec != 64 + 16 * (size_t)n_sums)
+  uint8_t buf[72 + 16 * DSANA_MAX_SUMS];
+  if (rec != 72 + 16 * (size_t)n_sums)
     abort();
   for (size_t at = 1; len - at >= rec; at += rec) {
     struct msg_task_done d;

@@ -197,7 +197,7 @@ static void test_task_done_records(void **state) {
   for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
     uint32_t n = counts[c];
     size_t bytes = msg_task_done_bytes(n);
-    assert_int_equal(bytes, 64 + 16 * (size_t)n);
+    assert_int_equal(bytes, 72 + 16 * (size_t)n);
     struct msg_task_done a, b;
     memset(&a, 0, sizeof a);
     a.task = 0xfffffffeu;
@@ -208,6 +208,7 @@ static void test_task_done_records(void **state) {
     a.bytes_out = 5;
     a.overlap_ns = 6;
     a.overrun_ns = 7;
+    a.bytes_in_raw = ((uint64_t)1 << 41) + 8;
     for (uint32_t k = 0; k < DSANA_MAX_SUMS; k++)
       a.sums[k].acc = ((__int128)k - 3) * ((__int128)1 << 100) + k;
     uint8_t *buf = malloc(bytes + 16);
@@ -220,6 +221,7 @@ static void test_task_done_records(void **state) {
     assert_int_equal(b.task, a.task);
     assert_true(b.compute_ns == 1 && b.wait_ns == UINT64_MAX && b.idle_ns == 3);
     assert_true(b.bytes_in == a.bytes_in && b.bytes_out == 5 && b.overlap_ns == 6 && b.overrun_ns == 7);
+    assert_true(b.bytes_in_raw == a.bytes_in_raw);
     for (uint32_t k = 0; k < DSANA_MAX_SUMS; k++)
       assert_true(b.sums[k].acc == (k < n ? a.sums[k].acc : 0)); /* the rest zeroed */
     /* records follow each other in a TASK_DONE payload */
