@@ -190,6 +190,9 @@ int mirror_prefetch(struct mirror *m, uint32_t iter, struct rt_outq *out) {
 }
 
 int mirror_kick(struct mirror *m, struct rt_outq *out) {
+  int zrc = mirror_zc_kick(m, out);
+  if (zrc)
+    return zrc;
   for (uint32_t t = 0; t < m->n_tables; t++) {
     struct mirror_table *mt = &m->t[t];
     int rc = mt->ahead_want && mt->behind == 0 ? mirror_request(m, t, mt->ahead_want, out) : 0;

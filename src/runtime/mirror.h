@@ -39,6 +39,7 @@
 #include "runtime/job.h"
 
 struct mirror_req; /* a sparse request (mirror_sparse.c) */
+struct mirror_refetch; /* a piece to ask for again (mirror_zc.c) */
 
 struct mirror_table {
   bool used;            /* some task of this worker reads it */
@@ -84,6 +85,8 @@ struct mirror {
   struct zcodec *zc;           /* compressing: the decoder */
   double *zvals, *zbase;       /* compressing: a piece's values and their base, packed */
   uint64_t zcap;               /* values zvals and zbase hold */
+  struct mirror_refetch *refetch; /* compressing: pieces that did not decode, to ask again plainly */
+  size_t n_refetch, cap_refetch;
   uint64_t wait_since_ns;      /* for traces */
 };
 
@@ -117,7 +120,8 @@ int mirror_prefetch(struct mirror *m, uint32_t iter, struct rt_outq *out);
 bool mirror_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi);
 /* Dense: chunk c of table t for iter is complete. */
 bool mirror_chunk_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t c);
-/* Asks pending once every chunk is at the front (call after taking pieces). */
+/* Asks pending once every chunk is at the front, and plain asks for
+ * compressed pieces that did not decode (call after taking pieces). */
 int mirror_kick(struct mirror *m, struct rt_outq *out);
 
 /* Sparse: task `task` reads keys[0..n) of table t in iteration iter: ask

@@ -157,7 +157,7 @@ static int dense_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
   else if (a == ADMIT_DROP) {
     log_debug("dropped PULL_REPLY from server %u for iteration %u: superseded", s, h->iter);
     return MIRROR_TAKEN;
-  } else if ((h->flags & WIRE_F_ZSTD) && (why = mirror_zc_decode(m, mt, msg, &src)) != NULL)
+  } else if ((h->flags & WIRE_F_ZSTD) && (why = mirror_zc_decode(m, s, mt, msg, &src)) != NULL)
     ;
   else if (!mark_keys(mt->have, h->key_lo, h->key_hi))
     why = "keys received twice";

@@ -9,7 +9,10 @@
  * keys of a piece not received yet for t still hold them, so a DELTA piece
  * decodes against the mirror's values in place; one whose chunk has no
  * such base (the table started afresh since the pull) is dropped, as is
- * any piece that does not decode: nothing of it is applied.
+ * any piece that does not decode: nothing of it is applied. The keys of
+ * one that does not decode are asked for again without compression (a
+ * corrupted payload costs a round trip, not the job); the others are
+ * answered by the pulls that started the table afresh.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,14 @@
 #include "net/zcodec.h"
 #include "runtime/keymask.h"
 #include "runtime/mirror_internal.h"
+#include "util/grow.h"
+#include "util/log.h"
+
+/* A piece to ask server s for again. */
+struct mirror_refetch {
+  uint32_t s, table, iter;
+  uint64_t lo, hi;
+};
 
 int mirror_set_compress(struct mirror *m, uint64_t max_raw_bytes) {
   if (!m->zc && zcodec_create(&m->zc) != 0)
@@ -32,6 +43,7 @@ void mirror_zc_fini(struct mirror *m) {
   free(m->zbase);
   for (uint32_t t = 0; t < m->n_tables; t++)
     free(m->t[t].chunk_base);
+  free(m->refetch);
 }
 
 /* Chunk c holds iteration iter's complete values. */
@@ -79,7 +91,36 @@ static int reserve(struct mirror *m, uint64_t n) {
   return 0;
 }
 
-const char *mirror_zc_decode(struct mirror *m, const struct mirror_table *mt, const struct net_msg *msg,
+/* Ask server s for piece h again, plainly (nothing if out of memory: the
+ * piece is lost as any dropped one is). */
+static void refetch(struct mirror *m, uint32_t s, const struct wire_hdr *h) {
+  struct mirror_refetch *r = grow_for_one(m->refetch, &m->cap_refetch, m->n_refetch, sizeof *r, 4);
+  if (!r)
+    return;
+  m->refetch = r;
+  r[m->n_refetch++] = (struct mirror_refetch){.s = s, .table = h->table, .iter = h->iter, .lo = h->key_lo,
+                                              .hi = h->key_hi};
+}
+
+int mirror_zc_kick(struct mirror *m, struct rt_outq *out) {
+  for (size_t i = 0; i < m->n_refetch; i++) {
+    const struct mirror_refetch *r = &m->refetch[i];
+    struct wire_hdr h = wire_hdr_make(WIRE_PULL, m->self);
+    h.table = r->table;
+    h.iter = r->iter;
+    h.key_lo = r->lo;
+    h.key_hi = r->hi;
+    log_warn("asked server %u again for keys [%llu, %llu) of table %u, iteration %u, uncompressed", r->s,
+             (unsigned long long)r->lo, (unsigned long long)r->hi, r->table, r->iter);
+    int rc = rt_send(out, ROLE_SERVER, r->s, &h, NULL, 0);
+    if (rc)
+      return rc;
+  }
+  m->n_refetch = 0;
+  return 0;
+}
+
+const char *mirror_zc_decode(struct mirror *m, uint32_t s, const struct mirror_table *mt, const struct net_msg *msg,
                              const double **src) {
   const struct wire_hdr *h = &msg->hdr;
   uint64_t c = h->key_lo / mt->chunk_keys, words = (uint64_t)h->count * mt->width;
@@ -101,8 +142,12 @@ const char *mirror_zc_decode(struct mirror *m, const struct mirror_table *mt, co
   }
   const char *why = NULL;
   int rc = zcodec_decode(m->zc, msg->payload, (size_t)h->payload_bytes, base, m->zvals, words, &why);
-  if (rc)
-    return rc == DSANA_ENOMEM ? "out of memory for decoding" : why;
+  if (rc == DSANA_ENOMEM)
+    return "out of memory for decoding";
+  if (rc) {
+    refetch(m, s, h);
+    return why;
+  }
   *src = m->zvals;
   return NULL;
 }

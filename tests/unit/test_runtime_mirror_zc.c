@@ -6,7 +6,8 @@
  * the values a plain piece carries; and every bad one (corrupted,
  * truncated, the wrong count, XORed with values this worker no longer
  * holds, not asked for) is dropped without touching the values or the
- * chunk's completeness, after which a good piece is still taken.
+ * chunk's completeness, after which a good piece is still taken; those
+ * that do not decode are asked for again, uncompressed.
  *
  * Table 0: N = 400 keys in chunks of 40, one server, read whole.
  */
@@ -110,6 +111,21 @@ static void check_conv(struct fixture *f, uint32_t iter, uint64_t lo, uint64_t h
         assert_true(f->m.t[0].values[k * w + j] == conv(iter, k, j));
 }
 
+/* mirror_kick() asks n times for keys of [3 CK, 4 CK) of iteration 2
+ * without compression, and nothing else. */
+static void expect_refetch(struct fixture *f, size_t n) {
+  assert_int_equal(mirror_kick(&f->m, &f->q), 0);
+  assert_int_equal(f->q.n, n);
+  for (size_t i = 0; i < n; i++) {
+    const struct wire_hdr *h = &f->q.v[i].hdr;
+    assert_int_equal(h->type, WIRE_PULL);
+    assert_true(h->table == 0 && h->iter == 2 && h->key_lo == 3 * CK && h->key_hi <= 4 * CK && h->flags == 0);
+  }
+  rt_outq_clear(&f->q);
+  assert_int_equal(mirror_kick(&f->m, &f->q), 0);
+  assert_int_equal(f->q.n, 0);
+}
+
 /* Iteration 1 whole, compressed alone (nothing to XOR yet). */
 static void first_iteration(struct fixture *f) {
   assert_int_equal(mirror_request(&f->m, 0, 1, &f->q), 0);
@@ -180,6 +196,9 @@ static void test_bad_pieces_dropped(void **state) {
   assert_false(mirror_chunk_ready(&f->m, 0, 2, 3));
   assert_int_equal(f->m.bytes_in, sent);
   check_conv(f, 1, 3 * CK, 4 * CK);
+  /* the pieces that did not decode (truncated, trailing bytes, one key
+   * short) are asked for again, uncompressed */
+  expect_refetch(f, 3);
   /* the good piece still goes in */
   assert_int_equal(offer(f, 0, &good, (const double *)p), MIRROR_TAKEN);
   assert_true(mirror_chunk_ready(&f->m, 0, 2, 3));
@@ -209,6 +228,7 @@ static void test_flipped_bytes(void **state) {
     first_iteration(g);
     assert_int_equal(mirror_request(&((struct fixture *)g)->m, 0, 2, &((struct fixture *)g)->q), 0);
     mirror_release(&((struct fixture *)g)->m);
+    rt_outq_clear(&((struct fixture *)g)->q);
     memcpy(bad, p, len);
     bad[i] ^= 0x10;
     assert_int_equal(offer(g, 0, &good, (const double *)bad), MIRROR_TAKEN);
@@ -216,6 +236,7 @@ static void test_flipped_bytes(void **state) {
       check_conv(g, 2, 3 * CK, 4 * CK);
     } else {
       check_conv(g, 1, 3 * CK, 4 * CK);
+      expect_refetch(g, 1);
       rejected++;
     }
     teardown(&g);
