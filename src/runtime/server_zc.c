@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "net/zcodec.h"
+#include "runtime/fault.h"
 #include "runtime/keymask.h"
 #include "runtime/server_internal.h"
 
@@ -196,6 +197,7 @@ int szc_send(struct server *sv, const struct pull_req *r, int side, uint64_t lo,
     }
     keep(sv->zc, &h, buf, len);
   }
+  fault_server_corrupt(h.iter, buf, len);
   *sent = true;
   return rt_reply_owned(out, &r->peer, &h, buf, len, priority);
 }
