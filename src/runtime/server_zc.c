@@ -30,7 +30,8 @@
 struct szc_entry {
   uint32_t table, iter, flags;
   uint64_t lo, hi;
-  uint8_t *bytes; /* NULL: empty slot */
+  bool used;
+  uint8_t *bytes; /* NULL (used): the encoding was not smaller, send plain values */
   size_t len;
 };
 
@@ -115,25 +116,29 @@ static const double *base_of(const struct server *sv, uint32_t t, uint32_t iter,
 static struct szc_entry *find_kept(struct szc *z, const struct wire_hdr *h) {
   for (int i = 0; i < SZC_KEEP; i++) {
     struct szc_entry *e = &z->kept[i];
-    if (e->bytes && e->table == h->table && e->iter == h->iter && e->flags == h->flags && e->lo == h->key_lo &&
+    if (e->used && e->table == h->table && e->iter == h->iter && e->flags == h->flags && e->lo == h->key_lo &&
         e->hi == h->key_hi)
       return e;
   }
   return NULL;
 }
 
-/* Keep a copy of an encoding (nothing if out of memory: it is only a cache). */
+/* Keep a copy of an encoding, or (bytes NULL) that it did not pay;
+ * nothing if out of memory: it is only a cache. */
 static void keep(struct szc *z, const struct wire_hdr *h, const uint8_t *bytes, size_t len) {
   struct szc_entry *e = &z->kept[z->next_slot++ % SZC_KEEP];
-  uint8_t *copy = realloc(e->bytes, len);
-  if (!copy) {
+  uint8_t *copy = NULL;
+  if (bytes && !(copy = realloc(e->bytes, len))) {
     free(e->bytes);
-    e->bytes = NULL;
+    *e = (struct szc_entry){0};
     return;
   }
+  if (!bytes)
+    free(e->bytes);
   *e = (struct szc_entry){.table = h->table, .iter = h->iter, .flags = h->flags, .lo = h->key_lo, .hi = h->key_hi,
-                          .bytes = copy, .len = len};
-  memcpy(copy, bytes, len);
+                          .used = true, .bytes = copy, .len = len};
+  if (copy)
+    memcpy(copy, bytes, len);
 }
 
 /* Values (and base) of [lo, hi) of table t as runs of n * width doubles. */
@@ -181,6 +186,8 @@ int szc_send(struct server *sv, const struct pull_req *r, int side, uint64_t lo,
   h.count = (uint32_t)n;
   h.flags = WIRE_F_ZSTD | (base ? WIRE_F_DELTA : 0) | (unread ? WIRE_F_PACKED : 0);
   const struct szc_entry *e = find_kept(sv->zc, &h);
+  if (e && !e->bytes)
+    return 0; /* not smaller: plain values */
   size_t len = e ? e->len : 0;
   uint8_t *buf = malloc(e ? len : words * sizeof(double));
   if (!buf)
@@ -193,9 +200,13 @@ int szc_send(struct server *sv, const struct pull_req *r, int side, uint64_t lo,
     rc = zcodec_encode(sv->zc->zc, vals, bvals, words, buf, words * sizeof(double), &len);
     if (rc) {
       free(buf);
+      if (rc == DSANA_ERANGE)
+        keep(sv->zc, &h, NULL, 0);
       return rc == DSANA_ERANGE ? 0 : rc; /* not smaller: plain values */
     }
     keep(sv->zc, &h, buf, len);
+    uint8_t *fit = realloc(buf, len); /* it may wait long for a slow link */
+    buf = fit ? fit : buf;
   }
   fault_server_corrupt(h.iter, buf, len);
   *sent = true;
