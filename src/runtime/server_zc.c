@@ -13,10 +13,12 @@
  * when encoding does not make it smaller it goes as plain values.
  *
  * A piece's encoding depends only on (table, iteration, keys, base), all
- * final when it is sent, so the last few encodings are kept and other
- * workers pulling the same piece get a copy: a server encodes a chunk
- * once however many workers read it. STATE tables (written in place
- * during an iteration) are never compressed.
+ * final when it is sent, so encodings are kept, one slot per piece of the
+ * shard and iteration parity (pieces of every worker's pull start at the
+ * same keys: the covers are the job's), and other workers pulling the
+ * same piece get a copy: a server encodes a chunk once however many
+ * workers read it. STATE tables (written in place during an iteration)
+ * are never compressed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,14 +37,12 @@ struct szc_entry {
   size_t len;
 };
 
-#define SZC_KEEP 8
-
 struct szc {
   struct zcodec *zc;
-  double *vals, *base; /* scratch: packed values and their base */
-  uint64_t cap;        /* doubles each holds */
-  struct szc_entry kept[SZC_KEEP];
-  uint32_t next_slot;
+  double *vals, *base;    /* scratch: packed values and their base */
+  uint64_t cap;           /* doubles each holds */
+  struct szc_entry *kept; /* per (table, piece of the shard, iteration parity) */
+  uint64_t pieces;        /* slots per table and parity: the most pieces a table's shard is cut into */
 };
 
 void szc_free(struct server *sv) {
@@ -54,8 +54,9 @@ void szc_free(struct server *sv) {
   zcodec_destroy(z->zc);
   free(z->vals);
   free(z->base);
-  for (int i = 0; i < SZC_KEEP; i++)
+  for (uint64_t i = 0; z->kept && i < 2 * DSANA_MAX_TABLES * z->pieces; i++)
     free(z->kept[i].bytes);
+  free(z->kept);
   free(z);
   sv->zc = NULL;
 }
@@ -70,13 +71,38 @@ void szc_commit(struct server *sv) {
   }
 }
 
-/* The codec and room for n doubles of scratch. */
+/* Keys of table t per piece: a chunk, or a message's worth if less. */
+static uint64_t piece_keys(const struct server *sv, uint32_t t) {
+  uint64_t per_msg = sv->values_per_msg / sv->t[t].width, chunk = sv->sp[sv->job.tables[t].space].chunk_keys;
+  per_msg = per_msg ? per_msg : 1;
+  return chunk < per_msg ? chunk : per_msg;
+}
+
+/* Pieces of table t per chunk. */
+static uint64_t chunk_pieces(const struct server *sv, uint32_t t) {
+  uint64_t k = piece_keys(sv, t);
+  return (sv->sp[sv->job.tables[t].space].chunk_keys + k - 1) / k;
+}
+
+/* Slots per table and parity: the shard is cut at chunk edges, and inside
+ * a chunk every piece_keys(). */
+static uint64_t count_pieces(const struct server *sv) {
+  uint64_t most = 1;
+  for (uint32_t t = 0; t < sv->job.n_tables; t++) {
+    uint64_t n = sv->sp[sv->job.tables[t].space].n_chunks * chunk_pieces(sv, t);
+    most = n > most ? n : most;
+  }
+  return most;
+}
+
+/* The codec, the slots, and room for n doubles of scratch. */
 static int reserve(struct server *sv, uint64_t n) {
   struct szc *z = sv->zc;
   if (!z) {
     if (!(z = sv->zc = calloc(1, sizeof *z)))
       return DSANA_ENOMEM;
-    if (zcodec_create(&z->zc) != 0)
+    z->pieces = count_pieces(sv);
+    if (zcodec_create(&z->zc) != 0 || !(z->kept = calloc(2 * DSANA_MAX_TABLES * z->pieces, sizeof *z->kept)))
       return DSANA_ENOMEM;
   }
   if (n <= z->cap)
@@ -113,20 +139,27 @@ static const double *base_of(const struct server *sv, uint32_t t, uint32_t iter,
   return NULL;
 }
 
-static struct szc_entry *find_kept(struct szc *z, const struct wire_hdr *h) {
-  for (int i = 0; i < SZC_KEEP; i++) {
-    struct szc_entry *e = &z->kept[i];
-    if (e->used && e->table == h->table && e->iter == h->iter && e->flags == h->flags && e->lo == h->key_lo &&
-        e->hi == h->key_hi)
-      return e;
-  }
-  return NULL;
+/* The slot of piece h (a piece elsewhere may share it: then it misses). */
+static struct szc_entry *slot_of(const struct server *sv, const struct wire_hdr *h) {
+  const struct szc *z = sv->zc;
+  const struct sspace *sp = &sv->sp[sv->job.tables[h->table].space];
+  uint64_t c = h->key_lo / sp->chunk_keys;
+  uint64_t piece = (c - sp->chunk0) * chunk_pieces(sv, h->table) + (h->key_lo - c * sp->chunk_keys) / piece_keys(sv, h->table);
+  uint64_t at = piece < z->pieces ? piece : piece % z->pieces;
+  return &z->kept[((uint64_t)h->table * 2 + (h->iter & 1)) * z->pieces + at];
+}
+
+static const struct szc_entry *find_kept(const struct server *sv, const struct wire_hdr *h) {
+  const struct szc_entry *e = slot_of(sv, h);
+  bool same = e->used && e->table == h->table && e->iter == h->iter && e->flags == h->flags && e->lo == h->key_lo &&
+              e->hi == h->key_hi;
+  return same ? e : NULL;
 }
 
 /* Keep a copy of an encoding, or (bytes NULL) that it did not pay;
  * nothing if out of memory: it is only a cache. */
-static void keep(struct szc *z, const struct wire_hdr *h, const uint8_t *bytes, size_t len) {
-  struct szc_entry *e = &z->kept[z->next_slot++ % SZC_KEEP];
+static void keep(struct server *sv, const struct wire_hdr *h, const uint8_t *bytes, size_t len) {
+  struct szc_entry *e = slot_of(sv, h);
   uint8_t *copy = NULL;
   if (bytes && !(copy = realloc(e->bytes, len))) {
     free(e->bytes);
@@ -185,7 +218,7 @@ int szc_send(struct server *sv, const struct pull_req *r, int side, uint64_t lo,
   h.key_hi = hi;
   h.count = (uint32_t)n;
   h.flags = WIRE_F_ZSTD | (base ? WIRE_F_DELTA : 0) | (unread ? WIRE_F_PACKED : 0);
-  const struct szc_entry *e = find_kept(sv->zc, &h);
+  const struct szc_entry *e = find_kept(sv, &h);
   if (e && !e->bytes)
     return 0; /* not smaller: plain values */
   size_t len = e ? e->len : 0;
@@ -201,10 +234,10 @@ int szc_send(struct server *sv, const struct pull_req *r, int side, uint64_t lo,
     if (rc) {
       free(buf);
       if (rc == DSANA_ERANGE)
-        keep(sv->zc, &h, NULL, 0);
+        keep(sv, &h, NULL, 0);
       return rc == DSANA_ERANGE ? 0 : rc; /* not smaller: plain values */
     }
-    keep(sv->zc, &h, buf, len);
+    keep(sv, &h, buf, len);
     uint8_t *fit = realloc(buf, len); /* it may wait long for a slow link */
     buf = fit ? fit : buf;
   }
