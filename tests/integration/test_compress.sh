@@ -2,7 +2,7 @@
 # test_compress.sh - compressed pulls (--compress) change bytes, never
 # results: byte-identical PageRank output with --compress on, off and auto
 # for 1-3 workers and 1-2 servers, over an emulated link and locally, in
-# both modes, against plain BSP; auto turns compression on over a slow link
+# both modes and every chunk size, against plain BSP; auto turns compression on over a slow link
 # under --chunk auto and leaves it off locally and under --mode bsp; the
 # metrics of a converging run show fewer bytes sent than before
 # compression, ever fewer as it converges; a compressed piece corrupted on
@@ -58,6 +58,19 @@ for args in "--mode dsana --compress on" "--mode dsana --compress auto" "--mode 
   else
     fail "$args, locally: rc=$RC compress=$got $(head -c 300 "$T/$name.err")"
   fi
+done
+# every chunk size (one key per chunk: pieces too small to shrink go plain)
+for chunk in 8 24 4K 5000 64K 1G off; do
+  for sched in static dynamic; do
+    name="ch.$chunk.$sched"
+    run_capture "$name" "$DSANA" pagerank "$T/g.bin" --workers 3 --servers 2 --sched "$sched" --chunk "$chunk" \
+      --compress on --tol 1e-12 --quiet --out "$T/$name.txt"
+    if [ "$RC" -eq 0 ] && cmp -s "$T/base.out" "$T/$name.txt" && [ "$(stderr_lines "$T/$name.err")" -eq 0 ]; then
+      pass "--compress on --chunk $chunk --sched $sched: identical to bsp, no warnings"
+    else
+      fail "--compress on --chunk $chunk --sched $sched: rc=$RC $(head -c 300 "$T/$name.err")"
+    fi
+  done
 done
 run_capture bsplink "$DSANA" pagerank "$T/g.bin" --workers 2 --mode bsp --compress auto --scenario "$T/link.json" \
   --tol 1e-12 --quiet --out "$T/bsplink.txt" --metrics "$T/bsplink.jsonl"
