@@ -41,8 +41,9 @@ struct szc {
   struct zcodec *zc;
   double *vals, *base;    /* scratch: packed values and their base */
   uint64_t cap;           /* doubles each holds */
-  struct szc_entry *kept; /* per (table, piece of the shard, iteration parity) */
-  uint64_t pieces;        /* slots per table and parity: the most pieces a table's shard is cut into */
+  struct szc_entry *kept; /* per (table, iteration parity, piece of the shard) */
+  uint64_t pieces;        /* slots per table and parity (count_pieces()) */
+  uint32_t n_tables;      /* tables with slots */
 };
 
 void szc_free(struct server *sv) {
@@ -54,7 +55,7 @@ void szc_free(struct server *sv) {
   zcodec_destroy(z->zc);
   free(z->vals);
   free(z->base);
-  for (uint64_t i = 0; z->kept && i < 2 * DSANA_MAX_TABLES * z->pieces; i++)
+  for (uint64_t i = 0; z->kept && i < 2 * (uint64_t)z->n_tables * z->pieces; i++)
     free(z->kept[i].bytes);
   free(z->kept);
   free(z);
@@ -85,14 +86,16 @@ static uint64_t chunk_pieces(const struct server *sv, uint32_t t) {
 }
 
 /* Slots per table and parity: the shard is cut at chunk edges, and inside
- * a chunk every piece_keys(). */
+ * a chunk every piece_keys(); at most SZC_MAX_SLOTS (pieces beyond share
+ * slots: the cache misses more, tiny chunks do not cost gigabytes). */
+#define SZC_MAX_SLOTS 4096
 static uint64_t count_pieces(const struct server *sv) {
   uint64_t most = 1;
   for (uint32_t t = 0; t < sv->job.n_tables; t++) {
     uint64_t n = sv->sp[sv->job.tables[t].space].n_chunks * chunk_pieces(sv, t);
     most = n > most ? n : most;
   }
-  return most;
+  return most < SZC_MAX_SLOTS ? most : SZC_MAX_SLOTS;
 }
 
 /* The codec, the slots, and room for n doubles of scratch. */
@@ -102,8 +105,9 @@ static int reserve(struct server *sv, uint64_t n) {
     if (!(z = sv->zc = calloc(1, sizeof *z)))
       return DSANA_ENOMEM;
     z->pieces = count_pieces(sv);
-    if (zcodec_create(&z->zc) != 0 || !(z->kept = calloc(2 * DSANA_MAX_TABLES * z->pieces, sizeof *z->kept)))
+    if (zcodec_create(&z->zc) != 0 || !(z->kept = calloc(2 * (size_t)sv->job.n_tables * z->pieces, sizeof *z->kept)))
       return DSANA_ENOMEM;
+    z->n_tables = sv->job.n_tables;
   }
   if (n <= z->cap)
     return 0;
