@@ -7,9 +7,11 @@
 # every process) with the link bandwidth set from the cost model (below).
 # Kronecker scale 20 (--quick: 16), --workers 4 --servers 1 --max-iter 10 --tol 0.
 # Pairs alternate `--sched static --chunk off` and `--sched static --chunk auto` (static in
-# both, so only chunking differs); >= 5 pairs (--quick: 2). Every run's ranks (--out) must
-# be byte-identical to the first run's (mismatch: exit 1). Then a sweep of chunk sizes
-# (16K 64K 256K 1M 4M 16M; --quick: 64K 1M 16M, 1 run each) and an unthrottled check:
+# both, and --compress off in both: only chunking differs, and the transfer bound below
+# counts uncompressed bytes; bench/compress.sh measures compression); >= 5 pairs (--quick:
+# 2). Every run's ranks (--out) must be byte-identical to the first run's (mismatch:
+# exit 1). Then a sweep of chunk sizes (16K 64K 256K 1M 4M 16M; --quick: 64K 1M 16M, 1 run
+# each) and an unthrottled check:
 # the default local run (no scenario, no --workers), --chunk auto vs off, 20 iterations,
 # 7 pairs (--quick: 2).
 # Writes bench/results/overlap.csv (one row per invocation, appended),
@@ -37,7 +39,7 @@ set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-usage() { sed -n '2,33s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,37s/^# \{0,1\}//p' "$0"; }
 
 quick=0
 fixed_link=0
@@ -124,7 +126,7 @@ run1() {
   local phase=$1 i=$2 chunk=$3 iters=$4 out
   shift 4
   out=$SCRATCH/$phase.$chunk.$i.txt
-  run_pagerank "$phase-$chunk-$i" "$graph" --sched static --chunk "$chunk" \
+  run_pagerank "$phase-$chunk-$i" "$graph" --sched static --chunk "$chunk" --compress off \
     --max-iter "$iters" --tol 0 --top 0 --out "$out" "$@"
   [[ $(summary_field "$RUN_METRICS" iterations) == "$iters" ]] || die "$phase $chunk: wrong iteration count"
   [[ $(summary_field "$RUN_METRICS" sched) == static ]] || die "$phase $chunk: summary sched is not static"

@@ -48,6 +48,13 @@ void metrics_iteration(struct metrics *m, const struct rt_iter_report *r) {
   cJSON_AddNumberToObject(o, "bound_s", r->bound_s);
   cJSON_AddNumberToObject(o, "transfer_bound_s", r->transfer_bound_s);
   cJSON_AddNumberToObject(o, "scheduler_messages", (double)r->messages);
+  uint64_t sent = 0, raw = 0;
+  for (uint32_t w = 0; w < r->n_workers; w++) {
+    sent += r->workers[w].bytes_in;
+    raw += r->workers[w].bytes_in_raw;
+  }
+  cJSON_AddNumberToObject(o, "pull_bytes", (double)sent);
+  cJSON_AddNumberToObject(o, "pull_bytes_raw", (double)raw);
   for (uint32_t i = 0; i < r->n_metrics; i++)
     cJSON_AddNumberToObject(o, r->metric_name[i], r->metric[i]);
   metrics_emit(m, o);
@@ -66,6 +73,7 @@ void metrics_worker(struct metrics *m, uint32_t iter, uint32_t worker, const str
   cJSON_AddNumberToObject(o, "overrun_s", st->overrun_s);
   cJSON_AddNumberToObject(o, "tasks", st->tasks);
   cJSON_AddNumberToObject(o, "bytes_in", (double)st->bytes_in);
+  cJSON_AddNumberToObject(o, "bytes_in_raw", (double)st->bytes_in_raw);
   cJSON_AddNumberToObject(o, "bytes_out", (double)st->bytes_out);
   cJSON_AddNumberToObject(o, "stolen", st->stolen);
   cJSON_AddNumberToObject(o, "speed_est", st->speed_est);

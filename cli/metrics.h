@@ -1,8 +1,9 @@
 /*
  * metrics.h - machine-readable run metrics as JSON lines (cJSON):
- *   {"type":"iteration","iter":K,"wall_s":..,"residual":..}
+ *   {"type":"iteration","iter":K,"wall_s":..,"residual":..,"transfer_bound_s":..,
+ *    "pull_bytes":..,"pull_bytes_raw":..}   (pulled by every worker: as sent, before compression)
  *   {"type":"worker","iter":K,"worker":I,"compute_s":..,"wait_s":..,"tasks":..,
- *    "bytes_in":..,"bytes_out":..,"stolen":..,"speed_est":..}
+ *    "bytes_in":..,"bytes_in_raw":..,"bytes_out":..,"stolen":..,"speed_est":..}
  *   {"type":"summary", ...totals, mode and options...}
  * A metrics handle opened with a NULL path accepts every call and writes
  * nothing, so callers need no checks.

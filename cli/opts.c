@@ -19,6 +19,7 @@ enum {
   OPT_TPW,
   OPT_THREADS,
   OPT_CHUNK,
+  OPT_COMPRESS,
   OPT_SCENARIO,
   OPT_METRICS,
   OPT_TRACE,
@@ -60,6 +61,10 @@ static const struct cli_common_opt common[] = {
     {{"chunk", required_argument, NULL, OPT_CHUNK}, "BYTES|auto|off",
      "transfer chunks: auto (~2 ms of transfer; default), off (whole tables; bsp's), BYTES",
      "auto, off, or a byte count that is a multiple of 8 (one value), at least 8, K/M/G suffixes"},
+    {{"compress", required_argument, NULL, OPT_COMPRESS}, "auto|on|off",
+     "pulled values XOR the previous iteration's, then zstd (default auto: with --chunk auto over a modelled link "
+     "slower than the compressor)",
+     "auto, on or off"},
     {{"scenario", required_argument, NULL, OPT_SCENARIO}, "FILE", "emulated cluster (JSON: worker speeds, stragglers, links)",
      "a file name"},
     {{"metrics", required_argument, NULL, OPT_METRICS}, "FILE", "write JSON-lines metrics (iterations, workers, summary)",
@@ -175,6 +180,8 @@ static int set_common(struct cli_run *r, int id, const char *v) {
   case OPT_CHUNK:
     c->chunk_set = true;
     return parse_chunk(v, c);
+  case OPT_COMPRESS:
+    return compress_mode_parse(v, &c->compress);
   case OPT_SCHED:
     c->sched_set = true;
     return sched_kind_parse(v, &c->sched);

@@ -107,6 +107,11 @@ static void summary_json(struct cli_report *rep, const struct rt_run_report *r) 
   cJSON_AddNumberToObject(o, "transfer_bound_s", r->transfer_bound_s);
   cJSON_AddNumberToObject(o, "overrun_s", r->overrun_s);
   cJSON_AddNumberToObject(o, "chunk_bytes", (double)r->chunk_bytes);
+  cJSON_AddBoolToObject(o, "compress", r->compressed);
+  cJSON_AddNumberToObject(o, "pull_bytes", (double)r->pull_bytes);
+  cJSON_AddNumberToObject(o, "pull_bytes_raw", (double)r->pull_bytes_raw);
+  cJSON_AddNumberToObject(o, "compress_ratio", r->pull_bytes ? (double)r->pull_bytes_raw / (double)r->pull_bytes : 1);
+  cJSON_AddStringToObject(o, "transfer_bound_bytes", "as sent");
   cJSON_AddStringToObject(o, "version", DSANA_VERSION_STRING);
   for (uint32_t i = 0; i < r->n_metrics; i++)
     cJSON_AddNumberToObject(o, r->metric_name[i], r->metric[i]);
@@ -120,6 +125,10 @@ static void on_summary(void *arg, const struct rt_run_report *r) {
     printf("iterations: %u  residual: %.6e  total: %.3f s  median iteration: %.4f s  bound: %.4f s  chunk: %s%llu B\n",
            r->iterations, r->residual, r->total_s, r->median_iter_s, r->bound_s, r->chunked ? "" : "whole table, ",
            (unsigned long long)r->chunk_bytes);
+    if (r->compressed && r->pull_bytes)
+      printf("compressed pulls: %.3f MB -> %.3f MB (ratio %.2f); the transfer bound counts the bytes sent\n",
+             (double)r->pull_bytes_raw * 1e-6, (double)r->pull_bytes * 1e-6,
+             (double)r->pull_bytes_raw / (double)r->pull_bytes);
     fflush(stdout);
   }
   /* --tol 0 asks for exactly --max-iter iterations: nothing to warn about */

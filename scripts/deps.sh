@@ -2,7 +2,7 @@
 # deps.sh - install the Debian packages dsana needs to build and test, when
 # they are missing (as root, or through sudo). Safe to run again.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libzmq3-dev libcmocka-dev libcjson-dev libsodium-dev zlib1g-dev gzip jq
+pkgs=(build-essential cmake pkg-config libzmq3-dev libcmocka-dev libcjson-dev libsodium-dev libzstd-dev zlib1g-dev gzip jq
   valgrind clang libclang-rt-14-dev libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do

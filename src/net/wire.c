@@ -124,9 +124,23 @@ static void wire_unpack(const uint8_t *b, struct wire_hdr *h) {
   h->payload_bytes = wire_get_u64(b + 56);
 }
 
+/* Where the compression flags may be (NULL: they are fine). */
+static const char *wire_check_zstd(const struct wire_hdr *h) {
+  uint32_t z = h->flags & (WIRE_F_ZSTD | WIRE_F_DELTA);
+  if (!z)
+    return NULL;
+  if (h->type != WIRE_PULL && h->type != WIRE_PULL_REPLY)
+    return "compression flags on a message that carries no values";
+  if (!(z & WIRE_F_ZSTD))
+    return "delta flag without compression";
+  return h->flags & WIRE_F_SHARED ? "a shared-buffer answer cannot be compressed" : NULL;
+}
+
 /* The type's payload rule; key_lo <= key_hi is already checked. */
 static const char *wire_check_rule(const struct wire_type_info *t, const struct wire_hdr *h,
                                    uint64_t max_payload) {
+  if (h->type == WIRE_PULL_REPLY && (h->flags & WIRE_F_ZSTD)) /* encoded values: any length */
+    return h->payload_bytes ? NULL : "compressed answer without a payload";
   switch (t->rule) {
   case WIRE_P_NONE:
     return h->payload_bytes == 0 ? NULL : "payload not allowed for this type";
@@ -153,7 +167,9 @@ static const char *wire_validate(const struct wire_hdr *h, uint64_t max_payload)
     return "key_lo > key_hi";
   if (h->flags & ~WIRE_F_ALL)
     return "unknown flags";
-  const char *reason = wire_check_rule(t, h, max_payload);
+  const char *reason = wire_check_zstd(h);
+  if (!reason)
+    reason = wire_check_rule(t, h, max_payload);
   if (reason)
     return reason;
   if (h->payload_bytes > max_payload)

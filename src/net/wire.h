@@ -69,7 +69,13 @@ enum wire_type {
 #define WIRE_F_XSUM 32u   /* PUSH: exact partial sums, 16 bytes (two u64 words, low first) per value */
 #define WIRE_F_TASKS 64u  /* PUSH: the payload starts with u64 n and n u64 task ids: the message ends them all */
 #define WIRE_F_AHEAD 128u /* ITER_START: after these tasks, fetch the next iteration's input (FETCH_AHEAD) */
-#define WIRE_F_ALL 255u
+/* PULL: compressed answers welcome. PULL_REPLY: the payload is the values
+ * (count of them, width each) encoded by net/zcodec.h, any length */
+#define WIRE_F_ZSTD 256u
+/* with WIRE_F_ZSTD: PULL: the worker holds iteration iter-1's values of
+ * every key asked for; PULL_REPLY: the values were XORed with those */
+#define WIRE_F_DELTA 512u
+#define WIRE_F_ALL 1023u
 
 struct wire_hdr {
   uint32_t magic;
@@ -94,7 +100,9 @@ struct wire_hdr wire_hdr_make(enum wire_type type, uint32_t sender);
 void wire_encode(const struct wire_hdr *h, uint8_t out[WIRE_HDR_BYTES]);
 
 /* Decode and validate a header of `len` bytes: length, magic, version,
- * known type, known flags, key_lo <= key_hi, the payload rule,
+ * known type, known flags (ZSTD and DELTA only on PULL and PULL_REPLY,
+ * DELTA only with ZSTD, never on a shared-buffer answer), key_lo <=
+ * key_hi, the payload rule (a compressed PULL_REPLY: any length but 0),
  * payload_bytes <= max_payload. Returns 0 or DSANA_EPROTO with a short
  * reason in *why (static string). */
 int wire_decode(const uint8_t *buf, size_t len, uint64_t max_payload, struct wire_hdr *h, const char **why);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "policy/chunk.h"
+#include "policy/compress.h"
 #include "policy/sched.h"
 
 #define CONFIG_PATH_MAX 1024
@@ -26,6 +27,7 @@ struct run_config {
   enum chunk_mode chunk;
   bool chunk_set;      /* --chunk given explicitly (overrides --mode) */
   uint64_t chunk_bytes; /* CHUNK_FIXED */
+  enum compress_mode compress; /* --compress (default auto) */
   char scenario_path[CONFIG_PATH_MAX];
   char metrics_path[CONFIG_PATH_MAX];
   char trace_path[CONFIG_PATH_MAX]; /* Chrome trace JSON; roles write parts */

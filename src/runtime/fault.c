@@ -42,19 +42,34 @@ void fault_init(uint32_t worker) {
 }
 
 static struct {
-  int on, kill;
+  int on, kill, corrupt;
   uint32_t iter;
 } server_fault;
 
 void fault_init_server(uint32_t server) {
   const char *spec = getenv("DSANA_FAULT");
   unsigned s, iter;
-  char how[16] = "";
-  if (!spec || sscanf(spec, "server=%u,iter=%u,point=commit,how=%15[a-z]", &s, &iter, how) != 3 || s != server)
+  char point[16] = "", how[16] = "";
+  if (!spec || sscanf(spec, "server=%u,iter=%u,point=%15[a-z],how=%15[a-z]", &s, &iter, point, how) != 4 ||
+      s != server)
     return;
-  server_fault.on = 1;
   server_fault.iter = iter;
-  server_fault.kill = strcmp(how, "kill") == 0;
+  if (strcmp(point, "commit") == 0) {
+    server_fault.on = 1;
+    server_fault.kill = strcmp(how, "kill") == 0;
+  } else if (strcmp(point, "compressed") == 0 && strcmp(how, "flip") == 0) {
+    server_fault.corrupt = 1;
+  } else {
+    log_warn("ignoring malformed DSANA_FAULT '%s'", spec);
+  }
+}
+
+void fault_server_corrupt(uint32_t iter, uint8_t *bytes, size_t len) {
+  if (!server_fault.corrupt || server_fault.iter != iter || len == 0)
+    return;
+  server_fault.corrupt = 0;
+  bytes[len / 2] ^= 0x10;
+  log_warn("fault injection: flipped a bit of a compressed piece of iteration %u", iter);
 }
 
 void fault_server_point(uint32_t iter) {

@@ -36,6 +36,17 @@ uint64_t keymask_pack(const uint64_t *unread, const double *src, uint64_t lo, ui
   return n;
 }
 
+uint64_t keymask_pack_wide(const uint64_t *unread, const double *src, uint32_t width, uint64_t lo, uint64_t hi,
+                           double *dst) {
+  if (width == 1)
+    return keymask_pack(unread, src, lo, hi, dst);
+  uint64_t n = 0;
+  for (uint64_t k = lo; k < hi; k++)
+    if (keymask_read(unread, k))
+      memcpy(dst + n++ * width, src + k * width, width * sizeof *dst);
+  return n;
+}
+
 void keymask_unpack(const uint64_t *unread, const double *src, uint64_t lo, uint64_t hi, double *dst) {
   if (!unread) {
     if (hi > lo)

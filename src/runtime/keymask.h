@@ -27,6 +27,9 @@ uint64_t keymask_count(const uint64_t *unread, uint64_t lo, uint64_t hi);
 /* Copy the values of the read keys of [lo, hi) from src (indexed by key)
  * to dst, in key order; returns how many. */
 uint64_t keymask_pack(const uint64_t *unread, const double *src, uint64_t lo, uint64_t hi, double *dst);
+/* The same for keys of `width` values each (width 1: keymask_pack). */
+uint64_t keymask_pack_wide(const uint64_t *unread, const double *src, uint32_t width, uint64_t lo, uint64_t hi,
+                           double *dst);
 /* The reverse: the packed values in src to dst[k] for the read keys k of
  * [lo, hi) (dst indexed by key); unread keys of dst are left alone. */
 void keymask_unpack(const uint64_t *unread, const double *src, uint64_t lo, uint64_t hi, double *dst);

@@ -63,6 +63,7 @@ void mirror_fini(struct mirror *m) {
       }
     }
   free(m->shm);
+  mirror_zc_fini(m);
   for (uint32_t t = 0; t < m->n_tables; t++) {
     struct mirror_table *mt = &m->t[t];
     free(mt->values);
@@ -105,6 +106,7 @@ static int mirror_ask(struct mirror *m, uint32_t t, uint32_t iter, struct rt_out
     h.key_hi = h.key_hi < mt->cover_hi ? h.key_hi : mt->cover_hi;
     if (h.key_lo >= h.key_hi)
       continue;
+    h.flags |= mirror_zc_ask_flags(m, mt, iter, h.key_lo, h.key_hi);
     int rc = rt_send(out, ROLE_SERVER, s, &h, NULL, 0);
     if (rc)
       return rc;
@@ -128,7 +130,7 @@ static int mirror_alloc_dense(struct mirror_table *mt) {
 /* Start table t afresh for iter: nothing received, every chunk iter's. */
 static int mirror_fresh(struct mirror *m, uint32_t t, uint32_t iter, struct rt_outq *out) {
   struct mirror_table *mt = &m->t[t];
-  if (!mt->values && mirror_alloc_dense(mt) != 0)
+  if ((!mt->values && mirror_alloc_dense(mt) != 0) || mirror_zc_fresh(m, mt) != 0)
     return DSANA_ENOMEM;
   memset(mt->chunk_got, 0, sizeof(uint64_t) * mt->n_chunks);
   memset(mt->have, 0, sizeof(uint64_t) * keymask_words(mt->n_keys));
@@ -189,6 +191,9 @@ int mirror_prefetch(struct mirror *m, uint32_t iter, struct rt_outq *out) {
 }
 
 int mirror_kick(struct mirror *m, struct rt_outq *out) {
+  int zrc = mirror_zc_kick(m, out);
+  if (zrc)
+    return zrc;
   for (uint32_t t = 0; t < m->n_tables; t++) {
     struct mirror_table *mt = &m->t[t];
     int rc = mt->ahead_want && mt->behind == 0 ? mirror_request(m, t, mt->ahead_want, out) : 0;

@@ -39,6 +39,7 @@
 #include "runtime/job.h"
 
 struct mirror_req; /* a sparse request (mirror_sparse.c) */
+struct mirror_refetch; /* a piece to ask for again (mirror_zc.c) */
 
 struct mirror_table {
   bool used;            /* some task of this worker reads it */
@@ -59,6 +60,8 @@ struct mirror_table {
   uint64_t switched_hi; /* chunks < this may have switched to iter (fetching ahead) */
   uint64_t behind;      /* chunks not switched to iter yet */
   uint32_t ahead_want;  /* iter+1 asked for while chunks were behind: asked once none is */
+  uint32_t *chunk_base; /* compressing: the iteration whose complete values chunk c held when it
+                         * switched to chunk_iter[c] (0: none), what DELTA pieces XOR (mirror_zc.c) */
   /* sparse */
   uint32_t *key_iter;   /* per key: the iteration it was asked for (0 = never) */
   uint32_t *key_req;    /* per key: the request (sequence) that asked for it */
@@ -76,6 +79,14 @@ struct mirror {
   bool share;                  /* shared-buffer answers welcome */
   const double **shm;          /* per (server, table, buffer): mapped server buffers */
   uint64_t bytes_in;           /* reply bytes taken (header + payload), cumulative */
+  uint64_t bytes_in_raw;       /* the same before compression (header + values) */
+  bool compress;               /* dense pulls ask for compressed answers (mirror_set_compress) */
+  uint64_t max_raw_bytes;      /* compressing: the largest piece of values decoded */
+  struct zcodec *zc;           /* compressing: the decoder */
+  double *zvals, *zbase;       /* compressing: a piece's values and their base, packed */
+  uint64_t zcap;               /* values zvals and zbase hold */
+  struct mirror_refetch *refetch; /* compressing: pieces that did not decode, to ask again plainly */
+  size_t n_refetch, cap_refetch;
   uint64_t wait_since_ns;      /* for traces */
 };
 
@@ -86,6 +97,11 @@ enum mirror_take_rc { MIRROR_TAKEN = 0, MIRROR_HOLD = 1 };
 int mirror_init(struct mirror *m, const struct dsana_job *job, const uint64_t *chunk_keys, uint32_t sparse_tables,
                 uint32_t n_servers, uint32_t self, const struct rt_env *env, bool share);
 void mirror_fini(struct mirror *m);
+
+/* Dense tables ask for compressed answers from now on (WIRE_F_ZSTD, and
+ * WIRE_F_DELTA for keys whose previous iteration's values are all here),
+ * pieces of at most max_raw_bytes of values. DSANA_ENOMEM. */
+int mirror_set_compress(struct mirror *m, uint64_t max_raw_bytes);
 
 /* Dense: ask every server for table t as of the end of iteration iter-1
  * (nothing if already asked for iter). iter = front+1 fetches ahead (see
@@ -104,7 +120,8 @@ int mirror_prefetch(struct mirror *m, uint32_t iter, struct rt_outq *out);
 bool mirror_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi);
 /* Dense: chunk c of table t for iter is complete. */
 bool mirror_chunk_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t c);
-/* Asks pending once every chunk is at the front (call after taking pieces). */
+/* Asks pending once every chunk is at the front, and plain asks for
+ * compressed pieces that did not decode (call after taking pieces). */
 int mirror_kick(struct mirror *m, struct rt_outq *out);
 
 /* Sparse: task `task` reads keys[0..n) of table t in iteration iter: ask

@@ -20,6 +20,24 @@ uint64_t mirror_wanted_keys(const struct mirror_table *mt, uint64_t lo, uint64_t
 /* Chunk c holds iteration iter's complete values. */
 bool mirror_chunk_in(const struct mirror_table *mt, uint32_t iter, uint64_t c);
 
+/* mirror_zc.c: compressed pieces */
+/* The compression flags of a pull of [lo, hi) of mt for iter. */
+uint32_t mirror_zc_ask_flags(const struct mirror *m, const struct mirror_table *mt, uint32_t iter, uint64_t lo,
+                             uint64_t hi);
+/* mt starts afresh: no chunk has a base. DSANA_ENOMEM. */
+int mirror_zc_fresh(const struct mirror *m, struct mirror_table *mt);
+/* Chunk c switches to a new iteration: its values become its base if complete. */
+void mirror_zc_switch(struct mirror_table *mt, uint64_t c);
+/* Decode compressed piece msg from server s (checked but for its
+ * payload) of mt: the values in *src (the mirror's scratch), or why not
+ * (nothing changed); a piece that does not decode is asked for again,
+ * plainly, by the next mirror_zc_kick(). */
+const char *mirror_zc_decode(struct mirror *m, uint32_t s, const struct mirror_table *mt, const struct net_msg *msg,
+                             const double **src);
+/* Send the plain asks for pieces that did not decode. */
+int mirror_zc_kick(struct mirror *m, struct rt_outq *out);
+void mirror_zc_fini(struct mirror *m);
+
 /* mirror_sparse.c */
 void mirror_sparse_free(struct mirror_table *mt);
 /* An answer to a sparse request of table t from server s (see mirror_take). */

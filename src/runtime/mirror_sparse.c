@@ -190,8 +190,10 @@ int mirror_sparse_take(struct mirror *m, uint32_t s, const struct net_msg *msg) 
   }
   i0 = lower_bound(r->keys, r->n, h->key_lo);
   i1 = lower_bound(r->keys, r->n, h->key_hi);
-  if (!(h->flags & WIRE_F_PACKED) || h->key_lo >= h->key_hi || h->count != i1 - i0 ||
-      h->payload_bytes != (i1 - i0) * mt->width * sizeof(double))
+  if (h->flags & WIRE_F_ZSTD)
+    why = "compressed answer not asked for"; /* key lists ask for plain values */
+  else if (!(h->flags & WIRE_F_PACKED) || h->key_lo >= h->key_hi || h->count != i1 - i0 ||
+           h->payload_bytes != (i1 - i0) * mt->width * sizeof(double))
     why = "values do not match the keys asked for in the range";
   else if (!mark_idx(r, i0, i1))
     why = "keys received twice";
@@ -204,6 +206,7 @@ int mirror_sparse_take(struct mirror *m, uint32_t s, const struct net_msg *msg) 
   for (uint64_t i = i0; i < i1; i++)
     memcpy(mt->values + r->keys[i] * mt->width, src + (i - i0) * mt->width, mt->width * sizeof(double));
   m->bytes_in += WIRE_HDR_BYTES + h->payload_bytes;
+  m->bytes_in_raw += WIRE_HDR_BYTES + h->payload_bytes; /* never compressed */
   r->got += i1 - i0;
   if (r->got == r->n) {
     *pp = r->next;

@@ -49,6 +49,7 @@ static enum admit admit(struct mirror_table *mt, uint32_t iter, uint64_t c) {
     return ADMIT_DROP;
   if (mt->chunk_iter[c] + 1 == iter && c >= mt->busy_from)
     return ADMIT_HOLD; /* still read for the previous iteration */
+  mirror_zc_switch(mt, c);
   uint64_t lo = c * mt->chunk_keys;
   clear_keys(mt->have, lo, lo + mirror_chunk_len(mt, c));
   mt->chunk_got[c] = 0;
@@ -103,9 +104,9 @@ static const char *dense_check(struct mirror *m, uint32_t s, const struct net_ms
       return why ? why : "shared answer with a payload or packed";
     return NULL;
   }
-  if (h->count != n || h->payload_bytes != n * mt->width * sizeof(double))
+  if (h->count != n || (!(h->flags & WIRE_F_ZSTD) && h->payload_bytes != n * mt->width * sizeof(double)))
     return "value count does not match the key range";
-  *src = msg->payload;
+  *src = msg->payload; /* compressed: decoded once admitted (mirror_zc.c) */
   return NULL;
 }
 
@@ -129,8 +130,10 @@ static void dense_store(struct mirror *m, struct mirror_table *mt, const struct 
   mt->chunk_got[c] += keys;
   if (h->iter == mt->iter)
     mt->missing -= keys;
-  if (!(h->flags & WIRE_F_SHARED))
-    m->bytes_in += WIRE_HDR_BYTES + h->payload_bytes; /* shared buffers cross no link */
+  if (!(h->flags & WIRE_F_SHARED)) { /* shared buffers cross no link */
+    m->bytes_in += WIRE_HDR_BYTES + h->payload_bytes;
+    m->bytes_in_raw += WIRE_HDR_BYTES + (uint64_t)h->count * w * sizeof(double);
+  }
 }
 
 static int dense_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
@@ -154,7 +157,9 @@ static int dense_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
   else if (a == ADMIT_DROP) {
     log_debug("dropped PULL_REPLY from server %u for iteration %u: superseded", s, h->iter);
     return MIRROR_TAKEN;
-  } else if (!mark_keys(mt->have, h->key_lo, h->key_hi))
+  } else if ((h->flags & WIRE_F_ZSTD) && (why = mirror_zc_decode(m, s, mt, msg, &src)) != NULL)
+    ;
+  else if (!mark_keys(mt->have, h->key_lo, h->key_hi))
     why = "keys received twice";
   if (why) {
     log_warn("dropped PULL_REPLY from server %u (table %u, iteration %u, keys [%llu, %llu)): %s", s, h->table, h->iter,

@@ -99,7 +99,7 @@ static int map_get_head(struct rbuf *r, struct msg_cluster_map *m) {
   m->resume_iter = rbuf_u32(r);
   if (r->err || m->n_servers == 0 || m->n_servers > MSG_MAX_SERVERS || m->n_workers == 0 ||
       m->sched > SCHED_DYNAMIC || m->tasks_per_worker == 0 || !(m->peer_timeout_s > 0) || !(m->heartbeat_s > 0) ||
-      m->max_payload < 4096 || (m->flags & ~(MAP_F_FETCH_AHEAD | MAP_F_LOCAL)))
+      m->max_payload < 4096 || (m->flags & ~(MAP_F_FETCH_AHEAD | MAP_F_LOCAL | MAP_F_COMPRESS)))
     return DSANA_EPROTO;
   return 0;
 }
@@ -121,25 +121,26 @@ int msg_map_decode(const void *p, size_t len, struct msg_cluster_map *m) {
   return rbuf_done(&r);
 }
 
-size_t msg_task_done_bytes(uint32_t n_sums) { return 8 + 7 * 8 + 16 * (size_t)n_sums; }
+size_t msg_task_done_bytes(uint32_t n_sums) { return 8 + 8 * 8 + 16 * (size_t)n_sums; }
 
 void msg_task_done_encode(const struct msg_task_done *m, uint32_t n_sums, uint8_t *buf) {
   wire_put_u32(buf, m->task);
   wire_put_u32(buf + 4, 0);
-  const uint64_t v[7] = {m->compute_ns, m->wait_ns, m->idle_ns, m->bytes_in, m->bytes_out, m->overlap_ns, m->overrun_ns};
-  for (int i = 0; i < 7; i++)
+  const uint64_t v[8] = {m->compute_ns, m->wait_ns,    m->idle_ns,    m->bytes_in,
+                         m->bytes_out,  m->overlap_ns, m->overrun_ns, m->bytes_in_raw};
+  for (int i = 0; i < 8; i++)
     wire_put_u64(buf + 8 + 8 * i, v[i]);
-  msg_sums_encode(m->sums, n_sums, buf + 64);
+  msg_sums_encode(m->sums, n_sums, buf + 72);
 }
 
 void msg_task_done_decode(const uint8_t *buf, uint32_t n_sums, struct msg_task_done *m) {
   memset(m, 0, sizeof *m);
   m->task = wire_get_u32(buf);
-  uint64_t *v[7] = {&m->compute_ns, &m->wait_ns, &m->idle_ns, &m->bytes_in, &m->bytes_out, &m->overlap_ns,
-                    &m->overrun_ns};
-  for (int i = 0; i < 7; i++)
+  uint64_t *v[8] = {&m->compute_ns, &m->wait_ns,    &m->idle_ns,    &m->bytes_in,
+                    &m->bytes_out,  &m->overlap_ns, &m->overrun_ns, &m->bytes_in_raw};
+  for (int i = 0; i < 8; i++)
     *v[i] = wire_get_u64(buf + 8 + 8 * i);
-  msg_sums_decode(buf + 64, n_sums, m->sums);
+  msg_sums_decode(buf + 72, n_sums, m->sums);
 }
 
 void msg_sums_encode(const dsana_xsum *sums, uint32_t n, uint8_t *buf) {

@@ -44,6 +44,7 @@ struct app_args {
 /* map flags */
 #define MAP_F_FETCH_AHEAD 1u /* workers may fetch iteration t+1's input during t */
 #define MAP_F_LOCAL 2u       /* dsana_job_info.local */
+#define MAP_F_COMPRESS 4u    /* workers ask for compressed answers (WIRE_F_ZSTD), not shared buffers */
 
 struct msg_cluster_map {
   uint32_t n_servers, n_workers, your_index;
@@ -71,6 +72,7 @@ struct msg_task_done {
   uint64_t bytes_in, bytes_out;
   uint64_t overlap_ns; /* computing while its input was still arriving */
   uint64_t overrun_ns; /* real compute beyond the modelled time (emulate.h) */
+  uint64_t bytes_in_raw; /* bytes_in before compression (header + values) */
   dsana_xsum sums[DSANA_MAX_SUMS];
 };
 

@@ -15,7 +15,8 @@
 struct worker_iter_stats {
   double compute_s, wait_s, overlap_s, overrun_s;
   uint32_t tasks, stolen;
-  uint64_t bytes_in, bytes_out;
+  uint64_t bytes_in, bytes_out; /* bytes_in: pulled values as sent (compressed or not) */
+  uint64_t bytes_in_raw;        /* the same before compression */
   double speed_est;
 };
 
@@ -42,6 +43,9 @@ struct rt_run_report {
   double total_s, median_iter_s, bound_s, transfer_bound_s, overrun_s;
   uint64_t chunk_bytes; /* of the block table's key space (or the first), whole table when not chunked */
   bool chunked;
+  bool compressed;                   /* pulled values travel compressed (--compress) */
+  uint64_t pull_bytes, pull_bytes_raw; /* every worker's pulls of the run, as sent and before compression;
+                                        * the transfer bound counts the bytes as sent */
   uint32_t n_metrics; /* the last iteration's app metrics */
   const char *metric_name[DSANA_MAX_METRICS];
   double metric[DSANA_MAX_METRICS];

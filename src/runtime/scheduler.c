@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "policy/chunk.h"
+#include "policy/compress.h"
 #include "runtime/keymask.h"
 #include "runtime/scheduler_internal.h"
 #include "util/log.h"
@@ -22,7 +23,8 @@ static double slowest_link(const struct scenario *sc) {
 }
 
 /* --chunk resolved into keys per chunk of every key space: what a
- * transfer of the space's dense-read tables carries sizes the chunks. */
+ * transfer of the space's dense-read tables carries sizes the chunks;
+ * --compress resolved likewise. */
 static void resolve_chunks(struct scheduler *s, bool local) {
   for (uint32_t sp = 0; sp < s->job.n_spaces; sp++) {
     struct chunk_request r = {.mode = s->cfg.chunk, .fixed_bytes = s->cfg.chunk_bytes, .n_keys = s->job.space_keys[sp],
@@ -44,6 +46,9 @@ static void resolve_chunks(struct scheduler *s, bool local) {
     s->fetch_ahead |= s->chunk_keys[sp] != 0;
   }
   s->fetch_ahead = s->fetch_ahead && !s->app->update;
+  struct compress_request c = {.mode = s->cfg.compress, .chunk = s->cfg.chunk,
+                               .bandwidth_bytes_per_s = slowest_link(&s->sc), .local_unthrottled = local};
+  s->compress = compress_wanted(&c);
 }
 
 static int setup_policy(struct scheduler *s) {

@@ -57,6 +57,7 @@ struct scheduler {
   struct sched *policy;
   uint64_t chunk_keys[DSANA_MAX_TABLES]; /* per key space, 0 = whole tables */
   bool blocks, fetch_ahead;
+  bool compress; /* --compress resolved: workers ask for compressed answers */
   struct peer_slot *servers, *workers;
   bool started;      /* every role registered, maps sent */
   uint64_t reg_deadline_ns;
@@ -83,6 +84,7 @@ struct scheduler {
   struct dsana_reduce_ctx last; /* the last reduce(), for the summary */
   double overrun_s;
   double *iter_wall, *iter_bound, *iter_tbound;
+  uint64_t pull_bytes, pull_bytes_raw; /* of the iterations recorded: as sent, before compression */
   uint32_t n_iters, cap_iters;
   bool stopping, finished;
   double *result;

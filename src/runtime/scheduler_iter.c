@@ -249,7 +249,8 @@ static double compute_bound(const struct scheduler *s) {
 
 /* Transfer bound of this iteration: the bytes that crossed the busiest
  * emulated link over its bandwidth. Servers upload what workers pulled
- * (spread evenly over the servers); each worker uploads its pushes. */
+ * (spread evenly over the servers; as sent, i.e. compressed when
+ * --compress is on); each worker uploads its pushes. */
 static double transfer_bound(const struct scheduler *s) {
   double pulled = 0, bound = 0;
   for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
@@ -279,6 +280,8 @@ static int record_iteration(struct scheduler *s, const struct dsana_reduce_ctx *
   s->iter_tbound[s->n_iters] = r.transfer_bound_s;
   s->n_iters++;
   for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
+    s->pull_bytes += s->wstats[w].bytes_in;
+    s->pull_bytes_raw += s->wstats[w].bytes_in_raw;
     s->wstats[w].stolen = sched_stolen(s->policy, w);
     s->wstats[w].speed_est = sched_speed_est(s->policy, w);
     s->wstats[w].wait_s = wall > s->wstats[w].compute_s ? wall - s->wstats[w].compute_s : 0;
@@ -390,6 +393,7 @@ static void take_done(struct scheduler *s, uint32_t w, const struct msg_task_don
   s->overrun_s += (double)d->overrun_ns * 1e-9;
   st->tasks++;
   st->bytes_in += d->bytes_in;
+  st->bytes_in_raw += d->bytes_in_raw;
   st->bytes_out += d->bytes_out;
   s->acc.raw_compute_s += compute_s / scenario_slowdown(&s->sc, w, s->iter);
   s->acc.tasks_done++;

@@ -36,6 +36,7 @@ void server_destroy(struct server *sv) {
     return;
   spush_free(sv);
   spull_free(sv);
+  szc_free(sv);
   if (sv->map)
     shard_free(sv);
   job_fini(&sv->job);
@@ -209,6 +210,7 @@ static int commit(struct server *sv, const struct net_msg *m, struct rt_outq *ou
               sv->completed ? "" : " (incomplete)");
     return DSANA_EPROTO;
   }
+  szc_commit(sv);
   for (uint32_t t = 0; t < sv->job.n_tables; t++)
     sv->t[t].cur ^= 1u;
   sv->version = iter;

@@ -3,8 +3,10 @@
  * server.c (the API: registration, the scheduler's messages, commits,
  * checkpoints, the end) calls server_push.c (pushes, task ends, finished
  * ranges, reports) and server_pull.c (answering pulls); server_push.c
- * calls server_pull.c (chunks becoming final); server_shard.c (storage
- * and key spaces) is called by all of them and calls none.
+ * calls server_pull.c (chunks becoming final); server_zc.c (compressed
+ * answers, the previous version kept for them) is called by server_pull.c
+ * and server.c; server_shard.c (storage and key spaces) is called by all
+ * of them and calls none.
  *
  * Versions: `version` is the last committed iteration; `cur` holds it and
  * `next` is filled by the pushes of iteration version+1. Per key space the
@@ -34,6 +36,8 @@ struct stable {
   bool shared;         /* buffers shared with local workers */
   bool state;          /* a STATE table: buf[0] == buf[1] */
   dsana_xsum *acc;     /* SUM: accumulators of the iteration, (hi - lo) * width */
+  double *prev;        /* compressed pulls: a copy of the version before cur (server_zc.c) */
+  int64_t prev_version; /* the version prev holds (INT64_MIN: none yet) */
 };
 
 /* One key space's completion state. */
@@ -111,6 +115,7 @@ struct server {
   size_t n_deferred, cap_deferred;
   uint64_t deferred_bytes;
   bool fetch_ahead; /* pulls of version+2 may read next's final chunks (no update hook) */
+  struct szc *zc;   /* compressed answers: codec, scratch, recent encodings (server_zc.c) */
 };
 
 /* server_shard.c */
@@ -140,5 +145,15 @@ void spull_begin(struct server *sv);
 int spull_on_pull(struct server *sv, const struct rt_from *from, const struct net_msg *m);
 void spull_drop_all(struct server *sv);
 void spull_free(struct server *sv);
+
+/* server_zc.c */
+/* Answer [lo, hi) of dense pull r (it asked WIRE_F_ZSTD) from side
+ * (0: cur, 1: next) compressed: *sent false (nothing queued) when that
+ * would not be smaller or the table is not compressed; send it plainly. */
+int szc_send(struct server *sv, const struct pull_req *r, int side, uint64_t lo, uint64_t hi, uint64_t priority,
+             struct rt_outq *out, bool *sent);
+/* Before cur is replaced: keep it as the XOR base of the next iteration. */
+void szc_commit(struct server *sv);
+void szc_free(struct server *sv);
 
 #endif

@@ -201,9 +201,13 @@ static int send_values(struct server *sv, const struct pull_req *r, int side, ui
   const double *src = shard_by_key(sv, t, b);
   uint64_t prio = reply_priority(r->hdr.iter, lo / req_space(sv, r)->chunk_keys, r->hdr.sender);
   uint64_t t0 = rt_now(sv->env);
-  int rc;
-  bool shared = st->shared && (r->hdr.flags & WIRE_F_SHARE_OK) && !r->keys;
-  if (shared) {
+  int rc = 0;
+  bool shared = st->shared && (r->hdr.flags & WIRE_F_SHARE_OK) && !r->keys, zsent = false;
+  if (!shared && !r->keys && (r->hdr.flags & WIRE_F_ZSTD))
+    rc = szc_send(sv, r, side, lo, hi, prio, out, &zsent);
+  if (rc || zsent) {
+    ;
+  } else if (shared) {
     struct wire_hdr h = answer_hdr(sv, r, lo, hi);
     h.flags = WIRE_F_SHARED;
     h.buffer = b;
@@ -215,7 +219,7 @@ static int send_values(struct server *sv, const struct pull_req *r, int side, ui
     h.count = (uint32_t)(hi - lo);
     rc = rt_reply(out, &r->peer, &h, src + lo * st->width, (hi - lo) * st->width * sizeof(double), prio);
   }
-  trace_span(shared ? "shared buffer answer" : "chunk send", "transfer", t0, rt_now(sv->env), r->hdr.iter, "chunk",
+  trace_span(shared ? "shared buffer answer" : zsent ? "chunk send (compressed)" : "chunk send", "transfer", t0, rt_now(sv->env), r->hdr.iter, "chunk",
              (double)(lo / req_space(sv, r)->chunk_keys));
   return rc;
 }

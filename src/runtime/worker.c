@@ -136,9 +136,11 @@ static int join(struct worker *w) {
     return rc;
   }
   find_sparse(w);
-  bool share = w->env->buffer_map != NULL;
+  bool compress = w->map->flags & MAP_F_COMPRESS; /* values travel compressed, even locally */
+  bool share = w->env->buffer_map != NULL && !compress;
   if ((rc = mirror_init(&w->mirror, &w->job, w->map->chunk_keys, w->sparse, w->map->n_servers, w->index, w->env,
-                        share)) != 0)
+                        share)) != 0 ||
+      (compress && (rc = mirror_set_compress(&w->mirror, w->map->max_payload)) != 0))
     return rc;
   uint32_t b = w->job.block_table;
   /* block by block when the block table comes in several chunks (or the

@@ -54,7 +54,7 @@ struct worker {
   size_t done_len, done_cap;
   uint32_t done_count, done_iter;
   /* accounting for TASK_DONE */
-  uint64_t bytes_out, bytes_in_mark, bytes_out_mark, last_task_end_ns;
+  uint64_t bytes_out, bytes_in_mark, bytes_in_raw_mark, bytes_out_mark, last_task_end_ns;
 };
 
 /* worker_tasks.c */

@@ -5,9 +5,10 @@
  * Input: one selector byte for the payload limit, then a candidate header
  * frame; the bytes after its first 64 stand for the payload frame. Beyond
  * "no crash", it checks what an accepted header promises: it re-encodes
- * to the same bytes, carries only known flags, and its payload length
- * obeys its type's rule (none, fixed, whole 8-byte words, bounded) and the
- * limit, so the transport and the runtime may trust it.
+ * to the same bytes, carries only known flags (the compression flags only
+ * where they belong), and its payload length obeys its type's rule (none,
+ * fixed, whole 8-byte words, bounded; a compressed PULL_REPLY: not empty)
+ * and the limit, so the transport and the runtime may trust it.
  *
  * Build and run: tests/fuzz/run.sh SECONDS wire
  */
@@ -58,6 +59,14 @@ static void fuzz_check_accepted(const uint8_t *frame, const struct wire_hdr *h, 
   if (h->type == 0 || h->type >= WIRE_TYPE_END || !fuzz_rules[h->type].known ||
       strcmp(wire_type_name(h->type), "UNKNOWN") == 0)
     abort();
+  uint32_t z = h->flags & (WIRE_F_ZSTD | WIRE_F_DELTA);
+  if (z && ((h->type != WIRE_PULL && h->type != WIRE_PULL_REPLY) || !(z & WIRE_F_ZSTD) || (h->flags & WIRE_F_SHARED)))
+    abort();
+  if (h->type == WIRE_PULL_REPLY && z) {
+    if (h->payload_bytes == 0)
+      abort();
+    return; /* encoded values: any length */
+  }
   const struct fuzz_rule *r = &fuzz_rules[h->type];
   switch (r->rule) {
   case WIRE_P_NONE:

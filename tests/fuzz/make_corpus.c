@@ -1,13 +1,13 @@
 /*
- * make_corpus.c - writes the seed corpora of the wire, msg and ckpt fuzz
- * targets (tests/fuzz/corpus/{wire,msg,ckpt}/) with the real encoders, so
+ * make_corpus.c - writes the seed corpora of the wire, msg, ckpt and zcodec
+ * fuzz targets (tests/fuzz/corpus/{wire,msg,ckpt,zcodec}/) with the real encoders, so
  * the seeds follow the formats when they change: valid messages of each
  * kind and a few near misses, in each target's input layout (see the
  * targets' file comments).
  *
  *   cc -std=c11 -D_DEFAULT_SOURCE -I include -I src tests/fuzz/make_corpus.c \
- *      src/net/wire.c src/runtime/msg.c src/runtime/codec.c \
- *      src/runtime/checkpoint.c src/runtime/job.c src/util/ *.c -lz -lcjson -lm -lpthread \
+ *      src/net/wire.c src/net/zcodec.c src/runtime/msg.c src/runtime/codec.c \
+ *      src/runtime/checkpoint.c src/runtime/job.c src/util/ *.c -lz -lzstd -lcjson -lm -lpthread \
  *      -o /tmp/make_corpus && /tmp/make_corpus tests/fuzz/corpus
  *
  * Files it does not name (hand-made seeds) are left alone.
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "net/wire.h"
+#include "net/zcodec.h"
 #include "policy/sched.h"
 #include "runtime/checkpoint.h"
 #include "runtime/event.h"
@@ -161,7 +162,7 @@ static void msg_seeds(void) {
   free(m);
 
   struct msg_task_done d = {.task = 3, .compute_ns = 1000, .wait_ns = 20, .idle_ns = 3, .bytes_in = 4096,
-                            .bytes_out = 512, .overlap_ns = 7, .overrun_ns = 1};
+                            .bytes_out = 512, .overlap_ns = 7, .overrun_ns = 1, .bytes_in_raw = 8192};
   for (int k = 0; k < 8; k++)
     d.sums[k].acc = ((__int128)k - 2) << 70;
   buf[0] = 8; /* sums per record */
@@ -255,6 +256,42 @@ static void ckpt_seeds(void) {
   rmdir(dir);
 }
 
+/* ---- zcodec: [base bit | count-1 high bits][count-1 low byte][payload] -- */
+
+static void zcodec_seed(const char *name, uint64_t n, int base, const uint8_t *p, size_t len) {
+  uint8_t sel[2] = {(uint8_t)(((n - 1) >> 8) << 1 | (base & 1)), (uint8_t)(n - 1)};
+  put("zcodec", name, sel, 2, p, len);
+}
+
+static void zcodec_seeds(void) {
+  static double v[4096], b[4096];
+  static uint8_t enc[4096 * 8];
+  struct zcodec *z;
+  if (zcodec_create(&z))
+    exit(1);
+  for (int i = 0; i < 4096; i++) {
+    b[i] = 1.0 / (i + 1);
+    v[i] = b[i] * (1.0 + 1e-6 * (i % 7));
+  }
+  size_t len;
+  if (zcodec_encode(z, v, b, 4096, enc, sizeof enc, &len))
+    exit(1);
+  zcodec_seed("converging_4096", 4096, 1, enc, len);
+  zcodec_seed("bad_count_4095", 4095, 1, enc, len);
+  zcodec_seed("bad_truncated", 4096, 1, enc, len / 2);
+  if (zcodec_encode(z, v, NULL, 100, enc, sizeof enc, &len))
+    exit(1);
+  zcodec_seed("plain_100", 100, 0, enc, len);
+  enc[len / 2] ^= 0x10;
+  zcodec_seed("bad_flipped_100", 100, 0, enc, len);
+  memset(v, 0, sizeof v);
+  if (zcodec_encode(z, v, NULL, 1, enc, sizeof enc, &len) != DSANA_ERANGE ||
+      zcodec_encode(z, v, NULL, 4096, enc, sizeof enc, &len))
+    exit(1);
+  zcodec_seed("zeros_4096", 4096, 0, enc, len);
+  zcodec_destroy(z);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
@@ -264,5 +301,6 @@ int main(int argc, char **argv) {
   wire_seeds();
   msg_seeds();
   ckpt_seeds();
+  zcodec_seeds();
   return 0;
 }

@@ -4,7 +4,7 @@
 #
 #   bash tests/fuzz/run.sh SECONDS [TARGET...]     (default: every target)
 #
-# Targets: wire snap mtx binary scenario msg ckpt libsvm dataset
+# Targets: wire snap mtx binary scenario msg ckpt libsvm dataset zcodec
 # (tests/fuzz/fuzz_<target>.c, seeds in tests/fuzz/corpus/<target>/).
 # Everything it writes goes under build-fuzz/ at the repository root: the binaries, the working corpora
 # (build-fuzz/corpus/<target>, seeded from the committed corpus and kept
@@ -30,14 +30,14 @@ usage() {
   exit 2
 }
 
-ALL_TARGETS=(wire snap mtx binary scenario msg ckpt libsvm dataset)
+ALL_TARGETS=(wire snap mtx binary scenario msg ckpt libsvm dataset zcodec)
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=${FUZZ_OUT:-$SRC/build-fuzz}
 CC=${CC:-clang}
 CFLAGS=(-std=c11 -g -O1 -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
   -Wall -Wextra -Wno-unused-parameter -I "$SRC/include" -I "$SRC/src")
-LIBS=(-lz -lcjson -lm -lpthread)
+LIBS=(-lz -lzstd -lcjson -lm -lpthread)
 
 [ $# -ge 1 ] || usage
 SECONDS_PER_TARGET=$1
@@ -60,6 +60,7 @@ target_sources() {
   msg) echo "$SRC/src/runtime/msg.c" "$SRC/src/runtime/codec.c" "$SRC/src/net/wire.c" "${util[@]}" ;;
   ckpt) echo "$SRC/src/runtime/checkpoint.c" "$SRC/src/runtime/job.c" "$SRC/src/net/wire.c" "$SRC"/src/io/outfile*.c \
     "${util[@]}" ;;
+  zcodec) echo "$SRC/src/net/zcodec.c" "${util[@]}" ;;
   esac
 }
 

@@ -2,7 +2,7 @@
 # test_fuzz_smoke.sh - every libFuzzer target of tests/fuzz/ for 5 seconds
 # (tests/fuzz/run.sh 5): the parsers and decoders must survive their seed
 # corpora and a few thousand mutations without a crash, a leak, a
-# sanitizer report or a broken invariant. About 40 s in all.
+# sanitizer report or a broken invariant. About 50 s in all.
 #
 # Skipped (77) when clang's libFuzzer is missing and cannot be installed.
 # Its build and working corpora live in build-fuzz/ctest (FUZZ_OUT), apart

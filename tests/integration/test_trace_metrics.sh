@@ -79,6 +79,6 @@ for args in "--mode bsp" "--mode dsana --chunk 2K"; do
 done
 
 keys=$(jq -s -r '[.[] | select(.type == "worker")][0] | keys | join(",")' "$T/m.jsonl")
-[ "$keys" = "bytes_in,bytes_out,compute_s,iter,overlap_s,overrun_s,speed_est,stolen,tasks,type,wait_s,worker" ] &&
+[ "$keys" = "bytes_in,bytes_in_raw,bytes_out,compute_s,iter,overlap_s,overrun_s,speed_est,stolen,tasks,type,wait_s,worker" ] &&
   pass "worker lines carry $keys" || fail "worker keys: $keys"
 finish

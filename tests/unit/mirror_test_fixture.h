@@ -88,7 +88,7 @@ static inline int fixture_make(void **state, const struct spec *sp) {
   struct fixture *f = calloc(1, sizeof *f);
   if (!f)
     return -1;
-  log_set_level(LOG_ERROR); /* the rejections below log warnings by design */
+  log_set_level(getenv("MIRROR_TEST_LOG") ? LOG_DEBUG : LOG_ERROR); /* the rejections below log warnings by design */
   f->n_servers = sp->n_servers;
   f->env = (struct rt_env){.arg = f, .now_ns = fake_now, .buffer_map = fake_map, .buffer_release = fake_release};
   job_init(&f->job, 2, sp->n_servers, 1, "worker");

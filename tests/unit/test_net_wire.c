@@ -180,7 +180,7 @@ static void test_free_fields_take_any_value(void **state) {
   for (size_t i = 0; i < NTYPES; i++) {
     struct wire_hdr h = valid_hdr(&all_types[i]);
     h.sender = h.table = h.iter = h.task = h.chunk = h.count = h.buffer = UINT32_MAX;
-    h.flags = WIRE_F_ALL;
+    h.flags = WIRE_F_ALL & ~(WIRE_F_ZSTD | WIRE_F_DELTA); /* those have rules: test_compression_flags */
     expect_accept(&h, MAXP);
     h.key_lo = h.key_hi = UINT64_MAX;
     h.flags = 0;
@@ -241,10 +241,11 @@ static void test_unknown_type(void **state) {
 static void test_unknown_flags_refused(void **state) {
   (void)state;
   assert_int_equal(WIRE_F_ALL, WIRE_F_END | WIRE_F_KEYS | WIRE_F_PACKED | WIRE_F_SHARED | WIRE_F_SHARE_OK | WIRE_F_XSUM |
-                                WIRE_F_TASKS | WIRE_F_AHEAD);
+                                WIRE_F_TASKS | WIRE_F_AHEAD | WIRE_F_ZSTD | WIRE_F_DELTA);
   for (size_t i = 0; i < NTYPES; i++) {
-    /* every known flag alone is fine ... */
-    for (uint32_t bit = 1; bit & WIRE_F_ALL; bit <<= 1) {
+    /* every known flag alone is fine (the compression flags: see
+     * test_compression_flags) ... */
+    for (uint32_t bit = 1; bit & WIRE_F_ALL & ~(WIRE_F_ZSTD | WIRE_F_DELTA); bit <<= 1) {
       struct wire_hdr h = valid_hdr(&all_types[i]);
       h.flags = bit;
       expect_accept(&h, MAXP);
@@ -261,6 +262,48 @@ static void test_unknown_flags_refused(void **state) {
       expect_reject(&h, MAXP, "unknown flags");
     }
   }
+}
+
+/* ZSTD (and DELTA with it) on PULL and PULL_REPLY only; DELTA never
+ * alone; a compressed answer has a payload of any length but 0 (not words)
+ * within the limit, and is never a shared-buffer answer. */
+static void test_compression_flags(void **state) {
+  (void)state;
+  for (size_t i = 0; i < NTYPES; i++) {
+    struct wire_hdr h = valid_hdr(&all_types[i]);
+    bool carries = h.type == WIRE_PULL || h.type == WIRE_PULL_REPLY;
+    h.flags = WIRE_F_DELTA;
+    expect_reject(&h, MAXP, carries ? "delta flag without compression" : "compression flags on a message that carries no values");
+    for (uint32_t f = WIRE_F_ZSTD; f <= (WIRE_F_ZSTD | WIRE_F_DELTA); f += WIRE_F_DELTA) {
+      h.flags = f | WIRE_F_PACKED;
+      if (carries)
+        expect_accept(&h, MAXP);
+      else
+        expect_reject(&h, MAXP, "compression flags on a message that carries no values");
+    }
+  }
+  struct wire_hdr h = wire_hdr_make(WIRE_PULL_REPLY, 1);
+  h.flags = WIRE_F_ZSTD | WIRE_F_DELTA | WIRE_F_PACKED;
+  h.key_lo = 10;
+  h.key_hi = 90;
+  h.count = 80;
+  const uint64_t good[] = {1, 7, 13, 8 * 80, MAXP - 1, MAXP};
+  for (size_t j = 0; j < sizeof good / sizeof good[0]; j++) {
+    h.payload_bytes = good[j];
+    expect_accept(&h, MAXP);
+  }
+  h.payload_bytes = 0;
+  expect_reject(&h, MAXP, "compressed answer without a payload");
+  h.payload_bytes = MAXP + 1;
+  expect_reject(&h, MAXP, "payload over limit");
+  h.payload_bytes = 13;
+  h.flags = WIRE_F_ZSTD | WIRE_F_SHARED;
+  expect_reject(&h, MAXP, "a shared-buffer answer cannot be compressed");
+  /* a PULL asking for compressed answers keeps the words rule (its keys) */
+  h = wire_hdr_make(WIRE_PULL, 1);
+  h.flags = WIRE_F_ZSTD | WIRE_F_KEYS;
+  h.payload_bytes = 12;
+  expect_reject(&h, MAXP, "payload is not a whole number of 8-byte words");
 }
 
 static void test_key_range_inverted(void **state) {
@@ -514,6 +557,7 @@ int main(void) {
       cmocka_unit_test(test_bad_version),
       cmocka_unit_test(test_unknown_type),
       cmocka_unit_test(test_unknown_flags_refused),
+      cmocka_unit_test(test_compression_flags),
       cmocka_unit_test(test_key_range_inverted),
       cmocka_unit_test(test_rule_none),
       cmocka_unit_test(test_rule_fixed),

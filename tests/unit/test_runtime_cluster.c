@@ -15,6 +15,8 @@
  * iterations and an update() hook driven by reduce()'s globals; and the
  * real PageRank app (dense
  * ASSIGN pushes, block-wise tasks over chunks, fetching and running ahead).
+ * Half the shapes pull compressed (--compress on: XOR bases kept across
+ * chunk switches and fetches ahead, whatever the delivery order).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -282,6 +284,7 @@ struct shape {
   enum sched_kind sched;
   enum chunk_mode chunk;
   uint64_t chunk_bytes;
+  bool compress; /* --compress on (else off) */
 };
 
 static const struct dsana_app *const test_apps[] = {&sparse_app, &pagerank_app, NULL};
@@ -297,6 +300,7 @@ static int run_cluster(const struct dsana_app *app, void *app_state, const struc
   cfg.sched = sh->sched;
   cfg.chunk = sh->chunk;
   cfg.chunk_bytes = sh->chunk_bytes;
+  cfg.compress = sh->compress ? COMPRESS_ON : COMPRESS_OFF;
   cfg.quiet = true;
   /* real clocks, but no timeouts under test: a slow host must not lose peers */
   cfg.peer_timeout_s = 3600;
@@ -360,6 +364,7 @@ static struct shape random_shape(uint64_t *rng) {
   uint32_t c = rng_below(rng, 3);
   sh.chunk = c == 0 ? CHUNK_OFF : CHUNK_FIXED;
   sh.chunk_bytes = c == 1 ? 8 * (1 + rng_below(rng, 40)) : 1 << 20;
+  sh.compress = rng_below(rng, 2); /* drawn last: the shapes above stay those of earlier versions */
   return sh;
 }
 
@@ -458,9 +463,9 @@ static void test_pagerank_every_interleaving(void **state) {
     struct shape sh = random_shape(&rng);
     int rc = pr_run(&sh, seed, out);
     if (rc || !same_file(base, out))
-      fail_msg("seed %llu (W=%u S=%u tpw=%u %s chunk %llu): %s", (unsigned long long)seed, sh.workers, sh.servers,
-               sh.tpw, sh.sched == SCHED_STATIC ? "static" : "dynamic",
-               (unsigned long long)(sh.chunk == CHUNK_OFF ? 0 : sh.chunk_bytes),
+      fail_msg("seed %llu (W=%u S=%u tpw=%u %s chunk %llu compress %d): %s", (unsigned long long)seed, sh.workers,
+               sh.servers, sh.tpw, sh.sched == SCHED_STATIC ? "static" : "dynamic",
+               (unsigned long long)(sh.chunk == CHUNK_OFF ? 0 : sh.chunk_bytes), sh.compress,
                rc ? dsana_strerror(rc) : "output differs from W=1 S=1");
   }
 }

@@ -74,7 +74,7 @@ static struct msg_cluster_map *sample_map(void) {
   a->your_index = 1;
   a->sched = SCHED_DYNAMIC;
   a->tasks_per_worker = 8;
-  a->flags = MAP_F_FETCH_AHEAD;
+  a->flags = MAP_F_FETCH_AHEAD | MAP_F_COMPRESS;
   a->n_spaces = 3;
   a->chunk_keys[0] = 4096;
   a->chunk_keys[1] = 0;
@@ -113,7 +113,7 @@ static void test_map_roundtrip_and_truncation(void **state) {
   assert_int_equal(b->your_index, 1);
   assert_int_equal(b->sched, SCHED_DYNAMIC);
   assert_int_equal(b->tasks_per_worker, 8);
-  assert_int_equal(b->flags, MAP_F_FETCH_AHEAD);
+  assert_int_equal(b->flags, MAP_F_FETCH_AHEAD | MAP_F_COMPRESS);
   assert_int_equal(b->n_spaces, 3);
   for (int i = 0; i < 3; i++)
     assert_int_equal(b->chunk_keys[i], a->chunk_keys[i]);
@@ -165,7 +165,7 @@ static void test_map_fields_refused(void **state) {
     case 6: a->heartbeat_s = -1; break;
     case 7: a->heartbeat_s = NAN; break;
     case 8: a->max_payload = 4095; break;
-    case 9: a->flags = MAP_F_FETCH_AHEAD | MAP_F_LOCAL | 4; break;
+    case 9: a->flags = MAP_F_FETCH_AHEAD | MAP_F_LOCAL | MAP_F_COMPRESS | 8; break;
     case 10: a->n_spaces = DSANA_MAX_TABLES + 1; break;
     case 11: a->args.n = MSG_MAX_ARGS + 1; break;
     case 12: a->peer_timeout_s = NAN; break;
@@ -206,7 +206,7 @@ static void test_task_done_records(void **state) {
   for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
     uint32_t n = counts[c];
     size_t bytes = msg_task_done_bytes(n);
-    assert_int_equal(bytes, 64 + 16 * (size_t)n);
+    assert_int_equal(bytes, 72 + 16 * (size_t)n);
     struct msg_task_done a, b;
     memset(&a, 0, sizeof a);
     a.task = 0xfffffffeu;
@@ -217,6 +217,7 @@ static void test_task_done_records(void **state) {
     a.bytes_out = 5;
     a.overlap_ns = 6;
     a.overrun_ns = 7;
+    a.bytes_in_raw = ((uint64_t)1 << 41) + 8;
     for (uint32_t k = 0; k < DSANA_MAX_SUMS; k++)
       a.sums[k].acc = ((__int128)k - 3) * ((__int128)1 << 100) + k;
     uint8_t *buf = malloc(bytes + 16);
@@ -229,6 +230,7 @@ static void test_task_done_records(void **state) {
     assert_int_equal(b.task, a.task);
     assert_true(b.compute_ns == 1 && b.wait_ns == UINT64_MAX && b.idle_ns == 3);
     assert_true(b.bytes_in == a.bytes_in && b.bytes_out == 5 && b.overlap_ns == 6 && b.overrun_ns == 7);
+    assert_true(b.bytes_in_raw == a.bytes_in_raw);
     for (uint32_t k = 0; k < DSANA_MAX_SUMS; k++)
       assert_true(b.sums[k].acc == (k < n ? a.sums[k].acc : 0)); /* the rest zeroed */
     /* records follow each other in a TASK_DONE payload */
