@@ -119,9 +119,9 @@ int cli_parse_seconds(const char *s, double *out) {
 }
 
 /* A scheme is required ("127.0.0.1:7021" is a usage error), and a tcp://
- * address needs a numeric port in 1..65535 after its host: zmq would fail
- * on "tcp://HOST" only when each role tries it, and take port 99999
- * modulo 65536. */
+ * address needs a numeric port in 1..65535 after its host: zmq fails on
+ * "tcp://HOST" only when each role tries it, and did not refuse port
+ * 99999. */
 bool cli_addr_valid(const char *v) {
   if (!strstr(v, "://"))
     return false;
