@@ -16,7 +16,7 @@
 # 7 pairs (--quick: 2).
 # Writes bench/results/overlap.csv (one row per invocation, appended),
 # bench/results/overlap_runs.csv (every run, appended), bench/results/overlap_sweep.csv
-# (chunk_bytes,median_iter_s; rewritten) and bench/results/overlap_sweep.png (gnuplot).
+# (chunk_bytes,median_iter_s; rewritten) and bench/results/overlap_sweep.png (bench/plot_overlap.sh).
 # The last line printed is `speedup=X efficiency=Y` (targets 1.6 and 0.85, not fatal).
 #
 # Bounds (exact, from the scenario; no calibration run):
@@ -246,22 +246,9 @@ if ! command -v gnuplot >/dev/null 2>&1 && [[ $(id -u) -eq 0 ]] && command -v ap
     { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends gnuplot-nox >/dev/null 2>&1; } || true
 fi
 if command -v gnuplot >/dev/null 2>&1; then
-  if gnuplot <<EOF 2>"$SCRATCH/gnuplot.err"; then
-set terminal pngcairo size 800,500 noenhanced
-set output '$sweep_png'
-set datafile separator ','
-set logscale x 4
-set format x '%.0b %BB'
-set xlabel 'chunk size (bytes)'
-set ylabel 'median iteration time (s)'
-set title 'overlap: $(basename "$graph"), $WORKERS workers, $mbit Mbit/s, static ($BENCH_COMMIT)'
-set key top right
-set grid
-plot '$sweep_csv' every ::1 using 1:2 smooth unique with linespoints lw 2 pt 7 title 'chunked (sizes above the table are capped to it)', \
-     $maxb with lines dt 2 title 'max(compute, transfer) bound', \
-     $serial with lines dt 3 title 'compute + transfer (no overlap)', \
-     $om with lines dt 4 title 'chunk off (median)'
-EOF
+  if "$BENCH_DIR/plot_overlap.sh" "$sweep_csv" "$sweep_png" \
+    "overlap: $(basename "$graph"), $WORKERS workers, $mbit Mbit/s, static ($BENCH_COMMIT)" \
+    "$maxb" "$serial" "$om" 2>"$SCRATCH/gnuplot.err"; then
     plot_msg="wrote $sweep_png"
   else
     plot_msg="gnuplot failed ($(head -c 200 "$SCRATCH/gnuplot.err")); no plot"

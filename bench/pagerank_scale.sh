@@ -119,7 +119,7 @@ for g in "${sorted[@]}"; do
 done
 echo "t_x, e_x: time and edge growth vs the previous (smaller) row; exp: k in time ~ edges^k"
 echo
-echo "reference (MACHINE.md): GAP PageRank, Kronecker scale 20, 31.4M arcs (symmetrized), 28-32 ms/iteration on 2 threads = ~0.95 ns/edge;"
+echo "reference (measured on a 2-vCPU machine like this one): GAP PageRank, Kronecker scale 20, 31.4M arcs (symmetrized), 28-32 ms/iteration on 2 threads = ~0.95 ns/edge;"
 echo "  ours at edge factor 16 is directed with 16.7M edges, so compare ns/edge, not s/iteration."
 if [[ -n $ns20 ]]; then
   echo "  dsana scale 20: $ns20 ns/edge ($(calc "$t20 * 1000" %.1f) ms/iter on ${W[$(graph_kron 20)]} workers) = $(calc "$ns20 / 0.95" %.2f)x GAP's ns/edge (target <= 1.5x)"

@@ -322,7 +322,7 @@ if paper_have_gnuplot; then
     "$OUT/itertime.png" && plots+=("$OUT/itertime.png") || note "iteration-time plot failed"
   yt=$(jq -r '[.workers | to_entries[] | "\u0027w\(.key) (speed \(.value.speed // 1))\u0027 \(.key)"] | join(", ")' "$het")
   paper_plot_gantt "$OUT/gantt-bsp" "$OUT/gantt-dsana" \
-    "${G_LABEL[$lg]}, heterogeneous-cloud, iteration $gi_iter: per-worker spans (blue = compute of a task or block, grey = waiting for the table)" \
+    "${G_LABEL[$lg]}, heterogeneous-cloud, iteration $gi_iter: per-worker spans" \
     "$yt" "$OUT/gantt.png" && plots+=("$OUT/gantt.png") || note "Gantt plot failed"
 else
   note "gnuplot is missing (and could not be installed): plots skipped"

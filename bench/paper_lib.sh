@@ -8,9 +8,10 @@
 #   paper_col CSV COLUMN FILTER..  values of COLUMN in the rows of CSV whose named columns
 #                                  match: paper_col runs.csv total_s graph=g scenario=s mode=m
 #   paper_gantt TRACE ITER PREFIX  per-worker spans of iteration ITER from a --trace file into
-#                                  PREFIX.compute (task/block spans) and PREFIX.wait, rows
-#                                  "worker start_ms end_ms" relative to the iteration's start;
-#                                  prints the iteration's duration in ms
+#                                  PREFIX.compute (task/block spans) and PREFIX.wait (the
+#                                  trace's "wait" spans, else the gaps between a worker's
+#                                  compute spans), rows "worker start_ms end_ms" relative to
+#                                  the iteration's start; prints the iteration's duration in ms
 #   paper_have_gnuplot             0 when gnuplot (with png) is there, installing gnuplot-nox
 #                                  with apt-get when missing and root; 1 otherwise
 #   paper_plot_improvement DAT_HOM DAT_HET PNG   bars per graph next to the paper's band
@@ -54,8 +55,20 @@ paper_gantt() { # TRACE ITER PREFIX
   awk -F'\t' -v c="$prefix.compute" -v w="$prefix.wait" '
     { print $2, $3, $4 > ($1 == "wait" ? w : c) }' "$prefix.all"
   touch "$prefix.compute" "$prefix.wait"
-  jq -r --argjson it "$it" '.traceEvents[] | select(.ph == "X" and .pid == 1 and .name == "iteration" and .args.iter == $it)
-    | .dur / 1000' "$trace" | head -n 1
+  local dur
+  dur=$(jq -r --argjson it "$it" '.traceEvents[] | select(.ph == "X" and .pid == 1 and .name == "iteration" and .args.iter == $it)
+    | .dur / 1000' "$trace" | head -n 1)
+  if [[ ! -s $prefix.wait ]]; then
+    # the runtime traces no "wait" spans (it used to): a worker waits whenever none of
+    # its spans runs, from the iteration's start to its end (gaps under 1 us ignored)
+    sort -k1,1n -k2,2g "$prefix.compute" | awk -v dur="$dur" '
+      function gap(a, b) { if (b - a >= 0.001) print w, a, b }
+      have && $1 != w { gap(end, dur); have = 0 }
+      !have { w = $1; end = 0; have = 1 }
+      { if ($2 > end) gap(end, $2); if ($3 > end) end = $3 }
+      END { if (have) gap(end, dur) }' >"$prefix.wait"
+  fi
+  echo "$dur"
 }
 
 paper_have_gnuplot() {
@@ -139,16 +152,31 @@ EOF
 }
 
 # PREFIX.compute / PREFIX.wait from paper_gantt; PREFIX.dur holds the iteration's ms.
+# Each worker's row: its compute spans as a bar without outlines (a span's shade
+# alternates with its neighbour's, so task and block boundaries show without black
+# edges swamping short spans), its waiting as a thin grey band just below the bar
+# (never hidden inside it); one legend, above the first panel and outside both.
 paper_plot_gantt() { # BSP_PREFIX DSANA_PREFIX TITLE YTICS PNG
-  local b=$1 d=$2 xmax pb pd nw
+  local b=$1 d=$2 xmax nw tmp p f rc=0
   nw=$(grep -o "'" <<<"$4" | awk 'END {print NR / 2}')
   xmax=$(cat "$b.dur" "$d.dur" | sort -g | tail -n 1)
-  # gnuplot refuses a plot whose only file is empty: leave out empty span files.
-  pb="'$b.compute' using ((\$2+\$3)/2):1:2:3:(\$1-0.35):(\$1+0.35) with boxxyerror fs solid 0.8 border rgb 'black' lc rgb '#1f77b4' title 'task / block compute'"
-  [[ -s $b.wait ]] && pb+=", '$b.wait' using ((\$2+\$3)/2):1:2:3:(\$1-0.12):(\$1+0.12) with boxxyerror fs solid 0.9 noborder lc rgb '#999999' title 'waiting for the table'"
-  pd="'$d.compute' using ((\$2+\$3)/2):1:2:3:(\$1-0.35):(\$1+0.35) with boxxyerror fs solid 0.8 border rgb 'black' lc rgb '#1f77b4' title 'task / block compute'"
-  [[ -s $d.wait ]] && pd+=", '$d.wait' using ((\$2+\$3)/2):1:2:3:(\$1-0.12):(\$1+0.12) with boxxyerror fs solid 0.9 noborder lc rgb '#999999' title 'waiting for the table'"
-  gnuplot <<EOF
+  tmp=$(mktemp -d) || return 1
+  # rows "worker start end rgb": per worker in start order, two blues alternating
+  for p in "$b" "$d"; do
+    sort -k1,1n -k2,2g "$p.compute" | awk '{ n[$1]++; print $1, $2, $3, (n[$1] % 2 ? 2062260 : 7057110) }' \
+      >"$tmp/$(basename "$p").compute"
+  done
+  # gnuplot refuses a plot whose only file is empty: data files only when they have
+  # rows; the legend comes from two empty (NaN) entries
+  local legend="NaN with boxes fs solid 1.0 noborder lc rgb '#1f77b4' title 'compute of a task or block (shades alternate)', NaN with boxes fs solid 1.0 noborder lc rgb '#9a9a9a' title 'waiting: no task running (band below the row)'"
+  local pb=$legend pd=$legend
+  f="$tmp/$(basename "$b").compute"
+  [[ -s $f ]] && pb+=", '$f' using ((\$2+\$3)/2):1:2:3:(\$1-0.08):(\$1+0.36):4 with boxxyerror fs solid 1.0 noborder lc rgb variable notitle"
+  [[ -s $b.wait ]] && pb+=", '$b.wait' using ((\$2+\$3)/2):1:2:3:(\$1-0.34):(\$1-0.16) with boxxyerror fs solid 1.0 noborder lc rgb '#9a9a9a' notitle"
+  f="$tmp/$(basename "$d").compute"
+  [[ -s $f ]] && pd+=", '$f' using ((\$2+\$3)/2):1:2:3:(\$1-0.08):(\$1+0.36):4 with boxxyerror fs solid 1.0 noborder lc rgb variable notitle"
+  [[ -s $d.wait ]] && pd+=", '$d.wait' using ((\$2+\$3)/2):1:2:3:(\$1-0.34):(\$1-0.16) with boxxyerror fs solid 1.0 noborder lc rgb '#9a9a9a' notitle"
+  gnuplot <<EOF || rc=$?
 set terminal $(paper_png_term 1100,560)
 set output '$5'
 set termoption noenhanced
@@ -158,13 +186,16 @@ set yrange [-0.6:$nw - 0.4]
 set ytics ($4)
 set xlabel 'ms since the iteration started'
 set grid xtics
-set key outside right top
+set key outside top center horizontal samplen 3
 set arrow 1 from $(cat "$b.dur"), graph 0 to $(cat "$b.dur"), graph 1 nohead lc rgb '#d62728' lw 2
 set title sprintf('bsp: iteration %.1f ms (red line = end of the iteration)', $(cat "$b.dur"))
 plot $pb
+unset key
 set arrow 1 from $(cat "$d.dur"), graph 0 to $(cat "$d.dur"), graph 1 nohead lc rgb '#d62728' lw 2
 set title sprintf('dsana: iteration %.1f ms', $(cat "$d.dur"))
 plot $pd
 unset multiplot
 EOF
+  rm -rf "$tmp"
+  return $rc
 }

@@ -266,10 +266,10 @@ int cmd_role_main(const char *role, int argc, char **argv) {
       return 2;
     }
     if (c == 's' && !bad)
-      bad = !strstr(optarg, "://") || (!net_addr_valid(optarg) && strncmp(optarg, "mpi://", 6) != 0);
+      bad = !cli_addr_valid(optarg);
     if (bad) {
       fprintf(stderr, "dsana %s: %s %s: invalid value (%s)\n", role, argv[optind - 2], optarg,
-              c == 's'   ? "an address tcp://HOST:PORT or ipc://PATH"
+              c == 's'   ? CLI_ADDR_EXPECT
               : c == 'i' ? "an integer in 0..1048576"
               : c == 'n' ? "an integer in 1..1024"
               : c == 'b' ? "a host name or address"

@@ -73,7 +73,7 @@ static const struct cli_common_opt common[] = {
      "a file name"},
     {{"quiet", no_argument, NULL, OPT_QUIET}, NULL, "no tables, progress or top-K on the terminal", NULL},
     {{"scheduler", required_argument, NULL, OPT_SCHEDULER}, "ADDR",
-     "scheduler endpoint, e.g. tcp://10.0.0.1:7000 (multi-machine)", "an address tcp://HOST:PORT or ipc://PATH"},
+     "scheduler endpoint, e.g. tcp://10.0.0.1:7000 (multi-machine)", CLI_ADDR_EXPECT},
     {{"bind", required_argument, NULL, OPT_BIND}, "HOST", "interface servers listen on (default 127.0.0.1)",
      "a host name or address"},
     {{"transport", required_argument, NULL, OPT_TRANSPORT}, "tcp|mpi",
@@ -126,6 +126,24 @@ int cli_parse_seconds(const char *s, double *out) {
     return DSANA_EINVAL;
   *out = v;
   return 0;
+}
+
+/* A scheme is required ("127.0.0.1:7021" is a usage error), and a tcp://
+ * address needs a numeric port in 1..65535 after its host: zmq fails on
+ * "tcp://HOST" only when each role tries it, and did not refuse port
+ * 99999. */
+bool cli_addr_valid(const char *v) {
+  if (!strstr(v, "://"))
+    return false;
+  if (strncmp(v, "mpi://", 6) == 0)
+    return true;
+  if (!net_addr_valid(v))
+    return false;
+  if (strncmp(v, "tcp://", 6) != 0)
+    return true;
+  const char *colon = strrchr(v + 6, ':'); /* the last one: tcp://[::1]:7000 */
+  uint32_t port;
+  return colon && colon > v + 6 && cli_parse_u32(colon + 1, 1, 65535, &port) == 0;
 }
 
 /* "off", "auto", or a byte count with an optional K/M/G suffix (>= 8). */
@@ -196,8 +214,8 @@ static int set_common(struct cli_run *r, int id, const char *v) {
   case OPT_QUIET:
     c->quiet = true;
     return 0;
-  case OPT_SCHEDULER: /* a scheme is required: "127.0.0.1:7021" is a usage error */
-    if (!strstr(v, "://") || (!net_addr_valid(v) && strncmp(v, "mpi://", 6) != 0))
+  case OPT_SCHEDULER:
+    if (!cli_addr_valid(v))
       return DSANA_EINVAL;
     return copy_str(c->scheduler_addr, sizeof c->scheduler_addr, v);
   case OPT_BIND:

@@ -49,4 +49,10 @@ const struct cli_common_opt *cli_common_options(size_t *n);
 int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 int cli_parse_seconds(const char *s, double *out);
 
+/* Whether v is a --scheduler address: tcp://HOST:PORT (port 1..65535),
+ * ipc://PATH or another scheme the transport knows; CLI_ADDR_EXPECT says
+ * so in an error. */
+bool cli_addr_valid(const char *v);
+#define CLI_ADDR_EXPECT "an address tcp://HOST:PORT (port 1..65535) or ipc://PATH"
+
 #endif

@@ -6,6 +6,7 @@
 
 #include "runtime/driver_internal.h"
 #include "runtime/msg.h"
+#include "runtime/role_title.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -44,6 +45,8 @@ static int on_map(struct drv *d, const struct net_msg *m) {
     drv_share(d);
     rc = trace_open_role(map->trace_path, "server", 2, map->your_index);
   }
+  if (!rc && d->params.index == UINT32_MAX) /* started on its own: the title gets the index */
+    role_title_set(ROLE_SERVER, &d->cfg, map->your_index);
   scenario_fini(&sc);
   free(map);
   return rc == DSANA_EPROTO ? 0 : rc;

@@ -16,6 +16,7 @@
 #include "runtime/driver_internal.h"
 #include "runtime/fault.h"
 #include "runtime/msg.h"
+#include "runtime/role_title.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -74,6 +75,8 @@ static int on_map(struct drv *d, const struct net_msg *m) {
     return 0; /* the state machine says so */
   }
   uint32_t index = rc ? 0 : map->your_index;
+  if (!rc && d->params.index == UINT32_MAX) /* started on its own: the title gets the index */
+    role_title_set(ROLE_WORKER, &d->cfg, index);
   if (!rc && map->scenario_path[0])
     rc = scenario_load(map->scenario_path, &d->sc, err, sizeof err);
   else if (!rc)

@@ -1,37 +1,16 @@
 /*
  * launch_role.c - running one role in this process: its title in ps and
- * top ("dsana: worker 2 (job /tmp/dsana-Xy12ab)", as PostgreSQL and Redis
- * name their processes), and the role a parallel launcher (mpirun, srun)
+ * top (role_title.h), and the role a parallel launcher (mpirun, srun)
  * gave this process.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "runtime/role_title.h"
 #include "runtime/runtime.h"
-#include "util/proctitle.h"
-
-/* The title says which role and which job: its folder (local), else the
- * scheduler's address. The kernel's name is short (15 bytes). */
-static void set_title(enum rt_role role, const struct role_params *p) {
-  const struct run_config *c = p->cfg;
-  char who[64], name[16];
-  bool indexed = role != ROLE_SCHEDULER && p->index != UINT32_MAX;
-  if (indexed) {
-    snprintf(who, sizeof who, "%s %u", rt_role_name(role), p->index);
-    snprintf(name, sizeof name, "dsana %s %u", role == ROLE_SERVER ? "srv" : "wrk", p->index);
-  } else {
-    snprintf(who, sizeof who, "%s", rt_role_name(role));
-    snprintf(name, sizeof name, "dsana %s", role == ROLE_SCHEDULER ? "sched" : rt_role_name(role));
-  }
-  if (c->local_dir[0])
-    proctitle_set(name, "dsana: %s (job %s)", who, c->local_dir);
-  else
-    proctitle_set(name, "dsana: %s (%s %s)", who, role == ROLE_SCHEDULER ? "listening on" : "scheduler",
-                  c->scheduler_addr);
-}
 
 int runtime_run_role(enum rt_role role, const struct role_params *p) {
-  set_title(role, p);
+  role_title_set(role, p->cfg, p->index);
   return driver_run(role, p);
 }
 

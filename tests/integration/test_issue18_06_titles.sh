@@ -3,7 +3,9 @@
 # apart in ps and top: each process's title (/proc/PID/cmdline) reads
 # "dsana: scheduler (job DIR)", "dsana: server 0 (job DIR)", "dsana:
 # worker 1 (job DIR)" with the job's folder, and its kernel name
-# (/proc/PID/comm) "dsana sched", "dsana srv 0", "dsana wrk 1".
+# (/proc/PID/comm) "dsana sched", "dsana srv 0", "dsana wrk 1". Roles
+# started on their own (dsana scheduler|server|worker) name the scheduler's
+# address instead, and a server or worker its index once it has joined.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins
@@ -38,4 +40,42 @@ for want in "dsana: scheduler (job $dir)|dsana sched" "dsana: server 0 (job $dir
 done
 kill -TERM "$launcher"
 wait "$launcher" || true
+
+# roles started on their own: the scheduler names its address; a server or
+# worker, whose index the scheduler hands out, names it once it joined
+# (they showed "dsana: worker (scheduler ...)" however many ran on a machine)
+head -c 32 /dev/urandom | base64 >job.token
+port=$((20000 + RANDOM % 20000))
+addr="tcp://127.0.0.1:$port"
+common=(--scheduler "$addr" --token-file job.token --peer-timeout 60)
+"$DSANA" scheduler pagerank g.bin "${common[@]}" --workers 2 --servers 1 --max-iter 1000000 --tol 0 \
+  --quiet >sched.out 2>sched.err &
+sched=$!
+"$DSANA" server "${common[@]}" >server.out 2>server.err &
+server=$!
+"$DSANA" worker "${common[@]}" >worker0.out 2>worker0.err &
+worker0=$!
+"$DSANA" worker "${common[@]}" >worker1.out 2>worker1.err &
+worker1=$!
+trap 'kill -KILL $launcher $sched $server $worker0 $worker1 2>/dev/null || true; lib_cleanup' EXIT
+# title PID: "title|kernel name" of process PID
+title() {
+  echo "$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | sed 's/ *$//')|$(cat "/proc/$1/comm" 2>/dev/null)"
+}
+titles=""
+for _ in $(seq 600); do
+  titles="$(title $sched)"$'\n'"$(title $server)"$'\n'"$(title $worker0)"$'\n'"$(title $worker1)"
+  [ "$(grep -Ec '^dsana: (scheduler|server [0-9]|worker [0-9])' <<<"$titles")" -ge 4 ] && break
+  sleep 0.1
+done
+for want in "dsana: scheduler (listening on $addr)|dsana sched" "dsana: server 0 (scheduler $addr)|dsana srv 0" \
+  "dsana: worker 0 (scheduler $addr)|dsana wrk 0" "dsana: worker 1 (scheduler $addr)|dsana wrk 1"; do
+  if grep -qxF -- "$want" <<<"$titles"; then
+    pass "a role started on its own titled '$want'"
+  else
+    fail "no role started on its own titled '$want'; titles: $(tr '\n' ';' <<<"$titles")"
+  fi
+done
+kill -TERM "$sched" "$server" "$worker0" "$worker1" 2>/dev/null || true
+wait "$sched" "$server" "$worker0" "$worker1" || true
 finish

@@ -4,8 +4,9 @@
 # on every command; dsana scheduler --help and dsana scheduler APP --help
 # print the scheduler's usage; errors state the valid range; --verbose
 # says something and dsana server|worker accept it; --chunk 4 and 1003
-# are refused with the reason; --scheduler without a scheme is a usage
-# error; a Matrix Market index 0 says indices start at 1.
+# are refused with the reason; --scheduler without a scheme, or a tcp://
+# address without a port in 1..65535, is a usage error; a Matrix Market
+# index 0 says indices start at 1.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins
@@ -67,6 +68,13 @@ refused chunk4 "multiple of 8" "$DSANA" pagerank g.txt --chunk 4
 refused chunk1003 "multiple of 8" "$DSANA" pagerank g.txt --chunk 1003
 refused noscheme "tcp://HOST:PORT" "$DSANA" scheduler pagerank g.txt --scheduler 127.0.0.1:7021 --token-file job.token
 refused noscheme2 "tcp://HOST:PORT" "$DSANA" server --scheduler 127.0.0.1:7021 --token-file job.token
+# a tcp address needs a port in 1..65535 (without one zmq said "Invalid argument", exit 1,
+# once per role; 99999 was taken modulo 65536)
+refused noport "tcp://HOST:PORT" "$DSANA" pagerank g.txt --scheduler tcp://127.0.0.1
+refused noport2 "tcp://HOST:PORT" "$DSANA" worker --scheduler tcp://127.0.0.1 --token-file job.token
+refused bigport "port 1..65535" "$DSANA" pagerank g.txt --scheduler tcp://127.0.0.1:99999
+refused port0 "port 1..65535" "$DSANA" scheduler pagerank g.txt --scheduler tcp://127.0.0.1:0 --token-file job.token
+refused portname "port 1..65535" "$DSANA" server --scheduler tcp://127.0.0.1:http --token-file job.token
 printf '%%%%MatrixMarket matrix coordinate pattern general\n3 3 2\n0 1\n2 3\n' >z.mtx
 refused mtx0 "start at 1" "$DSANA" pagerank z.mtx
 
