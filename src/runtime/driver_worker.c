@@ -107,7 +107,7 @@ static int after_join(struct drv *d) {
   if (!d->servers || !d->held || !d->has_held)
     return DSANA_ENOMEM;
   for (uint32_t s = 0; s < d->n_servers; s++)
-    if (net_dial(d->ctx, map->server_addr[s], rt_dial_id(ROLE_WORKER, index), &d->servers[s]) != 0) {
+    if (net_dial(d->ctx, map->server_addr[s], rt_dial_id(ROLE_WORKER, index, (uint32_t)getpid()), &d->servers[s]) != 0) {
       log_error("cannot connect to server %u at %s", s, map->server_addr[s]);
       return DSANA_ENET;
     }

@@ -24,7 +24,14 @@ enum rt_role { ROLE_SCHEDULER = 0, ROLE_SERVER = 1, ROLE_WORKER = 2 };
 const char *rt_role_name(enum rt_role r);
 
 /* The transport identity a role's dialers use once it knows its index. */
-static inline uint32_t rt_dial_id(enum rt_role r, uint32_t index) { return (uint32_t)r << 24 | (index & 0xffffff); }
+/* A dialer's identity: its role (8 bits), an incarnation (12 bits: a
+ * process started again in the same place dials as a new peer, so that
+ * answers meant for its predecessor never reach it) and its index (12
+ * bits: at most 4096 workers). */
+static inline uint32_t rt_dial_id(enum rt_role r, uint32_t index, uint32_t incarnation) {
+  return (uint32_t)r << 24 | (incarnation & 0xfff) << 12 | (index & 0xfff);
+}
+static inline uint32_t rt_dial_index(uint32_t id) { return id & 0xfff; }
 
 /* Where a message came from: a dialer's only peer (role, index), or a
  * listener's peer (`peer`; role and index are then what its identity says,

@@ -41,6 +41,8 @@ struct app_args {
   char value[MSG_MAX_ARGS][MSG_ARG_MAX];
 };
 
+#define MSG_MAX_WORKERS 4096 /* rt_dial_id() has 12 bits for the index */
+
 /* map flags */
 #define MAP_F_FETCH_AHEAD 1u /* workers may fetch iteration t+1's input during t */
 #define MAP_F_LOCAL 2u       /* dsana_job_info.local */

@@ -280,12 +280,12 @@ int server_on_msg(struct server *sv, const struct rt_from *from, const struct ne
   uint32_t id;
   struct rt_from w = *from;
   if (net_peer_id(&from->peer, &id) != 0 || id >> 24 != ROLE_WORKER || !sv->map ||
-      (id & 0xffffff) >= sv->map->n_workers) {
+      rt_dial_index(id) >= sv->map->n_workers) {
     log_warn("ignored %s from a peer that is not a worker of this job", wire_type_name(m->hdr.type));
     return 0;
   }
   w.role = ROLE_WORKER;
-  w.index = id & 0xffffff;
+  w.index = rt_dial_index(id);
   if (m->hdr.type == WIRE_PUSH)
     return spush_on_push(sv, &w, m, out);
   if (m->hdr.type == WIRE_PULL)

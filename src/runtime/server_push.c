@@ -354,7 +354,7 @@ int spush_apply_deferred(struct server *sv, struct rt_outq *out) {
     struct deferred_push *d = &sv->deferred[i];
     uint32_t id = 0, worker = UINT32_MAX;
     if (net_peer_id(&d->peer, &id) == 0 && id >> 24 == ROLE_WORKER)
-      worker = id & 0xffffff;
+      worker = rt_dial_index(id);
     if (!rc && (int64_t)d->hdr.iter == sv->version + 1 && !sv->completed)
       rc = take_push(sv, worker, &d->hdr, d->payload, out);
     free(d->payload);

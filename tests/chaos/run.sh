@@ -6,7 +6,7 @@
 # random moment, does one random thing to one random role, found by its
 # process title among the launcher's children:
 #   kill-worker     SIGKILL a worker: the job must finish by itself
-#   stop-worker     SIGSTOP a worker for 0.2-2.5 s, then SIGCONT (beyond
+#   stop-worker     SIGSTOP a worker for 0.2-5 s, then SIGCONT (beyond
 #                   --peer-timeout it is lost; the job must finish by itself)
 #   kill-server     SIGKILL a server, and
 #   kill-scheduler  SIGKILL the scheduler: the launcher must roll every role
@@ -32,7 +32,7 @@ RANDOM=$seed
 cat >slow.json <<'JSON'
 {"workers": [{"speed": 1}, {"speed": 1}, {"speed": 0.5}], "ns_per_cost": 2000, "time_scale": 1}
 JSON
-JOB=(pagerank g.bin --workers 3 --servers 2 --scenario slow.json --tol 0 --max-iter 40 --peer-timeout 1 --quiet)
+JOB=(pagerank g.bin --workers 3 --servers 2 --scenario slow.json --tol 0 --max-iter 40 --peer-timeout 3 --quiet)
 now() { date +%s.%N; }
 t0=$(now)
 timeout 60 "$DSANA" "${JOB[@]}" --out ref.tsv 2>ref.err || { echo "chaos: the fault-free run failed: $(head -c 300 ref.err)" >&2; exit 2; }
@@ -61,7 +61,7 @@ for ((i = 1; i <= trials; i++)); do
   *) role=scheduler ;;
   esac
   at=$(awk -v r=$RANDOM -v b="$base" 'BEGIN {printf "%.2f", 0.15 + r / 32768 * 0.6 * b}')
-  freeze=$(awk -v r=$RANDOM 'BEGIN {printf "%.2f", 0.2 + r / 32768 * 2.3}')
+  freeze=$(awk -v r=$RANDOM 'BEGIN {printf "%.2f", 0.2 + r / 32768 * 4.8}')
   rm -rf ck out.tsv
   t0=$(now)
   timeout 60 "$DSANA" "${JOB[@]}" --checkpoint ck --checkpoint-every 3 --out out.tsv 2>run.err &
@@ -85,7 +85,7 @@ for ((i = 1; i <= trials; i++)); do
   if [[ $rc -eq 124 ]]; then
     verdict="HUNG: $(tail -n 3 run.err | tr "\n" "|")"
   elif [[ $rc -ne 0 ]]; then
-    verdict="exit $rc: $(head -c 200 run.err)"
+    verdict="exit $rc: $(tr "\n" "|" <run.err | head -c 900)"
   fi
   [[ -z $verdict ]] && ! cmp -s ref.tsv out.tsv && verdict="ranks differ from the fault-free run"
   grep -q "automatic recovery" run.err && what+=", $(grep -m1 -oE 'restarts (after iteration [0-9]+|from the start)' run.err)"

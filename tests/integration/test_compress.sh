@@ -34,8 +34,8 @@ for c in on off auto; do
       [ "$c" = off ] && want=false
       got=$(compressed "$T/$name.jsonl" 2>/dev/null || echo "?")
       if [ "$RC" -eq 0 ] && cmp -s "$T/base.out" "$T/$name.txt" && [ "$got" = "$want" ] &&
-        [ "$(stderr_lines "$T/$name.err")" -eq 0 ]; then
-        pass "--compress $c, $w worker(s), $s server(s), 800 Mbit/s link: identical to bsp, compress=$got, no warnings"
+        [ "$(grep -vc "runs the first $w of the 3 workers" "$T/$name.err")" -eq 0 ]; then
+        pass "--compress $c, $w worker(s), $s server(s), 800 Mbit/s link: identical to bsp, compress=$got, no warnings (but the scenario's worker count)"
       else
         fail "--compress $c, $w worker(s), $s server(s) over a link: rc=$RC compress=$got $(head -c 300 "$T/$name.err")"
       fi
@@ -132,7 +132,7 @@ else
   fail "compressed, worker killed: rc=$RC $(head -c 400 "$T/lost.err")"
 fi
 DSANA_FAULT="server=1,iter=7,point=commit,how=kill" run_capture ckill "$DSANA" pagerank "$T/g.bin" --workers 3 \
-  "${common[@]}" --checkpoint "$T/ck" --checkpoint-every 5 --out "$T/ckill.txt"
+  "${common[@]}" --checkpoint "$T/ck" --checkpoint-every 5 --max-restarts 0 --out "$T/ckill.txt"
 run_capture resume "$DSANA" pagerank "$T/g.bin" --workers 2 "${common[@]}" --resume "$T/ck" --out "$T/resume.txt"
 if [ "$RC" -eq 0 ] && cmp -s "$T/base.out" "$T/resume.txt" && grep -q "continue with --resume" "$T/ckill.err"; then
   pass "compressed, a server killed after iteration 7, resumed from iteration 5: identical"

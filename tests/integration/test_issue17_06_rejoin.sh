@@ -13,7 +13,7 @@ cd "$T"
 cat >slow.json <<'JSON'
 {"workers": [{"speed": 1}, {"speed": 1}, {"speed": 1}], "ns_per_cost": 2000, "time_scale": 1}
 JSON
-JOB=(pagerank k.bin --workers 3 --scenario slow.json --max-iter 40 --tol 0 --peer-timeout 1 --quiet)
+JOB=(pagerank k.bin --workers 3 --scenario slow.json --max-iter 120 --tol 0 --peer-timeout 2 --quiet)
 "$DSANA" "${JOB[@]}" --out ref.tsv || die "fault-free run failed"
 
 for how in STOP KILL; do
@@ -28,7 +28,7 @@ for how in STOP KILL; do
   sleep 0.5
   if [ "$how" = STOP ]; then
     kill -STOP "$w" 2>/dev/null || true
-    sleep 2.5
+    sleep 4
     kill -CONT "$w" 2>/dev/null || true
   else
     kill -KILL "$w" 2>/dev/null || true
