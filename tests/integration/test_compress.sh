@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_compress.sh - compressed pulls (--compress) change bytes, never
 # results: byte-identical PageRank output with --compress on, off and auto
-# for 1-3 workers and 1-2 servers, over an emulated link and locally, in
+# for 1 or 3 workers and 1-2 servers, over an emulated link and locally, in
 # both modes and every chunk size, against plain BSP; auto turns compression on over a slow link
 # under --chunk auto and leaves it off locally and under --mode bsp; the
 # metrics of a converging run show fewer bytes sent than before
@@ -25,7 +25,7 @@ printf '{"workers": [{"speed": 1}, {"speed": 1}, {"speed": 1}], "link": {"bandwi
 compressed() { jq -s -r '[.[] | select(.type == "summary")][0].compress' "$1"; }
 
 for c in on off auto; do
-  for w in 1 2 3; do
+  for w in 1 3; do
     for s in 1 2; do
       name="l.$c.$w.$s"
       run_capture "$name" "$DSANA" pagerank "$T/g.bin" --workers "$w" --servers "$s" --mode dsana --compress "$c" \
@@ -60,7 +60,7 @@ for args in "--mode dsana --compress on" "--mode dsana --compress auto" "--mode 
   fi
 done
 # every chunk size (one key per chunk: pieces too small to shrink go plain)
-for chunk in 8 24 4K 5000 64K 1G off; do
+for chunk in 8 5000 64K off; do
   for sched in static dynamic; do
     name="ch.$chunk.$sched"
     run_capture "$name" "$DSANA" pagerank "$T/g.bin" --workers 3 --servers 2 --sched "$sched" --chunk "$chunk" \
