@@ -22,8 +22,7 @@
 #include "runtime/runtime.h"
 #include "util/log.h"
 
-/* Input errors (bad file, bad format) exit 2 like usage errors. */
-static int exit_code(int rc) {
+int cmd_exit_code(int rc) {
   if (rc == 0)
     return 0;
   return rc == DSANA_EUSAGE || rc == DSANA_EFORMAT || rc == DSANA_EIO || rc == DSANA_EINVAL ||
@@ -197,7 +196,7 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
     rc = runtime_launch_local(&p);
   }
   app->destroy(r.app_state);
-  return exit_code(rc);
+  return cmd_exit_code(rc);
 }
 
 static void role_usage(const char *role, FILE *f) {
@@ -263,5 +262,5 @@ int cmd_role_main(const char *role, int argc, char **argv) {
     return 2;
   struct role_params p = {.cfg = &cfg, .apps = cli_apps(), .index = index};
   int rc = runtime_run_role(strcmp(role, "server") == 0 ? ROLE_SERVER : ROLE_WORKER, &p);
-  return exit_code(rc);
+  return cmd_exit_code(rc);
 }
