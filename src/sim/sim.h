@@ -39,6 +39,7 @@ struct sim_costs {
   double server_push_byte_s; /* server CPU per pushed byte */
   double server_pull_byte_s; /* server CPU per byte of values packed into a pull answer */
   double worker_msg_s;       /* worker CPU per message received or sent */
+  double worker_task_s;      /* worker CPU per task instance (set-up, building its pushes) */
   double worker_ns_per_cost; /* real compute per unit of task cost on this machine (ns) */
   uint32_t host_cores;       /* 0: every role on its own machine; N: all roles share N cores */
 };

@@ -27,6 +27,7 @@ void sim_costs_default(struct sim_costs *c) {
       .server_push_byte_s = 0.5e-9,
       .server_pull_byte_s = 0.5e-9,
       .worker_msg_s = 10e-6,
+      .worker_task_s = 3e-6,
       .worker_ns_per_cost = 1.5,
       .host_cores = 0,
   };
@@ -38,7 +39,7 @@ static const struct {
   size_t off;
 } fields[] = {FIELD(net_msg_s),          FIELD(net_bytes_per_s),    FIELD(sched_msg_s),     FIELD(sched_record_s),
               FIELD(sched_handout_s),    FIELD(sched_iter_s),       FIELD(server_msg_s),    FIELD(server_push_byte_s),
-              FIELD(server_pull_byte_s), FIELD(worker_msg_s),       FIELD(worker_ns_per_cost)};
+              FIELD(server_pull_byte_s), FIELD(worker_msg_s),       FIELD(worker_task_s),   FIELD(worker_ns_per_cost)};
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
 /* One key of the file into c; err names it when it is wrong. */

@@ -141,6 +141,7 @@ void simworker_on_compute(struct sim *sim, uint32_t i, double t) {
     uint32_t task = w->running;
     w->running = NONE;
     w->n_ran++;
+    t = simnet_cpu(sim, &w->cpu, t, sim->c->worker_task_s);
     t = simwpush_finished(sim, i, task, w->iter, w->task_compute, t);
   }
   try_run(sim, i, t);
