@@ -35,14 +35,19 @@ static void usage(FILE *f) {
   fprintf(f, "usage: dsana sim GRAPH|--tasks FILE [--workers N] [--servers S] [--scenario FILE] [--mode bsp|dsana]\n"
              "       [--max-iter K] [--tasks-per-worker T] [--chunk SIZE|auto|off] [--metrics FILE] [--quiet]\n"
              "       [--costs FILE] [--seed N] [--noise X] [--local] [--host-cores N]\n"
-             "Simulate a dsana run with the real scheduling policies and a model of the runtime (docs/sim.md).\n"
+             "Simulate a dsana run: the real scheduling policies (src/policy) against a model of the scheduler,\n"
+             "servers, workers and links, with per-message CPU costs per role (docs/sim.md). Prints the run's\n"
+             "table and a last line with the efficiency (bound / median iteration) and the busiest scheduler,\n"
+             "server and link; --metrics writes the same JSON lines as a real run. Deterministic for a --seed.\n"
              "  --tasks FILE      a job of task costs, one 'COST [KEYS]' per line, instead of a GRAPH\n"
              "  --costs FILE      per-message costs (JSON, bench/sim_calibrate.sh writes one)\n"
              "  --seed N          seed of the task-time noise (default 1)\n"
              "  --noise X         relative spread of task times (lognormal sigma, default 0)\n"
              "  --local           model the local launcher on this machine: roles share its cores and buffers\n"
              "  --host-cores N    cores all roles share (0 = every role on its own machine)\n"
-             "Other options as for dsana pagerank; --max-iter defaults to " SIM_DEFAULT_ITERS ".\n");
+             "Other options as for dsana pagerank (--workers, --servers, --mode, --sched, --chunk, --tasks-per-worker,\n"
+             "--max-message, --scenario: speeds, transient stragglers, links, ns_per_cost, time_scale); there is no\n"
+             "convergence: it runs --max-iter iterations (default " SIM_DEFAULT_ITERS "). Bad input: one line on stderr, exit 2.\n");
 }
 
 static int parse_num(const char *opt, const char *v, double lo, double hi, double *out) {
@@ -156,10 +161,10 @@ static int load_inputs(const struct cli_run *r, const struct sim_cli *c, struct 
 }
 
 static void print_result(const struct sim_result *res, const struct sim_costs *costs) {
-  printf("sim: efficiency %.3f (bound %.6f s / median iteration %.6f s); busy: scheduler CPU %.0f%%, busiest server "
-         "CPU %.0f%%, busiest link %.0f%%; %s; %llu events\n",
+  printf("sim: efficiency %.3f (bound %.6f s / median iteration %.6f s); largest task %.6f s; busy: scheduler CPU "
+         "%.0f%%, busiest server CPU %.0f%%, busiest link %.0f%%; %s; %llu events\n",
          res->median_iter_s > 0 ? res->bound_s / res->median_iter_s : 0, res->bound_s, res->median_iter_s,
-         100 * res->sched_busy, 100 * res->server_busy, 100 * res->link_busy,
+         res->largest_task_s, 100 * res->sched_busy, 100 * res->server_busy, 100 * res->link_busy,
          costs->host_cores ? "roles share the host's cores" : "every role on its own machine",
          (unsigned long long)res->events);
 }

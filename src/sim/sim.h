@@ -72,6 +72,7 @@ struct sim_result {
   uint32_t iterations;
   double total_s, median_iter_s, bound_s;
   double sched_busy, server_busy, link_busy; /* busiest of each, fraction of total_s */
+  double largest_task_s; /* the costliest task on the fastest worker, iteration 1: no schedule beats it */
   uint64_t events;
 };
 

@@ -71,12 +71,25 @@ static double busiest(const struct sim *sim, bool servers, bool links) {
   return b;
 }
 
+/* The costliest task's modelled time on the fastest worker (no noise). */
+static double largest_task(const struct sim *sim) {
+  uint32_t fastest = 0;
+  double big = 0;
+  for (uint32_t w = 1; w < sim->n_workers; w++)
+    if (scenario_slowdown(sim->sc, w, 1) < scenario_slowdown(sim->sc, fastest, 1))
+      fastest = w;
+  for (uint32_t t = 0; t < sim->wk.n_tasks; t++)
+    big = sim->wk.cost[t] > big ? sim->wk.cost[t] : big;
+  return simwork_task_s(sim, fastest, 1, big);
+}
+
 static void fill_result(const struct sim *sim, struct sim_result *res) {
   const struct sim_sched *s = &sim->s;
   uint32_t n = s->iter < sim->opt->max_iter ? s->iter : sim->opt->max_iter;
   double total = s->end_t > 0 ? s->end_t : sim->now;
   *res = (struct sim_result){.iterations = n, .total_s = total, .events = sim->n_events,
-                             .median_iter_s = rt_median(s->iter_wall, n), .bound_s = rt_median(s->iter_bound, n)};
+                             .median_iter_s = rt_median(s->iter_wall, n), .bound_s = rt_median(s->iter_bound, n),
+                             .largest_task_s = largest_task(sim)};
   if (total > 0) {
     res->sched_busy = s->cpu.busy_s / total;
     res->server_busy = busiest(sim, true, false) / total;

@@ -61,7 +61,7 @@ speeds 64 s64.json
 for mode in bsp dsana; do
   run_capture "w64_$mode" "$DSANA" sim --tasks t512.txt --workers 64 --servers 4 --mode "$mode" \
     --scenario s64.json --max-iter 4 --metrics "w64_$mode.jsonl"
-  if [ "$RC" -eq 0 ] && grep -q '^sim: efficiency' "w64_$mode.out"; then
+  if [ "$RC" -eq 0 ] && grep -q "^sim: efficiency .* largest task" "w64_$mode.out"; then
     check_metrics "w64_$mode" 64 512 4
   else
     fail "W=64 $mode: exit $RC: $(head -n 2 "w64_$mode.err")"

@@ -178,6 +178,7 @@ static void test_homogeneous_iteration_by_hand(void **state) {
   }
   assert_near(res.bound_s, 8e-3, 1e-12);
   assert_near(res.median_iter_s, 8e-3, 1e-12);
+  assert_near(res.largest_task_s, 2e-3, 1e-12);
   simple_costs(&c, 2, 1e-4);
   assert_int_equal(simulate(path, args, &c, &o, &s, &res), 0);
   for (uint32_t k = 0; k < 3; k++)
@@ -230,8 +231,10 @@ static void test_dynamic_beats_bsp_under_straggler(void **state) {
   assert_near(rb.median_iter_s, 32e-3 + 5e-4, 1e-12);
   assert_true(rd.median_iter_s < 0.5 * rb.median_iter_s);
   assert_true(rd.median_iter_s >= rd.bound_s);
-  /* balanced bound: 16 x 2 ms over total speed 3.25 */
+  /* balanced bound: 16 x 2 ms over total speed 3.25; a task takes 2 ms on a fast worker */
   assert_near(rd.bound_s, 32e-3 / 3.25, 1e-9);
+  assert_near(rd.largest_task_s, 2e-3, 1e-12);
+  assert_near(rb.largest_task_s, 2e-3, 1e-12);
   for (uint32_t k = 0; k < sd.n_iters; k++) {
     uint32_t total = 0;
     for (uint32_t w = 0; w < 4; w++)
