@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/scale.sh [--runs N] [--scale K] [--sim-workers "8 64 256 1024"] [--real-workers "4 8"]
-#                [--servers S] [--link-mbit M] [--costs FILE] [--no-real]
+# bench/scale.sh [--runs N] [--scale K] [--graph kron|uniform] [--sim-workers "8 64 256 1024"]
+#                [--real-workers "4 8"] [--servers S] [--link-mbit M] [--costs FILE] [--no-real]
 #
 # Efficiency against the balanced bound (bound_s / median_iter_s) as the worker count
 # grows, bsp and dsana side by side, in two scenarios: uniform (every worker speed 1)
@@ -8,7 +8,9 @@
 # (each worker's share takes the same modelled time at every W), no emulated links: the
 # configuration of issue 16's measurements. --link-mbit M gives every process a link of
 # M Mbit/s and 0.5 ms (a cluster's network; the transfer bound then counts too).
-# Kronecker scale K (default 16), S servers (default 2).
+# Kronecker scale K (default 16; --graph uniform: a uniform random graph of as many
+# vertices and edges, whose tasks are all small: no hub's task sets a floor), S servers
+# (default 2).
 #
 #   simulated  `dsana sim` at W in --sim-workers (default 8 64 256 1024), every role on
 #              its own machine, 10 iterations; deterministic, so one run each
@@ -21,7 +23,7 @@
 # --costs FILE is given to every `dsana sim` (default bench/results/sim_costs.json when
 # bench/sim_calibrate.sh wrote one, else the compiled-in constants). Prints one table,
 # appends every row to bench/results/scale.csv (a header when new) and, with gnuplot,
-# draws bench/results/scale.svg from the simulated rows of this run. `dsana_vs_bsp` is
+# draws bench/results/scale-GRAPH.svg from the simulated rows of this run. `dsana_vs_bsp` is
 # bsp's median iteration time over dsana's at the same W and scenario (> 1: dsana faster).
 set -euo pipefail
 # shellcheck source=bench/lib.sh
@@ -34,6 +36,7 @@ real_ws="4 8"
 servers=2
 link_mbit=0
 costs=
+gkind=kron
 while [[ $# -gt 0 ]]; do
   case $1 in
   --runs | --scale | --servers | --link-mbit)
@@ -47,13 +50,18 @@ while [[ $# -gt 0 ]]; do
     shift
     ;;
   --no-real) real_ws= ;;
+  --graph)
+    [[ $# -ge 2 && $2 =~ ^(kron|uniform)$ ]] || die "--graph needs kron or uniform"
+    gkind=$2
+    shift
+    ;;
   --costs)
     [[ $# -ge 2 && -r $2 ]] || die "--costs needs a readable file"
     costs=$2
     shift
     ;;
   -h | --help)
-    sed -n '2,25s/^# \{0,1\}//p' "$0"
+    sed -n '2,27s/^# \{0,1\}//p' "$0"
     exit 0
     ;;
   *) die "unknown argument $1 (see --help)" ;;
@@ -64,9 +72,19 @@ bench_init
 [[ -n $costs || ! -r $RESULTS/sim_costs.json ]] || costs=$RESULTS/sim_costs.json
 COSTS_ARGS=()
 [[ -z $costs ]] || COSTS_ARGS=(--costs "$costs")
-graph=$(graph_kron "$scale")
+# graph_uniform SCALE -> path: 2^SCALE vertices, 16 x as many edges (cached)
+graph_uniform() {
+  local f=$GRAPHS/uniform-s$1-ef16-seed1.bin
+  if [[ ! -s $f ]]; then
+    "$DSANA" graph gen uniform --vertices $((1 << $1)) --edges $((16 << $1)) --seed 1 --out "$f.tmp.$$" >/dev/null ||
+      { rm -f "$f.tmp.$$"; die "dsana graph gen uniform failed"; }
+    mv "$f.tmp.$$" "$f"
+  fi
+  echo "$f"
+}
+if [[ $gkind == kron ]]; then graph=$(graph_kron "$scale"); else graph=$(graph_uniform "$scale"); fi
 csv=$RESULTS/scale.csv
-HEADER="date,commit,host,kind,scenario,link_mbit,scale,workers,servers,mode,runs,median_iter_s,min_s,max_s,bound_s,efficiency,dsana_vs_bsp,sim_median_iter_s,sim_over_real,costs"
+HEADER="date,commit,host,kind,scenario,link_mbit,graph,scale,workers,servers,mode,runs,median_iter_s,min_s,max_s,bound_s,efficiency,dsana_vs_bsp,sim_median_iter_s,sim_over_real,costs"
 
 # scenario NAME W -> path of its file
 scenario() {
@@ -102,7 +120,7 @@ for name in uniform heterogeneous; do
       vs=$(calc "${MED[bsp]} / ${MED[$mode]}" %.3f)
       printf '%-6s %-13s %5s %-5s %4s %12.6f %12.6f %6s %8s %10s\n' sim "$name" "$w" "$mode" 1 "${MED[$mode]}" \
         "${BOUND[$mode]}" "$eff" "$vs" -
-      csv_row "$csv" "$HEADER" "$BENCH_DATE,$BENCH_COMMIT,\"$BENCH_HOST\",sim,$name,$link_mbit,$scale,$w,$servers,$mode,1,${MED[$mode]},${MED[$mode]},${MED[$mode]},${BOUND[$mode]},$eff,$vs,,,${costs:-default}"
+      csv_row "$csv" "$HEADER" "$BENCH_DATE,$BENCH_COMMIT,\"$BENCH_HOST\",sim,$name,$link_mbit,$gkind,$scale,$w,$servers,$mode,1,${MED[$mode]},${MED[$mode]},${MED[$mode]},${BOUND[$mode]},$eff,$vs,,,${costs:-default}"
       echo "$name $w $mode $eff" >>"$SCRATCH/plot.dat"
     done
   done
@@ -136,14 +154,14 @@ for name in uniform heterogeneous; do
       ratio=$(calc "${SIMMED[$mode]} / ${MED[$mode]}" %.3f)
       printf '%-6s %-13s %5s %-5s %4s %12.6f %12.6f %6s %8s %10s\n' real "$name" "$w" "$mode" "$runs" "${MED[$mode]}" \
         "${BOUND[$mode]}" "$eff" "$vs" "$ratio"
-      csv_row "$csv" "$HEADER" "$BENCH_DATE,$BENCH_COMMIT,\"$BENCH_HOST\",real,$name,$link_mbit,$scale,$w,$servers,$mode,$runs,${MED[$mode]},${MIN[$mode]},${MAX[$mode]},${BOUND[$mode]},$eff,$vs,${SIMMED[$mode]},$ratio,${costs:-default}"
+      csv_row "$csv" "$HEADER" "$BENCH_DATE,$BENCH_COMMIT,\"$BENCH_HOST\",real,$name,$link_mbit,$gkind,$scale,$w,$servers,$mode,$runs,${MED[$mode]},${MIN[$mode]},${MAX[$mode]},${BOUND[$mode]},$eff,$vs,${SIMMED[$mode]},$ratio,${costs:-default}"
     done
   done
 done
 note "rows appended to $csv (real runs: median of $runs, min-max in the CSV)"
 
 if command -v gnuplot >/dev/null && [[ -s $SCRATCH/plot.dat ]]; then
-  svg=$RESULTS/scale.svg
+  svg=$RESULTS/scale-$gkind.svg
   for s in uniform heterogeneous; do
     for m in bsp dsana; do
       awk -v s="$s" -v m="$m" '$1 == s && $3 == m { print $2, $4 }' "$SCRATCH/plot.dat" >"$SCRATCH/$s-$m.dat"
@@ -152,7 +170,7 @@ if command -v gnuplot >/dev/null && [[ -s $SCRATCH/plot.dat ]]; then
   gnuplot <<EOF || note "gnuplot failed; no plot"
 set terminal svg size 720,420 font "sans,12"
 set output "$svg"
-set title "dsana sim: efficiency vs workers (Kronecker $scale, $servers servers, time_scale 4W, link $link_mbit Mbit/s)"
+set title "dsana sim: efficiency vs workers ($gkind $scale, $servers servers, time_scale 4W, link $link_mbit Mbit/s)"
 set logscale x 2
 set xlabel "simulated workers W"
 set ylabel "bound / median iteration"

@@ -12,10 +12,11 @@
 #                       kron10, 2 workers, bsp (tiny tasks: their pushes are batched)
 #   net_msg_s,          transport delivery per message and CPU per message of every role
 #   *_msg_s             (scheduler, servers, workers: one value): the pair whose simulation
-#                       (--local) best matches, in squared log error, three runs: kron10 2
-#                       workers bsp (the fixed cost of an iteration), and kron16 8 workers,
-#                       2 servers, uniform speeds, ns_per_cost 3, time_scale 32, bsp and dsana
-#                       (scheduler_messages per iteration from their metrics)
+#                       (--local) best matches, in squared log error, seven runs: kron10 2
+#                       workers bsp (the fixed cost of an iteration), and kron16 with 8, 16
+#                       and 32 workers, 2 servers, uniform speeds, ns_per_cost 3, time_scale
+#                       4 x W (issue 16's configuration), bsp and dsana (scheduler_messages
+#                       per iteration from their metrics)
 # The other constants keep their compiled-in defaults (docs/sim.md says why).
 # Prints every measurement, the fit and its error per run; N runs per configuration
 # (default 3, alternating), medians of each run's median_iter_s.
@@ -52,8 +53,10 @@ G16=$(graph_kron 16)
 cost_of() { read -r v e < <(graph_counts "$1") && echo $((v + e)); }
 C10=$(cost_of "$G10")
 C16=$(cost_of "$G16")
-SC8=$SCRATCH/uniform8.json
-jq -n '{workers: [range(8) | {speed: 1}], ns_per_cost: 3, time_scale: 32}' >"$SC8"
+for w in 8 16 32; do
+  jq -n --argjson w "$w" '{workers: [range($w) | {speed: 1}], ns_per_cost: 3, time_scale: (4 * $w)}' \
+    >"$SCRATCH/uniform$w.json"
+done
 
 # Configurations: name|graph|options (each also run by the simulator, but D16/D10).
 CONFIGS=(
@@ -61,8 +64,12 @@ CONFIGS=(
   "D16|$G16|--workers 1 --servers 1 --mode bsp --tasks-per-worker 1"
   "A|$G10|--workers 2 --servers 1 --mode bsp --tasks-per-worker 1"
   "B|$G10|--workers 2 --servers 1 --mode bsp --tasks-per-worker 128"
-  "C|$G16|--workers 8 --servers 2 --mode bsp --scenario $SC8"
-  "E|$G16|--workers 8 --servers 2 --mode dsana --scenario $SC8"
+  "C|$G16|--workers 8 --servers 2 --mode bsp --scenario $SCRATCH/uniform8.json"
+  "E|$G16|--workers 8 --servers 2 --mode dsana --scenario $SCRATCH/uniform8.json"
+  "F|$G16|--workers 16 --servers 2 --mode bsp --scenario $SCRATCH/uniform16.json"
+  "G|$G16|--workers 16 --servers 2 --mode dsana --scenario $SCRATCH/uniform16.json"
+  "H|$G16|--workers 32 --servers 2 --mode bsp --scenario $SCRATCH/uniform32.json"
+  "I|$G16|--workers 32 --servers 2 --mode dsana --scenario $SCRATCH/uniform32.json"
 )
 declare -A T MSGS
 for ((r = 1; r <= runs; r++)); do
@@ -91,8 +98,8 @@ echo "worker_task_s=$task (tpw 128 $(med B) s, tpw 1 $(med A) s, 2 workers)"
 # Grid search over (net_msg_s, msg_s) through the simulator.
 best=
 best_err=
-for net in 10e-6 20e-6 30e-6 40e-6 50e-6 60e-6 80e-6 100e-6; do
-  for msg in 2e-6 4e-6 6e-6 8e-6 10e-6 12e-6 16e-6 20e-6 25e-6 30e-6 40e-6; do
+for net in 10e-6 20e-6 40e-6 80e-6; do
+  for msg in 2e-6 4e-6 6e-6 8e-6 10e-6 12e-6 14e-6 16e-6 18e-6 20e-6 25e-6 30e-6 40e-6; do
     cf=$SCRATCH/costs.json
     jq -n --argjson net "$net" --argjson msg "$msg" --argjson ns "$ns" --argjson task "$task" \
       '{net_msg_s: $net, sched_msg_s: $msg, server_msg_s: $msg, worker_msg_s: $msg,
@@ -100,7 +107,7 @@ for net in 10e-6 20e-6 30e-6 40e-6 50e-6 60e-6 80e-6 100e-6; do
     err=0
     for cfg in "${CONFIGS[@]}"; do
       IFS='|' read -r name graph opts <<<"$cfg"
-      [[ $name == A || $name == C || $name == E ]] || continue
+      [[ $name != D10 && $name != D16 && $name != B ]] || continue
       # shellcheck disable=SC2086
       s=$("$DSANA" sim "$graph" --quiet --local --costs "$cf" --max-iter 10 --metrics "$SCRATCH/sim.jsonl" $opts >/dev/null &&
         summary_field "$SCRATCH/sim.jsonl" median_iter_s)
@@ -116,7 +123,7 @@ read -r net msg <<<"$best"
 jq -n --argjson net "$net" --argjson msg "$msg" --argjson ns "$ns" --argjson task "$task" \
   '{net_msg_s: $net, sched_msg_s: $msg, server_msg_s: $msg, worker_msg_s: $msg,
     worker_ns_per_cost: $ns, worker_task_s: $task}' >"$out"
-echo "net_msg_s=$net msg_s=$msg (squared log error $best_err over runs A, C, E)"
+echo "net_msg_s=$net msg_s=$msg (squared log error $best_err over runs A, C, E, F, G, H, I)"
 for cfg in "${CONFIGS[@]}"; do
   IFS='|' read -r name graph opts <<<"$cfg"
   # shellcheck disable=SC2086
