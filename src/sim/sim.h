@@ -27,7 +27,8 @@
 
 /* What a role's CPU spends, and what the transport adds (seconds). The
  * defaults (sim_costs_default) were measured on this machine with
- * bench/sim_calibrate.sh; a costs file overrides any of them. */
+ * bench/sim_calibrate.sh where a calibration run is sensitive to them;
+ * a costs file overrides any of them. */
 struct sim_costs {
   double net_msg_s;          /* delivery of one message by the transport, any size */
   double net_bytes_per_s;    /* transport copy bandwidth where no link is emulated (0 = free) */

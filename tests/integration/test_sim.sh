@@ -22,10 +22,11 @@ else
   fail "--help: exit $RC; $(head -c 300 help.out)"
 fi
 
-# tasks N FILE: N tasks of costs 1e5..2e5 (fixed pseudo-random), 4 keys each
+# tasks N FILE [UNIT]: N tasks of costs UNIT..2 x UNIT (fixed pseudo-random; default
+# 1e5), 4 keys each
 tasks() {
-  awk -v n="$1" 'BEGIN { x = 7; for (i = 0; i < n; i++) { x = (x * 1103515245 + 12345) % 2147483648;
-    printf "%d 4\n", 100000 + x % 100000 } }' >"$2"
+  awk -v n="$1" -v u="${3:-100000}" 'BEGIN { x = 7; for (i = 0; i < n; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648; printf "%d 4\n", u + (x % 100000) * u / 100000 } }' >"$2"
 }
 # speeds W FILE [SLOW]: a scenario of W workers, every 8th at speed SLOW (default 1)
 speeds() {
@@ -104,9 +105,11 @@ else
 fi
 
 # ---- dynamic scheduling ahead of bsp under stragglers --------------------------
+# tasks of 3-6 ms on a fast worker: compute, not per-message costs, sets the pace
+tasks 512 t512big.txt 1000000
 speeds 64 slow64.json 0.25
 for mode in bsp dsana; do
-  run_capture "slow_$mode" "$DSANA" sim --tasks t512.txt --workers 64 --servers 4 --mode "$mode" \
+  run_capture "slow_$mode" "$DSANA" sim --tasks t512big.txt --workers 64 --servers 4 --mode "$mode" \
     --scenario slow64.json --max-iter 3 --metrics "slow_$mode.jsonl" --quiet
 done
 med() { jq -r '.[] | select(.type == "summary") | .median_iter_s' <(jq -s . "$1"); }
