@@ -61,6 +61,17 @@ struct sim_cpu {
   double free_at, busy_s;
 };
 
+/* A host core shared by the roles (host_cores): its booked intervals,
+ * sorted, disjoint, none ending before the event clock. Work may be booked
+ * ahead (a role's thread is busy until then), so a later request can still
+ * fill the gap before it: the cores stay work-conserving. */
+struct sim_core {
+  struct sim_span {
+    double start, end;
+  } *span;
+  size_t n, cap;
+};
+
 /* A process's emulated outgoing link (outbox.h): a message queued at t may
  * leave at t + latency; departures are serialized at the bandwidth,
  * lowest priority first among those ready. */
@@ -183,7 +194,7 @@ struct sim {
   struct sim_heap events;
   uint64_t seq;
   double now;
-  double *host_free; /* host_cores: when each core is free */
+  struct sim_core *cores; /* host_cores of them (none when 0) */
   struct sim_sched s;
   struct sim_server *sv;
   struct sim_worker *w;
@@ -196,9 +207,10 @@ struct sim {
 /* Run `cost` seconds on cpu from `now` on (after what it already has);
  * returns when it ends. */
 double simnet_cpu(struct sim *sim, struct sim_cpu *cpu, double now, double cost);
-/* A host core for `cost` seconds from `now` (no-op without host_cores);
- * returns when it ends. */
+/* A host core for `cost` seconds from `now` on, in the earliest gap of any
+ * core (no-op without host_cores); returns when it ends. */
 double simnet_host(struct sim *sim, double now, double cost);
+void simnet_cores_fini(struct sim *sim);
 int simnet_link_init(struct sim_link *l, double bw, double lat);
 void simnet_link_fini(struct sim_link *l);
 /* A new message (zeroed but for the fields given), or NULL (sim->failed set). */

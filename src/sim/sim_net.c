@@ -6,20 +6,96 @@
  * ready ones) and the transport's own delivery time.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "net/wire.h"
 #include "sim/sim_internal.h"
+#include "util/grow.h"
+
+/* Drop core k's spans that ended before the event clock (no request starts earlier). */
+static void core_prune(struct sim *sim, struct sim_core *core) {
+  size_t k = 0;
+  while (k < core->n && core->span[k].end <= sim->now)
+    k++;
+  if (k) {
+    memmove(core->span, core->span + k, sizeof *core->span * (core->n - k));
+    core->n -= k;
+  }
+}
+
+/* When `cost` of work from `now` on ends on core, filling its free gaps
+ * (work is preemptible: the kernel time-slices); *from = when it can start. */
+static double core_fit(const struct sim_core *core, double now, double cost, double *from) {
+  double t = now, left = cost;
+  *from = -1;
+  for (size_t k = 0; k < core->n; k++) {
+    const struct sim_span *sp = &core->span[k];
+    if (sp->end <= t)
+      continue;
+    if (sp->start > t) {
+      if (*from < 0)
+        *from = t;
+      if (sp->start - t >= left)
+        return t + left;
+      left -= sp->start - t;
+    }
+    t = sp->end;
+  }
+  if (*from < 0)
+    *from = t;
+  return t + left;
+}
+
+/* Book [from, end) on core: every gap in it is filled, so its spans merge into one. */
+static int core_book(struct sim_core *core, double from, double end) {
+  size_t a = 0, b;
+  while (a < core->n && core->span[a].end < from)
+    a++;
+  for (b = a; b < core->n && core->span[b].start <= end; b++) {
+  }
+  if (b > a) { /* spans a..b-1 touch [from, end): one span */
+    double lo = core->span[a].start < from ? core->span[a].start : from;
+    double hi = core->span[b - 1].end > end ? core->span[b - 1].end : end;
+    core->span[a] = (struct sim_span){lo, hi};
+    memmove(core->span + a + 1, core->span + b, sizeof *core->span * (core->n - b));
+    core->n -= b - a - 1;
+    return 0;
+  }
+  struct sim_span *v = grow_for_one(core->span, &core->cap, core->n, sizeof *v, 8);
+  if (!v)
+    return DSANA_ENOMEM;
+  core->span = v;
+  memmove(v + a + 1, v + a, sizeof *v * (core->n - a));
+  v[a] = (struct sim_span){from, end};
+  core->n++;
+  return 0;
+}
 
 double simnet_host(struct sim *sim, double now, double cost) {
   if (!sim->c->host_cores || cost <= 0)
     return now + (cost > 0 ? cost : 0);
-  uint32_t k = 0;
-  for (uint32_t i = 1; i < sim->c->host_cores; i++)
-    if (sim->host_free[i] < sim->host_free[k])
-      k = i;
-  double start = now > sim->host_free[k] ? now : sim->host_free[k];
-  sim->host_free[k] = start + cost;
-  return start + cost;
+  uint32_t best = 0;
+  double best_end = 0, best_from = 0;
+  for (uint32_t i = 0; i < sim->c->host_cores; i++) {
+    double from;
+    core_prune(sim, &sim->cores[i]);
+    double end = core_fit(&sim->cores[i], now, cost, &from);
+    if (i == 0 || end < best_end) {
+      best = i;
+      best_end = end;
+      best_from = from;
+    }
+  }
+  if (core_book(&sim->cores[best], best_from, best_end) != 0)
+    sim->failed = DSANA_ENOMEM;
+  return best_end;
+}
+
+void simnet_cores_fini(struct sim *sim) {
+  for (uint32_t i = 0; sim->cores && i < (sim->c->host_cores ? sim->c->host_cores : 1); i++)
+    free(sim->cores[i].span);
+  free(sim->cores);
+  sim->cores = NULL;
 }
 
 double simnet_cpu(struct sim *sim, struct sim_cpu *cpu, double now, double cost) {

@@ -14,8 +14,8 @@
 static int setup(struct sim *sim) {
   sim->sv = calloc(sim->n_servers, sizeof *sim->sv);
   sim->w = calloc(sim->n_workers, sizeof *sim->w);
-  sim->host_free = calloc(sim->c->host_cores ? sim->c->host_cores : 1, sizeof *sim->host_free);
-  if (!sim->sv || !sim->w || !sim->host_free)
+  sim->cores = calloc(sim->c->host_cores ? sim->c->host_cores : 1, sizeof *sim->cores);
+  if (!sim->sv || !sim->w || !sim->cores)
     return DSANA_ENOMEM;
   int rc = simsched_init(sim);
   for (uint32_t i = 0; !rc && i < sim->n_servers; i++)
@@ -38,7 +38,7 @@ static void teardown(struct sim *sim) {
   simsched_fini(sim);
   free(sim->w);
   free(sim->sv);
-  free(sim->host_free);
+  simnet_cores_fini(sim);
   simwork_fini(&sim->wk);
 }
 

@@ -246,6 +246,32 @@ static void test_dynamic_beats_bsp_under_straggler(void **state) {
   unlink(path);
 }
 
+/* Roles sharing host cores (--local, --host-cores): two workers whose
+ * per-task CPU (100 us, 8 tasks each) dominates run side by side on two
+ * cores, as on two machines, and one after the other on one core. Work
+ * booked ahead on a core (a role's thread busy until then) must not keep
+ * the other worker from the gap before it. */
+static void test_host_cores(void **state) {
+  (void)state;
+  const char *path = tasks_file(16, 1e6);
+  const char *args[] = {"--workers", "2", "--servers", "1", "--mode", "bsp", "--max-iter", "2", NULL};
+  struct sim_costs c;
+  simple_costs(&c, 1e-3, 0); /* 1 us of compute per task */
+  c.worker_task_s = 100e-6;
+  struct sim_options o = {.seed = 1};
+  struct seen s;
+  struct sim_result r0, r1, r2;
+  assert_int_equal(simulate(path, args, &c, &o, &s, &r0), 0);
+  assert_near(r0.median_iter_s, 8 * 101e-6, 1e-12);
+  c.host_cores = 2;
+  assert_int_equal(simulate(path, args, &c, &o, &s, &r2), 0);
+  assert_near(r2.median_iter_s, r0.median_iter_s, 0.02 * r0.median_iter_s);
+  c.host_cores = 1;
+  assert_int_equal(simulate(path, args, &c, &o, &s, &r1), 0);
+  assert_near(r1.median_iter_s, 2 * r0.median_iter_s, 1e-9);
+  unlink(path);
+}
+
 /* Costs files: known keys override, anything else is a one-line error. */
 static void test_costs_file(void **state) {
   (void)state;
@@ -276,6 +302,7 @@ int main(void) {
       cmocka_unit_test(test_homogeneous_iteration_by_hand),
       cmocka_unit_test(test_static_assignment),
       cmocka_unit_test(test_dynamic_beats_bsp_under_straggler),
+      cmocka_unit_test(test_host_cores),
       cmocka_unit_test(test_costs_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
