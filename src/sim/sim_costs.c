@@ -22,16 +22,16 @@ void sim_costs_default(struct sim_costs *c) {
   *c = (struct sim_costs){
       .net_msg_s = 10e-6,
       .net_bytes_per_s = 0,
-      .sched_msg_s = 25e-6,
+      .sched_msg_s = 20e-6,
       .sched_record_s = 1e-6,
       .sched_handout_s = 1e-6,
       .sched_iter_s = 50e-6,
-      .server_msg_s = 25e-6,
+      .server_msg_s = 20e-6,
       .server_push_byte_s = 0.5e-9,
       .server_pull_byte_s = 0.5e-9,
-      .worker_msg_s = 25e-6,
-      .worker_task_s = 10e-6,
-      .worker_ns_per_cost = 2.5,
+      .worker_msg_s = 20e-6,
+      .worker_task_s = 6e-6,
+      .worker_ns_per_cost = 2.0,
       .host_cores = 0,
   };
 }
