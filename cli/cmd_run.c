@@ -27,9 +27,7 @@
 #include "util/log.h"
 #include "util/status.h"
 
-/* Input errors (bad file, bad format) exit 2 like usage errors; a run
- * whose result was written but a report was not exits 3 (util/status.h). */
-static int exit_code(int rc) {
+int cmd_exit_code(int rc) {
   if (rc == 0)
     return status_exit_code(0, 1);
   return rc == DSANA_EUSAGE || rc == DSANA_EFORMAT || rc == DSANA_EIO || rc == DSANA_EINVAL ||
@@ -221,7 +219,7 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
     raise(runtime_launch_signal());
     return 128 + runtime_launch_signal();
   }
-  return exit_code(rc);
+  return cmd_exit_code(rc);
 }
 
 int cmd_role_main(const char *role, int argc, char **argv) {
@@ -295,5 +293,5 @@ int cmd_role_main(const char *role, int argc, char **argv) {
   log_info("%s: joining the scheduler at %s", role, cfg.scheduler_addr);
   int rc = runtime_run_role(strcmp(role, "server") == 0 ? ROLE_SERVER : ROLE_WORKER, &p);
   log_info("%s: done (%s)", role, rc ? dsana_strerror(rc) : "the job ended");
-  return exit_code(rc);
+  return cmd_exit_code(rc);
 }

@@ -11,6 +11,7 @@
 #include "cmd_graph.h"
 #include "cmd_predict.h"
 #include "cmd_run.h"
+#include "cmd_sim.h"
 #include "dsana/dsana.h"
 #include "help.h"
 #include "util/proctitle.h"
@@ -20,6 +21,7 @@ static void usage(FILE *f) {
           "usage: dsana APP [options] ARGS      run APP on a local cluster (forks scheduler, servers, workers)\n"
           "       dsana scheduler APP --scheduler ADDR --token-file F [options] ARGS   only the scheduler, on ADDR\n"
           "       dsana server|worker --scheduler ADDR --token-file F               one server or worker of it\n"
+          "       dsana sim GRAPH|--tasks FILE [options]              simulate a run (docs/sim.md)\n"
           "       dsana graph convert|info|gen ...                      graph tools\n"
           "       dsana data convert|info|gen ...                       dataset tools (libsvm, IDX, binary)\n"
           "       dsana --help | --version\n\napps:\n");
@@ -72,6 +74,8 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "graph") == 0)
     return cmd_graph_main(argc - 1, argv + 1);
+  if (strcmp(cmd, "sim") == 0)
+    return cmd_sim_main(argc - 1, argv + 1);
   if (strcmp(cmd, "data") == 0)
     return cmd_data_main(argc - 1, argv + 1);
   if (strcmp(cmd, "logreg") == 0 && argc > 2 && strcmp(argv[2], "predict") == 0)

@@ -7,47 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy/chunk.h"
 #include "policy/compress.h"
-#include "runtime/keymask.h"
+#include "runtime/iter_figures.h"
 #include "runtime/scheduler_internal.h"
 #include "util/log.h"
 
-/* The slowest emulated link (0: none). */
-static double slowest_link(const struct scenario *sc) {
-  double bw = sc->global_link.bandwidth_bytes_per_s;
-  for (uint32_t w = 0; w < sc->n_workers; w++)
-    if (sc->link[w].bandwidth_bytes_per_s > 0 && (bw == 0 || sc->link[w].bandwidth_bytes_per_s < bw))
-      bw = sc->link[w].bandwidth_bytes_per_s;
-  return bw;
-}
-
-/* --chunk resolved into keys per chunk of every key space: what a
- * transfer of the space's dense-read tables carries sizes the chunks;
- * --compress resolved likewise. */
+/* --chunk resolved into keys per chunk of every key space; --compress
+ * likewise. */
 static void resolve_chunks(struct scheduler *s, bool local) {
   for (uint32_t sp = 0; sp < s->job.n_spaces; sp++) {
-    struct chunk_request r = {.mode = s->cfg.chunk, .fixed_bytes = s->cfg.chunk_bytes, .n_keys = s->job.space_keys[sp],
-                              .n_servers = s->cfg.n_servers, .bandwidth_bytes_per_s = slowest_link(&s->sc),
-                              .local_unthrottled = local};
-    for (uint32_t t = 0; t < s->job.n_tables; t++) {
-      const struct job_table *jt = &s->job.tables[t];
-      if (jt->space != sp)
-        continue;
-      r.bytes_per_key = 8 * jt->width > r.bytes_per_key ? 8 * jt->width : r.bytes_per_key;
-      struct job_range rr;
-      bool read = false;
-      for (uint32_t i = 0; i < s->job.n_tasks && !read; i++)
-        read = job_task_reads(&s->job, i, t, &rr);
-      if (read)
-        r.read_bytes += keymask_count(jt->unread, 0, jt->n_keys) * jt->width * sizeof(double);
-    }
-    s->chunk_keys[sp] = chunk_keys_for(&r);
+    s->chunk_keys[sp] = rt_space_chunk_keys(&s->job, sp, &s->cfg, &s->sc, local);
     s->fetch_ahead |= s->chunk_keys[sp] != 0;
   }
   s->fetch_ahead = s->fetch_ahead && !s->app->update;
   struct compress_request c = {.mode = s->cfg.compress, .chunk = s->cfg.chunk,
-                               .bandwidth_bytes_per_s = slowest_link(&s->sc), .local_unthrottled = local};
+                               .bandwidth_bytes_per_s = rt_slowest_link(&s->sc), .local_unthrottled = local};
   s->compress = compress_wanted(&c);
 }
 
@@ -96,7 +70,7 @@ static int setup(struct scheduler *s) {
   job_init(&s->job, s->cfg.n_workers, s->cfg.n_servers, s->cfg.tasks_per_worker, "scheduler");
   s->job.max_keys = s->cfg.max_keys;
   /* the launcher's own folder holds every endpoint, and no link is modelled */
-  s->job.info.local = s->cfg.local_dir[0] && !rc && slowest_link(&s->sc) == 0;
+  s->job.info.local = s->cfg.local_dir[0] && !rc && rt_slowest_link(&s->sc) == 0;
   if (!rc)
     rc = s->app->setup(s->app_state, &s->job, err, sizeof err);
   if (!rc)

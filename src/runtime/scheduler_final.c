@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/iter_figures.h"
 #include "runtime/scheduler_internal.h"
 #include "util/log.h"
 
@@ -44,24 +45,6 @@ int sch_on_final_data(struct scheduler *s, uint32_t server, const struct net_msg
   return 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(const double *v, uint32_t n) {
-  if (n == 0)
-    return 0;
-  double *c = malloc(sizeof *c * n);
-  if (!c)
-    return v[0];
-  memcpy(c, v, sizeof *c * n);
-  qsort(c, n, sizeof *c, cmp_double);
-  double m = n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
-  free(c);
-  return m;
-}
-
 /* The key space whose chunking the summary reports: the block table's. */
 static uint32_t reported_space(const struct scheduler *s) {
   uint32_t b = s->job.block_table != JOB_NONE ? s->job.block_table : s->job.result_table;
@@ -78,8 +61,8 @@ static void fill_summary(const struct scheduler *s, struct rt_run_report *r) {
       .sched = sched_kind_name(s->cfg.sched), .scenario = s->cfg.scenario_path, .workers = s->cfg.n_workers,
       .servers = s->cfg.n_servers, .tasks = s->job.n_tasks, .tasks_per_worker = s->cfg.tasks_per_worker,
       .iterations = s->iter, .residual = s->residual, .converged = s->converged,
-      .median_iter_s = median(s->iter_wall, s->n_iters), .bound_s = median(s->iter_bound, s->n_iters),
-      .transfer_bound_s = median(s->iter_tbound, s->n_iters), .overrun_s = s->overrun_s,
+      .median_iter_s = rt_median(s->iter_wall, s->n_iters), .bound_s = rt_median(s->iter_bound, s->n_iters),
+      .transfer_bound_s = rt_median(s->iter_tbound, s->n_iters), .overrun_s = s->overrun_s,
       .chunk_bytes = keys * sizeof(double), .chunked = s->chunk_keys[sp] != 0, .n_metrics = s->last.n_metrics,
       .compressed = s->compress, .pull_bytes = s->pull_bytes, .pull_bytes_raw = s->pull_bytes_raw};
   for (uint32_t i = 0; i < s->n_iters; i++)

@@ -14,6 +14,7 @@
 
 #include "policy/handout.h"
 #include "runtime/checkpoint.h"
+#include "runtime/iter_figures.h"
 #include "runtime/scheduler_internal.h"
 #include "runtime/trace.h"
 #include "util/log.h"
@@ -247,24 +248,6 @@ static double compute_bound(const struct scheduler *s) {
   return speed > 0 ? s->acc.raw_compute_s / speed : 0;
 }
 
-/* Transfer bound of this iteration: the bytes that crossed the busiest
- * emulated link over its bandwidth. Servers upload what workers pulled
- * (spread evenly over the servers; as sent, i.e. compressed when
- * --compress is on); each worker uploads its pushes. */
-static double transfer_bound(const struct scheduler *s) {
-  double pulled = 0, bound = 0;
-  for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
-    pulled += (double)s->wstats[w].bytes_in;
-    double bw = w < s->sc.n_workers ? s->sc.link[w].bandwidth_bytes_per_s : 0;
-    if (bw > 0 && (double)s->wstats[w].bytes_out / bw > bound)
-      bound = (double)s->wstats[w].bytes_out / bw;
-  }
-  double sbw = s->sc.global_link.bandwidth_bytes_per_s;
-  if (sbw > 0 && pulled / s->cfg.n_servers / sbw > bound)
-    bound = pulled / s->cfg.n_servers / sbw;
-  return bound;
-}
-
 static int record_iteration(struct scheduler *s, const struct dsana_reduce_ctx *ctx) {
   uint64_t now = rt_now(s->env);
   double wall = (double)(now - s->acc.start_ns) * 1e-9;
@@ -273,7 +256,7 @@ static int record_iteration(struct scheduler *s, const struct dsana_reduce_ctx *
   if (rc)
     return rc;
   struct rt_iter_report r = {.iter = s->iter, .tol = s->job.tol, .max_iter = s->job.max_iter, .wall_s = wall, .residual = s->residual, .bound_s = compute_bound(s),
-                             .transfer_bound_s = transfer_bound(s), .messages = s->acc.messages,
+                             .transfer_bound_s = rt_transfer_bound(&s->sc, s->wstats, s->cfg.n_workers, s->cfg.n_servers), .messages = s->acc.messages,
                              .workers = s->wstats, .n_workers = s->cfg.n_workers, .n_metrics = ctx->n_metrics};
   s->iter_wall[s->n_iters] = wall;
   s->iter_bound[s->n_iters] = r.bound_s;

@@ -1,0 +1,223 @@
+/*
+ * cmd_sim.c - `dsana sim GRAPH|--tasks FILE [run options] [sim options]`:
+ * the job comes from the PageRank app's own setup() (or the --tasks file's,
+ * sim_tasks.h), the run options are parsed exactly as for `dsana pagerank`
+ * (opts.c), the scenario and the costs are loaded, and the simulator
+ * reports through the same observer as a real run (report.c: the table,
+ * --metrics JSON lines, the summary), then one line on what bounded it.
+ */
+#include "cmd_sim.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_apps.h"
+#include "cmd_run.h"
+#include "opts.h"
+#include "report.h"
+#include "sim/sim.h"
+#include "sim_tasks.h"
+
+#define SIM_DEFAULT_ITERS "10"
+
+/* The simulator's own options, taken out of argv before the run's parse. */
+struct sim_cli {
+  const char *tasks, *costs;
+  struct sim_options opt;
+  int host_cores; /* -1: from --local or the costs */
+  bool has_max_iter;
+};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: dsana sim GRAPH|--tasks FILE [--workers N] [--servers S] [--scenario FILE] [--mode bsp|dsana]\n"
+             "       [--max-iter K] [--tasks-per-worker T] [--chunk SIZE|auto|off] [--metrics FILE] [--quiet]\n"
+             "       [--costs FILE] [--seed N] [--noise X] [--local] [--host-cores N]\n"
+             "Simulate a dsana run: the real scheduling policies (src/policy) against a model of the scheduler,\n"
+             "servers, workers and links, with per-message CPU costs per role (docs/sim.md). Prints the run's\n"
+             "table and a last line with the efficiency (bound / median iteration), the largest task's time\n"
+             "and how busy the scheduler, the busiest server and link were; --metrics writes the same JSON lines\n"
+             "as a real run. Deterministic for a --seed.\n"
+             "  --tasks FILE      a job of task costs, one 'COST [KEYS]' per line, instead of a GRAPH\n"
+             "  --costs FILE      per-message costs (JSON, bench/sim_calibrate.sh writes one)\n"
+             "  --seed N          seed of the task-time noise (default 1)\n"
+             "  --noise X         relative spread of task times (lognormal sigma, default 0)\n"
+             "  --local           model the local launcher on this machine: roles share its cores and buffers\n"
+             "  --host-cores N    cores all roles share (0 = every role on its own machine)\n"
+             "Other options as for dsana pagerank (--workers, --servers, --mode, --sched, --chunk, --tasks-per-worker,\n"
+             "--max-message, --scenario: speeds, transient stragglers, links, ns_per_cost, time_scale); there is no\n"
+             "convergence: it runs --max-iter iterations (default " SIM_DEFAULT_ITERS "). Bad input: one line on stderr, exit 2.\n");
+}
+
+static int parse_num(const char *opt, const char *v, double lo, double hi, double *out) {
+  char *end;
+  errno = 0;
+  double x = v ? strtod(v, &end) : 0;
+  if (!v || errno || end == v || *end || !(x >= lo && x <= hi)) {
+    fprintf(stderr, "dsana sim: %s: invalid value '%s'\n", opt, v ? v : "");
+    return DSANA_EUSAGE;
+  }
+  *out = x;
+  return 0;
+}
+
+/* One simulator option at argv[*i] (its value after it); *mine = it was one. */
+static int take_own(struct sim_cli *c, int argc, char **argv, int *i, bool *mine) {
+  const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+  double x;
+  int rc = 0;
+  *mine = true;
+  if (strcmp(a, "--local") == 0)
+    return c->opt.local = true, 0;
+  if (strcmp(a, "--tasks") == 0)
+    c->tasks = v;
+  else if (strcmp(a, "--costs") == 0)
+    c->costs = v;
+  else if (strcmp(a, "--seed") == 0 && !(rc = parse_num(a, v, 0, 9007199254740992.0, &x)))
+    c->opt.seed = (uint64_t)x;
+  else if (strcmp(a, "--noise") == 0 && !(rc = parse_num(a, v, 0, 2, &x)))
+    c->opt.noise = x;
+  else if (strcmp(a, "--host-cores") == 0 && !(rc = parse_num(a, v, 0, 1024, &x)))
+    c->host_cores = (int)x;
+  else if (!rc)
+    *mine = false;
+  if (*mine && !rc && !v) {
+    fprintf(stderr, "dsana sim: missing value for '%s'\n", a);
+    rc = DSANA_EUSAGE;
+  }
+  if (*mine)
+    (*i)++;
+  return rc;
+}
+
+/* Split argv into the simulator's options and the run's (into *out, argv[0] = the app). */
+static int split_args(int argc, char **argv, struct sim_cli *c, char ***out, int *n_out) {
+  char **v = calloc((size_t)argc + 3, sizeof *v);
+  if (!v)
+    return DSANA_ENOMEM;
+  int n = 1, rc = 0;
+  for (int i = 1; i < argc && !rc; i++) {
+    bool mine;
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      free(v);
+      return 1;
+    }
+    rc = take_own(c, argc, argv, &i, &mine);
+    if (!mine) {
+      c->has_max_iter |= strcmp(argv[i], "--max-iter") == 0 || strncmp(argv[i], "--max-iter=", 11) == 0;
+      v[n++] = argv[i];
+    }
+  }
+  v[0] = (char *)(c->tasks ? sim_tasks_app.name : "pagerank");
+  if (c->tasks)
+    v[n++] = (char *)c->tasks;
+  if (!c->has_max_iter) {
+    v[n++] = (char *)"--max-iter";
+    v[n++] = (char *)SIM_DEFAULT_ITERS;
+  }
+  *out = v;
+  *n_out = n;
+  if (rc)
+    free(v);
+  return rc;
+}
+
+/* The job, as every role of a real run declares it. */
+static int build_job(struct cli_run *r, struct dsana_job *job) {
+  char err[1200] = "";
+  int rc = r->app->prepare ? r->app->prepare(r->app_state, err, sizeof err) : 0;
+  job_init(job, r->cfg.n_workers, r->cfg.n_servers, r->cfg.tasks_per_worker, "launcher");
+  job->max_keys = r->cfg.max_keys;
+  if (!rc)
+    rc = r->app->setup(r->app_state, job, err, sizeof err);
+  if (!rc)
+    rc = job_finalize(job, err, sizeof err);
+  if (rc)
+    fprintf(stderr, "dsana sim: %s\n", err[0] ? err : dsana_strerror(rc));
+  return rc;
+}
+
+static int load_inputs(const struct cli_run *r, const struct sim_cli *c, struct scenario *sc, bool *have_sc,
+                       struct sim_costs *costs) {
+  char err[1200] = "";
+  int rc = 0;
+  sim_costs_default(costs);
+  if (c->costs)
+    rc = sim_costs_load(c->costs, costs, err, sizeof err);
+  if (!rc && r->cfg.scenario_path[0]) {
+    rc = scenario_load(r->cfg.scenario_path, sc, err, sizeof err);
+    *have_sc = rc == 0;
+    if (!rc)
+      rc = scenario_check_workers(sc, r->cfg.n_workers, err, sizeof err);
+  }
+  if (rc)
+    fprintf(stderr, "dsana sim: %s\n", err);
+  if (c->host_cores >= 0)
+    costs->host_cores = (uint32_t)c->host_cores;
+  else if (c->opt.local)
+    costs->host_cores = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+  return rc;
+}
+
+static void print_result(const struct sim_result *res, const struct sim_costs *costs) {
+  printf("sim: efficiency %.3f (bound %.6f s / median iteration %.6f s); largest task %.6f s; busy: scheduler CPU "
+         "%.0f%%, busiest server CPU %.0f%%, busiest link %.0f%%; %s; %llu events\n",
+         res->median_iter_s > 0 ? res->bound_s / res->median_iter_s : 0, res->bound_s, res->median_iter_s,
+         res->largest_task_s, 100 * res->sched_busy, 100 * res->server_busy, 100 * res->link_busy,
+         costs->host_cores ? "roles share the host's cores" : "every role on its own machine",
+         (unsigned long long)res->events);
+}
+
+static int run(struct cli_run *r, const struct sim_cli *c) {
+  struct dsana_job job;
+  struct scenario sc;
+  struct sim_costs costs;
+  bool have_sc = false;
+  int rc = build_job(r, &job);
+  if (!rc)
+    rc = load_inputs(r, c, &sc, &have_sc, &costs);
+  if (!rc) {
+    struct sim_app_shape shape = {.name = r->app->name, .block_hooks = r->app->task_block || c->tasks,
+                                  .run_task = r->app->run_task || c->tasks, .update = r->app->update != NULL};
+    struct sim_options opt = c->opt;
+    opt.max_iter = job.max_iter ? job.max_iter : 1;
+    struct cli_report rep;
+    report_init(&rep, &r->cfg);
+    struct sim_result res;
+    char err[512] = "";
+    rc = sim_run(&job, &shape, &r->cfg, have_sc ? &sc : NULL, &costs, &opt, &rep.observer, &res, err, sizeof err);
+    if (rc)
+      fprintf(stderr, "dsana sim: %s\n", err[0] ? err : dsana_strerror(rc));
+    else if (!r->cfg.quiet)
+      print_result(&res, &costs);
+  }
+  if (have_sc)
+    scenario_fini(&sc);
+  job_fini(&job);
+  return rc;
+}
+
+int cmd_sim_main(int argc, char **argv) {
+  struct sim_cli c = {.opt = {.seed = 1}, .host_cores = -1};
+  char **v;
+  int n, rc = split_args(argc, argv, &c, &v, &n);
+  if (rc == 1) {
+    usage(stdout);
+    return 0;
+  }
+  if (rc)
+    return 2;
+  const struct dsana_app *app = c.tasks ? &sim_tasks_app : cli_find_app("pagerank");
+  struct cli_run r;
+  rc = app ? cli_parse_run(app, n, v, &r) : DSANA_EINVAL;
+  free(v);
+  if (!rc && r.help)
+    usage(stdout);
+  else if (!rc)
+    rc = run(&r, &c);
+  if (app)
+    app->destroy(r.app_state);
+  return cmd_exit_code(rc);
+}

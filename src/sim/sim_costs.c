@@ -1,0 +1,105 @@
+/*
+ * sim_costs.c - the simulator's cost constants: the defaults measured on
+ * this machine (bench/sim_calibrate.sh; docs/sim.md says how and what they
+ * were), and the JSON costs file that overrides them (--costs FILE), read
+ * through one table of fields.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dsana/dsana.h"
+#include "sim/sim.h"
+
+/* net_msg_s, the *_msg_s, worker_task_s and worker_ns_per_cost as
+ * bench/sim_calibrate.sh measured them on this machine (2 vCPU, Release,
+ * 2026-12-03; docs/sim.md has the runs); the others chosen from the code
+ * paths, which no calibration run is sensitive enough to measure. */
+void sim_costs_default(struct sim_costs *c) {
+  *c = (struct sim_costs){
+      .net_msg_s = 10e-6,
+      .net_bytes_per_s = 0,
+      .sched_msg_s = 20e-6,
+      .sched_record_s = 1e-6,
+      .sched_handout_s = 1e-6,
+      .sched_iter_s = 50e-6,
+      .server_msg_s = 20e-6,
+      .server_push_byte_s = 0.5e-9,
+      .server_pull_byte_s = 0.5e-9,
+      .worker_msg_s = 20e-6,
+      .worker_task_s = 6e-6,
+      .worker_ns_per_cost = 2.0,
+      .host_cores = 0,
+  };
+}
+
+#define FIELD(name) {#name, offsetof(struct sim_costs, name)}
+static const struct {
+  const char *name;
+  size_t off;
+} fields[] = {FIELD(net_msg_s),          FIELD(net_bytes_per_s),    FIELD(sched_msg_s),     FIELD(sched_record_s),
+              FIELD(sched_handout_s),    FIELD(sched_iter_s),       FIELD(server_msg_s),    FIELD(server_push_byte_s),
+              FIELD(server_pull_byte_s), FIELD(worker_msg_s),       FIELD(worker_task_s),   FIELD(worker_ns_per_cost)};
+#define N_FIELDS (sizeof fields / sizeof fields[0])
+
+/* One key of the file into c; err names it when it is wrong. */
+static int set_key(const char *path, const cJSON *k, struct sim_costs *c, char *err, size_t errlen) {
+  if (!cJSON_IsNumber(k) || !isfinite(k->valuedouble) || k->valuedouble < 0) {
+    snprintf(err, errlen, "%s: %s: must be a finite number >= 0", path, k->string);
+    return DSANA_EFORMAT;
+  }
+  if (strcmp(k->string, "host_cores") == 0) {
+    if (k->valuedouble > 1024 || floor(k->valuedouble) != k->valuedouble) {
+      snprintf(err, errlen, "%s: host_cores: must be an integer in [0, 1024]", path);
+      return DSANA_EFORMAT;
+    }
+    c->host_cores = (uint32_t)k->valuedouble;
+    return 0;
+  }
+  for (size_t i = 0; i < N_FIELDS; i++)
+    if (strcmp(k->string, fields[i].name) == 0) {
+      *(double *)(void *)((char *)c + fields[i].off) = k->valuedouble;
+      return 0;
+    }
+  snprintf(err, errlen, "%s: unknown key '%s'", path, k->string);
+  return DSANA_EFORMAT;
+}
+
+static int read_text(const char *path, char **out, char *err, size_t errlen) {
+  FILE *f = fopen(path, "rb");
+  char *text = NULL;
+  size_t n = 0;
+  if (f) {
+    text = malloc(1 << 16);
+    n = text ? fread(text, 1, (1 << 16) - 1, f) : 0;
+    fclose(f);
+  }
+  if (!text) {
+    snprintf(err, errlen, "%s: cannot read the costs file", path);
+    return DSANA_EIO;
+  }
+  text[n] = '\0';
+  *out = text;
+  return 0;
+}
+
+int sim_costs_load(const char *path, struct sim_costs *c, char *err, size_t errlen) {
+  char *text;
+  int rc = read_text(path, &text, err, errlen);
+  if (rc)
+    return rc;
+  cJSON *root = cJSON_Parse(text);
+  free(text);
+  if (!cJSON_IsObject(root)) {
+    snprintf(err, errlen, "%s: not a JSON object of costs", path);
+    cJSON_Delete(root);
+    return DSANA_EFORMAT;
+  }
+  for (const cJSON *k = root->child; k && !rc; k = k->next)
+    rc = set_key(path, k, c, err, errlen);
+  cJSON_Delete(root);
+  return rc;
+}

@@ -1,0 +1,275 @@
+/*
+ * sim_sched.c - the scheduler of the simulated run (scheduler_iter.c in
+ * the runtime), driving the real policy (policy/sched.h, handout.h): at the
+ * start of an iteration sched_begin_iter() and the first tasks in
+ * ITER_START (one to each worker in turn up to its depth, then block-wise
+ * workers' budget); then per TASK_DONE the records go to sched_report() and
+ * the worker is topped up to its depth through sched_next() (stealing
+ * included); a worker left with nothing is told to fetch ahead. Once every
+ * server reported and every task is done: the iteration's record to the
+ * observer, ITER_END to the servers, and the next ITER_START.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/handout.h"
+#include "runtime/iter_figures.h"
+#include "sim/sim_internal.h"
+#include "util/grow.h"
+
+#define GLOBALS_BYTES (8 * (uint64_t)DSANA_MAX_GLOBALS)
+
+int simsched_init(struct sim *sim) {
+  struct sim_sched *s = &sim->s;
+  uint32_t W = sim->n_workers, T = sim->wk.n_tasks;
+  int rc = sched_create(sim->cfg->sched, W, sim->wk.cost, T, &s->policy);
+  if (rc)
+    return rc;
+  sched_set_contiguous(s->policy, sim->wk.contiguous);
+  s->w = calloc(W, sizeof *s->w);
+  s->task_seen = calloc(T, 1);
+  s->task_owner = calloc(T, sizeof *s->task_owner);
+  s->wstats = calloc(W, sizeof *s->wstats);
+  uint32_t n = sim->opt->max_iter;
+  s->iter_wall = calloc(n, sizeof *s->iter_wall);
+  s->iter_bound = calloc(n, sizeof *s->iter_bound);
+  s->iter_tbound = calloc(n, sizeof *s->iter_tbound);
+  bool ok = s->w && s->task_seen && s->task_owner && s->wstats && s->iter_wall && s->iter_bound && s->iter_tbound;
+  return ok ? 0 : DSANA_ENOMEM;
+}
+
+void simsched_fini(struct sim *sim) {
+  struct sim_sched *s = &sim->s;
+  sched_destroy(s->policy);
+  for (uint32_t w = 0; s->w && w < sim->n_workers; w++)
+    free(s->w[w].batch);
+  free(s->w);
+  free(s->task_seen);
+  free(s->task_owner);
+  free(s->wstats);
+  free(s->iter_wall);
+  free(s->iter_bound);
+  free(s->iter_tbound);
+}
+
+/* Send m from the scheduler (its CPU per message); returns the time after. */
+static double send(struct sim *sim, struct sim_msg *m, double t) {
+  t = simnet_cpu(sim, &sim->s.cpu, t, sim->c->sched_msg_s);
+  sim->s.messages++;
+  simnet_send(sim, NULL, m, t); /* the scheduler's link is not emulated */
+  return t;
+}
+
+static int hand_out_one(struct sim *sim, uint32_t w, double *cost, double *t) {
+  struct sim_sched *s = &sim->s;
+  struct sim_wslot *p = &s->w[w];
+  uint32_t task;
+  bool stolen;
+  if (sched_next(s->policy, w, &task, &stolen) != 0)
+    return DSANA_EAGAIN;
+  uint32_t *b = grow_for_one(p->batch, &p->cap_batch, p->n_batch, sizeof *b, 16);
+  if (!b) {
+    sim->failed = DSANA_ENOMEM;
+    return DSANA_ENOMEM;
+  }
+  p->batch = b;
+  b[p->n_batch++] = task;
+  *t = simnet_cpu(sim, &s->cpu, *t, sim->c->sched_handout_s);
+  if (cost)
+    *cost += sim->wk.cost[task];
+  s->task_owner[task] = w;
+  p->outstanding++;
+  p->handed++;
+  return 0;
+}
+
+static bool has_room(const struct sim_wslot *p) { return p->outstanding < p->depth; }
+
+/* A message to worker w carrying its batch (taken). */
+static struct sim_msg *batch_msg(struct sim *sim, enum sim_msg_type type, uint32_t w, uint64_t extra) {
+  struct sim_wslot *p = &sim->s.w[w];
+  struct sim_msg *m = simnet_msg(sim, type, SIM_SCHED, 0, SIM_WORKER, w, sim->s.iter, extra + 4 * (uint64_t)p->n_batch);
+  if (!m)
+    return NULL;
+  m->ids = p->batch;
+  m->n = p->n_batch;
+  p->batch = NULL;
+  p->n_batch = p->cap_batch = 0;
+  return m;
+}
+
+/* fetch_ahead() of scheduler_iter.c: a worker with nothing left fetches t+1's input. */
+static double fetch_ahead(struct sim *sim, uint32_t w, bool starting, double t) {
+  struct sim_sched *s = &sim->s;
+  struct sim_wslot *p = &s->w[w];
+  if (p->handed == 0)
+    return t;
+  bool done = p->outstanding == 0 ||
+              (sim->cfg->sched == SCHED_STATIC && sim->wk.blocks && sched_queued_cost(s->policy, w) <= 0);
+  if (!sim->wk.fetch_ahead || p->ahead || !done || s->iter >= sim->opt->max_iter)
+    return t;
+  p->ahead = true;
+  if (starting)
+    return t; /* ITER_START says so */
+  return send(sim, simnet_msg(sim, SM_FETCH_AHEAD, SIM_SCHED, 0, SIM_WORKER, w, s->iter + 1, 0), t);
+}
+
+static double fastest_speed(const struct sim *sim) {
+  double f = 0;
+  for (uint32_t w = 0; w < sim->n_workers; w++)
+    if (sched_speed_est(sim->s.policy, w) > f)
+      f = sched_speed_est(sim->s.policy, w);
+  return f;
+}
+
+/* hand_out_first() of scheduler_iter.c. */
+static double hand_out_first(struct sim *sim, double t) {
+  struct sim_sched *s = &sim->s;
+  double mean = 0, fastest = fastest_speed(sim);
+  for (uint32_t k = 0; k < sim->wk.n_tasks; k++)
+    mean += sim->wk.cost[k] / sim->wk.n_tasks;
+  for (uint32_t w = 0; w < sim->n_workers; w++)
+    s->w[w].depth = handout_depth(sim->cfg->sched, sched_speed_est(s->policy, w), fastest, mean, 1); /* one compute thread per simulated worker */
+  for (bool more = true; more && !sim->failed;) {
+    more = false;
+    for (uint32_t w = 0; w < sim->n_workers; w++)
+      more |= has_room(&s->w[w]) && hand_out_one(sim, w, NULL, &t) == 0;
+  }
+  for (uint32_t w = 0; w < sim->n_workers; w++) {
+    double budget = handout_first_budget(sim->cfg->sched, sim->wk.blocks && sim->wk.fetch_ahead,
+                                         sched_queued_cost(s->policy, w));
+    double handed = 0;
+    while (handed < budget - 1e-9 * budget && hand_out_one(sim, w, &handed, &t) == 0) {
+    }
+    t = fetch_ahead(sim, w, true, t);
+  }
+  return t;
+}
+
+void simsched_start_iteration(struct sim *sim, double t) {
+  struct sim_sched *s = &sim->s;
+  s->iter++;
+  s->tasks_done = s->reports = 0;
+  s->messages = 0;
+  s->raw_compute_s = 0;
+  s->start_t = t;
+  memset(s->wstats, 0, sizeof *s->wstats * sim->n_workers);
+  memset(s->task_seen, 0, sim->wk.n_tasks);
+  for (uint32_t w = 0; w < sim->n_workers; w++) {
+    s->w[w].outstanding = s->w[w].handed = 0;
+    s->w[w].ahead = false;
+  }
+  t = simnet_cpu(sim, &s->cpu, t, sim->c->sched_iter_s);
+  if (sched_begin_iter(s->policy, NULL) != 0) {
+    sim->failed = DSANA_EINVAL;
+    return;
+  }
+  t = hand_out_first(sim, t);
+  for (uint32_t w = 0; w < sim->n_workers && !sim->failed; w++) {
+    bool ahead = s->w[w].ahead;
+    struct sim_msg *m = batch_msg(sim, SM_ITER_START, w, GLOBALS_BYTES);
+    if (m)
+      m->ahead = ahead;
+    t = send(sim, m, t);
+  }
+}
+
+static void record_iteration(struct sim *sim, double t) {
+  struct sim_sched *s = &sim->s;
+  uint32_t W = sim->n_workers, k = s->iter - 1;
+  double wall = t - s->start_t;
+  s->iter_wall[k] = wall;
+  s->iter_bound[k] = rt_compute_bound(sim->sc, W, s->iter, s->raw_compute_s);
+  s->iter_tbound[k] = rt_transfer_bound(sim->sc, s->wstats, W, sim->n_servers);
+  for (uint32_t w = 0; w < W; w++) {
+    s->wstats[w].stolen = sched_stolen(s->policy, w);
+    s->wstats[w].speed_est = sched_speed_est(s->policy, w);
+    s->wstats[w].wait_s = wall > s->wstats[w].compute_s ? wall - s->wstats[w].compute_s : 0;
+  }
+  struct rt_iter_report r = {.iter = s->iter, .max_iter = sim->opt->max_iter, .wall_s = wall,
+                             .bound_s = s->iter_bound[k], .transfer_bound_s = s->iter_tbound[k],
+                             .messages = s->messages, .workers = s->wstats, .n_workers = W};
+  if (sim->obs && sim->obs->iteration)
+    sim->obs->iteration(sim->obs->arg, &r);
+}
+
+static void end_iteration(struct sim *sim, double t) {
+  struct sim_sched *s = &sim->s;
+  record_iteration(sim, t);
+  for (uint32_t i = 0; i < sim->n_servers; i++)
+    t = send(sim, simnet_msg(sim, SM_ITER_END, SIM_SCHED, 0, SIM_SERVER, i, s->iter, GLOBALS_BYTES), t);
+  if (s->iter >= sim->opt->max_iter) {
+    s->done = true;
+    s->end_t = t;
+    return;
+  }
+  simsched_start_iteration(sim, t);
+}
+
+static void maybe_end(struct sim *sim, double t) {
+  if (sim->s.reports == sim->n_servers && sim->s.tasks_done == sim->wk.n_tasks && !sim->s.done)
+    end_iteration(sim, t);
+}
+
+static void take_done(struct sim *sim, uint32_t w, const struct sim_rec *d) {
+  struct sim_sched *s = &sim->s;
+  struct worker_iter_stats *st = &s->wstats[w];
+  st->compute_s += d->compute_s;
+  st->tasks++;
+  st->bytes_in += d->bytes_in;
+  st->bytes_out += d->bytes_out;
+  s->raw_compute_s += d->compute_s / scenario_slowdown(sim->sc, w, s->iter);
+  s->tasks_done++;
+  s->task_seen[d->task] = 1;
+  sched_report(s->policy, w, d->task, d->compute_s);
+  if (s->task_owner[d->task] == w && s->w[w].outstanding > 0)
+    s->w[w].outstanding--;
+}
+
+static void on_task_done(struct sim *sim, const struct sim_msg *m, double t) {
+  struct sim_sched *s = &sim->s;
+  uint32_t w = m->from;
+  t = simnet_cpu(sim, &s->cpu, t, sim->c->sched_record_s * m->n);
+  for (uint32_t k = 0; k < m->n; k++)
+    if (m->iter == s->iter && !s->done && m->recs[k].task < sim->wk.n_tasks && !s->task_seen[m->recs[k].task])
+      take_done(sim, w, &m->recs[k]);
+  while (has_room(&s->w[w]) && hand_out_one(sim, w, NULL, &t) == 0) {
+  }
+  if (s->w[w].n_batch)
+    t = send(sim, batch_msg(sim, SM_TASKS, w, 0), t);
+  t = fetch_ahead(sim, w, false, t);
+  maybe_end(sim, t);
+}
+
+void simsched_on_msg(struct sim *sim, struct sim_msg *m, double t) {
+  struct sim_sched *s = &sim->s;
+  s->messages++;
+  t = simnet_cpu(sim, &s->cpu, t, sim->c->sched_msg_s);
+  if (m->type == SM_TASK_DONE) {
+    on_task_done(sim, m, t);
+  } else if (m->type == SM_SHARD_REPORT && m->iter == s->iter && !s->done) {
+    s->reports++;
+    maybe_end(sim, t);
+  }
+  simnet_msg_free(m);
+}
+
+void simsched_finish(struct sim *sim) {
+  const struct sim_sched *s = &sim->s;
+  const struct run_config *cfg = sim->cfg;
+  bool dyn = cfg->sched == SCHED_DYNAMIC, chunked = sim->wk.fetch_ahead;
+  uint64_t keys = sim->wk.chunk_keys ? sim->wk.chunk_keys : sim->wk.n_keys;
+  uint32_t n = s->iter < sim->opt->max_iter ? s->iter : sim->opt->max_iter;
+  struct rt_run_report r = {
+      .app = sim->app->name, .mode = run_mode_name(cfg->mode),
+      .mechanisms = dyn && chunked ? "dynamic+chunking" : dyn ? "dynamic" : chunked ? "chunking" : "none",
+      .sched = sched_kind_name(cfg->sched), .scenario = cfg->scenario_path, .workers = sim->n_workers,
+      .servers = sim->n_servers, .tasks = sim->wk.n_tasks, .tasks_per_worker = cfg->tasks_per_worker,
+      .iterations = n, .median_iter_s = rt_median(s->iter_wall, n), .bound_s = rt_median(s->iter_bound, n),
+      .transfer_bound_s = rt_median(s->iter_tbound, n), .chunk_bytes = keys * sizeof(double),
+      .chunked = sim->wk.chunk_keys != 0};
+  for (uint32_t k = 0; k < n; k++)
+    r.total_s += s->iter_wall[k];
+  if (sim->obs && sim->obs->summary)
+    sim->obs->summary(sim->obs->arg, &r);
+}
