@@ -184,7 +184,7 @@ static int run(struct cli_run *r, const struct sim_cli *c) {
     struct sim_options opt = c->opt;
     opt.max_iter = job.max_iter ? job.max_iter : 1;
     struct cli_report rep;
-    report_init(&rep, &r->cfg);
+    report_init(&rep, r);
     struct sim_result res;
     char err[512] = "";
     rc = sim_run(&job, &shape, &r->cfg, have_sc ? &sc : NULL, &costs, &opt, &rep.observer, &res, err, sizeof err);
