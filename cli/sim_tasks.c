@@ -17,9 +17,9 @@ struct st_app {
 };
 
 static const struct dsana_app_option st_options[] = {
-    {"max-iter", "N", "iterations to simulate (default 10)"},
-    {"tol", "X", "accepted for symmetry with the apps; the simulator has no convergence"},
-    {NULL, NULL, NULL}};
+    {"max-iter", "N", "iterations to simulate", DSANA_OPT_REPORT, "10"},
+    {"tol", "TOL", "accepted for symmetry with the apps; the simulator has no convergence", DSANA_OPT_PARAM, NULL},
+    {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
 
 static int st_create(void **out) {
   struct st_app *a = calloc(1, sizeof *a);
