@@ -84,7 +84,7 @@ fi
 # Bytes: every iteration sends fewer bytes than it would uncompressed, the
 # run as a whole at least 1.3x fewer, and the converged end fewer than the
 # start; uncompressed, both counts agree.
-m="$T/l.on.2.1.jsonl"
+m="$T/l.on.3.1.jsonl"
 read -r n fewer first last ratio < <(jq -s -r '[.[] | select(.type == "iteration")] as $it |
   [($it | length), ([$it[] | select(.pull_bytes < .pull_bytes_raw)] | length), ($it[1].pull_bytes),
    ($it[-1].pull_bytes), ([.[] | select(.type == "summary")][0].compress_ratio)] | @tsv' "$m")
@@ -93,7 +93,7 @@ if [ "$n" -gt 5 ] && [ "$fewer" -eq "$n" ] && [ "$last" -lt "$first" ] && awk -v
 else
   fail "compressed bytes: n=$n fewer=$fewer first=$first last=$last ratio=$ratio"
 fi
-same=$(jq -s -r '[.[] | select(.type == "iteration" and .pull_bytes != .pull_bytes_raw)] | length' "$T/l.off.2.1.jsonl")
+same=$(jq -s -r '[.[] | select(.type == "iteration" and .pull_bytes != .pull_bytes_raw)] | length' "$T/l.off.3.1.jsonl")
 if [ "$same" -eq 0 ]; then
   pass "uncompressed: bytes sent equal bytes before compression in every iteration"
 else
