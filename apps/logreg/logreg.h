@@ -6,6 +6,7 @@
  *   lr_kernel.c a task: loss, accuracy and exact gradient of its rows
  *   lr_server.c finish(): dot products; update(): the L-BFGS vectors
  *   lr_opt.c    reduce(): line search and the two-loop recursion on scalars
+ *   lr_sgd.c    --batch: mini-batch SGD (batches, step, its finish/update/reduce)
  *   lr_model.c  the model file, and scoring new data with it
  *
  * Objective (scikit-learn's LogisticRegression with C = 1/l2):
@@ -26,7 +27,8 @@
  * Tables (n_keys = F + 1: features, then the bias; width K' = 1 or K):
  *   x     DERIVED  the trial point (what tasks read); written by update()
  *   g     SUM      sum of the examples' loss gradients at x (exact partials)
- *   state STATE    per key: xb, gb, d, gt, s[m], y[m] (each K' wide)
+ *   state STATE    per key: xb, gb, d, gt, s[m], y[m] (each K' wide);
+ *                  with --batch only gt (K' wide), see lr_sgd.c
  * Exactness: each task adds its gradient in double over fixed blocks of
  * LR_BLOCK rows (aligned on the row index, so block contents do not depend
  * on how rows are split into tasks) and pushes the blocks' exact partial
@@ -105,6 +107,9 @@ struct lr_app {
   int converted_fd[2];            /* their descriptors, -1 */
   double l2, tol;
   uint32_t max_iter;
+  uint64_t batch; /* rows per SGD step; 0: full-batch L-BFGS */
+  uint64_t seed;  /* of the SGD batches */
+  double lr;      /* SGD's base learning rate */
   /* data */
   struct dsana_dataset train, test;
   bool loaded, validated;
@@ -138,6 +143,18 @@ int lr_update(void *app, struct dsana_shard_ctx *ctx);
 
 /* lr_opt.c */
 int lr_reduce(void *app, struct dsana_reduce_ctx *ctx);
+
+/* lr_sgd.c (with --batch; iter >= 1) */
+/* Rows of the training set iteration `iter` evaluates: the batch, or all at the last. */
+uint64_t lr_sgd_batch_rows(const struct lr_app *a, uint32_t iter);
+/* Whether iteration `iter` scores the test set (the first, every epoch's start, the last). */
+bool lr_sgd_scores_test(const struct lr_app *a, uint32_t iter);
+/* The task's rows of its iteration's batch, ascending, into *rows (malloc'd, the
+ * caller frees), their count into *n_rows. DSANA_ENOMEM. */
+int lr_sgd_task_rows(const struct lr_app *a, const struct dsana_task_ctx *ctx, uint64_t **rows, uint64_t *n_rows);
+int lr_sgd_finish(const struct lr_app *a, struct dsana_shard_ctx *ctx);
+int lr_sgd_update(const struct lr_app *a, struct dsana_shard_ctx *ctx);
+int lr_sgd_reduce(const struct lr_app *a, struct dsana_reduce_ctx *ctx);
 
 /* lr_model.c */
 int lr_output(void *app, const double *values, uint64_t n, uint32_t width, const struct dsana_run_summary *run,

@@ -182,7 +182,8 @@ int lr_declare(struct lr_app *a, struct dsana_job *job, char *err, size_t errlen
   int rc = 0;
   if ((rc = dsana_job_add_table(job, "x", a->n_keys, a->kw, DSANA_RULE_DERIVED, &id)) != 0 || id != LR_T_X ||
       (rc = dsana_job_add_table(job, "g", a->n_keys, a->kw, DSANA_RULE_SUM, &id)) != 0 || id != LR_T_G ||
-      (rc = dsana_job_add_table(job, "state", a->n_keys, a->kw * LR_STATE_SLOTS, DSANA_RULE_STATE, &id)) != 0 ||
+      (rc = dsana_job_add_table(job, "state", a->n_keys, a->batch ? a->kw : a->kw * LR_STATE_SLOTS,
+                                 DSANA_RULE_STATE, &id)) != 0 ||
       id != LR_T_STATE || (rc = declare_tasks(a, job, info.n_workers * info.tasks_per_worker)) != 0) {
     snprintf(err, errlen, "%s: %s", a->train_path, dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
     return rc ? rc : DSANA_EINVAL;
@@ -194,7 +195,7 @@ int lr_declare(struct lr_app *a, struct dsana_job *job, char *err, size_t errlen
     rc = dsana_job_set_result_table(job, LR_T_X);
   if (!rc)
     rc = dsana_job_set_sums(job, LR_N_SUMS);
-  dsana_job_set_convergence(job, a->tol, a->max_iter);
+  dsana_job_set_convergence(job, a->batch ? 0 : a->tol, a->max_iter); /* SGD: --max-iter iterations */
   dsana_job_add_fact(job, "rows", (double)a->train.n_rows);
   dsana_job_add_fact(job, "features", (double)a->train.n_features);
   dsana_job_add_fact(job, "classes", (double)a->n_classes);
