@@ -3,7 +3,8 @@
 #   - one step over the whole set is -lr times the gradient an independent
 #     reference (tests/ref/ref_logreg.c) computes at w = 0;
 #   - the model file is byte-identical for W 1..4, S 1..3, both modes and a
-#     straggler scenario (binary and multinomial), another --seed changes it;
+#     straggler scenario (binary and multinomial; a sparse model for a few
+#     configurations), another --seed changes it;
 #   - the metrics: every iteration's JSON line has train_loss, grad_norm,
 #     step and batch_rows (jq); the test set is scored once an epoch (null
 #     in between); the run's train_accuracy is the model's (predict agrees);
@@ -17,6 +18,8 @@ cd "$T"
 
 "$DSANA" data gen logreg --samples 1500 --features 40 --nnz-per-row 8 --classes 2 --seed 3 --out bin.svm >/dev/null
 "$DSANA" data gen logreg --samples 1500 --features 30 --nnz-per-row 10 --classes 4 --seed 5 --out multi.svm >/dev/null
+# above 65536 features the model is sparse: tasks pull and push key lists
+"$DSANA" data gen logreg --samples 3000 --features 100000 --nnz-per-row 10 --classes 3 --seed 7 --out sparse.svm >/dev/null
 
 lr() { # NAME DATA ARGS...: train, model into NAME.model, metrics NAME.jsonl
   local name=$1 data=$2
@@ -66,6 +69,19 @@ for d in bin multi; do
   done
   [ "$same" -eq "$runs" ] && pass "$d --batch 64: $runs runs (W 1..4, S 1..3, bsp/dsana) give W=1 S=1's model byte for byte"
 done
+
+lr base.sparse sparse.svm --batch 100 --max-iter 30 || fail "sparse base: rc=$RC $(head -c 300 base.sparse.err)"
+same=0
+for cfg in "2 1 bsp" "3 2 dsana" "4 3 bsp"; do
+  read -r W S mode <<<"$cfg"
+  lr "x.sparse.$W" sparse.svm --batch 100 --max-iter 30 --workers "$W" --servers "$S" --mode "$mode" &&
+    cmp -s base.sparse.model "x.sparse.$W.model" && same=$((same + 1))
+done
+if [ "$same" -eq 3 ]; then
+  pass "sparse model (100000 features) --batch 100: W/S/mode 2/1/bsp, 3/2/dsana, 4/3/bsp give W=1 S=1's model"
+else
+  fail "sparse model --batch 100: $same of 3 runs gave W=1 S=1's model (rc=$RC)"
+fi
 
 printf '{"workers": [{"speed": 1}, {"speed": 0.5}, {"speed": 0.25}], "transient": {"probability": 0.3, "slowdown": 4, "seed": 9}, "ns_per_cost": 30}' >strag.json
 if lr strag multi.svm --batch 64 --max-iter 40 --workers 3 --servers 2 --mode dsana --scenario strag.json &&
