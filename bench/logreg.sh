@@ -36,7 +36,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() { sed -n '2,30s/^# \{0,1\}//p' "$0"; }
 
-quick=0 install=0 pairs= sk_iter=
+quick=0 install=0 pairs='' sk_iter=''
 while [[ $# -gt 0 ]]; do
   case $1 in
   --quick) quick=1 ;;
