@@ -4,7 +4,8 @@
 #     reference (tests/ref/ref_logreg.c) computes at w = 0;
 #   - the model file is byte-identical for W 1..4, S 1..3, both modes and a
 #     straggler scenario (binary and multinomial; a sparse model for a few
-#     configurations), another --seed changes it;
+#     configurations), another --seed changes it, and a run resumed after
+#     a killed server reaches it too;
 #   - the metrics: every iteration's JSON line has train_loss, grad_norm,
 #     step and batch_rows (jq); the test set is scored once an epoch (null
 #     in between); the run's train_accuracy is the model's (predict agrees);
@@ -96,6 +97,16 @@ if lr seed2 multi.svm --batch 64 --max-iter 40 --seed 2 && ! cmp -s base.multi.m
   pass "multi --batch 64: --seed 2 gives another model, an explicit --seed 1 the default's"
 else
   fail "--seed: rc=$RC, --seed 2 should differ from the default and --seed 1 equal it $(head -c 200 seed2.err)"
+fi
+
+# A server killed after a checkpoint: --resume continues the same batches.
+DSANA_FAULT="server=1,iter=13,point=commit,how=kill" run_capture ckill "$DSANA" logreg multi.svm --batch 64 \
+  --workers 2 --servers 2 --max-iter 40 --quiet --model-out ck.model --checkpoint ck --checkpoint-every 5
+if [ "$RC" -eq 1 ] && grep -q "last complete checkpoint: iteration 10" ckill.err && [ ! -e ck.model ] &&
+  lr resumed multi.svm --batch 64 --max-iter 40 --workers 3 --servers 2 --resume ck && cmp -s base.multi.model resumed.model; then
+  pass "multi --batch 64: a server killed in iteration 13, resumed from iteration 10 with 3 workers: the same model"
+else
+  fail "--batch resume: rc=$RC $(head -c 300 ckill.err) $(head -c 300 resumed.err 2>/dev/null)"
 fi
 
 # --------------------------------------------------------------- metrics
