@@ -38,6 +38,10 @@ static int lr_create(void **out) {
   a->seed = 1;
   a->lr = 2;
   a->converted_fd[0] = a->converted_fd[1] = -1;
+  if (lr_posmap_init(a) != 0) {
+    free(a);
+    return DSANA_ENOMEM;
+  }
   *out = a;
   return 0;
 }
@@ -47,6 +51,7 @@ static void lr_destroy(void *app) {
   if (!a)
     return;
   lr_data_fini(a);
+  lr_posmap_fini(a);
   free(a);
 }
 

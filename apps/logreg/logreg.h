@@ -8,6 +8,7 @@
  *   lr_opt.c    reduce(): line search and the two-loop recursion on scalars
  *   lr_sgd.c    --batch: mini-batch SGD (batches, step, its finish/update/reduce)
  *   lr_model.c  the model file, and scoring new data with it
+ *   lr_posmap.c sparse tasks: a pool of feature -> position-in-keys maps
  *
  * Objective (scikit-learn's LogisticRegression with C = 1/l2):
  *   f(w) = (1/N) [ sum_i loss_i(w) + (l2/2) |w|^2 ],  the bias not penalised,
@@ -37,6 +38,7 @@
 #ifndef DSANA_APPS_LOGREG_H
 #define DSANA_APPS_LOGREG_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -95,8 +97,15 @@ struct lr_task_data {
   uint64_t lo, hi; /* rows of its set */
   uint64_t *keys; /* sparse models: features touched + the bias, ascending */
   uint64_t n_keys;
-  uint32_t *local; /* per entry of the task's rows: its position in keys */
   bool checked;    /* rows passed dsana_dataset_check */
+};
+
+#define LR_POSMAPS 256 /* position maps at most: tasks running at once in a worker */
+struct lr_posmaps {
+  pthread_mutex_t lock; /* guards the rest (compute threads take and put maps) */
+  uint32_t *map[LR_POSMAPS]; /* n_features entries each */
+  bool busy[LR_POSMAPS];
+  uint32_t n;
 };
 
 struct lr_app {
@@ -120,6 +129,7 @@ struct lr_app {
   bool sparse;      /* tasks read and push key lists */
   uint32_t n_train_tasks, n_test_tasks;
   struct lr_task_data *td;
+  struct lr_posmaps posmaps; /* sparse models' tasks */
   uint8_t *test_class_ok; /* per test row: its label is a training class */
   uint64_t test_unknown;  /* test rows whose class the model does not know */
 };
@@ -155,6 +165,14 @@ int lr_sgd_task_rows(const struct lr_app *a, const struct dsana_task_ctx *ctx, u
 int lr_sgd_finish(const struct lr_app *a, struct dsana_shard_ctx *ctx);
 int lr_sgd_update(const struct lr_app *a, struct dsana_shard_ctx *ctx);
 int lr_sgd_reduce(const struct lr_app *a, struct dsana_reduce_ctx *ctx);
+
+/* lr_posmap.c */
+int lr_posmap_init(struct lr_app *a);
+void lr_posmap_fini(struct lr_app *a);
+/* A map (n_features uint32, contents unspecified) for the calling task alone
+ * until lr_posmap_put; DSANA_ENOMEM. */
+int lr_posmap_take(struct lr_app *a, uint32_t **map);
+void lr_posmap_put(struct lr_app *a, uint32_t *map);
 
 /* lr_model.c */
 int lr_output(void *app, const double *values, uint64_t n, uint32_t width, const struct dsana_run_summary *run,

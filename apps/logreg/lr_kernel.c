@@ -126,35 +126,39 @@ static int train_dense(const struct lr_app *a, struct dsana_task_ctx *ctx, const
   return 0;
 }
 
-/* Sparse models: every contribution added exactly at the task's keys. */
-static int train_sparse(const struct lr_app *a, struct dsana_task_ctx *ctx, const struct row_set *rs,
-                        const double *x, double *z, double *gz) {
+/* Sparse models: every contribution added exactly at the task's keys, found
+ * through a position map (lr_posmap.c). */
+static int train_sparse(struct lr_app *a, struct dsana_task_ctx *ctx, const struct row_set *rs, const double *x,
+                        double *z, double *gz) {
   const struct dsana_dataset *ds = &a->train;
   const struct lr_task_data *td = &a->td[ctx->task];
-  uint32_t K = a->kw;
+  uint32_t K = a->kw, *pos;
   dsana_xsum *out;
   int rc = dsana_push_xsum_keys(ctx, LR_T_G, td->keys, td->n_keys, &out);
-  if (rc)
+  if (rc || (rc = lr_posmap_take(a, &pos)) != 0)
     return rc;
-  uint64_t e0 = ds->row_off[ctx->lo], bias = td->n_keys - 1;
+  for (uint64_t j = 0; j + 1 < td->n_keys; j++)
+    pos[td->keys[j]] = (uint32_t)j;
+  uint64_t bias = td->n_keys - 1;
   for (uint64_t k = 0; k < rs->n; k++) {
     uint64_t i = row_at(rs, k);
     train_row(a, ctx, i, x, z, gz);
     for (uint64_t e = ds->row_off[i]; e < ds->row_off[i + 1]; e++) {
       double v = dsana_dataset_val(ds, e);
-      dsana_xsum *o = out + (uint64_t)td->local[e - e0] * K;
+      dsana_xsum *o = out + (uint64_t)pos[ds->col[e]] * K;
       for (uint32_t c = 0; c < K; c++)
         dsana_xsum_add(&o[c], v * gz[c]);
     }
     for (uint32_t c = 0; c < K; c++)
       dsana_xsum_add(&out[bias * K + c], gz[c]);
   }
+  lr_posmap_put(a, pos);
   return 0;
 }
 
 /* Training rows: all of the task's, or (--batch, but for the last
  * iteration) its rows of the iteration's batch, whose cost is the work done. */
-static int train(const struct lr_app *a, struct dsana_task_ctx *ctx, const double *x, double *z, double *gz) {
+static int train(struct lr_app *a, struct dsana_task_ctx *ctx, const double *x, double *z, double *gz) {
   struct row_set rs = {.list = NULL, .lo = ctx->lo, .n = ctx->hi - ctx->lo};
   uint64_t *rows = NULL;
   if (a->batch && lr_sgd_batch_rows(a, ctx->iter) < a->train.n_rows) {
