@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/logreg.sh [--quick] [--install] [--pairs N] [--sk-max-iter N]
+# bench/logreg.sh [--quick] [--install] [--pairs N] [--sk-max-iter N] [--only a|b|c]
 #
 # Logistic regression (dsana logreg, default options: L-BFGS, l2 1 = scikit-learn's C=1),
 # three parts; the whole script holds /tmp/dsana-bench.lock (it re-runs itself under flock).
@@ -24,6 +24,7 @@
 #      s/iteration (median), bytes per iteration (median over iterations of the sum over
 #      workers of bytes_in + bytes_out, from --metrics) and the peak resident set of every
 #      role (VmHWM of each process, sampled from /proc every 0.2 s).
+# --only PART runs that part alone ((b) still converts Fashion-MNIST when needed).
 # --quick: a smoke test (FM --max-iter 20, scikit-learn max_iter 20, 2 pairs of 3
 # iterations, sparse 100000 x 100000). Writes bench/results/logreg.csv (one row per
 # figure, appended). The last line is `fm_acc=A time_ratio=R het_speedup=S het_eff=E`.
@@ -36,7 +37,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() { sed -n '2,30s/^# \{0,1\}//p' "$0"; }
 
-quick=0 install=0 pairs='' sk_iter=''
+quick=0 install=0 pairs='' sk_iter='' only=abc
 while [[ $# -gt 0 ]]; do
   case $1 in
   --quick) quick=1 ;;
@@ -44,6 +45,11 @@ while [[ $# -gt 0 ]]; do
   --pairs | --sk-max-iter)
     [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive integer"
     if [[ $1 == --pairs ]]; then pairs=$2; else sk_iter=$2; fi
+    shift
+    ;;
+  --only)
+    [[ $# -ge 2 && $2 =~ ^[abc]$ ]] || die "--only needs a, b or c"
+    only=$2
     shift
     ;;
   -h | --help)
@@ -118,6 +124,10 @@ for set in train:train t10k:test; do
   fi
 done
 
+fm_acc=n/a time_ratio=n/a sm=0 eff=n/a
+echo
+echo "== logistic regression, commit $BENCH_COMMIT, $BENCH_DATE, $BENCH_HOST"
+if [[ $only == *a* ]]; then
 note "(a) dsana logreg on Fashion-MNIST, $FM_ITERS iterations"
 lr_run fm "$fm_train" --test "$fm_test" --max-iter "$FM_ITERS" --model-out "$SCRATCH/fm.model"
 fm_acc=$(summary_field "$RUN_METRICS" test_accuracy)
@@ -168,8 +178,6 @@ else
 fi
 
 blas=$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 2>/dev/null || echo unknown)
-echo
-echo "== logistic regression, commit $BENCH_COMMIT, $BENCH_DATE, $BENCH_HOST"
 echo "(a) Fashion-MNIST (60000 x 784, 10 classes; test 10000), default options (L-BFGS, l2 1)"
 printf '  dsana    test accuracy %.4f  %s iterations  wall %.1f s (start-up included)  %.3f s/iteration  peak RSS %s MiB (largest role)\n' \
   "$fm_acc" "$fm_iters" "$fm_wall" "$fm_iter_s" "$fm_rss"
@@ -200,8 +208,10 @@ if [[ -n $sk_line ]]; then
 fi
 awk -v a="$fm_acc" 'BEGIN { exit !(a >= 0.84) }' && met=met || met=MISSED
 echo "  target test accuracy >= 0.84: $met"
+fi
 
 # --------------------------------------------------- (b) heterogeneous scenario
+if [[ $only == *b* ]]; then
 sc=$SCRATCH/het.json
 jq 'del(.link) | del(.workers[].link)' "$BENCH_DIR/scenarios/heterogeneous-cloud.json" >"$sc"
 speeds=$(jq -r '[.workers[].speed] | map(tostring) | join(",")' "$sc")
@@ -240,8 +250,10 @@ row het speedup "$sm"
 row het bound_s "$bound"
 row het efficiency "$eff"
 row het models_identical "$ident"
+fi
 
 # --------------------------------------------------------- (c) sparse scaling
+if [[ $only == *c* ]]; then
 sp=$DATA/sparse-$SPARSE_N.bin
 if [[ ! -s $sp ]]; then
   note "generating $SPARSE_N x $SPARSE_N, 20 non-zeros a row -> $sp"
@@ -264,4 +276,5 @@ for W in 1 2 4; do
   row "sparse-w$W" bytes_per_iter "$bytes"
   for r in scheduler server worker launcher; do row "sparse-w$W" "peak_rss_mib_$r" "$(rss_mib "$f" "^$r")"; done
 done
+fi
 echo "fm_acc=$fm_acc time_ratio=$time_ratio het_speedup=$(printf %.2f "$sm") het_eff=$eff"
