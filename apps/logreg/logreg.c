@@ -18,6 +18,12 @@ static const struct dsana_app_option lr_options[] = {
     {"l2", "L", "L2 regularisation strength, >= 0 (scikit-learn's C = 1/L)", DSANA_OPT_PARAM, "1"},
     {"max-iter", "N", "evaluations of the objective at most, 1..1000000", DSANA_OPT_REPORT, "100"},
     {"tol", "TOL", "stop when the 2-norm of the objective's gradient is below TOL (>= 0)", DSANA_OPT_PARAM, "1e-4"},
+    {"batch", "N",
+     "mini-batch SGD with N rows a step, 1..2^40 (default: off, full-batch L-BFGS); see dsana logreg --help",
+     DSANA_OPT_PARAM, NULL},
+    {"seed", "S", "seed of the SGD batches' order (a shuffle per epoch), an integer in 0..2^53", DSANA_OPT_PARAM, "1"},
+    {"lr", "ETA", "SGD's learning rate: step t moves by ETA/sqrt(t) times the batch gradient, > 0", DSANA_OPT_PARAM,
+     "2"},
     {"model-out", "FILE", "write the model: one weight per line (%.17g), see dsana logreg --help", DSANA_OPT_OUTPUT,
      NULL},
     {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
@@ -29,7 +35,13 @@ static int lr_create(void **out) {
   a->l2 = 1.0;
   a->tol = 1e-4;
   a->max_iter = 100;
+  a->seed = 1;
+  a->lr = 2;
   a->converted_fd[0] = a->converted_fd[1] = -1;
+  if (lr_posmap_init(a) != 0) {
+    free(a);
+    return DSANA_ENOMEM;
+  }
   *out = a;
   return 0;
 }
@@ -39,6 +51,7 @@ static void lr_destroy(void *app) {
   if (!a)
     return;
   lr_data_fini(a);
+  lr_posmap_fini(a);
   free(a);
 }
 
@@ -49,6 +62,15 @@ static int parse_double(const char *s, double lo, double *out) {
   if (errno || end == s || *end || !isfinite(v) || v < lo)
     return DSANA_EINVAL;
   *out = v;
+  return 0;
+}
+
+/* An integer in [lo, hi] (hi <= 2^53: exact in a double). */
+static int parse_uint(const char *s, double lo, double hi, uint64_t *out) {
+  double v;
+  if (parse_double(s, lo, &v) || v != floor(v) || v > hi)
+    return DSANA_EINVAL;
+  *out = (uint64_t)v;
   return 0;
 }
 
@@ -79,11 +101,20 @@ static int lr_set_option(void *app, const char *name, const char *value, char *e
     rc = parse_double(value, 0, &a->tol);
   else if (strcmp(name, "max-iter") == 0)
     rc = parse_double(value, 1, &v) || v != floor(v) || v > 1e6 ? DSANA_EINVAL : (a->max_iter = (uint32_t)v, 0);
+  else if (strcmp(name, "batch") == 0)
+    rc = parse_uint(value, 1, 0x1p40, &a->batch);
+  else if (strcmp(name, "seed") == 0)
+    rc = parse_uint(value, 0, 0x1p53, &a->seed);
+  else if (strcmp(name, "lr") == 0)
+    rc = parse_double(value, 0, &a->lr) || a->lr <= 0 ? DSANA_EINVAL : 0;
   else
     rc = DSANA_EINVAL;
   if (rc)
     snprintf(err, errlen, "--%s %s: invalid value (%s)", name, value,
              strcmp(name, "max-iter") == 0                         ? "an integer in 1..1000000"
+             : strcmp(name, "batch") == 0                          ? "an integer in 1..1099511627776"
+             : strcmp(name, "seed") == 0                           ? "an integer in 0..9007199254740992"
+             : strcmp(name, "lr") == 0                             ? "a finite number > 0"
              : strcmp(name, "l2") == 0 || strcmp(name, "tol") == 0 ? "a finite number >= 0"
                                                                    : "a file name");
   return rc;
@@ -108,14 +139,23 @@ static int lr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
 
 const struct dsana_app logreg_app = {
     .name = "logreg",
-    .summary = "L2-regularised logistic regression, two classes or multinomial (L-BFGS, exact)",
+    .summary = "L2-regularised logistic regression, two classes or multinomial (L-BFGS or mini-batch SGD, exact)",
     .args = "TRAIN",
     .help = "TRAIN and --test: libsvm/svmlight text (plain or .gz; indices from 1) or a dsana binary dataset\n"
             "(dsana data convert; Fashion-MNIST: dsana data convert --idx IMAGES LABELS OUT). Labels: two\n"
             "distinct values (a sigmoid model) or more (softmax), mapped to classes in ascending order.\n"
             "Objective: mean logistic loss + (l2 / 2N) |w|^2, the bias not penalised (scikit-learn's\n"
             "LogisticRegression with C = 1/l2). Optimiser: L-BFGS (10 pairs, vector-free: every vector is\n"
-            "sharded on the servers) with a backtracking line search; one iteration is one evaluation.\n"
+            "sharded on the servers) with a backtracking line search; one iteration is one evaluation;\n"
+            "--tol is on the 2-norm of the objective's gradient.\n"
+            "Mini-batch SGD (--batch N): each epoch visits the rows in a new order (a shuffle seeded by --seed\n"
+            "and the epoch), N rows a step; step t (iteration t = 1, 2, ...) moves the model by\n"
+            "-ETA/sqrt(t) times the batch's gradient (its rows' mean loss gradient, summed exactly, plus\n"
+            "(l2/N) w), ETA = --lr. It runs --max-iter iterations (--tol is not used): the last one takes no\n"
+            "step but evaluates every training row, so the run's train_loss and train_accuracy are the\n"
+            "model's; the others report their batch's loss and accuracy (before the step) and the\n"
+            "gradient's norm. The test set is scored at iteration 1, at the start of every epoch and at\n"
+            "the last (in between its columns are nan, null in --metrics).\n"
             "Test features the model lacks are ignored (with a warning), test labels it lacks count as\n"
             "errors. The model is bit-identical for any --workers, --servers, --mode, chunk size or\n"
             "straggler pattern. Score new data: dsana logreg predict MODEL DATA --out FILE.\n",

@@ -6,7 +6,9 @@
  *   lr_kernel.c a task: loss, accuracy and exact gradient of its rows
  *   lr_server.c finish(): dot products; update(): the L-BFGS vectors
  *   lr_opt.c    reduce(): line search and the two-loop recursion on scalars
+ *   lr_sgd.c    --batch: mini-batch SGD (batches, step, its finish/update/reduce)
  *   lr_model.c  the model file, and scoring new data with it
+ *   lr_posmap.c sparse tasks: a pool of feature -> position-in-keys maps
  *
  * Objective (scikit-learn's LogisticRegression with C = 1/l2):
  *   f(w) = (1/N) [ sum_i loss_i(w) + (l2/2) |w|^2 ],  the bias not penalised,
@@ -26,7 +28,8 @@
  * Tables (n_keys = F + 1: features, then the bias; width K' = 1 or K):
  *   x     DERIVED  the trial point (what tasks read); written by update()
  *   g     SUM      sum of the examples' loss gradients at x (exact partials)
- *   state STATE    per key: xb, gb, d, gt, s[m], y[m] (each K' wide)
+ *   state STATE    per key: xb, gb, d, gt, s[m], y[m] (each K' wide);
+ *                  with --batch only gt (K' wide), see lr_sgd.c
  * Exactness: each task adds its gradient in double over fixed blocks of
  * LR_BLOCK rows (aligned on the row index, so block contents do not depend
  * on how rows are split into tasks) and pushes the blocks' exact partial
@@ -35,6 +38,7 @@
 #ifndef DSANA_APPS_LOGREG_H
 #define DSANA_APPS_LOGREG_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -93,8 +97,15 @@ struct lr_task_data {
   uint64_t lo, hi; /* rows of its set */
   uint64_t *keys; /* sparse models: features touched + the bias, ascending */
   uint64_t n_keys;
-  uint32_t *local; /* per entry of the task's rows: its position in keys */
   bool checked;    /* rows passed dsana_dataset_check */
+};
+
+#define LR_POSMAPS 256 /* position maps at most: tasks running at once in a worker */
+struct lr_posmaps {
+  pthread_mutex_t lock; /* guards the rest (compute threads take and put maps) */
+  uint32_t *map[LR_POSMAPS]; /* n_features entries each */
+  bool busy[LR_POSMAPS];
+  uint32_t n;
 };
 
 struct lr_app {
@@ -105,6 +116,9 @@ struct lr_app {
   int converted_fd[2];            /* their descriptors, -1 */
   double l2, tol;
   uint32_t max_iter;
+  uint64_t batch; /* rows per SGD step; 0: full-batch L-BFGS */
+  uint64_t seed;  /* of the SGD batches */
+  double lr;      /* SGD's base learning rate */
   /* data */
   struct dsana_dataset train, test;
   bool loaded, validated;
@@ -115,6 +129,7 @@ struct lr_app {
   bool sparse;      /* tasks read and push key lists */
   uint32_t n_train_tasks, n_test_tasks;
   struct lr_task_data *td;
+  struct lr_posmaps posmaps; /* sparse models' tasks */
   uint8_t *test_class_ok; /* per test row: its label is a training class */
   uint64_t test_unknown;  /* test rows whose class the model does not know */
 };
@@ -138,6 +153,26 @@ int lr_update(void *app, struct dsana_shard_ctx *ctx);
 
 /* lr_opt.c */
 int lr_reduce(void *app, struct dsana_reduce_ctx *ctx);
+
+/* lr_sgd.c (with --batch; iter >= 1) */
+/* Rows of the training set iteration `iter` evaluates: the batch, or all at the last. */
+uint64_t lr_sgd_batch_rows(const struct lr_app *a, uint32_t iter);
+/* Whether iteration `iter` scores the test set (the first, every epoch's start, the last). */
+bool lr_sgd_scores_test(const struct lr_app *a, uint32_t iter);
+/* The task's rows of its iteration's batch, ascending, into *rows (malloc'd, the
+ * caller frees), their count into *n_rows. DSANA_ENOMEM. */
+int lr_sgd_task_rows(const struct lr_app *a, const struct dsana_task_ctx *ctx, uint64_t **rows, uint64_t *n_rows);
+int lr_sgd_finish(const struct lr_app *a, struct dsana_shard_ctx *ctx);
+int lr_sgd_update(const struct lr_app *a, struct dsana_shard_ctx *ctx);
+int lr_sgd_reduce(const struct lr_app *a, struct dsana_reduce_ctx *ctx);
+
+/* lr_posmap.c */
+int lr_posmap_init(struct lr_app *a);
+void lr_posmap_fini(struct lr_app *a);
+/* A map (n_features uint32, contents unspecified) for the calling task alone
+ * until lr_posmap_put; DSANA_ENOMEM. */
+int lr_posmap_take(struct lr_app *a, uint32_t **map);
+void lr_posmap_put(struct lr_app *a, uint32_t *map);
 
 /* lr_model.c */
 int lr_output(void *app, const double *values, uint64_t n, uint32_t width, const struct dsana_run_summary *run,

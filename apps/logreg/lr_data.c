@@ -72,7 +72,6 @@ int lr_load(struct lr_app *a, bool check, char *err, size_t errlen) {
 void lr_data_fini(struct lr_app *a) {
   for (uint32_t t = 0; a->td && t < a->n_train_tasks + a->n_test_tasks; t++) {
     free(a->td[t].keys);
-    free(a->td[t].local);
   }
   free(a->td);
   a->td = NULL;
@@ -163,7 +162,6 @@ static int declare_tasks(struct lr_app *a, struct dsana_job *job, uint32_t want)
   free(cut);
   for (uint32_t i = 0; a->td && i < a->n_train_tasks + a->n_test_tasks; i++) {
     free(a->td[i].keys);
-    free(a->td[i].local);
   }
   free(a->td); /* a setup() run before (the launcher's check) */
   a->td = rc ? NULL : calloc((size_t)a->n_train_tasks + a->n_test_tasks, sizeof *a->td);
@@ -182,7 +180,8 @@ int lr_declare(struct lr_app *a, struct dsana_job *job, char *err, size_t errlen
   int rc = 0;
   if ((rc = dsana_job_add_table(job, "x", a->n_keys, a->kw, DSANA_RULE_DERIVED, &id)) != 0 || id != LR_T_X ||
       (rc = dsana_job_add_table(job, "g", a->n_keys, a->kw, DSANA_RULE_SUM, &id)) != 0 || id != LR_T_G ||
-      (rc = dsana_job_add_table(job, "state", a->n_keys, a->kw * LR_STATE_SLOTS, DSANA_RULE_STATE, &id)) != 0 ||
+      (rc = dsana_job_add_table(job, "state", a->n_keys, a->batch ? a->kw : a->kw * LR_STATE_SLOTS,
+                                 DSANA_RULE_STATE, &id)) != 0 ||
       id != LR_T_STATE || (rc = declare_tasks(a, job, info.n_workers * info.tasks_per_worker)) != 0) {
     snprintf(err, errlen, "%s: %s", a->train_path, dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
     return rc ? rc : DSANA_EINVAL;
@@ -194,7 +193,7 @@ int lr_declare(struct lr_app *a, struct dsana_job *job, char *err, size_t errlen
     rc = dsana_job_set_result_table(job, LR_T_X);
   if (!rc)
     rc = dsana_job_set_sums(job, LR_N_SUMS);
-  dsana_job_set_convergence(job, a->tol, a->max_iter);
+  dsana_job_set_convergence(job, a->batch ? 0 : a->tol, a->max_iter); /* SGD: --max-iter iterations */
   dsana_job_add_fact(job, "rows", (double)a->train.n_rows);
   dsana_job_add_fact(job, "features", (double)a->train.n_features);
   dsana_job_add_fact(job, "classes", (double)a->n_classes);
@@ -217,16 +216,13 @@ static int u64_cmp(const void *x, const void *y) {
 }
 
 /* Sparse models: the features a task's rows touch (below the model's
- * count), then the bias, and each entry's position among them. */
+ * count), then the bias. */
 static int build_keys(struct lr_app *a, uint32_t task, struct lr_task_data *td) {
   const struct dsana_dataset *ds = task >= a->n_train_tasks ? &a->test : &a->train;
   uint64_t e0 = ds->row_off[td->lo], e1 = ds->row_off[td->hi], n = 0;
   uint64_t *keys = malloc((e1 - e0 + 1) * sizeof *keys);
-  td->local = malloc((e1 - e0 ? e1 - e0 : 1) * sizeof *td->local);
-  if (!keys || !td->local) {
-    free(keys);
+  if (!keys)
     return DSANA_ENOMEM;
-  }
   for (uint64_t e = e0; e < e1; e++)
     if (ds->col[e] < a->train.n_features)
       keys[n++] = ds->col[e];
@@ -236,18 +232,8 @@ static int build_keys(struct lr_app *a, uint32_t task, struct lr_task_data *td) 
     if (u == 0 || keys[i] != keys[u - 1])
       keys[u++] = keys[i];
   keys[u++] = a->train.n_features; /* the bias */
-  for (uint64_t e = e0; e < e1; e++) {
-    uint64_t lo = 0, hi = u - 1, k = ds->col[e];
-    while (lo < hi) { /* first key >= k */
-      uint64_t mid = lo + (hi - lo) / 2;
-      if (keys[mid] < k)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    td->local[e - e0] = k < a->train.n_features ? (uint32_t)lo : UINT32_MAX;
-  }
-  td->keys = keys;
+  uint64_t *fit = realloc(keys, u * sizeof *keys); /* the list is kept all run: no slack */
+  td->keys = fit ? fit : keys;
   td->n_keys = u;
   return 0;
 }

@@ -86,8 +86,17 @@ static void train_row(const struct lr_app *a, struct dsana_task_ctx *ctx, uint64
   dsana_xsum_add(&ctx->sums[LR_SUM_CORRECT], right);
 }
 
-/* Dense models: per block of rows a double partial, merged exactly. */
-static int train_dense(const struct lr_app *a, struct dsana_task_ctx *ctx, const double *x, double *z, double *gz) {
+/* The rows a task evaluates: [ctx->lo, ctx->hi), or a list (an SGD batch). */
+struct row_set {
+  const uint64_t *list; /* ascending, or NULL: the whole range */
+  uint64_t lo, n;
+};
+static inline uint64_t row_at(const struct row_set *r, uint64_t k) { return r->list ? r->list[k] : r->lo + k; }
+
+/* Dense models: per block of rows a double partial, merged exactly (blocks
+ * aligned on the row index, so their contents do not depend on the tasks). */
+static int train_dense(const struct lr_app *a, struct dsana_task_ctx *ctx, const struct row_set *rs, const double *x,
+                       double *z, double *gz) {
   const struct dsana_dataset *ds = &a->train;
   uint32_t K = a->kw;
   uint64_t F = ds->n_features, n = a->n_keys * K;
@@ -97,10 +106,10 @@ static int train_dense(const struct lr_app *a, struct dsana_task_ctx *ctx, const
     free(part);
     return out ? DSANA_ENOMEM : DSANA_ESTATE;
   }
-  for (uint64_t b = ctx->lo; b < ctx->hi; b += LR_BLOCK) {
+  for (uint64_t k = 0; k < rs->n;) {
+    uint64_t block = row_at(rs, k) / LR_BLOCK;
     memset(part, 0, n * sizeof *part);
-    uint64_t end = b + LR_BLOCK < ctx->hi ? b + LR_BLOCK : ctx->hi;
-    for (uint64_t i = b; i < end; i++) {
+    for (uint64_t i; k < rs->n && (i = row_at(rs, k)) / LR_BLOCK == block; k++) {
       train_row(a, ctx, i, x, z, gz);
       for (uint64_t e = ds->row_off[i]; e < ds->row_off[i + 1]; e++) {
         double v = dsana_dataset_val(ds, e), *p = part + (uint64_t)ds->col[e] * K;
@@ -110,35 +119,61 @@ static int train_dense(const struct lr_app *a, struct dsana_task_ctx *ctx, const
       for (uint32_t c = 0; c < K; c++)
         part[F * K + c] += gz[c];
     }
-    for (uint64_t k = 0; k < n; k++)
-      dsana_xsum_add(&out[k], part[k]);
+    for (uint64_t j = 0; j < n; j++)
+      dsana_xsum_add(&out[j], part[j]);
   }
   free(part);
   return 0;
 }
 
-/* Sparse models: every contribution added exactly at the task's keys. */
-static int train_sparse(const struct lr_app *a, struct dsana_task_ctx *ctx, const double *x, double *z, double *gz) {
+/* Sparse models: every contribution added exactly at the task's keys, found
+ * through a position map (lr_posmap.c). */
+static int train_sparse(struct lr_app *a, struct dsana_task_ctx *ctx, const struct row_set *rs, const double *x,
+                        double *z, double *gz) {
   const struct dsana_dataset *ds = &a->train;
   const struct lr_task_data *td = &a->td[ctx->task];
-  uint32_t K = a->kw;
+  uint32_t K = a->kw, *pos;
   dsana_xsum *out;
   int rc = dsana_push_xsum_keys(ctx, LR_T_G, td->keys, td->n_keys, &out);
-  if (rc)
+  if (rc || (rc = lr_posmap_take(a, &pos)) != 0)
     return rc;
-  uint64_t e0 = ds->row_off[ctx->lo], bias = td->n_keys - 1;
-  for (uint64_t i = ctx->lo; i < ctx->hi; i++) {
+  for (uint64_t j = 0; j + 1 < td->n_keys; j++)
+    pos[td->keys[j]] = (uint32_t)j;
+  uint64_t bias = td->n_keys - 1;
+  for (uint64_t k = 0; k < rs->n; k++) {
+    uint64_t i = row_at(rs, k);
     train_row(a, ctx, i, x, z, gz);
     for (uint64_t e = ds->row_off[i]; e < ds->row_off[i + 1]; e++) {
       double v = dsana_dataset_val(ds, e);
-      dsana_xsum *o = out + (uint64_t)td->local[e - e0] * K;
+      dsana_xsum *o = out + (uint64_t)pos[ds->col[e]] * K;
       for (uint32_t c = 0; c < K; c++)
         dsana_xsum_add(&o[c], v * gz[c]);
     }
     for (uint32_t c = 0; c < K; c++)
       dsana_xsum_add(&out[bias * K + c], gz[c]);
   }
+  lr_posmap_put(a, pos);
   return 0;
+}
+
+/* Training rows: all of the task's, or (--batch, but for the last
+ * iteration) its rows of the iteration's batch, whose cost is the work done. */
+static int train(struct lr_app *a, struct dsana_task_ctx *ctx, const double *x, double *z, double *gz) {
+  struct row_set rs = {.list = NULL, .lo = ctx->lo, .n = ctx->hi - ctx->lo};
+  uint64_t *rows = NULL;
+  if (a->batch && lr_sgd_batch_rows(a, ctx->iter) < a->train.n_rows) {
+    int rc = lr_sgd_task_rows(a, ctx, &rows, &rs.n);
+    if (rc)
+      return rc;
+    rs.list = rows;
+    double nnz = 0;
+    for (uint64_t k = 0; k < rs.n; k++)
+      nnz += (double)(a->train.row_off[rows[k] + 1] - a->train.row_off[rows[k]]);
+    ctx->cost = nnz * a->kw + 1;
+  }
+  int rc = a->sparse ? train_sparse(a, ctx, &rs, x, z, gz) : train_dense(a, ctx, &rs, x, z, gz);
+  free(rows);
+  return rc;
 }
 
 /* A mapped file's rows are checked once, by the worker that reads them. */
@@ -160,10 +195,13 @@ int lr_run_task(void *app, struct dsana_task_ctx *ctx) {
   double buf[2 * LR_MAX_CLASSES];
   if (rc || !x)
     return rc ? rc : DSANA_ESTATE;
+  if (test && a->batch && !lr_sgd_scores_test(a, ctx->iter)) {
+    ctx->cost = 1; /* SGD scores the test set once an epoch */
+    return 0;
+  }
   if (test) {
     eval_test(a, ctx, x, buf);
     return 0;
   }
-  return a->sparse ? train_sparse(a, ctx, x, buf, buf + LR_MAX_CLASSES)
-                   : train_dense(a, ctx, x, buf, buf + LR_MAX_CLASSES);
+  return train(a, ctx, x, buf, buf + LR_MAX_CLASSES);
 }

@@ -149,6 +149,8 @@ static void report(struct lr_app *a, struct dsana_reduce_ctx *ctx, double f) {
 int lr_reduce(void *app, struct dsana_reduce_ctx *ctx) {
   struct lr_app *a = app;
   double *gl = ctx->globals, *s = ctx->sums;
+  if (a->batch)
+    return lr_sgd_reduce(a, ctx);
   if (ctx->iter == 0) {
     memset(gl, 0, sizeof(double) * DSANA_MAX_GLOBALS);
     gl[LR_G_ACTION] = LR_ACT_INIT;

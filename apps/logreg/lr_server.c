@@ -31,6 +31,8 @@ int lr_finish(void *app, struct dsana_shard_ctx *ctx) {
   const struct lr_app *a = app;
   if (ctx->iter == 0)
     return 0;
+  if (a->batch)
+    return lr_sgd_finish(a, ctx);
   const uint32_t K = a->kw;
   const uint64_t F = a->train.n_features;
   const double inv_n = 1.0 / (double)a->train.n_rows;
@@ -91,7 +93,11 @@ static void accept(const double *gl, const double *xt, double *st, uint64_t k, u
 int lr_update(void *app, struct dsana_shard_ctx *ctx) {
   const struct lr_app *a = app;
   const double *gl = ctx->globals;
-  if (ctx->iter == 0 || gl[LR_G_ACTION] == LR_ACT_INIT)
+  if (ctx->iter == 0)
+    return 0;
+  if (a->batch)
+    return lr_sgd_update(a, ctx);
+  if (gl[LR_G_ACTION] == LR_ACT_INIT)
     return 0;
   const uint32_t K = a->kw;
   const double alpha = gl[LR_G_ALPHA];

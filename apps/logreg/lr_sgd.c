@@ -1,0 +1,195 @@
+/*
+ * lr_sgd.c - mini-batch SGD for the logistic-regression app (--batch N),
+ * the alternative to the default full-batch L-BFGS (logreg.h).
+ *
+ * Batches: every epoch e visits the N training rows in the order of a
+ * permutation sigma_e of [0, N), a 4-round Feistel network over the
+ * smallest even power of two >= N keyed by (--seed, e), walked in cycles
+ * until it lands inside [0, N). Iteration t (1, 2, ...) is step s = t - 1:
+ * epoch e = s / spe, batch j = s % spe with spe = ceil(N / B) batches an
+ * epoch, rows sigma_e(p) for positions p in [jB, min(jB + B, N)). It is a
+ * pure function of (seed, t, N, B): every worker finds the batch's rows of
+ * its own tasks without talking to anyone, and no state crosses iterations.
+ * The last iteration (--max-iter) evaluates every row and takes no step, so
+ * the reported train_loss/train_accuracy of the run are the model's.
+ *
+ * A task adds only its rows of the batch, in the same exact per-block
+ * partials as full-batch training: the model is bit-identical for any
+ * --workers, --servers, --mode or schedule.
+ *
+ * Step: x <- x - lr_t ghat, lr_t = lr / sqrt(t), ghat = (1/|batch|) sum over
+ * the batch of the loss gradients + (l2 / N) x (no l2 on the bias): an
+ * unbiased estimate of the objective's gradient (logreg.h).
+ *
+ * Any thread: everything here is a pure function of the app's options.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "logreg.h"
+
+static uint64_t mix64(uint64_t z) { /* splitmix64's finaliser */
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+struct feistel {
+  uint64_t key, n, mask;
+  unsigned half_bits;
+};
+
+static void feistel_init(struct feistel *f, uint64_t seed, uint64_t epoch, uint64_t n) {
+  unsigned bits = 1;
+  while (bits < 64 && (n - 1) >> bits)
+    bits++;
+  f->half_bits = (bits + 1) / 2;
+  f->mask = (1ULL << f->half_bits) - 1;
+  f->key = mix64(mix64(seed ^ 0x6a09e667f3bcc909ULL) + epoch);
+  f->n = n;
+}
+
+static uint64_t round_fn(const struct feistel *f, unsigned r, uint64_t v) {
+  return mix64(f->key + 0x9e3779b97f4a7c15ULL * (r + 1) + v) & f->mask;
+}
+
+/* sigma_e(p): position p of the epoch -> its row. */
+static uint64_t feistel_fwd(const struct feistel *f, uint64_t p) {
+  do {
+    uint64_t l = p >> f->half_bits, r = p & f->mask;
+    for (unsigned k = 0; k < 4; k++) {
+      uint64_t t = l ^ round_fn(f, k, r);
+      l = r;
+      r = t;
+    }
+    p = l << f->half_bits | r;
+  } while (p >= f->n);
+  return p;
+}
+
+/* sigma_e^-1(i): row i -> its position in the epoch. */
+static uint64_t feistel_inv(const struct feistel *f, uint64_t i) {
+  do {
+    uint64_t l = i >> f->half_bits, r = i & f->mask;
+    for (unsigned k = 4; k-- > 0;) {
+      uint64_t t = r ^ round_fn(f, k, l);
+      r = l;
+      l = t;
+    }
+    i = l << f->half_bits | r;
+  } while (i >= f->n);
+  return i;
+}
+
+static bool lr_sgd_final(const struct lr_app *a, uint32_t iter) { return iter >= a->max_iter; }
+
+uint64_t lr_sgd_batch_rows(const struct lr_app *a, uint32_t iter) {
+  uint64_t n = a->train.n_rows, b = a->batch < n ? a->batch : n, spe = (n + b - 1) / b;
+  if (lr_sgd_final(a, iter))
+    return n;
+  uint64_t p0 = (uint64_t)((iter - 1) % spe) * b;
+  return p0 + b < n ? b : n - p0;
+}
+
+bool lr_sgd_scores_test(const struct lr_app *a, uint32_t iter) {
+  uint64_t n = a->train.n_rows, b = a->batch < n ? a->batch : n, spe = (n + b - 1) / b;
+  return lr_sgd_final(a, iter) || (iter - 1) % spe == 0;
+}
+
+static int u64_cmp(const void *x, const void *y) {
+  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return (a > b) - (a < b);
+}
+
+int lr_sgd_task_rows(const struct lr_app *a, const struct dsana_task_ctx *ctx, uint64_t **rows, uint64_t *n_rows) {
+  uint64_t n = a->train.n_rows, b = a->batch < n ? a->batch : n, spe = (n + b - 1) / b;
+  uint64_t s = ctx->iter - 1, p0 = (s % spe) * b, p1 = p0 + b < n ? p0 + b : n, span = ctx->hi - ctx->lo;
+  struct feistel f;
+  feistel_init(&f, a->seed, s / spe, n);
+  uint64_t *r = malloc((span < b ? span : b) * sizeof *r + 1), k = 0;
+  if (!r)
+    return DSANA_ENOMEM;
+  if (span <= b) { /* fewer rows here than in the batch: test each */
+    for (uint64_t i = ctx->lo; i < ctx->hi; i++) {
+      uint64_t p = feistel_inv(&f, i);
+      if (p >= p0 && p < p1)
+        r[k++] = i;
+    }
+  } else { /* list the batch, keep this task's rows */
+    for (uint64_t p = p0; p < p1; p++) {
+      uint64_t i = feistel_fwd(&f, p);
+      if (i >= ctx->lo && i < ctx->hi)
+        r[k++] = i;
+    }
+    qsort(r, k, sizeof *r, u64_cmp);
+  }
+  *rows = r;
+  *n_rows = k;
+  return 0;
+}
+
+/* ---- server ------------------------------------------------------------ */
+
+int lr_sgd_finish(const struct lr_app *a, struct dsana_shard_ctx *ctx) {
+  const uint32_t K = a->kw;
+  const uint64_t F = a->train.n_features;
+  const double inv_b = 1.0 / (double)lr_sgd_batch_rows(a, ctx->iter), reg = a->l2 / (double)a->train.n_rows;
+  const double *x = ctx->old_values[LR_T_X], *g = ctx->new_values[LR_T_G];
+  double *gt = ctx->new_values[LR_T_STATE];
+  for (uint64_t k = ctx->lo; k < ctx->hi; k++)
+    for (uint32_t c = 0; c < K; c++) {
+      double xv = x[k * K + c], gv = g[k * K + c] * inv_b + (k < F ? reg * xv : 0.0);
+      gt[k * K + c] = gv;
+      if (k < F)
+        dsana_xsum_add(&ctx->sums[LR_SUM_XX], xv * xv);
+      dsana_xsum_add(&ctx->sums[LR_SUM_GG], gv * gv);
+    }
+  return 0;
+}
+
+int lr_sgd_update(const struct lr_app *a, struct dsana_shard_ctx *ctx) {
+  const uint64_t w = (uint64_t)a->kw;
+  const double lr = ctx->globals[LR_G_ALPHA];
+  const double *xt = ctx->old_values[LR_T_X], *gt = ctx->new_values[LR_T_STATE];
+  double *x = ctx->new_values[LR_T_X];
+  bool final = ctx->globals[LR_G_FINAL] != 0;
+  for (uint64_t i = ctx->lo * w; i < ctx->hi * w; i++)
+    x[i] = final ? xt[i] : xt[i] - lr * gt[i];
+  return 0;
+}
+
+/* ---- scheduler --------------------------------------------------------- */
+
+int lr_sgd_reduce(const struct lr_app *a, struct dsana_reduce_ctx *ctx) {
+  double *gl = ctx->globals;
+  const double *s = ctx->sums;
+  if (ctx->iter == 0) {
+    memset(gl, 0, sizeof(double) * DSANA_MAX_GLOBALS);
+    ctx->residual = INFINITY;
+    return 0;
+  }
+  double b = (double)lr_sgd_batch_rows(a, ctx->iter), n = (double)a->train.n_rows;
+  bool scored = lr_sgd_scores_test(a, ctx->iter); /* else the test columns are NaN (null in JSON) */
+  gl[LR_G_FINAL] = lr_sgd_final(a, ctx->iter);
+  gl[LR_G_ALPHA] = gl[LR_G_FINAL] != 0 ? 0 : a->lr / sqrt((double)ctx->iter);
+  ctx->converged = false; /* SGD runs its --max-iter iterations */
+  ctx->residual = sqrt(s[LR_SUM_GG]);
+  struct {
+    const char *name;
+    double value;
+  } m[] = {{"train_loss", s[LR_SUM_LOSS] / b + 0.5 * a->l2 * s[LR_SUM_XX] / n},
+           {"train_accuracy", s[LR_SUM_CORRECT] / b},
+           {"grad_norm", sqrt(s[LR_SUM_GG])},
+           {"step", gl[LR_G_ALPHA]},
+           {"batch_rows", b},
+           {"test_accuracy", scored ? s[LR_SUM_TCORRECT] / (double)a->test.n_rows : NAN},
+           {"test_logloss", scored ? s[LR_SUM_TLOSS] / (double)(a->test.n_rows - a->test_unknown) : NAN}};
+  uint32_t k = a->test_path[0] ? 7 : 5; /* a fixed set: the table's columns */
+  for (uint32_t i = 0; i < k; i++) {
+    ctx->metrics[i].name = m[i].name;
+    ctx->metrics[i].value = m[i].value;
+  }
+  ctx->n_metrics = k;
+  return 0;
+}
