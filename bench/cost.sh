@@ -17,7 +17,8 @@
 # never fetches or builds gapbs.
 #
 # Per run it also samples every role's peak resident set (VmHWM of the
-# processes titled 'dsana: scheduler|server N|worker N', every 50 ms) and
+# processes titled 'dsana: scheduler|server N|worker N', every 50 ms, in one
+# more run per graph and mode that is not timed: sampling costs CPU) and
 # compares the largest with the memory bound of issue 14: the role's share
 # of the graph file plus its rank vectors (8 bytes x vertices x 3: ranks,
 # contributions, a pull mirror), a ratio <= 1.3 is the target.
@@ -95,17 +96,22 @@ sample_rss() { # PID FILE
   for t in "${!peak[@]}"; do echo "$t ${peak[$t]}"; done | sort >"$out"
 }
 
-run_dsana() { # TAG GRAPH MODE -> DS_ITER, DS_WORKERS, DS_ROLES ("role:MiB ..."), DS_MAX_KIB (largest role)
-  local tag=$1 g=$2 mode=$3 m=$SCRATCH/$1.jsonl
+run_dsana() { # TAG GRAPH MODE SAMPLE -> DS_ITER, DS_WORKERS; with SAMPLE=1 also DS_ROLES ("role:MiB ..."),
+  #             DS_MAX_KIB (largest role)
+  local tag=$1 g=$2 mode=$3 sample=$4 m=$SCRATCH/$1.jsonl
   flock "$LOCK" "$DSANA" pagerank "$g" --quiet --tol 0 --max-iter "$iters" --mode "$mode" --metrics "$m" \
     "${dsana_args[@]}" >"$SCRATCH/$tag.out" 2>"$SCRATCH/$tag.err" &
   local job=$!
-  sample_rss "$job" "$SCRATCH/$tag.rss"
+  if ((sample)); then
+    sample_rss "$job" "$SCRATCH/$tag.rss"
+  fi
   wait "$job" || { tail -n 5 "$SCRATCH/$tag.err" >&2; die "dsana pagerank $g failed"; }
   DS_ITER=$(summary_field "$m" median_iter_s)
   DS_WORKERS=$(summary_field "$m" workers)
-  DS_ROLES=$(awk '{printf "%s%s:%.0f", (NR > 1 ? " " : ""), $1, $2 / 1024}' "$SCRATCH/$tag.rss")
-  DS_MAX_KIB=$(awk 'BEGIN {m = 0} $1 != "launcher" && $2 > m {m = $2} END {print m}' "$SCRATCH/$tag.rss")
+  if ((sample)); then
+    DS_ROLES=$(awk '{printf "%s%s:%.0f", (NR > 1 ? " " : ""), $1, $2 / 1024}' "$SCRATCH/$tag.rss")
+    DS_MAX_KIB=$(awk 'BEGIN {m = 0} $1 != "launcher" && $2 > m {m = $2} END {print m}' "$SCRATCH/$tag.rss")
+  fi
 }
 
 run_gapbs() { # SG -> GP_ITER
@@ -149,12 +155,13 @@ for i in "${!names[@]}"; do
         run_gapbs "$base.sg"
         gp+=("$GP_ITER")
       fi
-      run_dsana "${names[$i]}.$mode.$r" "$g" "$mode"
+      run_dsana "${names[$i]}.$mode.$r" "$g" "$mode" 0
       ds+=("$DS_ITER")
       [[ ${#gp[@]} -gt 0 && $mode == dsana ]] && ratios+=("$(awk -v a="$DS_ITER" -v b="$GP_ITER" 'BEGIN {print a / b}')")
-      ((DS_MAX_KIB > ${max_kib:-0})) && max_kib=$DS_MAX_KIB && rss=$DS_ROLES
-      note "${names[$i]} $mode run $r: dsana $(awk -v x="$DS_ITER" 'BEGIN {printf "%.1f", x * 1e3}') ms/iter${GP_ITER:+, gapbs $(awk -v x="$GP_ITER" 'BEGIN {printf "%.1f", x * 1e3}') ms}; roles (MiB) $DS_ROLES"
+      note "${names[$i]} $mode run $r: dsana $(awk -v x="$DS_ITER" 'BEGIN {printf "%.1f", x * 1e3}') ms/iter${GP_ITER:+, gapbs $(awk -v x="$GP_ITER" 'BEGIN {printf "%.1f", x * 1e3}') ms}"
     done
+    run_dsana "${names[$i]}.$mode.mem" "$g" "$mode" 1 # memory, not timed
+    max_kib=$DS_MAX_KIB rss=$DS_ROLES
     read -r dmed _ _ < <(stats "${ds[@]}")
     gmed="" rmed="" rmin="" rmax=""
     if [[ ${#ratios[@]} -gt 0 ]]; then
