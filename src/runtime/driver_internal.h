@@ -49,7 +49,6 @@ struct drv {
   struct pool *pool;
   struct scenario sc;
   bool have_sc;
-  bool emulate_compute; /* the scenario slows compute down */
   struct emulate emu[DRV_MAX_THREADS];
   uint32_t n_emu;
   struct net_msg *held; /* per server: a reply the worker could not take yet */
@@ -57,6 +56,7 @@ struct drv {
   size_t serving;       /* server: pulls with more to send now */
   bool ran_inline;      /* worker: ran an item on this thread in this step */
   uint64_t last_push;   /* worker: 1 + (iter << 32 | task) of the last push, 0: none (fault points) */
+  double ns_per_cost;   /* worker: measured compute per unit of a task's cost hint (0: none yet) */
 };
 
 /* driver_io.c */
