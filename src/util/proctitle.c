@@ -34,18 +34,29 @@ static char *area_end(int argc, char **argv) {
   return end;
 }
 
-/* environ onto the heap: its strings are part of the area. */
+/* environ onto the heap: its strings are part of the area. A second
+ * array keeps every copied string reachable after unsetenv() drops it
+ * from environ (LeakSanitizer would call it a leak). */
+static char **volatile env_strings;
+
 static int move_environ(void) {
   size_t n = 0;
   while (environ && environ[n])
     n++;
-  char **copy = malloc(sizeof *copy * (n + 1));
-  if (!copy)
+  char **copy = malloc(sizeof *copy * (n + 1)), **keep = malloc(sizeof *keep * (n + 1));
+  if (!copy || !keep) {
+    free(copy);
+    free(keep);
     return -1;
+  }
+  env_strings = keep;
+  for (size_t i = 0; i <= n; i++)
+    keep[i] = copy[i] = NULL;
   for (size_t i = 0; i < n; i++)
-    if (!(copy[i] = strdup(environ[i])))
-      return -1; /* the copies made so far stay reachable through copy */
-  copy[n] = NULL;
+    if (!(keep[i] = copy[i] = strdup(environ[i]))) {
+      free(copy); /* the strings copied so far stay reachable through keep */
+      return -1;
+    }
   environ = copy;
   return 0;
 }
