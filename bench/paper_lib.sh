@@ -62,12 +62,15 @@ paper_gantt() { # TRACE ITER PREFIX
     # the runtime traces no "wait" spans (it used to): a worker waits whenever none of
     # its spans runs, from the iteration's start to its end (gaps under 1 us ignored)
     sort -k1,1n -k2,2g "$prefix.compute" | awk -v dur="$dur" '
-      function gap(a, b) { if (b - a >= 0.001) print w, a, b }
+      function gap(a, b) { if (b > dur + 0) b = dur + 0; if (b - a >= 0.001) print w, a, b }
       have && $1 != w { gap(end, dur); have = 0 }
       !have { w = $1; end = 0; have = 1 }
       { if ($2 > end) gap(end, $2); if ($3 > end) end = $3 }
       END { if (have) gap(end, dur) }' >"$prefix.wait"
   fi
+  # the panel shows the iteration: waiting is clipped to its end
+  awk -v dur="$dur" '{ if ($3 > dur + 0) $3 = dur + 0; if ($3 - $2 >= 0.001) print }' "$prefix.wait" >"$prefix.wait.tmp" &&
+    mv "$prefix.wait.tmp" "$prefix.wait"
   echo "$dur"
 }
 
