@@ -38,6 +38,7 @@ static char *area_end(int argc, char **argv) {
  * array keeps every copied string reachable after unsetenv() drops it
  * from environ (LeakSanitizer would call it a leak). */
 static char **volatile env_strings;
+static char **volatile env_array; /* the copy, still ours when setenv() replaces environ */
 
 static int move_environ(void) {
   size_t n = 0;
@@ -50,10 +51,12 @@ static int move_environ(void) {
     return -1;
   }
   env_strings = keep;
+  env_array = copy;
   for (size_t i = 0; i <= n; i++)
     keep[i] = copy[i] = NULL;
   for (size_t i = 0; i < n; i++)
     if (!(keep[i] = copy[i] = strdup(environ[i]))) {
+      env_array = NULL;
       free(copy); /* the strings copied so far stay reachable through keep */
       return -1;
     }
