@@ -5,7 +5,6 @@
  * logistic-regression problem. Thin: the work is in src/io/dataset_*.c;
  * this file parses options and reports, in the style of cmd_graph.c.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -14,6 +13,7 @@
 #include <string.h>
 
 #include "cmd_data.h"
+#include "opts.h"
 #include "dsana/dataset.h"
 #include "dsana/dsana.h"
 
@@ -32,18 +32,6 @@ enum { INFO_MAX_LABELS = 100 };
 
 /* Exit code for a failed read of an input. */
 static int input_exit(int rc) { return rc == DSANA_ENOMEM ? EXIT_FAIL : EXIT_USAGE; }
-
-static bool parse_u64(const char *s, uint64_t *out) {
-  char *end;
-  if (!s || !*s || *s == '-' || *s == '+')
-    return false;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || *end)
-    return false;
-  *out = v;
-  return true;
-}
 
 static bool ends_with(const char *s, const char *suffix) {
   size_t a = strlen(s), b = strlen(suffix);
@@ -95,7 +83,7 @@ static int take_opt(struct data_cli *c, int ch, const char *name, char **argv, c
   bool *given;
   uint64_t *dst = num_dest(c, ch, &given);
   if (dst) {
-    if (!parse_u64(optarg, dst)) {
+    if (!cli_parse_decimal(optarg, dst)) {
       fprintf(stderr, "dsana data %s: bad value '%s' for --%s (want a non-negative integer)\n", c->cmd, optarg,
               name);
       return EXIT_USAGE;

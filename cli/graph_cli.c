@@ -3,13 +3,13 @@
  * `dsana graph` subcommands (see graph_cli.h). Numeric options carry their
  * valid range here, so every "bad value" message states it.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dsana/dsana.h"
 #include "graph_cli.h"
+#include "opts.h"
 
 /* The range of each numeric option. */
 struct num_opt {
@@ -25,18 +25,6 @@ static const struct num_opt NUM_OPTS[] = {
     {GRAPH_OPT_VERTICES, "vertices", 1, UINT32_MAX},
     {GRAPH_OPT_EDGES, "edges", 0, UINT64_MAX >> 3},
 };
-
-static bool parse_u64(const char *s, uint64_t *out) {
-  char *end;
-  if (!s || !*s || *s == '-' || *s == '+')
-    return false;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || *end)
-    return false;
-  *out = v;
-  return true;
-}
 
 static uint64_t *num_target(struct graph_cli *c, int code) {
   switch (code) {
@@ -65,7 +53,7 @@ static int parse_num(struct graph_cli *c, int code, const char *arg) {
     if (NUM_OPTS[i].code == code)
       o = &NUM_OPTS[i];
   uint64_t v;
-  if (!o || !parse_u64(arg, &v) || v < o->min || v > o->max) {
+  if (!o || !cli_parse_decimal(arg, &v) || v < o->min || v > o->max) {
     fprintf(stderr, "dsana graph %s: bad value '%s' for --%s (want an integer in %llu..%llu)\n", c->cmd, arg,
             o ? o->name : "?", o ? (unsigned long long)o->min : 0ull, o ? (unsigned long long)o->max : 0ull);
     return GRAPH_EXIT_USAGE;

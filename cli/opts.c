@@ -106,6 +106,18 @@ static const struct cli_common_opt common[] = {
 };
 #define N_COMMON (sizeof common / sizeof common[0])
 
+bool cli_parse_decimal(const char *s, uint64_t *out) {
+  char *end;
+  if (!s || !*s || *s == '-' || *s == '+')
+    return false;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end)
+    return false;
+  *out = v;
+  return true;
+}
+
 int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out) {
   char *end;
   errno = 0;

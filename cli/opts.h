@@ -7,6 +7,8 @@
 #define DSANA_CLI_OPTS_H
 
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "dsana/dsana.h"
@@ -45,7 +47,9 @@ const char *cli_option_value(const struct cli_run *r, const struct dsana_app_opt
 /* The runtime options every app takes (static table). */
 const struct cli_common_opt *cli_common_options(size_t *n);
 
-/* Strict number parsing for option values. */
+/* Strict number parsing for option values. cli_parse_decimal: an unsigned
+ * decimal integer that fits 64 bits, no sign, nothing after it. */
+bool cli_parse_decimal(const char *s, uint64_t *out);
 int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 int cli_parse_seconds(const char *s, double *out);
 
