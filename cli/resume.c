@@ -237,9 +237,7 @@ int cli_setup_checkpoints(struct cli_run *r) {
   }
   if ((rc = check_identity(r, &m)) != 0)
     return rc;
-  cfg->resume_iter = m.iter;
-  memcpy(cfg->resume_globals, m.globals, sizeof cfg->resume_globals);
-  cfg->resume_residual = m.residual;
+  config_set_resume_point(cfg, m.iter, m.globals, m.residual);
   return 0;
 }
 

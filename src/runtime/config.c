@@ -51,3 +51,9 @@ void config_local_layout(struct run_config *c, bool workers_chosen) {
   if (!c->threads)
     c->threads = config_auto_threads(c->n_workers);
 }
+
+void config_set_resume_point(struct run_config *c, uint32_t iter, const double *globals, double residual) {
+  c->resume_iter = iter;
+  memcpy(c->resume_globals, globals, sizeof c->resume_globals);
+  c->resume_residual = residual;
+}

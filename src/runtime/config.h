@@ -68,6 +68,10 @@ uint32_t config_auto_threads(uint32_t workers_here);
  * copy of the read tables, no transfers between workers); without
  * --threads, each worker gets its share of the cores. */
 void config_local_layout(struct run_config *c, bool workers_chosen);
+/* Where a resumed run continues (resume_dir is set apart): after
+ * iteration iter, with the globals (resume_globals' length) and residual
+ * a checkpoint recorded for it. */
+void config_set_resume_point(struct run_config *c, uint32_t iter, const double *globals, double residual);
 const char *run_mode_name(enum run_mode m);
 /* Values per message: what a payload limit of max_payload bytes allows,
  * at most 512 Ki (4 MiB) so that large tables stream in pieces. */

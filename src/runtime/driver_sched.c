@@ -41,15 +41,11 @@ static int fail(struct drv *d, int rc) {
 
 /* The launcher's news of dead workers (role_params.deaths_fd), if any. */
 static int take_deaths(struct drv *d) {
-  uint32_t w[64];
-  ssize_t n;
-  while ((n = read(d->params.deaths_fd, w, sizeof w)) > 0) {
-    for (ssize_t i = 0; i + (ssize_t)sizeof w[0] <= n; i += (ssize_t)sizeof w[0]) {
-      uint32_t news = w[i / (ssize_t)sizeof w[0]];
-      int rc = scheduler_on_worker_death(d->s, news & ~LAUNCH_DEATH_RESTARTED, news & LAUNCH_DEATH_RESTARTED, &d->out);
-      if (rc)
-        return rc;
-    }
+  uint32_t news; /* one datagram each */
+  while (read(d->params.deaths_fd, &news, sizeof news) == (ssize_t)sizeof news) {
+    int rc = scheduler_on_worker_death(d->s, news & ~LAUNCH_DEATH_RESTARTED, news & LAUNCH_DEATH_RESTARTED, &d->out);
+    if (rc)
+      return rc;
   }
   return 0;
 }

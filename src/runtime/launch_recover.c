@@ -44,9 +44,7 @@ static bool take_checkpoint(struct run_config *cfg) {
       strcmp(m.identity, cfg->job_identity) != 0)
     return false;
   snprintf(cfg->resume_dir, sizeof cfg->resume_dir, "%s", dir);
-  cfg->resume_iter = m.iter;
-  memcpy(cfg->resume_globals, m.globals, sizeof cfg->resume_globals);
-  cfg->resume_residual = m.residual;
+  config_set_resume_point(cfg, m.iter, m.globals, m.residual);
   return true;
 }
 
@@ -60,9 +58,7 @@ bool launch_rollback(struct run_config *cfg, const struct run_config *start, str
   }
   if (!take_checkpoint(cfg)) { /* from where this launch started */
     snprintf(cfg->resume_dir, sizeof cfg->resume_dir, "%s", start->resume_dir);
-    cfg->resume_iter = start->resume_iter;
-    memcpy(cfg->resume_globals, start->resume_globals, sizeof cfg->resume_globals);
-    cfg->resume_residual = start->resume_residual;
+    config_set_resume_point(cfg, start->resume_iter, start->resume_globals, start->resume_residual);
   }
   if (r->restarts > 0 && cfg->resume_iter <= r->from) {
     log_error("the job failed again before passing iteration %u, where it restarted: it stops", r->from);
