@@ -45,7 +45,7 @@ fi
 # and names it.
 start=$(date +%s)
 DSANA_FAULT="worker=1,iter=3,point=before-push,how=kill" run_capture crash "$DSANA" pagerank "$T/g.txt" \
-  --workers 3 --servers 2 --tol 1e-12 --quiet --out "$T/out.crash" --on-worker-loss fail
+  --workers 3 --servers 2 --tol 1e-12 --quiet --out "$T/out.crash" --on-worker-loss fail --sched static
 took=$(($(date +%s) - start))
 if [ "$RC" -ne 0 ] && [ "$RC" -ne 124 ] && grep -q "worker 1 (pid [0-9]*) was killed by signal 9" "$T/crash.err" &&
   [ ! -e "$T/out.crash" ] && [ "$took" -le 20 ]; then
