@@ -10,7 +10,9 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_apps.h"
 #include "help.h"
@@ -169,6 +171,23 @@ static int run_ranked(struct cli_run *r, uint32_t rank, uint32_t size) {
   return runtime_run_role(role, &p);
 }
 
+/* `dsana scheduler`: a lost server rolls the job back (every role
+ * registers again) to its last checkpoint, at most --max-restarts times;
+ * the lost server's place waits for a new `dsana server`. */
+static int run_scheduler_alone(struct run_config *cfg, const struct role_params *p) {
+  static struct run_config start; /* 5 KiB */
+  struct runtime_recovery rec = {0};
+  start = *cfg;
+  cfg->server_loss_rollback = cfg->max_restarts > 0;
+  int rc;
+  while ((rc = runtime_run_role(ROLE_SCHEDULER, p)) == DSANA_ERESTART && runtime_rollback(cfg, &start, &rec))
+    log_warn("waiting %.0f s for every role, the lost server's replacement too, to register at %s",
+             cfg->register_timeout_s, cfg->scheduler_addr);
+  if (rc && rc != DSANA_ERESTART && rc != DSANA_EUSAGE) /* (a failed rollback named it) */
+    runtime_report_checkpoint(cfg->checkpoint_dir);
+  return rc;
+}
+
 int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool scheduler_only) {
   struct cli_run r;
   int rc = cli_parse_run(app, argc, argv, &r);
@@ -203,7 +222,7 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
       report_init(&rep, &r);
       struct role_params p = {.cfg = &r.cfg, .apps = cli_apps(), .app = app, .app_state = r.app_state,
                               .args = &r.args, .observer = &rep.observer};
-      rc = runtime_run_role(ROLE_SCHEDULER, &p);
+      rc = run_scheduler_alone(&r.cfg, &p);
     }
   } else if ((rc = setup_token(&r.cfg, true, app->name)) == 0 && (rc = prepare_app(&r, true)) == 0) {
     struct cli_report rep;
@@ -291,7 +310,15 @@ int cmd_role_main(const char *role, int argc, char **argv) {
     return 2;
   struct role_params p = {.cfg = &cfg, .apps = cli_apps(), .index = index};
   log_info("%s: joining the scheduler at %s", role, cfg.scheduler_addr);
-  int rc = runtime_run_role(strcmp(role, "server") == 0 ? ROLE_SERVER : ROLE_WORKER, &p);
+  int rc;
+  while ((rc = runtime_run_role(strcmp(role, "server") == 0 ? ROLE_SERVER : ROLE_WORKER, &p)) == DSANA_ERESTART) {
+    /* the job rolls back: register again once the scheduler has restarted
+     * (its old socket gone, so that the registration is not lost with it);
+     * an injected fault fires in the first run only */
+    unsetenv("DSANA_FAULT");
+    sleep(1);
+    log_warn("registering again with the scheduler at %s", cfg.scheduler_addr);
+  }
   log_info("%s: done (%s)", role, rc ? dsana_strerror(rc) : "the job ended");
   return cmd_exit_code(rc);
 }

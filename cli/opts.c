@@ -85,8 +85,9 @@ static const struct cli_common_opt common[] = {
     {{"on-worker-loss", required_argument, NULL, OPT_WORKER_LOSS}, "reassign|fail",
      "a lost worker's tasks go to the others (default), or the job stops", "reassign or fail"},
     {{"max-restarts", required_argument, NULL, OPT_MAX_RESTARTS}, "N",
-     "local runs: a killed server or scheduler rolls every role back to the last complete checkpoint (else the "
-     "start) and the job goes on, and a dead worker is started again, at most N times (default 3; 0: neither)",
+     "a killed server (or, in local runs, the scheduler) rolls every role back to the last complete checkpoint "
+     "(else the start) and the job goes on, and local runs start a dead worker again, at most N times (default 3; "
+     "0: neither)",
      "an integer in 0..100"},
     {{"token-file", required_argument, NULL, OPT_TOKEN}, "FILE",
      "the job's secret (peers without it are refused); local runs make one", "a file name"},

@@ -44,7 +44,8 @@
   X(ESTATE, -11, "operation not valid in this state")        \
   X(EUSAGE, -12, "bad command-line usage")                   \
   X(ENOTSUP, -13, "not supported here")                      \
-  X(EINTR, -14, "stopped by a signal")
+  X(EINTR, -14, "stopped by a signal")                       \
+  X(ERESTART, -15, "rolled back to the last checkpoint")
 
 enum dsana_err {
   DSANA_OK = 0,

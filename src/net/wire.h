@@ -75,7 +75,10 @@ enum wire_type {
 /* with WIRE_F_ZSTD: PULL: the worker holds iteration iter-1's values of
  * every key asked for; PULL_REPLY: the values were XORed with those */
 #define WIRE_F_DELTA 512u
-#define WIRE_F_ALL 1023u
+/* ABORT from the scheduler: the job rolls back to its last checkpoint (a
+ * server was lost): register again with the scheduler, which restarts */
+#define WIRE_F_ROLLBACK 1024u
+#define WIRE_F_ALL 2047u
 
 struct wire_hdr {
   uint32_t magic;

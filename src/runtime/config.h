@@ -38,7 +38,8 @@ struct run_config {
   uint32_t threads;                     /* compute threads per worker (0 = automatic: config_auto_threads) */
   bool quiet;
   bool fail_on_worker_loss;
-  uint32_t max_restarts; /* local launcher: automatic recoveries of a lost server or scheduler */
+  uint32_t max_restarts; /* automatic recoveries of a lost server (or scheduler, local launcher) */
+  bool server_loss_rollback; /* the scheduler run alone: a lost server rolls every role back (sch_rollback) */
   char token_path[CONFIG_PATH_MAX]; /* --token-file */
   char checkpoint_dir[CONFIG_PATH_MAX]; /* --checkpoint */
   uint32_t checkpoint_every;            /* iterations between checkpoints */

@@ -1,5 +1,5 @@
-/* event.c - the outgoing-message queue of the role state machines
- * (event.h). */
+/* event.c - the outgoing-message queue of the role state machines, and
+ * the scheduler's ABORT as servers and workers take it (event.h). */
 #include "runtime/event.h"
 
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 
 #include "dsana/dsana.h"
 #include "util/grow.h"
+#include "util/log.h"
 
 const char *rt_role_name(enum rt_role r) {
   switch (r) {
@@ -79,4 +80,13 @@ void rt_outq_fini(struct rt_outq *q) {
   rt_outq_clear(q);
   free(q->v);
   memset(q, 0, sizeof *q);
+}
+
+int rt_scheduler_abort(const struct wire_hdr *h, const void *payload) {
+  if (h->flags & WIRE_F_ROLLBACK) {
+    log_warn("the scheduler rolls the job back: %.*s", (int)h->payload_bytes, (const char *)payload);
+    return DSANA_ERESTART;
+  }
+  log_error("the scheduler stopped the job: %.*s", (int)h->payload_bytes, (const char *)payload);
+  return DSANA_EPEER;
 }

@@ -71,6 +71,10 @@ int rt_reply_owned(struct rt_outq *q, const struct net_peer *to, const struct wi
                    uint64_t priority);
 int rt_send_owned(struct rt_outq *q, enum rt_role role, uint32_t index, const struct wire_hdr *h, void *payload,
                   size_t len, uint64_t priority);
+/* The scheduler's ABORT as a server or worker takes it (logged):
+ * DSANA_ERESTART when the job rolls back (WIRE_F_ROLLBACK: register again),
+ * else DSANA_EPEER. */
+int rt_scheduler_abort(const struct wire_hdr *h, const void *payload);
 /* Free what the driver did not take (owned payloads) and empty the queue. */
 void rt_outq_clear(struct rt_outq *q);
 void rt_outq_fini(struct rt_outq *q);

@@ -406,13 +406,13 @@ int runtime_launch_local(const struct role_params *p) {
   struct launch_janitor jan = {.pid = -1, .wr = -1};
   if (!rc && launch_janitor_start(cfg.local_dir, &jan) != 0)
     log_warn("no janitor for %s: a launcher killed with SIGKILL would leave it behind", cfg.local_dir);
-  struct launch_recovery rec = {0};
+  struct runtime_recovery rec = {0};
   while (!rc) {
     bool recoverable = false;
     rc = launch_job(p, &cfg, &old_mask, &recoverable);
     if (rc == DSANA_EPEER && !recoverable)
-      launch_report_checkpoint(cfg.checkpoint_dir);
-    if (!recoverable || !launch_rollback(&cfg, p->cfg, &rec))
+      runtime_report_checkpoint(cfg.checkpoint_dir);
+    if (!recoverable || !runtime_rollback(&cfg, p->cfg, &rec))
       break;
     launch_empty_dir(cfg.local_dir); /* the last attempt's sockets, buffers and trace parts */
     rc = 0;

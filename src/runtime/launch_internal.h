@@ -20,16 +20,6 @@ void launch_remove_dir(const char *dir);
 /* Remove the files in the folder, keep the folder. */
 void launch_empty_dir(const char *dir);
 
-/* After a fatal loss: log where the job can be resumed from. */
-void launch_report_checkpoint(const char *dir);
-struct launch_recovery {
-  uint32_t restarts; /* done so far */
-  uint32_t from;     /* the iteration the last restart continued after */
-};
-/* A launch stopped by a lost server or scheduler: set cfg to go on from
- * its last complete checkpoint (else from where `start` began) and return
- * true, or say why not (and where to resume by hand) and return false. */
-bool launch_rollback(struct run_config *cfg, const struct run_config *start, struct launch_recovery *r);
 
 /* The process that removes the folder when the launcher and its roles are
  * all gone, even killed with SIGKILL. */

@@ -1,8 +1,9 @@
 /*
- * launch_recover.c - automatic recovery for the local launcher
- * (launch_internal.h): a job stopped by a lost server or scheduler is
- * rolled back, every role, to its last complete checkpoint (or its start)
- * and launched again.
+ * launch_recover.c - automatic recovery (runtime_rollback in runtime.h):
+ * a job stopped by a lost server or scheduler is rolled back, every role,
+ * to its last complete checkpoint (or its start) and launched again by the
+ * local launcher; a scheduler run alone (dsana scheduler) restarts itself
+ * the same way after a lost server, and the other roles register again.
  *
  * Why rollback and not replicas: a checkpoint already holds a consistent
  * cut of every server's shard and the scheduler's globals, and BSP
@@ -21,9 +22,10 @@
 
 #include "runtime/checkpoint.h"
 #include "runtime/launch_internal.h"
+#include "runtime/runtime.h"
 #include "util/log.h"
 
-void launch_report_checkpoint(const char *dir) {
+void runtime_report_checkpoint(const char *dir) {
   struct ckpt_manifest m;
   char err[1200];
   if (!dir || !dir[0])
@@ -48,12 +50,12 @@ static bool take_checkpoint(struct run_config *cfg) {
   return true;
 }
 
-bool launch_rollback(struct run_config *cfg, const struct run_config *start, struct launch_recovery *r) {
+bool runtime_rollback(struct run_config *cfg, const struct run_config *start, struct runtime_recovery *r) {
   if (r->restarts >= cfg->max_restarts) {
     if (cfg->max_restarts)
       log_error("the job failed again after %u automatic restart%s: it stops", r->restarts,
                 r->restarts == 1 ? "" : "s");
-    launch_report_checkpoint(cfg->checkpoint_dir);
+    runtime_report_checkpoint(cfg->checkpoint_dir);
     return false;
   }
   if (!take_checkpoint(cfg)) { /* from where this launch started */
@@ -62,7 +64,7 @@ bool launch_rollback(struct run_config *cfg, const struct run_config *start, str
   }
   if (r->restarts > 0 && cfg->resume_iter <= r->from) {
     log_error("the job failed again before passing iteration %u, where it restarted: it stops", r->from);
-    launch_report_checkpoint(cfg->checkpoint_dir);
+    runtime_report_checkpoint(cfg->checkpoint_dir);
     return false;
   }
   r->restarts++;

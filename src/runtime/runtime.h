@@ -23,6 +23,21 @@
  * (job /tmp/dsana-Xy12ab)") and top. */
 int runtime_run_role(enum rt_role role, const struct role_params *p);
 
+/* Automatic recovery (launch_recover.c), for the local launcher and a
+ * scheduler run alone: a run stopped by a lost server (or scheduler) sets
+ * cfg to go on from its last complete checkpoint (else from where `start`
+ * began) and returns true, or says why not (and where to resume by hand)
+ * and returns false: at most cfg->max_restarts times, each from a later
+ * iteration than the one before. */
+struct runtime_recovery {
+  uint32_t restarts; /* done so far */
+  uint32_t from;     /* the iteration the last restart continued after */
+};
+bool runtime_rollback(struct run_config *cfg, const struct run_config *start, struct runtime_recovery *r);
+/* After a fatal loss: log where the job can be resumed from (nothing
+ * without checkpoints, dir ""). */
+void runtime_report_checkpoint(const char *dir);
+
 /* Fork the scheduler, cfg->n_servers servers and cfg->n_workers workers on
  * this machine (ipc:// in a private folder), wait for them and report a
  * child that died. SIGINT, SIGTERM or SIGHUP stop the roles and remove the

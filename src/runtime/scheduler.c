@@ -288,8 +288,15 @@ static int check_peers(struct scheduler *s, uint64_t now, struct rt_outq *out) {
           return rc;
         continue;
       }
+      double silent = (double)(now - slots[i].last_heard_ns) * 1e-9;
+      if (r == 0 && s->cfg.server_loss_rollback)
+        return sch_rollback(s, out,
+                            "server %u has been silent for %.1f s: lost; every role rolls back to the last "
+                            "checkpoint and registers again (start a replacement: dsana server --scheduler %s%s%s)",
+                            i, silent, s->cfg.scheduler_addr, s->cfg.token_path[0] ? " --token-file " : "",
+                            s->cfg.token_path);
       return sch_abort(s, out, "%s %u has been silent for %.1f s: lost (the job stops)", r == 0 ? "server" : "worker",
-                       i, (double)(now - slots[i].last_heard_ns) * 1e-9);
+                       i, silent);
     }
   }
   return 0;

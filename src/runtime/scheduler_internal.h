@@ -103,6 +103,11 @@ void sch_broadcast(struct scheduler *s, bool servers, bool workers, const struct
                    size_t len, struct rt_outq *out);
 /* Stop the job: log, tell every role why, return DSANA_EPEER. */
 int sch_abort(struct scheduler *s, struct rt_outq *out, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Roll the job back (a lost server, cfg.server_loss_rollback): log why,
+ * tell every role to register again (ABORT with WIRE_F_ROLLBACK) and end
+ * this run with DSANA_ERESTART; the caller restarts the scheduler from the
+ * last checkpoint. */
+int sch_rollback(struct scheduler *s, struct rt_outq *out, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* scheduler_final.c */
 /* Stop after this iteration: ask the servers for the result. */

@@ -1,6 +1,6 @@
 /* scheduler_out.c - how the scheduler's messages leave: to one role, to
- * all, and the abort that tells every role why the job stops (the bottom
- * of the scheduler's files, see scheduler_internal.h). */
+ * all, and the abort that tells every role why the job stops or rolls
+ * back (the bottom of the scheduler's files, see scheduler_internal.h). */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -33,14 +33,10 @@ void sch_broadcast(struct scheduler *s, bool servers, bool workers, const struct
       sch_send(s, &s->workers[i], h, payload, len, out);
 }
 
-int sch_abort(struct scheduler *s, struct rt_outq *out, const char *fmt, ...) {
-  char why[480];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(why, sizeof why, fmt, ap);
-  va_end(ap);
-  log_error("%s", why);
+/* ABORT (with `flags`) to every role still in the job, saying why. */
+static void abort_all(struct scheduler *s, uint32_t flags, const char *why, struct rt_outq *out) {
   struct wire_hdr h = wire_hdr_make(WIRE_ABORT, 0);
+  h.flags = flags;
   char *copy = strdup(why);
   for (uint32_t i = 0; copy && i < s->cfg.n_servers + s->cfg.n_workers; i++) {
     struct peer_slot *p = i < s->cfg.n_servers ? &s->servers[i] : &s->workers[i - s->cfg.n_servers];
@@ -52,6 +48,28 @@ int sch_abort(struct scheduler *s, struct rt_outq *out, const char *fmt, ...) {
     out->v[out->n - 1].owned = copy;
   else
     free(copy);
+}
+
+int sch_abort(struct scheduler *s, struct rt_outq *out, const char *fmt, ...) {
+  char why[480];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  log_error("%s", why);
+  abort_all(s, 0, why, out);
   s->failed = DSANA_EPEER;
   return DSANA_EPEER;
+}
+
+int sch_rollback(struct scheduler *s, struct rt_outq *out, const char *fmt, ...) {
+  char why[480];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  log_error("%s", why);
+  abort_all(s, WIRE_F_ROLLBACK, why, out);
+  s->failed = DSANA_ERESTART;
+  return DSANA_ERESTART;
 }

@@ -262,8 +262,7 @@ static int on_scheduler(struct server *sv, const struct net_msg *m, struct rt_ou
   case WIRE_STOP:
     return sv->map ? send_final(sv, out) : 0;
   case WIRE_ABORT:
-    log_error("the scheduler stopped the job: %.*s", (int)m->hdr.payload_bytes, (const char *)m->payload);
-    return DSANA_EPEER;
+    return rt_scheduler_abort(&m->hdr, m->payload);
   case WIRE_HEARTBEAT:
     return 0;
   default:

@@ -225,8 +225,7 @@ static int on_scheduler(struct worker *w, const struct net_msg *m, struct rt_out
     return rt_send(out, ROLE_SCHEDULER, 0, &bye, NULL, 0);
   }
   case WIRE_ABORT:
-    log_error("the scheduler stopped the job: %.*s", (int)h->payload_bytes, (const char *)m->payload);
-    return DSANA_EPEER;
+    return rt_scheduler_abort(h, m->payload);
   case WIRE_HEARTBEAT:
     return 0;
   default:

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# test_issue17_08_server_replacement.sh - issue 17 (automatic recovery):
+# with every role started on its own (dsana scheduler / server / worker
+# over tcp), a server killed mid-run is replaced by a new `dsana server
+# --scheduler ADDR`: the scheduler rolls every role back to the last
+# complete checkpoint, the surviving roles register again by themselves,
+# the replacement takes the lost place, and the ranks are the fault-free
+# run's bytes. Without a checkpoint the job rolls back to its start; with
+# --max-restarts 0 the job stops and names the checkpoint, as before.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_bins
+cd "$T"
+
+"$DSANA" graph gen kron --scale 12 --seed 3 --out k.bin >/dev/null || die "graph gen failed"
+head -c 32 /dev/urandom | base64 >job.token
+# slow enough (about 60 ms an iteration) that the replacement arrives mid-run
+cat >slow.json <<'JSON'
+{"workers": [{"speed": 1}, {"speed": 1}], "ns_per_cost": 1000, "time_scale": 1}
+JSON
+JOB=(k.bin --workers 2 --servers 2 --max-iter 40 --tol 0 --quiet)
+"$DSANA" pagerank "${JOB[@]}" --out ref.tsv || die "fault-free run failed"
+
+# run NAME SCHEDULER-OPTIONS...: the scheduler, two servers (the one that
+# gets index 1 dies after committing iteration 7), two workers; once the
+# scheduler asks for a replacement, a new server. Sets RC (the scheduler's).
+run() {
+  local name=$1 port addr spid
+  shift
+  port=$((20000 + RANDOM % 20000))
+  addr="tcp://127.0.0.1:$port"
+  run_to "$DSANA" scheduler pagerank "${JOB[@]}" --scheduler "$addr" --token-file job.token --peer-timeout 2 \
+    --scenario slow.json --out "$name.tsv" "$@" >"$name.sched.out" 2>"$name.sched.err" &
+  spid=$!
+  local s
+  for s in a b; do
+    DSANA_FAULT="server=1,iter=7,point=commit,how=kill" run_to "$DSANA" server --scheduler "$addr" \
+      --token-file job.token >"$name.srv-$s.err" 2>&1 &
+  done
+  for s in 0 1; do
+    run_to "$DSANA" worker --scheduler "$addr" --token-file job.token --index "$s" >"$name.w$s.err" 2>&1 &
+  done
+  for _ in $(seq 1 300); do
+    grep -q "start a replacement" "$name.sched.err" && break
+    kill -0 "$spid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if grep -q "start a replacement" "$name.sched.err"; then
+    run_to "$DSANA" server --scheduler "$addr" --token-file job.token >"$name.srv-new.err" 2>&1 &
+  fi
+  RC=0
+  wait "$spid" || RC=$?
+  wait || true # the roles end with the job
+}
+
+run ck --checkpoint ck --checkpoint-every 3
+if [ "$RC" -eq 0 ] && cmp -s ref.tsv ck.tsv && grep -q "server 1 has been silent" ck.sched.err &&
+  grep -q "restarts after iteration 6" ck.sched.err && grep -q "registering again" ck.w0.err; then
+  pass "a killed server replaced by a new dsana server: rolled back to iteration 6, ranks identical"
+else
+  fail "server replacement with a checkpoint: rc=$RC $(head -c 600 ck.sched.err)"
+fi
+
+run start
+if [ "$RC" -eq 0 ] && cmp -s ref.tsv start.tsv && grep -q "no checkpoint to roll back to" start.sched.err; then
+  pass "without a checkpoint the job rolls back to its start and ends with identical ranks"
+else
+  fail "server replacement without a checkpoint: rc=$RC $(head -c 600 start.sched.err)"
+fi
+
+run off --checkpoint ck2 --checkpoint-every 3 --max-restarts 0
+if [ "$RC" -ne 0 ] && [ "$RC" -ne 124 ] && [ ! -e off.tsv ] && grep -q "lost (the job stops)" off.sched.err &&
+  grep -q "continue with --resume ck2" off.sched.err; then
+  pass "--max-restarts 0: a lost server stops the job, which names its checkpoint (exit $RC)"
+else
+  fail "--max-restarts 0: rc=$RC $(head -c 600 off.sched.err)"
+fi
+finish
