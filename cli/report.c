@@ -112,6 +112,8 @@ static void summary_json(struct cli_report *rep, const struct rt_run_report *r) 
   cJSON_AddNumberToObject(o, "pull_bytes_raw", (double)r->pull_bytes_raw);
   cJSON_AddNumberToObject(o, "compress_ratio", r->pull_bytes ? (double)r->pull_bytes_raw / (double)r->pull_bytes : 1);
   cJSON_AddStringToObject(o, "transfer_bound_bytes", "as sent");
+  cJSON_AddNumberToObject(o, "refused_peers", (double)r->refused_peers);
+  cJSON_AddNumberToObject(o, "dropped_messages", (double)r->dropped_msgs);
   cJSON_AddStringToObject(o, "version", DSANA_VERSION_STRING);
   for (uint32_t i = 0; i < r->n_metrics; i++)
     cJSON_AddNumberToObject(o, r->metric_name[i], r->metric[i]);

@@ -44,6 +44,11 @@ struct pool *driver_pool(struct drv *d) { return d->pool; }
 int driver_finish(struct drv *d) {
   if (d->role != ROLE_SCHEDULER)
     return 0;
+  if (d->listen) {
+    struct net_stats st;
+    net_get_stats(d->listen, &st);
+    scheduler_note_listener(d->s, st.refused, st.dropped);
+  }
   int rc = d->err ? 0 : scheduler_finish(d->s);
   int crc = drv_sched_close(d);
   return rc ? rc : crc;

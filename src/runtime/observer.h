@@ -46,6 +46,7 @@ struct rt_run_report {
   bool compressed;                   /* pulled values travel compressed (--compress) */
   uint64_t pull_bytes, pull_bytes_raw; /* every worker's pulls of the run, as sent and before compression;
                                         * the transfer bound counts the bytes as sent */
+  uint64_t refused_peers, dropped_msgs; /* the scheduler's listener: failed authentication, invalid messages */
   uint32_t n_metrics; /* the last iteration's app metrics */
   const char *metric_name[DSANA_MAX_METRICS];
   double metric[DSANA_MAX_METRICS];

@@ -128,6 +128,11 @@ void scheduler_destroy(struct scheduler *s) {
 bool scheduler_finished(const struct scheduler *s) { return s->finished; }
 void scheduler_count_messages(struct scheduler *s, uint64_t n) { s->acc.messages += n; }
 
+void scheduler_note_listener(struct scheduler *s, uint64_t refused, uint64_t dropped) {
+  s->refused_peers = refused;
+  s->dropped_msgs = dropped;
+}
+
 static bool peer_eq(const struct net_peer *a, const struct net_peer *b) {
   return a->len == b->len && memcmp(a->id, b->id, a->len) == 0;
 }

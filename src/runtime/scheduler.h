@@ -34,5 +34,8 @@ bool scheduler_finished(const struct scheduler *s);
 int scheduler_finish(struct scheduler *s);
 /* Messages the scheduler exchanged, for the per-iteration count. */
 void scheduler_count_messages(struct scheduler *s, uint64_t n);
+/* What its listener turned away (net_stats), for the summary: peers that
+ * failed authentication, invalid messages dropped. */
+void scheduler_note_listener(struct scheduler *s, uint64_t refused, uint64_t dropped);
 
 #endif

@@ -64,7 +64,8 @@ static void fill_summary(const struct scheduler *s, struct rt_run_report *r) {
       .median_iter_s = rt_median(s->iter_wall, s->n_iters), .bound_s = rt_median(s->iter_bound, s->n_iters),
       .transfer_bound_s = rt_median(s->iter_tbound, s->n_iters), .overrun_s = s->overrun_s,
       .chunk_bytes = keys * sizeof(double), .chunked = s->chunk_keys[sp] != 0, .n_metrics = s->last.n_metrics,
-      .compressed = s->compress, .pull_bytes = s->pull_bytes, .pull_bytes_raw = s->pull_bytes_raw};
+      .compressed = s->compress, .pull_bytes = s->pull_bytes, .pull_bytes_raw = s->pull_bytes_raw,
+      .refused_peers = s->refused_peers, .dropped_msgs = s->dropped_msgs};
   for (uint32_t i = 0; i < s->n_iters; i++)
     r->total_s += s->iter_wall[i];
   for (uint32_t i = 0; i < s->last.n_metrics; i++) {

@@ -85,6 +85,7 @@ struct scheduler {
   double overrun_s;
   double *iter_wall, *iter_bound, *iter_tbound;
   uint64_t pull_bytes, pull_bytes_raw; /* of the iterations recorded: as sent, before compression */
+  uint64_t refused_peers, dropped_msgs; /* by the listener (scheduler_note_listener) */
   uint32_t n_iters, cap_iters;
   bool stopping, finished;
   double *result;

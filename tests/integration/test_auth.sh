@@ -14,7 +14,7 @@ head -c 32 /dev/urandom | base64 >"$T/other.token"
 port=$((20000 + RANDOM % 20000))
 addr="tcp://127.0.0.1:$port"
 "$DSANA" scheduler pagerank "$T/g.bin" --scheduler "$addr" --token-file "$T/job.token" --workers 1 --servers 1 \
-  --tol 1e-12 --quiet --out "$T/out" --register-timeout 20 >"$T/s.out" 2>"$T/s.err" &
+  --tol 1e-12 --quiet --out "$T/out" --register-timeout 20 --metrics "$T/m.jsonl" >"$T/s.out" 2>"$T/s.err" &
 spid=$!
 # an intruder with the wrong token tries first, as a worker and as a server
 run_to "$DSANA" worker --scheduler "$addr" --token-file "$T/other.token" --register-timeout 2 >"$T/bad.err" 2>&1 &
@@ -36,6 +36,12 @@ if grep -q "refused a peer on $addr: authentication failed" "$T/s.err"; then
   pass "the scheduler logged the refusal: $(grep -m1 refused "$T/s.err")"
 else
   fail "no refusal logged: $(head -c 300 "$T/s.err")"
+fi
+refused=$(jq -s -r '[.[] | select(.type == "summary")][0].refused_peers' "$T/m.jsonl" 2>/dev/null || echo "?")
+if [[ $refused =~ ^[0-9]+$ ]] && [ "$refused" -ge 1 ]; then
+  pass "the metrics summary counts the refusals: refused_peers $refused"
+else
+  fail "refused_peers in the summary: '$refused'"
 fi
 if [ "$src" -eq 0 ] && cmp -s "$T/ref.out" "$T/out"; then
   pass "the job's output is unchanged"
