@@ -180,9 +180,11 @@ static int run_scheduler_alone(struct run_config *cfg, const struct role_params 
   start = *cfg;
   cfg->server_loss_rollback = cfg->max_restarts > 0;
   int rc;
-  while ((rc = runtime_run_role(ROLE_SCHEDULER, p)) == DSANA_ERESTART && runtime_rollback(cfg, &start, &rec))
-    log_warn("waiting %.0f s for every role, the lost server's replacement too, to register at %s",
+  while ((rc = runtime_run_role(ROLE_SCHEDULER, p)) == DSANA_ERESTART && runtime_rollback(cfg, &start, &rec)) {
+    log_warn("waiting up to %.0f s for every role, the lost server's replacement too, to register at %s",
              cfg->register_timeout_s, cfg->scheduler_addr);
+    cfg->start_without_workers = true; /* workers lost before stay lost */
+  }
   if (rc && rc != DSANA_ERESTART && rc != DSANA_EUSAGE) /* (a failed rollback named it) */
     runtime_report_checkpoint(cfg->checkpoint_dir);
   return rc;

@@ -40,6 +40,7 @@ struct run_config {
   bool fail_on_worker_loss;
   uint32_t max_restarts; /* automatic recoveries of a lost server (or scheduler, local launcher) */
   bool server_loss_rollback; /* the scheduler run alone: a lost server rolls every role back (sch_rollback) */
+  bool start_without_workers; /* a rolled-back run: start without workers that do not register again */
   char token_path[CONFIG_PATH_MAX]; /* --token-file */
   char checkpoint_dir[CONFIG_PATH_MAX]; /* --checkpoint */
   uint32_t checkpoint_every;            /* iterations between checkpoints */

@@ -322,9 +322,34 @@ int scheduler_on_worker_death(struct scheduler *s, uint32_t w, bool restarted, s
   return sch_lose_worker(s, w, "its process exited", out);
 }
 
+/* A rolled-back job (cfg.start_without_workers) whose servers and at
+ * least one worker registered again goes on without the workers that did
+ * not (lost before the rollback): their places are lost ones, which a
+ * replacement may take. */
+static int start_without_missing(struct scheduler *s, struct rt_outq *out) {
+  char list[200] = "";
+  size_t at = 0;
+  for (uint32_t i = 0; i < s->cfg.n_workers; i++) {
+    if (s->workers[i].registered)
+      continue;
+    s->workers[i].lost = true;
+    s->lost_workers++;
+    if (at < sizeof list - 16)
+      at += (size_t)snprintf(list + at, sizeof list - at, "%s%u", at ? ", " : "", i);
+  }
+  log_warn("worker%s %s did not register again: the job goes on without %s (a new worker may take %s place)",
+           s->lost_workers == 1 ? "" : "s", list, s->lost_workers == 1 ? "it" : "them",
+           s->lost_workers == 1 ? "its" : "their");
+  return start(s, out);
+}
+
 int scheduler_on_tick(struct scheduler *s, uint64_t now_ns, struct rt_outq *out) {
   if (s->failed)
     return s->failed;
+  if (!s->started && now_ns >= s->reg_deadline_ns && s->cfg.start_without_workers &&
+      count_registered(s->servers, s->cfg.n_servers) == s->cfg.n_servers &&
+      count_registered(s->workers, s->cfg.n_workers) > 0)
+    return start_without_missing(s, out);
   if (!s->started)
     return now_ns >= s->reg_deadline_ns ? report_missing(s, out) : 0;
   return check_peers(s, now_ns, out);

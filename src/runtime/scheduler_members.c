@@ -67,7 +67,8 @@ int sch_send_maps(struct scheduler *s, struct rt_outq *out) {
   for (uint32_t i = 0; !rc && i < s->cfg.n_servers; i++)
     rc = send_map(s, &s->servers[i], i, out);
   for (uint32_t i = 0; !rc && i < s->cfg.n_workers; i++)
-    rc = send_map(s, &s->workers[i], i, out);
+    if (s->workers[i].registered) /* (not when started without it) */
+      rc = send_map(s, &s->workers[i], i, out);
   return rc;
 }
 

@@ -16,20 +16,21 @@ cd "$T"
 head -c 32 /dev/urandom | base64 >job.token
 # slow enough (about 60 ms an iteration) that the replacement arrives mid-run
 cat >slow.json <<'JSON'
-{"workers": [{"speed": 1}, {"speed": 1}], "ns_per_cost": 1000, "time_scale": 1}
+{"workers": [{"speed": 1}, {"speed": 1}, {"speed": 1}], "ns_per_cost": 1000, "time_scale": 1}
 JSON
 JOB=(k.bin --workers 2 --servers 2 --max-iter 40 --tol 0 --quiet)
 "$DSANA" pagerank "${JOB[@]}" --out ref.tsv || die "fault-free run failed"
 
 # run NAME SCHEDULER-OPTIONS...: the scheduler, two servers (the one that
-# gets index 1 dies after committing iteration 7), two workers; once the
-# scheduler asks for a replacement, a new server. Sets RC (the scheduler's).
+# gets index 1 dies after committing iteration 7), NW workers (default 2;
+# the last one with DSANA_FAULT=$WFAULT when set); once the scheduler asks
+# for a replacement, a new server. Sets RC (the scheduler's).
 run() {
   local name=$1 port addr spid
   shift
   port=$((20000 + RANDOM % 20000))
   addr="tcp://127.0.0.1:$port"
-  run_to "$DSANA" scheduler pagerank "${JOB[@]}" --scheduler "$addr" --token-file job.token --peer-timeout 2 \
+  run_to "$DSANA" scheduler pagerank "${JOB[@]}" --workers "${NW:-2}" --scheduler "$addr" --token-file job.token --peer-timeout 2 \
     --scenario slow.json --out "$name.tsv" "$@" >"$name.sched.out" 2>"$name.sched.err" &
   spid=$!
   local s
@@ -37,8 +38,12 @@ run() {
     DSANA_FAULT="server=1,iter=7,point=commit,how=kill" run_to "$DSANA" server --scheduler "$addr" \
       --token-file job.token >"$name.srv-$s.err" 2>&1 &
   done
-  for s in 0 1; do
-    run_to "$DSANA" worker --scheduler "$addr" --token-file job.token --index "$s" >"$name.w$s.err" 2>&1 &
+  local nw=${NW:-2}
+  for ((s = 0; s < nw; s++)); do
+    local fault=""
+    [ "$s" -eq $((nw - 1)) ] && fault=${WFAULT:-}
+    DSANA_FAULT=$fault run_to "$DSANA" worker --scheduler "$addr" --token-file job.token --index "$s" \
+      >"$name.w$s.err" 2>&1 &
   done
   for _ in $(seq 1 300); do
     grep -q "start a replacement" "$name.sched.err" && break
@@ -66,6 +71,17 @@ if [ "$RC" -eq 0 ] && cmp -s ref.tsv start.tsv && grep -q "no checkpoint to roll
   pass "without a checkpoint the job rolls back to its start and ends with identical ranks"
 else
   fail "server replacement without a checkpoint: rc=$RC $(head -c 600 start.sched.err)"
+fi
+
+# A worker lost before the server: after the rollback the job waits
+# --register-timeout for it, then goes on without it.
+NW=3 WFAULT="worker=2,iter=3,point=before-push,how=kill" run gone --checkpoint ck3 --checkpoint-every 3 \
+  --register-timeout 5
+if [ "$RC" -eq 0 ] && cmp -s ref.tsv gone.tsv && grep -q "worker 2 lost" gone.sched.err &&
+  grep -q "worker 2 did not register again: the job goes on without it" gone.sched.err; then
+  pass "a worker lost before the server: the rolled-back job goes on without it, ranks identical"
+else
+  fail "rollback with a worker lost before: rc=$RC $(head -c 800 gone.sched.err)"
 fi
 
 run off --checkpoint ck2 --checkpoint-every 3 --max-restarts 0
