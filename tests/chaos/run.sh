@@ -12,6 +12,11 @@
 #   kill-scheduler  SIGKILL the scheduler: the launcher must roll every role
 #                   back to the last complete checkpoint (or the start) and
 #                   the job finish by itself
+#   kill-server-alone  the same job with every role started on its own over
+#                   tcp (dsana scheduler / server / worker): SIGKILL a
+#                   server; the scheduler rolls every role back and a new
+#                   `dsana server`, started when the scheduler asks for it,
+#                   takes the lost place
 # Every trial's ranks are compared byte for byte with a fault-free run; no
 # job may hang (each is bounded by `timeout`). Prints one line per trial and
 # the table: trials per fault kind, identical outputs, mean time over the
@@ -50,30 +55,51 @@ role_pid() { # LPID ROLE
   return 1
 }
 
-kinds=(kill-worker stop-worker kill-server kill-scheduler)
-declare -A n ok slow
-bad=0
-for ((i = 1; i <= trials; i++)); do
-  kind=${kinds[RANDOM % 4]}
-  case $kind in
-  *worker) role="worker $((RANDOM % 3))" ;;
-  kill-server) role="server $((RANDOM % 2))" ;;
-  *) role=scheduler ;;
-  esac
-  at=$(awk -v r=$RANDOM -v b="$base" 'BEGIN {printf "%.2f", 0.15 + r / 32768 * 0.6 * b}')
-  freeze=$(awk -v r=$RANDOM 'BEGIN {printf "%.2f", 0.2 + r / 32768 * 4.8}')
-  rm -rf ck out.tsv
-  t0=$(now)
+# A trial of roles started on their own: scheduler, 2 servers, 3 workers
+# over tcp; server $1 (its nth start, 0 or 1) is SIGKILLed at $2 s; a new
+# server joins when the scheduler asks for one. Sets rc (the scheduler's).
+alone_trial() { # VICTIM AT
+  local port=$((20000 + RANDOM % 20000)) pids=() spid p
+  local addr="tcp://127.0.0.1:$port"
+  [[ -s job.token ]] || head -c 32 /dev/urandom | base64 >job.token
+  timeout 60 "$DSANA" scheduler "${JOB[@]}" --scheduler "$addr" --token-file job.token --checkpoint ck \
+    --checkpoint-every 3 --out out.tsv 2>run.err &
+  spid=$!
+  # (no timeout wrapper: the kill must reach dsana; roles end by themselves
+  # at most --peer-timeout after the scheduler)
+  for p in 0 1; do
+    "$DSANA" server --scheduler "$addr" --token-file job.token 2>>roles.err &
+    pids+=($!)
+  done
+  for p in 0 1 2; do "$DSANA" worker --scheduler "$addr" --token-file job.token 2>>roles.err & done
+  sleep "$2"
+  kill -KILL "${pids[$1]}" 2>/dev/null
+  for _ in $(seq 1 200); do
+    grep -q "start a replacement" run.err && break
+    kill -0 "$spid" 2>/dev/null || break
+    sleep 0.05
+  done
+  grep -q "start a replacement" run.err &&
+    { "$DSANA" server --scheduler "$addr" --token-file job.token 2>>roles.err & }
+  wait "$spid"
+  rc=$?
+  wait 2>/dev/null # (bash's "Killed" line for the victim)
+}
+
+# A trial of a local run: KIND done to ROLE at AT s (a SIGSTOP lasts FREEZE
+# s). Sets rc (the launcher's) and what (the trial's description).
+local_trial() { # KIND ROLE AT FREEZE
+  local tpid lpid pid
   timeout 60 "$DSANA" "${JOB[@]}" --checkpoint ck --checkpoint-every 3 --out out.tsv 2>run.err &
   tpid=$!
   lpid=""
   for _ in $(seq 1 40); do lpid=$(pgrep -P "$tpid" | head -n 1) && [[ -n $lpid ]] && break; sleep 0.02; done
-  sleep "$at"
-  pid=$(role_pid "$lpid" "$role") || pid=""
-  what="$kind $role at ${at}s"
+  sleep "$3"
+  pid=$(role_pid "$lpid" "$2") || pid=""
+  what="$1 $2 at ${3}s"
   if [[ -n $pid ]]; then
-    case $kind in
-    stop-worker) kill -STOP "$pid" 2>/dev/null; sleep "$freeze"; kill -CONT "$pid" 2>/dev/null; what+=" for ${freeze}s" ;;
+    case $1 in
+    stop-worker) kill -STOP "$pid" 2>/dev/null; sleep "$4"; kill -CONT "$pid" 2>/dev/null; what+=" for ${4}s" ;;
     *) kill -KILL "$pid" 2>/dev/null ;;
     esac
   else
@@ -81,6 +107,28 @@ for ((i = 1; i <= trials; i++)); do
   fi
   wait "$tpid"
   rc=$?
+}
+
+kinds=(kill-worker stop-worker kill-server kill-scheduler kill-server-alone)
+declare -A n ok slow
+bad=0
+for ((i = 1; i <= trials; i++)); do
+  kind=${kinds[RANDOM % ${#kinds[@]}]}
+  case $kind in
+  *worker) role="worker $((RANDOM % 3))" ;;
+  kill-server*) role="server $((RANDOM % 2))" ;;
+  *) role=scheduler ;;
+  esac
+  at=$(awk -v r=$RANDOM -v b="$base" 'BEGIN {printf "%.2f", 0.15 + r / 32768 * 0.6 * b}')
+  freeze=$(awk -v r=$RANDOM 'BEGIN {printf "%.2f", 0.2 + r / 32768 * 4.8}')
+  rm -rf ck out.tsv roles.err
+  t0=$(now)
+  if [[ $kind == kill-server-alone ]]; then
+    alone_trial "${role#server }" "$at"
+    what="$kind (started $role) at ${at}s"
+  else
+    local_trial "$kind" "$role" "$at" "$freeze"
+  fi
   verdict=""
   if [[ $rc -eq 124 ]]; then
     verdict="HUNG: $(tail -n 3 run.err | tr "\n" "|")"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_chaos.sh - a bounded chaos campaign (tests/chaos/run.sh, 10 seeded
 # trials, well under 2 minutes): random SIGKILLs and SIGSTOP/SIGCONT of
-# random roles at random moments; every run's ranks byte-identical to the
+# random roles at random moments, in local runs and (a killed server) with
+# every role started on its own; every run's ranks byte-identical to the
 # fault-free run, no hang (issue 17).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
