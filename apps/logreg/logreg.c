@@ -167,6 +167,7 @@ const struct dsana_app logreg_app = {
     .setup = lr_setup,
     .init = lr_init,
     .task_keys = lr_task_keys,
+    .task_keys_done = lr_task_keys_done,
     .run_task = lr_run_task,
     .finish = lr_finish,
     .update = lr_update,

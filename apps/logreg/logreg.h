@@ -2,7 +2,8 @@
  * logreg.h - private to the logistic-regression app: its options, data and
  * the layout of its tables, sums and globals, shared by
  *   logreg.c    options, setup, the app table, output
- *   lr_data.c   the training and test sets, classes, tasks, key lists
+ *   lr_data.c   the training and test sets, classes, tasks
+ *   lr_keys.c   sparse models: a task's key list, built per run
  *   lr_kernel.c a task: loss, accuracy and exact gradient of its rows
  *   lr_server.c finish(): dot products; update(): the L-BFGS vectors
  *   lr_opt.c    reduce(): line search and the two-loop recursion on scalars
@@ -95,8 +96,9 @@ enum { LR_ACT_INIT = 0, LR_ACT_ACCEPT = 1, LR_ACT_REJECT = 2 };
 
 struct lr_task_data {
   uint64_t lo, hi; /* rows of its set */
-  uint64_t *keys; /* sparse models: features touched + the bias, ascending */
+  uint64_t *keys; /* sparse models: features touched + the bias, ascending (lr_keys.c) */
   uint64_t n_keys;
+  uint32_t key_refs; /* runs of the task holding keys */
   bool checked;    /* rows passed dsana_dataset_check */
 };
 
@@ -129,6 +131,7 @@ struct lr_app {
   bool sparse;      /* tasks read and push key lists */
   uint32_t n_train_tasks, n_test_tasks;
   struct lr_task_data *td;
+  uint64_t *key_bits;        /* lr_keys.c: a bitmap over the features, all clear between uses */
   struct lr_posmaps posmaps; /* sparse models' tasks */
   uint8_t *test_class_ok; /* per test row: its label is a training class */
   uint64_t test_unknown;  /* test rows whose class the model does not know */
@@ -139,7 +142,9 @@ int lr_load(struct lr_app *a, bool check, char *err, size_t errlen);
 int lr_convert_inputs(struct lr_app *a, char *err, size_t errlen);
 int lr_declare(struct lr_app *a, struct dsana_job *job, char *err, size_t errlen);
 void lr_data_fini(struct lr_app *a);
+/* lr_keys.c */
 int lr_task_keys(void *app, uint32_t task, uint32_t table, const uint64_t **keys, uint64_t *n);
+void lr_task_keys_done(void *app, uint32_t task, uint32_t table);
 /* The class (0..K-1) of training row i. */
 uint32_t lr_class_of(const struct lr_app *a, double label);
 

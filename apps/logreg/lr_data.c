@@ -73,6 +73,8 @@ void lr_data_fini(struct lr_app *a) {
   for (uint32_t t = 0; a->td && t < a->n_train_tasks + a->n_test_tasks; t++) {
     free(a->td[t].keys);
   }
+  free(a->key_bits);
+  a->key_bits = NULL;
   free(a->td);
   a->td = NULL;
   free(a->labels);
@@ -208,47 +210,4 @@ uint32_t lr_class_of(const struct lr_app *a, double label) {
   uint64_t c = 0;
   dsana_dataset_class_of(a->labels, a->n_classes, label, &c);
   return (uint32_t)c;
-}
-
-static int u64_cmp(const void *x, const void *y) {
-  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-  return (a > b) - (a < b);
-}
-
-/* Sparse models: the features a task's rows touch (below the model's
- * count), then the bias. */
-static int build_keys(struct lr_app *a, uint32_t task, struct lr_task_data *td) {
-  const struct dsana_dataset *ds = task >= a->n_train_tasks ? &a->test : &a->train;
-  uint64_t e0 = ds->row_off[td->lo], e1 = ds->row_off[td->hi], n = 0;
-  uint64_t *keys = malloc((e1 - e0 + 1) * sizeof *keys);
-  if (!keys)
-    return DSANA_ENOMEM;
-  for (uint64_t e = e0; e < e1; e++)
-    if (ds->col[e] < a->train.n_features)
-      keys[n++] = ds->col[e];
-  qsort(keys, n, sizeof *keys, u64_cmp);
-  uint64_t u = 0;
-  for (uint64_t i = 0; i < n; i++)
-    if (u == 0 || keys[i] != keys[u - 1])
-      keys[u++] = keys[i];
-  keys[u++] = a->train.n_features; /* the bias */
-  uint64_t *fit = realloc(keys, u * sizeof *keys); /* the list is kept all run: no slack */
-  td->keys = fit ? fit : keys;
-  td->n_keys = u;
-  return 0;
-}
-
-int lr_task_keys(void *app, uint32_t task, uint32_t table, const uint64_t **keys, uint64_t *n) {
-  struct lr_app *a = app;
-  if (!a->sparse || table != LR_T_X || task >= a->n_train_tasks + a->n_test_tasks)
-    return DSANA_EAGAIN;
-  struct lr_task_data *td = &a->td[task];
-  if (!td->keys) {
-    int rc = build_keys(a, task, td);
-    if (rc)
-      return rc;
-  }
-  *keys = td->keys;
-  *n = td->n_keys;
-  return 0;
 }

@@ -319,8 +319,15 @@ struct dsana_app {
   /* Worker, optional: the keys of `table` task `task` reads, strictly
    * ascending inside its declared read range (app-owned, valid until
    * destroy); DSANA_EAGAIN = the whole range. Called from the worker's
-   * control thread, at most once per (task, table). */
+   * control thread, at most once per (task, table) -- unless the app has
+   * task_keys_done: then once per run of the task (an instance), and the
+   * list need only stay valid until the matching task_keys_done(). */
   int (*task_keys)(void *app, uint32_t task, uint32_t table, const uint64_t **keys, uint64_t *n);
+  /* Worker, optional: the runtime is done with a list task_keys() gave
+   * (the instance's pushes have left): one call per successful
+   * task_keys(), from the control thread. Lets an app build key lists per
+   * run instead of keeping one per task all job long. */
+  void (*task_keys_done)(void *app, uint32_t task, uint32_t table);
   /* Worker: run one task, every read in place. Required unless task_block is. */
   int (*run_task)(void *app, struct dsana_task_ctx *ctx);
   /* Worker, optional (with a block table): a task as task_begin(), then

@@ -91,8 +91,11 @@ static void find_sparse(struct worker *w) {
       if (job_task_reads(&w->job, i, t, &r)) {
         const uint64_t *keys;
         uint64_t n;
-        if (t != w->job.block_table && w->app->task_keys(w->app_state, i, t, &keys, &n) == 0)
+        if (t != w->job.block_table && w->app->task_keys(w->app_state, i, t, &keys, &n) == 0) {
           w->sparse |= 1u << t;
+          if (w->app->task_keys_done)
+            w->app->task_keys_done(w->app_state, i, t);
+        }
         break;
       }
 }

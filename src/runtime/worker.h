@@ -60,6 +60,7 @@ struct wtask {
   bool running;       /* an item of it is with the driver */
   bool begun;         /* block-wise: task_begin ran */
   bool input_asked;   /* its non-block input was requested */
+  uint32_t keys_held; /* bit t: a key list of table t to give back (task_keys_done) */
   uint64_t next_chunk; /* block-wise: the next block to run */
   uint32_t tickets[DSANA_MAX_TABLES]; /* sparse reads: see mirror_sparse_ready */
   uint64_t compute_ns, overlap_ns, overrun_ns, wait_ns;

@@ -88,9 +88,16 @@ static struct wtask *instance_begin(struct worker *w, uint32_t task, uint32_t it
   return wt;
 }
 
-/* Remove the held instance at position i of the order, keeping the rest. */
+/* Remove the held instance at position i of the order, keeping the rest;
+ * the key lists it held go back to the app. */
 static void instance_remove(struct worker *w, uint32_t i) {
-  w->slots[w->order[i]].live = false;
+  struct wtask *wt = &w->slots[w->order[i]];
+  for (uint32_t t = 0; wt->keys_held; t++)
+    if (wt->keys_held >> t & 1) {
+      wt->keys_held &= ~(1u << t);
+      w->app->task_keys_done(w->app_state, wt->task, t);
+    }
+  wt->live = false;
   memmove(&w->order[i], &w->order[i + 1], sizeof *w->order * (--w->n_held - i));
 }
 
@@ -172,9 +179,15 @@ int wtasks_fetch_ahead(struct worker *w, uint32_t iter, struct rt_outq *out) {
 
 /* ---- input ------------------------------------------------------------- */
 
-/* Task t's keys of sparse table tb (task_keys(), fetched once). */
-static int task_keys(struct worker *w, uint32_t t, uint32_t tb, const struct job_range *r, struct wkeys **out) {
+/* The keys of sparse table tb that instance wt reads: task_keys(), fetched
+ * once per task, or once per instance when the app takes them back
+ * (task_keys_done: wt holds them until it is removed). */
+static int task_keys(struct worker *w, struct wtask *wt, uint32_t tb, const struct job_range *r,
+                     struct wkeys **out) {
+  uint32_t t = wt->task;
   struct wkeys *k = &w->tkeys[(size_t)t * w->job.n_tables + tb];
+  if (w->app->task_keys_done)
+    k->got = false;
   if (!k->got) {
     int rc = w->app->task_keys(w->app_state, t, tb, &k->keys, &k->n);
     if (rc == DSANA_EAGAIN) {
@@ -183,6 +196,8 @@ static int task_keys(struct worker *w, uint32_t t, uint32_t tb, const struct job
     }
     if (rc)
       return rc;
+    if (w->app->task_keys_done)
+      wt->keys_held |= 1u << tb;
     if (k->n && (k->keys[0] < r->lo || k->keys[k->n - 1] >= r->hi)) {
       log_error("task %u: its keys of table '%s' leave its read range", t, w->job.tables[tb].name);
       return DSANA_EINVAL;
@@ -205,7 +220,7 @@ static int input_ready(struct worker *w, struct wtask *wt, bool *ready, struct r
     int rc = 0;
     if (w->sparse >> r->table & 1) {
       struct wkeys *k;
-      if (!wt->input_asked && ((rc = task_keys(w, wt->task, r->table, r, &k)) != 0 ||
+      if (!wt->input_asked && ((rc = task_keys(w, wt, r->table, r, &k)) != 0 ||
                                (rc = mirror_sparse_request(&w->mirror, r->table, wt->iter, wt->task, k->keys, k->n,
                                                            &wt->tickets[r->table], out)) != 0))
         return rc;

@@ -63,7 +63,12 @@ struct sp_app {
   double result[SP_KEYS * SP_WIDTH];
   bool have_result;
   uint32_t *ends; /* (iter, task) completions, SP_ITERS+1 x n_tasks */
+  bool give_back;  /* "sparse-done": key lists lent per run (task_keys_done) */
+  uint32_t *lent;  /* per task: lists lent and not given back */
 };
+
+static bool sp_bad_give_back; /* a list given back that was not lent, or lent 3 times at once */
+static uint64_t sp_given_back;
 
 static struct sp_app *sp_last; /* the scheduler's instance: the result */
 static uint32_t sp_ends[SP_ITERS + 2][256];
@@ -86,13 +91,22 @@ static int sp_create(void **out) {
   return a ? 0 : DSANA_ENOMEM;
 }
 
+static int sp_create_done(void **out) {
+  int rc = sp_create(out);
+  if (!rc)
+    ((struct sp_app *)*out)->give_back = true;
+  return rc;
+}
+
 static void sp_free_keys(struct sp_app *a) {
   for (uint32_t t = 0; a->keys && t < a->n_tasks; t++)
     free(a->keys[t]);
   free(a->keys);
   free(a->n_keys);
+  free(a->lent);
   a->keys = NULL;
   a->n_keys = NULL;
+  a->lent = NULL;
 }
 
 static void sp_destroy(void *p) {
@@ -111,8 +125,9 @@ static int sp_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
   a->n_tasks = info.n_workers * info.tasks_per_worker;
   a->keys = calloc(a->n_tasks, sizeof *a->keys);
   a->n_keys = calloc(a->n_tasks, sizeof *a->n_keys);
+  a->lent = calloc(a->n_tasks, sizeof *a->lent);
   struct dsana_task_decl *t = calloc(a->n_tasks, sizeof *t);
-  int rc = a->keys && a->n_keys && t ? 0 : DSANA_ENOMEM;
+  int rc = a->keys && a->n_keys && a->lent && t ? 0 : DSANA_ENOMEM;
   for (uint32_t i = 0; !rc && i < a->n_tasks; i++) {
     a->n_keys[i] = task_key_count(i, NULL);
     a->keys[i] = malloc(a->n_keys[i] * sizeof(uint64_t));
@@ -155,7 +170,19 @@ static int sp_task_keys(void *app, uint32_t task, uint32_t table, const uint64_t
     return DSANA_EAGAIN;
   *keys = a->keys[task];
   *n = a->n_keys[task];
+  /* an instance of this iteration and one of the next at most */
+  if (a->give_back && ++a->lent[task] > 2)
+    sp_bad_give_back = true;
   return 0;
+}
+
+static void sp_task_keys_done(void *app, uint32_t task, uint32_t table) {
+  struct sp_app *a = app;
+  if (table != a->t_x || task >= a->n_tasks || a->lent[task] == 0)
+    sp_bad_give_back = true;
+  else
+    a->lent[task]--;
+  sp_given_back++;
 }
 
 /* The value task t pushes for key k, column j, from x. */
@@ -170,6 +197,8 @@ static int sp_run_task(void *app, struct dsana_task_ctx *ctx) {
   double *vals = NULL;
   dsana_xsum *parts = NULL;
   uint64_t n = a->n_keys[ctx->task];
+  if (a->give_back && a->lent[ctx->task] == 0)
+    return DSANA_ESTATE; /* running without its key list */
   int rc = ctx->task % 2 ? dsana_push_xsum_keys(ctx, a->t_g, a->keys[ctx->task], n, &parts)
                          : dsana_push_keys(ctx, a->t_g, a->keys[ctx->task], n, &vals);
   if (rc || !x)
@@ -237,6 +266,12 @@ static const struct dsana_app sparse_app = {
     .name = "sparse", .summary = "test", .args = "", .create = sp_create, .destroy = sp_destroy,
     .set_option = sp_set_option, .setup = sp_setup, .init = sp_init, .task_keys = sp_task_keys,
     .run_task = sp_run_task, .finish = sp_finish, .update = sp_update, .reduce = sp_reduce, .output = sp_output};
+/* The same, taking its key lists back after each run of a task. */
+static const struct dsana_app sparse_done_app = {
+    .name = "sparse-done", .summary = "test", .args = "", .create = sp_create_done, .destroy = sp_destroy,
+    .set_option = sp_set_option, .setup = sp_setup, .init = sp_init, .task_keys = sp_task_keys,
+    .task_keys_done = sp_task_keys_done, .run_task = sp_run_task, .finish = sp_finish, .update = sp_update,
+    .reduce = sp_reduce, .output = sp_output};
 
 /* The same computation, plainly, with exact sums per key. */
 static void sp_reference(uint32_t n_tasks, double *x) {
@@ -287,7 +322,7 @@ struct shape {
   bool compress; /* --compress on (else off) */
 };
 
-static const struct dsana_app *const test_apps[] = {&sparse_app, &pagerank_app, NULL};
+static const struct dsana_app *const test_apps[] = {&sparse_app, &sparse_done_app, &pagerank_app, NULL};
 
 /* Run a whole cluster in this thread, every choice from the seed. */
 static int run_cluster(const struct dsana_app *app, void *app_state, const struct app_args *args,
@@ -370,12 +405,14 @@ static struct shape random_shape(uint64_t *rng) {
 
 /* One run of the sparse SUM app: the plain computation's bytes, and every
  * task ended exactly once per iteration. */
-static void check_sparse(uint64_t seed, const struct shape *sh) {
+static void check_sparse_app(const struct dsana_app *sa, uint64_t seed, const struct shape *sh) {
   void *app;
-  assert_int_equal(sparse_app.create(&app), 0);
+  assert_int_equal(sa->create(&app), 0);
   memset(sp_ends, 0, sizeof sp_ends);
   sp_last = NULL;
-  int rc = run_cluster(&sparse_app, app, NULL, sh, seed);
+  sp_bad_give_back = false;
+  sp_given_back = 0;
+  int rc = run_cluster(sa, app, NULL, sh, seed);
   if (rc)
     fail_msg("seed %llu (W=%u S=%u tpw=%u %s chunk %llu): %s", (unsigned long long)seed, sh->workers, sh->servers,
              sh->tpw, sh->sched == SCHED_STATIC ? "static" : "dynamic",
@@ -391,7 +428,23 @@ static void check_sparse(uint64_t seed, const struct shape *sh) {
     for (uint32_t t = 0; t < n_tasks; t++)
       if (sp_ends[it][t] != 1)
         fail_msg("seed %llu: task %u ran %u times in iteration %u", (unsigned long long)seed, t, sp_ends[it][t], it);
-  sparse_app.destroy(app);
+  if (sp_bad_give_back || (sa->task_keys_done && sp_given_back < n_tasks * SP_ITERS))
+    fail_msg("seed %llu: key lists lent and given back wrongly (%llu given back)", (unsigned long long)seed,
+             (unsigned long long)sp_given_back);
+  sa->destroy(app);
+}
+
+static void check_sparse(uint64_t seed, const struct shape *sh) { check_sparse_app(&sparse_app, seed, sh); }
+
+/* Key lists lent per run (task_keys_done): every task runs holding its
+ * list, none is given back twice, the bytes are the same. */
+static void test_sparse_keys_given_back(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 60; seed++) {
+    uint64_t rng = seed * 104729;
+    struct shape sh = random_shape(&rng);
+    check_sparse_app(&sparse_done_app, seed, &sh);
+  }
 }
 
 static void test_sparse_sum_every_interleaving(void **state) {
@@ -499,6 +552,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sparse_sum_every_interleaving),
       cmocka_unit_test(test_sparse_sum_64_workers),
+      cmocka_unit_test(test_sparse_keys_given_back),
       cmocka_unit_test(test_pagerank_every_interleaving),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
