@@ -84,7 +84,7 @@ void rt_outq_fini(struct rt_outq *q) {
 
 int rt_scheduler_abort(const struct wire_hdr *h, const void *payload) {
   if (h->flags & WIRE_F_ROLLBACK) {
-    log_warn("the scheduler rolls the job back: %.*s", (int)h->payload_bytes, (const char *)payload);
+    log_warn("the scheduler says to register again: %.*s", (int)h->payload_bytes, (const char *)payload);
     return DSANA_ERESTART;
   }
   log_error("the scheduler stopped the job: %.*s", (int)h->payload_bytes, (const char *)payload);

@@ -76,6 +76,7 @@ struct scheduler {
     uint32_t threads;
   } waiting[SCH_MAX_WAITING];
   uint32_t n_waiting;
+  uint32_t late_servers; /* registrations told to come again (server_retry) */
   uint32_t ckpt_iter, ckpt_acks; /* the checkpoint being written */
   double ckpt_globals[DSANA_MAX_GLOBALS], ckpt_residual;
   double globals[DSANA_MAX_GLOBALS];

@@ -128,10 +128,28 @@ static int take_waiting(struct scheduler *s, uint32_t w, struct rt_outq *out) {
   return 0;
 }
 
+/* A server registering while the job runs (a replacement started before
+ * its predecessor's loss was declared), when a lost server rolls the job
+ * back: it is told to register again (ABORT with WIRE_F_ROLLBACK) until
+ * the rollback frees a place. */
+static int server_retry(struct scheduler *s, const struct rt_from *from, struct rt_outq *out) {
+  static const char why[] = "no server place is free yet (a lost server's place frees once it is declared lost "
+                            "and the job rolls back): register again";
+  s->acc.messages++;
+  if (s->late_servers++ == 0)
+    log_warn("a server registered while the job runs: it registers again until a lost server's place frees");
+  struct wire_hdr h = wire_hdr_make(WIRE_ABORT, 0);
+  h.flags = WIRE_F_ROLLBACK;
+  return rt_reply(out, &from->peer, &h, why, sizeof why - 1, 0);
+}
+
 int sch_on_late_register(struct scheduler *s, const struct rt_from *from, const struct net_msg *m,
                          struct rt_outq *out) {
   struct msg_register reg;
-  if (msg_register_decode(m->payload, m->hdr.payload_bytes, &reg) != 0 || reg.role != ROLE_WORKER) {
+  bool ok = msg_register_decode(m->payload, m->hdr.payload_bytes, &reg) == 0;
+  if (ok && reg.role == ROLE_SERVER && s->cfg.server_loss_rollback && !s->stopping)
+    return server_retry(s, from, out);
+  if (!ok || reg.role != ROLE_WORKER) {
     log_warn("refused a late registration: only workers may join a running job");
     return 0;
   }

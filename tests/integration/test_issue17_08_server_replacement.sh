@@ -24,7 +24,8 @@ JOB=(k.bin --workers 2 --servers 2 --max-iter 40 --tol 0 --quiet)
 # run NAME SCHEDULER-OPTIONS...: the scheduler, two servers (the one that
 # gets index 1 dies after committing iteration 7), NW workers (default 2;
 # the last one with DSANA_FAULT=$WFAULT when set); once the scheduler asks
-# for a replacement, a new server. Sets RC (the scheduler's).
+# for a replacement (with EARLY=1: as soon as the server died), a new
+# server. Sets RC (the scheduler's).
 run() {
   local name=$1 port addr spid
   shift
@@ -45,12 +46,14 @@ run() {
     DSANA_FAULT=$fault run_to "$DSANA" worker --scheduler "$addr" --token-file job.token --index "$s" \
       >"$name.w$s.err" 2>&1 &
   done
+  local want="start a replacement" where=$name.sched.err
+  [ -n "${EARLY:-}" ] && want="fault injection: dying" where="$name.srv-*.err"
   for _ in $(seq 1 300); do
-    grep -q "start a replacement" "$name.sched.err" && break
+    cat $where 2>/dev/null | grep -q "$want" && break
     kill -0 "$spid" 2>/dev/null || break
     sleep 0.1
   done
-  if grep -q "start a replacement" "$name.sched.err"; then
+  if cat $where 2>/dev/null | grep -q "$want"; then
     run_to "$DSANA" server --scheduler "$addr" --token-file job.token >"$name.srv-new.err" 2>&1 &
   fi
   RC=0
@@ -60,7 +63,7 @@ run() {
 
 run ck --checkpoint ck --checkpoint-every 3
 if [ "$RC" -eq 0 ] && cmp -s ref.tsv ck.tsv && grep -q "server 1 has been silent" ck.sched.err &&
-  grep -q "restarts after iteration 6" ck.sched.err && grep -q "registering again" ck.w0.err; then
+  grep -q "restarts after iteration 6" ck.sched.err && grep -q "registering again" ck.w0.err && grep -q "the scheduler says to register again" ck.w0.err; then
   pass "a killed server replaced by a new dsana server: rolled back to iteration 6, ranks identical"
 else
   fail "server replacement with a checkpoint: rc=$RC $(head -c 600 ck.sched.err)"
@@ -71,6 +74,16 @@ if [ "$RC" -eq 0 ] && cmp -s ref.tsv start.tsv && grep -q "no checkpoint to roll
   pass "without a checkpoint the job rolls back to its start and ends with identical ranks"
 else
   fail "server replacement without a checkpoint: rc=$RC $(head -c 600 start.sched.err)"
+fi
+
+# A replacement started at once, before the loss is declared: it is told
+# to register again until the rollback frees the place.
+EARLY=1 run early --checkpoint ck4 --checkpoint-every 3
+if [ "$RC" -eq 0 ] && cmp -s ref.tsv early.tsv && grep -q "a server registered while the job runs" early.sched.err &&
+  grep -q "registering again" early.srv-new.err; then
+  pass "a replacement started before the loss was declared waits for the place; ranks identical"
+else
+  fail "early replacement: rc=$RC $(head -c 800 early.sched.err) $(head -c 300 early.srv-new.err)"
 fi
 
 # A worker lost before the server: after the rollback the job waits
