@@ -81,7 +81,7 @@ alone_trial() { # VICTIM AT
   done
   grep -q "start a replacement" run.err &&
     { "$DSANA" server --scheduler "$addr" --token-file job.token 2>>roles.err & }
-  wait "$spid"
+  wait "$spid" 2>/dev/null # (bash reports the killed server here)
   rc=$?
   wait 2>/dev/null # (bash's "Killed" line for the victim)
 }
