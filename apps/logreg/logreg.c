@@ -131,10 +131,17 @@ static int lr_prepare(void *app, char *err, size_t errlen) {
   return lr_convert_inputs(a, err, errlen);
 }
 
+/* Every role: the data (mapped), its classes and tasks; then the pages
+ * that pass touched leave the role's memory (a worker reads its rows
+ * again, the others none). */
 static int lr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) {
   struct lr_app *a = app;
   int rc = lr_load(a, false, err, errlen);
-  return rc ? rc : lr_declare(a, job, err, errlen);
+  if (!rc)
+    rc = lr_declare(a, job, err, errlen);
+  dsana_dataset_forget_pages(&a->train);
+  dsana_dataset_forget_pages(&a->test);
+  return rc;
 }
 
 const struct dsana_app logreg_app = {

@@ -200,5 +200,11 @@ int dsana_dataset_class_counts(const struct dsana_dataset *ds, const double *lab
 /* Release what ds owns (heap arrays or the mapping) and zero it. NULL and
  * zeroed datasets are fine. */
 void dsana_dataset_fini(struct dsana_dataset *ds);
+/* A mapped dataset (dsana_dataset_map_binary) leaves this process's
+ * resident memory: its pages are read again from the page cache when next
+ * touched. After a pass over every row (checks, classes, cutting tasks) a
+ * role so keeps resident only the rows it reads later. Nothing for a
+ * dataset on the heap. */
+void dsana_dataset_forget_pages(const struct dsana_dataset *ds);
 
 #endif

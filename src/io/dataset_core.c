@@ -56,6 +56,11 @@ int ds_apply_opts(struct dsana_dataset *ds, const struct dsana_dataset_opts *opt
   return 0;
 }
 
+void dsana_dataset_forget_pages(const struct dsana_dataset *ds) {
+  if (ds && ds->priv_map)
+    madvise(ds->priv_map, ds->priv_map_len, MADV_DONTNEED); /* clean shared file pages: dropped, never lost */
+}
+
 void dsana_dataset_fini(struct dsana_dataset *ds) {
   if (!ds)
     return;
