@@ -27,6 +27,7 @@
 
 #include "dsana/dsana.h"
 #include "io/dataset_internal.h"
+#include "util/hostbytes.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the binary dataset format is little-endian; add byte swapping for this host"
@@ -47,18 +48,6 @@ struct bin_layout {
 };
 
 static uint64_t align_up(uint64_t x) { return (x + BIN_ALIGN - 1) & ~(uint64_t)(BIN_ALIGN - 1); }
-static void put_u32(unsigned char *h, size_t at, uint32_t v) { memcpy(h + at, &v, 4); }
-static void put_u64(unsigned char *h, size_t at, uint64_t v) { memcpy(h + at, &v, 8); }
-static uint32_t get_u32(const unsigned char *h, size_t at) {
-  uint32_t v;
-  memcpy(&v, h + at, 4);
-  return v;
-}
-static uint64_t get_u64(const unsigned char *h, size_t at) {
-  uint64_t v;
-  memcpy(&v, h + at, 8);
-  return v;
-}
 static size_t section_at(int s) { return AT_SECTIONS + SECTION_BYTES * (size_t)s; }
 static uint32_t header_crc(const unsigned char *h) { return (uint32_t)crc32(0L, h, AT_CRC); }
 
@@ -92,17 +81,17 @@ static void fill_header(const struct dsana_dataset *ds, uint32_t vtype, const st
                         unsigned char *h) {
   memset(h, 0, BIN_HEADER);
   memcpy(h, BIN_MAGIC, 8);
-  put_u32(h, 8, BIN_VERSION);
-  put_u32(h, 12, BIN_HEADER);
-  put_u64(h, 16, ds->n_rows);
-  put_u64(h, 24, ds->n_features);
-  put_u64(h, 32, ds->nnz);
-  put_u32(h, AT_VTYPE, vtype);
+  hb_put_u32(h, 8, BIN_VERSION);
+  hb_put_u32(h, 12, BIN_HEADER);
+  hb_put_u64(h, 16, ds->n_rows);
+  hb_put_u64(h, 24, ds->n_features);
+  hb_put_u64(h, 32, ds->nnz);
+  hb_put_u32(h, AT_VTYPE, vtype);
   for (int s = 0; s < BIN_SECTIONS; s++) {
-    put_u64(h, section_at(s), l->off[s]);
-    put_u64(h, section_at(s) + 8, l->len[s]);
+    hb_put_u64(h, section_at(s), l->off[s]);
+    hb_put_u64(h, section_at(s) + 8, l->len[s]);
   }
-  put_u64(h, AT_FILE_BYTES, l->file_bytes);
+  hb_put_u64(h, AT_FILE_BYTES, l->file_bytes);
 }
 
 /* Header placeholder, then each section (padding before it), recording
@@ -118,10 +107,10 @@ static bool write_sections(int fd, const struct dsana_dataset *ds, const struct 
     uint32_t crc = crc_of(data[s], l->len[s]);
     if (!ds_write_all(fd, zeros, l->off[s] - at) || (l->len[s] && !ds_write_all(fd, data[s], l->len[s])))
       return false;
-    put_u32(h, section_at(s) + 16, crc);
+    hb_put_u32(h, section_at(s) + 16, crc);
     at = l->off[s] + l->len[s];
   }
-  put_u32(h, AT_CRC, header_crc(h));
+  hb_put_u32(h, AT_CRC, header_crc(h));
   return pwrite(fd, h, BIN_HEADER, 0) == BIN_HEADER;
 }
 
@@ -158,8 +147,8 @@ bool dsana_dataset_is_binary(const char *path) {
 
 /* Counts of the header against each other and the format's limits. */
 static int check_counts(const char *path, const unsigned char *h, char *err, size_t errlen) {
-  uint64_t n_rows = get_u64(h, 16), n_features = get_u64(h, 24), nnz = get_u64(h, 32);
-  uint32_t vtype = get_u32(h, AT_VTYPE);
+  uint64_t n_rows = hb_get_u64(h, 16), n_features = hb_get_u64(h, 24), nnz = hb_get_u64(h, 32);
+  uint32_t vtype = hb_get_u32(h, AT_VTYPE);
   if (n_rows < 1 || n_rows > BIN_MAX_ROWS)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 16: %llu rows (want 1..2^40)", path,
                       (unsigned long long)n_rows);
@@ -178,8 +167,8 @@ static int check_counts(const char *path, const unsigned char *h, char *err, siz
 /* Sections and file size against the layout the counts imply. */
 static int check_layout(const char *path, const unsigned char *h, uint64_t size, char *err, size_t errlen) {
   struct bin_layout l;
-  layout(get_u64(h, 16), get_u64(h, 32), get_u32(h, AT_VTYPE), &l);
-  uint64_t file_bytes = get_u64(h, AT_FILE_BYTES);
+  layout(hb_get_u64(h, 16), hb_get_u64(h, 32), hb_get_u32(h, AT_VTYPE), &l);
+  uint64_t file_bytes = hb_get_u64(h, AT_FILE_BYTES);
   if (size < file_bytes)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header says %llu bytes)", path,
                       (unsigned long long)size, (unsigned long long)file_bytes);
@@ -187,7 +176,7 @@ static int check_layout(const char *path, const unsigned char *h, uint64_t size,
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %d: file size %llu, expected %llu for these counts",
                       path, AT_FILE_BYTES, (unsigned long long)size, (unsigned long long)l.file_bytes);
   for (int s = 0; s < BIN_SECTIONS; s++) {
-    uint64_t off = get_u64(h, section_at(s)), len = get_u64(h, section_at(s) + 8);
+    uint64_t off = hb_get_u64(h, section_at(s)), len = hb_get_u64(h, section_at(s) + 8);
     if (off != l.off[s] || len != l.len[s])
       return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %zu: section %s at %llu+%llu, expected %llu+%llu",
                         path, section_at(s), SECTION_NAME[s], (unsigned long long)off, (unsigned long long)len,
@@ -200,16 +189,16 @@ static int check_layout(const char *path, const unsigned char *h, uint64_t size,
 static int check_header(const char *path, const unsigned char *h, uint64_t size, char *err, size_t errlen) {
   if (memcmp(h, BIN_MAGIC, 8) != 0)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 0: bad magic (not a dsana binary dataset)", path);
-  uint32_t version = get_u32(h, 8);
+  uint32_t version = hb_get_u32(h, 8);
   if (version != BIN_VERSION)
     return graph_errf(err, errlen, DSANA_EFORMAT,
                       "%s: offset 8: version %u not supported (this build reads version %u)", path, version,
                       (unsigned)BIN_VERSION);
-  if (get_u32(h, AT_CRC) != header_crc(h))
+  if (hb_get_u32(h, AT_CRC) != header_crc(h))
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %d: header checksum mismatch", path, AT_CRC);
-  if (get_u32(h, 12) != BIN_HEADER)
+  if (hb_get_u32(h, 12) != BIN_HEADER)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 12: header size %u, expected %d", path,
-                      get_u32(h, 12), BIN_HEADER);
+                      hb_get_u32(h, 12), BIN_HEADER);
   int rc = check_counts(path, h, err, errlen);
   return rc ? rc : check_layout(path, h, size, err, errlen);
 }
@@ -240,16 +229,16 @@ static int map_file(const char *path, void **map, uint64_t *size, char *err, siz
 
 /* Point ds's arrays into the checked mapping. */
 static void attach(struct dsana_dataset *ds, const unsigned char *h) {
-  ds->n_rows = get_u64(h, 16);
-  ds->n_features = get_u64(h, 24);
-  ds->nnz = get_u64(h, 32);
-  ds->row_off = (const uint64_t *)(h + get_u64(h, section_at(0)));
-  ds->col = (const uint32_t *)(h + get_u64(h, section_at(1)));
-  if (get_u32(h, AT_VTYPE) == VTYPE_F32)
-    ds->val_f32 = (const float *)(h + get_u64(h, section_at(2)));
+  ds->n_rows = hb_get_u64(h, 16);
+  ds->n_features = hb_get_u64(h, 24);
+  ds->nnz = hb_get_u64(h, 32);
+  ds->row_off = (const uint64_t *)(h + hb_get_u64(h, section_at(0)));
+  ds->col = (const uint32_t *)(h + hb_get_u64(h, section_at(1)));
+  if (hb_get_u32(h, AT_VTYPE) == VTYPE_F32)
+    ds->val_f32 = (const float *)(h + hb_get_u64(h, section_at(2)));
   else
-    ds->val_f64 = (const double *)(h + get_u64(h, section_at(2)));
-  ds->label = (const double *)(h + get_u64(h, section_at(3)));
+    ds->val_f64 = (const double *)(h + hb_get_u64(h, section_at(2)));
+  ds->label = (const double *)(h + hb_get_u64(h, section_at(3)));
 }
 
 int dsana_dataset_map_binary(const char *path, struct dsana_dataset *ds, char *err, size_t errlen) {
@@ -264,12 +253,12 @@ int dsana_dataset_map_binary(const char *path, struct dsana_dataset *ds, char *e
   const unsigned char *h = map;
   rc = check_header(path, h, size, err, errlen);
   if (!rc) {
-    const uint64_t *row_off = (const uint64_t *)(h + get_u64(h, section_at(0)));
-    uint64_t n_rows = get_u64(h, 16), nnz = get_u64(h, 32);
+    const uint64_t *row_off = (const uint64_t *)(h + hb_get_u64(h, section_at(0)));
+    uint64_t n_rows = hb_get_u64(h, 16), nnz = hb_get_u64(h, 32);
     if (row_off[0] != 0 || row_off[n_rows] != nnz)
       rc = graph_errf(err, errlen, DSANA_EFORMAT,
                       "%s: offset %llu: row_off[0] = %llu, row_off[n_rows] = %llu, expected 0 and %llu", path,
-                      (unsigned long long)get_u64(h, section_at(0)), (unsigned long long)row_off[0],
+                      (unsigned long long)hb_get_u64(h, section_at(0)), (unsigned long long)row_off[0],
                       (unsigned long long)row_off[n_rows], (unsigned long long)nnz);
   }
   if (!rc && !(ds->priv_name = strdup(path)))
@@ -290,8 +279,8 @@ int ds_binary_verify_crcs(const struct dsana_dataset *ds, char *err, size_t errl
   if (!h)
     return 0;
   for (int s = 0; s < BIN_SECTIONS; s++) {
-    uint64_t off = get_u64(h, section_at(s)), len = get_u64(h, section_at(s) + 8);
-    if (crc_of(h + off, len) != get_u32(h, section_at(s) + 16))
+    uint64_t off = hb_get_u64(h, section_at(s)), len = hb_get_u64(h, section_at(s) + 8);
+    if (crc_of(h + off, len) != hb_get_u32(h, section_at(s) + 16))
       return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: section %s (%llu bytes): CRC-32 mismatch",
                         ds_name(ds), (unsigned long long)off, SECTION_NAME[s], (unsigned long long)len);
   }

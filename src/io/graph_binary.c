@@ -36,6 +36,7 @@
 #include "dsana/dsana.h"
 #include "dsana/outfile.h"
 #include "io/graph_internal.h"
+#include "util/hostbytes.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the binary graph format is little-endian; add byte swapping for this host"
@@ -73,8 +74,6 @@ void graph_bin_layout(const struct graph_bin_format *f, uint64_t n, uint64_t m, 
   }
 }
 
-static void put_u32(unsigned char *h, size_t at, uint32_t v) { memcpy(h + at, &v, 4); }
-static void put_u64(unsigned char *h, size_t at, uint64_t v) { memcpy(h + at, &v, 8); }
 
 static bool has_duplicates(const struct dsana_graph *g) {
   for (uint64_t v = 0; v < g->n; v++)
@@ -123,21 +122,21 @@ static void fill_header(const struct dsana_graph *g, const struct graph_bin_form
                    (g->in_w ? GRAPH_BIN_WEIGHTED : 0);
   graph_bin_layout(f, g->n, g->m, flags, l);
   memcpy(h, "DSNAGRPH", 8);
-  put_u32(h, 8, f->version);
-  put_u32(h, 12, f->header_bytes);
-  put_u64(h, 16, g->n);
-  put_u64(h, 24, g->m);
-  put_u64(h, 32, flags);
+  hb_put_u32(h, 8, f->version);
+  hb_put_u32(h, 12, f->header_bytes);
+  hb_put_u64(h, 16, g->n);
+  hb_put_u64(h, 24, g->m);
+  hb_put_u64(h, 32, flags);
   for (unsigned s = 0; s < f->sections; s++) {
-    put_u64(h, 40 + 16 * (size_t)s, l->off[s]);
-    put_u64(h, 48 + 16 * (size_t)s, l->len[s]);
+    hb_put_u64(h, 40 + 16 * (size_t)s, l->off[s]);
+    hb_put_u64(h, 48 + 16 * (size_t)s, l->len[s]);
   }
-  put_u64(h, f->file_bytes_at, l->file_bytes);
+  hb_put_u64(h, f->file_bytes_at, l->file_bytes);
   if (g->in_w) {
-    put_u32(h, f->wcrc_at, (uint32_t)crc32_z(0L, (const unsigned char *)g->in_w, (z_size_t)(g->m * 8)));
-    put_u32(h, f->wcrc_at + 4, (uint32_t)crc32_z(0L, (const unsigned char *)g->out_w, (z_size_t)(g->n * 8)));
+    hb_put_u32(h, f->wcrc_at, (uint32_t)crc32_z(0L, (const unsigned char *)g->in_w, (z_size_t)(g->m * 8)));
+    hb_put_u32(h, f->wcrc_at + 4, (uint32_t)crc32_z(0L, (const unsigned char *)g->out_w, (z_size_t)(g->n * 8)));
   }
-  put_u32(h, f->crc_at, (uint32_t)crc32(0L, h, f->crc_at));
+  hb_put_u32(h, f->crc_at, (uint32_t)crc32(0L, h, f->crc_at));
 }
 
 int dsana_graph_write_binary(const struct dsana_graph *g, const char *path, char *err, size_t errlen) {

@@ -19,20 +19,10 @@
 
 #include "dsana/dsana.h"
 #include "io/graph_internal.h"
+#include "util/hostbytes.h"
 
 #define BIN_MAGIC "DSNAGRPH"
 enum { BIN_MIN_HEADER = 128 };
-
-static uint32_t get_u32(const unsigned char *h, size_t at) {
-  uint32_t v;
-  memcpy(&v, h + at, 4);
-  return v;
-}
-static uint64_t get_u64(const unsigned char *h, size_t at) {
-  uint64_t v;
-  memcpy(&v, h + at, 8);
-  return v;
-}
 
 bool dsana_graph_is_binary(const char *path) {
   char magic[8];
@@ -45,7 +35,7 @@ bool dsana_graph_is_binary(const char *path) {
 }
 
 uint64_t graph_binary_flags(const struct dsana_graph *g) {
-  return g->priv_map ? get_u64(g->priv_map, 32) : 0;
+  return g->priv_map ? hb_get_u64(g->priv_map, 32) : 0;
 }
 
 /* Magic, version, header size and checksum; *fmt on success. */
@@ -53,7 +43,7 @@ static int check_ident(const char *path, const unsigned char *h, uint64_t size, 
                        char *err, size_t errlen) {
   if (memcmp(h, BIN_MAGIC, 8) != 0)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 0: bad magic (not a dsana binary graph)", path);
-  uint32_t version = get_u32(h, 8);
+  uint32_t version = hb_get_u32(h, 8);
   const struct graph_bin_format *f = graph_bin_format(version);
   if (!f)
     return graph_errf(err, errlen, DSANA_EFORMAT,
@@ -61,10 +51,10 @@ static int check_ident(const char *path, const unsigned char *h, uint64_t size, 
   if (size < f->header_bytes)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header needs %u bytes)", path,
                       (unsigned long long)size, f->header_bytes);
-  if (get_u32(h, f->crc_at) != (uint32_t)crc32(0L, h, f->crc_at))
+  if (hb_get_u32(h, f->crc_at) != (uint32_t)crc32(0L, h, f->crc_at))
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %u: header checksum mismatch", path, f->crc_at);
-  if (get_u32(h, 12) != f->header_bytes)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 12: header size %u, expected %u", path, get_u32(h, 12),
+  if (hb_get_u32(h, 12) != f->header_bytes)
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 12: header size %u, expected %u", path, hb_get_u32(h, 12),
                       f->header_bytes);
   *fmt = f;
   return 0;
@@ -78,14 +68,14 @@ static int check_header(const char *path, const unsigned char *h, uint64_t size,
   int rc = check_ident(path, h, size, &f, err, errlen);
   if (rc)
     return rc;
-  uint64_t n = get_u64(h, 16), m = get_u64(h, 24), flags = get_u64(h, 32);
+  uint64_t n = hb_get_u64(h, 16), m = hb_get_u64(h, 24), flags = hb_get_u64(h, 32);
   if (n > GRAPH_MAX_VERTICES)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 16: %llu vertices: too many", path,
                       (unsigned long long)n);
   if (m > (UINT64_MAX - 4096) / 16)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 24: %llu edges: too many", path, (unsigned long long)m);
   graph_bin_layout(f, n, m, flags, &l);
-  uint64_t file_bytes = get_u64(h, f->file_bytes_at);
+  uint64_t file_bytes = hb_get_u64(h, f->file_bytes_at);
   if (size < file_bytes)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header says %llu bytes)", path,
                       (unsigned long long)size, (unsigned long long)file_bytes);
@@ -94,7 +84,7 @@ static int check_header(const char *path, const unsigned char *h, uint64_t size,
                       path, f->file_bytes_at, (unsigned long long)size, (unsigned long long)l.file_bytes,
                       (unsigned long long)n, (unsigned long long)m);
   for (unsigned s = 0; s < f->sections; s++) {
-    uint64_t off = get_u64(h, 40 + 16 * (size_t)s), len = get_u64(h, 48 + 16 * (size_t)s);
+    uint64_t off = hb_get_u64(h, 40 + 16 * (size_t)s), len = hb_get_u64(h, 48 + 16 * (size_t)s);
     if (off != l.off[s] || len != l.len[s])
       return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %u: section %u at %llu+%llu, expected %llu+%llu",
                         path, 40 + 16 * s, s, (unsigned long long)off, (unsigned long long)len,
@@ -108,11 +98,11 @@ static int check_header(const char *path, const unsigned char *h, uint64_t size,
 static int check_weight_crcs(const char *path, const unsigned char *h, const struct graph_bin_format *f, char *err,
                              size_t errlen) {
   static const char *const name[2] = {"in_w", "out_w"};
-  if (!f->wcrc_at || !(get_u64(h, 32) & GRAPH_BIN_WEIGHTED))
+  if (!f->wcrc_at || !(hb_get_u64(h, 32) & GRAPH_BIN_WEIGHTED))
     return 0;
   for (unsigned i = 0; i < 2; i++) {
-    uint64_t off = get_u64(h, 40 + 16 * (size_t)(4 + i)), len = get_u64(h, 48 + 16 * (size_t)(4 + i));
-    uint32_t want = get_u32(h, f->wcrc_at + 4 * i);
+    uint64_t off = hb_get_u64(h, 40 + 16 * (size_t)(4 + i)), len = hb_get_u64(h, 48 + 16 * (size_t)(4 + i));
+    uint32_t want = hb_get_u32(h, f->wcrc_at + 4 * i);
     if ((uint32_t)crc32_z(0L, h + off, (z_size_t)len) != want)
       return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: %s section checksum mismatch (corrupt edge weights)",
                         path, (unsigned long long)off, name[i]);
@@ -150,7 +140,7 @@ static int map_file(const char *path, void **map, uint64_t *size, char *err, siz
 }
 
 /* Offset of section s (in_off 0 ... out_w 5) in a checked header. */
-static const void *section(const unsigned char *h, unsigned s) { return h + get_u64(h, 40 + 16 * (size_t)s); }
+static const void *section(const unsigned char *h, unsigned s) { return h + hb_get_u64(h, 40 + 16 * (size_t)s); }
 
 int dsana_graph_map_binary(const char *path, struct dsana_graph *g, char *err, size_t errlen) {
   void *map = NULL;
@@ -165,25 +155,25 @@ int dsana_graph_map_binary(const char *path, struct dsana_graph *g, char *err, s
   if (!rc)
     rc = check_weight_crcs(path, h, f, err, errlen);
   if (!rc) {
-    uint64_t n = get_u64(h, 16), m = get_u64(h, 24);
+    uint64_t n = hb_get_u64(h, 16), m = hb_get_u64(h, 24);
     const uint64_t *in_off = section(h, 0);
     if (in_off[0] != 0 || in_off[n] != m)
       rc = graph_errf(err, errlen, DSANA_EFORMAT,
                       "%s: offset %llu: in_off[0] = %llu, in_off[n] = %llu, expected 0 and %llu", path,
-                      (unsigned long long)get_u64(h, 40), (unsigned long long)in_off[0],
+                      (unsigned long long)hb_get_u64(h, 40), (unsigned long long)in_off[0],
                       (unsigned long long)in_off[n], (unsigned long long)m);
   }
   if (rc) {
     munmap(map, (size_t)size);
     return rc;
   }
-  g->n = get_u64(h, 16);
-  g->m = get_u64(h, 24);
+  g->n = hb_get_u64(h, 16);
+  g->m = hb_get_u64(h, 24);
   g->in_off = section(h, 0);
   g->in_src = section(h, 1);
   g->out_deg = section(h, 2);
-  g->orig_id = get_u64(h, 48 + 16 * 3) ? section(h, 3) : NULL;
-  if (f->sections > 4 && (get_u64(h, 32) & GRAPH_BIN_WEIGHTED)) {
+  g->orig_id = hb_get_u64(h, 48 + 16 * 3) ? section(h, 3) : NULL;
+  if (f->sections > 4 && (hb_get_u64(h, 32) & GRAPH_BIN_WEIGHTED)) {
     g->in_w = section(h, 4);
     g->out_w = section(h, 5);
   }
