@@ -46,7 +46,9 @@ void cli_print_app_help(const struct dsana_app *app, bool scheduler_only, FILE *
 void cli_print_scheduler_help(FILE *f) {
   fprintf(f, "usage: dsana scheduler APP --scheduler ADDR --token-file FILE [options] ARGS\n"
              "Run only the scheduler of a job of APP, listening on ADDR (tcp://HOST:PORT); start its servers\n"
-             "and workers with dsana server|worker --scheduler ADDR --token-file FILE.\n"
+             "and workers with dsana server|worker --scheduler ADDR --token-file FILE. A server lost during\n"
+             "the job rolls every role back to the last complete checkpoint (--checkpoint; else the start)\n"
+             "and a new dsana server takes its place (at most --max-restarts times).\n"
              "dsana scheduler APP --help lists APP's options. Apps:\n");
   for (const struct dsana_app *const *a = cli_apps(); *a; a++)
     fprintf(f, "  %-12s %s\n", (*a)->name, (*a)->summary);
@@ -58,6 +60,7 @@ void cli_print_role_help(const char *role, FILE *f) {
           "       [--register-timeout SECONDS] [--threads N] [--verbose]\n"
           "Start one %s that joins the scheduler at ADDR (tcp://HOST:PORT); the app and its options come\n"
           "from the scheduler. A worker computes on --threads N threads (default: every core of this\n"
-          "machine; give each its share when several run here). --verbose says what it does (twice: debug).\n",
+          "machine; give each its share when several run here). --verbose says what it does (twice: debug).\n"
+          "When the job rolls back (a server was lost), it registers again by itself.\n",
           role, role);
 }
