@@ -94,6 +94,18 @@ show_cmd() {
   printf '%s' "${out% }"
 }
 
+# tasks_since_rejoin METRICS LOG W: the tasks worker W ran from the
+# iteration the scheduler's LOG says it rejoined at (every iteration
+# after, not only the last: dynamic scheduling may hand a worker it
+# measures slow nothing in a given iteration); 0 if it never rejoined.
+tasks_since_rejoin() {
+  local from
+  from=$(grep -m1 -o "worker $3 rejoined; it takes part from iteration [0-9]*" "$2" | grep -o '[0-9]*$' || true)
+  [ -n "$from" ] || { echo 0; return; }
+  jq -s --argjson w "$3" --argjson f "$from" \
+    '[.[] | select(.type == "worker" and .worker == $w and .iter >= $f) | .tasks] | add // 0' "$1" 2>/dev/null || echo 0
+}
+
 stderr_lines() {
   awk 'END { print NR }' "$1"
 }

@@ -53,9 +53,9 @@ run_to "$DSANA" worker --scheduler "$addr" --token-file "$T/job.token" --registe
 faults=$((faults + 1))
 if wait "$spid"; then
   "$DSANA" pagerank "$T/g.bin" --workers 2 --servers 1 --tol 0 --max-iter 300 --quiet --out "$T/join.ref"
-  late=$(grep '"type":"worker"' "$T/join.jsonl" | grep '"worker":1,' | tail -1 | sed 's/.*"tasks":\([0-9]*\).*/\1/')
+  late=$(tasks_since_rejoin "$T/join.jsonl" "$T/js.err" 1)
   if cmp -s "$T/join.out" "$T/join.ref" && grep -q "worker 1 rejoined" "$T/js.err" && [ "$late" -gt 0 ]; then
-    pass "replacement worker joined mid-run and ran tasks ($late in the last iteration); output identical"
+    pass "replacement worker joined mid-run and ran tasks ($late since it joined); output identical"
   else
     fail "replacement: late tasks=$late $(head -c 400 "$T/js.err")"
   fi
@@ -84,10 +84,10 @@ faults=$((faults + 1))
 src=0
 wait "$spid" || src=$?
 kill -KILL "$frozen" 2>/dev/null || true
-late=$(grep '"type":"worker"' "$T/wait.jsonl" | grep '"worker":1,' | tail -1 | sed 's/.*"tasks":\([0-9]*\).*/\1/')
+late=$(tasks_since_rejoin "$T/wait.jsonl" "$T/ws.err" 1)
 if [ "$src" -eq 0 ] && cmp -s "$T/wait.out" "$T/wait.ref" && grep -q "waits for a lost worker's place" "$T/ws.err" &&
   grep -q "worker 1 rejoined" "$T/ws.err" && [ "${late:-0}" -gt 0 ]; then
-  pass "a replacement that came before the loss waited for the place, then ran tasks ($late in the last iteration)"
+  pass "a replacement that came before the loss waited for the place, then ran tasks ($late since it joined)"
 else
   fail "waiting replacement: rc=$src late tasks=${late:-?} $(head -c 400 "$T/ws.err")"
 fi

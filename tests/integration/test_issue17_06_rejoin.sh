@@ -35,12 +35,12 @@ for how in STOP KILL; do
   fi
   rc=0
   wait "$job" || rc=$?
-  last=$(jq -s '[.[] | select(.type == "worker" and .worker == 1)] | last | .tasks' "$how.jsonl" 2>/dev/null || echo 0)
+  last=$(tasks_since_rejoin "$how.jsonl" "$how.err" 1)
   if [ -n "$w" ] && [ "$rc" -eq 0 ] && cmp -s ref.tsv "$how.tsv" && grep -q "worker 1 rejoined" "$how.err" &&
     [ "${last:-0}" -gt 0 ]; then
-    pass "SIG$how worker 1: $(grep -m1 -o 'worker 1 rejoined.*' "$how.err"); $last tasks in the last iteration; the same bytes"
+    pass "SIG$how worker 1: $(grep -m1 -o 'worker 1 rejoined.*' "$how.err"); $last tasks since; the same bytes"
   else
-    fail "SIG$how worker 1 (pid ${w:-not found}): rc=$rc, last iteration's tasks ${last:-?}: $(head -c 400 "$how.err")"
+    fail "SIG$how worker 1 (pid ${w:-not found}): rc=$rc, tasks since the rejoin ${last:-?}: $(head -c 400 "$how.err")"
   fi
 done
 finish
