@@ -7,18 +7,29 @@
  * A file starts in a small block and moves to the full 8 MiB one only once
  * it fills the small one, so a big file is read in the same 8 MiB blocks
  * while a small one (a config-sized graph, a fuzz input) does not pay for
- * allocating and touching 8 MiB per open.
+ * allocating and touching 8 MiB per open; zlib's buffers likewise shrink
+ * to a small file's size.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dsana/dsana.h"
 #include "io/graph_internal.h"
 
-enum { TEXT_FIRST_BLOCK_BYTES = 64u << 10, TEXT_BLOCK_BYTES = 8u << 20 };
+enum { TEXT_FIRST_BLOCK_BYTES = 64u << 10, TEXT_BLOCK_BYTES = 8u << 20, TEXT_GZ_BUFFER_BYTES = 1u << 18 };
+
+/* zlib's buffers: 256 KiB (zlib allocates that in and twice that out),
+ * or a small regular file's size, which one read takes whole. */
+static unsigned gz_buffer_bytes(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < TEXT_GZ_BUFFER_BYTES)
+    return st.st_size < 4096 ? 4096u : (unsigned)st.st_size;
+  return TEXT_GZ_BUFFER_BYTES;
+}
 
 int graph_text_open(struct graph_text *t, const char *path, char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
@@ -31,7 +42,7 @@ int graph_text_open(struct graph_text *t, const char *path, char *err, size_t er
     close(fd);
     return graph_errf(err, errlen, DSANA_ENOMEM, "%s: cannot start zlib reader", path);
   }
-  gzbuffer(t->gz, 1u << 18);
+  gzbuffer(t->gz, gz_buffer_bytes(fd));
   t->cap = TEXT_FIRST_BLOCK_BYTES;
   t->buf = malloc(t->cap + 1);
   if (!t->buf) {
