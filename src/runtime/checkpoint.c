@@ -191,10 +191,23 @@ int ckpt_write_manifest(const char *dir, const struct ckpt_manifest *m, char *er
   return write_atomic(path, parts, lens, 1, err, errlen);
 }
 
-/* The "job ..." lines before the crc, without their prefix. */
-static void read_identity(const char *text, const char *stop, struct ckpt_manifest *m) {
+/* The next "\nKEY" at or after at, before end; NULL if none. strstr()
+ * would do, but under the sanitizers each call measures the whole rest of
+ * the text, and a manifest has 512 global lines. */
+static const char *find_line(const char *at, const char *end, const char *key) {
+  size_t k = strlen(key);
+  while ((at = memchr(at, '\n', (size_t)(end - at))) != NULL) {
+    if ((size_t)(end - at) > k && memcmp(at + 1, key, k) == 0)
+      return at;
+    at++;
+  }
+  return NULL;
+}
+
+/* The "job ..." lines of text[0, text_end) before the crc, without their prefix. */
+static void read_identity(const char *text, const char *text_end, const char *stop, struct ckpt_manifest *m) {
   size_t n = 0;
-  for (const char *at = text; (at = strstr(at, "\njob ")) != NULL && (!stop || at < stop); at++) {
+  for (const char *at = text; (at = find_line(at, text_end, "job ")) != NULL && (!stop || at < stop); at++) {
     const char *line = at + 5, *end = strchr(line, '\n');
     if (!end || n + (size_t)(end - line) + 2 > sizeof m->identity)
       break;
@@ -216,6 +229,7 @@ int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size
   size_t n = fread(text, 1, sizeof text - 1, f);
   fclose(f);
   text[n] = 0;
+  const char *end = text + strlen(text); /* the text stops at a NUL */
   char *crc_at = strstr(text, "crc ");
   unsigned crc = 0;
   memset(m, 0, sizeof *m);
@@ -223,7 +237,7 @@ int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size
                    &m->n_servers, &m->shape.n_tables, &m->residual);
   uint32_t tables = 0;
   for (const char *at = text; got == 4 && tables < m->shape.n_tables && tables < DSANA_MAX_TABLES &&
-                              (at = strstr(at, "\ntable ")) != NULL;
+                              (at = find_line(at, end, "table ")) != NULL;
        at++) {
     unsigned long long keys;
     if (sscanf(at + 1, "table %llu %u", &keys, &m->shape.width[tables]) == 2 && keys > 0 &&
@@ -231,9 +245,9 @@ int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size
       m->shape.n_keys[tables++] = keys;
   }
   int globals = 0;
-  for (const char *at = text; globals < DSANA_MAX_GLOBALS && (at = strstr(at, "\nglobal ")) != NULL; at++)
+  for (const char *at = text; globals < DSANA_MAX_GLOBALS && (at = find_line(at, end, "global ")) != NULL; at++)
     globals += sscanf(at + 1, "global %la", &m->globals[globals]) == 1;
-  read_identity(text, crc_at, m);
+  read_identity(text, end, crc_at, m);
   if (!crc_at || sscanf(crc_at, "crc %x", &crc) != 1 || crc != crc_of(text, (size_t)(crc_at - text)) ||
       got != 4 || globals != DSANA_MAX_GLOBALS || m->n_servers == 0 || m->shape.n_tables == 0 ||
       m->shape.n_tables > DSANA_MAX_TABLES || tables != m->shape.n_tables) {
