@@ -245,8 +245,13 @@ int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size
       m->shape.n_keys[tables++] = keys;
   }
   int globals = 0;
-  for (const char *at = text; globals < DSANA_MAX_GLOBALS && (at = find_line(at, end, "global ")) != NULL; at++)
-    globals += sscanf(at + 1, "global %la", &m->globals[globals]) == 1;
+  for (const char *at = text; globals < DSANA_MAX_GLOBALS && (at = find_line(at, end, "global ")) != NULL; at++) {
+    /* strtod, not sscanf: glibc's sscanf measures its whole input, the rest of the text, on each of 512 lines */
+    char *num_end;
+    double v = strtod(at + 8, &num_end);
+    if (num_end != at + 8)
+      m->globals[globals++] = v;
+  }
   read_identity(text, end, crc_at, m);
   if (!crc_at || sscanf(crc_at, "crc %x", &crc) != 1 || crc != crc_of(text, (size_t)(crc_at - text)) ||
       got != 4 || globals != DSANA_MAX_GLOBALS || m->n_servers == 0 || m->shape.n_tables == 0 ||
