@@ -115,9 +115,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_put(dir, "shard-0.ckpt", shard, shard_len);
 
   static struct ckpt_manifest m;
-  if (ckpt_read_manifest(dir, &m, err, sizeof err) == 0)
+  if (ckpt_read_manifest(dir, &m, err, sizeof err) == 0) {
     fuzz_check_manifest(dir, &m);
-  fuzz_put(dir, "manifest", man, man_len); /* the check may have rewritten it */
+    fuzz_put(dir, "manifest", man, man_len); /* the check rewrote it */
+  }
 
   static double a[64], b[64];
   double *tables[2] = {a, b};
