@@ -140,6 +140,27 @@ static int read_header(FILE *f, const char *path, const struct ckpt_shard *want,
   return 0;
 }
 
+/* The next bytes of f, added to the data CRC *c: into dst, or with dst
+ * NULL (only checking) through a small buffer, so checking a shard takes
+ * no memory of its size whatever its header declares. -1 if f ends first. */
+static int read_table(FILE *f, double *dst, size_t bytes, uLong *c) {
+  if (dst) {
+    if (read_exact(f, dst, bytes) != 0)
+      return -1;
+    *c = crc32_z(*c, (const Bytef *)dst, bytes);
+    return 0;
+  }
+  uint8_t chunk[16384];
+  while (bytes > 0) {
+    size_t n = bytes < sizeof chunk ? bytes : sizeof chunk;
+    if (read_exact(f, chunk, n) != 0)
+      return -1;
+    *c = crc32_z(*c, chunk, n);
+    bytes -= n;
+  }
+  return 0;
+}
+
 int ckpt_read_shard(const char *dir, const struct ckpt_shard *want, double *const *tables, char *err,
                     size_t errlen) {
   char path[1100];
@@ -153,16 +174,10 @@ int ckpt_read_shard(const char *dir, const struct ckpt_shard *want, double *cons
   int rc = read_header(f, path, want, &want_crc, err, errlen);
   uLong c = crc32(0L, Z_NULL, 0);
   for (uint32_t t = 0; rc == 0 && t < want->shape.n_tables; t++) {
-    size_t bytes = table_bytes(want, t);
-    double *dst = tables ? tables[t] : malloc(bytes ? bytes : 8);
-    if (!dst || read_exact(f, dst, bytes) != 0) {
+    if (read_table(f, tables ? tables[t] : NULL, table_bytes(want, t), &c) != 0) {
       snprintf(err, errlen, "%s: truncated (table %u)", path, t);
       rc = DSANA_EFORMAT;
-    } else {
-      c = crc32_z(c, (const Bytef *)dst, bytes);
     }
-    if (!tables)
-      free(dst);
   }
   if (rc == 0 && ((uint32_t)c != want_crc || fgetc(f) != EOF)) {
     snprintf(err, errlen, "%s: data checksum mismatch or trailing bytes (corrupt)", path);
