@@ -57,8 +57,9 @@ bool dsana_outfile_same(const char *a, const char *b);
 
 /* Start writing path (see the top). *out is NULL on failure. */
 int dsana_outfile_open(const char *path, unsigned flags, struct dsana_outfile **out, char *err, size_t errlen);
-/* Buffered writes. After the first failure every call returns DSANA_EIO
- * and does nothing; commit() reports the reason. */
+/* Buffered writes (the first allocates the 1 MiB buffer). After the first
+ * failure every call returns DSANA_EIO and does nothing; commit() reports
+ * the reason. */
 int dsana_outfile_write(struct dsana_outfile *o, const void *p, size_t len);
 int dsana_outfile_printf(struct dsana_outfile *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Push what is buffered to the file (in place: visible to readers now). */

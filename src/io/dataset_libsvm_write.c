@@ -22,6 +22,7 @@ struct sink {
   int fd;
   gzFile z; /* NULL: plain */
   char *buf;
+  size_t cap; /* flushed once len passes it; buf has 2 * ENTRY_BYTES_MAX more */
   size_t len;
   bool ok;
   int saved_errno;
@@ -72,12 +73,23 @@ static void put_row(struct sink *s, const struct dsana_dataset *ds, uint64_t r) 
     else
       n += put_f64(p + n, ds->val_f64[k]);
     s->len += (size_t)n;
-    if (s->len > SINK_BYTES)
+    if (s->len > s->cap)
       sink_flush(s);
   }
   s->buf[s->len++] = '\n';
-  if (s->len > SINK_BYTES)
+  if (s->len > s->cap)
     sink_flush(s);
+}
+
+/* SINK_BYTES, or less when the whole text is bound to fit in less (a
+ * label and a newline per row, an entry per value, each at most
+ * ENTRY_BYTES_MAX): a small dataset does not allocate 1 MiB. */
+static size_t sink_bytes(const struct dsana_dataset *ds) {
+  uint64_t nnz = ds->row_off[ds->n_rows];
+  if (ds->n_rows >= SINK_BYTES / ENTRY_BYTES_MAX || nnz >= SINK_BYTES / ENTRY_BYTES_MAX)
+    return SINK_BYTES;
+  uint64_t bound = (ds->n_rows + nnz) * ENTRY_BYTES_MAX;
+  return bound < SINK_BYTES ? (size_t)bound : SINK_BYTES;
 }
 
 static bool ends_with(const char *s, const char *suffix) {
@@ -89,7 +101,8 @@ int dsana_dataset_write_libsvm(const struct dsana_dataset *ds, const char *path,
   struct ds_out o;
   if (!ds || !path || !ds->row_off || !ds->label || (!ds->val_f32) == (!ds->val_f64))
     return graph_errf(err, errlen, DSANA_EINVAL, "%s: dataset_write_libsvm: not a dataset", path ? path : "?");
-  struct sink s = {.ok = true, .buf = malloc(SINK_BYTES + 2 * ENTRY_BYTES_MAX)};
+  struct sink s = {.ok = true, .cap = sink_bytes(ds)};
+  s.buf = malloc(s.cap + 2 * ENTRY_BYTES_MAX);
   if (!s.buf)
     return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
   int rc = ds_out_open(&o, path, err, errlen);

@@ -115,7 +115,7 @@ static int size_line(struct mtx *x, const char *p, char *err, size_t errlen) {
 
 static bool push(struct mtx *x, uint32_t s, uint32_t d, double w) {
   if (x->len == x->cap) {
-    size_t ncap = x->cap ? x->cap * 2 : (1u << 16);
+    size_t ncap = x->cap ? x->cap * 2 : 1024;
     uint32_t *ns = realloc(x->src, ncap * sizeof *ns);
     if (!ns)
       return false;

@@ -31,7 +31,7 @@ struct snap_edges {
 };
 
 static bool grow(struct snap_edges *se) {
-  size_t ncap = se->cap ? se->cap * 2 : (1u << 16);
+  size_t ncap = se->cap ? se->cap * 2 : 1024;
   uint64_t *ns = realloc(se->src, ncap * sizeof *ns);
   if (!ns)
     return false;

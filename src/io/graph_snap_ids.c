@@ -10,28 +10,32 @@
 #include "dsana/dsana.h"
 #include "io/graph_internal.h"
 
-/* LSD radix sort of a[0..len) by 16-bit digits, up to the bits of max. */
+/* LSD radix sort of a[0..len) by 16-bit digits, up to the bits of max;
+ * 8-bit digits for short arrays, where clearing and scanning 65536 counts
+ * (512 KiB) per pass would cost more than the sort. */
 static bool radix_sort_u64(uint64_t *a, size_t len, uint64_t max) {
+  unsigned bits = len < 65536 ? 8 : 16;
+  size_t buckets = (size_t)1 << bits, mask = buckets - 1;
   uint64_t *tmp = malloc((len ? len : 1) * sizeof *tmp);
-  size_t *cnt = malloc(65536 * sizeof *cnt);
+  size_t *cnt = malloc(buckets * sizeof *cnt);
   if (!tmp || !cnt) {
     free(tmp);
     free(cnt);
     return false;
   }
   uint64_t *from = a, *to = tmp;
-  for (unsigned shift = 0; shift < 64 && (max >> shift); shift += 16) {
-    memset(cnt, 0, 65536 * sizeof *cnt);
+  for (unsigned shift = 0; shift < 64 && (max >> shift); shift += bits) {
+    memset(cnt, 0, buckets * sizeof *cnt);
     for (size_t i = 0; i < len; i++)
-      cnt[(from[i] >> shift) & 0xffff]++;
+      cnt[(from[i] >> shift) & mask]++;
     size_t s = 0;
-    for (size_t d = 0; d < 65536; d++) {
+    for (size_t d = 0; d < buckets; d++) {
       size_t c = cnt[d];
       cnt[d] = s;
       s += c;
     }
     for (size_t i = 0; i < len; i++)
-      to[cnt[(from[i] >> shift) & 0xffff]++] = from[i];
+      to[cnt[(from[i] >> shift) & mask]++] = from[i];
     uint64_t *sw = from;
     from = to;
     to = sw;

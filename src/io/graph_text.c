@@ -3,17 +3,33 @@
  * Market). zlib's gzread reads plain and gzip files alike; we hand the
  * parsers big blocks of whole lines so their scanners can use '\n' as a
  * sentinel and never check for the end of the buffer inside a line.
+ *
+ * A file starts in a small block and moves to the full 8 MiB one only once
+ * it fills the small one, so a big file is read in the same 8 MiB blocks
+ * while a small one (a config-sized graph, a fuzz input) does not pay for
+ * allocating and touching 8 MiB per open; zlib's buffers likewise shrink
+ * to a small file's size.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dsana/dsana.h"
 #include "io/graph_internal.h"
 
-enum { TEXT_BLOCK_BYTES = 8u << 20 };
+enum { TEXT_FIRST_BLOCK_BYTES = 64u << 10, TEXT_BLOCK_BYTES = 8u << 20, TEXT_GZ_BUFFER_BYTES = 1u << 18 };
+
+/* zlib's buffers: 256 KiB (zlib allocates that in and twice that out),
+ * or a small regular file's size, which one read takes whole. */
+static unsigned gz_buffer_bytes(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < TEXT_GZ_BUFFER_BYTES)
+    return st.st_size < 4096 ? 4096u : (unsigned)st.st_size;
+  return TEXT_GZ_BUFFER_BYTES;
+}
 
 int graph_text_open(struct graph_text *t, const char *path, char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
@@ -26,8 +42,8 @@ int graph_text_open(struct graph_text *t, const char *path, char *err, size_t er
     close(fd);
     return graph_errf(err, errlen, DSANA_ENOMEM, "%s: cannot start zlib reader", path);
   }
-  gzbuffer(t->gz, 1u << 18);
-  t->cap = TEXT_BLOCK_BYTES;
+  gzbuffer(t->gz, gz_buffer_bytes(fd));
+  t->cap = TEXT_FIRST_BLOCK_BYTES;
   t->buf = malloc(t->cap + 1);
   if (!t->buf) {
     graph_text_close(t);
@@ -87,6 +103,16 @@ static int fill(struct graph_text *t, char *err, size_t errlen) {
   return 0;
 }
 
+/* Make buf hold ncap bytes (plus the one for a final '\n'); false if out of memory. */
+static bool grow(struct graph_text *t, size_t ncap) {
+  char *nb = realloc(t->buf, ncap + 1);
+  if (!nb)
+    return false;
+  t->buf = nb;
+  t->cap = ncap;
+  return true;
+}
+
 int graph_text_next(struct graph_text *t, const char **p, const char **end, char *err, size_t errlen) {
   if (t->replay) {
     t->replay = false;
@@ -104,6 +130,12 @@ int graph_text_next(struct graph_text *t, const char **p, const char **end, char
     int rc = fill(t, err, errlen);
     if (rc)
       return rc;
+    if (!t->eof && t->cap < TEXT_BLOCK_BYTES) {
+      /* The file outgrew the first block: on to the full one. */
+      if (!grow(t, TEXT_BLOCK_BYTES))
+        return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory (read buffer)", t->path);
+      continue;
+    }
     char *nl = NULL;
     for (size_t i = t->len; i > 0; i--) {
       if (t->buf[i - 1] == '\n') {
@@ -123,12 +155,8 @@ int graph_text_next(struct graph_text *t, const char **p, const char **end, char
       break;
     }
     /* A line longer than the buffer: grow. */
-    size_t ncap = t->cap * 2;
-    char *nb = realloc(t->buf, ncap + 1);
-    if (!nb)
+    if (!grow(t, t->cap * 2))
       return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory (line over %zu bytes)", t->path, t->cap);
-    t->buf = nb;
-    t->cap = ncap;
   }
   *p = t->buf;
   *end = t->buf + t->block;

@@ -1,7 +1,9 @@
 /*
  * outfile.c - writing an output file (outfile.h): a buffer in front of the
  * descriptor (or of zlib for ".gz"), the first error kept for the final
- * report, and the commit that makes an atomic target appear whole.
+ * report, and the commit that makes an atomic target appear whole. The
+ * buffer comes with the first buffered write, so the writers that write()
+ * to the descriptor themselves (binary graphs, datasets) never allocate it.
  *
  * An atomic target is written into an unnamed file of its folder
  * (O_TMPFILE), linked under a hidden name at commit and renamed over the
@@ -96,8 +98,7 @@ static int open_target(struct dsana_outfile *o) {
 int dsana_outfile_open(const char *path, unsigned flags, struct dsana_outfile **out, char *err, size_t errlen) {
   *out = NULL;
   struct dsana_outfile *o = calloc(1, sizeof *o);
-  if (!o || !(o->buf = malloc(OUT_BUF_BYTES))) {
-    free(o);
+  if (!o) {
     snprintf(err, errlen, "%s: out of memory", path);
     return DSANA_ENOMEM;
   }
@@ -161,8 +162,15 @@ int dsana_outfile_flush(struct dsana_outfile *o) {
   return rc;
 }
 
+/* The buffer, at the first buffered write; false (and the error kept) if out of memory. */
+static bool have_buf(struct dsana_outfile *o) {
+  if (!o->buf && !(o->buf = malloc(OUT_BUF_BYTES)))
+    fail(o, ENOMEM);
+  return o->buf != NULL;
+}
+
 int dsana_outfile_write(struct dsana_outfile *o, const void *p, size_t len) {
-  if (o->err)
+  if (o->err || !have_buf(o))
     return DSANA_EIO;
   if (o->n + len > OUT_BUF_BYTES) {
     int rc = dsana_outfile_flush(o);
@@ -175,7 +183,7 @@ int dsana_outfile_write(struct dsana_outfile *o, const void *p, size_t len) {
 }
 
 int dsana_outfile_printf(struct dsana_outfile *o, const char *fmt, ...) {
-  if (o->err)
+  if (o->err || !have_buf(o))
     return DSANA_EIO;
   for (int pass = 0; pass < 2; pass++) {
     va_list ap;

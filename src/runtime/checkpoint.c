@@ -140,6 +140,27 @@ static int read_header(FILE *f, const char *path, const struct ckpt_shard *want,
   return 0;
 }
 
+/* The next bytes of f, added to the data CRC *c: into dst, or with dst
+ * NULL (only checking) through a small buffer, so checking a shard takes
+ * no memory of its size whatever its header declares. -1 if f ends first. */
+static int read_table(FILE *f, double *dst, size_t bytes, uLong *c) {
+  if (dst) {
+    if (read_exact(f, dst, bytes) != 0)
+      return -1;
+    *c = crc32_z(*c, (const Bytef *)dst, bytes);
+    return 0;
+  }
+  uint8_t chunk[16384];
+  while (bytes > 0) {
+    size_t n = bytes < sizeof chunk ? bytes : sizeof chunk;
+    if (read_exact(f, chunk, n) != 0)
+      return -1;
+    *c = crc32_z(*c, chunk, n);
+    bytes -= n;
+  }
+  return 0;
+}
+
 int ckpt_read_shard(const char *dir, const struct ckpt_shard *want, double *const *tables, char *err,
                     size_t errlen) {
   char path[1100];
@@ -153,16 +174,10 @@ int ckpt_read_shard(const char *dir, const struct ckpt_shard *want, double *cons
   int rc = read_header(f, path, want, &want_crc, err, errlen);
   uLong c = crc32(0L, Z_NULL, 0);
   for (uint32_t t = 0; rc == 0 && t < want->shape.n_tables; t++) {
-    size_t bytes = table_bytes(want, t);
-    double *dst = tables ? tables[t] : malloc(bytes ? bytes : 8);
-    if (!dst || read_exact(f, dst, bytes) != 0) {
+    if (read_table(f, tables ? tables[t] : NULL, table_bytes(want, t), &c) != 0) {
       snprintf(err, errlen, "%s: truncated (table %u)", path, t);
       rc = DSANA_EFORMAT;
-    } else {
-      c = crc32_z(c, (const Bytef *)dst, bytes);
     }
-    if (!tables)
-      free(dst);
   }
   if (rc == 0 && ((uint32_t)c != want_crc || fgetc(f) != EOF)) {
     snprintf(err, errlen, "%s: data checksum mismatch or trailing bytes (corrupt)", path);
@@ -191,10 +206,23 @@ int ckpt_write_manifest(const char *dir, const struct ckpt_manifest *m, char *er
   return write_atomic(path, parts, lens, 1, err, errlen);
 }
 
-/* The "job ..." lines before the crc, without their prefix. */
-static void read_identity(const char *text, const char *stop, struct ckpt_manifest *m) {
+/* The next "\nKEY" at or after at, before end; NULL if none. strstr()
+ * would do, but under the sanitizers each call measures the whole rest of
+ * the text, and a manifest has 512 global lines. */
+static const char *find_line(const char *at, const char *end, const char *key) {
+  size_t k = strlen(key);
+  while ((at = memchr(at, '\n', (size_t)(end - at))) != NULL) {
+    if ((size_t)(end - at) > k && memcmp(at + 1, key, k) == 0)
+      return at;
+    at++;
+  }
+  return NULL;
+}
+
+/* The "job ..." lines of text[0, text_end) before the crc, without their prefix. */
+static void read_identity(const char *text, const char *text_end, const char *stop, struct ckpt_manifest *m) {
   size_t n = 0;
-  for (const char *at = text; (at = strstr(at, "\njob ")) != NULL && (!stop || at < stop); at++) {
+  for (const char *at = text; (at = find_line(at, text_end, "job ")) != NULL && (!stop || at < stop); at++) {
     const char *line = at + 5, *end = strchr(line, '\n');
     if (!end || n + (size_t)(end - line) + 2 > sizeof m->identity)
       break;
@@ -216,6 +244,7 @@ int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size
   size_t n = fread(text, 1, sizeof text - 1, f);
   fclose(f);
   text[n] = 0;
+  const char *end = text + strlen(text); /* the text stops at a NUL */
   char *crc_at = strstr(text, "crc ");
   unsigned crc = 0;
   memset(m, 0, sizeof *m);
@@ -223,7 +252,7 @@ int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size
                    &m->n_servers, &m->shape.n_tables, &m->residual);
   uint32_t tables = 0;
   for (const char *at = text; got == 4 && tables < m->shape.n_tables && tables < DSANA_MAX_TABLES &&
-                              (at = strstr(at, "\ntable ")) != NULL;
+                              (at = find_line(at, end, "table ")) != NULL;
        at++) {
     unsigned long long keys;
     if (sscanf(at + 1, "table %llu %u", &keys, &m->shape.width[tables]) == 2 && keys > 0 &&
@@ -231,9 +260,14 @@ int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size
       m->shape.n_keys[tables++] = keys;
   }
   int globals = 0;
-  for (const char *at = text; globals < DSANA_MAX_GLOBALS && (at = strstr(at, "\nglobal ")) != NULL; at++)
-    globals += sscanf(at + 1, "global %la", &m->globals[globals]) == 1;
-  read_identity(text, crc_at, m);
+  for (const char *at = text; globals < DSANA_MAX_GLOBALS && (at = find_line(at, end, "global ")) != NULL; at++) {
+    /* strtod, not sscanf: glibc's sscanf measures its whole input, the rest of the text, on each of 512 lines */
+    char *num_end;
+    double v = strtod(at + 8, &num_end);
+    if (num_end != at + 8)
+      m->globals[globals++] = v;
+  }
+  read_identity(text, end, crc_at, m);
   if (!crc_at || sscanf(crc_at, "crc %x", &crc) != 1 || crc != crc_of(text, (size_t)(crc_at - text)) ||
       got != 4 || globals != DSANA_MAX_GLOBALS || m->n_servers == 0 || m->shape.n_tables == 0 ||
       m->shape.n_tables > DSANA_MAX_TABLES || tables != m->shape.n_tables) {

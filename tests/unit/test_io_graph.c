@@ -320,6 +320,35 @@ static void test_snap_large_blocks(void **state) {
   dsana_graph_fini(&g);
 }
 
+static void test_snap_first_block(void **state) {
+  /* The reader starts with a 64 KiB block and moves to 8 MiB ones: a file
+   * just past the first block, and a comment line longer than it. */
+  const char *p = tmp_path("first_block.txt");
+  FILE *f = fopen(p, "w");
+  assert_non_null(f);
+  uint64_t m = 0;
+  for (long len = 0; len <= 70000; m++)
+    len += fprintf(f, "%llu\t%llu\n", (unsigned long long)m, (unsigned long long)(m + 1));
+  fclose(f);
+  struct dsana_graph g;
+  assert_int_equal(dsana_graph_open(p, NULL, &g, errbuf, sizeof errbuf), 0);
+  assert_int_equal(g.m, m);
+  assert_int_equal(g.n, m + 1);
+  dsana_graph_fini(&g);
+
+  f = fopen(p, "w");
+  assert_non_null(f);
+  fputc('#', f);
+  for (int i = 0; i < 100000; i++)
+    fputc('x', f);
+  fprintf(f, "\n1\t2\n3\t4\n");
+  fclose(f);
+  assert_int_equal(dsana_graph_open(p, NULL, &g, errbuf, sizeof errbuf), 0);
+  assert_int_equal(g.m, 2);
+  assert_int_equal(g.n, 4);
+  dsana_graph_fini(&g);
+}
+
 static void test_mtx_pattern_general(void **state) {
   const uint64_t off[] = {0, 1, 2, 3, 4};
   const uint32_t ins[] = {0, 0, 1, 2};
@@ -545,6 +574,7 @@ int main(void) {
       cmocka_unit_test(test_binary_round_trip),  cmocka_unit_test(test_check_range_corrupt),
       cmocka_unit_test(test_snap_basic),         cmocka_unit_test(test_snap_dense_ids),
       cmocka_unit_test(test_snap_gzip),          cmocka_unit_test(test_snap_large_blocks),
+      cmocka_unit_test(test_snap_first_block),
       cmocka_unit_test(test_mtx_pattern_general), cmocka_unit_test(test_mtx_real_symmetric),
       cmocka_unit_test(test_mtx_integer_dedup),  cmocka_unit_test(test_gen_kron),
       cmocka_unit_test(test_gen_uniform),        cmocka_unit_test(test_bad_missing),
