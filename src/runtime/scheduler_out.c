@@ -33,8 +33,13 @@ void sch_broadcast(struct scheduler *s, bool servers, bool workers, const struct
       sch_send(s, &s->workers[i], h, payload, len, out);
 }
 
-/* ABORT (with `flags`) to every role still in the job, saying why. */
-static void abort_all(struct scheduler *s, uint32_t flags, const char *why, struct rt_outq *out) {
+/* Log why the job stops, tell every role still in it (ABORT with
+ * `flags`), and fail this run with rc. */
+__attribute__((format(printf, 5, 0))) static int abort_all(struct scheduler *s, struct rt_outq *out, uint32_t flags,
+                                                          int rc, const char *fmt, va_list ap) {
+  char why[480];
+  vsnprintf(why, sizeof why, fmt, ap);
+  log_error("%s", why);
   struct wire_hdr h = wire_hdr_make(WIRE_ABORT, 0);
   h.flags = flags;
   char *copy = strdup(why);
@@ -48,28 +53,22 @@ static void abort_all(struct scheduler *s, uint32_t flags, const char *why, stru
     out->v[out->n - 1].owned = copy;
   else
     free(copy);
+  s->failed = rc;
+  return rc;
 }
 
 int sch_abort(struct scheduler *s, struct rt_outq *out, const char *fmt, ...) {
-  char why[480];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(why, sizeof why, fmt, ap);
+  int rc = abort_all(s, out, 0, DSANA_EPEER, fmt, ap);
   va_end(ap);
-  log_error("%s", why);
-  abort_all(s, 0, why, out);
-  s->failed = DSANA_EPEER;
-  return DSANA_EPEER;
+  return rc;
 }
 
 int sch_rollback(struct scheduler *s, struct rt_outq *out, const char *fmt, ...) {
-  char why[480];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(why, sizeof why, fmt, ap);
+  int rc = abort_all(s, out, WIRE_F_ROLLBACK, DSANA_ERESTART, fmt, ap);
   va_end(ap);
-  log_error("%s", why);
-  abort_all(s, WIRE_F_ROLLBACK, why, out);
-  s->failed = DSANA_ERESTART;
-  return DSANA_ERESTART;
+  return rc;
 }
