@@ -57,6 +57,7 @@ struct drv {
   bool ran_inline;      /* worker: ran an item on this thread in this step */
   uint64_t last_push;   /* worker: 1 + (iter << 32 | task) of the last push, 0: none (fault points) */
   double ns_per_cost;   /* worker: measured compute per unit of a task's cost hint (0: none yet) */
+  double item_ns[4];    /* worker: recent time of an item, per witem_kind (0: none yet) */
 };
 
 /* driver_io.c */

@@ -167,23 +167,30 @@ static int from_server(struct drv *d, uint32_t s) {
   return rc;
 }
 
-/* What a finished whole task says of this worker's speed. */
+/* What a finished item says of this worker's speed: compute per unit of
+ * a whole task's cost hint, and the time items of its kind take. */
 static void observe(struct drv *d, const struct witem *it) {
+  double *k = &d->item_ns[it->kind];
+  *k = *k > 0 ? 0.8 * *k + 0.2 * (double)it->real_ns : (double)it->real_ns;
   if (it->kind != WITEM_RUN || !(it->cost > 0) || !it->real_ns)
     return;
   double x = (double)it->real_ns / it->cost;
   d->ns_per_cost = d->ns_per_cost > 0 ? 0.8 * d->ns_per_cost + 0.2 * x : x;
 }
 
-/* A whole task this short runs on the control thread when the single
- * compute thread is idle: a hand-off to it and back costs two cross-CPU
- * wake-ups (~0.1 ms each here), more than the task; heartbeats cannot
- * starve behind it. Never under a scenario (emulated compute sleeps). */
+/* An item this short runs on the control thread when no compute thread is
+ * busy: a hand-off to the pool and back costs two cross-CPU wake-ups
+ * (~0.1 ms each here), more than the item; heartbeats cannot starve
+ * behind it. Whole tasks are judged by their cost hint, block-wise items
+ * (begin, blocks, end) by the time items of their kind took so far. Never
+ * under a scenario (emulated compute sleeps). */
 #define INLINE_MAX_NS 100000.0
 
 static bool run_here(const struct drv *d, const struct witem *it) {
-  return !d->manual && !d->have_sc && pool_threads(d->pool) == 1 && pool_in_flight(d->pool) == 0 &&
-         it->kind == WITEM_RUN && d->ns_per_cost > 0 && it->cost * d->ns_per_cost < INLINE_MAX_NS;
+  if (d->manual || d->sc.name || pool_in_flight(d->pool) != 0) /* sc.name: a scenario file, not the default */
+    return false;
+  double est = it->kind == WITEM_RUN && d->ns_per_cost > 0 ? it->cost * d->ns_per_cost : d->item_ns[it->kind];
+  return est > 0 && est < INLINE_MAX_NS;
 }
 
 static int run_inline(struct drv *d, struct witem *it) {
