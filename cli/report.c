@@ -114,6 +114,15 @@ static void summary_json(struct cli_report *rep, const struct rt_run_report *r) 
   cJSON_AddStringToObject(o, "transfer_bound_bytes", "as sent");
   cJSON_AddNumberToObject(o, "refused_peers", (double)r->refused_peers);
   cJSON_AddNumberToObject(o, "dropped_messages", (double)r->dropped_msgs);
+  /* the cost of a steady iteration (unknown: left out) */
+  if (r->sched_messages_per_iter >= 0)
+    cJSON_AddNumberToObject(o, "scheduler_messages_per_iter", r->sched_messages_per_iter);
+  if (r->steals_per_iter >= 0)
+    cJSON_AddNumberToObject(o, "steals_per_iter", r->steals_per_iter);
+  if (r->wakeups_per_iter >= 0)
+    cJSON_AddNumberToObject(o, "wakeups_per_iter", r->wakeups_per_iter);
+  if (r->cpu_ms_per_iter >= 0)
+    cJSON_AddNumberToObject(o, "cpu_ms_per_iter", r->cpu_ms_per_iter);
   cJSON_AddStringToObject(o, "version", DSANA_VERSION_STRING);
   for (uint32_t i = 0; i < r->n_metrics; i++)
     cJSON_AddNumberToObject(o, r->metric_name[i], r->metric[i]);
@@ -127,6 +136,10 @@ static void on_summary(void *arg, const struct rt_run_report *r) {
     printf("iterations: %u  residual: %.6e  total: %.3f s  median iteration: %.4f s  bound: %.4f s  chunk: %s%llu B\n",
            r->iterations, r->residual, r->total_s, r->median_iter_s, r->bound_s, r->chunked ? "" : "whole table, ",
            (unsigned long long)r->chunk_bytes);
+    if (r->wakeups_per_iter >= 0)
+      printf("per iteration (from the second): %.1f wake-ups, %.2f ms of CPU (every role's process), %.1f scheduler "
+             "messages\n",
+             r->wakeups_per_iter, r->cpu_ms_per_iter, r->sched_messages_per_iter);
     if (r->compressed && r->pull_bytes)
       printf("compressed pulls: %.3f MB -> %.3f MB (ratio %.2f); the transfer bound counts the bytes sent\n",
              (double)r->pull_bytes_raw * 1e-6, (double)r->pull_bytes * 1e-6,

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define WIRE_MAGIC 0x414e5344u
-#define WIRE_VERSION 3 /* 3: typed task/chunk/flags/count/buffer fields */
+#define WIRE_VERSION 4 /* 3: typed task/chunk/flags/count/buffer fields; 4: BYE carries the role's usage */
 #define WIRE_HDR_BYTES 64
 #define WIRE_DEFAULT_MAX_PAYLOAD ((uint64_t)64 << 20)
 
@@ -49,7 +49,7 @@ enum wire_rule { WIRE_P_NONE, WIRE_P_FIXED, WIRE_P_WORDS, WIRE_P_VAR };
   X(FINAL_DATA, 12, WIRE_P_WORDS, 0)             \
   X(HEARTBEAT, 13, WIRE_P_NONE, 0)               \
   X(ABORT, 14, WIRE_P_VAR, 512)                  \
-  X(BYE, 15, WIRE_P_NONE, 0)                     \
+  X(BYE, 15, WIRE_P_VAR, 64)                      \
   X(CKPT_DONE, 16, WIRE_P_NONE, 0)               \
   X(FETCH_AHEAD, 17, WIRE_P_NONE, 0)
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "runtime/driver_internal.h"
@@ -17,6 +18,17 @@
 static uint64_t env_now(void *arg) {
   (void)arg;
   return clock_now_ns();
+}
+
+static int env_usage(void *arg, struct rt_usage *u) {
+  (void)arg;
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0)
+    return DSANA_EIO;
+  u->wakeups = (uint64_t)ru.ru_nvcsw;
+  u->cpu_ns = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+              (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
+  return 0;
 }
 
 static int env_buffer_create(void *arg, const char *name, size_t bytes, double **out) {
@@ -37,7 +49,8 @@ int drv_open_ctx(struct drv *d) {
   int rc = net_ctx_create(d->cfg.scheduler_addr, &o, &d->ctx);
   if (rc)
     return rc;
-  d->env = (struct rt_env){.arg = d, .now_ns = env_now};
+  /* a manual driver shares its process with the cluster's other roles */
+  d->env = (struct rt_env){.arg = d, .now_ns = env_now, .usage = d->manual ? NULL : env_usage};
   return 0;
 }
 

@@ -79,10 +79,19 @@ int rt_scheduler_abort(const struct wire_hdr *h, const void *payload);
 void rt_outq_clear(struct rt_outq *q);
 void rt_outq_fini(struct rt_outq *q);
 
+/* A process's counters so far: voluntary context switches of all its
+ * threads (wake-ups) and CPU time, user + system. */
+struct rt_usage {
+  uint64_t wakeups, cpu_ns;
+};
+
 /* What a driver gives a state machine. */
 struct rt_env {
   void *arg;
   uint64_t (*now_ns)(void *arg);
+  /* This role's process counters (NULL: not counted, e.g. several roles
+   * in one process): 0 or a DSANA_E* code. */
+  int (*usage)(void *arg, struct rt_usage *u);
   /* Shared buffers with the roles of this machine (net_buffer_*); NULL
    * hooks or DSANA_ENOTSUP: none. */
   int (*buffer_create)(void *arg, const char *name, size_t bytes, double **out);

@@ -47,6 +47,10 @@ struct rt_run_report {
   uint64_t pull_bytes, pull_bytes_raw; /* every worker's pulls of the run, as sent and before compression;
                                         * the transfer bound counts the bytes as sent */
   uint64_t refused_peers, dropped_msgs; /* the scheduler's listener: failed authentication, invalid messages */
+  /* per steady iteration (from the second on, usage.h), -1 when unknown:
+   * wake-ups and CPU of every role's process, the scheduler's messages,
+   * tasks stolen */
+  double wakeups_per_iter, cpu_ms_per_iter, sched_messages_per_iter, steals_per_iter;
   uint32_t n_metrics; /* the last iteration's app metrics */
   const char *metric_name[DSANA_MAX_METRICS];
   double metric[DSANA_MAX_METRICS];

@@ -249,6 +249,7 @@ int scheduler_on_msg(struct scheduler *s, const struct rt_from *from, const stru
     if (!slot->bye && s->stopping) {
       slot->bye = true;
       s->byes++;
+      sch_take_usage(s, m);
       sch_check_finished(s);
     }
     return 0;

@@ -21,6 +21,34 @@ int sch_stop(struct scheduler *s, struct rt_outq *out) {
   return 0;
 }
 
+void sch_take_usage(struct scheduler *s, const struct net_msg *m) {
+  struct rt_usage u;
+  uint64_t iters;
+  /* a role that joined late counted fewer iterations: the job's figure then has a hole */
+  if (usage_decode(m->payload, m->hdr.payload_bytes, &u, &iters) != 0 || iters != s->steady_iters)
+    return;
+  s->job_usage.wakeups += u.wakeups;
+  s->job_usage.cpu_ns += u.cpu_ns;
+  s->usage_roles++;
+}
+
+/* The steady iterations' cost per iteration into r: every role's BYE and
+ * this process's own window, or -1 where a role did not count. */
+static void fill_usage(const struct scheduler *s, struct rt_run_report *r) {
+  struct rt_usage own;
+  uint64_t iters;
+  r->wakeups_per_iter = r->cpu_ms_per_iter = r->sched_messages_per_iter = r->steals_per_iter = -1;
+  if (!s->steady_iters)
+    return;
+  r->sched_messages_per_iter = (double)s->steady_messages / s->steady_iters;
+  r->steals_per_iter = (double)s->steady_steals / s->steady_iters;
+  if (s->usage_roles != s->cfg.n_servers + s->cfg.n_workers || !usage_since(s->env, &s->usage, s->iter, &own, &iters) ||
+      iters != s->steady_iters)
+    return;
+  r->wakeups_per_iter = (double)(s->job_usage.wakeups + own.wakeups) / s->steady_iters;
+  r->cpu_ms_per_iter = (double)(s->job_usage.cpu_ns + own.cpu_ns) * 1e-6 / s->steady_iters;
+}
+
 void sch_check_finished(struct scheduler *s) {
   uint64_t n = s->job.tables[s->job.result_table].n_keys;
   if (s->stopping && s->byes + s->lost_workers == s->cfg.n_servers + s->cfg.n_workers && s->result_keys == n)
@@ -68,6 +96,7 @@ static void fill_summary(const struct scheduler *s, struct rt_run_report *r) {
       .refused_peers = s->refused_peers, .dropped_msgs = s->dropped_msgs};
   for (uint32_t i = 0; i < s->n_iters; i++)
     r->total_s += s->iter_wall[i];
+  fill_usage(s, r);
   for (uint32_t i = 0; i < s->last.n_metrics; i++) {
     r->metric_name[i] = s->last.metrics[i].name;
     r->metric[i] = s->last.metrics[i].value;

@@ -22,6 +22,7 @@
 #include "runtime/observer.h"
 #include "runtime/role_params.h"
 #include "runtime/scheduler.h"
+#include "runtime/usage.h"
 
 struct peer_slot {
   bool registered, bye;
@@ -43,6 +44,7 @@ struct iter_acc {
   uint32_t reports, tasks_done;
   dsana_xsum sums[DSANA_MAX_SUMS];
   uint64_t start_ns, messages;
+  uint64_t messages_recorded; /* of messages, those counted in the iteration's report */
   double raw_compute_s; /* task compute without emulated slowdown */
 };
 
@@ -92,6 +94,13 @@ struct scheduler {
   double *result;
   uint64_t result_keys;
   uint32_t byes;
+  /* the steady iterations' cost (usage.h): this process's window, what the
+   * roles' BYEs reported, the scheduler's messages */
+  struct usage_window usage;
+  struct rt_usage job_usage;
+  uint32_t usage_roles;
+  uint64_t steady_messages, steady_steals;
+  uint32_t steady_iters;
   uint64_t start_ns, last_hb_ns;
   int failed; /* the job stopped with this error */
 };
@@ -115,6 +124,8 @@ int sch_rollback(struct scheduler *s, struct rt_outq *out, const char *fmt, ...)
 /* Stop after this iteration: ask the servers for the result. */
 int sch_stop(struct scheduler *s, struct rt_outq *out);
 int sch_on_final_data(struct scheduler *s, uint32_t server, const struct net_msg *m);
+/* A role's BYE: add the steady iterations' usage it counted (usage.h). */
+void sch_take_usage(struct scheduler *s, const struct net_msg *m);
 /* Sets s->finished once every role said BYE and the result is complete. */
 void sch_check_finished(struct scheduler *s);
 

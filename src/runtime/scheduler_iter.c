@@ -200,7 +200,10 @@ static int alive_mask(struct scheduler *s, bool **out) {
 
 int sch_start_iteration(struct scheduler *s, struct rt_outq *out) {
   s->iter++;
+  usage_iter_start(s->env, &s->usage, s->iter);
+  uint64_t unreported = s->acc.messages - s->acc.messages_recorded; /* the commit's, counted in this iteration */
   memset(&s->acc, 0, sizeof s->acc);
+  s->acc.messages = unreported;
   memset(s->wstats, 0, sizeof *s->wstats * s->cfg.n_workers);
   memset(s->task_seen, 0, s->job.n_tasks);
   s->acc.start_ns = rt_now(s->env);
@@ -262,10 +265,17 @@ static int record_iteration(struct scheduler *s, const struct dsana_reduce_ctx *
   s->iter_bound[s->n_iters] = r.bound_s;
   s->iter_tbound[s->n_iters] = r.transfer_bound_s;
   s->n_iters++;
+  s->acc.messages_recorded = s->acc.messages;
+  if (s->iter >= USAGE_FIRST_ITER) {
+    s->steady_messages += s->acc.messages;
+    s->steady_iters++;
+  }
   for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
     s->pull_bytes += s->wstats[w].bytes_in;
     s->pull_bytes_raw += s->wstats[w].bytes_in_raw;
     s->wstats[w].stolen = sched_stolen(s->policy, w);
+    if (s->iter >= USAGE_FIRST_ITER)
+      s->steady_steals += s->wstats[w].stolen;
     s->wstats[w].speed_est = sched_speed_est(s->policy, w);
     s->wstats[w].wait_s = wall > s->wstats[w].compute_s ? wall - s->wstats[w].compute_s : 0;
   }

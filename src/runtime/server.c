@@ -214,6 +214,7 @@ static int commit(struct server *sv, const struct net_msg *m, struct rt_outq *ou
   for (uint32_t t = 0; t < sv->job.n_tables; t++)
     sv->t[t].cur ^= 1u;
   sv->version = iter;
+  usage_iter_start(sv->env, &sv->usage, iter + 1);
   spull_commit(sv);
   double globals[DSANA_MAX_GLOBALS];
   msg_globals_decode(m->payload, globals);
@@ -249,8 +250,7 @@ static int send_final(struct server *sv, struct rt_outq *out) {
     at = end;
   }
   sv->stopped = true;
-  struct wire_hdr h = wire_hdr_make(WIRE_BYE, sv->index);
-  return rt_send(out, ROLE_SCHEDULER, 0, &h, NULL, 0);
+  return usage_send_bye(sv->env, &sv->usage, sv->index, (uint32_t)sv->version, out);
 }
 
 static int on_scheduler(struct server *sv, const struct net_msg *m, struct rt_outq *out) {

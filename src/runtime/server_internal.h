@@ -26,6 +26,7 @@
 #include "runtime/msg.h"
 #include "runtime/role_params.h"
 #include "runtime/server.h"
+#include "runtime/usage.h"
 
 /* One table's shard. */
 struct stable {
@@ -95,6 +96,7 @@ struct server {
   struct dsana_job job;
   uint64_t last_heard_ns, last_sent_ns;
   bool stopped, failed;
+  struct usage_window usage;
   struct stable t[DSANA_MAX_TABLES];
   struct sspace sp[DSANA_MAX_TABLES];
   int64_t version;  /* last committed iteration; -1 before the initial values */

@@ -193,6 +193,7 @@ static int on_iter_start(struct worker *w, const struct net_msg *m, struct rt_ou
   }
   bool ran = w->n_ran > 0;
   w->iter = h->iter;
+  usage_iter_start(w->env, &w->usage, w->iter);
   msg_globals_decode(m->payload, w->globals); /* provisional tasks read them from here too */
   int rc = wtasks_iter_start(w, ran, out);
   if (!rc)
@@ -224,8 +225,7 @@ static int on_scheduler(struct worker *w, const struct net_msg *m, struct rt_out
     return wtasks_fetch_ahead(w, h->iter, out);
   case WIRE_STOP: {
     w->stopped = true;
-    struct wire_hdr bye = wire_hdr_make(WIRE_BYE, w->index);
-    return rt_send(out, ROLE_SCHEDULER, 0, &bye, NULL, 0);
+    return usage_send_bye(w->env, &w->usage, w->index, h->iter, out);
   }
   case WIRE_ABORT:
     return rt_scheduler_abort(h, m->payload);

@@ -6,6 +6,7 @@
 #ifndef DSANA_RUNTIME_WORKER_INTERNAL_H
 #define DSANA_RUNTIME_WORKER_INTERNAL_H
 
+#include "runtime/usage.h"
 #include "runtime/worker.h"
 
 /* A task's key list of a sparse table (task_keys()), fetched once. */
@@ -28,6 +29,7 @@ struct worker {
   struct mirror mirror;
   uint64_t last_heard_ns, last_sent_ns;
   bool stopped;
+  struct usage_window usage;
   /* the iteration */
   uint32_t iter; /* started last (ITER_START) */
   double globals[DSANA_MAX_GLOBALS];

@@ -111,7 +111,7 @@ static void test_layout_is_little_endian(void **state) {
       /* 52 buffer */ 0xb4, 0xb3, 0xb2, 0xb1,
       /* 56 payload_bytes */ 8, 0, 0, 0, 1, 0, 0, 0};
   assert_int_equal(WIRE_HDR_BYTES, 64);
-  assert_int_equal(WIRE_VERSION, 3);
+  assert_int_equal(WIRE_VERSION, 4);
   assert_memory_equal(b, want, sizeof want);
   /* and it decodes back field by field (payload within an unlimited limit) */
   struct wire_hdr out;
@@ -219,7 +219,7 @@ static void test_bad_magic_each_byte(void **state) {
 
 static void test_bad_version(void **state) {
   (void)state;
-  const uint16_t versions[] = {0, 1, 2, WIRE_VERSION + 1, 0x0300, UINT16_MAX};
+  const uint16_t versions[] = {0, 1, 2, 3, WIRE_VERSION + 1, 0x0300, UINT16_MAX};
   for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
     struct wire_hdr h = valid_hdr(&all_types[0]);
     h.version = versions[i];

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# test_iteration_cost_counts.sh - what a steady iteration costs the host,
+# as the runtime counts it (usage.h) and prints in the summary: the
+# scheduler's messages and the wake-ups (voluntary context switches) and
+# CPU time of every role's process, per iteration from the second on.
+# Counts, not times: a 4-worker, 1-server job on a small graph (compute
+# ~0.05 ms an iteration) must stay within the budgets below; the runtime
+# rewrite that doubled the cost of an iteration (132 wake-ups per
+# iteration, 18 scheduler messages) fails them. Both modes, identical ranks.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_bins
+cd "$T"
+
+W=4 S=1
+"$DSANA" graph gen kron --scale 10 --seed 1 --out k.bin >/dev/null || die "graph gen failed"
+for mode in bsp dsana; do
+  run_capture "$mode" "$DSANA" pagerank k.bin --workers $W --servers $S --threads 1 --mode $mode --tol 0 \
+    --max-iter 200 --quiet --metrics "$mode.jsonl" --out "$mode.tsv"
+  [ "$RC" -eq 0 ] || die "$mode run failed: $(head -c 300 "$mode.err")"
+  read -r msgs wake cpu steals < <(jq -r 'select(.type == "summary") | [.scheduler_messages_per_iter,
+    .wakeups_per_iter, .cpu_ms_per_iter, .steals_per_iter] | map(. // "none" | tostring) | join(" ")' "$mode.jsonl")
+  note "$mode: per iteration $msgs scheduler messages, $steals steals, $wake wake-ups, $cpu ms of CPU"
+  [ "$msgs" != none ] && [ "$wake" != none ] && [ "$cpu" != none ] && [ "$steals" != none ] &&
+    pass "$mode: the summary counts the iteration's cost" || { fail "$mode: summary without the counts"; continue; }
+  # scheduler: ITER_START and one TASK_DONE per worker, SHARD_REPORT and ITER_END per server,
+  # a hand-out and a report per steal at most, and (chunking: dsana) one FETCH_AHEAD per
+  # worker that ran dry; +1 for heartbeats
+  ahead=0
+  [ "$mode" = dsana ] && ahead=$W
+  budget=$(awk -v s="$steals" -v w=$W -v v=$S -v a=$ahead 'BEGIN { print 2 * w + 2 * v + 2 * s + a + 1 }')
+  awk -v m="$msgs" -v b="$budget" 'BEGIN { exit !(m <= b) }' &&
+    pass "$mode: $msgs scheduler messages per iteration <= $budget" ||
+    fail "$mode: $msgs scheduler messages per iteration > $budget"
+  awk -v x="$wake" 'BEGIN { exit !(x > 0 && x <= 80) }' &&
+    pass "$mode: $wake wake-ups per iteration <= 80" || fail "$mode: $wake wake-ups per iteration (budget 80)"
+done
+cmp -s bsp.tsv dsana.tsv && pass "identical ranks in both modes" || fail "ranks differ between bsp and dsana"
+finish
