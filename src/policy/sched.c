@@ -10,7 +10,10 @@
  * SCHED_EWMA_ALPHA. Once w has an estimate, a single task's rate is clamped
  * to [est / SCHED_SAMPLE_CLAMP, est * SCHED_SAMPLE_CLAMP] before it enters
  * the aggregate, so one noisy task cannot swing the estimate by more than
- * that factor. Reports with seconds <= 0 or not finite carry no timing
+ * that factor; but when every task of an iteration ran faster than the
+ * clamp allows, the worker is fast again (it was frozen or a transient
+ * straggler) and its estimate restarts from that iteration's unclamped
+ * rate, so it recovers in one iteration instead of many. Reports with seconds <= 0 or not finite carry no timing
  * information and only mark the task done.
  *
  * The policies (sched_static.c, sched_dynamic.c) only build the queues and
@@ -70,6 +73,9 @@ int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, u
   s->speed = calloc(W, sizeof(double));
   s->it_cost = calloc(W, sizeof(double));
   s->it_secs = calloc(W, sizeof(double));
+  s->it_raw_secs = calloc(W, sizeof(double));
+  s->it_samples = calloc(W, sizeof(uint32_t));
+  s->it_fast = calloc(W, sizeof(uint32_t));
   s->pspeed = calloc(W, sizeof(double));
   s->order = malloc(T * sizeof(uint32_t));
   s->owner = malloc(T * sizeof(uint32_t));
@@ -78,7 +84,7 @@ int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, u
   s->range_alive = calloc(W, sizeof(bool));
   if (!s->cost || !s->alive || !s->qbuf || !s->head || !s->tail || !s->qcost || !s->pool ||
       !s->runner || !s->done || !s->stolen || !s->last || !s->speed || !s->it_cost ||
-      !s->it_secs || !s->pspeed || !s->order || !s->owner || !s->range_lo || !s->range_new || !s->range_alive) {
+      !s->it_secs || !s->it_raw_secs || !s->it_samples || !s->it_fast || !s->pspeed || !s->order || !s->owner || !s->range_lo || !s->range_new || !s->range_alive) {
     sched_destroy(s);
     return DSANA_ENOMEM;
   }
@@ -108,6 +114,9 @@ void sched_destroy(struct sched *s) {
   free(s->speed);
   free(s->it_cost);
   free(s->it_secs);
+  free(s->it_raw_secs);
+  free(s->it_samples);
+  free(s->it_fast);
   free(s->pspeed);
   free(s->order);
   free(s->owner);
@@ -126,6 +135,11 @@ double sched_speed_now(const struct sched *s, uint32_t w) {
   double prev = s->speed[w];
   if (!(s->it_secs[w] > 0))
     return prev;
+  /* every task of the iteration ran faster than the clamp allows: not
+   * noise but a worker that is fast again (it was frozen or a transient
+   * straggler): its estimate starts over from what it did now */
+  if (s->it_fast[w] > 0 && s->it_fast[w] == s->it_samples[w] && s->it_raw_secs[w] > 0)
+    return s->it_cost[w] / s->it_raw_secs[w];
   double rate = s->it_cost[w] / s->it_secs[w];
   if (prev > 0)
     return (1.0 - SCHED_EWMA_ALPHA) * prev + SCHED_EWMA_ALPHA * rate;
@@ -206,6 +220,8 @@ int sched_begin_iter(struct sched *s, const bool *alive) {
     s->speed[w] = sched_speed_now(s, w); /* commit last iteration's samples */
     s->it_cost[w] = 0;
     s->it_secs[w] = 0;
+    s->it_raw_secs[w] = 0;
+    s->it_samples[w] = s->it_fast[w] = 0;
     s->alive[w] = alive == NULL || alive[w];
     s->head[w] = s->tail[w] = 0;
     s->qcost[w] = 0;
@@ -266,9 +282,13 @@ void sched_report(struct sched *s, uint32_t w, uint32_t task, double seconds) {
     return;
   double c = s->cost[task];
   double rate = c / seconds, prev = s->speed[w];
+  s->it_samples[w]++;
+  s->it_raw_secs[w] += seconds;
   if (prev > 0) {
-    if (rate > prev * SCHED_SAMPLE_CLAMP)
+    if (rate > prev * SCHED_SAMPLE_CLAMP) {
       rate = prev * SCHED_SAMPLE_CLAMP;
+      s->it_fast[w]++;
+    }
     if (rate < prev / SCHED_SAMPLE_CLAMP)
       rate = prev / SCHED_SAMPLE_CLAMP;
   }

@@ -16,6 +16,10 @@
  * small tasks, and a steal from the tail takes the smallest unstarted task:
  * the finest-grained way to even out the end of the iteration.
  *
+ * Probes: every live worker gets at least one task per iteration (when
+ * there are enough), so that the estimate of a worker once slow is
+ * measured again and recovers (see sched.c).
+ *
  * Stealing (sched_next with w's queue and the pool empty): the victim is the
  * live worker predicted to finish last, predicted remaining time = queued
  * cost / speed (ties: lower index). w takes the victim's tail task only if
@@ -83,13 +87,19 @@ static void ranges_split(const struct sched *s, uint32_t *lo) {
       speed += s->pspeed[w];
       last_alive = w;
     }
-  uint32_t t = 0;
+  uint32_t t = 0, later = 0; /* later: live workers after w, each owed a task */
+  for (uint32_t w = 0; w < s->n_workers; w++)
+    later += s->alive[w];
   for (uint32_t w = 0; w < s->n_workers; w++) {
     lo[w] = t;
     if (!s->alive[w])
       continue;
+    later--;
     target += total * s->pspeed[w] / speed;
-    for (; t < s->n_tasks && (w == last_alive || acc + s->cost[t] / 2 <= target); t++)
+    /* at least one task (a probe: a worker never given work is never
+     * measured again), and one left for each live worker after it */
+    for (; t < s->n_tasks && (w == last_alive || (t + later < s->n_tasks && (t == lo[w] || acc + s->cost[t] / 2 <= target)));
+         t++)
       acc += s->cost[t];
   }
   lo[s->n_workers] = s->n_tasks;
@@ -121,6 +131,30 @@ static int dynamic_assign_ranges(struct sched *s) {
   return 0;
 }
 
+/* A live worker the assignment left without a task would never be
+ * measured again: once slow (frozen, a transient straggler), it could not
+ * show that it is fast again. It gets the smallest task another worker
+ * holds with others as a probe. Before the queues are laid out: s->owner
+ * maps task -> worker and s->tail counts each worker's tasks. */
+static void give_probes(struct sched *s) {
+  uint32_t next = s->n_tasks; /* s->order from its end: the smallest tasks first */
+  for (uint32_t w = 0; w < s->n_workers; w++) {
+    if (!s->alive[w] || s->tail[w] > 0)
+      continue;
+    while (next > 0) {
+      uint32_t t = s->order[--next], o = s->owner[t];
+      if (s->tail[o] < 2)
+        continue;
+      s->owner[t] = w;
+      s->tail[o]--;
+      s->tail[w]++;
+      s->qcost[o] -= s->cost[t];
+      s->qcost[w] += s->cost[t];
+      break;
+    }
+  }
+}
+
 static int dynamic_assign(struct sched *s) {
   sched_speed_predict_all(s);
   if (s->contiguous)
@@ -139,6 +173,7 @@ static int dynamic_assign(struct sched *s) {
     s->qcost[w] += c;
     s->tail[w]++; /* count for now */
   }
+  give_probes(s);
   uint32_t start = 0;
   for (uint32_t w = 0; w < s->n_workers; w++) {
     uint32_t n = s->tail[w];

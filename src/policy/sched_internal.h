@@ -61,6 +61,9 @@ struct sched {
   double *speed;     /* n_workers: committed estimate, 0 = none yet */
   double *it_cost;   /* n_workers: this iteration's (clamped) samples ... */
   double *it_secs;   /* ... as total cost over total seconds */
+  double *it_raw_secs;   /* n_workers: the same seconds unclamped */
+  uint32_t *it_samples;  /* n_workers: tasks reported this iteration ... */
+  uint32_t *it_fast;     /* ... and those faster than the clamp allowed */
   double *pspeed;    /* n_workers: predicted speeds, see sched_speed_predict_all */
 
   bool contiguous;    /* dynamic: one range of tasks per worker */

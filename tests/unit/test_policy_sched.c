@@ -591,6 +591,41 @@ static void test_contiguous_ranges(void **unused) {
   sched_destroy(s);
 }
 
+/* A worker frozen for a few iterations (1000x slower), then fast again:
+ * it keeps getting a task every iteration (a probe), and its estimate is
+ * back within 20% of its speed at most 3 iterations after it recovered,
+ * under both dynamic variants (speed-proportional LPT and contiguous). */
+static void test_frozen_worker_estimate_recovers(void **unused) {
+  double cost[64];
+  random_costs(cost, 64, 5, 1, 10);
+  for (int variant = 1; variant <= 2; variant++) {
+    struct sched *s = make_sched(variant, 4, cost, 64);
+    double speed[4] = {1, 1, 1, 1};
+    for (int iter = 0; iter < 3; iter++)
+      sim_iter(s, cost, 64, speed, 4, 2, NULL);
+    speed[3] = 0.001;
+    for (int iter = 0; iter < 8; iter++) {
+      double work[4] = {0};
+      sim_iter(s, cost, 64, speed, 4, 2, work);
+      assert_true(work[3] > 0); /* never left out */
+    }
+    assert_true(sched_speed_est(s, 3) < 0.15); /* measured slow (each sample clamped to half) */
+    speed[3] = 1;
+    int back = 0;
+    for (int iter = 1; iter <= 3 && !back; iter++) {
+      double work[4] = {0};
+      sim_iter(s, cost, 64, speed, 4, 2, work);
+      assert_true(work[3] > 0);
+      if (fabs(sched_speed_est(s, 3) - 1.0) < 0.2)
+        back = iter;
+    }
+    print_message("variant %d: estimate back within 20%% after %d iteration(s) (%.3f)\n", variant, back,
+                  sched_speed_est(s, 3));
+    assert_true(back >= 1 && back <= 3);
+    sched_destroy(s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_invalid_inputs),
@@ -604,6 +639,7 @@ int main(void) {
       cmocka_unit_test(test_sim_makespan),
       cmocka_unit_test(test_sticky_under_noise),
       cmocka_unit_test(test_contiguous_ranges),
+      cmocka_unit_test(test_frozen_worker_estimate_recovers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
