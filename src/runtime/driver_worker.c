@@ -167,30 +167,32 @@ static int from_server(struct drv *d, uint32_t s) {
   return rc;
 }
 
-/* What a finished item says of this worker's speed: compute per unit of
- * a whole task's cost hint, and the time items of its kind take. */
+/* What a finished item says of this worker's speed: its modelled time
+ * (the real time without a scenario) per unit of a whole task's cost
+ * hint, and the time items of its kind take. */
 static void observe(struct drv *d, const struct witem *it) {
-  double *k = &d->item_ns[it->kind];
-  *k = *k > 0 ? 0.8 * *k + 0.2 * (double)it->real_ns : (double)it->real_ns;
-  if (it->kind != WITEM_RUN || !(it->cost > 0) || !it->real_ns)
+  double *k = &d->item_ns[it->kind], t = (double)it->modelled_ns;
+  *k = *k > 0 ? 0.8 * *k + 0.2 * t : t;
+  if (it->kind != WITEM_RUN || !(it->cost > 0) || !it->modelled_ns)
     return;
-  double x = (double)it->real_ns / it->cost;
+  double x = t / it->cost;
   d->ns_per_cost = d->ns_per_cost > 0 ? 0.8 * d->ns_per_cost + 0.2 * x : x;
 }
 
-/* An item this short runs on the control thread when no compute thread is
- * busy: a hand-off to the pool and back costs two cross-CPU wake-ups
- * (~0.1 ms each here), more than the item; heartbeats cannot starve
- * behind it. Whole tasks are judged by their cost hint, block-wise items
- * (begin, blocks, end) by the time items of their kind took so far. Never
- * under a scenario (emulated compute sleeps). */
+/* Items this short run on the control thread while no compute thread is
+ * busy, up to this much (modelled) time per step: a hand-off to the pool
+ * and back costs two cross-CPU wake-ups (~0.1 ms each here), more than
+ * the item, and a block-wise task is three items or more. Heartbeats and
+ * the emulated link wait at most this long for the control thread. Whole
+ * tasks are judged by their cost hint, block-wise items (begin, blocks,
+ * end) by the time items of their kind took so far. */
 #define INLINE_MAX_NS 100000.0
 
-static bool run_here(const struct drv *d, const struct witem *it) {
-  if (d->manual || d->sc.name || pool_in_flight(d->pool) != 0) /* sc.name: a scenario file, not the default */
+static bool run_here(const struct drv *d, const struct witem *it, double spent_ns) {
+  if (d->manual || pool_in_flight(d->pool) != 0)
     return false;
   double est = it->kind == WITEM_RUN && d->ns_per_cost > 0 ? it->cost * d->ns_per_cost : d->item_ns[it->kind];
-  return est > 0 && est < INLINE_MAX_NS;
+  return est > 0 && spent_ns + est < INLINE_MAX_NS;
 }
 
 static int run_inline(struct drv *d, struct witem *it) {
@@ -206,11 +208,13 @@ static int dispatch(struct drv *d) {
   uint32_t room = d->manual ? UINT32_MAX : pool_threads(d->pool) + 1;
   struct witem it;
   int rc = 0;
+  double spent_ns = 0; /* inline, in this step */
   for (uint32_t here = 0; !rc && pool_in_flight(d->pool) < room && here < 16;) {
     if ((rc = worker_next_work(d->w, &it, &d->out)) != 0)
       break;
-    if (run_here(d, &it)) {
+    if (run_here(d, &it, spent_ns)) {
       rc = run_inline(d, &it);
+      spent_ns += (double)it.modelled_ns;
       here++;
     } else {
       rc = pool_submit(d->pool, &it);
