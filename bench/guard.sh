@@ -1,0 +1,318 @@
+#!/usr/bin/env bash
+# bench/guard.sh [--runs N] [--baseline FILE] [--update [--force]]
+#
+# The regression guard: under a minute, alone on the machine (it holds
+# /tmp/dsana-bench.lock for its whole run). Measures, on email-Eu-core
+# (../shared/data/graphs, converted once into the bench graph cache), 1 server:
+#  (a) rtt_us: the ZeroMQ REQ/REP round trip over ipc between two processes
+#      (bench/zmq_rtt.c, built as the `zmq_rtt` target; median of one 2000-trip
+#      run per round): the yardstick, reported but not compared;
+#  (b) fixed cost of an iteration: `dsana pagerank --mode dsana --workers W
+#      --threads 1 --servers 1 --tol 0 --max-iter 200`, W = 1 and 4, median over
+#      the rounds of the summary's median_iter_s, in ms and as a multiple of (a);
+#  (c) per iteration of the whole job at W=4 (GNU time on the launcher, which
+#      waits for every role): wake-ups (%w) and CPU ms (%U+%S), by difference of
+#      a 410- and a 10-iteration run, / 400, median over the rounds; plus the
+#      summary's wakeups_per_iter and cpu_ms_per_iter when the metrics have them;
+#  (d) scheduler messages per iteration at W=4: the summary's
+#      scheduler_messages_per_iter when present, else the median over the
+#      iteration lines' scheduler_messages (median over the rounds);
+#  (e) heterogeneous ratio: `--workers 4 --servers 2 --scenario
+#      bench/scenarios/heterogeneous-cloud.json --tol 0 --max-iter 60`, --mode
+#      bsp and dsana alternated, one pair per round: median dsana / median bsp.
+# Rounds: --runs N (default 3). Lower is better for every figure. Each compared
+# figure (every one but the absolute times and rtt_us) is checked against FILE
+# (default bench/guard-baseline.txt, lines `name value`): exit 1 naming every
+# figure more than 25 % above its baseline, else 0. A baseline figure that was
+# not measured is reported, not fatal. --update rewrites FILE with the figures
+# that got better (and new ones); --update --force with every figure just
+# measured (exit 0). Prints a table on stdout, progress on stderr; appends one
+# row per figure to bench/results/guard.csv. Environment: DSANA (binary, else
+# build-bench/dsana), ZMQ_RTT (a built zmq_rtt, else built next to DSANA's build
+# or in build-bench), BENCH_KEEP=1.
+set -euo pipefail
+
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+for a in "$@"; do
+  if [[ $a == -h || $a == --help ]]; then
+    usage
+    exit 0
+  fi
+done
+
+LOCK=/tmp/dsana-bench.lock
+if [[ -z ${DSANA_BENCH_LOCK_HELD:-} ]]; then
+  command -v flock >/dev/null || { echo "error: flock is missing (util-linux)" >&2; exit 1; }
+  if ! flock -n "$LOCK" true; then echo "# waiting for $LOCK (another benchmark is running)" >&2; fi
+  exec env DSANA_BENCH_LOCK_HELD=1 flock "$LOCK" bash "$0" "$@"
+fi
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+runs=3
+baseline=
+update=0
+force=0
+while [[ $# -gt 0 ]]; do
+  case $1 in
+  --runs)
+    [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "--runs needs a positive integer"
+    runs=$2
+    shift
+    ;;
+  --baseline)
+    [[ $# -ge 2 && -n $2 ]] || die "--baseline needs a file"
+    baseline=$2
+    shift
+    ;;
+  --update) update=1 ;;
+  --force) force=1 ;;
+  *) die "unknown argument $1 (see --help)" ;;
+  esac
+  shift
+done
+((force == 0 || update == 1)) || die "--force goes with --update"
+
+baseline=${baseline:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/guard-baseline.txt}
+if [[ ! -r $baseline ]] && ((!update)); then
+  die "no baseline $baseline (bench/guard.sh --update writes one)"
+fi
+t_start=$(date +%s.%N)
+bench_init
+CSV=$RESULTS/guard.csv
+TOLERANCE_PCT=25
+FIXED_ITERS=200
+SHORT_ITERS=10
+LONG_ITERS=410
+HET_ITERS=60
+HET_SCENARIO=$BENCH_DIR/scenarios/heterogeneous-cloud.json
+[[ -r $HET_SCENARIO ]] || die "$HET_SCENARIO is missing"
+
+# ---- zmq_rtt ---------------------------------------------------------------------
+# Built in the build directory of $DSANA when it is a CMake build of this tree,
+# else in build-bench (configured without tests when new).
+build_zmq_rtt() {
+  local dir cache home
+  dir=$(dirname "$DSANA")
+  cache=$dir/CMakeCache.txt
+  home=
+  [[ -r $cache ]] && home=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$cache")
+  if [[ -z $home || $(cd "$home" 2>/dev/null && pwd -P) != "$(cd "$REPO" && pwd -P)" ]]; then
+    dir=$REPO/build-bench
+  fi
+  need_cmd cmake cmake
+  if [[ ! -r $dir/CMakeCache.txt ]]; then
+    note "configuring $dir"
+    cmake -S "$REPO" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DDSANA_TESTS=OFF >/dev/null || die "cmake configure of $dir failed"
+  fi
+  if ! cmake --build "$dir" --target zmq_rtt >"$SCRATCH/zmq_rtt.build" 2>&1; then
+    # a build tree configured before the target existed: configure again (keeps its cache)
+    cmake -S "$REPO" -B "$dir" >/dev/null 2>&1 || die "cmake configure of $dir failed"
+    cmake --build "$dir" --target zmq_rtt >"$SCRATCH/zmq_rtt.build" 2>&1 ||
+      die "cannot build zmq_rtt (cmake --build $dir --target zmq_rtt): $(tail -n 5 "$SCRATCH/zmq_rtt.build")"
+  fi
+  ZMQ_RTT=$dir/zmq_rtt
+}
+if [[ -n ${ZMQ_RTT:-} ]]; then
+  [[ -x $ZMQ_RTT ]] || die "ZMQ_RTT=$ZMQ_RTT is not an executable"
+else
+  build_zmq_rtt
+fi
+[[ -x $ZMQ_RTT ]] || die "no zmq_rtt at $ZMQ_RTT"
+
+# ---- graph -----------------------------------------------------------------------
+src=$REPO/../shared/data/graphs/email-Eu-core.txt.gz
+graph=$GRAPHS/email-Eu-core.bin # the cache fixed_cost.sh uses
+if [[ ! -s $graph ]]; then
+  [[ -r $src ]] || die "$src is missing"
+  note "converting $src -> $graph"
+  "$DSANA" graph convert "$src" "$graph.tmp.$$" >/dev/null || { rm -f "$graph.tmp.$$"; die "cannot convert $src"; }
+  mv "$graph.tmp.$$" "$graph"
+fi
+
+# ---- runs ------------------------------------------------------------------------
+# job TAG ARGS...: `dsana pagerank GRAPH --quiet --metrics M ARGS` under GNU time;
+# sets JOB_M (metrics), JOB_W (voluntary context switches), JOB_CPU (user+sys s).
+job() {
+  local tag=$1
+  shift
+  JOB_M=$SCRATCH/$tag.jsonl
+  local tf=$SCRATCH/$tag.time
+  if ! /usr/bin/time -f '%w %U %S' -o "$tf" "$DSANA" pagerank "$graph" --quiet --metrics "$JOB_M" "$@" \
+    >"$SCRATCH/$tag.stdout" 2>"$SCRATCH/$tag.err"; then
+    echo "error: run '$tag' failed: $DSANA pagerank $graph --quiet --metrics $JOB_M $*" >&2
+    tail -n 20 "$SCRATCH/$tag.err" >&2
+    exit 1
+  fi
+  grep -q '"type":"summary"' "$JOB_M" || die "run '$tag': no summary line in $JOB_M"
+  read -r JOB_W u s < <(tail -n 1 "$tf")
+  [[ $JOB_W =~ ^[0-9]+$ && $u =~ ^[0-9.]+$ && $s =~ ^[0-9.]+$ ]] || die "run '$tag': cannot read GNU time's output ($(cat "$tf"))"
+  JOB_CPU=$(calc "$u + $s" %.2f)
+}
+# opt KEY: the summary's KEY when it is there (a number), else nothing
+opt() { jq -r "select(.type==\"summary\") | .$1 // empty | numbers" "$JOB_M" | tail -n 1; }
+
+fixed_args=(--mode dsana --threads 1 --servers 1 --tol 0)
+rtt=() fw1=() fw4=() wake=() cpu=() s_wake=() s_cpu=() s_msgs=() it_msgs=() het_bsp=() het_dsana=()
+for ((r = 1; r <= runs; r++)); do
+  out=$("$ZMQ_RTT" ipc 2>"$SCRATCH/zmq_rtt.err") || die "$ZMQ_RTT failed (exit status $?): $(head -c 300 "$SCRATCH/zmq_rtt.err")"
+  [[ $out =~ ^[0-9.]+$ ]] || die "zmq_rtt printed '$out', not a number"
+  rtt+=("$out")
+
+  job "w1-$r" --workers 1 "${fixed_args[@]}" --max-iter $FIXED_ITERS
+  fw1+=("$(summary_field "$JOB_M" median_iter_s)")
+  job "w4-$r" --workers 4 "${fixed_args[@]}" --max-iter $FIXED_ITERS
+  fw4+=("$(summary_field "$JOB_M" median_iter_s)")
+  v=$(opt wakeups_per_iter) && [[ -n $v ]] && s_wake+=("$v")
+  v=$(opt cpu_ms_per_iter) && [[ -n $v ]] && s_cpu+=("$v")
+  v=$(opt scheduler_messages_per_iter) && [[ -n $v ]] && s_msgs+=("$v")
+  v=$(jq -s '[.[] | select(.type == "iteration") | .scheduler_messages | numbers] | sort |
+    if length == 0 then empty elif length % 2 == 1 then .[length / 2 | floor]
+    else (.[length / 2 - 1] + .[length / 2]) / 2 end' "$JOB_M")
+  [[ -n $v ]] && it_msgs+=("$v")
+
+  job "short-$r" --workers 4 "${fixed_args[@]}" --max-iter $SHORT_ITERS
+  w0=$JOB_W c0=$JOB_CPU
+  job "long-$r" --workers 4 "${fixed_args[@]}" --max-iter $LONG_ITERS
+  n=$((LONG_ITERS - SHORT_ITERS))
+  wake+=("$(calc "($JOB_W - $w0) / $n" %.2f)")
+  cpu+=("$(calc "($JOB_CPU - $c0) * 1000 / $n" %.4f)")
+
+  for mode in bsp dsana; do
+    job "het-$mode-$r" --workers 4 --servers 2 --scenario "$HET_SCENARIO" --mode $mode --tol 0 --max-iter $HET_ITERS
+    v=$(summary_field "$JOB_M" median_iter_s)
+    if [[ $mode == bsp ]]; then het_bsp+=("$v"); else het_dsana+=("$v"); fi
+  done
+  note "round $r/$runs: rtt ${rtt[-1]} us, W=1 ${fw1[-1]} s, W=4 ${fw4[-1]} s/iteration, ${wake[-1]} wake-ups and ${cpu[-1]} CPU ms per iteration, het bsp ${het_bsp[-1]} dsana ${het_dsana[-1]} s/iteration"
+done
+
+med() { stats "$@" | awk '{print $1}'; }
+med4() { calc "$(med "$@")" %.4g; } # the median, 4 significant digits
+
+# ---- figures: NAME VALUE UNIT COMPARED(1/0) [NOTE] ------------------------------
+F_NAME=() F_VAL=() F_UNIT=() F_CMP=() F_NOTE=()
+fig() { F_NAME+=("$1") F_VAL+=("$2") F_UNIT+=("$3") F_CMP+=("$4") F_NOTE+=("${5:-}"); }
+rtt_us=$(med "${rtt[@]}")
+w1_ms=$(calc "$(med "${fw1[@]}") * 1000" %.4f)
+w4_ms=$(calc "$(med "${fw4[@]}") * 1000" %.4f)
+fig rtt_us "$rtt_us" us 0 "ZeroMQ ipc REQ/REP, 64 B (the yardstick)"
+fig fixed_w1_ms "$w1_ms" ms 0 "W=1, $FIXED_ITERS iterations"
+fig fixed_w1_x_rtt "$(calc "$w1_ms * 1000 / $rtt_us" %.4g)" "x rtt" 1 "fixed_w1_ms / rtt_us"
+fig fixed_w4_ms "$w4_ms" ms 0 "W=4, $FIXED_ITERS iterations"
+fig fixed_w4_x_rtt "$(calc "$w4_ms * 1000 / $rtt_us" %.4g)" "x rtt" 1 "fixed_w4_ms / rtt_us"
+fig wakeups_per_iter "$(med "${wake[@]}")" count 1 "W=4, GNU time %w, ($LONG_ITERS - $SHORT_ITERS iterations) / $n"
+fig cpu_ms_per_iter "$(med "${cpu[@]}")" ms 1 "W=4, GNU time %U+%S, same difference"
+((${#s_wake[@]})) && fig summary_wakeups_per_iter "$(med4 "${s_wake[@]}")" count 1 "W=4, metrics summary"
+((${#s_cpu[@]})) && fig summary_cpu_ms_per_iter "$(med4 "${s_cpu[@]}")" ms 1 "W=4, metrics summary"
+if ((${#s_msgs[@]})); then
+  fig sched_msgs_per_iter "$(med4 "${s_msgs[@]}")" count 1 "W=4, summary scheduler_messages_per_iter"
+  ((${#it_msgs[@]})) && fig sched_msgs_iter_median "$(med4 "${it_msgs[@]}")" count 0 "W=4, median of the iterations' scheduler_messages"
+elif ((${#it_msgs[@]})); then
+  fig sched_msgs_per_iter "$(med4 "${it_msgs[@]}")" count 1 "W=4, median of the iterations' scheduler_messages"
+else
+  note "warning: no scheduler_messages in the metrics: sched_msgs_per_iter not measured"
+fi
+hb=$(med "${het_bsp[@]}") hd=$(med "${het_dsana[@]}")
+fig het_bsp_ms "$(calc "$hb * 1000" %.4f)" ms 0 "heterogeneous-cloud, W=4 S=2, $HET_ITERS iterations"
+fig het_dsana_ms "$(calc "$hd * 1000" %.4f)" ms 0 "same, --mode dsana"
+fig het_dsana_bsp "$(calc "$hd / $hb" %.4g)" ratio 1 "median dsana / median bsp"
+
+# ---- comparison -----------------------------------------------------------------
+declare -A BASE BASE_LINE
+base_desc="none"
+if [[ -r $baseline ]]; then
+  while read -r name value rest; do
+    [[ -z $name || $name == \#* ]] && continue
+    [[ $value =~ ^-?[0-9]+([.][0-9]*)?([eE][-+]?[0-9]+)?$ ]] || die "$baseline: bad line '$name $value $rest'"
+    BASE[$name]=$value
+    BASE_LINE[$name]="$name $value${rest:+  $rest}"
+  done <"$baseline"
+  base_desc=$(sed -n 's/^# last update: //p' "$baseline" | tail -n 1)
+  base_desc=${base_desc%% (*}
+  base_desc=${base_desc:-$(basename "$baseline")}
+fi
+
+declare -a regressions=() verdicts=() changes=()
+declare -A MEASURED
+for ((i = 0; i < ${#F_NAME[@]}; i++)); do
+  name=${F_NAME[$i]} v=${F_VAL[$i]}
+  MEASURED[$name]=1
+  b=${BASE[$name]:-}
+  ch=- verdict=-
+  if ((F_CMP[i])); then
+    if [[ -z $b ]]; then
+      verdict=new
+    else
+      ch=$(awk -v v="$v" -v b="$b" 'BEGIN { if (b == 0) print (v == 0 ? "+0%" : "+inf%"); else printf "%+.1f%%", (v - b) / b * 100 }')
+      if awk -v v="$v" -v b="$b" -v t="$TOLERANCE_PCT" 'BEGIN { exit !(v > b * (1 + t / 100) || (b == 0 && v > 0)) }'; then
+        verdict=REGRESSION
+        regressions+=("$name $v vs $b ($ch)")
+      elif awk -v v="$v" -v b="$b" 'BEGIN { exit !(v < b) }'; then
+        verdict=better
+      else
+        verdict=ok
+      fi
+    fi
+  fi
+  verdicts+=("$verdict") changes+=("$ch")
+done
+unmeasured=()
+while read -r name; do
+  [[ -z $name || -n ${MEASURED[$name]:-} ]] || unmeasured+=("$name")
+done < <(printf '%s\n' "${!BASE[@]}" | sort)
+
+# ---- output ---------------------------------------------------------------------
+echo "# dsana guard: $BENCH_COMMIT, $BENCH_HOST, $BENCH_DATE; $(basename "$graph"), rounds: $runs; baseline: $base_desc"
+printf '%-25s %12s %-6s %12s %8s  %-10s %s\n' figure value unit baseline change verdict note
+for ((i = 0; i < ${#F_NAME[@]}; i++)); do
+  name=${F_NAME[$i]}
+  b=-
+  ((F_CMP[i])) && b=${BASE[$name]:--}
+  printf '%-25s %12s %-6s %12s %8s  %-10s %s\n' "$name" "${F_VAL[$i]}" "${F_UNIT[$i]}" "$b" "${changes[$i]}" "${verdicts[$i]}" "${F_NOTE[$i]}"
+  csv_row "$CSV" "date,commit,host,rounds,figure,value,unit,compared,baseline,change,verdict" \
+    "$BENCH_DATE,$BENCH_COMMIT,${BENCH_HOST//,/;},$runs,$name,${F_VAL[$i]},${F_UNIT[$i]},${F_CMP[$i]},$b,${changes[$i]},${verdicts[$i]}"
+done
+for name in "${unmeasured[@]}"; do
+  printf '%-25s %12s %-6s %12s %8s  %-10s %s\n' "$name" - - "${BASE[$name]}" - "not measured" "in the baseline, not in this run's metrics"
+  note "warning: $name is in $baseline but was not measured"
+done
+
+# ---- --update -------------------------------------------------------------------
+if ((update)); then
+  tmp=$baseline.tmp.$$
+  {
+    echo "# bench/guard-baseline.txt: the reference figures of bench/guard.sh, one \`name value\` a line."
+    echo "# Lower is better for every figure; the guard exits 1 when one is more than $TOLERANCE_PCT % above its value here."
+    echo "# Ratios and counts only (fixed cost as a multiple of the ZeroMQ round trip measured in the same run):"
+    echo "# absolute times move with the host's load. Each line's comment says when and at which commit it was measured."
+    echo "# Written by \`bench/guard.sh --update$( ((force)) && echo ' --force')\`, rounds: $runs."
+    echo "# last update: $BENCH_DATE, commit $BENCH_COMMIT (\`git rev-parse --short HEAD\`, +dirty: local changes)"
+    for ((i = 0; i < ${#F_NAME[@]}; i++)); do
+      ((F_CMP[i])) || continue
+      name=${F_NAME[$i]} b=${BASE[$name]:-}
+      if ((force)) || [[ -z $b ]] || awk -v v="${F_VAL[$i]}" -v b="$b" 'BEGIN { exit !(v < b) }'; then
+        echo "$name ${F_VAL[$i]}  # $BENCH_DATE $BENCH_COMMIT"
+      else
+        echo "${BASE_LINE[$name]}"
+      fi
+    done
+    if ((!force)); then
+      for name in "${unmeasured[@]}"; do echo "${BASE_LINE[$name]}"; done
+    fi
+  } >"$tmp" || die "cannot write $tmp"
+  mv "$tmp" "$baseline"
+  note "wrote $baseline"
+fi
+
+elapsed=$(calc "$(date +%s.%N) - $t_start" %.1f)
+if ((${#regressions[@]})); then
+  if ((force)); then
+    echo "# guard: accepted with --force (more than $TOLERANCE_PCT % worse): ${regressions[*]}; $elapsed s"
+    exit 0
+  fi
+  echo "# guard: REGRESSION (more than $TOLERANCE_PCT % worse than the baseline): $(printf '%s; ' "${regressions[@]}" | sed 's/; $//'); $elapsed s"
+  for x in "${regressions[@]}"; do echo "error: regression: $x" >&2; done
+  exit 1
+fi
+echo "# guard: OK (no figure more than $TOLERANCE_PCT % worse than the baseline); $elapsed s"
+exit 0
