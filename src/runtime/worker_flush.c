@@ -85,6 +85,8 @@ static int flush_pushes(struct worker *w, struct rt_outq *out) {
   return rc;
 }
 
+int wflush_pushes(struct worker *w, struct rt_outq *out) { return flush_pushes(w, out); }
+
 int wflush(struct worker *w, struct rt_outq *out) {
   int rc = flush_pushes(w, out);
   if (rc || !w->done_count)

@@ -72,12 +72,15 @@ int wtasks_next(struct worker *w, struct witem *it, struct rt_outq *out);
 int wtasks_done(struct worker *w, struct witem *it, struct rt_outq *out);
 
 /* worker_push.c: a finished instance's pushes, end markers and report:
- * sent at once, or kept with other tiny tasks' until wflush(). */
-int wpush_finished(struct worker *w, struct wtask *wt, struct rt_outq *out);
+ * sent at once, or kept with other tiny tasks' until wflush(); with
+ * more_ahead (the worker holds work beyond what runs now) the report waits. */
+int wpush_finished(struct worker *w, struct wtask *wt, bool more_ahead, struct rt_outq *out);
 
 /* worker_flush.c: send what waits: pushes (runs of adjacent ASSIGN ranges
  * to one server merged into one message) and one TASK_DONE report. */
 int wflush(struct worker *w, struct rt_outq *out);
+/* Only the pushes that wait (the report keeps waiting). */
+int wflush_pushes(struct worker *w, struct rt_outq *out);
 void wflush_fini(struct worker *w);
 
 #endif

@@ -4,7 +4,8 @@
  * an end marker on the last message to every server whose shard its write
  * ranges touch (an empty PUSH when it sent that server nothing), and its
  * record for the TASK_DONE report. Tiny tasks' messages wait in the
- * worker's pending queue and leave together (worker_flush.c).
+ * worker's pending queue and leave together (worker_flush.c); reports wait
+ * until the worker runs low on work.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -196,7 +197,7 @@ static int add_record(struct worker *w, struct wtask *wt) {
   return 0;
 }
 
-int wpush_finished(struct worker *w, struct wtask *wt, struct rt_outq *out) {
+int wpush_finished(struct worker *w, struct wtask *wt, bool more_ahead, struct rt_outq *out) {
   /* a run of tiny tasks waits and leaves together (one iteration at a time) */
   if (w->done_count && w->done_iter != wt->iter) {
     int rc = wflush(w, out);
@@ -211,5 +212,12 @@ int wpush_finished(struct worker *w, struct wtask *wt, struct rt_outq *out) {
     rc = own_payloads(q, first);
   if (!rc)
     rc = add_record(w, wt);
-  return rc || defer ? rc : wflush(w, out);
+  if (rc || defer)
+    return rc;
+  /* The scheduler needs reports to hand out more work, not to count each
+   * task: a longer task's pushes leave at once, its report waits with the
+   * others until the worker runs its last held task (the scheduler then
+   * hands out more while that one runs) or idles (wtasks_next). */
+  bool report = !more_ahead || w->done_count >= WPUSH_BATCH_TASKS;
+  return report ? wflush(w, out) : wflush_pushes(w, out);
 }

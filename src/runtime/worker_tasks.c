@@ -311,11 +311,24 @@ int wtasks_next(struct worker *w, struct witem *it, struct rt_outq *out) {
   return rc ? rc : w->done_count && (rc = wflush(w, out)) != 0 ? rc : DSANA_EAGAIN;
 }
 
+/* Work is held beyond what runs now: tasks queued, or instances other than
+ * `finished` that are not running. */
+static bool more_ahead(const struct worker *w, const struct wtask *finished) {
+  if (w->q_len > 0)
+    return true;
+  for (uint32_t i = 0; i < w->n_held; i++) {
+    const struct wtask *wt = &w->slots[w->order[i]];
+    if (wt != finished && !wt->running && !wt->provisional && wt->iter == w->iter)
+      return true;
+  }
+  return false;
+}
+
 /* A finished instance: push, report, and (running ahead) start it again. */
 static int instance_finish(struct worker *w, uint32_t pos, struct rt_outq *out) {
   struct wtask *wt = &w->slots[w->order[pos]];
   uint32_t task = wt->task;
-  int rc = wpush_finished(w, wt, out);
+  int rc = wpush_finished(w, wt, more_ahead(w, wt), out);
   if (rc)
     return rc;
   if (w->n_ran < w->job.n_tasks)

@@ -6,7 +6,8 @@
  * computed for less than WPUSH_BATCH_S waits with the next ones (up to
  * WPUSH_BATCH_TASKS): their pushes to one server leave as one message per
  * run of adjacent ranges, their records as one TASK_DONE, when the worker
- * has nothing to run.
+ * has nothing to run. A longer task's pushes leave at once; its record
+ * waits until the worker runs its last queued task.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +99,8 @@ static void add_record(struct sim *sim, uint32_t i, uint32_t task, double comput
   w->out_mark = w->bytes_out;
 }
 
-double simwpush_flush(struct sim *sim, uint32_t i, double t) {
+/* The pushes that wait. */
+static double flush_pushes(struct sim *sim, uint32_t i, double t) {
   struct sim_worker *w = &sim->w[i];
   for (uint32_t s = 0; s < sim->n_servers; s++) {
     struct sim_pend *p = &w->pend[s];
@@ -108,6 +110,12 @@ double simwpush_flush(struct sim *sim, uint32_t i, double t) {
     }
     *p = (struct sim_pend){0};
   }
+  return t;
+}
+
+double simwpush_flush(struct sim *sim, uint32_t i, double t) {
+  struct sim_worker *w = &sim->w[i];
+  t = flush_pushes(sim, i, t);
   if (!w->n_recs)
     return t;
   t = simnet_cpu(sim, &w->cpu, t, sim->c->worker_msg_s);
@@ -148,5 +156,10 @@ double simwpush_finished(struct sim *sim, uint32_t i, uint32_t task, uint32_t it
     }
   }
   add_record(sim, i, task, compute_s);
-  return defer ? t : simwpush_flush(sim, i, t);
+  if (defer)
+    return t;
+  /* the report waits until the worker runs its last task (the runtime's
+   * compute pool already holds the next one when this one ends) */
+  bool report = w->q_len <= 1 || w->n_recs >= WPUSH_BATCH_TASKS;
+  return report ? simwpush_flush(sim, i, t) : flush_pushes(sim, i, t);
 }
