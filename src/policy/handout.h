@@ -19,23 +19,25 @@
 #define HANDOUT_HOLD_S 1e-3
 /* ... but never more than this many. */
 #define HANDOUT_DEPTH_MAX 64
-/* With chunked transfers and block-wise tasks a worker overlaps all the
- * tasks it holds with the transfer, so it gets this share of its assigned
- * work at once; the rest stays with the policy for balancing and stealing. */
-#define HANDOUT_BLOCKS_SHARE_AT_ONCE 0.75
-/* A worker under this fraction of the fastest one's speed gets no
- * prefetched task: a task it holds cannot be stolen, and its tasks take
- * long enough that a round trip for the next one costs nothing. */
-#define HANDOUT_SLOW_FRACTION 0.5
+/* Under dynamic scheduling a worker gets this share of its planned work
+ * (the policy's speed-proportional assignment) at the start of an
+ * iteration: no round trip to the scheduler starts its work, block-wise
+ * tasks overlap the transfer, and it reports back only when it runs low
+ * (worker_push.c). The rest stays with the policy for refills and stealing. */
+#define HANDOUT_SHARE_AT_ONCE 0.75
 
 /* Tasks worker w should hold at a time: all (UINT32_MAX) under static
  * scheduling; else by its estimated speed (cost units per second over all
- * its threads, 0 = unknown), the fastest worker's, the mean task cost and
- * its compute threads (each runs a task; the prefetched ones come on top). */
-uint32_t handout_depth(enum sched_kind kind, double speed, double fastest, double mean_cost, uint32_t threads);
+ * its threads, 0 = unknown), the mean task cost and its compute threads
+ * (each runs a task; the prefetched ones come on top). A slow worker gets
+ * a prefetched task too: without one it idles for a round trip to the
+ * scheduler after every task while the others steal its queue. */
+uint32_t handout_depth(enum sched_kind kind, double speed, double mean_cost, uint32_t threads);
 /* Cost to hand a worker at the start of an iteration beyond its depth:
- * its queued cost share under dynamic scheduling with block-wise tasks,
+ * HANDOUT_SHARE_AT_ONCE of its queued (planned) cost under dynamic
+ * scheduling once its speed has been measured (speed > 0; an unmeasured
+ * worker's plan is a guess, and a slow one would hold the work it got),
  * else 0. */
-double handout_first_budget(enum sched_kind kind, bool blocks, double queued_cost);
+double handout_first_budget(enum sched_kind kind, double speed, double queued_cost);
 
 #endif

@@ -112,24 +112,15 @@ int sch_hand_out_all(struct scheduler *s, struct rt_outq *out) {
   return rc;
 }
 
-static double fastest_speed(const struct scheduler *s) {
-  double fastest = 0;
-  for (uint32_t i = 0; i < s->cfg.n_workers; i++)
-    if (sched_speed_est(s->policy, i) > fastest)
-      fastest = sched_speed_est(s->policy, i);
-  return fastest;
-}
-
 /* The first tasks of an iteration for every worker: one to each in turn
- * (with tiny tasks the first workers must not take everything), then
- * block-wise workers their budget. */
+ * (with tiny tasks the first workers must not take everything), then,
+ * under dynamic scheduling, most of its planned share (handout.h). */
 static int hand_out_first(struct scheduler *s, struct rt_outq *out) {
-  double mean_cost = 0, fastest = fastest_speed(s);
+  double mean_cost = 0;
   for (uint32_t t = 0; t < s->job.n_tasks; t++)
     mean_cost += s->job.tasks[t].cost / s->job.n_tasks;
   for (uint32_t w = 0; w < s->cfg.n_workers; w++)
-    s->workers[w].depth =
-        handout_depth(s->cfg.sched, sched_speed_est(s->policy, w), fastest, mean_cost, s->workers[w].threads);
+    s->workers[w].depth = handout_depth(s->cfg.sched, sched_speed_est(s->policy, w), mean_cost, s->workers[w].threads);
   int rc = 0;
   for (bool more = true; !rc && more;) {
     more = false;
@@ -140,7 +131,7 @@ static int hand_out_first(struct scheduler *s, struct rt_outq *out) {
         rc = 0;
   }
   for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++) {
-    double budget = handout_first_budget(s->cfg.sched, s->blocks && s->fetch_ahead, sched_queued_cost(s->policy, w));
+    double budget = handout_first_budget(s->cfg.sched, sched_speed_est(s->policy, w), sched_queued_cost(s->policy, w));
     double handed = 0;
     while (!rc && handed < budget - 1e-9 * budget && s->workers[w].registered && !s->workers[w].lost &&
            !s->workers[w].joining)

@@ -114,30 +114,21 @@ static double fetch_ahead(struct sim *sim, uint32_t w, bool starting, double t) 
   return send(sim, simnet_msg(sim, SM_FETCH_AHEAD, SIM_SCHED, 0, SIM_WORKER, w, s->iter + 1, 0), t);
 }
 
-static double fastest_speed(const struct sim *sim) {
-  double f = 0;
-  for (uint32_t w = 0; w < sim->n_workers; w++)
-    if (sched_speed_est(sim->s.policy, w) > f)
-      f = sched_speed_est(sim->s.policy, w);
-  return f;
-}
-
 /* hand_out_first() of scheduler_iter.c. */
 static double hand_out_first(struct sim *sim, double t) {
   struct sim_sched *s = &sim->s;
-  double mean = 0, fastest = fastest_speed(sim);
+  double mean = 0;
   for (uint32_t k = 0; k < sim->wk.n_tasks; k++)
     mean += sim->wk.cost[k] / sim->wk.n_tasks;
   for (uint32_t w = 0; w < sim->n_workers; w++)
-    s->w[w].depth = handout_depth(sim->cfg->sched, sched_speed_est(s->policy, w), fastest, mean, 1); /* one compute thread per simulated worker */
+    s->w[w].depth = handout_depth(sim->cfg->sched, sched_speed_est(s->policy, w), mean, 1); /* one compute thread per simulated worker */
   for (bool more = true; more && !sim->failed;) {
     more = false;
     for (uint32_t w = 0; w < sim->n_workers; w++)
       more |= has_room(&s->w[w]) && hand_out_one(sim, w, NULL, &t) == 0;
   }
   for (uint32_t w = 0; w < sim->n_workers; w++) {
-    double budget = handout_first_budget(sim->cfg->sched, sim->wk.blocks && sim->wk.fetch_ahead,
-                                         sched_queued_cost(s->policy, w));
+    double budget = handout_first_budget(sim->cfg->sched, sched_speed_est(s->policy, w), sched_queued_cost(s->policy, w));
     double handed = 0;
     while (handed < budget - 1e-9 * budget && hand_out_one(sim, w, &handed, &t) == 0) {
     }

@@ -1,0 +1,66 @@
+/*
+ * test_policy_handout.c - how many tasks a worker holds and how much of its
+ * share it gets at the start of an iteration (src/policy/handout.c): pure
+ * functions of speeds and costs.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "policy/handout.h"
+
+/* Static scheduling hands everything at once; dynamic holds a bounded number. */
+static void test_depth_static_is_everything(void **unused) {
+  (void)unused;
+  assert_int_equal(handout_depth(SCHED_STATIC, 1e9, 1.0, 4), UINT32_MAX);
+  uint32_t d = handout_depth(SCHED_DYNAMIC, 1e9, 1.0, 4);
+  assert_true(d < UINT32_MAX);
+  assert_true(d <= HANDOUT_DEPTH_MAX + 4 - 1);
+}
+
+/* Every worker holds its running tasks and at least one more, however slow
+ * it is: a slow worker without a prefetched task idles for a round trip to
+ * the scheduler after each task while the others steal its queue. */
+static void test_depth_prefetches_for_slow_workers(void **unused) {
+  (void)unused;
+  for (uint32_t threads = 1; threads <= 4; threads++) {
+    assert_true(handout_depth(SCHED_DYNAMIC, 1.0, 1e12, threads) >= threads + HANDOUT_TASKS_IN_FLIGHT - 1);
+    assert_true(handout_depth(SCHED_DYNAMIC, 0.0, 1e6, threads) >= threads + 1); /* speed unknown */
+  }
+}
+
+/* A fast worker holds about HANDOUT_HOLD_S of work: more tasks for a faster
+ * worker or cheaper tasks, capped. */
+static void test_depth_grows_with_speed(void **unused) {
+  (void)unused;
+  uint32_t slow = handout_depth(SCHED_DYNAMIC, 1e6, 100.0, 1);  /* 10 tasks per ms */
+  uint32_t fast = handout_depth(SCHED_DYNAMIC, 4e6, 100.0, 1);  /* 40 tasks per ms */
+  assert_true(fast > slow);
+  assert_int_equal(slow, (uint32_t)(HANDOUT_HOLD_S * 1e6 / 100.0) + 1);
+  assert_int_equal(handout_depth(SCHED_DYNAMIC, 1e12, 1.0, 2), HANDOUT_DEPTH_MAX + 1);
+}
+
+/* Dynamic scheduling hands out a fixed share of a worker's planned work at
+ * the start of an iteration once its speed is known; static hands all of
+ * it by depth. */
+static void test_first_budget(void **unused) {
+  (void)unused;
+  assert_true(handout_first_budget(SCHED_STATIC, 1e6, 100.0) == 0);
+  assert_true(handout_first_budget(SCHED_DYNAMIC, 1e6, 100.0) == HANDOUT_SHARE_AT_ONCE * 100.0);
+  assert_true(handout_first_budget(SCHED_DYNAMIC, 1e6, 0.0) == 0);
+  /* before its speed is measured the plan is a guess: depth only */
+  assert_true(handout_first_budget(SCHED_DYNAMIC, 0.0, 100.0) == 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_depth_static_is_everything),
+      cmocka_unit_test(test_depth_prefetches_for_slow_workers),
+      cmocka_unit_test(test_depth_grows_with_speed),
+      cmocka_unit_test(test_first_budget),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
