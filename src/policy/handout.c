@@ -10,6 +10,6 @@ uint32_t handout_depth(enum sched_kind kind, double speed, double mean_cost, uin
   return tasks < least ? least : tasks > most ? most : (uint32_t)tasks;
 }
 
-double handout_first_budget(enum sched_kind kind, double speed, double queued_cost) {
-  return kind == SCHED_DYNAMIC && speed > 0 ? HANDOUT_SHARE_AT_ONCE * queued_cost : 0;
+double handout_first_budget(enum sched_kind kind, bool blocks, double queued_cost) {
+  return blocks && kind == SCHED_DYNAMIC ? HANDOUT_BLOCKS_SHARE_AT_ONCE * queued_cost : 0;
 }

@@ -19,12 +19,15 @@
 #define HANDOUT_HOLD_S 1e-3
 /* ... but never more than this many. */
 #define HANDOUT_DEPTH_MAX 64
-/* Under dynamic scheduling a worker gets this share of its planned work
- * (the policy's speed-proportional assignment) at the start of an
- * iteration: no round trip to the scheduler starts its work, block-wise
- * tasks overlap the transfer, and it reports back only when it runs low
- * (worker_push.c). The rest stays with the policy for refills and stealing. */
-#define HANDOUT_SHARE_AT_ONCE 0.75
+/* With chunked transfers and block-wise tasks a worker overlaps all the
+ * tasks it holds with the transfer, so it gets this share of its assigned
+ * work at once; the rest stays with the policy for balancing and stealing.
+ * Without blocks a worker holds only its depth: a share handed at once
+ * cannot move when the worker turns out slow in this iteration (a
+ * transient straggler), which costs more than the round trips it saves
+ * (bench/stragglers.sh, homogeneous cloud: 1.43x -> 1.10x on the mean
+ * iteration with 0.75 of the share at once). */
+#define HANDOUT_BLOCKS_SHARE_AT_ONCE 0.75
 
 /* Tasks worker w should hold at a time: all (UINT32_MAX) under static
  * scheduling; else by its estimated speed (cost units per second over all
@@ -34,10 +37,8 @@
  * scheduler after every task while the others steal its queue. */
 uint32_t handout_depth(enum sched_kind kind, double speed, double mean_cost, uint32_t threads);
 /* Cost to hand a worker at the start of an iteration beyond its depth:
- * HANDOUT_SHARE_AT_ONCE of its queued (planned) cost under dynamic
- * scheduling once its speed has been measured (speed > 0; an unmeasured
- * worker's plan is a guess, and a slow one would hold the work it got),
+ * its queued cost share under dynamic scheduling with block-wise tasks,
  * else 0. */
-double handout_first_budget(enum sched_kind kind, double speed, double queued_cost);
+double handout_first_budget(enum sched_kind kind, bool blocks, double queued_cost);
 
 #endif

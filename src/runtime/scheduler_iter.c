@@ -113,8 +113,8 @@ int sch_hand_out_all(struct scheduler *s, struct rt_outq *out) {
 }
 
 /* The first tasks of an iteration for every worker: one to each in turn
- * (with tiny tasks the first workers must not take everything), then,
- * under dynamic scheduling, most of its planned share (handout.h). */
+ * (with tiny tasks the first workers must not take everything), then
+ * block-wise workers their budget. */
 static int hand_out_first(struct scheduler *s, struct rt_outq *out) {
   double mean_cost = 0;
   for (uint32_t t = 0; t < s->job.n_tasks; t++)
@@ -131,7 +131,7 @@ static int hand_out_first(struct scheduler *s, struct rt_outq *out) {
         rc = 0;
   }
   for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++) {
-    double budget = handout_first_budget(s->cfg.sched, sched_speed_est(s->policy, w), sched_queued_cost(s->policy, w));
+    double budget = handout_first_budget(s->cfg.sched, s->blocks && s->fetch_ahead, sched_queued_cost(s->policy, w));
     double handed = 0;
     while (!rc && handed < budget - 1e-9 * budget && s->workers[w].registered && !s->workers[w].lost &&
            !s->workers[w].joining)

@@ -43,16 +43,16 @@ static void test_depth_grows_with_speed(void **unused) {
   assert_int_equal(handout_depth(SCHED_DYNAMIC, 1e12, 1.0, 2), HANDOUT_DEPTH_MAX + 1);
 }
 
-/* Dynamic scheduling hands out a fixed share of a worker's planned work at
- * the start of an iteration once its speed is known; static hands all of
- * it by depth. */
+/* Dynamic scheduling with block-wise tasks hands out a fixed share of a
+ * worker's planned work at the start of an iteration; without blocks (a
+ * share given at once cannot move off a transient straggler) and under
+ * static scheduling (everything by depth) nothing beyond the depth. */
 static void test_first_budget(void **unused) {
   (void)unused;
-  assert_true(handout_first_budget(SCHED_STATIC, 1e6, 100.0) == 0);
-  assert_true(handout_first_budget(SCHED_DYNAMIC, 1e6, 100.0) == HANDOUT_SHARE_AT_ONCE * 100.0);
-  assert_true(handout_first_budget(SCHED_DYNAMIC, 1e6, 0.0) == 0);
-  /* before its speed is measured the plan is a guess: depth only */
-  assert_true(handout_first_budget(SCHED_DYNAMIC, 0.0, 100.0) == 0);
+  assert_true(handout_first_budget(SCHED_DYNAMIC, true, 100.0) == HANDOUT_BLOCKS_SHARE_AT_ONCE * 100.0);
+  assert_true(handout_first_budget(SCHED_DYNAMIC, false, 100.0) == 0);
+  assert_true(handout_first_budget(SCHED_STATIC, true, 100.0) == 0);
+  assert_true(handout_first_budget(SCHED_DYNAMIC, true, 0.0) == 0);
 }
 
 int main(void) {
