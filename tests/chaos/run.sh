@@ -72,6 +72,14 @@ alone_trial() { # VICTIM AT
     pids+=($!)
   done
   for p in 0 1 2; do "$DSANA" worker --scheduler "$addr" --token-file job.token 2>>roles.err & done
+  # the fault is a server lost from a running job: wait (2 s at most) until
+  # the victim has its cluster map (its title names its index). One killed
+  # before it registered was never part of the job: the scheduler then
+  # times out on the registration and names the missing server, by design.
+  for _ in $(seq 1 100); do
+    tr '\0' ' ' <"/proc/${pids[$1]}/cmdline" 2>/dev/null | grep -q "^dsana: server [0-9]" && break
+    sleep 0.02
+  done
   sleep "$2"
   kill -KILL "${pids[$1]}" 2>/dev/null
   for _ in $(seq 1 200); do
