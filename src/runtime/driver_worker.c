@@ -173,8 +173,7 @@ static int from_server(struct drv *d, uint32_t s) {
 static void observe(struct drv *d, const struct witem *it) {
   double *k = &d->item_ns[it->kind], t = (double)it->modelled_ns;
   *k = *k > 0 ? 0.8 * *k + 0.2 * t : t;
-  /* a whole task, or a block whose hook said its cost */
-  if ((it->kind != WITEM_RUN && it->kind != WITEM_BLOCK) || !(it->cost > 0) || !it->modelled_ns)
+  if (it->kind != WITEM_RUN || !(it->cost > 0) || !it->modelled_ns)
     return;
   double x = t / it->cost;
   d->ns_per_cost = d->ns_per_cost > 0 ? 0.8 * d->ns_per_cost + 0.2 * x : x;
@@ -188,18 +187,11 @@ static void observe(struct drv *d, const struct witem *it) {
  * tasks are judged by their cost hint, block-wise items (begin, blocks,
  * end) by the time items of their kind took so far. */
 #define INLINE_MAX_NS 100000.0
-#define INLINE_TASK_MAX_NS 20e6
 
 static bool run_here(const struct drv *d, const struct witem *it, double spent_ns) {
   if (d->manual || pool_in_flight(d->pool) != 0)
     return false;
-  double task_ns = worker_task_cost(d->w, it->wt->task) * d->ns_per_cost;
-  /* a block-wise item is judged by its kind's recent time, but never when
-   * its whole task may be long (one block of a hub can be most of it): a
-   * long item on this thread would hold up the heartbeats */
-  if (it->kind != WITEM_RUN && task_ns > INLINE_TASK_MAX_NS)
-    return false;
-  double est = it->kind == WITEM_RUN && d->ns_per_cost > 0 ? task_ns : d->item_ns[it->kind];
+  double est = it->kind == WITEM_RUN && d->ns_per_cost > 0 ? it->cost * d->ns_per_cost : d->item_ns[it->kind];
   return est > 0 && spent_ns + est < INLINE_MAX_NS;
 }
 

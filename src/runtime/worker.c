@@ -295,10 +295,6 @@ uint64_t worker_slots(const struct worker *w) {
   return (uint64_t)w->job.n_tasks * (nc + 2);
 }
 
-double worker_task_cost(const struct worker *w, uint32_t task) {
-  return task < w->job.n_tasks ? w->job.tasks[task].cost : 0;
-}
-
 uint32_t worker_threads(const struct worker *w) {
   uint32_t n = w->cfg.threads ? w->cfg.threads : config_auto_threads(1);
   return n > MSG_MAX_THREADS ? MSG_MAX_THREADS : n;

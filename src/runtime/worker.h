@@ -106,8 +106,6 @@ uint32_t worker_index(const struct worker *w);
 bool worker_busy(const struct worker *w);        /* holds tasks */
 /* The slowdown-model slot count (emulation) and a scenario iteration. */
 uint64_t worker_slots(const struct worker *w);
-/* A task's cost hint (0 for an unknown task). */
-double worker_task_cost(const struct worker *w, uint32_t task);
 /* Its compute threads: --threads, or every core of this machine. */
 uint32_t worker_threads(const struct worker *w);
 /* Offer one block per item (emulation without a cost model times each
