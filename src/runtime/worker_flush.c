@@ -56,7 +56,7 @@ static int move_one(struct rt_out *o, struct rt_outq *out) {
 }
 
 /* The pending pushes, server by server, runs merged. */
-static int flush_pushes(struct worker *w, struct rt_outq *out) {
+int wflush_pushes(struct worker *w, struct rt_outq *out) {
   struct rt_outq *p = &w->pend;
   struct rt_out **run = malloc(sizeof *run * (p->n ? p->n : 1));
   bool *done = calloc(p->n ? p->n : 1, sizeof *done);
@@ -85,10 +85,8 @@ static int flush_pushes(struct worker *w, struct rt_outq *out) {
   return rc;
 }
 
-int wflush_pushes(struct worker *w, struct rt_outq *out) { return flush_pushes(w, out); }
-
 int wflush(struct worker *w, struct rt_outq *out) {
-  int rc = flush_pushes(w, out);
+  int rc = wflush_pushes(w, out);
   if (rc || !w->done_count)
     return rc;
   uint8_t *buf = malloc(w->done_len);

@@ -128,7 +128,8 @@ static double hand_out_first(struct sim *sim, double t) {
       more |= has_room(&s->w[w]) && hand_out_one(sim, w, NULL, &t) == 0;
   }
   for (uint32_t w = 0; w < sim->n_workers; w++) {
-    double budget = handout_first_budget(sim->cfg->sched, sim->wk.blocks && sim->wk.fetch_ahead, sched_queued_cost(s->policy, w));
+    double budget = handout_first_budget(sim->cfg->sched, sim->wk.blocks && sim->wk.fetch_ahead,
+                                         sched_queued_cost(s->policy, w));
     double handed = 0;
     while (handed < budget - 1e-9 * budget && hand_out_one(sim, w, &handed, &t) == 0) {
     }
