@@ -69,6 +69,8 @@ record() {
   read -r errors def ind procs <<<"$t"
   if [ "$errors" -gt 0 ] || [ "$def" -gt 0 ] || [ "$ind" -gt 0 ]; then
     verdict=FAIL
+  elif [ "$rc" -eq 124 ]; then
+    verdict="FAIL (timed out under valgrind)"
   elif [ "$rc" -ne 0 ]; then
     verdict="FAIL (exit $rc, no valgrind error: the run itself failed)"
   fi
@@ -84,7 +86,9 @@ run_unit_tests() {
     echo "== valgrind $name"
     rm -f "$LOGS/$name".*.log
     # As CTest runs them: from the build's tests/ folder, test data in env.
-    (cd "$BUILD/tests" && DSANA_TEST_DATA="$SRC/tests/data" valgrind "${VG_COMMON[@]}" --error-exitcode=1 \
+    # A bound per binary (each takes under 2 min here): a hang fails this
+    # check with its name instead of running CI out of time.
+    (cd "$BUILD/tests" && DSANA_TEST_DATA="$SRC/tests/data" timeout 1200 valgrind "${VG_COMMON[@]}" --error-exitcode=1 \
       --trace-children=yes \
       --log-file="$LOGS/$name.%p.log" "$t" >"$LOGS/$name.out" 2>&1)
     rc=$?

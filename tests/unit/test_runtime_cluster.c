@@ -337,9 +337,13 @@ static int run_cluster(const struct dsana_app *app, void *app_state, const struc
   cfg.chunk_bytes = sh->chunk_bytes;
   cfg.compress = sh->compress ? COMPRESS_ON : COMPRESS_OFF;
   cfg.quiet = true;
-  /* real clocks, but no timeouts under test: a slow host must not lose peers */
+  /* Real clocks, but no timeouts and no heartbeats under test: a slow host
+   * (valgrind) must not lose peers, and heartbeats sent every 0.5 s of a
+   * slow host's time would pile up undelivered faster than the random
+   * steps below deliver them, slowing every step further. */
   cfg.peer_timeout_s = 3600;
   cfg.register_timeout_s = 3600;
+  cfg.heartbeat_s = 1800;
   snprintf(cfg.scheduler_addr, sizeof cfg.scheduler_addr, "inproc://sched-%llu", (unsigned long long)seed);
   uint32_t n = 1 + sh->servers + sh->workers;
   struct drv **d = calloc(n, sizeof *d);
