@@ -14,6 +14,7 @@
 
 #include "cmd_data.h"
 #include "opts.h"
+#include "paths.h"
 #include "dsana/dataset.h"
 #include "dsana/dsana.h"
 
@@ -163,6 +164,8 @@ static int cmd_convert(int argc, char **argv) {
     fprintf(stderr, "dsana data convert: want %s (see --help)\n", c.idx ? "IMAGES LABELS OUT" : "IN and OUT");
     return EXIT_USAGE;
   }
+  if (cli_check_tool_output("data convert", c.pos[c.npos - 1], (const char *const *)c.pos, c.npos - 1) != 0)
+    return EXIT_USAGE;
   char err[512];
   struct dsana_dataset ds;
   rc = c.idx ? dsana_dataset_from_idx(c.pos[0], c.pos[1], &ds, err, sizeof err)
@@ -259,7 +262,7 @@ static int check_gen(const struct data_cli *c) {
     fprintf(stderr, "dsana data gen logreg: --nnz-per-row and --classes must be below 2^32\n");
     return EXIT_USAGE;
   }
-  return -1;
+  return cli_check_tool_output("data gen logreg", c->out, NULL, 0) != 0 ? EXIT_USAGE : -1;
 }
 
 static int cmd_gen(int argc, char **argv) {

@@ -15,6 +15,7 @@
 #include "dsana/dsana.h"
 #include "dsana/graph.h"
 #include "graph_cli.h"
+#include "paths.h"
 
 static const char GRAPH_USAGE[] =
     "usage: dsana graph convert IN OUT [--weighted] [--undirected] [--dedup] [--reorder none|degree]\n"
@@ -60,6 +61,8 @@ static int cmd_convert(int argc, char **argv) {
     fprintf(stderr, "dsana graph convert: want IN and OUT (see --help)\n");
     return GRAPH_EXIT_USAGE;
   }
+  if (cli_check_tool_output("graph convert", c.pos[1], (const char *const *)c.pos, 1) != 0)
+    return GRAPH_EXIT_USAGE;
   char err[512];
   struct dsana_graph g, r;
   struct dsana_graph_opts opts = graph_cli_opts(&c);

@@ -14,6 +14,7 @@
 #include "dsana/dsana.h"
 #include "dsana/graph.h"
 #include "graph_cli.h"
+#include "paths.h"
 
 static const char GEN_HELP[] =
     "usage: dsana graph gen kron --scale S [--edge-factor E] [--seed X] --out FILE [GEN OPTIONS]\n"
@@ -56,7 +57,8 @@ static int check_gen(const struct graph_cli *c, const char *kind, bool kron, boo
                     "order); want --reorder none with %s\n", c->out);
     return GRAPH_EXIT_USAGE;
   }
-  return -1;
+  return cli_check_tool_output(kron ? "graph gen kron" : "graph gen uniform", c->out, NULL, 0) != 0 ? GRAPH_EXIT_USAGE
+                                                                                                   : -1;
 }
 
 /* The generator's command line, as the edge list's second comment line. */

@@ -73,6 +73,19 @@ static int check_clashes(const char *who, const struct run_paths *p) {
   return 0;
 }
 
+/* An output named "-": stdout carries data, the reports go to stderr. */
+static int claim_stdout(const char *who, const struct run_paths *p) {
+  for (int i = 0; i < p->n_out; i++)
+    if (strcmp(p->out[i].path, "-") == 0) {
+      int e = dsana_outfile_stdout_for_data();
+      if (e)
+        fprintf(stderr, "dsana %s: %s -: cannot keep standard output for the data: %s\n", who, p->out[i].label,
+                strerror(e));
+      return e ? DSANA_EIO : 0;
+    }
+  return 0;
+}
+
 int cli_check_paths(const struct cli_run *r) {
   struct run_paths p;
   char err[1200];
@@ -87,7 +100,8 @@ int cli_check_paths(const struct cli_run *r) {
     fprintf(stderr, "dsana %s: --checkpoint %s\n", who, err);
     return DSANA_EUSAGE;
   }
-  return check_clashes(who, &p);
+  int rc = check_clashes(who, &p);
+  return rc ? rc : claim_stdout(who, &p);
 }
 
 int cli_check_predict_paths(const char *model, const char *data, const char *out) {
@@ -100,5 +114,19 @@ int cli_check_predict_paths(const char *model, const char *data, const char *out
     fprintf(stderr, "dsana logreg predict: --out %s\n", err);
     return DSANA_EUSAGE;
   }
-  return check_clashes("logreg predict", &p);
+  int rc = check_clashes("logreg predict", &p);
+  return rc ? rc : claim_stdout("logreg predict", &p);
+}
+
+int cli_check_tool_output(const char *who, const char *out, const char *const *ins, int n_ins) {
+  struct run_paths p = {0};
+  char err[1200];
+  for (int i = 0; i < n_ins; i++)
+    add(p.in, &p.n_in, "IN", ins[i]);
+  add(p.out, &p.n_out, "OUT", out);
+  if (dsana_outfile_check(out, err, sizeof err) != 0) {
+    fprintf(stderr, "dsana %s: %s\n", who, err);
+    return DSANA_EUSAGE;
+  }
+  return check_clashes(who, &p);
 }

@@ -55,6 +55,13 @@ bool dsana_outfile_replaces(const char *path);
  * folder. "-" is the same as "-" only. */
 bool dsana_outfile_same(const char *a, const char *b);
 
+/* Standard output carries data from now on (an output named "-"): "-"
+ * is written to the standard output the process started with, and what
+ * is printed on stdout afterwards (iteration tables, summaries, top-K
+ * lists) goes to standard error, so a pipe receives the data alone.
+ * Call it once, before any role is started; 0 or an errno value. */
+int dsana_outfile_stdout_for_data(void);
+
 /* Start writing path (see the top). *out is NULL on failure. */
 int dsana_outfile_open(const char *path, unsigned flags, struct dsana_outfile **out, char *err, size_t errlen);
 /* Buffered writes (the first allocates the 1 MiB buffer). After the first

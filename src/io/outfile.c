@@ -78,10 +78,30 @@ static int open_temp(struct dsana_outfile *o) {
   return o->t.exists || o->tmp[0] ? (fchmod(o->fd, mode) == 0 ? 0 : errno) : 0;
 }
 
+/* Where "-" goes: the standard output, or its duplicate once stdout
+ * carries data and the rest printed there goes to stderr. */
+static int out_data_fd = STDOUT_FILENO;
+
+int dsana_outfile_stdout_for_data(void) {
+  if (out_data_fd != STDOUT_FILENO)
+    return 0;
+  fflush(stdout);
+  int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (fd < 0)
+    return errno;
+  if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    int e = errno;
+    close(fd);
+    return e;
+  }
+  out_data_fd = fd;
+  return 0;
+}
+
 static int open_target(struct dsana_outfile *o) {
   if (o->t.is_stdout) {
     fflush(stdout); /* what the program printed comes first */
-    o->fd = STDOUT_FILENO;
+    o->fd = out_data_fd;
     return 0;
   }
   if (o->t.in_place) {

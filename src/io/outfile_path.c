@@ -92,21 +92,49 @@ int out_resolve(const char *path, struct out_target *t, char *err, size_t errlen
   return 0;
 }
 
+/* Can a file be made in dir? Asked of the filesystem itself, since
+ * access() answers yes to root where /proc, /sys or a read-only mount say
+ * no: an unnamed file (O_TMPFILE), closed at once; where the filesystem
+ * lacks those, what open() then does (outfile.c): a hidden temporary,
+ * removed at once. 0 or an errno value. */
+static int probe_create(const char *dir) {
+  int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+    char tmp[OUT_PATH_MAX + 32];
+    if (snprintf(tmp, sizeof tmp, "%s/.dsana-probe.XXXXXX", dir) >= (int)sizeof tmp)
+      return ENAMETOOLONG;
+    if ((fd = mkostemp(tmp, O_CLOEXEC)) >= 0)
+      unlink(tmp);
+  }
+  if (fd < 0)
+    return errno;
+  close(fd);
+  return 0;
+}
+
 int dsana_outfile_check(const char *path, char *err, size_t errlen) {
   struct out_target t;
   int rc = out_resolve(path, &t, err, errlen);
   if (rc || t.is_stdout)
     return rc;
-  if (t.exists)
-    return access(t.final, W_OK) == 0 ? (t.in_place ? 0 : dsana_outfile_check_dir(t.dir, err, errlen))
-                                       : out_err(err, errlen, path, "cannot write", errno);
-  struct stat st;
   char what[OUT_PATH_MAX + 64];
-  int e = stat(t.dir, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : access(t.dir, W_OK | X_OK) != 0 ? errno : 0;
+  int e;
+  if (t.exists) {
+    if (access(t.final, W_OK) != 0)
+      return out_err(err, errlen, path, "cannot write", errno);
+    if (t.in_place || (e = probe_create(t.dir)) == 0)
+      return 0;
+    snprintf(what, sizeof what, "cannot replace it: no file can be made in %s", t.dir);
+    return out_err(err, errlen, path, what, e);
+  }
+  struct stat st;
+  e = stat(t.dir, &st) != 0 ? errno : !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+  bool no_dir = e == ENOENT;
+  e = e ? e : probe_create(t.dir);
   if (!e)
     return 0;
-  snprintf(what, sizeof what, "%s %s", e == ENOENT ? "no folder" : "cannot create a file in", t.dir);
-  return out_err(err, errlen, path, what, e == ENOENT ? 0 : e);
+  snprintf(what, sizeof what, "%s %s", no_dir ? "no folder" : "cannot create a file in", t.dir);
+  return out_err(err, errlen, path, what, no_dir ? 0 : e);
 }
 
 int dsana_outfile_check_dir(const char *dir, char *err, size_t errlen) {

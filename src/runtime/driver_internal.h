@@ -23,7 +23,6 @@
 #include "runtime/worker.h"
 
 #define DRV_BATCH 4 /* messages per socket between two pumps */
-#define DRV_MAX_THREADS 256
 
 struct drv {
   enum rt_role role;
@@ -49,7 +48,7 @@ struct drv {
   struct pool *pool;
   struct scenario sc;
   bool have_sc;
-  struct emulate emu[DRV_MAX_THREADS];
+  struct emulate *emu;  /* worker: per compute thread (one when manual) */
   uint32_t n_emu;
   struct net_msg *held; /* per server: a reply the worker could not take yet */
   bool *has_held;

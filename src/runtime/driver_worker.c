@@ -40,8 +40,10 @@ void drv_worker_close(struct drv *d) {
       net_msg_fini(&d->held[s]);
   free(d->held);
   free(d->has_held);
-  for (uint32_t i = 0; i < d->n_emu; i++)
+  for (uint32_t i = 0; d->emu && i < d->n_emu; i++)
     emulate_fini(&d->emu[i]);
+  free(d->emu);
+  d->emu = NULL;
   if (d->have_sc)
     scenario_fini(&d->sc);
 }
@@ -115,6 +117,9 @@ static int after_join(struct drv *d) {
    * and heartbeats however long a task takes; --threads unset: every core
    * (the launchers set a share when workers share a machine) */
   uint32_t threads = d->manual ? 0 : worker_threads(d->w);
+  d->n_emu = 0;
+  if ((d->emu = calloc(threads ? threads : 1, sizeof *d->emu)) == NULL)
+    return DSANA_ENOMEM;
   d->n_emu = threads ? threads : 1;
   for (uint32_t i = 0; i < d->n_emu; i++)
     if (emulate_init(&d->emu[i], worker_slots(d->w), d->sc.ns_per_cost) != 0)

@@ -7,7 +7,11 @@
  * (sigtimedwait): SIGCHLD reaps, SIGINT/SIGTERM/SIGHUP are forwarded to
  * the roles, which are waited for, the job's folder removed, and the
  * launch returns DSANA_EINTR (the command then dies of the same signal:
- * exit status 128+N). Nothing it made stays behind on any exit: the
+ * exit status 128+N). A stop signal ignored when the launch began (nohup,
+ * `trap '' INT`) stays ignored: it is not waited for. A role killed by
+ * SIGPIPE wrote to a closed stdout (`dsana ... | head`): the job stops
+ * quietly, with no recovery, and the command dies of SIGPIPE as `yes |
+ * head` does. Nothing it made stays behind on any exit: the
  * folder goes with the launcher or, after a SIGKILL, with its janitor
  * (launch_dir.c); converted inputs are anonymous files (dsana/outfile.h).
  * A role that exits with STATUS_EXIT_INCOMPLETE finished but could not
@@ -47,17 +51,31 @@ struct child {
 #define LAUNCH_MAX_CHILDREN 8192
 static struct child launch_kids[LAUNCH_MAX_CHILDREN];
 static int launch_stop_signal; /* the signal that stopped the last launch */
+static sigset_t launch_ignored; /* stop signals ignored when the launch began */
 /* A socket pair to the scheduler: the indices of workers whose process died, so
  * it loses them at once rather than after --peer-timeout of silence. */
 static int launch_deaths[2] = {-1, -1};
 
-/* What the launcher waits for. */
+static const int launch_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_STOP_SIGNALS (sizeof launch_stop_signals / sizeof launch_stop_signals[0])
+
+/* Note the stop signals this process ignores (before any is blocked). */
+static void note_ignored(void) {
+  sigemptyset(&launch_ignored);
+  for (size_t i = 0; i < N_STOP_SIGNALS; i++) {
+    struct sigaction sa;
+    if (sigaction(launch_stop_signals[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+      sigaddset(&launch_ignored, launch_stop_signals[i]);
+  }
+}
+
+/* What the launcher waits for: children, and the stop signals not ignored. */
 static void wait_set(sigset_t *set) {
   sigemptyset(set);
   sigaddset(set, SIGCHLD);
-  sigaddset(set, SIGINT);
-  sigaddset(set, SIGTERM);
-  sigaddset(set, SIGHUP);
+  for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+    if (!sigismember(&launch_ignored, launch_stop_signals[i]))
+      sigaddset(set, launch_stop_signals[i]);
 }
 
 static pid_t launch_one(const struct role_params *p, enum rt_role role, uint32_t index, const sigset_t *mask) {
@@ -139,7 +157,10 @@ static int pending_stop(void) {
   sigset_t p;
   if (sigpending(&p) != 0)
     return 0;
-  return sigismember(&p, SIGINT) ? SIGINT : sigismember(&p, SIGTERM) ? SIGTERM : sigismember(&p, SIGHUP) ? SIGHUP : 0;
+  for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+    if (sigismember(&p, launch_stop_signals[i]) && !sigismember(&launch_ignored, launch_stop_signals[i]))
+      return launch_stop_signals[i];
+  return 0;
 }
 
 struct launch_wait {
@@ -188,6 +209,12 @@ static int on_exit_status(struct launch_wait *w, struct child *c, int status) {
   else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     if (pending_stop())
       return DSANA_EAGAIN; /* the user stopped the job: no loss to report */
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE) {
+      log_debug("a role wrote to a closed stdout: stopping the job");
+      launch_stop_signal = SIGPIPE; /* the reader went away: nothing to report, nothing to recover */
+      kill_all(w->kids, w->n, SIGTERM);
+      return DSANA_EINTR;
+    }
     char what[256];
     describe_exit(c, status, what, sizeof what);
     bool again = c->role == ROLE_WORKER && may_respawn(w, c, status);
@@ -240,7 +267,7 @@ static int launch_wait(struct launch_wait *w, const sigset_t *set) {
       if (c && (rc = on_exit_status(w, c, status)) != 0)
         break;
     }
-    if (rc == DSANA_EPEER)
+    if (rc == DSANA_EPEER || rc == DSANA_EINTR)
       return rc;
     if (w->running == 0)
       break;
@@ -398,6 +425,7 @@ int runtime_launch_local(const struct role_params *p) {
   struct run_config cfg = *p->cfg;
   sigset_t set, old_mask;
   struct sigaction chld = {.sa_handler = noop}, old_chld;
+  note_ignored();
   wait_set(&set);
   sigprocmask(SIG_BLOCK, &set, &old_mask); /* taken by sigtimedwait only */
   sigaction(SIGCHLD, &chld, &old_chld);
