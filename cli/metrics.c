@@ -1,4 +1,5 @@
-/* metrics.c - JSON lines through cJSON into an output file (metrics.h). */
+/* metrics.c - JSON lines through cJSON into an output file (metrics.h;
+ * gzipped for a name ending in ".gz"). */
 #include "metrics.h"
 
 #include <cjson/cJSON.h>
@@ -19,7 +20,7 @@ int metrics_open(const char *path, struct metrics **out, char *err, size_t errle
   struct metrics *m = calloc(1, sizeof *m);
   if (!m)
     return DSANA_ENOMEM;
-  int rc = dsana_outfile_open(path, 0, &m->f, err, errlen);
+  int rc = dsana_outfile_open(path, DSANA_OUT_GZIP_SUFFIX, &m->f, err, errlen);
   if (rc) {
     free(m);
     return rc;

@@ -2,7 +2,8 @@
  * lr_model.c - the logistic-regression model file and scoring new data.
  *
  * Model file (text, written through dsana/outfile.h: a regular file is
- * replaced atomically, a FIFO or device written in place):
+ * replaced atomically, a FIFO or device written in place; gzip for a name
+ * ending in ".gz", read back either way):
  *   # dsana logreg model
  *   # features F classes K weights_per_feature K' l2 L
  *   # labels l_0 ... l_K-1          (%.17g, ascending: class c is l_c)
@@ -13,12 +14,15 @@
  * "label<TAB>probability" of the predicted class, in row order (gzip
  * for a name ending in ".gz").
  */
+#define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "apps/apps.h"
 #include "dsana/outfile.h"
@@ -60,7 +64,7 @@ int lr_output(void *app, const double *values, uint64_t n, uint32_t width, const
   (void)n, (void)width;
   if (a->model_out[0]) {
     struct model_out m = {.a = a, .w = values};
-    int rc = write_out(a->model_out, 0, fill_model, &m, err, errlen);
+    int rc = write_out(a->model_out, DSANA_OUT_GZIP_SUFFIX, fill_model, &m, err, errlen);
     if (rc)
       return rc;
   }
@@ -105,10 +109,30 @@ static int read_header(FILE *f, const char *path, struct model *m, char *err, si
   return 0;
 }
 
+/* zlib under stdio: a model written as NAME.gz reads like a plain one
+ * (gzread passes plain files through). */
+static ssize_t gz_cookie_read(void *c, char *buf, size_t n) {
+  int got = gzread((gzFile)c, buf, n > INT_MAX ? INT_MAX : (unsigned)n);
+  return got < 0 ? -1 : got;
+}
+
+static int gz_cookie_close(void *c) { return gzclose_r((gzFile)c) == Z_OK ? 0 : EOF; }
+
+static FILE *open_model(const char *path) {
+  gzFile z = gzopen(path, "rb");
+  if (!z)
+    return NULL;
+  FILE *f = fopencookie(z, "r", (cookie_io_functions_t){.read = gz_cookie_read, .close = gz_cookie_close});
+  if (!f)
+    gzclose_r(z);
+  return f;
+}
+
 static int read_model(const char *path, struct model *m, char *err, size_t errlen) {
-  FILE *f = fopen(path, "r");
+  errno = 0;
+  FILE *f = open_model(path);
   if (!f) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    snprintf(err, errlen, "%s: %s", path, errno ? strerror(errno) : "cannot open");
     return DSANA_EIO;
   }
   int rc = read_header(f, path, m, err, errlen);
@@ -164,6 +188,20 @@ static int fill_predictions(struct dsana_outfile *f, const void *arg) {
   return bad;
 }
 
+/* What the model cannot know, said as training's --test says it: features
+ * beyond the model's (ignored), labels it never saw (always counted wrong). */
+static void warn_unknown(const struct model *m, const struct dsana_dataset *ds, const char *data_path) {
+  uint64_t unknown = 0, c;
+  for (uint64_t i = 0; i < ds->n_rows; i++)
+    unknown += dsana_dataset_class_of(m->labels, m->classes, ds->label[i], &c) != 0;
+  if (ds->n_features > m->features)
+    fprintf(stderr, "dsana logreg predict: warning: %s has features up to %llu, the model %llu: the others are ignored\n",
+            data_path, (unsigned long long)ds->n_features, (unsigned long long)m->features);
+  if (unknown)
+    fprintf(stderr, "dsana logreg predict: warning: %s: %llu of %llu rows have a label the model never saw (counted "
+                    "as errors)\n", data_path, (unsigned long long)unknown, (unsigned long long)ds->n_rows);
+}
+
 int logreg_predict(const char *model_path, const char *data_path, const char *out_path, double *accuracy, char *err,
                    size_t errlen) {
   struct model m = {0};
@@ -172,6 +210,8 @@ int logreg_predict(const char *model_path, const char *data_path, const char *ou
   if (!rc)
     rc = dsana_dataset_open(data_path, NULL, &ds, err, errlen);
   struct scored sc = {.m = &m, .ds = &ds};
+  if (!rc)
+    warn_unknown(&m, &ds, data_path);
   if (!rc)
     rc = write_out(out_path, DSANA_OUT_GZIP_SUFFIX, fill_predictions, &sc, err, errlen);
   if (!rc && accuracy)

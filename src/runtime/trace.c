@@ -8,7 +8,8 @@
  * the spans, and an instant event if spans were dropped - to a temporary
  * file renamed over the part, so a part is either complete or the empty
  * file trace_open() created. trace_merge() (the launcher) checks every line
- * with cJSON and joins them into {"traceEvents":[...]}.
+ * with cJSON and joins them into {"traceEvents":[...]} (gzipped for a
+ * name ending in ".gz": Perfetto and chrome://tracing open both).
  *
  * State is process-global and owned by the role's single thread.
  */
@@ -334,7 +335,7 @@ int trace_merge(const char *out_path, const char *const *part_paths, char *err, 
   if (!isfinite(m.t0_us))
     m.t0_us = 0;
   char oerr[1200] = "";
-  if (!rc && (rc = dsana_outfile_open(out_path, 0, &m.out, oerr, sizeof oerr)) != 0)
+  if (!rc && (rc = dsana_outfile_open(out_path, DSANA_OUT_GZIP_SUFFIX, &m.out, oerr, sizeof oerr)) != 0)
     trace_err(err, errlen, "%s", oerr);
   if (!rc)
     dsana_outfile_printf(m.out, "{\"traceEvents\":[");
