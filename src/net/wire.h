@@ -25,7 +25,8 @@
 #include <stdint.h>
 
 #define WIRE_MAGIC 0x414e5344u
-#define WIRE_VERSION 4 /* 3: typed task/chunk/flags/count/buffer fields; 4: BYE carries the role's usage */
+#define WIRE_VERSION 5 /* 3: typed task/chunk/flags/count/buffer fields; 4: BYE carries the role's usage;
+                          5: exact sums are 32 bytes (192 bits and flags) */
 #define WIRE_HDR_BYTES 64
 #define WIRE_DEFAULT_MAX_PAYLOAD ((uint64_t)64 << 20)
 

@@ -122,7 +122,7 @@ int msg_map_decode(const void *p, size_t len, struct msg_cluster_map *m) {
   return rbuf_done(&r);
 }
 
-size_t msg_task_done_bytes(uint32_t n_sums) { return 8 + 8 * 8 + 16 * (size_t)n_sums; }
+size_t msg_task_done_bytes(uint32_t n_sums) { return 8 + 8 * 8 + MSG_XSUM_BYTES * (size_t)n_sums; }
 
 void msg_task_done_encode(const struct msg_task_done *m, uint32_t n_sums, uint8_t *buf) {
   wire_put_u32(buf, m->task);
@@ -146,17 +146,20 @@ void msg_task_done_decode(const uint8_t *buf, uint32_t n_sums, struct msg_task_d
 
 void msg_sums_encode(const dsana_xsum *sums, uint32_t n, uint8_t *buf) {
   for (uint32_t i = 0; i < n; i++) {
-    unsigned __int128 v = (unsigned __int128)sums[i].acc;
-    wire_put_u64(buf + 16 * i, (uint64_t)v);
-    wire_put_u64(buf + 16 * i + 8, (uint64_t)(v >> 64));
+    uint8_t *b = buf + MSG_XSUM_BYTES * i;
+    wire_put_u64(b, (uint64_t)sums[i].lo);
+    wire_put_u64(b + 8, (uint64_t)(sums[i].lo >> 64));
+    wire_put_u64(b + 16, sums[i].hi);
+    wire_put_u64(b + 24, sums[i].flags);
   }
 }
 
 void msg_sums_decode(const uint8_t *buf, uint32_t n, dsana_xsum *sums) {
   for (uint32_t i = 0; i < n; i++) {
-    unsigned __int128 v = wire_get_u64(buf + 16 * i + 8);
-    v = (v << 64) | wire_get_u64(buf + 16 * i);
-    sums[i].acc = (__int128)v;
+    const uint8_t *b = buf + MSG_XSUM_BYTES * i;
+    sums[i].lo = (unsigned __int128)wire_get_u64(b + 8) << 64 | wire_get_u64(b);
+    sums[i].hi = wire_get_u64(b + 16);
+    sums[i].flags = wire_get_u64(b + 24); /* bits other than DSANA_XSUM_INVALID mean nothing */
   }
 }
 

@@ -88,7 +88,8 @@ size_t msg_task_done_bytes(uint32_t n_sums);
 void msg_task_done_encode(const struct msg_task_done *m, uint32_t n_sums, uint8_t *buf);
 void msg_task_done_decode(const uint8_t *buf, uint32_t n_sums, struct msg_task_done *m);
 
-void msg_sums_encode(const dsana_xsum *sums, uint32_t n, uint8_t *buf); /* 16 bytes each */
+#define MSG_XSUM_BYTES 32 /* an exact sum: its low 128 bits, high 64, flags (little-endian words) */
+void msg_sums_encode(const dsana_xsum *sums, uint32_t n, uint8_t *buf); /* MSG_XSUM_BYTES each */
 void msg_sums_decode(const uint8_t *buf, uint32_t n, dsana_xsum *sums);
 #define MSG_GLOBALS_BYTES (8 * DSANA_MAX_GLOBALS)
 void msg_globals_encode(const double g[DSANA_MAX_GLOBALS], uint8_t buf[MSG_GLOBALS_BYTES]);

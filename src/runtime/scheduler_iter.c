@@ -9,6 +9,7 @@
  * the iteration's values). Then ITER_END commits it on the servers, with
  * the globals of reduce(), and the next ITER_START goes to the workers.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -295,7 +296,11 @@ static void checkpoint_due(struct scheduler *s) {
 static int end_iteration(struct scheduler *s, struct rt_outq *out) {
   struct dsana_reduce_ctx ctx = {.iter = s->iter};
   for (uint32_t k = 0; k < s->job.n_sums; k++)
-    ctx.sums[k] = dsana_xsum_value(&s->acc.sums[k]);
+    if (!isfinite(ctx.sums[k] = dsana_xsum_value(&s->acc.sums[k]))) {
+      log_error("diverged in iteration %u: the job's sum %u has an addend that is NaN, infinite or beyond 1.2e27; "
+                "a smaller step or scaled inputs may help (logreg: lower --lr)", s->iter, k);
+      return DSANA_ERANGE;
+    }
   memcpy(ctx.globals, s->globals, sizeof ctx.globals);
   int rc = s->app->reduce(s->app_state, &ctx);
   if (rc) {
@@ -355,7 +360,7 @@ int sch_on_ckpt_done(struct scheduler *s, uint32_t server, const struct net_msg 
 }
 
 int sch_on_report(struct scheduler *s, uint32_t server, const struct net_msg *m, struct rt_outq *out) {
-  if (s->stopping || m->hdr.iter != s->iter || m->hdr.payload_bytes != 16 * (uint64_t)s->job.n_sums) {
+  if (s->stopping || m->hdr.iter != s->iter || m->hdr.payload_bytes != MSG_XSUM_BYTES * (uint64_t)s->job.n_sums) {
     log_warn("dropped SHARD_REPORT from server %u for iteration %u (at %u)", server, m->hdr.iter, s->iter);
     return 0;
   }

@@ -10,6 +10,7 @@
  * when another worker's arrive, and pushes of a task that already ended
  * here are ignored. ASSIGN values are the same whoever computes them.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,27 @@ void spush_free(struct server *sv) {
   free(sv->deferred);
 }
 
+/* Every value of segment [lo, hi) of key space s is finite, or the job
+ * stops here with the first that is not: its table, key and iteration (a
+ * SUM whose addend could not be summed exactly is NaN, dsana_xsum). */
+static int check_finite(const struct server *sv, uint32_t s, uint64_t lo, uint64_t hi, uint32_t iter) {
+  for (uint32_t t = 0; t < sv->job.n_tables; t++) {
+    const struct job_table *jt = &sv->job.tables[t];
+    if (jt->space != s)
+      continue;
+    const double *v = shard_by_key(sv, t, shard_next(sv, t));
+    for (uint64_t k = lo * jt->width; k < hi * jt->width; k++)
+      if (!isfinite(v[k])) {
+        log_error("diverged in iteration %u: table '%s' key %llu is %g (%s); a smaller step or scaled inputs may "
+                  "help (logreg: lower --lr)", iter, jt->name, (unsigned long long)(k / jt->width), v[k],
+                  sv->t[t].acc ? "a sum with an addend that is NaN, infinite or beyond 1.2e27"
+                               : "the app's push or finish made it");
+        return DSANA_ERANGE;
+      }
+  }
+  return 0;
+}
+
 /* Run finish() on segment g of key space s; its sums join the shard's. */
 static int finish_segment(struct server *sv, uint32_t s, uint32_t g, uint32_t iter) {
   const struct sspace *sp = &sv->sp[s];
@@ -57,7 +79,7 @@ static int finish_segment(struct server *sv, uint32_t s, uint32_t g, uint32_t it
       dsana_xsum *acc = st->acc - st->lo * st->width;
       for (uint64_t k = lo * st->width; k < hi * st->width; k++) {
         next[k] = dsana_xsum_value(&acc[k]);
-        acc[k].acc = 0;
+        acc[k] = (dsana_xsum){0};
       }
     }
   }
@@ -66,6 +88,8 @@ static int finish_segment(struct server *sv, uint32_t s, uint32_t g, uint32_t it
     log_error("the app's finish hook failed in iteration %u: %s", iter, dsana_strerror(rc));
     return rc;
   }
+  if ((rc = check_finite(sv, s, lo, hi, iter)) != 0)
+    return rc;
   for (uint32_t k = 0; k < sv->job.n_sums; k++)
     dsana_xsum_merge(&sv->sums[k], &sums[k]);
   trace_span("finish", "compute", t0, rt_now(sv->env), iter, "keys", (double)(hi - lo));
@@ -74,7 +98,7 @@ static int finish_segment(struct server *sv, uint32_t s, uint32_t g, uint32_t it
 
 /* Every segment of iteration iter is final: report the shard's sums. */
 static int report(struct server *sv, uint32_t iter, struct rt_outq *out) {
-  size_t len = 16 * (size_t)sv->job.n_sums;
+  size_t len = MSG_XSUM_BYTES * (size_t)sv->job.n_sums;
   uint8_t *buf = malloc(len ? len : 1);
   if (!buf)
     return DSANA_ENOMEM;
@@ -177,8 +201,8 @@ static void apply(struct server *sv, const struct wire_hdr *h, const void *paylo
         dsana_xsum_add(&acc[k * w + j], vals[i * w + j]);
         continue;
       }
-      dsana_xsum part; /* two little-endian words, low first: the host's layout */
-      memcpy(&part, vals + 2 * (i * w + j), sizeof part);
+      dsana_xsum part; /* DSANA_XSUM_WORDS little-endian words: the host's layout */
+      memcpy(&part, vals + DSANA_XSUM_WORDS * (i * w + j), sizeof part);
       dsana_xsum_merge(&acc[k * w + j], &part);
     }
   }
@@ -240,7 +264,7 @@ static const char *check_push(const struct server *sv, const struct wire_hdr *h,
   uint64_t lo = r.lo > st->lo ? r.lo : st->lo, hi = r.hi < st->hi ? r.hi : st->hi;
   if (h->key_lo < lo || h->key_hi > hi || h->key_lo >= h->key_hi)
     return "keys outside the task's write range in this shard";
-  uint64_t words = h->flags & WIRE_F_XSUM ? 2 : 1;
+  uint64_t words = h->flags & WIRE_F_XSUM ? DSANA_XSUM_WORDS : 1;
   if ((h->flags & WIRE_F_XSUM) && !st->acc)
     return "partial sums pushed into an ASSIGN table";
   if (!(h->flags & WIRE_F_KEYS))

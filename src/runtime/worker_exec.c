@@ -92,7 +92,7 @@ double *dsana_push_buf(struct dsana_task_ctx *ctx, uint32_t table) {
 }
 
 /* A sparse push of n keys: checked against the task's write range;
- * words doubles per value (1, or 2 for partial sums). */
+ * words doubles per value (1, or DSANA_XSUM_WORDS for partial sums). */
 static int push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n, size_t words,
                      double **mem) {
   struct worker *w = ctx->rt->w;
@@ -124,7 +124,7 @@ int dsana_push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *
 int dsana_push_xsum_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n,
                          dsana_xsum **values) {
   double *m;
-  int rc = push_keys(ctx, table, keys, n, 2, &m);
+  int rc = push_keys(ctx, table, keys, n, DSANA_XSUM_WORDS, &m);
   if (!rc)
     *values = ctx->rt->wt->push[table].xbuf = (dsana_xsum *)(void *)m; /* malloc'ed: 16-aligned */
   return rc;
@@ -140,7 +140,7 @@ dsana_xsum *dsana_push_xsum(struct dsana_task_ctx *ctx, uint32_t table) {
   if (p->used)
     return p->xbuf;
   uint32_t width = w->job.tables[table].width;
-  double *m = push_mem(p, (r.hi - r.lo) * width * 2);
+  double *m = push_mem(p, (r.hi - r.lo) * width * DSANA_XSUM_WORDS);
   if (!m)
     return NULL;
   p->xbuf = (dsana_xsum *)(void *)m - r.lo * width;

@@ -24,7 +24,7 @@ static struct wire_hdr push_hdr(const struct worker *w, const struct wtask *wt, 
 }
 
 /* A dense push of keys [lo, hi) of table t: p indexed by key, `words`
- * doubles per value (1; 2 for exact partial sums). */
+ * doubles per value (1; DSANA_XSUM_WORDS for exact partial sums). */
 static int push_dense(struct worker *w, const struct wtask *wt, uint32_t t, const double *p, uint32_t words,
                       uint64_t lo, uint64_t hi, struct rt_outq *out) {
   const struct job_table *jt = &w->job.tables[t];
@@ -36,7 +36,7 @@ static int push_dense(struct worker *w, const struct wtask *wt, uint32_t t, cons
     uint64_t end = hi < shi ? hi : shi;
     end = end - at > max_keys ? at + max_keys : end;
     struct wire_hdr h = push_hdr(w, wt, t);
-    h.flags = words == 2 ? WIRE_F_XSUM : 0;
+    h.flags = words == DSANA_XSUM_WORDS ? WIRE_F_XSUM : 0;
     h.key_lo = at;
     h.key_hi = end;
     h.count = (uint32_t)(end - at);
@@ -67,7 +67,7 @@ static int push_sparse(struct worker *w, const struct wtask *wt, uint32_t t, con
     memcpy(buf, keys + i, cnt * sizeof *buf);
     memcpy(buf + cnt, vals + i * per, cnt * per * sizeof(double));
     struct wire_hdr h = push_hdr(w, wt, t);
-    h.flags = WIRE_F_KEYS | (words == 2 ? WIRE_F_XSUM : 0);
+    h.flags = WIRE_F_KEYS | (words == DSANA_XSUM_WORDS ? WIRE_F_XSUM : 0);
     h.key_lo = keys[i];
     h.key_hi = keys[j - 1] + 1;
     h.count = (uint32_t)cnt;
@@ -139,7 +139,7 @@ static int build_pushes(struct worker *w, struct wtask *wt, struct rt_outq *out)
                 (unsigned long long)r->lo, (unsigned long long)r->hi, job->tables[r->table].name);
       rc = DSANA_EINVAL;
     } else if (p->used) {
-      uint32_t words = p->xbuf ? 2 : 1;
+      uint32_t words = p->xbuf ? DSANA_XSUM_WORDS : 1;
       const double *vals = p->xbuf ? (const double *)(const void *)p->xbuf : p->buf;
       rc = p->keys ? push_sparse(w, wt, r->table, p->keys, vals, words, p->n, out)
                    : push_dense(w, wt, r->table, vals, words, r->lo, r->hi, out);

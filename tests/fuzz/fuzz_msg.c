@@ -114,14 +114,14 @@ static void fuzz_task_done(const uint8_t *p, size_t len) {
     return;
   uint32_t n_sums = p[0] % (DSANA_MAX_SUMS + 1);
   size_t rec = msg_task_done_bytes(n_sums);
-  uint8_t buf[72 + 16 * DSANA_MAX_SUMS];
-  if (rec != 72 + 16 * (size_t)n_sums)
+  uint8_t buf[72 + MSG_XSUM_BYTES * DSANA_MAX_SUMS];
+  if (rec != 72 + MSG_XSUM_BYTES * (size_t)n_sums)
     abort();
   for (size_t at = 1; len - at >= rec; at += rec) {
     struct msg_task_done d;
     msg_task_done_decode(p + at, n_sums, &d);
     for (uint32_t k = n_sums; k < DSANA_MAX_SUMS; k++)
-      if (d.sums[k].acc != 0)
+      if (d.sums[k].lo != 0 || d.sums[k].hi != 0 || d.sums[k].flags != 0)
         abort();
     msg_task_done_encode(&d, n_sums, buf);
     if (memcmp(buf, p + at, 4) != 0 || wire_get_u32(buf + 4) != 0 || memcmp(buf + 8, p + at + 8, rec - 8) != 0)

@@ -164,7 +164,7 @@ static void msg_seeds(void) {
   struct msg_task_done d = {.task = 3, .compute_ns = 1000, .wait_ns = 20, .idle_ns = 3, .bytes_in = 4096,
                             .bytes_out = 512, .overlap_ns = 7, .overrun_ns = 1, .bytes_in_raw = 8192};
   for (int k = 0; k < 8; k++)
-    d.sums[k].acc = ((__int128)k - 2) << 70;
+    d.sums[k] = (dsana_xsum){.lo = (unsigned __int128)(((__int128)k - 2) * ((__int128)1 << 70)), .hi = k < 2 ? UINT64_MAX : 0};
   buf[0] = 8; /* sums per record */
   msg_task_done_encode(&d, 8, buf + 1);
   d.task = 4;

@@ -19,6 +19,15 @@
 #include "runtime/event.h"
 #include "runtime/msg.h"
 
+/* An exact sum holding the 128-bit integer v (sign-extended to 192 bits). */
+static dsana_xsum xsum_of(__int128 v) {
+  return (dsana_xsum){.lo = (unsigned __int128)v, .hi = v < 0 ? UINT64_MAX : 0};
+}
+
+static bool xsum_eq(const dsana_xsum *a, const dsana_xsum *b) {
+  return a->lo == b->lo && a->hi == b->hi && a->flags == b->flags;
+}
+
 static void test_register_roundtrip_and_truncation(void **state) {
   (void)state;
   struct msg_register a = {.role = ROLE_SERVER, .index = 3, .pid = 4242, .threads = 2}, b;
@@ -206,7 +215,7 @@ static void test_task_done_records(void **state) {
   for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
     uint32_t n = counts[c];
     size_t bytes = msg_task_done_bytes(n);
-    assert_int_equal(bytes, 72 + 16 * (size_t)n);
+    assert_int_equal(bytes, 72 + MSG_XSUM_BYTES * (size_t)n);
     struct msg_task_done a, b;
     memset(&a, 0, sizeof a);
     a.task = 0xfffffffeu;
@@ -219,7 +228,7 @@ static void test_task_done_records(void **state) {
     a.overrun_ns = 7;
     a.bytes_in_raw = ((uint64_t)1 << 41) + 8;
     for (uint32_t k = 0; k < DSANA_MAX_SUMS; k++)
-      a.sums[k].acc = ((__int128)k - 3) * ((__int128)1 << 100) + k;
+      a.sums[k] = xsum_of(((__int128)k - 3) * ((__int128)1 << 100) + k);
     uint8_t *buf = malloc(bytes + 16);
     memset(buf, 0xee, bytes + 16);
     msg_task_done_encode(&a, n, buf);
@@ -232,7 +241,7 @@ static void test_task_done_records(void **state) {
     assert_true(b.bytes_in == a.bytes_in && b.bytes_out == 5 && b.overlap_ns == 6 && b.overrun_ns == 7);
     assert_true(b.bytes_in_raw == a.bytes_in_raw);
     for (uint32_t k = 0; k < DSANA_MAX_SUMS; k++)
-      assert_true(b.sums[k].acc == (k < n ? a.sums[k].acc : 0)); /* the rest zeroed */
+      assert_true(xsum_eq(&b.sums[k], k < n ? &a.sums[k] : &(dsana_xsum){0})); /* the rest zeroed */
     /* records follow each other in a TASK_DONE payload */
     uint8_t *two = malloc(2 * bytes);
     msg_task_done_encode(&a, n, two);
@@ -247,24 +256,29 @@ static void test_task_done_records(void **state) {
 
 static void test_sums_roundtrip(void **state) {
   (void)state;
-  dsana_xsum a[6], b[6];
+  dsana_xsum a[7], b[7];
   const __int128 max = (__int128)(((unsigned __int128)1 << 127) - 1);
-  a[0].acc = 0;
-  a[1].acc = -1;
-  a[2].acc = max;
-  a[3].acc = -max - 1;
-  a[4].acc = (__int128)0x0123456789abcdefll << 64 | 0xfedcba9876543210ull;
-  a[5].acc = -12345;
-  uint8_t buf[6 * 16];
-  msg_sums_encode(a, 6, buf);
-  /* 16 bytes each, little-endian, low word first */
-  assert_int_equal(wire_get_u64(buf + 4 * 16), 0xfedcba9876543210ull);
-  assert_int_equal(wire_get_u64(buf + 4 * 16 + 8), 0x0123456789abcdefull);
-  assert_int_equal(wire_get_u64(buf + 16), UINT64_MAX);
-  assert_int_equal(wire_get_u64(buf + 16 + 8), UINT64_MAX);
-  msg_sums_decode(buf, 6, b);
-  for (int k = 0; k < 6; k++)
-    assert_true(a[k].acc == b[k].acc);
+  a[0] = xsum_of(0);
+  a[1] = xsum_of(-1);
+  a[2] = xsum_of(max);
+  a[3] = xsum_of(-max - 1);
+  a[4] = xsum_of((__int128)0x0123456789abcdefll << 64 | 0xfedcba9876543210ull);
+  a[5] = xsum_of(-12345);
+  a[6] = (dsana_xsum){.lo = 7, .hi = 0x8000000000000001ull, .flags = DSANA_XSUM_INVALID};
+  uint8_t buf[7 * MSG_XSUM_BYTES];
+  msg_sums_encode(a, 7, buf);
+  /* MSG_XSUM_BYTES each: little-endian words, low first, then hi, flags */
+  assert_int_equal(MSG_XSUM_BYTES, 32);
+  assert_int_equal(wire_get_u64(buf + 4 * 32), 0xfedcba9876543210ull);
+  assert_int_equal(wire_get_u64(buf + 4 * 32 + 8), 0x0123456789abcdefull);
+  assert_int_equal(wire_get_u64(buf + 32), UINT64_MAX);
+  assert_int_equal(wire_get_u64(buf + 32 + 8), UINT64_MAX);
+  assert_int_equal(wire_get_u64(buf + 32 + 16), UINT64_MAX); /* -1: the sign through all 192 bits */
+  assert_int_equal(wire_get_u64(buf + 6 * 32 + 16), 0x8000000000000001ull);
+  assert_int_equal(wire_get_u64(buf + 6 * 32 + 24), DSANA_XSUM_INVALID);
+  msg_sums_decode(buf, 7, b);
+  for (int k = 0; k < 7; k++)
+    assert_true(xsum_eq(&a[k], &b[k]));
 }
 
 static void test_globals_roundtrip(void **state) {
@@ -301,8 +315,8 @@ static void test_xsum_order_independent(void **state) {
   dsana_xsum merged = {0};
   for (int k = 2; k >= 0; k--)
     dsana_xsum_merge(&merged, &parts[k]);
-  assert_true(fwd.acc == back.acc);
-  assert_true(fwd.acc == merged.acc);
+  assert_true(xsum_eq(&fwd, &back));
+  assert_true(xsum_eq(&fwd, &merged));
   double plain = 0;
   for (int i = 0; i < N; i++)
     plain += x[i];
@@ -311,20 +325,59 @@ static void test_xsum_order_independent(void **state) {
   dsana_xsum_add(&one, 1.0);
   assert_true(dsana_xsum_value(&one) == 1.0);
   /* and through the wire: partial sums encoded, decoded and merged */
-  uint8_t buf[3 * 16];
+  uint8_t buf[3 * MSG_XSUM_BYTES];
   dsana_xsum dec[3], total = {0};
   msg_sums_encode(parts, 3, buf);
   msg_sums_decode(buf, 3, dec);
   for (int k = 0; k < 3; k++)
     dsana_xsum_merge(&total, &dec[k]);
-  assert_true(total.acc == fwd.acc);
-  /* NaN and infinities are outside the contract: ignored */
-  dsana_xsum odd = {0};
-  dsana_xsum_add(&odd, NAN);
-  dsana_xsum_add(&odd, INFINITY);
-  dsana_xsum_add(&odd, 2.0);
-  assert_true(dsana_xsum_value(&odd) == 2.0);
+  assert_true(xsum_eq(&total, &fwd));
   free(x);
+}
+
+/* Far beyond 2^47: totals up to 2^111 are exact, and an addend that
+ * cannot be summed (NaN, infinite, beyond 2^90) makes the sum invalid in
+ * every partition, through merges and the wire: its value is NaN, never
+ * a silently wrong number. */
+static void test_xsum_full_range_and_invalid(void **state) {
+  (void)state;
+  dsana_xsum a = {0};
+  dsana_xsum_add(&a, 1e26);
+  dsana_xsum_add(&a, 1.0);
+  dsana_xsum_add(&a, -1e26);
+  assert_true(dsana_xsum_valid(&a) && dsana_xsum_value(&a) == 1.0); /* plain doubles give 0 */
+  dsana_xsum big = {0}, neg = {0};
+  for (int i = 0; i < 1000; i++) {
+    dsana_xsum_add(&big, 0x1p70);
+    dsana_xsum_add(&neg, -0x1p70);
+  }
+  assert_true(dsana_xsum_value(&big) == 1000 * 0x1p70);
+  assert_true(dsana_xsum_value(&neg) == -1000 * 0x1p70);
+  dsana_xsum_merge(&big, &neg);
+  assert_true(dsana_xsum_value(&big) == 0.0);
+  /* 4e25 (a loss the 128-bit accumulator dropped) and its exact negation */
+  dsana_xsum l = {0};
+  dsana_xsum_add(&l, 4e25);
+  assert_true(dsana_xsum_value(&l) == 4e25);
+  dsana_xsum_add(&l, -4e25);
+  dsana_xsum_add(&l, 0.5);
+  assert_true(dsana_xsum_value(&l) == 0.5);
+  const double bad[] = {NAN, INFINITY, -INFINITY, 0x1p90, -1e300};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    dsana_xsum p[3] = {{0}, {0}, {0}}, total = {0};
+    for (int k = 0; k < 9; k++)
+      dsana_xsum_add(&p[k % 3], k == 4 ? bad[i] : (double)k);
+    uint8_t buf[3 * MSG_XSUM_BYTES];
+    msg_sums_encode(p, 3, buf);
+    msg_sums_decode(buf, 3, p);
+    for (int k = 0; k < 3; k++)
+      dsana_xsum_merge(&total, &p[2 - k]);
+    assert_false(dsana_xsum_valid(&total));
+    assert_true(isnan(dsana_xsum_value(&total)));
+  }
+  dsana_xsum edge = {0};
+  dsana_xsum_add(&edge, 0x1.fffffffffffffp89); /* the largest addend summed */
+  assert_true(dsana_xsum_valid(&edge) && dsana_xsum_value(&edge) == 0x1.fffffffffffffp89);
 }
 
 /* The inline fast path of dsana_xsum_add must add exactly what the general
@@ -339,7 +392,7 @@ static void test_xsum_fast_path_matches_bits(void **state) {
     dsana_xsum a = {0}, b = {0};
     dsana_xsum_add(&a, edge[i]);
     dsana_xsum_add_bits(&b, edge[i]);
-    assert_true(a.acc == b.acc);
+    assert_true(xsum_eq(&a, &b));
   }
   uint64_t s = 7;
   for (int i = 0; i < 200000; i++) {
@@ -349,7 +402,7 @@ static void test_xsum_fast_path_matches_bits(void **state) {
     dsana_xsum a = {0}, b = {0};
     dsana_xsum_add(&a, x);
     dsana_xsum_add_bits(&b, x);
-    assert_true(a.acc == b.acc);
+    assert_true(xsum_eq(&a, &b));
   }
 }
 
@@ -363,6 +416,7 @@ int main(void) {
       cmocka_unit_test(test_globals_roundtrip),
       cmocka_unit_test(test_xsum_order_independent),
       cmocka_unit_test(test_xsum_fast_path_matches_bits),
+      cmocka_unit_test(test_xsum_full_range_and_invalid),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
