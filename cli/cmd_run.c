@@ -86,7 +86,7 @@ static int setup_scenario(struct cli_run *r) {
     fprintf(stderr, "dsana %s: warning: --workers %u runs the first %u of the %u workers %s describes\n", r->app->name,
             r->cfg.n_workers, r->cfg.n_workers, sc.n_workers, r->cfg.scenario_path);
   }
-  rc = scenario_check_workers(&sc, r->cfg.n_workers, err, sizeof err);
+  rc = scenario_fit_workers(&sc, r->cfg.n_workers, err, sizeof err);
   scenario_fini(&sc);
   if (rc)
     fprintf(stderr, "dsana %s: %s\n", r->app->name, err);

@@ -150,7 +150,7 @@ static int load_inputs(const struct cli_run *r, const struct sim_cli *c, struct 
     rc = scenario_load(r->cfg.scenario_path, sc, err, sizeof err);
     *have_sc = rc == 0;
     if (!rc)
-      rc = scenario_check_workers(sc, r->cfg.n_workers, err, sizeof err);
+      rc = scenario_fit_workers(sc, r->cfg.n_workers, err, sizeof err);
   }
   if (rc)
     fprintf(stderr, "dsana sim: %s\n", err);

@@ -137,36 +137,74 @@ static int parse_transient(const struct parse_ctx *c, const cJSON *obj, struct s
   return 0;
 }
 
-static int parse_worker(const struct parse_ctx *c, const cJSON *obj, uint32_t i,
-                        struct scenario *sc) {
-  static const char *const keys[] = {"speed", "link", NULL};
-  char path[48], where[56];
-  snprintf(path, sizeof(path), "workers[%u]", i);
+/* One worker's description at path ("workers[2]", "default_worker",
+ * "groups[0]": keys lists what it may hold): its speed and link. */
+static int parse_node(const struct parse_ctx *c, const cJSON *obj, const char *path, const char *const *keys,
+                      const struct scenario *sc, double *speed, struct scenario_link *l) {
+  char where[64];
   snprintf(where, sizeof(where), "in %s", path);
   if (!cJSON_IsObject(obj))
     return fail(c, DSANA_EFORMAT, "%s: must be an object", path);
   int rc = check_keys(c, obj, keys, where);
   if (rc == 0)
-    rc = get_number(c, obj, path, "speed", true, &sc->speed[i], NULL);
+    rc = get_number(c, obj, path, "speed", true, speed, NULL);
   if (rc != 0)
     return rc;
-  if (!(sc->speed[i] > 0))
+  if (!(*speed > 0))
     return fail(c, DSANA_EFORMAT, "%s.speed: must be > 0", path);
   /* scenario_slowdown() must stay finite: workers sleep for it. */
-  if (!isfinite(1.0 / sc->speed[i] * (sc->transient_p > 0 ? sc->transient_slowdown : 1.0)))
+  if (!isfinite(1.0 / *speed * (sc->transient_p > 0 ? sc->transient_slowdown : 1.0)))
     return fail(c, DSANA_EFORMAT, "%s.speed: too small (1/speed x transient.slowdown overflows)", path);
-  sc->link[i] = sc->global_link;
+  *l = sc->global_link;
   const cJSON *link = cJSON_GetObjectItemCaseSensitive(obj, "link");
   if (link == NULL)
     return 0;
   char lpath[64];
   snprintf(lpath, sizeof(lpath), "%s.link", path);
-  return parse_link(c, link, lpath, &sc->link[i]);
+  return parse_link(c, link, lpath, l);
+}
+
+static int parse_worker(const struct parse_ctx *c, const cJSON *obj, uint32_t i, struct scenario *sc) {
+  static const char *const keys[] = {"speed", "link", NULL};
+  char path[48];
+  snprintf(path, sizeof(path), "workers[%u]", i);
+  return parse_node(c, obj, path, keys, sc, &sc->speed[i], &sc->link[i]);
+}
+
+/* "default_worker" and its "groups" (both optional). */
+static int parse_default(const struct parse_ctx *c, const cJSON *root, struct scenario *sc) {
+  static const char *const dkeys[] = {"speed", "link", NULL}, *const gkeys[] = {"fraction", "speed", "link", NULL};
+  const cJSON *def = cJSON_GetObjectItemCaseSensitive(root, "default_worker");
+  const cJSON *groups = cJSON_GetObjectItemCaseSensitive(root, "groups");
+  if (def == NULL)
+    return groups == NULL ? 0 : fail(c, DSANA_EFORMAT, "groups: needs a \"default_worker\" (the rest of the workers)");
+  int rc = parse_node(c, def, "default_worker", dkeys, sc, &sc->default_speed, &sc->default_link);
+  sc->has_default = rc == 0;
+  if (rc || groups == NULL)
+    return rc;
+  if (!cJSON_IsArray(groups) || cJSON_GetArraySize(groups) > SCENARIO_MAX_GROUPS)
+    return fail(c, DSANA_EFORMAT, "groups: must be an array of at most %d entries", SCENARIO_MAX_GROUPS);
+  double total = 0;
+  for (const cJSON *g = groups->child; g != NULL; g = g->next) {
+    struct scenario_group *sg = &sc->groups[sc->n_groups];
+    char path[32];
+    snprintf(path, sizeof(path), "groups[%u]", sc->n_groups);
+    if ((rc = parse_node(c, g, path, gkeys, sc, &sg->speed, &sg->link)) != 0 ||
+        (rc = get_number(c, g, path, "fraction", true, &sg->fraction, NULL)) != 0)
+      return rc;
+    if (!(sg->fraction > 0 && sg->fraction <= 1))
+      return fail(c, DSANA_EFORMAT, "%s.fraction: must be in (0, 1]", path);
+    if ((total += sg->fraction) > 1 + 1e-9)
+      return fail(c, DSANA_EFORMAT, "%s.fraction: the groups' fractions add up to more than 1", path);
+    sc->n_groups++;
+  }
+  return 0;
 }
 
 /* Validate the document into *sc (zeroed by the caller; partly filled on error). */
 static int parse_root(const struct parse_ctx *c, const cJSON *root, struct scenario *sc) {
-  static const char *const keys[] = {"workers", "transient", "link", "time_scale", "ns_per_cost", NULL};
+  static const char *const keys[] = {"workers",     "default_worker", "groups", "transient", "link",
+                                     "time_scale", "ns_per_cost",    NULL};
   if (!cJSON_IsObject(root))
     return fail(c, DSANA_EFORMAT, "top level: must be an object");
   int rc = check_keys(c, root, keys, "at top level");
@@ -189,14 +227,20 @@ static int parse_root(const struct parse_ctx *c, const cJSON *root, struct scena
   const cJSON *tr = cJSON_GetObjectItemCaseSensitive(root, "transient");
   if (tr != NULL && (rc = parse_transient(c, tr, sc)) != 0)
     return rc;
+  if ((rc = parse_default(c, root, sc)) != 0)
+    return rc;
   const cJSON *workers = cJSON_GetObjectItemCaseSensitive(root, "workers");
+  if (workers == NULL && sc->has_default)
+    return 0;
   if (workers == NULL)
-    return fail(c, DSANA_EFORMAT, "workers: missing (required)");
+    return fail(c, DSANA_EFORMAT, "workers: missing (required without a \"default_worker\")");
   if (!cJSON_IsArray(workers))
     return fail(c, DSANA_EFORMAT, "workers: must be an array");
   int n = cJSON_GetArraySize(workers);
-  if (n < 1)
+  if (n < 1 && !sc->has_default)
     return fail(c, DSANA_EFORMAT, "workers: must have at least one entry");
+  if (n < 1)
+    return 0;
   sc->n_workers = (uint32_t)n;
   sc->speed = calloc((size_t)n, sizeof(double));
   sc->link = calloc((size_t)n, sizeof(struct scenario_link));
@@ -351,13 +395,54 @@ double scenario_slowdown(const struct scenario *sc, uint32_t w, uint32_t iter) {
   return f;
 }
 
-int scenario_check_workers(const struct scenario *sc, uint32_t n_workers, char *err,
-                           size_t errlen) {
+/* Workers [from, n) of the grown arrays: each group takes round(f * U) of
+ * the U workers past the list, evenly spread over those still free. */
+static void make_rest(struct scenario *sc, uint32_t from, uint32_t n, uint32_t *free_at) {
+  uint32_t n_free = n - from;
+  for (uint32_t w = from; w < n; w++) {
+    sc->speed[w] = sc->default_speed;
+    sc->link[w] = sc->default_link;
+    free_at[w - from] = w;
+  }
+  for (uint32_t g = 0; g < sc->n_groups && n_free > 0; g++) {
+    uint64_t want = (uint64_t)llround(sc->groups[g].fraction * (double)(n - from));
+    uint32_t take = want < n_free ? (uint32_t)want : n_free, kept = 0;
+    for (uint32_t j = 0, next = 0; j < n_free; j++) {
+      bool taken = next < take && j == (uint32_t)(((uint64_t)next * 2 + 1) * n_free / (2 * (uint64_t)take));
+      if (taken) {
+        sc->speed[free_at[j]] = sc->groups[g].speed;
+        sc->link[free_at[j]] = sc->groups[g].link;
+        next++;
+      } else {
+        free_at[kept++] = free_at[j];
+      }
+    }
+    n_free = kept;
+  }
+}
+
+int scenario_fit_workers(struct scenario *sc, uint32_t n_workers, char *err, size_t errlen) {
   struct parse_ctx c = {sc != NULL && sc->name != NULL ? sc->name : "scenario", err, errlen};
   if (sc == NULL)
     return fail(&c, DSANA_EINVAL, "no scenario");
   if (sc->n_workers >= n_workers)
     return 0;
-  return fail(&c, DSANA_EINVAL, "workers: %u %s for %u workers", sc->n_workers,
-              sc->n_workers == 1 ? "entry" : "entries", n_workers);
+  if (!sc->has_default)
+    return fail(&c, DSANA_EINVAL, "workers: %u %s for %u workers (or give a \"default_worker\" for the rest)",
+                sc->n_workers, sc->n_workers == 1 ? "entry" : "entries", n_workers);
+  double *speed = realloc(sc->speed, sizeof(double) * n_workers);
+  if (speed)
+    sc->speed = speed;
+  struct scenario_link *link = realloc(sc->link, sizeof(struct scenario_link) * n_workers);
+  if (link)
+    sc->link = link;
+  uint32_t *free_at = malloc(sizeof(uint32_t) * (n_workers - sc->n_workers));
+  if (!speed || !link || !free_at) {
+    free(free_at);
+    return fail(&c, DSANA_ENOMEM, "out of memory");
+  }
+  make_rest(sc, sc->n_workers, n_workers, free_at);
+  sc->n_workers = n_workers;
+  free(free_at);
+  return 0;
 }

@@ -3,6 +3,8 @@
  *
  * {
  *   "workers":   [{"speed": 1.0, "link": {...}?}, ...],   per-worker speed > 0
+ *   "default_worker": {"speed": s, "link": {...}?},       optional
+ *   "groups":    [{"fraction": f, "speed": s, "link": {...}?}, ...]  optional
  *   "transient": {"probability": p, "slowdown": k, "seed": x},  optional
  *   "link":      {"bandwidth_mbit": B, "latency_ms": L}          optional
  *   "time_scale": T                                               optional, >= 1
@@ -25,6 +27,16 @@
  * Unknown keys, wrong types, negative or zero speeds, p outside [0,1],
  * k < 1, negative bandwidth or latency are errors naming the key.
  *
+ * Workers 0..n-1 are the "workers" entries. With "default_worker" the
+ * list may be shorter than the job (or absent): the workers beyond it are
+ * made when the job's size is known (scenario_fit_workers), each group
+ * taking round(f * U) of those U workers, spread evenly over them (the
+ * groups in order, each among the workers the earlier ones left), the
+ * rest as the default worker: {"default_worker": {"speed": 1}, "groups":
+ * [{"fraction": 0.1, "speed": 0.25}]} is any number of workers, a tenth
+ * of them 4 times slower. Fractions are in (0, 1] and add up to at most 1.
+ * Without "default_worker" the list must cover every worker.
+ *
  * Units: bandwidth_mbit is megabits per second (1 Mbit = 1e6 bits; 0 means
  * unlimited), latency_ms milliseconds; both are stored in SI units below.
  * A worker's "link" starts from the global link and replaces the fields it
@@ -35,6 +47,7 @@
 #ifndef DSANA_IO_SCENARIO_H
 #define DSANA_IO_SCENARIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +57,14 @@ struct scenario_link {
 };
 
 #define SCENARIO_MAX_BYTES (1u << 20)
+
+/* A share of the workers made from "default_worker" (scenario.h top). */
+struct scenario_group {
+  double fraction, speed;
+  struct scenario_link link;
+};
+
+#define SCENARIO_MAX_GROUPS 64
 
 struct scenario {
   char *name;                    /* file name used in messages (owned), NULL for defaults */
@@ -55,6 +76,11 @@ struct scenario {
   double time_scale; /* every emulated node is this many times slower than a core here (>= 1) */
   double ns_per_cost; /* modelled ns per unit of task cost at speed 1; 0 = measured model */
   uint64_t transient_seed;
+  bool has_default;              /* "default_worker": workers beyond the list are made from it */
+  double default_speed;
+  struct scenario_link default_link;
+  uint32_t n_groups;
+  struct scenario_group groups[SCENARIO_MAX_GROUPS];
 };
 
 /* Parse a scenario file. On error returns DSANA_EFORMAT/EIO and writes one
@@ -72,9 +98,11 @@ void scenario_fini(struct scenario *sc);
  * A worker beyond the scenario's entries runs at nominal speed (1.0). */
 double scenario_slowdown(const struct scenario *sc, uint32_t w, uint32_t iter);
 
-/* The runtime's check that the scenario describes every worker: returns 0,
- * or DSANA_EINVAL with e.g. "s.json: workers: 2 entries for 4 workers" in
- * err when it has fewer than n_workers entries (extra entries are unused). */
-int scenario_check_workers(const struct scenario *sc, uint32_t n_workers, char *err, size_t errlen);
+/* Make the scenario describe n_workers workers: 0 when its list covers
+ * them (extra entries are unused) or it has a "default_worker" (the rest
+ * are made from it and its groups, always the same for the same n);
+ * DSANA_EINVAL with e.g. "s.json: workers: 2 entries for 4 workers (or
+ * give a "default_worker")" in err otherwise; DSANA_ENOMEM. */
+int scenario_fit_workers(struct scenario *sc, uint32_t n_workers, char *err, size_t errlen);
 
 #endif

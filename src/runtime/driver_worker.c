@@ -79,8 +79,8 @@ static int on_map(struct drv *d, const struct net_msg *m) {
   uint32_t index = rc ? 0 : map->your_index;
   if (!rc && d->params.index == UINT32_MAX) /* started on its own: the title gets the index */
     role_title_set(ROLE_WORKER, &d->cfg, index);
-  if (!rc && map->scenario_path[0])
-    rc = scenario_load(map->scenario_path, &d->sc, err, sizeof err);
+  if (!rc && map->scenario_path[0] && (rc = scenario_load(map->scenario_path, &d->sc, err, sizeof err)) == 0)
+    rc = scenario_fit_workers(&d->sc, map->n_workers, err, sizeof err); /* made as the scheduler made them */
   else if (!rc)
     rc = scenario_default(map->n_workers, &d->sc);
   d->have_sc = rc == 0;

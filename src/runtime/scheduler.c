@@ -63,7 +63,7 @@ static int setup(struct scheduler *s) {
   int rc = 0;
   if (s->cfg.scenario_path[0]) {
     if (!(rc = scenario_load(s->cfg.scenario_path, &s->sc, err, sizeof err)))
-      rc = scenario_check_workers(&s->sc, s->cfg.n_workers, err, sizeof err);
+      rc = scenario_fit_workers(&s->sc, s->cfg.n_workers, err, sizeof err);
   } else {
     rc = scenario_default(s->cfg.n_workers, &s->sc);
   }

@@ -26,7 +26,8 @@ static int fuzz_link_ok(const struct scenario_link *l) {
 }
 
 static void fuzz_check_scenario(const struct scenario *sc) {
-  if (sc->n_workers < 1 || !sc->speed || !sc->link || !sc->name || !fuzz_link_ok(&sc->global_link) ||
+  if ((sc->n_workers < 1 && !sc->has_default) || (sc->n_workers && (!sc->speed || !sc->link)) || !sc->name ||
+      !fuzz_link_ok(&sc->global_link) ||
       !(sc->transient_p >= 0 && sc->transient_p <= 1) || !(sc->transient_slowdown >= 1) ||
       !isfinite(sc->transient_slowdown))
     abort();
@@ -57,9 +58,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (rc == 0) {
     fuzz_check_scenario(&sc);
     char why[256];
-    if (scenario_check_workers(&sc, sc.n_workers, why, sizeof why) != 0 ||
-        scenario_check_workers(&sc, sc.n_workers + 1, why, sizeof why) == 0)
-      abort();
+    if (scenario_fit_workers(&sc, sc.n_workers, why, sizeof why) != 0 ||
+        (scenario_fit_workers(&sc, sc.n_workers + 1, why, sizeof why) == 0) != sc.has_default)
+      abort(); /* beyond the list only with a default worker */
+    if (sc.has_default) {
+      if (scenario_fit_workers(&sc, sc.n_workers + 1000, why, sizeof why) != 0)
+        abort();
+      fuzz_check_scenario(&sc); /* every made worker as valid as a listed one */
+    }
     scenario_fini(&sc);
   } else if (err[0] == '\0' || sc.speed != NULL || sc.name != NULL) {
     abort(); /* a failure names its cause and leaves nothing to free */

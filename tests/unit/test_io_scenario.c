@@ -44,8 +44,8 @@ static void test_shipped_homogeneous(void **unused) {
   assert_true(sc.ns_per_cost == 3.0);
   assert_int_equal(sc.transient_seed, 7);
   assert_string_equal(sc.name, path);
-  assert_int_equal(scenario_check_workers(&sc, 4, err, sizeof(err)), 0);
-  assert_int_equal(scenario_check_workers(&sc, 5, err, sizeof(err)), DSANA_EINVAL);
+  assert_int_equal(scenario_fit_workers(&sc, 4, err, sizeof(err)), 0);
+  assert_int_equal(scenario_fit_workers(&sc, 5, err, sizeof(err)), DSANA_EINVAL);
   assert_non_null(strstr(err, "workers: 4 entries for 5 workers"));
   scenario_fini(&sc);
 }
@@ -98,7 +98,7 @@ static void test_rejects(void **unused) {
       {"{\"workers\": [1]}", "s.json: workers[0]: must be an object"},
       {"{\"workers\": {\"speed\": 1}}", "s.json: workers: must be an array"},
       {"{\"workers\": []}", "s.json: workers: must have at least one entry"},
-      {"{}", "s.json: workers: missing (required)"},
+      {"{}", "s.json: workers: missing (required without a \"default_worker\")"},
       {"[1, 2]", "s.json: top level: must be an object"},
       {"{\"workers\": [{\"speed\": 1}], \"transient\": {\"probability\": 1.5}}",
        "s.json: transient.probability: must be in [0, 1]"},
@@ -162,16 +162,16 @@ static void test_links_and_defaults(void **unused) {
   assert_true(scenario_slowdown(&sc, 0, 3) == 0.5);
   assert_true(scenario_slowdown(&sc, 1, 3) == 2.0);
   assert_true(scenario_slowdown(&sc, 9, 3) == 1.0);
-  assert_int_equal(scenario_check_workers(&sc, 3, err, sizeof(err)), 0);
-  assert_int_equal(scenario_check_workers(&sc, 1, err, sizeof(err)), 0);
+  assert_int_equal(scenario_fit_workers(&sc, 3, err, sizeof(err)), 0);
+  assert_int_equal(scenario_fit_workers(&sc, 1, err, sizeof(err)), 0);
   scenario_fini(&sc);
   scenario_fini(&sc); /* idempotent */
 
   assert_int_equal(scenario_parse("s.json", "{\"workers\": [{\"speed\": 1}, {\"speed\": 1}]}", &sc,
                                   err, sizeof(err)),
                    0);
-  assert_int_equal(scenario_check_workers(&sc, 4, err, sizeof(err)), DSANA_EINVAL);
-  assert_string_equal(err, "s.json: workers: 2 entries for 4 workers");
+  assert_int_equal(scenario_fit_workers(&sc, 4, err, sizeof(err)), DSANA_EINVAL);
+  assert_string_equal(err, "s.json: workers: 2 entries for 4 workers (or give a \"default_worker\" for the rest)");
   scenario_fini(&sc);
 
   assert_int_equal(scenario_parse("c.json", "{\"workers\": [{\"speed\": 1}], \"ns_per_cost\": 2.5}", &sc, err,
@@ -273,9 +273,67 @@ static void test_transient_frequency(void **unused) {
   scenario_fini(&c);
 }
 
+/* A default worker and groups describe any number of workers: the list
+ * first, then each group's share of the rest spread evenly, the same for
+ * the same count; wrong groups are refused naming the key. */
+static void test_default_worker_and_groups(void **unused) {
+  (void)unused;
+  struct scenario sc;
+  char err[256] = "";
+  const char *json = "{\"workers\": [{\"speed\": 3}], \"default_worker\": {\"speed\": 1},"
+                     " \"groups\": [{\"fraction\": 0.1, \"speed\": 0.25}, {\"fraction\": 0.2, \"speed\": 0.5,"
+                     " \"link\": {\"latency_ms\": 3}}], \"link\": {\"latency_ms\": 1}}";
+  assert_int_equal(scenario_parse("d.json", json, &sc, err, sizeof(err)), 0);
+  assert_int_equal(sc.n_workers, 1);
+  assert_int_equal(scenario_fit_workers(&sc, 1001, err, sizeof(err)), 0);
+  assert_int_equal(sc.n_workers, 1001);
+  assert_true(sc.speed[0] == 3);
+  uint32_t n[4] = {0}, first_quarter = 0;
+  for (uint32_t w = 1; w < 1001; w++) {
+    int k = sc.speed[w] == 0.25 ? 0 : sc.speed[w] == 0.5 ? 1 : sc.speed[w] == 1 ? 2 : 3;
+    n[k]++;
+    first_quarter += k == 0 && w <= 250;
+    assert_true(sc.link[w].latency_s == (k == 1 ? 0.003 : 0.001));
+  }
+  assert_int_equal(n[0], 100);
+  assert_int_equal(n[1], 200);
+  assert_int_equal(n[2], 700);
+  assert_int_equal(n[3], 0);
+  assert_int_equal(first_quarter, 25); /* spread evenly, not bunched */
+  double again[1001];
+  memcpy(again, sc.speed, sizeof again);
+  scenario_fini(&sc);
+  assert_int_equal(scenario_parse("d.json", json, &sc, err, sizeof(err)), 0);
+  assert_int_equal(scenario_fit_workers(&sc, 1001, err, sizeof(err)), 0);
+  assert_memory_equal(again, sc.speed, sizeof again); /* every role makes the same workers */
+  scenario_fini(&sc);
+
+  assert_int_equal(scenario_parse("o.json", "{\"default_worker\": {\"speed\": 2}}", &sc, err, sizeof(err)), 0);
+  assert_int_equal(scenario_fit_workers(&sc, 5, err, sizeof(err)), 0);
+  assert_true(sc.speed[4] == 2 && scenario_slowdown(&sc, 4, 0) == 0.5);
+  scenario_fini(&sc);
+
+  const char *bad[][2] = {
+      {"{\"groups\": [{\"fraction\": 0.5, \"speed\": 1}], \"workers\": [{\"speed\": 1}]}", "b.json: groups: needs"},
+      {"{\"default_worker\": {\"speed\": 1}, \"groups\": [{\"fraction\": 0.7, \"speed\": 1}, {\"fraction\": 0.4, "
+       "\"speed\": 2}]}", "b.json: groups[1].fraction: the groups' fractions add up to more than 1"},
+      {"{\"default_worker\": {\"speed\": 1}, \"groups\": [{\"fraction\": 0, \"speed\": 1}]}",
+       "b.json: groups[0].fraction: must be in (0, 1]"},
+      {"{\"default_worker\": {\"speed\": 0}}", "b.json: default_worker.speed: must be > 0"},
+      {"{\"default_worker\": {\"speed\": 1, \"fraction\": 1}}", "b.json: "},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    err[0] = '\0';
+    assert_int_equal(scenario_parse("b.json", bad[i][0], &sc, err, sizeof(err)), DSANA_EFORMAT);
+    if (strncmp(err, bad[i][1], strlen(bad[i][1])) != 0)
+      fail_msg("%s: got '%s', want '%s...'", bad[i][0], err, bad[i][1]);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_shipped_homogeneous), cmocka_unit_test(test_shipped_heterogeneous),
+      cmocka_unit_test(test_default_worker_and_groups),
       cmocka_unit_test(test_rejects),             cmocka_unit_test(test_links_and_defaults),
       cmocka_unit_test(test_file_errors),         cmocka_unit_test(test_transient_frequency),
   };
