@@ -167,10 +167,12 @@ if command -v gnuplot >/dev/null && [[ -s $SCRATCH/plot.dat ]]; then
       awk -v s="$s" -v m="$m" '$1 == s && $3 == m { print $2, $4 }' "$SCRATCH/plot.dat" >"$SCRATCH/$s-$m.dat"
     done
   done
+  link_words="link $link_mbit Mbit/s"
+  [[ $link_mbit != 0 ]] || link_words="no link limit"
   gnuplot <<EOF || note "gnuplot failed; no plot"
 set terminal svg size 720,420 font "sans,12"
 set output "$svg"
-set title "dsana sim: efficiency vs workers ($gkind $scale, $servers servers, time_scale 4W, link $link_mbit Mbit/s)"
+set title "dsana sim: efficiency vs workers ($gkind $scale, $servers servers, time_scale 4W, $link_words)" noenhanced
 set logscale x 2
 set xlabel "simulated workers W"
 set ylabel "bound / median iteration"

@@ -75,8 +75,10 @@ static int take_own(struct sim_cli *c, int argc, char **argv, int *i, bool *mine
     c->tasks = v;
   else if (strcmp(a, "--costs") == 0)
     c->costs = v;
-  else if (strcmp(a, "--seed") == 0 && !(rc = parse_num(a, v, 0, 9007199254740992.0, &x)))
-    c->opt.seed = (uint64_t)x;
+  else if (strcmp(a, "--seed") == 0 && cli_parse_u64(v, 0, 1ull << 53, &c->opt.seed) != 0) {
+    fprintf(stderr, "dsana sim: --seed: invalid value '%s' (an integer in 0..2^53)\n", v ? v : "");
+    rc = DSANA_EUSAGE;
+  }
   else if (strcmp(a, "--noise") == 0 && !(rc = parse_num(a, v, 0, 2, &x)))
     c->opt.noise = x;
   else if (strcmp(a, "--host-cores") == 0 && !(rc = parse_num(a, v, 0, 1024, &x)))
@@ -162,7 +164,7 @@ static int load_inputs(const struct cli_run *r, const struct sim_cli *c, struct 
 }
 
 static void print_result(const struct sim_result *res, const struct sim_costs *costs) {
-  printf("sim: efficiency %.3f (bound %.6f s / median iteration %.6f s); largest task %.6f s; busy: scheduler CPU "
+  printf("sim: efficiency %.3g (bound %.6g s / median iteration %.6g s); largest task %.6g s; busy: scheduler CPU "
          "%.0f%%, busiest server CPU %.0f%%, busiest link %.0f%%; %s; %llu events\n",
          res->median_iter_s > 0 ? res->bound_s / res->median_iter_s : 0, res->bound_s, res->median_iter_s,
          res->largest_task_s, 100 * res->sched_busy, 100 * res->server_busy, 100 * res->link_busy,
@@ -211,6 +213,7 @@ int cmd_sim_main(int argc, char **argv) {
     return 2;
   const struct dsana_app *app = c.tasks ? &sim_tasks_app : cli_find_app("pagerank");
   struct cli_run r;
+  cli_name_command("sim");
   rc = app ? cli_parse_run(app, n, v, &r) : DSANA_EINVAL;
   free(v);
   if (!rc && r.help)

@@ -1,6 +1,8 @@
 /* help.c - usage texts (help.h). */
 #include "help.h"
 
+#include <string.h>
+
 #include "cli_apps.h"
 #include "opts.h"
 
@@ -38,6 +40,10 @@ void cli_print_app_help(const struct dsana_app *app, bool scheduler_only, FILE *
   fprintf(f, "\nruntime options:\n");
   cli_print_common_help(f);
   fprintf(f, "\n%s", app->help ? app->help : "");
+  fprintf(f, "\nThe iteration table: residual (the app's convergence measure), time_s (wall time of the\n"
+             "iteration), compute_max and compute_min (the busiest and idlest worker's compute, in seconds\n"
+             "summed over its threads: with --threads above 1 it may exceed time_s), tasks (fewest-most tasks\n"
+             "a worker ran), then the app's own figures.\n");
   fprintf(f, "\nExit status: 0 done; 1 the run failed (a role died or timed out); 2 bad usage or input;\n"
              "3 the result was written but a report (metrics, trace, checkpoint) could not be; 128+N killed\n"
              "by signal N (the roles are stopped and every temporary file removed first).\n");
@@ -55,12 +61,16 @@ void cli_print_scheduler_help(FILE *f) {
 }
 
 void cli_print_role_help(const char *role, FILE *f) {
+  bool worker = strcmp(role, "worker") == 0;
   fprintf(f,
           "usage: dsana %s --scheduler ADDR --token-file FILE [--index I] [--bind HOST] [--peer-timeout SECONDS]\n"
-          "       [--register-timeout SECONDS] [--threads N] [--verbose]\n"
+          "       [--register-timeout SECONDS]%s [--verbose]\n"
           "Start one %s that joins the scheduler at ADDR (tcp://HOST:PORT); the app and its options come\n"
-          "from the scheduler. A worker computes on --threads N threads (default: every core of this\n"
-          "machine; give each its share when several run here). --verbose says what it does (twice: debug).\n"
-          "When the job rolls back (a server was lost), it registers again by itself.\n",
-          role, role);
+          "from the scheduler. %s\n"
+          "--verbose says what it does (twice: debug). When the job rolls back (a server was lost), it\n"
+          "registers again by itself.\n",
+          role, worker ? " [--threads N]" : "", role,
+          worker ? "It computes on --threads N threads (default: every core of this machine; give\n"
+                   "each worker its share when several run here)."
+                 : "It keeps its shard of the tables and serves them from one thread.");
 }

@@ -119,7 +119,14 @@ bool cli_parse_decimal(const char *s, uint64_t *out) {
   return true;
 }
 
-int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out) {
+/* The command the user typed, when it is not the app's own ("sim"). */
+static const char *cli_command_override;
+
+void cli_name_command(const char *name) { cli_command_override = name; }
+
+const char *cli_command(const struct cli_run *r) { return cli_command_override ? cli_command_override : r->app->name; }
+
+int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out) {
   char *end;
   errno = 0;
   if (!s || s[0] == '-' || s[0] == '\0')
@@ -127,8 +134,16 @@ int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out) {
   unsigned long long v = strtoull(s, &end, 10);
   if (errno || *end || v < min || v > max)
     return DSANA_EINVAL;
-  *out = (uint32_t)v;
+  *out = v;
   return 0;
+}
+
+int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out) {
+  uint64_t v;
+  int rc = cli_parse_u64(s, min, max, &v);
+  if (!rc)
+    *out = (uint32_t)v;
+  return rc;
 }
 
 int cli_parse_seconds(const char *s, double *out) {
@@ -303,11 +318,11 @@ static struct option *build_table(const struct dsana_app *app) {
 static int add_app_arg(struct cli_run *r, const char *name, const char *value) {
   char err[512] = "";
   if (r->args.n >= MSG_MAX_ARGS || strlen(value) >= MSG_ARG_MAX) {
-    fprintf(stderr, "dsana %s: too many or too long arguments\n", r->app->name);
+    fprintf(stderr, "dsana %s: too many or too long arguments\n", cli_command(r));
     return DSANA_EUSAGE;
   }
   if (r->app->set_option(r->app_state, name, value, err, sizeof err) != 0) {
-    fprintf(stderr, "dsana %s: %s\n", r->app->name, err);
+    fprintf(stderr, "dsana %s: %s\n", cli_command(r), err);
     return DSANA_EUSAGE;
   }
   snprintf(r->args.name[r->args.n], MSG_NAME_MAX, "%s", name ? name : "");
@@ -354,7 +369,7 @@ static int check_transport(struct cli_run *r, bool reassign_given) {
     why = "--on-worker-loss reassign is not possible with --transport mpi: a lost rank stops the job (use "
           "--checkpoint and --resume)";
   if (why) {
-    fprintf(stderr, "dsana %s: %s\n", r->app->name, why);
+    fprintf(stderr, "dsana %s: %s\n", cli_command(r), why);
     return DSANA_EUSAGE;
   }
   if (mpi)
@@ -370,8 +385,8 @@ static int parse_loop(struct cli_run *r, int argc, char **argv, const struct opt
   while ((id = getopt_long(argc, argv, ":h", table, NULL)) != -1) {
     if (id == '?' || id == ':') {
       const char *bad = argv[optind - 1];
-      fprintf(stderr, "dsana %s: %s '%s' (see dsana %s --help)\n", r->app->name,
-              id == '?' ? "unknown option" : "missing value for", bad, r->app->name);
+      fprintf(stderr, "dsana %s: %s '%s' (see dsana %s --help)\n", cli_command(r),
+              id == '?' ? "unknown option" : "missing value for", bad, cli_command(r));
       return DSANA_EUSAGE;
     }
     if (id == OPT_HELP || id == 'h') {
@@ -384,7 +399,7 @@ static int parse_loop(struct cli_run *r, int argc, char **argv, const struct opt
         return DSANA_EUSAGE;
     } else if (set_common(r, id, optarg) != 0) {
       const struct cli_common_opt *o = common_opt(id);
-      fprintf(stderr, "dsana %s: --%s %s: invalid value (%s)\n", r->app->name, o->opt.name, optarg ? optarg : "",
+      fprintf(stderr, "dsana %s: --%s %s: invalid value (%s)\n", cli_command(r), o->opt.name, optarg ? optarg : "",
               o->expect);
       return DSANA_EUSAGE;
     }

@@ -32,6 +32,10 @@ struct cli_run {
 /* Parse argv[0..argc) where argv[0] is the app name. Returns 0, or
  * DSANA_EUSAGE after printing one line (prog: message). */
 int cli_parse_run(const struct dsana_app *app, int argc, char **argv, struct cli_run *out);
+/* Messages say "dsana NAME:" instead of the app's name (dsana sim runs an
+ * app's options through cli_parse_run), and what they say it is. */
+void cli_name_command(const char *name);
+const char *cli_command(const struct cli_run *r);
 
 /* A runtime option: its getopt entry, the name of its value (NULL for a
  * flag), its help line (with the default) and, for errors, what a valid
@@ -51,6 +55,9 @@ const struct cli_common_opt *cli_common_options(size_t *n);
  * decimal integer that fits 64 bits, no sign, nothing after it. */
 bool cli_parse_decimal(const char *s, uint64_t *out);
 int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+/* The same for 64 bits: decimal digits only, every digit counted (no
+ * rounding through a double: 2^53 + 1 is above 2^53). */
+int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int cli_parse_seconds(const char *s, double *out);
 
 /* Whether v is a --scheduler address: tcp://HOST:PORT (port 1..65535),

@@ -89,7 +89,7 @@ static int claim_stdout(const char *who, const struct run_paths *p) {
 int cli_check_paths(const struct cli_run *r) {
   struct run_paths p;
   char err[1200];
-  const char *who = r->app->name;
+  const char *who = cli_command(r);
   collect(r, &p);
   for (int i = 0; i < p.n_out; i++)
     if (dsana_outfile_check(p.out[i].path, err, sizeof err) != 0) {

@@ -116,6 +116,19 @@ static int progress_format_eta(double s, char *buf, size_t len) {
   return snprintf(buf, len, "%luh%02lum", t / 3600, t / 60 % 60);
 }
 
+void progress_set_figures(struct progress *p, const char *const *names, const double *values, uint32_t n) {
+  size_t at = 0;
+  p->figures[0] = '\0';
+  for (uint32_t i = 0; i < n && i < 3 && at < sizeof p->figures; i++) {
+    int k = snprintf(p->figures + at, sizeof p->figures - at, "%s%s %.4g", i ? "  " : "", names[i], values[i]);
+    if (k < 0 || (size_t)k >= sizeof p->figures - at) {
+      p->figures[at] = '\0'; /* what does not fit is left out whole */
+      break;
+    }
+    at += (size_t)k;
+  }
+}
+
 int progress_format(const struct progress *p, char *buf, size_t len) {
   char iter[32], eta[32];
   if (p->max_iter > 0)
@@ -128,6 +141,10 @@ int progress_format(const struct progress *p, char *buf, size_t len) {
     progress_format_eta(eta_s, eta, sizeof eta);
   else
     snprintf(eta, sizeof eta, "?");
-  return snprintf(buf, len, "iter %s  residual %.1e  %.3f s/iter  ETA %s", iter, p->residual,
-                  progress_mean_iter_s(p), eta);
+  char what[sizeof p->figures + 32];
+  if (p->figures[0])
+    snprintf(what, sizeof what, "%s", p->figures);
+  else
+    snprintf(what, sizeof what, "residual %.1e", p->residual);
+  return snprintf(buf, len, "iter %s  %s  %.3f s/iter  ETA %s", iter, what, progress_mean_iter_s(p), eta);
 }

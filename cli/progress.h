@@ -32,6 +32,7 @@ struct progress {
   uint32_t hist_iter[PROGRESS_WINDOW];
   double hist_log_res[PROGRESS_WINDOW];
   double hist_iter_s[PROGRESS_WINDOW];
+  char figures[96]; /* the app's own figures ("train_loss 0.41  ..."), shown instead of the residual */
 };
 
 /* Resets p. enabled = 0 makes update/done no-ops (formatting still works). */
@@ -41,6 +42,11 @@ void progress_init(struct progress *p, int enabled, double tol, uint32_t max_ite
  * line on stderr if enabled. An iter not after the last one restarts the
  * estimate (e.g. after a recovery rolled the run back). */
 void progress_update(struct progress *p, uint32_t iter, double residual, double iter_s, double elapsed_s);
+/* The app's figures of the iteration just reported: up to the first
+ * three (name, value) pairs replace "residual X" on the line (logreg's
+ * residual is a gradient norm; its user looks for the loss and accuracy).
+ * n = 0 goes back to the residual. */
+void progress_set_figures(struct progress *p, const char *const *names, const double *values, uint32_t n);
 /* Clears the line if one was drawn, leaving the cursor at column 0. */
 void progress_done(struct progress *p);
 

@@ -7,6 +7,7 @@
 #include "report.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,7 @@ static void on_iteration(void *arg, const struct rt_iter_report *r) {
     print_row(rep, r);
   }
   rep->rows++;
+  progress_set_figures(&rep->line, r->metric_name, r->metric, r->n_metrics);
   progress_update(&rep->line, r->iter, r->residual, r->wall_s, (double)(clock_now_ns() - rep->start_ns) * 1e-9);
 }
 
@@ -133,8 +135,11 @@ static void on_summary(void *arg, const struct rt_run_report *r) {
   struct cli_report *rep = arg;
   progress_done(&rep->line);
   if (!rep->quiet) {
-    printf("iterations: %u  residual: %.6e  total: %.3f s  median iteration: %.4f s  bound: %.4f s  chunk: %s%llu B\n",
-           r->iterations, r->residual, r->total_s, r->median_iter_s, r->bound_s, r->chunked ? "" : "whole table, ",
+    char res[40] = ""; /* none from the simulator: it computes no values */
+    if (!isnan(r->residual))
+      snprintf(res, sizeof res, "  residual: %.6e", r->residual);
+    printf("iterations: %u%s  total: %.3f s  median iteration: %.4f s  bound: %.4f s  chunk: %s%llu B\n", r->iterations,
+           res, r->total_s, r->median_iter_s, r->bound_s, r->chunked ? "" : "whole table, ",
            (unsigned long long)r->chunk_bytes);
     if (r->wakeups_per_iter >= 0)
       printf("per iteration (from the second): %.1f wake-ups, %.2f ms of CPU (every role's process), %.1f scheduler "

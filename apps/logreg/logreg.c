@@ -65,12 +65,17 @@ static int parse_double(const char *s, double lo, double *out) {
   return 0;
 }
 
-/* An integer in [lo, hi] (hi <= 2^53: exact in a double). */
-static int parse_uint(const char *s, double lo, double hi, uint64_t *out) {
-  double v;
-  if (parse_double(s, lo, &v) || v != floor(v) || v > hi)
+/* An integer in [lo, hi]: decimal digits, every one counted (through a
+ * double, 2^53 + 1 would round to 2^53 and pass). */
+static int parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
+  char *end;
+  errno = 0;
+  if (s[0] < '0' || s[0] > '9')
     return DSANA_EINVAL;
-  *out = (uint64_t)v;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end || v < lo || v > hi)
+    return DSANA_EINVAL;
+  *out = v;
   return 0;
 }
 
@@ -102,9 +107,9 @@ static int lr_set_option(void *app, const char *name, const char *value, char *e
   else if (strcmp(name, "max-iter") == 0)
     rc = parse_double(value, 1, &v) || v != floor(v) || v > 1e6 ? DSANA_EINVAL : (a->max_iter = (uint32_t)v, 0);
   else if (strcmp(name, "batch") == 0)
-    rc = parse_uint(value, 1, 0x1p40, &a->batch);
+    rc = parse_uint(value, 1, 1ull << 40, &a->batch);
   else if (strcmp(name, "seed") == 0)
-    rc = parse_uint(value, 0, 0x1p53, &a->seed);
+    rc = parse_uint(value, 0, 1ull << 53, &a->seed);
   else if (strcmp(name, "lr") == 0)
     rc = parse_double(value, 0, &a->lr) || a->lr <= 0 ? DSANA_EINVAL : 0;
   else
@@ -163,6 +168,8 @@ const struct dsana_app logreg_app = {
             "model's; the others report their batch's loss and accuracy (before the step) and the\n"
             "gradient's norm. The test set is scored at iteration 1, at the start of every epoch and at\n"
             "the last (in between its columns are nan, null in --metrics).\n"
+            "Figures: train_loss is the objective (mean loss plus the L2 term), train_logloss the data's\n"
+            "mean loss alone (scikit-learn's log_loss), test_logloss the same on --test.\n"
             "Test features the model lacks are ignored (with a warning), test labels it lacks count as\n"
             "errors. The model is bit-identical for any --workers, --servers, --mode, chunk size or\n"
             "straggler pattern. Score new data: dsana logreg predict MODEL DATA --out FILE.\n",

@@ -136,9 +136,10 @@ static void report(struct lr_app *a, struct dsana_reduce_ctx *ctx, double f) {
            {"train_accuracy", s[LR_SUM_CORRECT] / n},
            {"grad_norm", sqrt(s[LR_SUM_GG])},
            {"step", ctx->globals[LR_G_ALPHA]},
+           {"train_logloss", s[LR_SUM_LOSS] / n}, /* the data's mean loss alone (scikit-learn's log_loss) */
            {"test_accuracy", a->test_path[0] ? s[LR_SUM_TCORRECT] / (double)a->test.n_rows : NAN},
            {"test_logloss", a->test_path[0] ? s[LR_SUM_TLOSS] / (double)(a->test.n_rows - a->test_unknown) : NAN}};
-  uint32_t k = a->test_path[0] ? 6 : 4;
+  uint32_t k = a->test_path[0] ? 7 : 5;
   for (uint32_t i = 0; i < k; i++) {
     ctx->metrics[i].name = m[i].name;
     ctx->metrics[i].value = m[i].value;

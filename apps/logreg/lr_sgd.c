@@ -183,9 +183,10 @@ int lr_sgd_reduce(const struct lr_app *a, struct dsana_reduce_ctx *ctx) {
            {"grad_norm", sqrt(s[LR_SUM_GG])},
            {"step", gl[LR_G_ALPHA]},
            {"batch_rows", b},
+           {"train_logloss", s[LR_SUM_LOSS] / b}, /* the rows' mean loss alone (scikit-learn's log_loss) */
            {"test_accuracy", scored ? s[LR_SUM_TCORRECT] / (double)a->test.n_rows : NAN},
            {"test_logloss", scored ? s[LR_SUM_TLOSS] / (double)(a->test.n_rows - a->test_unknown) : NAN}};
-  uint32_t k = a->test_path[0] ? 7 : 5; /* a fixed set: the table's columns */
+  uint32_t k = a->test_path[0] ? 8 : 6; /* a fixed set: the table's columns */
   for (uint32_t i = 0; i < k; i++) {
     ctx->metrics[i].name = m[i].name;
     ctx->metrics[i].value = m[i].value;

@@ -42,9 +42,10 @@ static void pr_print_top(const struct pr_app *pr, const double *rank, uint64_t n
   if (!top)
     return;
   uint32_t got = pr_select_top(rank, n, k, top);
-  printf("top %u vertices by rank:\n%6s %14s %16s\n", got, "#", "vertex", "rank");
+  /* 19 columns hold any %.12g ("-1.23456789012e-300"): the table stays aligned */
+  printf("top %u vertices by rank:\n%6s %20s %19s\n", got, "#", "vertex", "rank");
   for (uint32_t i = 0; i < got; i++)
-    printf("%6u %14llu %16.12g\n", i + 1, (unsigned long long)dsana_graph_orig_id(&pr->g, top[i]), rank[top[i]]);
+    printf("%6u %20llu %19.12g\n", i + 1, (unsigned long long)dsana_graph_orig_id(&pr->g, top[i]), rank[top[i]]);
   free(top);
 }
 

@@ -9,6 +9,7 @@
  * server reported and every task is done: the iteration's record to the
  * observer, ITER_END to the servers, and the next ITER_START.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,7 +260,9 @@ void simsched_finish(struct sim *sim) {
       .servers = sim->n_servers, .tasks = sim->wk.n_tasks, .tasks_per_worker = cfg->tasks_per_worker,
       .iterations = n, .median_iter_s = rt_median(s->iter_wall, n), .bound_s = rt_median(s->iter_bound, n),
       .transfer_bound_s = rt_median(s->iter_tbound, n), .chunk_bytes = keys * sizeof(double),
-      .chunked = sim->wk.chunk_keys != 0};
+      .chunked = sim->wk.chunk_keys != 0, .residual = NAN, /* no values are computed */
+      /* not modelled: no process counts them */
+      .wakeups_per_iter = -1, .cpu_ms_per_iter = -1, .sched_messages_per_iter = -1, .steals_per_iter = -1};
   for (uint32_t k = 0; k < n; k++)
     r.total_s += s->iter_wall[k];
   if (sim->obs && sim->obs->summary)
