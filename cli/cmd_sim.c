@@ -75,10 +75,11 @@ static int take_own(struct sim_cli *c, int argc, char **argv, int *i, bool *mine
     c->tasks = v;
   else if (strcmp(a, "--costs") == 0)
     c->costs = v;
-  else if (strcmp(a, "--seed") == 0 && cli_parse_u64(v, 0, 1ull << 53, &c->opt.seed) != 0) {
-    fprintf(stderr, "dsana sim: --seed: invalid value '%s' (an integer in 0..2^53)\n", v ? v : "");
+  else if (strcmp(a, "--seed") == 0 && v && cli_parse_u64(v, 0, 1ull << 53, &c->opt.seed) != 0) {
+    fprintf(stderr, "dsana sim: --seed: invalid value '%s' (an integer in 0..2^53)\n", v);
     rc = DSANA_EUSAGE;
-  }
+  } else if (strcmp(a, "--seed") == 0)
+    ; /* taken (or no value: said below) */
   else if (strcmp(a, "--noise") == 0 && !(rc = parse_num(a, v, 0, 2, &x)))
     c->opt.noise = x;
   else if (strcmp(a, "--host-cores") == 0 && !(rc = parse_num(a, v, 0, 1024, &x)))

@@ -7,7 +7,7 @@
  *   sel % 5 == 0  msg_register_decode    1  msg_map_decode
  *           2  TASK_DONE records: the next byte is the sum count (mod
  *              DSANA_MAX_SUMS + 1), the rest whole records
- *           3  sums (16 bytes each)      4  globals (MSG_GLOBALS_BYTES)
+ *           3  sums (MSG_XSUM_BYTES each) 4  globals (MSG_GLOBALS_BYTES)
  * Beyond "no crash", an accepted payload must obey the limits the decoder
  * promises (roles, counts, flags, NUL-terminated strings), and encoding it
  * again must decode to the same message; when it holds no string with an
@@ -131,13 +131,14 @@ static void fuzz_task_done(const uint8_t *p, size_t len) {
 
 /* The fixed-size payloads have no failure path: they must round-trip. */
 static void fuzz_fixed(unsigned sel, const uint8_t *p, size_t len) {
-  static uint8_t buf[MSG_GLOBALS_BYTES > 16 * DSANA_MAX_SUMS ? MSG_GLOBALS_BYTES : 16 * DSANA_MAX_SUMS];
+  static uint8_t buf[MSG_GLOBALS_BYTES > MSG_XSUM_BYTES * DSANA_MAX_SUMS ? MSG_GLOBALS_BYTES
+                                                                         : MSG_XSUM_BYTES * DSANA_MAX_SUMS];
   if (sel == 3) {
-    uint32_t n = (uint32_t)(len / 16 < DSANA_MAX_SUMS ? len / 16 : DSANA_MAX_SUMS);
+    uint32_t n = (uint32_t)(len / MSG_XSUM_BYTES < DSANA_MAX_SUMS ? len / MSG_XSUM_BYTES : DSANA_MAX_SUMS);
     dsana_xsum s[DSANA_MAX_SUMS];
     msg_sums_decode(p, n, s);
     msg_sums_encode(s, n, buf);
-    if (memcmp(buf, p, 16 * (size_t)n) != 0)
+    if (memcmp(buf, p, MSG_XSUM_BYTES * (size_t)n) != 0)
       abort();
   } else if (sel == 4 && len >= MSG_GLOBALS_BYTES) {
     static double g[DSANA_MAX_GLOBALS];

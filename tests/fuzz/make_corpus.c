@@ -171,7 +171,7 @@ static void msg_seeds(void) {
   msg_task_done_encode(&d, 8, buf + 1 + msg_task_done_bytes(8));
   msg_seed("task_done", 2, buf, 1 + 2 * msg_task_done_bytes(8));
   msg_sums_encode(d.sums, 4, buf);
-  msg_seed("sums", 3, buf, 4 * 16);
+  msg_seed("sums", 3, buf, 4 * MSG_XSUM_BYTES);
   double g[DSANA_MAX_GLOBALS] = {0.85, 1e-9, -0.0, 3};
   msg_globals_encode(g, buf);
   msg_seed("globals", 4, buf, MSG_GLOBALS_BYTES);

@@ -3,7 +3,8 @@
 # data is deterministic and survives binary <-> libsvm conversions byte for
 # byte; info reports shape and classes; an IDX pair converts; bad input and
 # bad usage exit 2 with exactly one line on stderr naming the file (and line)
-# and leave no output file; an unwritable output exits 1. If the Debian
+# and leave no output file; so does an output that cannot be written
+# (checked before any work). If the Debian
 # package dataset-fashion-mnist is installed, its train and test pairs are
 # converted and checked (60000/10000 rows, 784 features, 10 classes).
 set -euo pipefail
@@ -129,9 +130,8 @@ expect_exit 2 gen_required "" "" x.bin gen logreg --samples 10 --out x.bin
 expect_exit 2 gen_number "--samples" "" x.bin gen logreg --samples ten --features 5 --nnz-per-row 1 --out x.bin
 expect_exit 2 gen_classes "classes" "" x.bin gen logreg --samples 10 --features 5 --nnz-per-row 1 --classes 1 --out x.bin
 expect_exit 2 gen_nnz "features" "" x.bin gen logreg --samples 10 --features 5 --nnz-per-row 6 --out x.bin
-
-# ------------------------------------------------------------ other failures: exit 1
-expect_exit 1 unwritable "no_dir/out.bin" "" "" convert g.svm no_dir/out.bin
+# an output that cannot be written is found before any work
+expect_exit 2 unwritable "no_dir/out.bin" "" "" convert g.svm no_dir/out.bin
 
 # ------------------------------------------------------------ Fashion-MNIST, when installed
 FM=/usr/share/datasets/fashion-mnist

@@ -68,7 +68,10 @@ for app in pagerank logreg; do
       # latency per message keeps it running (~20 s) until the signal comes
       cmd=("$DSANA" logreg d.svm --workers 2 --max-iter 1000000 --tol 0 --quiet --trace t.json --scenario slow.json)
     fi
-    "${cmd[@]}" >"$app.$sig.out" 2>"$app.$sig.err" &
+    # a script's background job starts with SIGINT ignored (POSIX), and dsana
+    # keeps a stop signal ignored at its start ignored (nohup): give it the
+    # default, as a terminal's foreground job has
+    env --default-signal=INT "${cmd[@]}" >"$app.$sig.out" 2>"$app.$sig.err" &
     launcher=$!
     if ! wait_running; then
       fail "$app SIG$sig: the job did not start: $(head -c 300 "$app.$sig.err")"
