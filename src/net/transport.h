@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "net/wire.h"
 
@@ -45,6 +46,10 @@ struct net_peer {
   uint8_t len;
   uint8_t id[31];
 };
+
+static inline bool net_peer_eq(const struct net_peer *a, const struct net_peer *b) {
+  return a->len == b->len && memcmp(a->id, b->id, a->len) == 0;
+}
 
 /* A received message. payload is 8-byte aligned (may be read as doubles)
  * and owned by the message until net_msg_fini(). */

@@ -21,6 +21,10 @@
 #include "net/transport.h"
 
 enum rt_role { ROLE_SCHEDULER = 0, ROLE_SERVER = 1, ROLE_WORKER = 2 };
+
+/* A server or worker without its cluster map sends its registration again
+ * this often (one may be lost while the scheduler rolls back). */
+#define RT_REGISTER_RESEND_NS 1000000000ull
 const char *rt_role_name(enum rt_role r);
 
 /* The transport identity a role's dialers use once it knows its index. */

@@ -133,10 +133,6 @@ void scheduler_note_listener(struct scheduler *s, uint64_t refused, uint64_t dro
   s->dropped_msgs = dropped;
 }
 
-static bool peer_eq(const struct net_peer *a, const struct net_peer *b) {
-  return a->len == b->len && memcmp(a->id, b->id, a->len) == 0;
-}
-
 /* The slot a message came from, by transport identity (the index in the
  * header is only a claim). */
 static struct peer_slot *lookup(struct scheduler *s, const struct net_peer *p, enum rt_role *role, uint32_t *index) {
@@ -144,7 +140,7 @@ static struct peer_slot *lookup(struct scheduler *s, const struct net_peer *p, e
     struct peer_slot *slots = r == 0 ? s->servers : s->workers;
     uint32_t n = r == 0 ? s->cfg.n_servers : s->cfg.n_workers;
     for (uint32_t i = 0; i < n; i++)
-      if (slots[i].registered && peer_eq(&slots[i].peer, p)) {
+      if (slots[i].registered && net_peer_eq(&slots[i].peer, p)) {
         *role = r == 0 ? ROLE_SERVER : ROLE_WORKER;
         *index = i;
         return &slots[i];
@@ -225,6 +221,8 @@ static int dispatch(struct scheduler *s, enum rt_role role, uint32_t idx, const 
   case WIRE_ABORT:
     return sch_abort(s, out, "%s %u failed: %.*s", rt_role_name(role), idx, (int)m->hdr.payload_bytes,
                      (const char *)m->payload);
+  case WIRE_REGISTER:
+    return 0; /* a repeat of its registration (sent until the map came) */
   default:
     log_warn("ignored %s from %s %u", wire_type_name(m->hdr.type), rt_role_name(role), idx);
     return 0;

@@ -159,6 +159,9 @@ int sch_on_late_register(struct scheduler *s, const struct rt_from *from, const 
     }
   if (!s->stopping && w < s->cfg.n_workers && s->workers[w].lost)
     return join_slot(s, w, &from->peer, reg.threads, out);
+  for (uint32_t i = 0; i < s->n_waiting; i++)
+    if (net_peer_eq(&s->waiting[i].peer, &from->peer))
+      return 0; /* it registers again while it waits (worker_on_tick): already waiting */
   bool may_wait = !s->stopping && (reg.index == UINT32_MAX || reg.index < s->cfg.n_workers);
   if (may_wait && s->n_waiting < SCH_MAX_WAITING) {
     s->waiting[s->n_waiting++] = (struct sch_waiting){.peer = from->peer, .index = reg.index, .threads = reg.threads};

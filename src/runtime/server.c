@@ -296,6 +296,12 @@ int server_on_msg(struct server *sv, const struct rt_from *from, const struct ne
 int server_on_tick(struct server *sv, uint64_t now_ns, struct rt_outq *out) {
   if (sv->stopped)
     return 0;
+  if (!sv->map && now_ns - sv->last_sent_ns >= RT_REGISTER_RESEND_NS) { /* as worker_on_tick */
+    sv->last_sent_ns = now_ns;
+    int rc = server_start(sv, out);
+    if (rc)
+      return rc;
+  }
   if (sv->map && now_ns - sv->last_sent_ns >= (uint64_t)(sv->map->heartbeat_s * 1e9)) {
     struct wire_hdr h = wire_hdr_make(WIRE_HEARTBEAT, sv->index);
     sv->last_sent_ns = now_ns;

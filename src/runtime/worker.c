@@ -254,6 +254,15 @@ int worker_on_msg(struct worker *w, const struct rt_from *from, const struct net
 int worker_on_tick(struct worker *w, uint64_t now_ns, struct rt_outq *out) {
   if (w->stopped)
     return 0;
+  /* A registration can be lost (sent to a scheduler that was closing to
+   * roll back, then listening again): it is sent again until the map
+   * comes; the scheduler knows a registered peer and ignores repeats. */
+  if (!w->map && now_ns - w->last_sent_ns >= RT_REGISTER_RESEND_NS) {
+    w->last_sent_ns = now_ns;
+    int rc = worker_start(w, out);
+    if (rc)
+      return rc;
+  }
   if (w->map && now_ns - w->last_sent_ns >= (uint64_t)(w->map->heartbeat_s * 1e9)) {
     struct wire_hdr h = wire_hdr_make(WIRE_HEARTBEAT, w->index);
     w->last_sent_ns = now_ns;
