@@ -97,6 +97,18 @@ static inline void dsana_xsum_add(dsana_xsum *s, double x) {
     s->hi += (uint64_t)(s->lo < old) - (uint64_t)(v < 0);
     return;
   }
+  if (y < 0x1p127) { /* |x| < 2^47: two exact 64-bit halves, y = yh * 2^64 + yl */
+    double yh = __builtin_floor(y * 0x1p-64);
+    unsigned __int128 m = (unsigned __int128)(uint64_t)yh << 64 | (uint64_t)(y - yh * 0x1p64), old = s->lo;
+    if (x < 0) {
+      s->lo -= m;
+      s->hi -= s->lo > old;
+    } else {
+      s->lo += m;
+      s->hi += s->lo < old;
+    }
+    return;
+  }
   dsana_xsum_add_bits(s, x);
 }
 void dsana_xsum_merge(dsana_xsum *into, const dsana_xsum *from);

@@ -47,6 +47,18 @@ void dsana_xsum_add_bits(dsana_xsum *s, double x) {
     s->flags |= DSANA_XSUM_INVALID;
     return;
   }
+  bool neg = (bits >> 63) != 0;
+  if (shift >= 0 && shift <= 74) { /* |x| < 2^47, the usual case: the magnitude fits in lo */
+    unsigned __int128 m = (unsigned __int128)mant << shift, old = s->lo;
+    if (neg) {
+      s->lo -= m;
+      s->hi -= s->lo > old;
+    } else {
+      s->lo += m;
+      s->hi += s->lo < old;
+    }
+    return;
+  }
   uint64_t mhi = 0;
   unsigned __int128 mlo;
   if (shift >= 0) {
@@ -55,7 +67,7 @@ void dsana_xsum_add_bits(dsana_xsum *s, double x) {
   } else {
     mlo = shift > -64 ? mant >> -shift : 0;
   }
-  add192(s, (bits >> 63) != 0, mhi, mlo);
+  add192(s, neg, mhi, mlo);
 }
 
 void dsana_xsum_merge(dsana_xsum *into, const dsana_xsum *from) {
