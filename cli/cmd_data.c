@@ -17,6 +17,7 @@
 #include "paths.h"
 #include "dsana/dataset.h"
 #include "dsana/dsana.h"
+#include "dsana/outfile.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
@@ -24,6 +25,7 @@ static const char DATA_USAGE[] =
     "usage: dsana data convert IN OUT                    libsvm text (plain or .gz) or binary -> OUT\n"
     "       dsana data convert --idx IMAGES LABELS OUT   an IDX pair (MNIST, Fashion-MNIST) -> OUT\n"
     "       dsana data gen logreg --samples N --features F --nnz-per-row K [--classes C] [--seed X] --out FILE\n"
+    "                             [--test-out FILE --test-samples M]   (a held-out set from the same model)\n"
     "       dsana data info FILE                         rows, features, nonzeros, value type, classes\n"
     "OUT ending in .svm or .txt (or .svm.gz, .txt.gz) is written as libsvm text, anything else in dsana's\n"
     "binary format (memory-mapped by the roles). Each subcommand takes -h/--help.\n";
@@ -48,14 +50,14 @@ static bool is_text_name(const char *path) {
 struct data_cli {
   const char *cmd; /* "convert", "info", "gen" for messages */
   bool idx;
-  bool has_samples, has_features, has_nnz;
-  uint64_t samples, features, nnz_per_row, classes, seed;
-  const char *out;
+  bool has_samples, has_features, has_nnz, has_test_samples;
+  uint64_t samples, features, nnz_per_row, classes, seed, test_samples;
+  const char *out, *test_out;
   const char *pos[4];
   int npos;
 };
 
-enum { OPT_IDX = 256, OPT_SAMPLES, OPT_FEATURES, OPT_NNZ, OPT_CLASSES, OPT_SEED, OPT_OUT };
+enum { OPT_IDX = 256, OPT_SAMPLES, OPT_FEATURES, OPT_NNZ, OPT_CLASSES, OPT_SEED, OPT_OUT, OPT_TEST_OUT, OPT_TEST_SAMPLES };
 
 /* Where a numeric option's value goes (and its "given" flag). */
 static uint64_t *num_dest(struct data_cli *c, int ch, bool **given) {
@@ -74,6 +76,9 @@ static uint64_t *num_dest(struct data_cli *c, int ch, bool **given) {
     return &c->classes;
   case OPT_SEED:
     return &c->seed;
+  case OPT_TEST_SAMPLES:
+    *given = &c->has_test_samples;
+    return &c->test_samples;
   default:
     return NULL;
   }
@@ -102,6 +107,9 @@ static int take_opt(struct data_cli *c, int ch, const char *name, char **argv, c
     return -1;
   case OPT_OUT:
     c->out = optarg;
+    return -1;
+  case OPT_TEST_OUT:
+    c->test_out = optarg;
     return -1;
   case ':':
     fprintf(stderr, "dsana data %s: option '%s' needs a value\n", c->cmd, argv[optind - 1]);
@@ -262,7 +270,33 @@ static int check_gen(const struct data_cli *c) {
     fprintf(stderr, "dsana data gen logreg: --nnz-per-row and --classes must be below 2^32\n");
     return EXIT_USAGE;
   }
-  return cli_check_tool_output("data gen logreg", c->out, NULL, 0) != 0 ? EXIT_USAGE : -1;
+  if (!c->test_out != !c->has_test_samples || (c->has_test_samples && c->test_samples == 0)) {
+    fprintf(stderr, "dsana data gen logreg: --test-out FILE and --test-samples N (N >= 1) go together\n");
+    return EXIT_USAGE;
+  }
+  if (c->test_out && dsana_outfile_same(c->out, c->test_out)) {
+    fprintf(stderr, "dsana data gen logreg: --out and --test-out name the same file %s\n", c->out);
+    return EXIT_USAGE;
+  }
+  if (cli_check_tool_output("data gen logreg", c->out, NULL, 0) != 0 ||
+      (c->test_out && cli_check_tool_output("data gen logreg", c->test_out, NULL, 0) != 0))
+    return EXIT_USAGE;
+  return -1;
+}
+
+/* Rows [first, first + n) of the generator's sequence, written to path. */
+static int gen_rows(const struct data_cli *c, uint64_t first, uint64_t n, const char *path) {
+  char err[512];
+  struct dsana_dataset ds;
+  int rc = dsana_dataset_gen_logreg_rows(first, n, c->features, (uint32_t)c->nnz_per_row, (uint32_t)c->classes,
+                                         c->seed, &ds, err, sizeof err);
+  if (rc) {
+    fprintf(stderr, "dsana data %s\n", err);
+    return rc == DSANA_EINVAL ? EXIT_USAGE : EXIT_FAIL;
+  }
+  rc = write_out(&ds, path);
+  dsana_dataset_fini(&ds);
+  return rc;
 }
 
 static int cmd_gen(int argc, char **argv) {
@@ -272,31 +306,26 @@ static int cmd_gen(int argc, char **argv) {
                                      {"classes", required_argument, NULL, OPT_CLASSES},
                                      {"seed", required_argument, NULL, OPT_SEED},
                                      {"out", required_argument, NULL, OPT_OUT},
+                                     {"test-out", required_argument, NULL, OPT_TEST_OUT},
+                                     {"test-samples", required_argument, NULL, OPT_TEST_SAMPLES},
                                      {"help", no_argument, NULL, 'h'},
                                      {0}};
   struct data_cli c = {.cmd = "gen", .classes = 2, .seed = 1};
   int rc = parse_opts(&c, argc, argv, lo,
                       "usage: dsana data gen logreg --samples N --features F --nnz-per-row K [--classes C]\n"
-                      "                             [--seed X] --out FILE\n"
+                      "                             [--seed X] --out FILE [--test-out FILE --test-samples M]\n"
                       "N rows of K distinct features out of F, values uniform in (0,1] (float), labels drawn\n"
                       "from a hidden linear model: -1/+1 by its sigmoid when C = 2 (the default), 0..C-1 by its\n"
                       "softmax otherwise (C <= 1024). Same seed (default 1), same file, for any thread count.\n"
+                      "--test-out: M more rows from the same model and distribution (rows N..N+M-1 of the same\n"
+                      "sequence), a held-out test set for --test.\n"
                       "FILE ending in .svm or .txt (.gz: gzipped): libsvm text; else the binary format.\n");
   if (rc >= 0)
     return rc;
   if ((rc = check_gen(&c)) >= 0)
     return rc;
-  char err[512];
-  struct dsana_dataset ds;
-  rc = dsana_dataset_gen_logreg(c.samples, c.features, (uint32_t)c.nnz_per_row, (uint32_t)c.classes, c.seed, &ds,
-                                err, sizeof err);
-  if (rc) {
-    fprintf(stderr, "dsana data %s\n", err);
-    return rc == DSANA_EINVAL ? EXIT_USAGE : EXIT_FAIL;
-  }
-  rc = write_out(&ds, c.out);
-  dsana_dataset_fini(&ds);
-  return rc;
+  rc = gen_rows(&c, 0, c.samples, c.out);
+  return rc || !c.test_out ? rc : gen_rows(&c, c.samples, c.test_samples, c.test_out);
 }
 
 int cmd_data_main(int argc, char **argv) {

@@ -172,6 +172,14 @@ int dsana_dataset_from_idx(const char *images_path, const char *labels_path, str
  */
 int dsana_dataset_gen_logreg(uint64_t n_rows, uint64_t n_features, uint32_t nnz_per_row, uint32_t n_classes,
                              uint64_t seed, struct dsana_dataset *ds, char *err, size_t errlen);
+/* Rows first_row .. first_row + n_rows - 1 of the sequence the same
+ * arguments give (row r's columns, values and label depend on r, the seed
+ * and the hidden model alone): with first_row = the training set's n_rows,
+ * a held-out test set from the same model and distribution. The limits
+ * above hold for first_row + n_rows rows. */
+int dsana_dataset_gen_logreg_rows(uint64_t first_row, uint64_t n_rows, uint64_t n_features, uint32_t nnz_per_row,
+                                  uint32_t n_classes, uint64_t seed, struct dsana_dataset *ds, char *err,
+                                  size_t errlen);
 
 /*
  * The distinct labels of ds in ascending order, so an app can map a label

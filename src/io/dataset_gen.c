@@ -34,6 +34,7 @@ static inline uint64_t rand_at(uint64_t key, uint64_t i) { return mix64(key + (i
 static inline double unit(uint64_t x) { return (double)(x >> 11) * 0x1p-53; }
 
 struct gen {
+  uint64_t first_row; /* the rows are rows first_row.. of the endless sequence the seed gives */
   uint64_t n_rows, n_features;
   uint32_t k, n_classes;
   uint64_t key_col, key_val, key_w, key_label;
@@ -141,13 +142,14 @@ static void gen_part(void *arg, unsigned t, unsigned nt) {
     q->failed[t] = true;
   } else {
     for (uint64_t r = lo; r < hi; r++) {
+      uint64_t g = q->first_row + r; /* what the row's random draws depend on */
       uint32_t *c = q->col + r * q->k;
       float *v = q->val + r * q->k;
-      draw_cols(q, &s, r, c);
+      draw_cols(q, &s, g, c);
       for (uint32_t j = 0; j < q->k; j++)
-        v[j] = (float)((double)((rand_at(q->key_val, r * q->k + j) >> 40) + 1) * 0x1p-24);
+        v[j] = (float)((double)((rand_at(q->key_val, g * q->k + j) >> 40) + 1) * 0x1p-24);
       q->row_off[r + 1] = (r + 1) * q->k;
-      q->label[r] = draw_label(q, r, c, v, z);
+      q->label[r] = draw_label(q, g, c, v, z);
     }
   }
   free(s.stamp);
@@ -176,12 +178,24 @@ static int check_args(uint64_t n_rows, uint64_t n_features, uint32_t k, uint32_t
 
 int dsana_dataset_gen_logreg(uint64_t n_rows, uint64_t n_features, uint32_t nnz_per_row, uint32_t n_classes,
                              uint64_t seed, struct dsana_dataset *ds, char *err, size_t errlen) {
+  return dsana_dataset_gen_logreg_rows(0, n_rows, n_features, nnz_per_row, n_classes, seed, ds, err, errlen);
+}
+
+int dsana_dataset_gen_logreg_rows(uint64_t first_row, uint64_t n_rows, uint64_t n_features, uint32_t nnz_per_row,
+                                  uint32_t n_classes, uint64_t seed, struct dsana_dataset *ds, char *err,
+                                  size_t errlen) {
   memset(ds, 0, sizeof *ds);
-  int rc = check_args(n_rows, n_features, nnz_per_row, n_classes, err, errlen);
+  /* the draws index rows up to first_row + n_rows: the same limits hold for that many */
+  int rc = first_row > UINT64_MAX - n_rows ? DSANA_EINVAL
+                                           : check_args(first_row + n_rows, n_features, nnz_per_row, n_classes, err,
+                                                        errlen);
   if (rc)
-    return rc;
+    return rc == DSANA_EINVAL && first_row > UINT64_MAX - n_rows
+               ? graph_errf(err, errlen, DSANA_EINVAL, "gen logreg: rows beyond 2^64")
+               : rc;
   uint64_t key = mix64(seed ^ 0x6C6F677265670000ull), nnz = n_rows * nnz_per_row;
-  struct gen q = {.n_rows = n_rows, .n_features = n_features, .k = nnz_per_row, .n_classes = n_classes,
+  struct gen q = {.first_row = first_row, .n_rows = n_rows, .n_features = n_features, .k = nnz_per_row,
+                  .n_classes = n_classes,
                   .key_col = rand_at(key, 0), .key_val = rand_at(key, 1), .key_w = rand_at(key, 2),
                   .key_label = rand_at(key, 3), .w_scale = 12.0 / sqrt((double)nnz_per_row)};
   q.row_off = graph_big_alloc((n_rows + 1) * sizeof *q.row_off);

@@ -71,6 +71,15 @@ check_eq "classes" "$(info_value a.bin classes)" 2
 neg=$(info_value a.bin "label -1")
 pos=$(info_value a.bin "label 1")
 check_eq "class counts add up" "$((neg + pos))" 2000
+# a held-out set from the same hidden model: rows N.. of the same sequence
+"$DSANA" data gen logreg --samples 150 --features 60 --nnz-per-row 5 --classes 3 --seed 9 --out all.svm >/dev/null
+"$DSANA" data gen logreg --samples 100 --features 60 --nnz-per-row 5 --classes 3 --seed 9 --out tr.svm \
+  --test-out te.svm --test-samples 50 >/dev/null
+if head -n 100 all.svm | cmp -s - tr.svm && tail -n 50 all.svm | cmp -s - te.svm; then
+  pass "--test-out: the next 50 rows of the same sequence (same model and distribution)"
+else
+  fail "--test-out: train and test are not rows 0..99 and 100..149 of the 150-row set"
+fi
 
 note "binary <-> libsvm"
 "$DSANA" data gen logreg --samples 300 --features 40 --nnz-per-row 6 --classes 4 --seed 2 --out g.svm >/dev/null
@@ -130,6 +139,8 @@ expect_exit 2 gen_required "" "" x.bin gen logreg --samples 10 --out x.bin
 expect_exit 2 gen_number "--samples" "" x.bin gen logreg --samples ten --features 5 --nnz-per-row 1 --out x.bin
 expect_exit 2 gen_classes "classes" "" x.bin gen logreg --samples 10 --features 5 --nnz-per-row 1 --classes 1 --out x.bin
 expect_exit 2 gen_nnz "features" "" x.bin gen logreg --samples 10 --features 5 --nnz-per-row 6 --out x.bin
+expect_exit 2 gen_test_pair "test-samples" "" x.bin gen logreg --samples 10 --features 5 --nnz-per-row 1 --out x.bin \
+  --test-out y.bin
 # an output that cannot be written is found before any work
 expect_exit 2 unwritable "no_dir/out.bin" "" "" convert g.svm no_dir/out.bin
 
