@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "net/transport.h"
+#include "resume.h"
 #include "util/log.h"
 
 enum {
@@ -98,7 +99,7 @@ static const struct cli_common_opt common[] = {
     {{"checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY}, "K", "iterations between checkpoints (default 10)",
      "an integer in 1..1073741824"},
     {{"resume", required_argument, NULL, OPT_RESUME}, "DIR",
-     "continue from the last complete checkpoint in DIR (same input, same options)", "a folder name"},
+     "continue from the last complete checkpoint in DIR (its input and options unless given again)", "a folder name"},
     {{"max-message", required_argument, NULL, OPT_MAX_MSG}, "BYTES",
      "largest message accepted, checked before allocation (default 64M)", "a byte count >= 4096, K/M/G suffixes"},
     {{"verbose", no_argument, NULL, OPT_VERBOSE}, NULL,
@@ -213,6 +214,7 @@ static int set_common(struct cli_run *r, int id, const char *v) {
   case OPT_THREADS:
     return cli_parse_u32(v, 1, 1024, &c->threads);
   case OPT_SERVERS:
+    r->servers_given = true;
     return cli_parse_u32(v, 1, MSG_MAX_SERVERS, &c->n_servers);
   case OPT_MODE:
     if (strcmp(v, "bsp") && strcmp(v, "dsana"))
@@ -315,7 +317,7 @@ static struct option *build_table(const struct dsana_app *app) {
   return t;
 }
 
-static int add_app_arg(struct cli_run *r, const char *name, const char *value) {
+int cli_add_app_arg(struct cli_run *r, const char *name, const char *value) {
   char err[512] = "";
   if (r->args.n >= MSG_MAX_ARGS || strlen(value) >= MSG_ARG_MAX) {
     fprintf(stderr, "dsana %s: too many or too long arguments\n", cli_command(r));
@@ -395,7 +397,7 @@ static int parse_loop(struct cli_run *r, int argc, char **argv, const struct opt
     }
     if (id >= OPT_APP_BASE) {
       const struct dsana_app_option *o = &r->app->options[id - OPT_APP_BASE];
-      if (add_app_arg(r, o->name, optarg ? optarg : "") != 0)
+      if (cli_add_app_arg(r, o->name, optarg ? optarg : "") != 0)
         return DSANA_EUSAGE;
     } else if (set_common(r, id, optarg) != 0) {
       const struct cli_common_opt *o = common_opt(id);
@@ -409,7 +411,7 @@ static int parse_loop(struct cli_run *r, int argc, char **argv, const struct opt
   if (check_transport(r, reassign_given) != 0)
     return DSANA_EUSAGE;
   for (int i = optind; i < argc; i++)
-    if (add_app_arg(r, NULL, argv[i]) != 0)
+    if (cli_add_app_arg(r, NULL, argv[i]) != 0)
       return DSANA_EUSAGE;
   return 0;
 }
@@ -426,5 +428,7 @@ int cli_parse_run(const struct dsana_app *app, int argc, char **argv, struct cli
   /* getopt permutes argv so that options may follow positionals. */
   int rc = parse_loop(r, argc, argv, table);
   free(table);
+  if (!rc && !r->help && r->cfg.resume_dir[0])
+    rc = cli_resume_fill(r);
   return rc;
 }

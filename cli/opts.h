@@ -22,6 +22,7 @@ struct cli_run {
   struct app_args args;
   int help; /* --help or -h was asked (nothing printed: the caller prints the usage) */
   bool workers_given; /* --workers (else a --scenario's count, or the cores) */
+  bool servers_given; /* --servers (else 1, or a --resume checkpoint's count) */
   struct {
     const char *name; /* the app's static string */
     double value;
@@ -32,6 +33,10 @@ struct cli_run {
 /* Parse argv[0..argc) where argv[0] is the app name. Returns 0, or
  * DSANA_EUSAGE after printing one line (prog: message). */
 int cli_parse_run(const struct dsana_app *app, int argc, char **argv, struct cli_run *out);
+/* Give the app option `name` (NULL: a positional argument) the value
+ * `value`, as if it were on the command line. Returns 0, or DSANA_EUSAGE
+ * after one line on stderr (the app refused it, or too many). */
+int cli_add_app_arg(struct cli_run *r, const char *name, const char *value);
 /* Messages say "dsana NAME:" instead of the app's name (dsana sim runs an
  * app's options through cli_parse_run), and what they say it is. */
 void cli_name_command(const char *name);

@@ -4,7 +4,10 @@
  *   app NAME
  *   param NAME VALUE                 every DSANA_OPT_PARAM option, default or given
  *   input LABEL SIZE CRC32 PATH      every input file (LABEL: "GRAPH", "--personalization")
- * Values and paths are escaped (\xHH for '\', newlines, control bytes). */
+ *   keep NAME VALUE                  a report or output option given (not compared)
+ * Values and paths are escaped (\xHH for '\', newlines, control bytes);
+ * relative paths are recorded from the folder the run started in, so a
+ * resume from elsewhere still finds them. */
 #include "resume.h"
 
 #include <errno.h>
@@ -75,6 +78,16 @@ static const char *effective(const struct cli_run *r, const struct dsana_app_opt
   return v ? v : o->arg ? "" : "off";
 }
 
+/* path as the identity records it: absolute unless "-" (stdout/stdin). */
+static void put_path(struct text *t, const char *path) {
+  char cwd[CONFIG_PATH_MAX];
+  if (path[0] != '/' && strcmp(path, "-") != 0 && getcwd(cwd, sizeof cwd)) {
+    put_escaped(t, cwd);
+    put(t, "/");
+  }
+  put_escaped(t, path);
+}
+
 static int put_input(struct text *t, const char *label, const char *path) {
   uint64_t size;
   uint32_t crc;
@@ -82,9 +95,28 @@ static int put_input(struct text *t, const char *label, const char *path) {
   if (e)
     return e;
   put(t, "input %s %llu %08x ", label, (unsigned long long)size, crc);
-  put_escaped(t, path);
+  put_path(t, path);
   put(t, "\n");
   return 0;
+}
+
+static const struct dsana_app_option *app_option(const struct dsana_app *app, const char *name) {
+  for (size_t k = 0; app->options && app->options[k].name; k++)
+    if (strcmp(app->options[k].name, name) == 0)
+      return &app->options[k];
+  return NULL;
+}
+
+/* A report or output option the user gave, to be taken again on --resume. */
+static void put_kept(struct text *t, const struct dsana_app_option *o, const char *value) {
+  put(t, "keep %s ", o->name);
+  if (!o->arg)
+    put(t, "on");
+  else if (o->kind == DSANA_OPT_OUTPUT)
+    put_path(t, value);
+  else
+    put_escaped(t, value);
+  put(t, "\n");
 }
 
 static int build_identity(const struct cli_run *r, char *out, size_t cap) {
@@ -101,9 +133,10 @@ static int build_identity(const struct cli_run *r, char *out, size_t cap) {
     const char *name = r->args.name[i];
     char label[MSG_NAME_MAX + 4];
     snprintf(label, sizeof label, "--%s", name);
-    bool input = !name[0];
-    for (size_t k = 0; !input && app->options && app->options[k].name; k++)
-      input = strcmp(app->options[k].name, name) == 0 && app->options[k].kind == DSANA_OPT_INPUT;
+    const struct dsana_app_option *o = name[0] ? app_option(app, name) : NULL;
+    bool input = !name[0] || (o && o->kind == DSANA_OPT_INPUT);
+    if (o && (o->kind == DSANA_OPT_REPORT || o->kind == DSANA_OPT_OUTPUT))
+      put_kept(&t, o, r->args.value[i]);
     int e = input ? put_input(&t, name[0] ? label : app->args, r->args.value[i]) : 0;
     if (e) {
       fprintf(stderr, "dsana %s: %s: %s\n", app->name, r->args.value[i], strerror(e));
@@ -137,11 +170,12 @@ static bool same_value(const char *a, const char *b) {
   return ea != a && eb != b && !*ea && !*eb && x == y;
 }
 
-/* The first fact of `now` that `saved` contradicts, as one line in err. */
-static int compare_lines(const char *saved, const char *now, char *err, size_t errlen) {
+/* The first fact of kind `only` in `now` that `saved` contradicts, as one
+ * line in err. */
+static int compare_lines(const char *saved, const char *now, const char *only, char *err, size_t errlen) {
   char kind[16], name[MSG_NAME_MAX + 4], was[CONFIG_PATH_MAX + 64];
   for (const char *line = now; *line && strchr(line, '\n'); line = strchr(line, '\n') + 1) {
-    if (sscanf(line, "%15s %67s", kind, name) != 2)
+    if (sscanf(line, "%15s %67s", kind, name) != 2 || strcmp(kind, only) != 0)
       continue;
     const char *rest = line + strlen(kind) + strlen(name) + 2;
     size_t rl = (size_t)(strchr(line, '\n') - rest);
@@ -201,9 +235,12 @@ static int check_identity(const struct cli_run *r, const struct ckpt_manifest *m
     fprintf(stderr, "dsana %s: cannot resume: %s holds a checkpoint of '%s'\n", who, r->cfg.resume_dir, app);
     return DSANA_EUSAGE;
   }
-  int rc = compare_lines(m->identity, r->cfg.job_identity, err, sizeof err);
+  /* another input first: it explains a changed parameter default too */
+  int rc = compare_lines(m->identity, r->cfg.job_identity, "input", err, sizeof err);
   if (!rc)
     rc = compare_inputs(m->identity, r->cfg.job_identity, err, sizeof err);
+  if (!rc)
+    rc = compare_lines(m->identity, r->cfg.job_identity, "param", err, sizeof err);
   if (rc)
     fprintf(stderr, "dsana %s: cannot resume from %s: %s\n", who, r->cfg.resume_dir, err);
   return rc;
@@ -248,4 +285,86 @@ int cli_check_resume_cap(const struct cli_run *r, uint32_t max_iter) {
                   "--max-iter above %u)\n", r->app->name, max_iter, r->cfg.resume_dir, r->cfg.resume_iter,
           r->cfg.resume_iter);
   return DSANA_EUSAGE;
+}
+
+/* Undo put_escaped in place. */
+static void unescape(char *s) {
+  char *w = s;
+  for (const char *c = s; *c; c++) {
+    unsigned v;
+    if (c[0] == '\\' && c[1] == 'x' && sscanf(c + 2, "%2x", &v) == 1 && c[2] && c[3]) {
+      *w++ = (char)v;
+      c += 3;
+    } else {
+      *w++ = *c;
+    }
+  }
+  *w = '\0';
+}
+
+static bool given(const struct cli_run *r, const char *name) {
+  for (uint32_t i = 0; i < r->args.n; i++)
+    if (strcmp(r->args.name[i], name) == 0)
+      return true;
+  return false;
+}
+
+/* Take one recorded line "KIND NAME REST" the user did not give again;
+ * what was taken is appended to `took` for the note. */
+static int fill_line(struct cli_run *r, const char *kind, const char *name, char *rest, struct text *took) {
+  const struct dsana_app *app = r->app;
+  bool input = strcmp(kind, "input") == 0;
+  if (input) {
+    int at = 0;
+    unsigned long long size;
+    unsigned crc;
+    if (sscanf(rest, "%llu %x %n", &size, &crc, &at) != 2 || !at)
+      return 0;
+    rest += at;
+  }
+  bool positional = input && strcmp(name, app->args ? app->args : "") == 0;
+  const char *opt = positional ? "" : name + (input && strncmp(name, "--", 2) == 0 ? 2 : 0);
+  const struct dsana_app_option *o = positional ? NULL : app_option(app, opt);
+  if (given(r, opt) || (!positional && !o) || (o && (o->kind == DSANA_OPT_PARAM) != !strcmp(kind, "param")))
+    return 0;
+  unescape(rest);
+  if (o && !o->arg && strcmp(rest, "on") != 0)
+    return 0; /* a flag recorded off: not given is off */
+  if (o && o->arg && o->kind == DSANA_OPT_PARAM && o->default_value && !strcmp(rest, o->default_value))
+    return 0; /* the default: nothing to say */
+  if (input && access(rest, R_OK) != 0) {
+    fprintf(stderr, "dsana %s: cannot resume from %s: its %s %s: %s (give the input's new path)\n", cli_command(r),
+            r->cfg.resume_dir, positional ? "input" : name, rest, strerror(errno));
+    return DSANA_EUSAGE;
+  }
+  put(took, positional ? " %s" : o->arg ? " --%s %s" : " --%s", positional ? rest : opt, rest);
+  return cli_add_app_arg(r, positional ? NULL : opt, o && !o->arg ? "" : rest);
+}
+
+int cli_resume_fill(struct cli_run *r) {
+  static struct ckpt_manifest m; /* 12 KiB */
+  char err[1400], app[MSG_NAME_MAX], took_buf[2048];
+  struct text took = {.p = took_buf, .cap = sizeof took_buf};
+  took_buf[0] = '\0';
+  /* an unreadable or foreign checkpoint: cli_setup_checkpoints says why */
+  if (ckpt_read_manifest(r->cfg.resume_dir, &m, err, sizeof err) != 0 || !m.identity[0] ||
+      sscanf(m.identity, "app %63s", app) != 1 || strcmp(app, r->app->name) != 0)
+    return 0;
+  if (!r->servers_given && m.n_servers && m.n_servers != r->cfg.n_servers) {
+    r->cfg.n_servers = m.n_servers;
+    put(&took, " --servers %u", m.n_servers);
+  }
+  char line[CKPT_IDENTITY_MAX], kind[16], name[MSG_NAME_MAX + 4];
+  for (const char *l = m.identity; *l && strchr(l, '\n'); l = strchr(l, '\n') + 1) {
+    snprintf(line, sizeof line, "%.*s", (int)(strchr(l, '\n') - l), l);
+    int at = 0;
+    if (sscanf(line, "%15s %67s %n", kind, name, &at) != 2 || !at || !strcmp(kind, "app"))
+      continue;
+    if (fill_line(r, kind, name, line + at, &took) != 0)
+      return DSANA_EUSAGE;
+  }
+  if (took_buf[0] && !r->cfg.quiet)
+    fprintf(stderr, "dsana %s: resuming with what the checkpoint's run had:%s%s\n", cli_command(r), took_buf,
+            took.full ? " ..." : "");
+  return 0;
 }

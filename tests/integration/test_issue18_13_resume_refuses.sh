@@ -34,7 +34,7 @@ refused() {
 refused damping "--damping 0.5, but the checkpoint's run had --damping 0.85" g.txt "${run[@]}" --max-iter 12 --resume ck --damping 0.5
 refused tol "--tol 1e-3" g.txt --quiet --max-iter 12 --resume ck --tol 1e-3
 refused dedup "had no --dedup" g.txt "${run[@]}" --max-iter 12 --resume ck --dedup
-refused graph "other.txt is not the checkpoint's input (g.txt" other.txt "${run[@]}" --max-iter 12 --resume ck
+refused graph "other.txt is not the checkpoint's input ($T/g.txt" other.txt "${run[@]}" --max-iter 12 --resume ck
 refused pers "had no --personalization" g.txt "${run[@]}" --max-iter 12 --resume ck --personalization p.txt
 refused cap "--max-iter 10: the checkpoint in ck is at iteration 10" g.txt "${run[@]}" --max-iter 10 --resume ck
 run_capture app "$DSANA" logreg g.txt --resume ck --quiet
