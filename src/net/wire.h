@@ -76,8 +76,9 @@ enum wire_type {
 /* with WIRE_F_ZSTD: PULL: the worker holds iteration iter-1's values of
  * every key asked for; PULL_REPLY: the values were XORed with those */
 #define WIRE_F_DELTA 512u
-/* ABORT from the scheduler: the job rolls back to its last checkpoint (a
- * server was lost): register again with the scheduler, which restarts */
+/* ABORT from the scheduler: register again. To every role when the job
+ * rolls back to its last checkpoint (a server was lost: the scheduler
+ * restarts); to one worker it had given up on and hears from again */
 #define WIRE_F_ROLLBACK 1024u
 #define WIRE_F_ALL 2047u
 

@@ -229,6 +229,26 @@ static int dispatch(struct scheduler *s, enum rt_role role, uint32_t idx, const 
   }
 }
 
+/* A worker given up on that speaks again (it was frozen, or cut off, and
+ * lives): told once to register again, so that it rejoins at once rather
+ * than after its own --peer-timeout. */
+static int tell_lost(struct scheduler *s, struct peer_slot *slot, uint32_t idx, struct rt_outq *out) {
+  if (slot->told_lost || s->stopping || s->failed)
+    return 0;
+  slot->told_lost = true;
+  char why[200];
+  int len = snprintf(why, sizeof why,
+                     "worker %u was given up (silent past --peer-timeout: frozen, starved or cut off) and its tasks "
+                     "went to the others: it registers again to rejoin", idx);
+  char *copy = strdup(why);
+  if (!copy)
+    return DSANA_ENOMEM;
+  log_warn("worker %u, given up, is heard from again in iteration %u: told to register again", idx, s->iter);
+  struct wire_hdr h = wire_hdr_make(WIRE_ABORT, 0);
+  h.flags = WIRE_F_ROLLBACK;
+  return sch_send_owned(s, slot, &h, copy, (size_t)len, out);
+}
+
 int scheduler_on_msg(struct scheduler *s, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out) {
   enum rt_role role;
   uint32_t idx;
@@ -241,7 +261,7 @@ int scheduler_on_msg(struct scheduler *s, const struct rt_from *from, const stru
     return 0;
   }
   if (slot->lost)
-    return 0; /* a worker given up on: nothing it says counts any more */
+    return tell_lost(s, slot, idx, out); /* nothing it says counts any more */
   slot->last_heard_ns = rt_now(s->env);
   if (m->hdr.type == WIRE_BYE) {
     if (!slot->bye && s->stopping) {

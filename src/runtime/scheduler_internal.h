@@ -27,6 +27,7 @@
 struct peer_slot {
   bool registered, bye;
   bool lost;            /* worker declared lost: its messages are ignored */
+  bool told_lost;       /* ... and it was told so, when it spoke again */
   bool joining;         /* replacement worker: takes part from the next iteration */
   uint32_t outstanding; /* worker: tasks of this iteration handed, not done */
   uint32_t depth;       /* worker: how many it should hold */

@@ -107,6 +107,7 @@ static int join_slot(struct scheduler *s, uint32_t w, const struct net_peer *pee
   slot->peer = *peer;
   slot->threads = threads;
   slot->lost = false;
+  slot->told_lost = false;
   slot->joining = true; /* live from the next iteration */
   slot->bye = false;
   slot->last_heard_ns = rt_now(s->env);

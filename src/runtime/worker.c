@@ -251,6 +251,21 @@ int worker_on_msg(struct worker *w, const struct rt_from *from, const struct net
   return mirror_kick(&w->mirror, out);
 }
 
+/* Ticks come at least every heartbeat: one that comes after more than
+ * --peer-timeout means this process was frozen (SIGSTOP, a suspended VM,
+ * starved of CPU), not that the scheduler went silent. Its silence is
+ * forgiven, and a heartbeat goes at once: if the scheduler gave this
+ * worker up meanwhile, it answers "register again". */
+static void note_freeze(struct worker *w, uint64_t now_ns) {
+  uint64_t gap = w->last_tick_ns ? now_ns - w->last_tick_ns : 0;
+  w->last_tick_ns = now_ns;
+  if (!w->map || gap <= (uint64_t)(w->map->peer_timeout_s * 1e9))
+    return;
+  log_warn("this worker was frozen for %.1f s (stopped, suspended or starved of CPU), longer than --peer-timeout: "
+           "asking the scheduler whether it still counts on it", (double)gap * 1e-9);
+  w->last_heard_ns = now_ns;
+}
+
 int worker_on_tick(struct worker *w, uint64_t now_ns, struct rt_outq *out) {
   if (w->stopped)
     return 0;
@@ -270,6 +285,7 @@ int worker_on_tick(struct worker *w, uint64_t now_ns, struct rt_outq *out) {
     if (rc)
       return rc;
   }
+  note_freeze(w, now_ns);
   double limit = w->map ? w->map->peer_timeout_s : w->cfg.register_timeout_s;
   if (now_ns - w->last_heard_ns > (uint64_t)(limit * 1e9)) {
     if (w->map)

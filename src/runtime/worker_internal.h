@@ -28,6 +28,7 @@ struct worker {
   struct dsana_job job;
   struct mirror mirror;
   uint64_t last_heard_ns, last_sent_ns;
+  uint64_t last_tick_ns; /* to see a freeze: a tick long after the one before */
   bool stopped;
   struct usage_window usage;
   /* the iteration */
