@@ -19,7 +19,7 @@
 # Per run it also samples every role's peak resident set (VmHWM of the
 # processes titled 'dsana: scheduler|server N|worker N', every 50 ms, in one
 # more run per graph and mode that is not timed: sampling costs CPU) and
-# compares the largest with the memory bound of issue 14: the role's share
+# compares the largest with the memory bound: the role's share
 # of the graph file plus its rank vectors (8 bytes x vertices x 3: ranks,
 # contributions, a pull mirror), a ratio <= 1.3 is the target.
 #

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # bench/fixed_cost.sh [--runs N] [--iters N] [--workers "1 2 4"] [GRAPH]
 #
-# The fixed cost of an iteration (issue 15): PageRank on a small graph
+# The fixed cost of an iteration: PageRank on a small graph
 # (default email-Eu-core from the shared data folder, 25,571 edges, whose
 # compute is ~0.05 ms), local mode, 1 server, W workers with 1 thread each,
 # no emulation, --mode dsana and --mode bsp. Prints the median seconds per
 # iteration (median of the runs' medians, min-max), the scheduler's messages
 # per iteration (metrics), and the ratio to two loopback round trips (the
-# floor the issue names: ~90 us each across vCPUs on this machine, see
+# floor: ~90 us each across vCPUs on this machine, see
 # ../shared/MACHINE.md; the target is 0.25 ms for 4 workers).
 # Runs alternate over the configurations and hold /tmp/dsana-bench.lock.
 set -euo pipefail

@@ -6,7 +6,7 @@
 # grows, bsp and dsana side by side, in two scenarios: uniform (every worker speed 1)
 # and heterogeneous (speeds 1 1 0.5 0.25 repeated), ns_per_cost 3, time_scale 4 x W
 # (each worker's share takes the same modelled time at every W), no emulated links: the
-# configuration of issue 16's measurements. --link-mbit M gives every process a link of
+# configuration of docs/sim.md's runs. --link-mbit M gives every process a link of
 # M Mbit/s and 0.5 ms (a cluster's network; the transfer bound then counts too).
 # Kronecker scale K (default 16; --graph uniform: a uniform random graph of as many
 # vertices and edges, whose tasks are all small: no hub's task sets a floor), S servers

@@ -15,7 +15,7 @@
 #                       (--local) best matches, in squared log error, seven runs: kron10 2
 #                       workers bsp (the fixed cost of an iteration), and kron16 with 8, 16
 #                       and 32 workers, 2 servers, uniform speeds, ns_per_cost 3, time_scale
-#                       4 x W (issue 16's configuration), bsp and dsana (scheduler_messages
+#                       4 x W (scale.sh's configuration), bsp and dsana (scheduler_messages
 #                       per iteration from their metrics)
 # The other constants keep their compiled-in defaults (docs/sim.md says why).
 # Prints every measurement, the fit and its error per run; N runs per configuration

@@ -69,8 +69,7 @@ static int setup_token(struct run_config *cfg, bool local, const char *who) {
 }
 
 /* --scenario describes the cluster: without --workers, its worker count
- * is the run's; with fewer --workers than it describes, say which are
- * used (issue 18.10). */
+ * is the run's; with fewer --workers than it describes, say which are used. */
 static int setup_scenario(struct cli_run *r) {
   char err[512] = "";
   struct scenario sc;

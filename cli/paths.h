@@ -1,12 +1,12 @@
 /*
  * paths.h - the files a run reads and writes, checked before any process
- * starts (issue 18.2): every output (the app's DSANA_OPT_OUTPUT options,
- * --metrics, --trace) can be written and its folder exists, --checkpoint
- * can be made; no output names an input (the app's positional arguments
- * and DSANA_OPT_INPUT options, --scenario, --token-file: the same device
- * and inode) and no two outputs replacing regular files name one file.
- * When an output is "-", stdout then carries the data alone: whatever
- * else the run prints on stdout goes to stderr (dsana_outfile_stdout_for_data).
+ * starts: every output (the app's DSANA_OPT_OUTPUT options, --metrics,
+ * --trace) can be written and its folder exists, --checkpoint can be made;
+ * no output names an input (the app's positional arguments and
+ * DSANA_OPT_INPUT options, --scenario, --token-file: the same device and
+ * inode) and no two outputs replacing regular files name one file. When an
+ * output is "-", stdout then carries the data alone: whatever else the run
+ * prints on stdout goes to stderr (dsana_outfile_stdout_for_data).
  */
 #ifndef DSANA_CLI_PATHS_H
 #define DSANA_CLI_PATHS_H

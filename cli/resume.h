@@ -1,6 +1,6 @@
 /*
- * resume.h - checkpoints from the command line: what defines
- * a run's result - the app, the values of its DSANA_OPT_PARAM options
+ * resume.h - checkpoints from the command line: what defines a run's
+ * result - the app, the values of its DSANA_OPT_PARAM options
  * (defaults included), the size and CRC-32 of its input files (the
  * positional arguments and DSANA_OPT_INPUT options) - is recorded in every
  * checkpoint's manifest; --resume compares it with the new command line

@@ -3,7 +3,7 @@
 # trials, well under 2 minutes): random SIGKILLs and SIGSTOP/SIGCONT of
 # random roles at random moments, in local runs and (a killed server) with
 # every role started on its own; every run's ranks byte-identical to the
-# fault-free run, no hang (issue 17).
+# fault-free run, no hang.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

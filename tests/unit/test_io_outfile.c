@@ -1,9 +1,9 @@
-/* test_io_outfile.c - the output module (dsana/outfile.h), issue 17.1/17.2
- * and 18.2: regular files replaced atomically (mode kept, nothing left
- * behind on success, failure or discard), symbolic links followed (the
- * link stays a link), FIFOs written in place (never replaced), gzip for
- * ".gz", the checks made before a run, file identity, anonymous files,
- * and a full disk (RLIMIT_FSIZE) that leaves the old file intact. */
+/* test_io_outfile.c - the output module (dsana/outfile.h): regular files
+ * replaced atomically (mode kept, nothing left behind on success, failure
+ * or discard), symbolic links followed (the link stays a link), FIFOs
+ * written in place (never replaced), gzip for ".gz", the checks made
+ * before a run, file identity, anonymous files, and a full disk
+ * (RLIMIT_FSIZE) that leaves the old file intact. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -460,7 +460,7 @@ static void test_sparse_sum_every_interleaving(void **state) {
   }
 }
 
-/* Exactly once at 64 workers (issue 16): both policies, with and without
+/* Exactly once at 64 workers: both policies, with and without
  * chunks, 1..3 servers, random delivery orders. */
 static void test_sparse_sum_64_workers(void **state) {
   (void)state;

@@ -173,8 +173,8 @@ static void test_two_parts_merge(void **state) {
   assert_string_equal(meta_name(events, "thread_name", 1, 0), "scheduler");
   assert_string_equal(meta_name(events, "thread_name", 3, 2), track);
 
-  /* Microsecond timestamps from the earliest event (issue 18.14: the trace
-   * starts at 0, not at the clock's ~4,000 s), args carried through. */
+  /* Microsecond timestamps from the earliest event (the trace starts at 0,
+   * not at the clock's ~4,000 s), args carried through. */
   int seen_push = 0, seen_back = 0;
   const cJSON *ev;
   cJSON_ArrayForEach(ev, events) {

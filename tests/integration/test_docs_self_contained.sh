@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# test_issue18_15_docs.sh - issue 18.15: the README points to the
-# architecture inside the repository (docs/design.md), never to files a
-# clone does not have (../shared/...), and every relative link in it
-# resolves; its usage section shows the new options. The other documents
-# (bench/README.md, docs/) do not send readers outside the repository either.
+# test_docs_self_contained.sh - the README points to the architecture
+# inside the repository (docs/design.md), never to files a clone does not
+# have (../shared/...), and every relative link in it resolves; its usage
+# section shows --weighted, --undirected, --personalization and --mode.
+# The other documents (bench/README.md, docs/) do not send readers outside
+# the repository either.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 readme=$DSANA_SRC/README.md

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_issue14_01_threads.sh - issue 14: threads inside workers change no
+# test_pagerank_threads_identical.sh - threads inside workers change no
 # byte. `dsana pagerank` with --threads 1..4 x workers {1,3} x servers
 # {1,2} x --mode bsp|dsana is byte-identical to the reference layout
 # (1 worker, 1 thread, bsp) and that matches the independent reference;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# test_issue14_02_reorder.sh - issue 14: `dsana graph convert --reorder
-# degree` renumbers vertices for locality, and PageRank on the reordered
-# graph reports every vertex under its original id with the plain run's
-# rank (within 1e-12 per vertex, lines compared by vertex id), for workers 1 and 3 and both modes; the
-# reordered file differs from the plain one (the renumbering happened).
+# test_graph_reorder_keeps_ids.sh - `dsana graph convert --reorder degree`
+# renumbers vertices for locality, and PageRank on the reordered graph
+# reports every vertex under its original id with the plain run's rank
+# (within 1e-12 per vertex, lines compared by vertex id), for workers 1
+# and 3 and both modes; the reordered file differs from the plain one (the
+# renumbering happened).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

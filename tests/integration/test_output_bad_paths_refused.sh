@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# test_issue18_02_output_paths.sh - issues 18.2 and 17.1: every output
-# (--out, --metrics, --trace, --checkpoint, logreg --model-out, logreg
-# predict --out) is checked before any process starts: an unwritable one,
-# one naming an input (also through a link) or two naming one file exit 2
-# with one line, start nothing (no job folder in $TMPDIR) and change
-# nothing.
+# test_output_bad_paths_refused.sh - every output (--out, --metrics,
+# --trace, --checkpoint, logreg --model-out, logreg predict --out) is
+# checked before any process starts: an unwritable one, one naming an
+# input (also through a link) or two naming one file exit 2 with one line,
+# start nothing (no job folder in $TMPDIR) and change nothing.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_issue17_02_side_failures.sh - issue 17.2: a full disk (RLIMIT_FSIZE,
+# test_output_full_disk_keeps_ranks.sh - a full disk (RLIMIT_FSIZE,
 # `ulimit -f`, with SIGXFSZ ignored so writes fail with EFBIG) under the
 # trace, the metrics or the checkpoints does not lose the result: --out is
 # written, byte-identical to a healthy run's, each failure is reported

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# test_issue18_06_titles.sh - issue 18.6: the roles of a local job are told
-# apart in ps and top: each process's title (/proc/PID/cmdline) reads
+# test_cli_process_titles.sh - the roles of a local job are told apart in
+# ps and top: each process's title (/proc/PID/cmdline) reads
 # "dsana: scheduler (job DIR)", "dsana: server 0 (job DIR)", "dsana:
 # worker 1 (job DIR)" with the job's folder, and its kernel name
 # (/proc/PID/comm) "dsana sched", "dsana srv 0", "dsana wrk 1". Roles

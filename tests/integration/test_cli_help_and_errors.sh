@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# test_issue18_09_help.sh - issue 18.9: help and messages. Every value is
-# named in --help (--max-iter N, --out FILE, --top K, no bare X); -h works
-# on every command; dsana scheduler --help and dsana scheduler APP --help
+# test_cli_help_and_errors.sh - help and messages. Every value is named
+# in --help (--max-iter N, --out FILE, --top K, no bare X); -h works on
+# every command; dsana scheduler --help and dsana scheduler APP --help
 # print the scheduler's usage; errors state the valid range; --verbose
 # says something and dsana server|worker accept it; --chunk 4 and 1003
 # are refused with the reason; --scheduler without a scheme, or a tcp://

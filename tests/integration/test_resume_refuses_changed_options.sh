@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# test_issue18_13_resume_refuses.sh - issue 18.13: --resume refuses, with
-# exit 2 and one line before any process starts, what would not continue
-# the checkpointed run: another value of a result-defining option
-# (--damping, --tol, --dedup ...), another input (different contents; a
-# copy under another name is fine), an input added or missing, another
-# app, and a --max-iter at or below the checkpoint's iteration. Options
-# that do not change the values (workers, mode, --top, --out ...) may
-# change, and the resumed run ends with the uninterrupted run's bytes.
+# test_resume_refuses_changed_options.sh - --resume refuses, with exit 2
+# and one line before any process starts, what would not continue the
+# checkpointed run: another value of a result-defining option (--damping,
+# --tol, --dedup ...), another input (different contents; a copy under
+# another name is fine), an input added or missing, another app, and a
+# --max-iter at or below the checkpoint's iteration. Options that do not
+# change the values (workers, mode, --top, --out ...) may change, and the
+# resumed run ends with the uninterrupted run's bytes.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

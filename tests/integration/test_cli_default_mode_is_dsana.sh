@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# test_issue18_01_default_mode.sh - issue 18.1: `dsana pagerank G` runs DSANA
-# itself (dynamic scheduling, --chunk auto), --mode bsp the baseline
-# (static, whole tables), --help states both defaults, and the ranks are
+# test_cli_default_mode_is_dsana.sh - `dsana pagerank G` runs DSANA itself
+# (dynamic scheduling, --chunk auto), --mode bsp the baseline (static,
+# whole tables), --help states both defaults, and the ranks are
 # byte-identical either way.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# test_issue17_04_death_seen.sh - issue 17.4: a worker whose process dies
-# is lost at once, not after --peer-timeout of silence: the launcher sees
-# the child exit (SIGCHLD) and tells the scheduler. With --peer-timeout 120
+# test_recovery_dead_worker_seen.sh - a worker whose process dies is lost
+# at once, not after --peer-timeout of silence: the launcher sees the
+# child exit (SIGCHLD) and tells the scheduler. With --peer-timeout 120
 # a SIGKILLed worker's tasks go to the others in the same iteration, the
 # log says why in one line, and the ranks are the fault-free run's bytes.
 set -euo pipefail

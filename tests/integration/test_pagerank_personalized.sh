@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# test_issue18_04_personalization.sh - issue 18.4: `dsana pagerank
-# --personalization FILE` (lines "vertex weight", original ids, normalised)
-# follows networkx: teleports and dangling mass both go by the vector.
-# Checked against the independent reference at tol 1e-14 (< 1e-12), with
-# and without weights, byte-identical for any workers, servers and mode;
-# an unknown vertex or a negative weight is an error naming the line.
+# test_pagerank_personalized.sh - `dsana pagerank --personalization FILE`
+# (lines "vertex weight", original ids, normalised) follows networkx:
+# teleports and dangling mass both go by the vector. Checked against the
+# independent reference at tol 1e-14 (< 1e-12), with and without weights,
+# byte-identical for any workers, servers and mode; an unknown vertex or a
+# negative weight is an error naming the line.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# test_issue18_12_not_converged.sh - issue 18.12: a run stopped by
-# --max-iter above --tol warns on stderr (and its summary says
-# "converged": false); a converged run and a --tol 0 run (a fixed number
-# of iterations asked for) do not warn.
+# test_pagerank_not_converged_warns.sh - a run stopped by --max-iter above
+# --tol warns on stderr (and its summary says "converged": false); a
+# converged run and a --tol 0 run (a fixed number of iterations asked for)
+# do not warn.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

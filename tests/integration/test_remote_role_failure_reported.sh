@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# test_issue18_08_remote_failure.sh - issue 18.8: roles started on their
-# own, the server and the worker in another folder where the scheduler's
-# relative graph path does not exist: the scheduler prints one line naming
-# the role and why it failed ("No such file or directory") and stops - no
-# "cannot send" lines, no waiting out the peer timeout (60 s here, so
-# without the report the scheduler would only say "silent" much later).
+# test_remote_role_failure_reported.sh - roles started on their own, the
+# server and the worker in another folder where the scheduler's relative
+# graph path does not exist: the scheduler prints one line naming the role
+# and why it failed ("No such file or directory") and stops - no "cannot
+# send" lines, no waiting out the peer timeout (60 s here, so without the
+# report the scheduler would only say "silent" much later).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

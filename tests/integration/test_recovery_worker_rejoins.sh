@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# test_issue17_06_rejoin.sh - issue 17.4: a lost worker comes back. A
-# worker frozen (SIGSTOP) for longer than --peer-timeout is lost, ends itself
+# test_recovery_worker_rejoins.sh - a lost worker comes back. A worker
+# frozen (SIGSTOP) for longer than --peer-timeout is lost, ends itself
 # when it wakes, is started again by the local launcher, re-registers and
 # runs tasks again from a later iteration; a SIGKILLed worker likewise. The
 # ranks stay the fault-free run's bytes.

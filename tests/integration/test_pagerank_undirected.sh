@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# test_issue18_05_undirected.sh - issue 18.5: `dsana pagerank --undirected`
-# reads each edge u v as u->v and v->u (a self loop once), as igraph and
-# networkx's undirected graphs do; checked against the independent
-# reference at tol 1e-14 (< 1e-12), weighted too, byte-identical for any
-# workers, servers and mode. A binary graph is already arcs: refused.
+# test_pagerank_undirected.sh - `dsana pagerank --undirected` reads each
+# edge u v as u->v and v->u (a self loop once), as igraph and networkx's
+# undirected graphs do; checked against the independent reference at tol
+# 1e-14 (< 1e-12), weighted too, byte-identical for any workers, servers
+# and mode. A binary graph is already arcs: refused.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# test_issue17_07_low_memory.sh - issue 17.7: under a memory limit too
-# small for ZeroMQ's threads (ulimit -v 30000), every role ends with one
-# line saying what it could not start, and the job stops with exit 1: no
-# abort from inside ZeroMQ ("src/thread.cpp"), no SIGABRT, no hang.
+# test_low_memory_fails_cleanly.sh - under a memory limit too small for
+# ZeroMQ's threads (ulimit -v 30000), every role ends with one line saying
+# what it could not start, and the job stops with exit 1: no abort from
+# inside ZeroMQ ("src/thread.cpp"), no SIGABRT, no hang.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# test_issue18_03_weighted.sh - issue 18.3: `dsana pagerank --weighted`
-# follows networkx's weighted PageRank (out-weight-normalised transitions;
+# test_pagerank_weighted.sh - `dsana pagerank --weighted` follows
+# networkx's weighted PageRank (out-weight-normalised transitions;
 # multi-edges add up; --dedup keeps the last weight, a DiGraph), checked
 # against the independent reference at tol 1e-14 (max abs difference
 # < 1e-12) and byte-identical for any workers, servers and mode. Without

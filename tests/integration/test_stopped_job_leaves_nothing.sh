@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# test_issue18_07_leftovers.sh - issues 18.7 and 17.5: a local job stopped
-# by SIGINT, SIGTERM or SIGKILL of its launcher leaves nothing in $TMPDIR:
-# no job folder (sockets, shared tables, trace parts), no converted graph
-# or dataset (those are anonymous files: never visible by name, even while
+# test_stopped_job_leaves_nothing.sh - a local job stopped by SIGINT,
+# SIGTERM or SIGKILL of its launcher leaves nothing in $TMPDIR: no job
+# folder (sockets, shared tables, trace parts), no converted graph or
+# dataset (those are anonymous files: never visible by name, even while
 # the job runs). SIGINT and SIGTERM stop the roles and the command dies of
 # the signal (exit status 128+N); after SIGKILL the janitor cleans up. In
 # every case none of the launcher's children (the roles, the janitor)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# test_issue18_14_reports.sh - issue 18.14: the metrics summary names the
-# input (path, vertices and edges; rows and features for logreg), every
-# app option's value (defaults included) and dsana's version; the trace's
+# test_metrics_summary_names_run.sh - the metrics summary names the input
+# (path, vertices and edges; rows and features for logreg), every app
+# option's value (defaults included) and dsana's version; the trace's
 # timestamps start at 0; --out ranks.gz is gzip.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# test_issue17_01_output_targets.sh - issue 17.1: --out replaces only what
-# is a regular file (atomically, keeping its mode, leaving no temporary);
+# test_output_replaces_only_files.sh - --out replaces only what is a
+# regular file (atomically, keeping its mode, leaving no temporary);
 # a symbolic link is followed (the link stays, its target gets the ranks);
 # a FIFO and "-" (stdout) are written in place, never replaced; a name
-# ending in .gz gets gzip (18.14); the same for logreg --model-out and
-# predict --out.
+# ending in .gz gets gzip; the same for logreg --model-out and predict
+# --out.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

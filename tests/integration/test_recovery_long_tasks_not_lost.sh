@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# test_issue17_03_long_task.sh - issue 17.4: heartbeats do not stop while
-# a task runs. Every task of the job takes more than 3x --peer-timeout (one
+# test_recovery_long_tasks_not_lost.sh - heartbeats do not stop while a
+# task runs. Every task of the job takes more than 3x --peer-timeout (one
 # task per worker, compute stretched by a scenario's cost model), yet no
 # worker is lost and the ranks are the plain run's, byte for byte.
 set -euo pipefail

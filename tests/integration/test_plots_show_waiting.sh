@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_issue18_14_plots.sh - issue 18.14, the plots: the Gantt chart's spans
+# test_plots_show_waiting.sh - the plots: the Gantt chart's spans
 # (bench/paper_lib.sh paper_gantt) give each worker's waiting as its own
 # rows - the trace's "wait" spans, else the gaps between its compute spans
 # up to the iteration's end (the runtime traces no waits, so the chart had

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# test_issue15_01_pipelining.sh - issue 15: pipelining across iterations,
+# test_pipelining_overlaps_iterations.sh - pipelining across iterations,
 # seen in the trace. A fast and a slow worker (speeds 1 and 0.1, a modelled
 # 1 Gbit/s link), static scheduling, 16 KiB chunks: the fast worker finishes
 # iteration t first and fetches t+1's input chunk by chunk as the servers
 # finish it, so in iterations after the first (at least 2 of 2..4: a loaded
-# host may delay one), a transfer of t+1 ("chunk
-# send" / "piece in") starts, and a block of t+1 is computed, before the
-# last compute of t ends. The ranks stay the plain run's bytes.
+# host may delay one), a transfer of t+1 ("chunk send" / "piece in")
+# starts, and a block of t+1 is computed, before the last compute of t
+# ends. The ranks stay the plain run's bytes.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# test_issue18_10_scenario_workers.sh - issue 18.10: with --scenario and no
-# --workers, the run has as many workers as the scenario describes (not
-# the core count, silently dropping the rest); fewer --workers than it
-# describes are named in a warning; more are refused.
+# test_cli_scenario_sets_workers.sh - with --scenario and no --workers, the
+# run has as many workers as the scenario describes (not the core count,
+# silently dropping the rest); fewer --workers than it describes are named
+# in a warning; more are refused.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

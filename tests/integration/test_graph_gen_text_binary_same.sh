@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# test_issue18_11_gen_text_binary.sh - issue 18.11: a graph generated as
-# text (dsana graph gen --out g.txt) and as binary (--out g.bin) is the
-# same graph - isolated vertices included - so their ranks are identical.
+# test_graph_gen_text_binary_same.sh - a graph generated as text (dsana
+# graph gen --out g.txt) and as binary (--out g.bin) is the same graph -
+# isolated vertices included - so their ranks are identical.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

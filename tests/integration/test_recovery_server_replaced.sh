@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# test_issue17_08_server_replacement.sh - issue 17 (automatic recovery):
-# with every role started on its own (dsana scheduler / server / worker
-# over tcp), a server killed mid-run is replaced by a new `dsana server
-# --scheduler ADDR`: the scheduler rolls every role back to the last
-# complete checkpoint, the surviving roles register again by themselves,
-# the replacement takes the lost place, and the ranks are the fault-free
-# run's bytes. Without a checkpoint the job rolls back to its start; with
-# --max-restarts 0 the job stops and names the checkpoint, as before.
+# test_recovery_server_replaced.sh - automatic recovery with every role
+# started on its own (dsana scheduler / server / worker over tcp): a
+# server killed mid-run is replaced by a new `dsana server --scheduler
+# ADDR`: the scheduler rolls every role back to the last complete
+# checkpoint, the surviving roles register again by themselves, the
+# replacement takes the lost place, and the ranks are the fault-free run's
+# bytes. Without a checkpoint the job rolls back to its start; with
+# --max-restarts 0 the job stops and names the checkpoint.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

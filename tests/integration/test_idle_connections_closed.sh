@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# test_issue17_05_idle_connections.sh - issue 17.3: unauthenticated peers
-# cannot exhaust a role's descriptors. A scheduler started with a soft
-# descriptor limit of 128 (dsana raises it to the hard limit) gets 300 idle
-# TCP connections that never complete ZeroMQ's handshake: within 7 s the
-# scheduler has closed them all (handshake timeout 5 s), and the job, whose
-# server and worker join after that, runs to the reference bytes.
+# test_idle_connections_closed.sh - unauthenticated peers cannot exhaust a
+# role's descriptors. A scheduler started with a soft descriptor limit of
+# 128 (dsana raises it to the hard limit) gets 300 idle TCP connections
+# that never complete ZeroMQ's handshake: within 7 s the scheduler has
+# closed them all (handshake timeout 5 s), and the job, whose server and
+# worker join after that, runs to the reference bytes.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins
