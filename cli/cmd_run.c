@@ -30,7 +30,7 @@
 #include "util/status.h"
 
 int cmd_exit_code(int rc) {
-  if (rc == 0)
+  if (rc == 0 || rc == DSANA_EENDED) /* (the scheduler ended the job on purpose) */
     return status_exit_code(0, 1);
   return rc == DSANA_EUSAGE || rc == DSANA_EFORMAT || rc == DSANA_EIO || rc == DSANA_EINVAL ||
                  rc == DSANA_ERANGE
@@ -178,6 +178,7 @@ static int run_scheduler_alone(struct run_config *cfg, const struct role_params 
   struct runtime_recovery rec = {0};
   start = *cfg;
   cfg->server_loss_rollback = cfg->max_restarts > 0;
+  runtime_catch_stop_signals(); /* Ctrl-C: tell every role the job ended */
   int rc;
   while ((rc = runtime_run_role(ROLE_SCHEDULER, p)) == DSANA_ERESTART && runtime_rollback(cfg, &start, &rec)) {
     log_warn("waiting up to %.0f s for every role, the lost server's replacement too, to register at %s",

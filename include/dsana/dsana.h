@@ -45,7 +45,8 @@
   X(EUSAGE, -12, "bad command-line usage")                   \
   X(ENOTSUP, -13, "not supported here")                      \
   X(EINTR, -14, "stopped by a signal")                       \
-  X(ERESTART, -15, "rolled back to the last checkpoint")
+  X(ERESTART, -15, "rolled back to the last checkpoint")   \
+  X(EENDED, -16, "the scheduler ended the job")
 
 enum dsana_err {
   DSANA_OK = 0,

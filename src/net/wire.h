@@ -80,7 +80,10 @@ enum wire_type {
  * rolls back to its last checkpoint (a server was lost: the scheduler
  * restarts); to one worker it had given up on and hears from again */
 #define WIRE_F_ROLLBACK 1024u
-#define WIRE_F_ALL 2047u
+/* ABORT from the scheduler: the job was stopped on purpose (the scheduler
+ * was interrupted): nothing failed, end with success */
+#define WIRE_F_ENDED 2048u
+#define WIRE_F_ALL 4095u
 
 struct wire_hdr {
   uint32_t magic;

@@ -84,7 +84,7 @@ int drv_dial_scheduler(struct drv *d) {
 }
 
 void drv_report_failure(struct drv *d, int rc) {
-  if (!d->sched || rc == DSANA_EPEER || rc == DSANA_ERESTART) /* the scheduler stopped us */
+  if (!d->sched || rc == DSANA_EPEER || rc == DSANA_ERESTART || rc == DSANA_EENDED) /* the scheduler stopped us */
     return;
   const char *why = log_last_error()[0] ? log_last_error() : dsana_strerror(rc);
   size_t len = strlen(why) < 500 ? strlen(why) : 500;

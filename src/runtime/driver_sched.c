@@ -1,9 +1,12 @@
 /* driver_sched.c - the scheduler's driver: its listener, messages and
  * timers into the state machine, its messages out (driver_internal.h). */
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "runtime/driver_internal.h"
 #include "runtime/observer.h"
+#include "runtime/runtime.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -59,6 +62,12 @@ int drv_sched_step(struct drv *d, int timeout_ms) {
                     &fd_ready);
   if (rc < 0)
     return fail(d, rc);
+  if (runtime_stop_caught()) {
+    char why[96];
+    snprintf(why, sizeof why, "the scheduler was stopped (%s): the job ends here, every role with it",
+             strsignal(runtime_stop_caught()));
+    return fail(d, scheduler_end(d->s, why, &d->out));
+  }
   if (fd_ready && (rc = take_deaths(d)) != 0)
     return fail(d, rc);
   for (int n = 0; ready && n < 64 && !d->done; n++) {

@@ -7,6 +7,7 @@
 
 #include "dsana/dsana.h"
 #include "util/grow.h"
+#include "runtime/msg.h"
 #include "util/log.h"
 
 const char *rt_role_name(enum rt_role r) {
@@ -87,6 +88,33 @@ int rt_scheduler_abort(const struct wire_hdr *h, const void *payload) {
     log_warn("the scheduler says to register again: %.*s", (int)h->payload_bytes, (const char *)payload);
     return DSANA_ERESTART;
   }
+  if (h->flags & WIRE_F_ENDED) {
+    log_warn("the scheduler ended the job: %.*s", (int)h->payload_bytes, (const char *)payload);
+    return DSANA_EENDED;
+  }
   log_error("the scheduler stopped the job: %.*s", (int)h->payload_bytes, (const char *)payload);
   return DSANA_EPEER;
+}
+
+int rt_watch_scheduler(struct rt_watch *w, const char *addr, const struct msg_cluster_map *map,
+                       double register_timeout_s, uint64_t now_ns) {
+  if (!w->started_ns)
+    w->started_ns = now_ns;
+  if (!map && !w->heard && !w->said && now_ns - w->started_ns >= RT_NO_ANSWER_NS) {
+    w->said = true;
+    log_warn("no answer yet from the scheduler at %s: is it running there, and is --token-file the job's? (a wrong "
+             "token is refused without a word); waiting up to %.0f s", addr, register_timeout_s);
+  }
+  double limit = map ? map->peer_timeout_s : register_timeout_s;
+  if (now_ns - w->last_heard_ns <= (uint64_t)(limit * 1e9))
+    return 0;
+  if (map)
+    log_error("lost the scheduler at %s: silent for %.1f s", addr, (double)(now_ns - w->last_heard_ns) * 1e-9);
+  else if (w->heard)
+    log_error("timed out after %.0f s waiting for the cluster map from the scheduler at %s (registered: some other "
+              "role never came)", limit, addr);
+  else
+    log_error("timed out after %.0f s waiting for the cluster map from the scheduler at %s (is it running, and is "
+              "--token-file the job's?)", limit, addr);
+  return DSANA_ETIMEDOUT;
 }

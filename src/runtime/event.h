@@ -20,6 +20,8 @@
 
 #include "net/transport.h"
 
+struct msg_cluster_map;
+
 enum rt_role { ROLE_SCHEDULER = 0, ROLE_SERVER = 1, ROLE_WORKER = 2 };
 
 /* A server or worker without its cluster map sends its registration again
@@ -79,6 +81,22 @@ int rt_send_owned(struct rt_outq *q, enum rt_role role, uint32_t index, const st
  * DSANA_ERESTART when the job rolls back (WIRE_F_ROLLBACK: register again),
  * else DSANA_EPEER. */
 int rt_scheduler_abort(const struct wire_hdr *h, const void *payload);
+
+/* A server's or worker's watch on the scheduler: last_heard_ns is set
+ * by the role on every message from it (heard too). */
+struct rt_watch {
+  uint64_t last_heard_ns, started_ns;
+  bool heard; /* anything at all came from the scheduler */
+  bool said;  /* "no answer yet" was logged */
+};
+/* No word at all from the scheduler within this time: say what may be wrong. */
+#define RT_NO_ANSWER_NS 2000000000ull
+/* Once per tick: without any word from the scheduler for RT_NO_ANSWER_NS,
+ * say once what the role waits for and the likely causes; silent past
+ * --peer-timeout (with the map) or --register-timeout (before it): log
+ * why and return DSANA_ETIMEDOUT. */
+int rt_watch_scheduler(struct rt_watch *w, const char *addr, const struct msg_cluster_map *map,
+                       double register_timeout_s, uint64_t now_ns);
 /* Free what the driver did not take (owned payloads) and empty the queue. */
 void rt_outq_clear(struct rt_outq *q);
 void rt_outq_fini(struct rt_outq *q);

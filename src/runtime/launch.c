@@ -455,4 +455,19 @@ int runtime_launch_local(const struct role_params *p) {
   return rc;
 }
 
-int runtime_launch_signal(void) { return launch_stop_signal; }
+static volatile sig_atomic_t launch_caught; /* runtime_catch_stop_signals */
+
+static void on_stop_signal(int sig) { launch_caught = sig; }
+
+void runtime_catch_stop_signals(void) {
+  note_ignored();
+  struct sigaction sa = {.sa_handler = on_stop_signal}; /* no SA_RESTART: polls wake */
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+    if (!sigismember(&launch_ignored, launch_stop_signals[i]))
+      sigaction(launch_stop_signals[i], &sa, NULL);
+}
+
+int runtime_stop_caught(void) { return launch_caught; }
+
+int runtime_launch_signal(void) { return launch_stop_signal ? launch_stop_signal : launch_caught; }

@@ -369,6 +369,12 @@ int scheduler_on_tick(struct scheduler *s, uint64_t now_ns, struct rt_outq *out)
       count_registered(s->servers, s->cfg.n_servers) == s->cfg.n_servers &&
       count_registered(s->workers, s->cfg.n_workers) > 0)
     return start_without_missing(s, out);
+  if (!s->started && now_ns - s->last_hb_ns >= (uint64_t)(s->cfg.heartbeat_s * 1e9)) {
+    /* the registered ones know they were heard while others are awaited */
+    struct wire_hdr h = wire_hdr_make(WIRE_HEARTBEAT, 0);
+    sch_broadcast(s, true, true, &h, NULL, 0, out);
+    s->last_hb_ns = now_ns;
+  }
   if (!s->started)
     return now_ns >= s->reg_deadline_ns ? report_missing(s, out) : 0;
   return check_peers(s, now_ns, out);

@@ -30,6 +30,10 @@ int scheduler_on_tick(struct scheduler *s, uint64_t now_ns, struct rt_outq *out)
 int scheduler_on_worker_death(struct scheduler *s, uint32_t w, bool restarted, struct rt_outq *out);
 /* Every role left and the result is complete. */
 bool scheduler_finished(const struct scheduler *s);
+/* End the job on purpose (the scheduler was interrupted): every role is
+ * told (ABORT with WIRE_F_ENDED: they end with success) and this run
+ * fails with DSANA_EINTR. */
+int scheduler_end(struct scheduler *s, const char *why, struct rt_outq *out);
 /* After finishing: the summary (to the observer) and the app's output(). */
 int scheduler_finish(struct scheduler *s);
 /* Messages the scheduler exchanged, for the per-iteration count. */

@@ -65,6 +65,19 @@ int sch_abort(struct scheduler *s, struct rt_outq *out, const char *fmt, ...) {
   return rc;
 }
 
+__attribute__((format(printf, 3, 4))) static int end_job(struct scheduler *s, struct rt_outq *out, const char *fmt,
+                                                          ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = abort_all(s, out, WIRE_F_ENDED, DSANA_EINTR, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+int scheduler_end(struct scheduler *s, const char *why, struct rt_outq *out) {
+  return s->failed ? s->failed : end_job(s, out, "%s", why);
+}
+
 int sch_rollback(struct scheduler *s, struct rt_outq *out, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -25,7 +25,7 @@ int server_create(const struct role_params *p, const struct rt_env *env, const c
   sv->params.cfg = &sv->cfg;
   sv->index = p->index;
   snprintf(sv->addr, sizeof sv->addr, "%s", addr);
-  sv->last_heard_ns = sv->last_sent_ns = rt_now(env);
+  sv->watch.last_heard_ns = sv->last_sent_ns = rt_now(env);
   sv->version = -1;
   *out = sv;
   return 0;
@@ -273,7 +273,8 @@ static int on_scheduler(struct server *sv, const struct net_msg *m, struct rt_ou
 
 int server_on_msg(struct server *sv, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out) {
   if (!from->via_listener) {
-    sv->last_heard_ns = rt_now(sv->env);
+    sv->watch.last_heard_ns = rt_now(sv->env);
+    sv->watch.heard = true;
     return on_scheduler(sv, m, out);
   }
   uint32_t id;
@@ -309,15 +310,5 @@ int server_on_tick(struct server *sv, uint64_t now_ns, struct rt_outq *out) {
     if (rc)
       return rc;
   }
-  double limit = sv->map ? sv->map->peer_timeout_s : sv->cfg.register_timeout_s;
-  if (now_ns - sv->last_heard_ns > (uint64_t)(limit * 1e9)) {
-    if (sv->map)
-      log_error("lost the scheduler at %s: silent for %.1f s", sv->cfg.scheduler_addr,
-                (double)(now_ns - sv->last_heard_ns) * 1e-9);
-    else
-      log_error("timed out after %.0f s waiting for the cluster map from the scheduler at %s (is it running, and is "
-                "--token-file the job's?)", limit, sv->cfg.scheduler_addr);
-    return DSANA_ETIMEDOUT;
-  }
-  return 0;
+  return rt_watch_scheduler(&sv->watch, sv->cfg.scheduler_addr, sv->map, sv->cfg.register_timeout_s, now_ns);
 }

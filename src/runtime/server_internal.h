@@ -94,7 +94,8 @@ struct server {
   char addr[CONFIG_ADDR_MAX];
   struct msg_cluster_map *map;
   struct dsana_job job;
-  uint64_t last_heard_ns, last_sent_ns;
+  struct rt_watch watch; /* on the scheduler */
+  uint64_t last_sent_ns;
   bool stopped, failed;
   struct usage_window usage;
   struct stable t[DSANA_MAX_TABLES];

@@ -22,7 +22,7 @@ int worker_create(const struct role_params *p, const struct rt_env *env, struct 
   w->cfg = *p->cfg;
   w->params.cfg = &w->cfg;
   w->index = p->index;
-  w->last_heard_ns = w->last_sent_ns = rt_now(env);
+  w->watch.last_heard_ns = w->last_sent_ns = rt_now(env);
   *out = w;
   return 0;
 }
@@ -239,7 +239,8 @@ static int on_scheduler(struct worker *w, const struct net_msg *m, struct rt_out
 
 int worker_on_msg(struct worker *w, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out) {
   if (from->role == ROLE_SCHEDULER) {
-    w->last_heard_ns = rt_now(w->env);
+    w->watch.last_heard_ns = rt_now(w->env);
+    w->watch.heard = true;
     return on_scheduler(w, m, out);
   }
   if (!w->map || m->hdr.type != WIRE_PULL_REPLY) {
@@ -263,7 +264,7 @@ static void note_freeze(struct worker *w, uint64_t now_ns) {
     return;
   log_warn("this worker was frozen for %.1f s (stopped, suspended or starved of CPU), longer than --peer-timeout: "
            "asking the scheduler whether it still counts on it", (double)gap * 1e-9);
-  w->last_heard_ns = now_ns;
+  w->watch.last_heard_ns = now_ns;
 }
 
 int worker_on_tick(struct worker *w, uint64_t now_ns, struct rt_outq *out) {
@@ -286,17 +287,7 @@ int worker_on_tick(struct worker *w, uint64_t now_ns, struct rt_outq *out) {
       return rc;
   }
   note_freeze(w, now_ns);
-  double limit = w->map ? w->map->peer_timeout_s : w->cfg.register_timeout_s;
-  if (now_ns - w->last_heard_ns > (uint64_t)(limit * 1e9)) {
-    if (w->map)
-      log_error("lost the scheduler at %s: silent for %.1f s", w->cfg.scheduler_addr,
-                (double)(now_ns - w->last_heard_ns) * 1e-9);
-    else
-      log_error("timed out after %.0f s waiting for the cluster map from the scheduler at %s (is it running, and is "
-                "--token-file the job's?)", limit, w->cfg.scheduler_addr);
-    return DSANA_ETIMEDOUT;
-  }
-  return 0;
+  return rt_watch_scheduler(&w->watch, w->cfg.scheduler_addr, w->map, w->cfg.register_timeout_s, now_ns);
 }
 
 int worker_next_work(struct worker *w, struct witem *it, struct rt_outq *out) {

@@ -27,7 +27,8 @@ struct worker {
   struct msg_cluster_map *map; /* NULL until the cluster map came */
   struct dsana_job job;
   struct mirror mirror;
-  uint64_t last_heard_ns, last_sent_ns;
+  struct rt_watch watch; /* on the scheduler */
+  uint64_t last_sent_ns;
   uint64_t last_tick_ns; /* to see a freeze: a tick long after the one before */
   bool stopped;
   struct usage_window usage;
