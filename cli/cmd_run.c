@@ -193,6 +193,8 @@ static int run_scheduler_alone(struct run_config *cfg, const struct role_params 
 int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool scheduler_only) {
   struct cli_run r;
   int rc = cli_parse_run(app, argc, argv, &r);
+  if (!rc && !r.help && r.cfg.resume_dir[0])
+    rc = cli_resume_fill(&r); /* what the user did not give again */
   if (!rc && r.help)
     cli_print_app_help(app, scheduler_only, stdout);
   if (rc || r.help) {

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "net/transport.h"
-#include "resume.h"
 #include "util/log.h"
 
 enum {
@@ -428,7 +427,5 @@ int cli_parse_run(const struct dsana_app *app, int argc, char **argv, struct cli
   /* getopt permutes argv so that options may follow positionals. */
   int rc = parse_loop(r, argc, argv, table);
   free(table);
-  if (!rc && !r->help && r->cfg.resume_dir[0])
-    rc = cli_resume_fill(r);
   return rc;
 }

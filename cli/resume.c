@@ -330,6 +330,8 @@ static int fill_line(struct cli_run *r, const char *kind, const char *name, char
   unescape(rest);
   if (o && !o->arg && strcmp(rest, "on") != 0)
     return 0; /* a flag recorded off: not given is off */
+  if (o && o->arg && !rest[0])
+    return 0; /* an option without default, not given then either */
   if (o && o->arg && o->kind == DSANA_OPT_PARAM && o->default_value && !strcmp(rest, o->default_value))
     return 0; /* the default: nothing to say */
   if (input && access(rest, R_OK) != 0) {

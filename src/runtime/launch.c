@@ -200,6 +200,13 @@ static void respawn_worker(struct launch_wait *w, struct child *c) {
            w->max_respawns);
 }
 
+static uint32_t workers_running(const struct launch_wait *w) {
+  uint32_t n = 0;
+  for (size_t i = 0; i < w->n; i++)
+    n += w->kids[i].role == ROLE_WORKER && !w->kids[i].exited;
+  return n;
+}
+
 /* One child ended: 0 to go on, or the run's end. */
 static int on_exit_status(struct launch_wait *w, struct child *c, int status) {
   c->exited = true;
@@ -217,20 +224,21 @@ static int on_exit_status(struct launch_wait *w, struct child *c, int status) {
     }
     char what[256];
     describe_exit(c, status, what, sizeof what);
-    bool again = c->role == ROLE_WORKER && may_respawn(w, c, status);
+    bool others = c->role == ROLE_WORKER && workers_running(w) > 0;
+    bool again = others && may_respawn(w, c, status); /* (the last worker lost stops the job) */
     if (c->role == ROLE_WORKER && launch_deaths[1] >= 0) { /* the scheduler decides */
       uint32_t index = c->index | (again ? LAUNCH_DEATH_RESTARTED : 0);
       if (send(launch_deaths[1], &index, sizeof index, MSG_NOSIGNAL) != (ssize_t)sizeof index && errno != EPIPE &&
           errno != ECONNREFUSED)
         log_warn("cannot tell the scheduler: %s", strerror(errno));
     }
-    if (c->role == ROLE_WORKER && !w->worker_loss_fatal) {
+    if (c->role == ROLE_WORKER && !w->worker_loss_fatal && others) {
       log_warn("%s; the scheduler hands its tasks to the other workers", what);
       if (again)
         respawn_worker(w, c);
       return 0;
     }
-    log_error("%s; stopping the job", what);
+    log_error("%s; %sstopping the job", what, c->role == ROLE_WORKER && !others ? "no other worker is left: " : "");
     kill_all(w->kids, w->n, SIGTERM);
     /* a process killed (SIGKILL, a crash, the OOM killer) is worth a rerun;
      * a role that failed by itself would fail again */

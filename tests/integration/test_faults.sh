@@ -92,5 +92,17 @@ else
   fail "waiting replacement: rc=$src late tasks=${late:-?} $(head -c 400 "$T/ws.err")"
 fi
 wait || true
+
+# The only worker killed: no restart that cannot help, no tasks handed to
+# workers that do not exist; the job stops saying why.
+DSANA_FAULT="worker=0,iter=3,point=mid-push,how=kill" run_capture lone "$DSANA" pagerank "$T/g.bin" --workers 1 \
+  --max-iter 20 --quiet
+faults=$((faults + 1))
+if [ "$RC" -eq 1 ] && grep -q "no other worker is left: stopping the job" "$T/lone.err" &&
+  ! grep -q "started again\|hands its tasks" "$T/lone.err"; then
+  pass "the only worker killed: $(grep -m1 'no other worker' "$T/lone.err")"
+else
+  fail "the only worker killed: rc=$RC $(head -c 400 "$T/lone.err")"
+fi
 echo "faults injected: $faults"
 finish

@@ -241,7 +241,8 @@ static void test_unknown_type(void **state) {
 static void test_unknown_flags_refused(void **state) {
   (void)state;
   assert_int_equal(WIRE_F_ALL, WIRE_F_END | WIRE_F_KEYS | WIRE_F_PACKED | WIRE_F_SHARED | WIRE_F_SHARE_OK | WIRE_F_XSUM |
-                                WIRE_F_TASKS | WIRE_F_AHEAD | WIRE_F_ZSTD | WIRE_F_DELTA | WIRE_F_ROLLBACK);
+                                WIRE_F_TASKS | WIRE_F_AHEAD | WIRE_F_ZSTD | WIRE_F_DELTA | WIRE_F_ROLLBACK |
+                                WIRE_F_ENDED);
   for (size_t i = 0; i < NTYPES; i++) {
     /* every known flag alone is fine (the compression flags: see
      * test_compression_flags) ... */
