@@ -23,8 +23,8 @@
 #      --nnz-per-row 20` (cached): --max-iter 5 --tol 0 with 1, 2, 4 workers (1 server):
 #      s/iteration (median), bytes per iteration (median over iterations of the sum over
 #      workers of bytes_in + bytes_out, from --metrics) and the peak resident set of every
-#      role (VmHWM of each process, sampled from /proc every 0.2 s). --peer-timeout 60: a
-#      server busy in a long finish() under host load missed the default 5 s heartbeat once.
+#      role (VmHWM of each process, sampled from /proc every 0.2 s). The default
+#      --peer-timeout: servers heartbeat between pieces of a long finish()/update().
 # --only PART runs that part alone ((b) still converts Fashion-MNIST when needed).
 # --quick: a smoke test (FM --max-iter 20, scikit-learn max_iter 20, 2 pairs of 3
 # iterations, sparse 100000 x 100000). Writes bench/results/logreg.csv (one row per
@@ -265,7 +265,7 @@ echo "(c) synthetic sparse $SPARSE_N rows x $SPARSE_N features, 20 non-zeros a r
 printf '  %-8s %10s %14s %14s %12s %12s %12s\n' workers s/iter MiB/iter "scheduler MiB" "server MiB" "worker MiB" "launcher MiB"
 for W in 1 2 4; do
   note "(c) sparse, $W workers"
-  lr_run "sparse-$W" "$sp" --workers "$W" --servers 1 --max-iter 5 --tol 0 --peer-timeout 60
+  lr_run "sparse-$W" "$sp" --workers "$W" --servers 1 --max-iter 5 --tol 0
   s=$(summary_field "$RUN_METRICS" median_iter_s)
   bytes=$(jq -s -r '[.[] | select(.type == "worker")] | group_by(.iter) | map(map(.bytes_in + .bytes_out) | add) | sort |
     .[(length / 2 | floor)]' "$RUN_METRICS")

@@ -374,9 +374,10 @@ struct dsana_app {
   int (*finish)(void *app, struct dsana_shard_ctx *ctx);
   /* Server, optional: iteration `iter` was committed with the globals of its
    * reduce(); may rewrite the DERIVED tables of new_values (the values the
-   * next iteration reads) from them. Called over the whole shard, once per
-   * key count. With this hook, no worker reads iteration t+1's input before
-   * iteration t is committed. */
+   * next iteration reads) from them. Called over ranges that partition the
+   * shard, once per key count (like finish(), what it does to a key must
+   * depend on that key's values and the globals only). With this hook, no
+   * worker reads iteration t+1's input before iteration t is committed. */
   int (*update)(void *app, struct dsana_shard_ctx *ctx);
   /* Scheduler: combine the sums into globals, decide convergence. */
   int (*reduce)(void *app, struct dsana_reduce_ctx *ctx);

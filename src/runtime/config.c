@@ -21,6 +21,7 @@ void config_defaults(struct run_config *c) {
   c->peer_timeout_s = 5.0;
   c->max_restarts = 3;
   c->heartbeat_s = 0.5;
+  c->hook_piece_keys = 32768;
   c->max_payload_bytes = WIRE_DEFAULT_MAX_PAYLOAD;
   strcpy(c->bind_host, "127.0.0.1");
 }

@@ -53,6 +53,9 @@ struct run_config {
   double register_timeout_s;
   double peer_timeout_s;
   double heartbeat_s;
+  /* a server runs finish() and update() over pieces of at most this many
+   * keys, with a heartbeat between pieces when one is due (tests: small) */
+  uint64_t hook_piece_keys;
   uint64_t max_payload_bytes;
   uint64_t max_keys; /* per table; 0 = no limit */
   int verbose;

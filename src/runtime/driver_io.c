@@ -43,6 +43,11 @@ static void env_buffer_release(void *arg, const void *p, size_t bytes) {
   net_buffer_release(((struct drv *)arg)->ctx, p, bytes);
 }
 
+static int env_send_scheduler_now(void *arg, const struct wire_hdr *h) {
+  struct drv *d = arg;
+  return d->sched ? net_send(d->sched, NULL, h, NULL, 0) : 0;
+}
+
 int drv_open_ctx(struct drv *d) {
   struct net_opts o = {.max_payload = d->cfg.max_payload_bytes, .curve_secret = d->cfg.curve_secret,
                        .local_dir = d->cfg.local_dir, .bind_host = d->cfg.bind_host};
@@ -50,7 +55,8 @@ int drv_open_ctx(struct drv *d) {
   if (rc)
     return rc;
   /* a manual driver shares its process with the cluster's other roles */
-  d->env = (struct rt_env){.arg = d, .now_ns = env_now, .usage = d->manual ? NULL : env_usage};
+  d->env = (struct rt_env){.arg = d, .now_ns = env_now, .usage = d->manual ? NULL : env_usage,
+                           .send_scheduler_now = env_send_scheduler_now};
   return 0;
 }
 

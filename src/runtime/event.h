@@ -119,6 +119,10 @@ struct rt_env {
   int (*buffer_create)(void *arg, const char *name, size_t bytes, double **out);
   int (*buffer_map)(void *arg, const char *name, size_t bytes, const double **out);
   void (*buffer_release)(void *arg, const void *p, size_t bytes);
+  /* Send a header-only message to the scheduler now, past the role's
+   * queue: a heartbeat from inside a long computation on the control
+   * thread (NULL: not possible, e.g. in the in-process test cluster). */
+  int (*send_scheduler_now)(void *arg, const struct wire_hdr *h);
 };
 
 static inline uint64_t rt_now(const struct rt_env *e) { return e->now_ns(e->arg); }

@@ -163,20 +163,26 @@ static int on_map(struct server *sv, const struct net_msg *m, struct rt_outq *ou
   return join(sv, out);
 }
 
-/* update() over the committed version, once per key space. */
+/* update() over the committed version of each key space, piece by piece
+ * (run_config.hook_piece_keys). */
 static int run_update(struct server *sv, uint32_t iter, const double *globals) {
+  uint64_t piece = sv->cfg.hook_piece_keys ? sv->cfg.hook_piece_keys : UINT64_MAX;
   for (uint32_t s = 0; sv->app->update && s < sv->job.n_spaces; s++) {
     const struct sspace *sp = &sv->sp[s];
-    struct dsana_shard_ctx ctx = {.iter = iter, .n_keys = sp->n_keys, .lo = sp->lo, .hi = sp->hi, .globals = globals};
+    struct dsana_shard_ctx ctx = {.iter = iter, .n_keys = sp->n_keys, .globals = globals};
     for (uint32_t t = 0; t < sv->job.n_tables; t++)
       if (sv->job.tables[t].space == s) {
         ctx.new_values[t] = shard_by_key(sv, t, sv->t[t].cur);
         ctx.old_values[t] = shard_by_key(sv, t, sv->t[t].cur ^ 1u);
       }
-    int rc = sv->app->update(sv->app_state, &ctx);
-    if (rc) {
-      log_error("the app's update hook failed in iteration %u: %s", iter, dsana_strerror(rc));
-      return rc;
+    for (ctx.lo = sp->lo; ctx.lo < sp->hi; ctx.lo = ctx.hi) {
+      ctx.hi = sp->hi - ctx.lo > piece ? ctx.lo + piece : sp->hi;
+      int rc = sv->app->update(sv->app_state, &ctx);
+      if (rc) {
+        log_error("the app's update hook failed in iteration %u: %s", iter, dsana_strerror(rc));
+        return rc;
+      }
+      server_keepalive(sv);
     }
   }
   return 0;
@@ -292,6 +298,15 @@ int server_on_msg(struct server *sv, const struct rt_from *from, const struct ne
     return spull_on_pull(sv, &w, m);
   log_warn("ignored %s from worker %u", wire_type_name(m->hdr.type), w.index);
   return 0;
+}
+
+void server_keepalive(struct server *sv) {
+  uint64_t now = rt_now(sv->env);
+  if (!sv->map || !sv->env->send_scheduler_now || now - sv->last_sent_ns < (uint64_t)(sv->map->heartbeat_s * 1e9))
+    return;
+  struct wire_hdr h = wire_hdr_make(WIRE_HEARTBEAT, sv->index);
+  if (sv->env->send_scheduler_now(sv->env->arg, &h) == 0)
+    sv->last_sent_ns = now;
 }
 
 int server_on_tick(struct server *sv, uint64_t now_ns, struct rt_outq *out) {

@@ -130,6 +130,12 @@ static inline uint32_t shard_next(const struct server *sv, uint32_t t) { return 
 
 /* server_push.c */
 /* A new version+1: nothing pushed, no segment final. */
+/* finish() and update() run over pieces of at most cfg.hook_piece_keys
+ * keys, with a heartbeat between pieces when one is due: a server
+ * computing over a large shard on its control thread is never taken for
+ * lost. A heartbeat to the scheduler now, if one is due (server.c). */
+void server_keepalive(struct server *sv);
+
 int spush_begin(struct server *sv, struct rt_outq *out);
 int spush_on_push(struct server *sv, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out);
 /* Pushes of the next iteration kept before the commit: apply them now. */

@@ -61,11 +61,9 @@ static int check_finite(const struct server *sv, uint32_t s, uint64_t lo, uint64
   return 0;
 }
 
-/* Run finish() on segment g of key space s; its sums join the shard's. */
-static int finish_segment(struct server *sv, uint32_t s, uint32_t g, uint32_t iter) {
+/* Run finish() on keys [lo, hi) of key space s; its sums join the shard's. */
+static int finish_piece(struct server *sv, uint32_t s, uint64_t lo, uint64_t hi, uint32_t iter) {
   const struct sspace *sp = &sv->sp[s];
-  uint64_t lo = sp->seg_lo[g], hi = sp->seg_lo[g + 1];
-  uint64_t t0 = rt_now(sv->env);
   dsana_xsum sums[DSANA_MAX_SUMS] = {{0}};
   struct dsana_shard_ctx ctx = {.iter = iter, .n_keys = sp->n_keys, .lo = lo, .hi = hi, .sums = sums};
   for (uint32_t t = 0; t < sv->job.n_tables; t++) {
@@ -92,6 +90,22 @@ static int finish_segment(struct server *sv, uint32_t s, uint32_t g, uint32_t it
     return rc;
   for (uint32_t k = 0; k < sv->job.n_sums; k++)
     dsana_xsum_merge(&sv->sums[k], &sums[k]);
+  return 0;
+}
+
+/* finish() over segment g of key space s, piece by piece (the ranges of an
+ * iteration partition the shard in any order: the app cannot tell). */
+static int finish_segment(struct server *sv, uint32_t s, uint32_t g, uint32_t iter) {
+  const struct sspace *sp = &sv->sp[s];
+  uint64_t lo = sp->seg_lo[g], hi = sp->seg_lo[g + 1];
+  uint64_t t0 = rt_now(sv->env);
+  uint64_t piece = sv->cfg.hook_piece_keys ? sv->cfg.hook_piece_keys : UINT64_MAX;
+  for (uint64_t a = lo; a < hi; a = hi - a > piece ? a + piece : hi) {
+    int rc = finish_piece(sv, s, a, hi - a > piece ? a + piece : hi, iter);
+    if (rc)
+      return rc;
+    server_keepalive(sv);
+  }
   trace_span("finish", "compute", t0, rt_now(sv->env), iter, "keys", (double)(hi - lo));
   return 0;
 }

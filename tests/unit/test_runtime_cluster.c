@@ -12,7 +12,8 @@
  * Apps: "sparse" (written here): sparse reads by key lists, sparse pushes
  * into a SUM table of width 2 (doubles from even tasks, exact partial sums
  * from odd ones), task sums, finish() sums, a STATE table kept across
- * iterations and an update() hook driven by reduce()'s globals; and the
+ * iterations and an update() hook driven by reduce()'s globals (both
+ * called over small pieces of the shard in half the shapes); and the
  * real PageRank app (dense
  * ASSIGN pushes, block-wise tasks over chunks, fetching and running ahead).
  * Half the shapes pull compressed (--compress on: XOR bases kept across
@@ -219,8 +220,18 @@ static int sp_run_task(void *app, struct dsana_task_ctx *ctx) {
   return 0;
 }
 
+/* The widest range finish() and update() were called on in a run: at
+ * most the shape's hook piece (run_config.hook_piece_keys). */
+static uint64_t sp_widest;
+
+static void sp_note_range(const struct dsana_shard_ctx *ctx) {
+  if (ctx->hi - ctx->lo > sp_widest)
+    sp_widest = ctx->hi - ctx->lo;
+}
+
 static int sp_finish(void *app, struct dsana_shard_ctx *ctx) {
   struct sp_app *a = app;
+  sp_note_range(ctx);
   const double *x0 = ctx->old_values[a->t_x];
   const double *g = ctx->new_values[a->t_g];
   double *x = ctx->new_values[a->t_x], *h = ctx->new_values[a->t_h];
@@ -238,6 +249,7 @@ static int sp_finish(void *app, struct dsana_shard_ctx *ctx) {
 
 static int sp_update(void *app, struct dsana_shard_ctx *ctx) {
   struct sp_app *a = app;
+  sp_note_range(ctx);
   double *x = ctx->new_values[a->t_x];
   const double *h = ctx->new_values[a->t_h];
   for (uint64_t k = ctx->lo; k < ctx->hi; k++)
@@ -320,6 +332,7 @@ struct shape {
   enum chunk_mode chunk;
   uint64_t chunk_bytes;
   bool compress; /* --compress on (else off) */
+  uint64_t piece; /* run_config.hook_piece_keys (0: the default) */
 };
 
 static const struct dsana_app *const test_apps[] = {&sparse_app, &sparse_done_app, &pagerank_app, NULL};
@@ -336,6 +349,8 @@ static int run_cluster(const struct dsana_app *app, void *app_state, const struc
   cfg.chunk = sh->chunk;
   cfg.chunk_bytes = sh->chunk_bytes;
   cfg.compress = sh->compress ? COMPRESS_ON : COMPRESS_OFF;
+  if (sh->piece)
+    cfg.hook_piece_keys = sh->piece;
   cfg.quiet = true;
   /* Real clocks, but no timeouts and no heartbeats under test: a slow host
    * (valgrind) must not lose peers, and heartbeats sent every 0.5 s of a
@@ -403,7 +418,8 @@ static struct shape random_shape(uint64_t *rng) {
   uint32_t c = rng_below(rng, 3);
   sh.chunk = c == 0 ? CHUNK_OFF : CHUNK_FIXED;
   sh.chunk_bytes = c == 1 ? 8 * (1 + rng_below(rng, 40)) : 1 << 20;
-  sh.compress = rng_below(rng, 2); /* drawn last: the shapes above stay those of earlier versions */
+  sh.compress = rng_below(rng, 2); /* drawn after the above: the shapes stay those of earlier versions */
+  sh.piece = rng_below(rng, 2) ? 1 + rng_below(rng, 7) : 0; /* servers' hooks over small pieces */
   return sh;
 }
 
@@ -416,6 +432,7 @@ static void check_sparse_app(const struct dsana_app *sa, uint64_t seed, const st
   sp_last = NULL;
   sp_bad_give_back = false;
   sp_given_back = 0;
+  sp_widest = 0;
   int rc = run_cluster(sa, app, NULL, sh, seed);
   if (rc)
     fail_msg("seed %llu (W=%u S=%u tpw=%u %s chunk %llu): %s", (unsigned long long)seed, sh->workers, sh->servers,
@@ -432,6 +449,9 @@ static void check_sparse_app(const struct dsana_app *sa, uint64_t seed, const st
     for (uint32_t t = 0; t < n_tasks; t++)
       if (sp_ends[it][t] != 1)
         fail_msg("seed %llu: task %u ran %u times in iteration %u", (unsigned long long)seed, t, sp_ends[it][t], it);
+  if (sh->piece && sp_widest > sh->piece)
+    fail_msg("seed %llu: finish() or update() ran over %llu keys at once (pieces of %llu asked)",
+             (unsigned long long)seed, (unsigned long long)sp_widest, (unsigned long long)sh->piece);
   if (sp_bad_give_back || (sa->task_keys_done && sp_given_back < n_tasks * SP_ITERS))
     fail_msg("seed %llu: key lists lent and given back wrongly (%llu given back)", (unsigned long long)seed,
              (unsigned long long)sp_given_back);
