@@ -224,13 +224,19 @@ static int on_exit_status(struct launch_wait *w, struct child *c, int status) {
     }
     char what[256];
     describe_exit(c, status, what, sizeof what);
-    bool others = c->role == ROLE_WORKER && workers_running(w) > 0;
-    bool again = others && may_respawn(w, c, status); /* (the last worker lost stops the job) */
+    /* the last worker lost while the job runs stops it: no restart */
+    bool running = !w->kids[0].exited && !w->deadline_ns;
+    bool others = c->role == ROLE_WORKER && (workers_running(w) > 0 || !running);
+    bool again = others && may_respawn(w, c, status);
     if (c->role == ROLE_WORKER && launch_deaths[1] >= 0) { /* the scheduler decides */
       uint32_t index = c->index | (again ? LAUNCH_DEATH_RESTARTED : 0);
       if (send(launch_deaths[1], &index, sizeof index, MSG_NOSIGNAL) != (ssize_t)sizeof index && errno != EPIPE &&
           errno != ECONNREFUSED)
         log_warn("cannot tell the scheduler: %s", strerror(errno));
+    }
+    if (c->role == ROLE_WORKER && !w->worker_loss_fatal && others && !running) {
+      log_warn("%s after the job's end", what);
+      return 0;
     }
     if (c->role == ROLE_WORKER && !w->worker_loss_fatal && others) {
       log_warn("%s; the scheduler hands its tasks to the other workers", what);

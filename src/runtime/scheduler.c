@@ -233,9 +233,15 @@ static int dispatch(struct scheduler *s, enum rt_role role, uint32_t idx, const 
  * lives): told once to register again, so that it rejoins at once rather
  * than after its own --peer-timeout. */
 static int tell_lost(struct scheduler *s, struct peer_slot *slot, uint32_t idx, struct rt_outq *out) {
-  if (slot->told_lost || s->stopping || s->failed)
+  if (slot->told_lost || s->failed)
     return 0;
   slot->told_lost = true;
+  if (s->stopping) { /* nothing left to rejoin: it may end */
+    static const char done[] = "the job came to its end while this worker was given up";
+    struct wire_hdr e = wire_hdr_make(WIRE_ABORT, 0);
+    e.flags = WIRE_F_ENDED;
+    return sch_send(s, slot, &e, done, sizeof done - 1, out);
+  }
   char why[200];
   int len = snprintf(why, sizeof why,
                      "worker %u was given up (silent past --peer-timeout: frozen, starved or cut off) and its tasks "

@@ -255,8 +255,10 @@ int worker_on_msg(struct worker *w, const struct rt_from *from, const struct net
 /* Ticks come at least every heartbeat: one that comes after more than
  * --peer-timeout means this process was frozen (SIGSTOP, a suspended VM,
  * starved of CPU), not that the scheduler went silent. Its silence is
- * forgiven, and a heartbeat goes at once: if the scheduler gave this
- * worker up meanwhile, it answers "register again". */
+ * forgiven but for a short grace (4 heartbeats), and a heartbeat goes at
+ * once: a live scheduler answers within one of its own heartbeats ("register
+ * again" if it gave this worker up meanwhile); one that ended the job
+ * while this worker slept does not, and the worker ends soon after. */
 static void note_freeze(struct worker *w, uint64_t now_ns) {
   uint64_t gap = w->last_tick_ns ? now_ns - w->last_tick_ns : 0;
   w->last_tick_ns = now_ns;
@@ -264,7 +266,8 @@ static void note_freeze(struct worker *w, uint64_t now_ns) {
     return;
   log_warn("this worker was frozen for %.1f s (stopped, suspended or starved of CPU), longer than --peer-timeout: "
            "asking the scheduler whether it still counts on it", (double)gap * 1e-9);
-  w->watch.last_heard_ns = now_ns;
+  double grace = 4 * w->map->heartbeat_s < w->map->peer_timeout_s ? 4 * w->map->heartbeat_s : w->map->peer_timeout_s;
+  w->watch.last_heard_ns = now_ns - (uint64_t)((w->map->peer_timeout_s - grace) * 1e9);
 }
 
 int worker_on_tick(struct worker *w, uint64_t now_ns, struct rt_outq *out) {
