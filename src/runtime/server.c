@@ -300,15 +300,6 @@ int server_on_msg(struct server *sv, const struct rt_from *from, const struct ne
   return 0;
 }
 
-void server_keepalive(struct server *sv) {
-  uint64_t now = rt_now(sv->env);
-  if (!sv->map || !sv->env->send_scheduler_now || now - sv->last_sent_ns < (uint64_t)(sv->map->heartbeat_s * 1e9))
-    return;
-  struct wire_hdr h = wire_hdr_make(WIRE_HEARTBEAT, sv->index);
-  if (sv->env->send_scheduler_now(sv->env->arg, &h) == 0)
-    sv->last_sent_ns = now;
-}
-
 int server_on_tick(struct server *sv, uint64_t now_ns, struct rt_outq *out) {
   if (sv->stopped)
     return 0;
