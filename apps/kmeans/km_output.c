@@ -34,6 +34,8 @@ static void print_summary(const struct km_app *a, double obj, const struct dsana
   char why[160];
   if (run->converged && a->last_changed == 0)
     snprintf(why, sizeof why, "converged: no row changed cluster");
+  else if (run->converged && a->last_moved == 0)
+    snprintf(why, sizeof why, "converged: no centroid moved");
   else if (run->converged)
     snprintf(why, sizeof why, "converged: the objective changed by %.3g <= --tol %g", a->last_rel, a->tol);
   else

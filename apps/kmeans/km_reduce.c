@@ -4,7 +4,8 @@
  * figures the iteration table, the progress line and --metrics show.
  *
  * Converged: no row changed cluster (then the next centroids are these:
- * the same rows give the same means), or, with --tol T > 0, the objective
+ * the same rows give the same means), or no centroid moved (then the next
+ * iteration would repeat this one), or, with --tol T > 0, the objective
  * changed by at most T relative to the previous iteration's. The residual
  * is that relative change (1 at the first iteration: nothing before it).
  * The previous objective is kept in the globals, which checkpoints carry,
@@ -17,13 +18,13 @@
 
 static void report(struct dsana_reduce_ctx *ctx) {
   const double *s = ctx->sums;
-  const char *names[] = {"objective", "changed", "empty", "shift"};
-  const double values[] = {s[KM_SUM_OBJ], s[KM_SUM_CHANGED], s[KM_SUM_EMPTY], s[KM_SUM_SHIFT]};
-  for (uint32_t i = 0; i < 4; i++) {
+  const char *names[] = {"objective", "changed", "empty", "shift", "moved"};
+  const double values[] = {s[KM_SUM_OBJ], s[KM_SUM_CHANGED], s[KM_SUM_EMPTY], s[KM_SUM_SHIFT], s[KM_SUM_MOVED]};
+  for (uint32_t i = 0; i < 5; i++) {
     ctx->metrics[i].name = names[i];
     ctx->metrics[i].value = values[i];
   }
-  ctx->n_metrics = 4;
+  ctx->n_metrics = 5;
 }
 
 int km_reduce(void *app, struct dsana_reduce_ctx *ctx) {
@@ -34,12 +35,15 @@ int km_reduce(void *app, struct dsana_reduce_ctx *ctx) {
     ctx->residual = INFINITY;
     return 0;
   }
-  double obj = ctx->sums[KM_SUM_OBJ], prev = gl[KM_G_PREV_OBJ], changed = ctx->sums[KM_SUM_CHANGED];
+  double obj = ctx->sums[KM_SUM_OBJ], prev = gl[KM_G_PREV_OBJ];
+  double changed = ctx->sums[KM_SUM_CHANGED], moved = ctx->sums[KM_SUM_MOVED];
   double rel = ctx->iter == 1 ? 1.0 : prev > 0 ? fabs(prev - obj) / prev : 0.0;
   ctx->residual = rel;
-  ctx->converged = changed == 0 || (a->tol > 0 && ctx->iter > 1 && rel <= a->tol); /* the runtime stops at --max-iter */
+  /* (the runtime stops at --max-iter itself) */
+  ctx->converged = changed == 0 || moved == 0 || (a->tol > 0 && ctx->iter > 1 && rel <= a->tol);
   gl[KM_G_PREV_OBJ] = obj;
   a->last_changed = changed;
+  a->last_moved = moved;
   a->last_rel = rel;
   report(ctx);
   return 0;

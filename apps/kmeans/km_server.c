@@ -8,7 +8,8 @@
  * finish(): once every task pushed its sums of a range of clusters, each
  * cluster's new centroid is the mean of its rows, sum / count; a cluster
  * without rows keeps its previous centroid and counts as empty. The
- * squared move of every centroid goes into the sums. finish() runs on
+ * squared move of every centroid goes into the sums, and whether it
+ * moved at all (a count, exact however small the move). finish() runs on
  * each key space; the labels' (N keys) needs nothing.
  */
 #include <stdio.h>
@@ -43,13 +44,16 @@ int km_finish(void *app, struct dsana_shard_ctx *ctx) {
     return 0;
   for (uint64_t m = ctx->lo; m < ctx->hi; m++) {
     double count = s[m * w + d], shift = 0;
+    bool moved = false;
     for (uint64_t j = 0; j < d; j++) {
       double v = count > 0 ? s[m * w + j] / count : old[m * d + j], dv = v - old[m * d + j];
       c[m * d + j] = v;
       shift += dv * dv;
+      moved |= v != old[m * d + j];
     }
     dsana_xsum_add(&ctx->sums[KM_SUM_EMPTY], count > 0 ? 0 : 1);
     dsana_xsum_add(&ctx->sums[KM_SUM_SHIFT], shift);
+    dsana_xsum_add(&ctx->sums[KM_SUM_MOVED], moved);
   }
   return 0;
 }

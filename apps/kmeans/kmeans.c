@@ -20,7 +20,7 @@ static const struct dsana_app_option km_options[] = {
      DSANA_OPT_INPUT, NULL},
     {"seed", "S", "seed of --init, an integer in 0..2^53", DSANA_OPT_PARAM, "1"},
     {"max-iter", "N", "Lloyd iterations at most, 1..1000000", DSANA_OPT_REPORT, "300"},
-    {"tol", "T", "also stop when the objective changes by at most T relative (0: only when no row moves)",
+    {"tol", "T", "also stop when the objective changes by at most T relative (0: only when nothing moves)",
      DSANA_OPT_PARAM, "1e-4"},
     {"out", "FILE", "write the centroids: one line each, D values (%.17g); FILE.gz: gzip; -: stdout",
      DSANA_OPT_OUTPUT, NULL},
@@ -168,18 +168,18 @@ const struct dsana_app kmeans_app = {
             "Lloyd's algorithm as scikit-learn's KMeans(algorithm='lloyd'): each iteration assigns every row\n"
             "to its nearest centroid (squared Euclidean distance, ties to the lowest index) and moves each\n"
             "centroid to the mean of its rows; a cluster left without rows keeps its centroid (scikit-learn\n"
-            "moves it to a far point instead). It stops when no row changes cluster, when the objective (the\n"
-            "sum of squared distances) changes by at most --tol relative to the iteration before (--tol 0:\n"
-            "only the first), or after --max-iter iterations. Initial centroids: --init-centroids FILE, else\n"
-            "--init kmeans++ (scikit-learn's greedy k-means++: the first centre a random row, then 2 + ln K\n"
-            "candidates per centre drawn with probability proportional to the squared distance, the best\n"
-            "kept) or random (K distinct rows), from --seed.\n"
+            "moves it to a far point instead). It stops when no row changes cluster or no centroid moves,\n"
+            "when the objective (the sum of squared distances) changes by at most --tol relative to the\n"
+            "iteration before (--tol 0: never), or after --max-iter iterations.\n"
+            "Initial centroids: --init-centroids FILE, else --init kmeans++ (scikit-learn's greedy k-means++:\n"
+            "the first centre a random row, then 2 + ln K candidates per centre drawn with probability\n"
+            "proportional to the squared distance, the best kept) or random (K distinct rows), from --seed.\n"
             "Figures per iteration: objective (of the centroids the iteration assigned rows to), changed\n"
             "(rows whose cluster changed), empty (clusters without rows), shift (sum of the centroids'\n"
-            "squared moves); the residual is the objective's relative change (1 at the first iteration).\n"
-            "The summary line gives the objective of the centroids --out writes (scikit-learn's inertia_)\n"
-            "and the iterations (its n_iter_). The centroids are bit-identical for any --workers, --servers,\n"
-            "--threads, --mode, chunk size or straggler pattern.\n",
+            "squared moves), moved (centroids that moved); the residual is the objective's relative change\n"
+            "(1 at the first iteration). The summary line gives the objective of the centroids --out writes\n"
+            "(scikit-learn's inertia_) and the iterations (its n_iter_). The centroids are bit-identical for\n"
+            "any --workers, --servers, --threads, --mode, chunk size or straggler pattern.\n",
     .options = km_options,
     .create = km_create,
     .destroy = km_destroy,

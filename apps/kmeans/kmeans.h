@@ -19,9 +19,10 @@
  * Iteration t reports the objective of the centroids it assigned to (the
  * sum of the rows' squared distances to them, scikit-learn's inertia of
  * iteration t-1's centroids). It converges when no row changed cluster
- * (scikit-learn's "strict convergence") or, with --tol T > 0, when the
- * objective changed by at most T relative to the iteration before; else
- * --max-iter stops it. The run writes the last iteration's centroids, and
+ * (scikit-learn's "strict convergence") or no centroid moved (its center
+ * shift of 0, with tol=0) or, with --tol T > 0, when the objective
+ * changed by at most T relative to the iteration before; else --max-iter
+ * stops it. The run writes the last iteration's centroids, and
  * its summary gives their objective (one more assignment pass, serial, in
  * the scheduler's output()).
  *
@@ -58,8 +59,8 @@
 #define KM_BLOCK_MAX 1024    /* ... between these, about N / 128 */
 
 enum { KM_T_CENT = 0, KM_T_SUMS = 1, KM_T_LABELS = 2 };
-/* sums: tasks (0, 1), finish() (2, 3) */
-enum { KM_SUM_OBJ = 0, KM_SUM_CHANGED, KM_SUM_EMPTY, KM_SUM_SHIFT, KM_N_SUMS };
+/* sums: tasks (0, 1), finish() (2, 3, 4) */
+enum { KM_SUM_OBJ = 0, KM_SUM_CHANGED, KM_SUM_EMPTY, KM_SUM_SHIFT, KM_SUM_MOVED, KM_N_SUMS };
 /* globals: what reduce() keeps between iterations (checkpoints carry them) */
 enum { KM_G_PREV_OBJ = 0 };
 
@@ -80,7 +81,7 @@ struct km_app {
   uint8_t *checked;       /* per task: its rows checked (a mapped file) */
   double *init_c;         /* K x D initial centroids (km_seed.c), NULL until made */
   /* the scheduler's: what the last reduce() saw, for the summary */
-  double last_changed, last_rel;
+  double last_changed, last_moved, last_rel;
 };
 
 /* km_data.c */
