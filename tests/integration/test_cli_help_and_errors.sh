@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # test_cli_help_and_errors.sh - help and messages. Every value is named
 # in --help (--max-iter N, --out FILE, --top K, kmeans's --k K ..., no
-# bare X); -h works on every command; dsana scheduler --help and dsana scheduler APP --help
-# print the scheduler's usage; errors state the valid range; --verbose
-# says something and dsana server|worker accept it; --chunk 4 and 1003
-# are refused with the reason; --scheduler without a scheme, or a tcp://
-# address without a port in 1..65535, is a usage error; a Matrix Market
-# index 0 says indices start at 1.
+# bare X); -h works on every command; dsana scheduler --help and dsana
+# scheduler APP --help print the scheduler's usage; errors state the
+# valid range; --verbose says something and dsana server|worker accept
+# it; --chunk 4 and 1003 are refused with the reason; --scheduler
+# without a scheme, or a tcp:// address without a port in 1..65535, is a
+# usage error; a Matrix Market index 0 says indices start at 1.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test_kmeans.sh - `dsana kmeans` end to end:
 #   - the centroid file is byte-identical for W 1..4, S 1..3, both modes, a
-#     straggler scenario, --chunk 64 with --threads 2, --init random, and a
-#     run resumed from a checkpoint with another worker count;
+#     straggler scenario, --chunk 64 with --threads 2, --init random, a
+#     worker SIGKILLed mid-run, and a run resumed from a checkpoint with
+#     another worker count;
 #   - the objective never increases from one iteration to the next, and a
 #     converged run's summary gives its last iteration's objective;
 #   - --out reads back as --init-centroids: a run started from its own result
@@ -89,6 +90,14 @@ if km rnd1 blobs.svm "${opts[@]}" --init random --seed 5 --quiet && km rnd4 blob
   pass "--init random: W=1 S=1 and W=4 S=3 agree (and differ from k-means++)"
 else
   fail "--init random: rc=$RC $(head -c 200 rnd4.err)"
+fi
+# (static: dynamic scheduling may give a worker it measured slow no task in
+# iteration 4, and the fault would not fire)
+if DSANA_FAULT="worker=1,iter=4,point=mid-push,how=kill" km killed blobs.svm "${opts[@]}" --workers 3 --servers 2 \
+  --sched static --peer-timeout 2 --quiet && cmp -s base.txt killed.txt && grep -q "worker 1 lost" killed.err; then
+  pass "worker 1 SIGKILLed in the middle of its push in iteration 4: the centroids are unchanged"
+else
+  fail "killed worker: rc=$RC $(head -c 300 killed.err)"
 fi
 # a checkpoint every 3 iterations, stopped at 5; resumed with 3 workers to 12
 if km ck blobs.svm "${opts[@]}" --max-iter 5 --servers 2 --checkpoint ck --checkpoint-every 3 --quiet &&
