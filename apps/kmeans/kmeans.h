@@ -43,6 +43,11 @@
  * (dsana_push_xsum). Distances, counts and shifts are summed exactly too.
  * So the centroids are bit-identical for any worker, server, thread or
  * task count, mode, chunk size or straggler pattern.
+ *
+ * Costs: a task holds the centroids twice (as read, and transposed for
+ * the kernel) and its exact push of K x (D+1) sums (32 bytes each): dense
+ * in D, which suits data such as images; data with millions of sparse
+ * features would want sparse pushes (dsana_push_xsum_keys) instead.
  */
 #ifndef DSANA_APPS_KMEANS_H
 #define DSANA_APPS_KMEANS_H
