@@ -12,6 +12,7 @@
 
 extern const struct dsana_app pagerank_app;
 extern const struct dsana_app logreg_app;
+extern const struct dsana_app kmeans_app;
 
 /* Score the rows of a dataset with a logistic-regression model file:
  * "label<TAB>probability" per row into out_path (atomically); *accuracy

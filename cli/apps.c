@@ -5,7 +5,7 @@
 
 #include "apps/apps.h"
 
-static const struct dsana_app *const app_list[] = {&pagerank_app, &logreg_app, NULL};
+static const struct dsana_app *const app_list[] = {&pagerank_app, &logreg_app, &kmeans_app, NULL};
 
 const struct dsana_app *const *cli_apps(void) { return app_list; }
 

@@ -32,7 +32,7 @@ called() { # every identifier a .c file calls
 bad=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for dir in src/util src/io src/net src/policy src/runtime src/sim apps/pagerank cli; do
+for dir in src/util src/io src/net src/policy src/runtime src/sim apps/pagerank apps/kmeans cli; do
   files=("$dir"/*.c)
   keys=()
   for f in "${files[@]}"; do

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # test_cli_help_and_errors.sh - help and messages. Every value is named
-# in --help (--max-iter N, --out FILE, --top K, no bare X); -h works on
-# every command; dsana scheduler --help and dsana scheduler APP --help
-# print the scheduler's usage; errors state the valid range; --verbose
-# says something and dsana server|worker accept it; --chunk 4 and 1003
-# are refused with the reason; --scheduler without a scheme, or a tcp://
-# address without a port in 1..65535, is a usage error; a Matrix Market
-# index 0 says indices start at 1.
+# in --help (--max-iter N, --out FILE, --top K, kmeans's --k K ..., no
+# bare X); -h works on every command; dsana scheduler --help and dsana
+# scheduler APP --help print the scheduler's usage; errors state the
+# valid range; --verbose says something and dsana server|worker accept
+# it; --chunk 4 and 1003 are refused with the reason; --scheduler
+# without a scheme, or a tcp:// address without a port in 1..65535, is a
+# usage error; a Matrix Market index 0 says indices start at 1.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins
@@ -14,6 +14,10 @@ cd "$T"
 printf '1 2\n2 3\n3 1\n' >g.txt
 head -c 32 /dev/urandom | base64 >job.token
 
+"$DSANA" kmeans --help >kh.txt
+for v in "--k K" "--init kmeans++|random" "--init-centroids FILE" "--seed S" "--max-iter N" "--tol T" "--out FILE"; do
+  grep -q -- "$v " kh.txt && pass "kmeans --help names '$v'" || fail "kmeans --help lacks '$v'"
+done
 "$DSANA" pagerank --help >ph.txt
 for v in "--max-iter N" "--out FILE" "--top K" "--tol TOL" "--damping D" "--personalization FILE" "--workers W"; do
   grep -q -- "$v " ph.txt && pass "pagerank --help names '$v'" || fail "pagerank --help lacks '$v'"
@@ -44,6 +48,7 @@ usage_ok h7 "$DSANA" graph -h
 usage_ok h8 "$DSANA" data -h
 usage_ok h9 "$DSANA" logreg predict -h
 usage_ok h10 "$DSANA" -h
+usage_ok h11 "$DSANA" kmeans -h
 grep -q "^usage: dsana scheduler APP --scheduler ADDR" h6.out && pass "dsana scheduler --help is the scheduler's" ||
   fail "dsana scheduler --help: $(head -n 1 h6.out)"
 run_capture sp "$DSANA" scheduler pagerank --help

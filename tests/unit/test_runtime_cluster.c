@@ -15,7 +15,10 @@
  * iterations and an update() hook driven by reduce()'s globals (both
  * called over small pieces of the shard in half the shapes); and the
  * real PageRank app (dense
- * ASSIGN pushes, block-wise tasks over chunks, fetching and running ahead).
+ * ASSIGN pushes, block-wise tasks over chunks, fetching and running ahead);
+ * and the real k-means app (two key spaces: a DERIVED table finish()
+ * derives from exact SUM partials, an ASSIGN table each task reads and
+ * writes its own range of, the initial values made by every server).
  * Half the shapes pull compressed (--compress on: XOR bases kept across
  * chunk switches and fetches ahead, whatever the delivery order).
  */
@@ -335,7 +338,7 @@ struct shape {
   uint64_t piece; /* run_config.hook_piece_keys (0: the default) */
 };
 
-static const struct dsana_app *const test_apps[] = {&sparse_app, &sparse_done_app, &pagerank_app, NULL};
+static const struct dsana_app *const test_apps[] = {&sparse_app, &sparse_done_app, &pagerank_app, &kmeans_app, NULL};
 
 /* Run a whole cluster in this thread, every choice from the seed. */
 static int run_cluster(const struct dsana_app *app, void *app_state, const struct app_args *args,
@@ -493,7 +496,7 @@ static void test_sparse_sum_64_workers(void **state) {
 }
 
 /* PageRank: every shape and interleaving gives the bytes of W=1 S=1. */
-static char pr_graph[300], pr_dir[256];
+static char pr_graph[300], pr_dir[256], km_data[300];
 
 static int pr_run(const struct shape *sh, uint64_t seed, const char *out) {
   void *app;
@@ -547,6 +550,59 @@ static void test_pagerank_every_interleaving(void **state) {
   }
 }
 
+/* k-means: every shape and interleaving gives the centroids of W=1 S=1. */
+static int km_run(const struct shape *sh, uint64_t seed, const char *out) {
+  void *app;
+  char err[256];
+  assert_int_equal(kmeans_app.create(&app), 0);
+  const char *opts[][2] = {{"", km_data}, {"out", out}, {"k", "5"}, {"tol", "0"}, {"max-iter", "8"}};
+  static struct app_args args; /* what roles started alone get from the scheduler */
+  args.n = 0;
+  for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
+    assert_int_equal(kmeans_app.set_option(app, opts[i][0][0] ? opts[i][0] : NULL, opts[i][1], err, sizeof err), 0);
+    snprintf(args.name[args.n], sizeof args.name[0], "%s", opts[i][0]);
+    snprintf(args.value[args.n++], sizeof args.value[0], "%s", opts[i][1]);
+  }
+  assert_int_equal(kmeans_app.prepare(app, err, sizeof err), 0);
+  int rc = run_cluster(&kmeans_app, app, &args, sh, seed);
+  kmeans_app.destroy(app);
+  return rc;
+}
+
+static void test_kmeans_every_interleaving(void **state) {
+  (void)state;
+  char base[300], out[300];
+  snprintf(base, sizeof base, "%s/km-base.txt", pr_dir);
+  snprintf(out, sizeof out, "%s/km-out.txt", pr_dir);
+  struct shape one = {.workers = 1, .servers = 1, .tpw = 1, .sched = SCHED_STATIC, .chunk = CHUNK_OFF};
+  assert_int_equal(km_run(&one, 999, base), 0);
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    uint64_t rng = seed * 7907;
+    struct shape sh = random_shape(&rng);
+    int rc = km_run(&sh, seed, out);
+    if (rc || !same_file(base, out))
+      fail_msg("seed %llu (W=%u S=%u tpw=%u %s chunk %llu compress %d): %s", (unsigned long long)seed, sh.workers,
+               sh.servers, sh.tpw, sh.sched == SCHED_STATIC ? "static" : "dynamic",
+               (unsigned long long)(sh.chunk == CHUNK_OFF ? 0 : sh.chunk_bytes), sh.compress,
+               rc ? dsana_strerror(rc) : "centroids differ from W=1 S=1");
+  }
+}
+
+/* 700 rows of 6 features around 5 centres (some features absent), libsvm. */
+static int write_km_data(void) {
+  FILE *f = fopen(km_data, "w");
+  uint64_t rng = 42;
+  for (int i = 0; f && i < 700; i++) {
+    int c = (int)rng_below(&rng, 5);
+    fprintf(f, "%d", c);
+    for (int j = 0; j < 6; j++)
+      if (rng_below(&rng, 10))
+        fprintf(f, " %d:%.6f", j + 1, 10.0 * ((c * 7 + j * 3) % 11) / 11 + (double)rng_below(&rng, 1000) / 500);
+    fprintf(f, "\n");
+  }
+  return f && fclose(f) == 0 ? 0 : -1;
+}
+
 static int setup(void **state) {
   (void)state;
   log_set_level(LOG_ERROR);
@@ -555,6 +611,9 @@ static int setup(void **state) {
   if (!mkdtemp(pr_dir))
     return -1;
   snprintf(pr_graph, sizeof pr_graph, "%s/g.bin", pr_dir);
+  snprintf(km_data, sizeof km_data, "%s/km.svm", pr_dir);
+  if (write_km_data() != 0)
+    return -1;
   struct dsana_graph g;
   char err[256];
   struct dsana_graph_opts o = {0};
@@ -578,6 +637,7 @@ int main(void) {
       cmocka_unit_test(test_sparse_sum_64_workers),
       cmocka_unit_test(test_sparse_keys_given_back),
       cmocka_unit_test(test_pagerank_every_interleaving),
+      cmocka_unit_test(test_kmeans_every_interleaving),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,151 @@
+/*
+ * km_data.c - the k-means app's data and declarations: DATA read with the
+ * readers logreg uses (libsvm text parsed, a dsana binary dataset mapped),
+ * its shape checked against --k, the tasks (row ranges cut at the fixed
+ * blocks of kmeans.h, about equal non-zeros each) and the tables.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kmeans.h"
+
+uint64_t km_block_rows(uint64_t n) {
+  uint64_t b = KM_BLOCK_MIN;
+  while (b < KM_BLOCK_MAX && b * 128 < n)
+    b *= 2;
+  return b;
+}
+
+/* Binary files are mapped (rows checked by whoever reads them, unless
+ * `check`), text files parsed and checked whole. */
+static int open_data(const char *path, bool check, struct dsana_dataset *ds, char *err, size_t errlen) {
+  if (dsana_dataset_is_binary(path) && !check)
+    return dsana_dataset_map_binary(path, ds, err, errlen);
+  return dsana_dataset_open(path, NULL, ds, err, errlen);
+}
+
+static int check_shape(const struct km_app *a, char *err, size_t errlen) {
+  if (a->ds.n_features == 0) {
+    snprintf(err, errlen, "%s: no features (every row is empty)", a->data_path);
+    return DSANA_EFORMAT;
+  }
+  if (a->k == 0) {
+    snprintf(err, errlen, "--k K is required (the number of clusters)");
+    return DSANA_EUSAGE;
+  }
+  if (a->k > a->ds.n_rows) {
+    snprintf(err, errlen, "--k %llu: more clusters than the %llu rows of %s", (unsigned long long)a->k,
+             (unsigned long long)a->ds.n_rows, a->data_path);
+    return DSANA_EINVAL;
+  }
+  return 0;
+}
+
+int km_load(struct km_app *a, bool check, char *err, size_t errlen) {
+  if (a->loaded)
+    return 0;
+  int rc = open_data(a->data_path, check, &a->ds, err, errlen);
+  if (rc)
+    return rc;
+  a->loaded = true;
+  a->validated = !dsana_dataset_is_binary(a->data_path) || check;
+  a->block = km_block_rows(a->ds.n_rows);
+  return check_shape(a, err, errlen);
+}
+
+int km_validate(struct km_app *a, char *err, size_t errlen) {
+  if (a->validated)
+    return 0;
+  int rc = dsana_dataset_check(&a->ds, 0, a->ds.n_rows, err, errlen);
+  a->validated = rc == 0;
+  return rc;
+}
+
+void km_data_fini(struct km_app *a) {
+  free(a->checked);
+  a->checked = NULL;
+  dsana_dataset_fini(&a->ds);
+  a->loaded = false;
+}
+
+/* Cut rows [0, n) into at most `want` tasks of about equal non-zeros plus
+ * rows, at multiples of the block; returns how many, bounds in cut[0..k]. */
+static uint32_t cut_rows(const struct dsana_dataset *ds, uint64_t block, uint32_t want, uint64_t *cut) {
+  uint64_t blocks = (ds->n_rows + block - 1) / block;
+  uint32_t k = want < blocks ? want : (uint32_t)blocks;
+  double total = (double)ds->nnz + (double)ds->n_rows;
+  cut[0] = 0;
+  uint64_t b = 0;
+  for (uint32_t t = 0; t < k; t++) {
+    double target = total * (double)(t + 1) / k;
+    uint64_t max_b = blocks - (k - 1 - t); /* leave a block for each task after */
+    b++;
+    while (b < max_b && (double)(ds->row_off[b * block] + b * block) < target)
+      b++;
+    uint64_t row = t + 1 == k ? ds->n_rows : b * block;
+    cut[t + 1] = row < ds->n_rows ? row : ds->n_rows;
+  }
+  return k;
+}
+
+/* Tasks: row ranges; a row costs K multiply-adds per non-zero and K more. */
+static int declare_tasks(struct km_app *a, struct dsana_job *job, uint32_t want) {
+  uint64_t *cut = malloc(sizeof *cut * ((size_t)want + 1));
+  struct dsana_task_decl *t = calloc(want, sizeof *t);
+  if (!cut || !t) {
+    free(cut);
+    free(t);
+    return DSANA_ENOMEM;
+  }
+  a->n_tasks = cut_rows(&a->ds, a->block, want, cut);
+  const uint64_t *off = a->ds.row_off;
+  for (uint32_t i = 0; i < a->n_tasks; i++) {
+    double entries = (double)(off[cut[i + 1]] - off[cut[i]] + cut[i + 1] - cut[i]);
+    t[i] = (struct dsana_task_decl){.lo = cut[i], .hi = cut[i + 1], .cost = entries * (double)a->k};
+  }
+  int rc = dsana_job_set_tasks(job, t, a->n_tasks);
+  for (uint32_t i = 0; !rc && i < a->n_tasks; i++) /* each task: its own rows' labels */
+    if ((rc = dsana_job_task_reads(job, i, KM_T_LABELS, t[i].lo, t[i].hi)) == 0)
+      rc = dsana_job_task_writes(job, i, KM_T_LABELS, t[i].lo, t[i].hi);
+  free(cut);
+  free(t);
+  free(a->checked); /* a setup() run before (the launcher's check) */
+  a->checked = rc ? NULL : calloc(a->n_tasks, 1);
+  return rc ? rc : a->checked ? 0 : DSANA_ENOMEM;
+}
+
+static int declare_tables(struct km_app *a, struct dsana_job *job) {
+  uint32_t id, d = (uint32_t)a->ds.n_features;
+  int rc;
+  if ((rc = dsana_job_add_table(job, "centroids", a->k, d, DSANA_RULE_DERIVED, &id)) != 0 || id != KM_T_CENT ||
+      (rc = dsana_job_add_table(job, "sums", a->k, d + 1, DSANA_RULE_SUM, &id)) != 0 || id != KM_T_SUMS ||
+      (rc = dsana_job_add_table(job, "labels", a->ds.n_rows, 1, DSANA_RULE_ASSIGN, &id)) != 0 || id != KM_T_LABELS)
+    return rc ? rc : DSANA_EINVAL;
+  return 0;
+}
+
+int km_declare(struct km_app *a, struct dsana_job *job, char *err, size_t errlen) {
+  struct dsana_job_info info;
+  dsana_job_get_info(job, &info);
+  int rc = a->ds.n_features >= UINT32_MAX ? DSANA_ERANGE : declare_tables(a, job);
+  if (!rc)
+    rc = declare_tasks(a, job, info.n_workers * info.tasks_per_worker);
+  if (!rc)
+    rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, KM_T_CENT, 0, a->k);
+  if (!rc)
+    rc = dsana_job_task_writes(job, DSANA_ALL_TASKS, KM_T_SUMS, 0, a->k);
+  if (!rc)
+    rc = dsana_job_set_result_table(job, KM_T_CENT);
+  if (!rc)
+    rc = dsana_job_set_sums(job, KM_N_SUMS);
+  if (rc) {
+    snprintf(err, errlen, "%s: %s", a->data_path, dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
+    return rc;
+  }
+  dsana_job_set_convergence(job, a->tol, a->max_iter);
+  dsana_job_add_fact(job, "rows", (double)a->ds.n_rows);
+  dsana_job_add_fact(job, "features", (double)a->ds.n_features);
+  dsana_job_add_fact(job, "clusters", (double)a->k);
+  return 0;
+}

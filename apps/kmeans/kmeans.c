@@ -1,0 +1,194 @@
+/*
+ * kmeans.c - k-means clustering (Lloyd's algorithm) on dsana: options,
+ * the launcher's checks (prepare), setup and the app table. The design is
+ * in kmeans.h.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apps/apps.h"
+#include "kmeans.h"
+
+static const struct dsana_app_option km_options[] = {
+    {"k", "K", "number of clusters, 1..rows (required)", DSANA_OPT_PARAM, NULL},
+    {"init", "kmeans++|random", "initial centroids: k-means++ (scikit-learn's) or K distinct random rows",
+     DSANA_OPT_PARAM, "kmeans++"},
+    {"init-centroids", "FILE", "initial centroids from FILE instead: K lines of D values (what --out writes)",
+     DSANA_OPT_INPUT, NULL},
+    {"seed", "S", "seed of --init, an integer in 0..2^53", DSANA_OPT_PARAM, "1"},
+    {"max-iter", "N", "Lloyd iterations at most, 1..1000000", DSANA_OPT_REPORT, "300"},
+    {"tol", "T", "also stop when the objective changes by at most T relative (0: only when nothing moves)",
+     DSANA_OPT_PARAM, "1e-4"},
+    {"out", "FILE", "write the centroids: one line each, D values (%.17g); FILE.gz: gzip; -: stdout",
+     DSANA_OPT_OUTPUT, NULL},
+    {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
+
+static int km_create(void **out) {
+  struct km_app *a = calloc(1, sizeof *a);
+  if (!a)
+    return DSANA_ENOMEM;
+  a->seed = 1;
+  a->max_iter = 300;
+  a->tol = 1e-4;
+  *out = a;
+  return 0;
+}
+
+static void km_destroy(void *app) {
+  struct km_app *a = app;
+  if (!a)
+    return;
+  km_data_fini(a);
+  free(a->init_c);
+  free(a);
+}
+
+/* An integer in [lo, hi]: decimal digits, every one counted. */
+static int parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
+  char *end;
+  errno = 0;
+  if (s[0] < '0' || s[0] > '9')
+    return DSANA_EINVAL;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end || v < lo || v > hi)
+    return DSANA_EINVAL;
+  *out = v;
+  return 0;
+}
+
+static int parse_tol(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !isfinite(v) || v < 0)
+    return DSANA_EINVAL;
+  *out = v;
+  return 0;
+}
+
+static int set_path(char *dst, const char *v) {
+  if (!v[0] || strlen(v) >= KM_PATH_MAX)
+    return DSANA_EINVAL;
+  memcpy(dst, v, strlen(v) + 1);
+  return 0;
+}
+
+static int set_init(struct km_app *a, const char *v) {
+  if (strcmp(v, "kmeans++") == 0)
+    a->init = KM_INIT_PLUSPLUS;
+  else if (strcmp(v, "random") == 0)
+    a->init = KM_INIT_RANDOM;
+  else
+    return DSANA_EINVAL;
+  return 0;
+}
+
+/* What a valid value of option `name` looks like, for the error. */
+static const char *expected(const char *name) {
+  static const char *const what[][2] = {{"k", "an integer in 1..16777216, at most the rows"},
+                                        {"init", "kmeans++ or random"},
+                                        {"seed", "an integer in 0..9007199254740992"},
+                                        {"max-iter", "an integer in 1..1000000"},
+                                        {"tol", "a finite number >= 0"}};
+  for (size_t i = 0; i < sizeof what / sizeof what[0]; i++)
+    if (strcmp(what[i][0], name) == 0)
+      return what[i][1];
+  return "a file name";
+}
+
+static int km_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
+  struct km_app *a = app;
+  uint64_t v = 0;
+  int rc;
+  if (!name) {
+    rc = a->data_path[0] ? DSANA_EINVAL : set_path(a->data_path, value);
+    if (rc)
+      snprintf(err, errlen, "unexpected argument '%s' (one DATA file only)", value);
+    return rc;
+  }
+  if (strcmp(name, "k") == 0)
+    rc = parse_uint(value, 1, KM_MAX_K, &a->k);
+  else if (strcmp(name, "init") == 0)
+    rc = set_init(a, value);
+  else if (strcmp(name, "init-centroids") == 0)
+    rc = set_path(a->init_path, value);
+  else if (strcmp(name, "seed") == 0)
+    rc = parse_uint(value, 0, 1ull << 53, &a->seed);
+  else if (strcmp(name, "max-iter") == 0)
+    rc = parse_uint(value, 1, 1000000, &v) ? DSANA_EINVAL : (a->max_iter = (uint32_t)v, 0);
+  else if (strcmp(name, "tol") == 0)
+    rc = parse_tol(value, &a->tol);
+  else if (strcmp(name, "out") == 0)
+    rc = set_path(a->out_path, value);
+  else
+    rc = DSANA_EINVAL;
+  if (rc)
+    snprintf(err, errlen, "--%s %s: invalid value (%s)", name, value, expected(name));
+  return rc;
+}
+
+/* In the process that starts the job: every row checked, the shape
+ * checked against --k, the initial centroids made once (the roles it
+ * forks inherit them; roles started on their own make their own). */
+static int km_prepare(void *app, char *err, size_t errlen) {
+  struct km_app *a = app;
+  if (!a->data_path[0]) {
+    snprintf(err, errlen, "missing DATA argument");
+    return DSANA_EUSAGE;
+  }
+  if (!a->k) {
+    snprintf(err, errlen, "--k K is required (the number of clusters)");
+    return DSANA_EUSAGE;
+  }
+  int rc = km_load(a, true, err, errlen);
+  return rc ? rc : km_seed(a, err, errlen);
+}
+
+/* Every role: the data (a binary file mapped), its tasks and tables; then
+ * the pages that pass touched leave the role's memory. */
+static int km_setup(void *app, struct dsana_job *job, char *err, size_t errlen) {
+  struct km_app *a = app;
+  int rc = km_load(a, false, err, errlen);
+  if (!rc)
+    rc = km_declare(a, job, err, errlen);
+  dsana_dataset_forget_pages(&a->ds);
+  return rc;
+}
+
+const struct dsana_app kmeans_app = {
+    .name = "kmeans",
+    .summary = "k-means clustering (Lloyd's algorithm, k-means++ or given initial centroids, exact)",
+    .args = "DATA",
+    .help = "DATA: libsvm/svmlight text (plain or .gz; indices from 1; labels are read and ignored) or a dsana\n"
+            "binary dataset (dsana data convert; Fashion-MNIST: dsana data convert --idx IMAGES LABELS OUT).\n"
+            "Rows are points of D = the largest feature index dimensions (absent features are 0).\n"
+            "Lloyd's algorithm as scikit-learn's KMeans(algorithm='lloyd'): each iteration assigns every row\n"
+            "to its nearest centroid (squared Euclidean distance, ties to the lowest index) and moves each\n"
+            "centroid to the mean of its rows; a cluster left without rows keeps its centroid (scikit-learn\n"
+            "moves it to a far point instead). It stops when no row changes cluster or no centroid moves,\n"
+            "when the objective (the sum of squared distances) changes by at most --tol relative to the\n"
+            "iteration before (--tol 0: never), or after --max-iter iterations.\n"
+            "Initial centroids: --init-centroids FILE, else --init kmeans++ (scikit-learn's greedy k-means++:\n"
+            "the first centre a random row, then 2 + ln K candidates per centre drawn with probability\n"
+            "proportional to the squared distance, the best kept) or random (K distinct rows), from --seed.\n"
+            "Figures per iteration: objective (of the centroids the iteration assigned rows to), changed\n"
+            "(rows whose cluster changed), empty (clusters without rows), shift (sum of the centroids'\n"
+            "squared moves), moved (centroids that moved); the residual is the objective's relative change\n"
+            "(1 at the first iteration). The summary line gives the objective of the centroids --out writes\n"
+            "(scikit-learn's inertia_) and the iterations (its n_iter_). The centroids are bit-identical for\n"
+            "any --workers, --servers, --threads, --mode, chunk size or straggler pattern.\n",
+    .options = km_options,
+    .create = km_create,
+    .destroy = km_destroy,
+    .set_option = km_set_option,
+    .prepare = km_prepare,
+    .setup = km_setup,
+    .init = km_init,
+    .run_task = km_run_task,
+    .finish = km_finish,
+    .reduce = km_reduce,
+    .output = km_output,
+};
