@@ -126,7 +126,6 @@ void scheduler_destroy(struct scheduler *s) {
 }
 
 bool scheduler_finished(const struct scheduler *s) { return s->finished; }
-void scheduler_count_messages(struct scheduler *s, uint64_t n) { s->acc.messages += n; }
 
 void scheduler_note_listener(struct scheduler *s, uint64_t refused, uint64_t dropped) {
   s->refused_peers = refused;

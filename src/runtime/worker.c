@@ -303,7 +303,6 @@ int worker_work_done(struct worker *w, struct witem *it, struct rt_outq *out) {
 bool worker_stopped(const struct worker *w) { return w->stopped; }
 const struct msg_cluster_map *worker_map(const struct worker *w) { return w->map; }
 uint32_t worker_index(const struct worker *w) { return w->index; }
-bool worker_busy(const struct worker *w) { return w->n_held > 0 || w->q_len > 0; }
 void worker_set_one_block_items(struct worker *w, bool on) { w->one_block_items = on; }
 
 uint64_t worker_slots(const struct worker *w) {
