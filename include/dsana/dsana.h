@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The version, written only here: CMakeLists.txt reads it for the project. */
 #define DSANA_VERSION_STRING "0.2.0"
 
 /* Error codes: 0 is success, every failure is a negative DSANA_E* value. */
