@@ -19,6 +19,7 @@
 #include "runtime/trace.h"
 #include "util/grow.h"
 #include "util/log.h"
+#include "util/sorted.h"
 
 void spull_begin(struct server *sv) {
   for (uint32_t s = 0; s < sv->job.n_spaces; s++)
@@ -146,19 +147,6 @@ static struct wire_hdr answer_hdr(const struct server *sv, const struct pull_req
   return h;
 }
 
-/* First index of keys[0..n) >= k. */
-static uint64_t lower_bound(const uint64_t *keys, uint64_t n, uint64_t k) {
-  uint64_t a = 0, b = n;
-  while (a < b) {
-    uint64_t mid = a + (b - a) / 2;
-    if (keys[mid] < k)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  return a;
-}
-
 /* The values of the keys of [lo, hi) r wants that are read (sparse: its
  * keys; dense: every read key), packed in key order; owned by the queue. */
 static int send_packed(struct server *sv, const struct pull_req *r, const double *src, uint64_t lo, uint64_t hi,
@@ -167,8 +155,8 @@ static int send_packed(struct server *sv, const struct pull_req *r, const double
   const uint64_t *unread = sv->job.tables[t].unread;
   uint64_t i0 = 0, n = 0;
   if (r->keys) {
-    i0 = lower_bound(r->keys, r->hdr.count, lo);
-    n = lower_bound(r->keys, r->hdr.count, hi) - i0;
+    i0 = sorted_lower_bound_u64(r->keys, r->hdr.count, lo);
+    n = sorted_lower_bound_u64(r->keys, r->hdr.count, hi) - i0;
   } else {
     n = keymask_count(unread, lo, hi);
   }
@@ -229,7 +217,7 @@ static int send_piece(struct server *sv, struct pull_req *r, int side, struct rt
   uint64_t lo, hi;
   req_span(sv, r, side, &lo, &hi);
   int rc = 0;
-  if (lo < hi && r->keys && lower_bound(r->keys, r->hdr.count, lo) == lower_bound(r->keys, r->hdr.count, hi)) {
+  if (lo < hi && r->keys && sorted_lower_bound_u64(r->keys, r->hdr.count, lo) == sorted_lower_bound_u64(r->keys, r->hdr.count, hi)) {
     r->at = hi; /* none of its keys in this chunk */
   } else if (lo < hi) {
     uint64_t max = sv->values_per_msg / sv->t[r->hdr.table].width;
