@@ -135,15 +135,7 @@ int dsana_dataset_write_binary(const struct dsana_dataset *ds, const char *path,
   return ds_out_finish(&o, ok, ok ? 0 : errno, err, errlen);
 }
 
-bool dsana_dataset_is_binary(const char *path) {
-  char magic[8];
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  ssize_t r = read(fd, magic, sizeof magic);
-  close(fd);
-  return r == (ssize_t)sizeof magic && memcmp(magic, BIN_MAGIC, 8) == 0;
-}
+bool dsana_dataset_is_binary(const char *path) { return graph_file_has_magic(path, BIN_MAGIC); }
 
 /* Counts of the header against each other and the format's limits. */
 static int check_counts(const char *path, const unsigned char *h, char *err, size_t errlen) {
