@@ -15,6 +15,7 @@
 
 #include "dsana/dsana.h"
 #include "io/dataset_internal.h"
+#include "util/fdwrite.h"
 
 enum { SINK_BYTES = 1 << 20, ENTRY_BYTES_MAX = 64 };
 
@@ -33,7 +34,7 @@ static void sink_flush(struct sink *s) {
     if (s->z)
       s->ok = gzwrite(s->z, s->buf, (unsigned)s->len) == (int)s->len;
     else
-      s->ok = ds_write_all(s->fd, s->buf, s->len);
+      s->ok = fd_write_all(s->fd, s->buf, s->len);
     if (!s->ok)
       s->saved_errno = errno ? errno : EIO;
   }

@@ -24,6 +24,7 @@
 #include "dsana/dsana.h"
 #include "dsana/outfile.h"
 #include "io/outfile_internal.h"
+#include "util/fdwrite.h"
 
 #define OUT_BUF_BYTES ((size_t)1 << 20)
 
@@ -145,22 +146,9 @@ int dsana_outfile_open(const char *path, unsigned flags, struct dsana_outfile **
   return 0;
 }
 
-static int write_fd(struct dsana_outfile *o, const char *p, size_t len) {
-  while (len) {
-    ssize_t w = write(o->fd, p, len > ((size_t)1 << 30) ? (size_t)1 << 30 : len);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return fail(o, w == 0 ? EIO : errno);
-    p += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
 static int write_out(struct dsana_outfile *o, const char *p, size_t len) {
   if (!o->gz)
-    return write_fd(o, p, len);
+    return fd_write_all(o->fd, p, len) ? 0 : fail(o, errno);
   while (len) {
     unsigned n = len > (1u << 30) ? 1u << 30 : (unsigned)len;
     if (gzwrite(o->gz, p, n) != (int)n) {
