@@ -16,6 +16,7 @@
 
 #include "cli_apps.h"
 #include "cmd_run.h"
+#include "exit_codes.h"
 #include "opts.h"
 #include "report.h"
 #include "sim/sim.h"
@@ -208,10 +209,10 @@ int cmd_sim_main(int argc, char **argv) {
   int n, rc = split_args(argc, argv, &c, &v, &n);
   if (rc == 1) {
     usage(stdout);
-    return 0;
+    return CLI_EXIT_OK;
   }
   if (rc)
-    return 2;
+    return CLI_EXIT_USAGE;
   const struct dsana_app *app = c.tasks ? &sim_tasks_app : cli_find_app("pagerank");
   struct cli_run r;
   cli_name_command("sim");
@@ -223,5 +224,5 @@ int cmd_sim_main(int argc, char **argv) {
     rc = run(&r, &c);
   if (app)
     app->destroy(r.app_state);
-  return cmd_exit_code(rc);
+  return cli_exit_code(rc);
 }
