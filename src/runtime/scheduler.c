@@ -9,6 +9,7 @@
 
 #include "policy/compress.h"
 #include "runtime/iter_figures.h"
+#include "runtime/rules.h"
 #include "runtime/scheduler_internal.h"
 #include "util/log.h"
 
@@ -35,7 +36,7 @@ static int setup_policy(struct scheduler *s) {
   free(cost);
   uint32_t b = s->job.block_table;
   uint64_t k = b != JOB_NONE ? s->chunk_keys[s->job.tables[b].space] : 0;
-  s->blocks = b != JOB_NONE && s->app->task_block && ((k && k < s->job.tables[b].n_keys) || !s->app->run_task);
+  s->blocks = rt_runs_blocks(&s->job, k, s->app->task_block != NULL, s->app->run_task != NULL);
   /* chunked transfers: a chunk of the next iteration is final once the
    * tasks writing it pushed, so those should be one worker's */
   if (!rc)

@@ -9,12 +9,13 @@
  * each as soon as it is, so the transfer of iteration t+1's input overlaps
  * the end of iteration t elsewhere (unless the app has an update() hook,
  * which rewrites values at the commit). Pieces are queued with priority
- * (iteration, chunk, worker): see reply_priority().
+ * (iteration, chunk, worker): see rt_reply_priority() (rules.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/keymask.h"
+#include "runtime/rules.h"
 #include "runtime/server_internal.h"
 #include "runtime/trace.h"
 #include "util/grow.h"
@@ -127,16 +128,6 @@ static void req_span(const struct server *sv, const struct pull_req *r, int side
   *hi = b;
 }
 
-/* Lower leaves first: the running iteration before the next one, lower
- * chunks first (a task's blocks run in chunk order), and within a chunk
- * lower-numbered workers first: under static or contiguous assignment they
- * write the lowest keys, whose chunks of the next iteration every worker
- * needs first, so they should finish first. */
-static uint64_t reply_priority(uint32_t iter, uint64_t chunk, uint32_t worker) {
-  uint64_t c = chunk < (1u << 24) ? chunk : (1u << 24) - 1;
-  return ((uint64_t)(iter & 0xffffff) << 40) | c << 16 | (worker < 0xffff ? worker : 0xffff);
-}
-
 static struct wire_hdr answer_hdr(const struct server *sv, const struct pull_req *r, uint64_t lo, uint64_t hi) {
   struct wire_hdr h = wire_hdr_make(WIRE_PULL_REPLY, sv->index);
   h.table = r->hdr.table;
@@ -187,7 +178,7 @@ static int send_values(struct server *sv, const struct pull_req *r, int side, ui
   const struct stable *st = &sv->t[t];
   uint32_t b = side == 0 ? st->cur : st->cur ^ 1u;
   const double *src = shard_by_key(sv, t, b);
-  uint64_t prio = reply_priority(r->hdr.iter, lo / req_space(sv, r)->chunk_keys, r->hdr.sender);
+  uint64_t prio = rt_reply_priority(r->hdr.iter, lo / req_space(sv, r)->chunk_keys, r->hdr.sender);
   uint64_t t0 = rt_now(sv->env);
   int rc = 0;
   bool shared = st->shared && (r->hdr.flags & WIRE_F_SHARE_OK) && !r->keys, zsent = false;
