@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/role_join.h"
 #include "runtime/trace.h"
 #include "runtime/worker_internal.h"
 #include "util/bigmem.h"
@@ -57,32 +58,6 @@ int worker_start(struct worker *w, struct rt_outq *out) {
   return rt_send_owned(out, ROLE_SCHEDULER, 0, &h, buf, len, 0);
 }
 
-/* The app from the scheduler's map, when this worker was started alone. */
-static int create_app(struct worker *w) {
-  char err[512] = "";
-  if (w->params.app) {
-    w->app = w->params.app;
-    w->app_state = w->params.app_state;
-    return 0;
-  }
-  if (!(w->app = role_find_app(w->params.apps, w->map->app))) {
-    log_error("the scheduler runs app '%s', which this dsana does not know", w->map->app);
-    return DSANA_EPROTO;
-  }
-  int rc = w->app->create(&w->app_state);
-  if (rc)
-    return rc;
-  w->own_app = true;
-  for (uint32_t i = 0; i < w->map->args.n; i++) {
-    const char *name = w->map->args.name[i][0] ? w->map->args.name[i] : NULL;
-    if ((rc = w->app->set_option(w->app_state, name, w->map->args.value[i], err, sizeof err)) != 0) {
-      log_error("app option from the scheduler: %s", err);
-      return rc;
-    }
-  }
-  return 0;
-}
-
 /* Tables read by key lists: the app lists keys for the first task reading them. */
 static void find_sparse(struct worker *w) {
   struct job_range r;
@@ -122,22 +97,10 @@ static int alloc_assign_bufs(struct worker *w) {
 
 /* Set up from the cluster map: the app, the job, the mirror, the tasks. */
 static int join(struct worker *w) {
-  char err[512] = "";
   w->index = w->map->your_index;
-  char role[64];
-  snprintf(role, sizeof role, "worker %u", w->index);
-  log_set_role(role);
-  int rc = create_app(w);
+  int rc = role_join(&w->params, w->map, "worker", &w->app, &w->app_state, &w->own_app, &w->job);
   if (rc)
     return rc;
-  job_init(&w->job, w->map->n_workers, w->map->n_servers, w->map->tasks_per_worker, "worker");
-  w->job.max_keys = w->cfg.max_keys;
-  w->job.info.local = (w->map->flags & MAP_F_LOCAL) != 0;
-  if ((rc = w->app->setup(w->app_state, &w->job, err, sizeof err)) != 0 ||
-      (rc = job_finalize(&w->job, err, sizeof err)) != 0) {
-    log_error("%s", err[0] ? err : dsana_strerror(rc));
-    return rc;
-  }
   find_sparse(w);
   bool compress = w->map->flags & MAP_F_COMPRESS; /* values travel compressed, even locally */
   bool share = w->env->buffer_map != NULL && !compress;
@@ -162,14 +125,8 @@ static int on_map(struct worker *w, const struct net_msg *m) {
     log_warn("ignored a second cluster map");
     return 0;
   }
-  if (!(w->map = calloc(1, sizeof *w->map)))
-    return DSANA_ENOMEM;
-  int rc = msg_map_decode(m->payload, m->hdr.payload_bytes, w->map);
-  if (rc) {
-    log_error("the scheduler's cluster map does not decode");
-    return rc;
-  }
-  return join(w);
+  int rc = role_take_map(m, &w->map);
+  return rc ? rc : join(w);
 }
 
 /* count task ids (u32) at p: queue them. */
