@@ -24,6 +24,7 @@
 #include "paths.h"
 #include "resume.h"
 #include "report.h"
+#include "runtime/app_check.h"
 #include "runtime/checkpoint.h"
 #include "runtime/job.h"
 #include "runtime/runtime.h"
@@ -94,6 +95,8 @@ static int declare_job(struct cli_run *r, char *err, size_t errlen) {
   int rc = r->app->setup(r->app_state, &job, err, errlen);
   if (!rc)
     rc = job_finalize(&job, err, errlen);
+  if (!rc)
+    rc = app_check_job(r->app, &job, err, errlen);
   for (uint32_t i = 0; !rc && i < job.n_facts; i++) {
     r->facts[i].name = job.facts[i].name;
     r->facts[i].value = job.facts[i].value;
@@ -183,6 +186,8 @@ static int run_scheduler_alone(struct run_config *cfg, const struct role_params 
 }
 
 int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool scheduler_only) {
+  if (cli_check_app(app) != 0)
+    return CLI_EXIT_FAIL;
   struct cli_run r;
   int rc = cli_parse_run(app, argc, argv, &r);
   if (!rc && !r.help && r.cfg.resume_dir[0])

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "runtime/app_check.h"
 #include "util/log.h"
 
 int role_take_map(const struct net_msg *m, struct msg_cluster_map **map) {
@@ -24,22 +25,27 @@ int role_take_map(const struct net_msg *m, struct msg_cluster_map **map) {
 static int take_app(const struct role_params *p, const struct msg_cluster_map *map, const struct dsana_app **app,
                     void **app_state, bool *own_app) {
   char err[512] = "";
-  if (p->app) {
-    *app = p->app;
-    *app_state = p->app_state;
-    return 0;
-  }
-  if (!(*app = role_find_app(p->apps, map->app))) {
+  const struct dsana_app *a = p->app ? p->app : role_find_app(p->apps, map->app);
+  if (!a) {
     log_error("the scheduler runs app '%s', which this dsana does not know", map->app);
     return DSANA_EPROTO;
   }
-  int rc = (*app)->create(app_state);
+  if (app_check(a, err, sizeof err) != 0) {
+    log_error("%s", err);
+    return DSANA_EINVAL;
+  }
+  *app = a;
+  if (p->app) {
+    *app_state = p->app_state;
+    return 0;
+  }
+  int rc = a->create(app_state);
   if (rc)
     return rc;
   *own_app = true;
   for (uint32_t i = 0; i < map->args.n; i++) {
     const char *name = map->args.name[i][0] ? map->args.name[i] : NULL;
-    if ((rc = (*app)->set_option(*app_state, name, map->args.value[i], err, sizeof err)) != 0) {
+    if ((rc = a->set_option(*app_state, name, map->args.value[i], err, sizeof err)) != 0) {
       log_error("app option from the scheduler: %s", err);
       return rc;
     }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "policy/compress.h"
+#include "runtime/app_check.h"
 #include "runtime/iter_figures.h"
 #include "runtime/rules.h"
 #include "runtime/scheduler_internal.h"
@@ -76,6 +77,8 @@ static int setup(struct scheduler *s) {
     rc = s->app->setup(s->app_state, &s->job, err, sizeof err);
   if (!rc)
     rc = job_finalize(&s->job, err, sizeof err);
+  if (!rc)
+    rc = app_check_job(s->app, &s->job, err, sizeof err);
   if (rc) {
     log_error("%s", err[0] ? err : dsana_strerror(rc));
     return rc;
@@ -97,7 +100,12 @@ int scheduler_create(const struct role_params *p, const struct rt_env *env, stru
   s->params.cfg = &s->cfg;
   s->app = p->app;
   s->app_state = p->app_state;
-  int rc = setup(s);
+  char err[512];
+  int rc = app_check(s->app, err, sizeof err);
+  if (rc)
+    log_error("%s", err);
+  else
+    rc = setup(s);
   if (rc) {
     scheduler_destroy(s);
     return rc;

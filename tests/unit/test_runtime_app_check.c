@@ -1,0 +1,226 @@
+/*
+ * test_runtime_app_check.c - the app contract (src/runtime/app_check.c):
+ * every app the command knows passes it; a complete app passes; and each
+ * check refuses what it is for with one line naming the app, the hook or
+ * option at fault and why.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli_apps.h"
+#include "runtime/app_check.h"
+#include "runtime/job.h"
+#include "runtime/role_params.h"
+#include "runtime/scheduler.h"
+
+static int t_create(void **app) {
+  *app = NULL;
+  return 0;
+}
+static void t_destroy(void *app) { (void)app; }
+static int t_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
+  (void)app, (void)name, (void)value, (void)err, (void)errlen;
+  return 0;
+}
+static int setups; /* t_setup calls */
+static int t_setup(void *app, struct dsana_job *job, char *err, size_t errlen) {
+  (void)app, (void)job, (void)err, (void)errlen;
+  setups++;
+  return 0;
+}
+static int t_run(void *app, struct dsana_task_ctx *ctx) {
+  (void)app, (void)ctx;
+  return 0;
+}
+static int t_block(void *app, struct dsana_task_ctx *ctx, uint64_t chunk) {
+  (void)app, (void)ctx, (void)chunk;
+  return 0;
+}
+static int t_keys(void *app, uint32_t task, uint32_t table, const uint64_t **keys, uint64_t *n) {
+  (void)app, (void)task, (void)table, (void)keys, (void)n;
+  return DSANA_EAGAIN;
+}
+static void t_keys_done(void *app, uint32_t task, uint32_t table) { (void)app, (void)task, (void)table; }
+static int t_reduce(void *app, struct dsana_reduce_ctx *ctx) {
+  (void)app, (void)ctx;
+  return 0;
+}
+
+static const struct dsana_app_option good_options[] = {{"tol", "TOL", "tolerance", DSANA_OPT_PARAM, "1e-6"},
+                                                       {"fast", NULL, "a flag", DSANA_OPT_PARAM, NULL},
+                                                       {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
+
+/* Every hook the contract requires, nothing that needs another hook. */
+static struct dsana_app good(void) {
+  return (struct dsana_app){.name = "good",
+                            .summary = "a test app",
+                            .args = "",
+                            .options = good_options,
+                            .create = t_create,
+                            .destroy = t_destroy,
+                            .set_option = t_set_option,
+                            .setup = t_setup,
+                            .run_task = t_run,
+                            .reduce = t_reduce};
+}
+
+/* app_check refuses a: its line names the app and contains `says`. */
+static void refused(const struct dsana_app *a, const char *says) {
+  char err[512] = "";
+  assert_int_equal(app_check(a, err, sizeof err), DSANA_EINVAL);
+  if (!strstr(err, says))
+    fail_msg("expected '%s' in: %s", says, err);
+  if (a && a->name && a->name[0] && !strstr(err, a->name))
+    fail_msg("the app is not named in: %s", err);
+}
+
+static void test_known_apps_pass(void **unused) {
+  (void)unused;
+  char err[512] = "";
+  for (const struct dsana_app *const *a = cli_apps(); *a; a++)
+    if (app_check(*a, err, sizeof err) != 0)
+      fail_msg("%s", err);
+}
+
+static void test_complete_app_passes(void **unused) {
+  (void)unused;
+  char err[512] = "";
+  struct dsana_app a = good();
+  assert_int_equal(app_check(&a, err, sizeof err), 0);
+  a.run_task = NULL; /* block by block only */
+  a.task_block = t_block;
+  assert_int_equal(app_check(&a, err, sizeof err), 0);
+  a.options = NULL; /* no options at all */
+  assert_int_equal(app_check(&a, err, sizeof err), 0);
+}
+
+static void test_strings(void **unused) {
+  (void)unused;
+  refused(NULL, "no app");
+  struct dsana_app a = good();
+  a.name = NULL;
+  refused(&a, "no name");
+  a.name = "";
+  refused(&a, "no name");
+  a.name = "two words";
+  refused(&a, "one word");
+  a.name = "a-name-longer-than-the-cluster-map-carries-in-its-fixed-size-field";
+  refused(&a, "shorter than");
+  a = good();
+  a.summary = NULL;
+  refused(&a, "no summary");
+  a = good();
+  a.args = NULL;
+  refused(&a, "no args");
+}
+
+static void test_required_hooks(void **unused) {
+  (void)unused;
+  struct dsana_app a = good();
+  a.create = NULL;
+  refused(&a, "no create hook");
+  a = good();
+  a.destroy = NULL;
+  refused(&a, "no destroy hook");
+  a = good();
+  a.set_option = NULL;
+  refused(&a, "no set_option hook");
+  a = good();
+  a.setup = NULL;
+  refused(&a, "no setup hook");
+  a = good();
+  a.reduce = NULL;
+  refused(&a, "no reduce hook");
+  a = good();
+  a.run_task = NULL;
+  refused(&a, "neither run_task nor task_block");
+}
+
+static void test_hooks_that_go_together(void **unused) {
+  (void)unused;
+  struct dsana_app a = good();
+  a.task_begin = t_run;
+  refused(&a, "task_begin without task_block");
+  a = good();
+  a.task_end = t_run;
+  refused(&a, "task_end without task_block");
+  a = good();
+  a.task_keys_done = t_keys_done;
+  refused(&a, "task_keys_done without task_keys");
+  a.task_keys = t_keys;
+  char err[512];
+  assert_int_equal(app_check(&a, err, sizeof err), 0);
+}
+
+static void test_options(void **unused) {
+  (void)unused;
+  struct dsana_app a = good();
+  static const struct dsana_app_option empty_name[] = {{"", "N", "h", DSANA_OPT_PARAM, NULL}, {NULL}};
+  a.options = empty_name;
+  refused(&a, "not a long option name");
+  static const struct dsana_app_option with_eq[] = {{"a=b", "N", "h", DSANA_OPT_PARAM, NULL}, {NULL}};
+  a.options = with_eq;
+  refused(&a, "not a long option name");
+  static const struct dsana_app_option bad_kind[] = {{"k", "N", "h", (enum dsana_option_kind)9, NULL}, {NULL}};
+  a.options = bad_kind;
+  refused(&a, "option --k: kind 9");
+  static const struct dsana_app_option flag_default[] = {{"f", NULL, "h", DSANA_OPT_PARAM, "1"}, {NULL}};
+  a.options = flag_default;
+  refused(&a, "option --f: a flag");
+  static const struct dsana_app_option twice[] = {
+      {"x", "N", "h", DSANA_OPT_PARAM, NULL}, {"y", "N", "h", DSANA_OPT_PARAM, NULL}, {"x", NULL, "h", DSANA_OPT_REPORT, NULL}, {NULL}};
+  a.options = twice;
+  refused(&a, "option --x is listed twice");
+}
+
+/* Without run_task the tasks run block by block: the job needs a block table. */
+static void test_job_without_block_table(void **unused) {
+  (void)unused;
+  char err[512] = "";
+  struct dsana_app a = good();
+  struct dsana_job job;
+  job_init(&job, 1, 1, 1, "launcher");
+  assert_int_equal(app_check_job(&a, &job, err, sizeof err), 0);
+  a.run_task = NULL;
+  a.task_block = t_block;
+  assert_int_equal(app_check_job(&a, &job, err, sizeof err), DSANA_EINVAL);
+  assert_non_null(strstr(err, "no run_task hook and no block table"));
+  job.block_table = 0;
+  assert_int_equal(app_check_job(&a, &job, err, sizeof err), 0);
+  job.block_table = JOB_NONE;
+  job_fini(&job);
+}
+
+/* The runtime checks the app it is given before it calls any hook. */
+static void test_scheduler_refuses_before_setup(void **unused) {
+  (void)unused;
+  struct run_config cfg;
+  config_defaults(&cfg);
+  struct dsana_app a = good();
+  a.reduce = NULL;
+  struct role_params p = {.cfg = &cfg, .app = &a, .index = UINT32_MAX};
+  struct scheduler *s = NULL;
+  setups = 0;
+  assert_int_equal(scheduler_create(&p, NULL, &s), DSANA_EINVAL);
+  assert_null(s);
+  assert_int_equal(setups, 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_known_apps_pass),
+      cmocka_unit_test(test_complete_app_passes),
+      cmocka_unit_test(test_strings),
+      cmocka_unit_test(test_required_hooks),
+      cmocka_unit_test(test_hooks_that_go_together),
+      cmocka_unit_test(test_options),
+      cmocka_unit_test(test_job_without_block_table),
+      cmocka_unit_test(test_scheduler_refuses_before_setup),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
