@@ -25,7 +25,11 @@ static int st_create(void **out) {
   struct st_app *a = calloc(1, sizeof *a);
   if (!a)
     return DSANA_ENOMEM;
-  a->max_iter = 10;
+  int rc = dsana_app_set_defaults(&sim_tasks_app, a); /* --max-iter */
+  if (rc) {
+    free(a);
+    return rc;
+  }
   *out = a;
   return 0;
 }

@@ -394,4 +394,10 @@ struct dsana_app {
                 const struct dsana_run_summary *run, char *err, size_t errlen);
 };
 
+/* For the app's create(): give the new state every option's default_value
+ * (the options with an argument and a default, in table order) through
+ * app->set_option, so that the option table is the one place a default is
+ * written. 0, or set_option's error (a default the app refuses is a bug). */
+int dsana_app_set_defaults(const struct dsana_app *app, void *state);
+
 #endif /* DSANA_DSANA_H */

@@ -2,12 +2,14 @@
  * test_runtime_app_check.c - the app contract (src/runtime/app_check.c):
  * every app the command knows passes it; a complete app passes; and each
  * check refuses what it is for with one line naming the app, the hook or
- * option at fault and why.
+ * option at fault and why. Also the option table as the source of the
+ * defaults (dsana_app_set_defaults, src/runtime/app_options.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -211,6 +213,47 @@ static void test_scheduler_refuses_before_setup(void **unused) {
   assert_int_equal(setups, 0);
 }
 
+/* What set_option saw: "name=value;" each. */
+static char seen[256];
+static int record_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
+  (void)app, (void)err, (void)errlen;
+  size_t n = strlen(seen);
+  snprintf(seen + n, sizeof seen - n, "%s=%s;", name, value);
+  return strcmp(value, "bad") == 0 ? DSANA_EINVAL : 0;
+}
+
+/* Every option with an argument and a default, in table order; flags and
+ * options without a default are left alone; a refused default is the error. */
+static void test_set_defaults(void **unused) {
+  (void)unused;
+  static const struct dsana_app_option opts[] = {{"tol", "TOL", "h", DSANA_OPT_PARAM, "1e-6"},
+                                                 {"fast", NULL, "h", DSANA_OPT_PARAM, NULL},
+                                                 {"out", "FILE", "h", DSANA_OPT_OUTPUT, NULL},
+                                                 {"max-iter", "N", "h", DSANA_OPT_REPORT, "100"},
+                                                 {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
+  struct dsana_app a = good();
+  a.options = opts;
+  a.set_option = record_option;
+  seen[0] = '\0';
+  assert_int_equal(dsana_app_set_defaults(&a, NULL), 0);
+  assert_string_equal(seen, "tol=1e-6;max-iter=100;");
+  static const struct dsana_app_option bad[] = {{"x", "N", "h", DSANA_OPT_PARAM, "bad"}, {NULL}};
+  a.options = bad;
+  assert_int_equal(dsana_app_set_defaults(&a, NULL), DSANA_EINVAL);
+  a.options = NULL;
+  assert_int_equal(dsana_app_set_defaults(&a, NULL), 0);
+}
+
+/* The apps' create() takes their own defaults (a refused one fails it). */
+static void test_known_apps_create(void **unused) {
+  (void)unused;
+  for (const struct dsana_app *const *a = cli_apps(); *a; a++) {
+    void *state = NULL;
+    assert_int_equal((*a)->create(&state), 0);
+    (*a)->destroy(state);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_known_apps_pass),
@@ -221,6 +264,8 @@ int main(void) {
       cmocka_unit_test(test_options),
       cmocka_unit_test(test_job_without_block_table),
       cmocka_unit_test(test_scheduler_refuses_before_setup),
+      cmocka_unit_test(test_set_defaults),
+      cmocka_unit_test(test_known_apps_create),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
