@@ -350,7 +350,13 @@ struct dsana_app {
   /* Optional, once in the process that starts the job, before any role:
    * check and prepare data (e.g. convert a graph to a file every role maps). */
   int (*prepare)(void *app, char *err, size_t errlen);
-  /* Every role: load what it needs, declare tables and tasks. */
+  /* Every role: load what it needs, declare tables and tasks. It may run
+   * more than once on one state: the process that starts the job declares
+   * it first to check it (dsana_job_info.role "launcher"), and a role then
+   * runs setup() again on the same state (in that process, or in a child
+   * forked with it). Each call gets a new job and must declare the same
+   * tables and tasks, freeing or reusing what an earlier call built (keep
+   * loaded data, do not leak per-task state). */
   int (*setup)(void *app, struct dsana_job *job, char *err, size_t errlen);
   /* Server, optional: initial values of keys [lo, hi) of `table` (values
    * indexed by key * width). Tables not written here start at 0. */
