@@ -19,6 +19,7 @@
 #include "runtime/job.h"
 #include "runtime/role_params.h"
 #include "runtime/scheduler.h"
+#include "sim_tasks.h"
 
 static int t_create(void **app) {
   *app = NULL;
@@ -87,6 +88,8 @@ static void test_known_apps_pass(void **unused) {
   for (const struct dsana_app *const *a = cli_apps(); *a; a++)
     if (app_check(*a, err, sizeof err) != 0)
       fail_msg("%s", err);
+  if (app_check(&sim_tasks_app, err, sizeof err) != 0) /* dsana sim --tasks */
+    fail_msg("%s", err);
 }
 
 static void test_complete_app_passes(void **unused) {
