@@ -19,6 +19,7 @@
 #include "dsana/dataset.h"
 #include "dsana/dsana.h"
 #include "dsana/outfile.h"
+#include "util/str.h"
 
 static const char DATA_USAGE[] =
     "usage: dsana data convert IN OUT                    libsvm text (plain or .gz) or binary -> OUT\n"
@@ -32,14 +33,9 @@ static const char DATA_USAGE[] =
 /* Largest number of label: count lines info prints. */
 enum { INFO_MAX_LABELS = 100 };
 
-static bool ends_with(const char *s, const char *suffix) {
-  size_t a = strlen(s), b = strlen(suffix);
-  return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
 static bool is_text_name(const char *path) {
-  return ends_with(path, ".svm") || ends_with(path, ".txt") || ends_with(path, ".svm.gz") ||
-         ends_with(path, ".txt.gz");
+  return str_ends_with(path, ".svm") || str_ends_with(path, ".txt") || str_ends_with(path, ".svm.gz") ||
+         str_ends_with(path, ".txt.gz");
 }
 
 /* Options shared by every subcommand. */

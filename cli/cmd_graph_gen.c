@@ -16,6 +16,7 @@
 #include "exit_codes.h"
 #include "graph_cli.h"
 #include "paths.h"
+#include "util/str.h"
 
 static const char GEN_HELP[] =
     "usage: dsana graph gen kron --scale S [--edge-factor E] [--seed X] --out FILE [GEN OPTIONS]\n"
@@ -29,11 +30,6 @@ static const char GEN_HELP[] =
     "  --undirected   each generated edge u v becomes the arcs u->v and v->u\n"
     "  --dedup        collapse duplicate edges (the last weight wins)\n"
     "  --reorder none|degree   renumber by descending in-degree (binary FILE only)\n";
-
-static bool ends_with(const char *s, const char *suffix) {
-  size_t a = strlen(s), b = strlen(suffix);
-  return a >= b && strcmp(s + a - b, suffix) == 0;
-}
 
 /* Usage checks after parsing; -1 if fine, else the exit code. */
 static int check_gen(const struct graph_cli *c, const char *kind, bool kron, bool text) {
@@ -125,7 +121,7 @@ int cmd_graph_gen(int argc, char **argv) {
             kind ? kind : "");
     return CLI_EXIT_USAGE;
   }
-  bool text = c.out && (ends_with(c.out, ".txt") || ends_with(c.out, ".txt.gz"));
+  bool text = c.out && (str_ends_with(c.out, ".txt") || str_ends_with(c.out, ".txt.gz"));
   if ((rc = check_gen(&c, kind, kron, text)) >= 0)
     return rc;
   return generate(&c, kron, text);

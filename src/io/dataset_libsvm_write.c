@@ -16,6 +16,7 @@
 #include "dsana/dsana.h"
 #include "io/dataset_internal.h"
 #include "util/fdwrite.h"
+#include "util/str.h"
 
 enum { SINK_BYTES = 1 << 20, ENTRY_BYTES_MAX = 64 };
 
@@ -93,11 +94,6 @@ static size_t sink_bytes(const struct dsana_dataset *ds) {
   return bound < SINK_BYTES ? (size_t)bound : SINK_BYTES;
 }
 
-static bool ends_with(const char *s, const char *suffix) {
-  size_t a = strlen(s), b = strlen(suffix);
-  return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
 int dsana_dataset_write_libsvm(const struct dsana_dataset *ds, const char *path, char *err, size_t errlen) {
   struct ds_out o;
   if (!ds || !path || !ds->row_off || !ds->label || (!ds->val_f32) == (!ds->val_f64))
@@ -112,7 +108,7 @@ int dsana_dataset_write_libsvm(const struct dsana_dataset *ds, const char *path,
     return rc;
   }
   s.fd = o.fd;
-  if (ends_with(path, ".gz")) {
+  if (str_ends_with(path, ".gz")) {
     int fd2 = dup(o.fd);
     s.z = fd2 >= 0 ? gzdopen(fd2, "wb6") : NULL;
     if (!s.z) {

@@ -25,6 +25,7 @@
 #include "dsana/outfile.h"
 #include "io/outfile_internal.h"
 #include "util/fdwrite.h"
+#include "util/str.h"
 
 #define OUT_BUF_BYTES ((size_t)1 << 20)
 
@@ -44,11 +45,6 @@ static int fail(struct dsana_outfile *o, int errnum) {
   if (!o->err)
     o->err = errnum ? errnum : EIO;
   return DSANA_EIO;
-}
-
-static bool ends_with(const char *s, const char *suffix) {
-  size_t a = strlen(s), b = strlen(suffix);
-  return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
 static void base_of(const char *path, const char **base) {
@@ -127,7 +123,7 @@ int dsana_outfile_open(const char *path, unsigned flags, struct dsana_outfile **
   snprintf(o->path, sizeof o->path, "%s", path);
   int rc = out_resolve(path, &o->t, err, errlen);
   int e = rc ? 0 : open_target(o);
-  if (!rc && !e && (flags & DSANA_OUT_GZIP_SUFFIX) && ends_with(path, ".gz")) {
+  if (!rc && !e && (flags & DSANA_OUT_GZIP_SUFFIX) && str_ends_with(path, ".gz")) {
     int dupfd = dup(o->fd);
     if (dupfd < 0 || !(o->gz = gzdopen(dupfd, "wb6")))
       e = dupfd < 0 ? errno : ENOMEM;
