@@ -1,12 +1,25 @@
-/* role_join.c - a server's or a worker's start from the cluster map
- * (role_join.h). */
+/* role_join.c - how a server or a worker joins a job (role_join.h). */
 #include "runtime/role_join.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "runtime/app_check.h"
 #include "util/log.h"
+
+int role_register(struct msg_register *reg, struct rt_outq *out) {
+  gethostname(reg->host, sizeof reg->host - 1);
+  uint8_t *buf = malloc(1024);
+  size_t len = 0;
+  int rc = buf ? msg_register_encode(reg, buf, 1024, &len) : DSANA_ENOMEM;
+  struct wire_hdr h = wire_hdr_make(WIRE_REGISTER, reg->index);
+  if (rc) {
+    free(buf);
+    return rc;
+  }
+  return rt_send_owned(out, ROLE_SCHEDULER, 0, &h, buf, len, 0);
+}
 
 int role_take_map(const struct net_msg *m, struct msg_cluster_map **map) {
   struct msg_cluster_map *mp = calloc(1, sizeof *mp);

@@ -1,9 +1,9 @@
 /*
- * role_join.h - what a server and a worker do alike when the scheduler's
- * cluster map comes (server.c, worker.c): decode the map, take the app
- * (the one configured in this process, or the one the map names, created
- * and given the map's arguments) and declare the job through its setup(),
- * exactly as the scheduler did.
+ * role_join.h - what a server and a worker do alike to join a job
+ * (server.c, worker.c): register with the scheduler, and when its cluster
+ * map comes, decode it, take the app (the one configured in this process,
+ * or the one the map names, created and given the map's arguments) and
+ * declare the job through its setup(), exactly as the scheduler did.
  */
 #ifndef DSANA_RUNTIME_ROLE_JOIN_H
 #define DSANA_RUNTIME_ROLE_JOIN_H
@@ -11,9 +11,14 @@
 #include <stdbool.h>
 
 #include "net/transport.h"
+#include "runtime/event.h"
 #include "runtime/job.h"
 #include "runtime/msg.h"
 #include "runtime/role_params.h"
+
+/* REGISTER to the scheduler: reg (its role, index, pid, ... filled in; the
+ * host name is added here), queued into out. */
+int role_register(struct msg_register *reg, struct rt_outq *out);
 
 /* The cluster map in m, decoded into a new *map (the caller frees it);
  * DSANA_EPROTO (logged) when it does not decode, or DSANA_ENOMEM. */

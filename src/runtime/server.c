@@ -50,16 +50,7 @@ void server_destroy(struct server *sv) {
 int server_start(struct server *sv, struct rt_outq *out) {
   struct msg_register reg = {.role = ROLE_SERVER, .index = sv->index, .pid = (uint32_t)getpid()};
   snprintf(reg.addr, sizeof reg.addr, "%s", sv->addr);
-  gethostname(reg.host, sizeof reg.host - 1);
-  uint8_t *buf = malloc(1024);
-  size_t len = 0;
-  int rc = buf ? msg_register_encode(&reg, buf, 1024, &len) : DSANA_ENOMEM;
-  struct wire_hdr h = wire_hdr_make(WIRE_REGISTER, sv->index);
-  if (rc) {
-    free(buf);
-    return rc;
-  }
-  return rt_send_owned(out, ROLE_SCHEDULER, 0, &h, buf, len, 0);
+  return role_register(&reg, out);
 }
 
 bool server_stopped(const struct server *sv) { return sv->stopped; }

@@ -46,16 +46,7 @@ void worker_destroy(struct worker *w) {
 int worker_start(struct worker *w, struct rt_outq *out) {
   struct msg_register reg = {.role = ROLE_WORKER, .index = w->index, .pid = (uint32_t)getpid(),
                              .threads = worker_threads(w)};
-  gethostname(reg.host, sizeof reg.host - 1);
-  uint8_t *buf = malloc(1024);
-  size_t len = 0;
-  int rc = buf ? msg_register_encode(&reg, buf, 1024, &len) : DSANA_ENOMEM;
-  struct wire_hdr h = wire_hdr_make(WIRE_REGISTER, w->index);
-  if (rc) {
-    free(buf);
-    return rc;
-  }
-  return rt_send_owned(out, ROLE_SCHEDULER, 0, &h, buf, len, 0);
+  return role_register(&reg, out);
 }
 
 /* Tables read by key lists: the app lists keys for the first task reading them. */
