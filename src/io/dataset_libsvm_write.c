@@ -50,25 +50,13 @@ static int put_f64(char *p, double x) {
   return n;
 }
 
-static int put_index(char *p, uint64_t x) {
-  char tmp[24];
-  int k = 0, n = 0;
-  do {
-    tmp[k++] = (char)('0' + x % 10);
-    x /= 10;
-  } while (x);
-  while (k)
-    p[n++] = tmp[--k];
-  return n;
-}
-
 static void put_row(struct sink *s, const struct dsana_dataset *ds, uint64_t r) {
   s->len += (size_t)put_f64(s->buf + s->len, ds->label[r]);
   for (uint64_t k = ds->row_off[r]; k < ds->row_off[r + 1]; k++) {
     char *p = s->buf + s->len;
     int n = 0;
     p[n++] = ' ';
-    n += put_index(p + n, (uint64_t)ds->col[k] + 1);
+    n = (int)(str_put_u64(p + n, (uint64_t)ds->col[k] + 1) - p);
     p[n++] = ':';
     if (ds->val_f32)
       n += snprintf(p + n, ENTRY_BYTES_MAX / 2, "%.9g", (double)ds->val_f32[k]);
