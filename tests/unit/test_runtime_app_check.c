@@ -104,83 +104,63 @@ static void test_complete_app_passes(void **unused) {
   assert_int_equal(app_check(&a, err, sizeof err), 0);
 }
 
+/* The complete app with one field set to value is refused, saying `says`. */
+#define REFUSED_WITH(field, value, says)                                                                                \
+  do {                                                                                                                 \
+    struct dsana_app a_ = good();                                                                                      \
+    a_.field = value;                                                                                                  \
+    refused(&a_, says);                                                                                                \
+  } while (0)
+
 static void test_strings(void **unused) {
   (void)unused;
   refused(NULL, "no app");
-  struct dsana_app a = good();
-  a.name = NULL;
-  refused(&a, "no name");
-  a.name = "";
-  refused(&a, "no name");
-  a.name = "two words";
-  refused(&a, "one word");
-  a.name = "a-name-longer-than-the-cluster-map-carries-in-its-fixed-size-field";
-  refused(&a, "shorter than");
-  a = good();
-  a.summary = NULL;
-  refused(&a, "no summary");
-  a = good();
-  a.args = NULL;
-  refused(&a, "no args");
+  REFUSED_WITH(name, NULL, "no name");
+  REFUSED_WITH(name, "", "no name");
+  REFUSED_WITH(name, "two words", "one word");
+  REFUSED_WITH(name, "a-name-longer-than-the-cluster-map-carries-in-its-fixed-size-field", "shorter than");
+  REFUSED_WITH(summary, NULL, "no summary");
+  REFUSED_WITH(args, NULL, "no args");
 }
 
 static void test_required_hooks(void **unused) {
   (void)unused;
-  struct dsana_app a = good();
-  a.create = NULL;
-  refused(&a, "no create hook");
-  a = good();
-  a.destroy = NULL;
-  refused(&a, "no destroy hook");
-  a = good();
-  a.set_option = NULL;
-  refused(&a, "no set_option hook");
-  a = good();
-  a.setup = NULL;
-  refused(&a, "no setup hook");
-  a = good();
-  a.reduce = NULL;
-  refused(&a, "no reduce hook");
-  a = good();
-  a.run_task = NULL;
-  refused(&a, "neither run_task nor task_block");
+  REFUSED_WITH(create, NULL, "no create hook");
+  REFUSED_WITH(destroy, NULL, "no destroy hook");
+  REFUSED_WITH(set_option, NULL, "no set_option hook");
+  REFUSED_WITH(setup, NULL, "no setup hook");
+  REFUSED_WITH(reduce, NULL, "no reduce hook");
+  REFUSED_WITH(run_task, NULL, "neither run_task nor task_block");
 }
 
 static void test_hooks_that_go_together(void **unused) {
   (void)unused;
+  REFUSED_WITH(task_begin, t_run, "task_begin without task_block");
+  REFUSED_WITH(task_end, t_run, "task_end without task_block");
+  REFUSED_WITH(task_keys_done, t_keys_done, "task_keys_done without task_keys");
   struct dsana_app a = good();
-  a.task_begin = t_run;
-  refused(&a, "task_begin without task_block");
-  a = good();
-  a.task_end = t_run;
-  refused(&a, "task_end without task_block");
-  a = good();
   a.task_keys_done = t_keys_done;
-  refused(&a, "task_keys_done without task_keys");
   a.task_keys = t_keys;
   char err[512];
   assert_int_equal(app_check(&a, err, sizeof err), 0);
 }
 
+static const struct dsana_app_option empty_name[] = {{"", "N", "h", DSANA_OPT_PARAM, NULL}, {NULL}};
+static const struct dsana_app_option with_eq[] = {{"a=b", "N", "h", DSANA_OPT_PARAM, NULL}, {NULL}};
+static const struct dsana_app_option bad_kind[] = {{"k", "N", "h", (enum dsana_option_kind)9, NULL}, {NULL}};
+static const struct dsana_app_option flag_default[] = {{"f", NULL, "h", DSANA_OPT_PARAM, "1"}, {NULL}};
+static const struct dsana_app_option twice[] = {{"x", "N", "h", DSANA_OPT_PARAM, NULL},
+                                                {"y", "N", "h", DSANA_OPT_PARAM, NULL},
+                                                {"x", NULL, "h", DSANA_OPT_REPORT, NULL},
+                                                {NULL}};
+
 static void test_options(void **unused) {
   (void)unused;
-  struct dsana_app a = good();
-  static const struct dsana_app_option empty_name[] = {{"", "N", "h", DSANA_OPT_PARAM, NULL}, {NULL}};
-  a.options = empty_name;
-  refused(&a, "not a long option name");
-  static const struct dsana_app_option with_eq[] = {{"a=b", "N", "h", DSANA_OPT_PARAM, NULL}, {NULL}};
-  a.options = with_eq;
-  refused(&a, "not a long option name");
-  static const struct dsana_app_option bad_kind[] = {{"k", "N", "h", (enum dsana_option_kind)9, NULL}, {NULL}};
-  a.options = bad_kind;
-  refused(&a, "option --k: kind 9");
-  static const struct dsana_app_option flag_default[] = {{"f", NULL, "h", DSANA_OPT_PARAM, "1"}, {NULL}};
-  a.options = flag_default;
-  refused(&a, "option --f: a flag");
-  static const struct dsana_app_option twice[] = {
-      {"x", "N", "h", DSANA_OPT_PARAM, NULL}, {"y", "N", "h", DSANA_OPT_PARAM, NULL}, {"x", NULL, "h", DSANA_OPT_REPORT, NULL}, {NULL}};
-  a.options = twice;
-  refused(&a, "option --x is listed twice");
+  REFUSED_WITH(options, empty_name, "not a long option name");
+  REFUSED_WITH(options, with_eq, "not a long option name");
+  REFUSED_WITH(options, bad_kind, "option --k: kind 9");
+  REFUSED_WITH(options, flag_default, "option --f: a flag");
+  REFUSED_WITH(options, twice, "option --x is listed twice");
 }
 
 /* Without run_task the tasks run block by block: the job needs a block table. */
