@@ -220,7 +220,7 @@ bench_scenario heterogeneous-cloud
 mismatch=$((mismatch | hom_mismatch))
 
 echo
-echo "targets (DESIGN.md): heterogeneous speed-up >= $TARGET_HET_SPEEDUP and efficiency >= $TARGET_HET_EFF; homogeneous speed-up >= $TARGET_HOM_SPEEDUP"
+echo "targets (docs/design.md): heterogeneous speed-up >= $TARGET_HET_SPEEDUP and efficiency >= $TARGET_HET_EFF; homogeneous speed-up >= $TARGET_HOM_SPEEDUP"
 printf '  %s\n' "${summary_lines[@]}"
 echo "  speed-up = median of per-pair bsp/dsana; efficiency = bsp runs' median bound_s / dsana median_iter_s; links removed (scheduling only)"
 echo "wrote $csv and $runs_csv" >&2

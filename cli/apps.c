@@ -1,9 +1,11 @@
 /* apps.c - the registry of built-in apps the command knows (cli_apps.h). */
 #include "cli_apps.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "apps/apps.h"
+#include "runtime/app_check.h"
 
 static const struct dsana_app *const app_list[] = {&pagerank_app, &logreg_app, &kmeans_app, NULL};
 
@@ -14,4 +16,12 @@ const struct dsana_app *cli_find_app(const char *name) {
     if (strcmp(app_list[i]->name, name) == 0)
       return app_list[i];
   return NULL;
+}
+
+int cli_check_app(const struct dsana_app *app) {
+  char err[512];
+  int rc = app_check(app, err, sizeof err);
+  if (rc)
+    fprintf(stderr, "dsana: %s\n", err);
+  return rc;
 }

@@ -13,13 +13,13 @@
 #include <string.h>
 
 #include "cmd_data.h"
+#include "exit_codes.h"
 #include "opts.h"
 #include "paths.h"
 #include "dsana/dataset.h"
 #include "dsana/dsana.h"
 #include "dsana/outfile.h"
-
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+#include "util/str.h"
 
 static const char DATA_USAGE[] =
     "usage: dsana data convert IN OUT                    libsvm text (plain or .gz) or binary -> OUT\n"
@@ -33,17 +33,9 @@ static const char DATA_USAGE[] =
 /* Largest number of label: count lines info prints. */
 enum { INFO_MAX_LABELS = 100 };
 
-/* Exit code for a failed read of an input. */
-static int input_exit(int rc) { return rc == DSANA_ENOMEM ? EXIT_FAIL : EXIT_USAGE; }
-
-static bool ends_with(const char *s, const char *suffix) {
-  size_t a = strlen(s), b = strlen(suffix);
-  return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
 static bool is_text_name(const char *path) {
-  return ends_with(path, ".svm") || ends_with(path, ".txt") || ends_with(path, ".svm.gz") ||
-         ends_with(path, ".txt.gz");
+  return str_ends_with(path, ".svm") || str_ends_with(path, ".txt") || str_ends_with(path, ".svm.gz") ||
+         str_ends_with(path, ".txt.gz");
 }
 
 /* Options shared by every subcommand. */
@@ -92,7 +84,7 @@ static int take_opt(struct data_cli *c, int ch, const char *name, char **argv, c
     if (!cli_parse_decimal(optarg, dst)) {
       fprintf(stderr, "dsana data %s: bad value '%s' for --%s (want a non-negative integer)\n", c->cmd, optarg,
               name);
-      return EXIT_USAGE;
+      return CLI_EXIT_USAGE;
     }
     if (given)
       *given = true;
@@ -101,7 +93,7 @@ static int take_opt(struct data_cli *c, int ch, const char *name, char **argv, c
   switch (ch) {
   case 'h':
     fputs(help, stdout);
-    return EXIT_OK;
+    return CLI_EXIT_OK;
   case OPT_IDX:
     c->idx = true;
     return -1;
@@ -113,10 +105,10 @@ static int take_opt(struct data_cli *c, int ch, const char *name, char **argv, c
     return -1;
   case ':':
     fprintf(stderr, "dsana data %s: option '%s' needs a value\n", c->cmd, argv[optind - 1]);
-    return EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   default:
     fprintf(stderr, "dsana data %s: unknown option '%s' (see --help)\n", c->cmd, argv[optind - 1]);
-    return EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
 }
 
@@ -135,7 +127,7 @@ static int parse_opts(struct data_cli *c, int argc, char **argv, const struct op
   for (int i = optind; i < argc; i++) {
     if (c->npos == 4) {
       fprintf(stderr, "dsana data %s: too many arguments ('%s')\n", c->cmd, argv[i]);
-      return EXIT_USAGE;
+      return CLI_EXIT_USAGE;
     }
     c->pos[c->npos++] = argv[i];
   }
@@ -149,11 +141,11 @@ static int write_out(const struct dsana_dataset *ds, const char *path) {
                               : dsana_dataset_write_binary(ds, path, err, sizeof err);
   if (rc) {
     fprintf(stderr, "dsana: %s\n", err);
-    return EXIT_FAIL;
+    return CLI_EXIT_FAIL;
   }
   printf("%s: %" PRIu64 " rows, %" PRIu64 " features, %" PRIu64 " nonzeros (%s)\n", path, ds->n_rows,
          ds->n_features, ds->nnz, ds->val_f32 ? "float" : "double");
-  return EXIT_OK;
+  return CLI_EXIT_OK;
 }
 
 static int cmd_convert(int argc, char **argv) {
@@ -170,17 +162,17 @@ static int cmd_convert(int argc, char **argv) {
     return rc;
   if (c.npos != (c.idx ? 3 : 2)) {
     fprintf(stderr, "dsana data convert: want %s (see --help)\n", c.idx ? "IMAGES LABELS OUT" : "IN and OUT");
-    return EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   if (cli_check_tool_output("data convert", c.pos[c.npos - 1], (const char *const *)c.pos, c.npos - 1) != 0)
-    return EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   char err[512];
   struct dsana_dataset ds;
   rc = c.idx ? dsana_dataset_from_idx(c.pos[0], c.pos[1], &ds, err, sizeof err)
              : dsana_dataset_open(c.pos[0], NULL, &ds, err, sizeof err);
   if (rc) {
     fprintf(stderr, "dsana: %s\n", err);
-    return input_exit(rc);
+    return cli_exit_input(rc);
   }
   rc = write_out(&ds, c.pos[c.npos - 1]);
   dsana_dataset_fini(&ds);
@@ -194,14 +186,14 @@ static int print_classes(const struct dsana_dataset *ds) {
   char err[512];
   if (dsana_dataset_classes(ds, &labels, &k) != 0) {
     fprintf(stderr, "dsana: %s: out of memory listing classes\n", ds->priv_name ? ds->priv_name : "dataset");
-    return EXIT_FAIL;
+    return CLI_EXIT_FAIL;
   }
   uint64_t *counts = malloc((k ? k : 1) * sizeof *counts);
   if (!counts || dsana_dataset_class_counts(ds, labels, k, counts, err, sizeof err) != 0) {
     fprintf(stderr, "dsana: out of memory counting classes\n");
     free(labels);
     free(counts);
-    return EXIT_FAIL;
+    return CLI_EXIT_FAIL;
   }
   printf("classes: %" PRIu64 "\n", k);
   for (uint64_t c = 0; c < k && c < INFO_MAX_LABELS; c++)
@@ -210,7 +202,7 @@ static int print_classes(const struct dsana_dataset *ds) {
     printf("labels_not_shown: %" PRIu64 "\n", k - INFO_MAX_LABELS);
   free(labels);
   free(counts);
-  return EXIT_OK;
+  return CLI_EXIT_OK;
 }
 
 static void print_shape(const struct dsana_dataset *ds, const char *path) {
@@ -236,14 +228,14 @@ static int cmd_info(int argc, char **argv) {
     return rc;
   if (c.npos != 1) {
     fprintf(stderr, "dsana data info: want one FILE (see --help)\n");
-    return EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   char err[512];
   struct dsana_dataset ds;
   rc = dsana_dataset_open(c.pos[0], NULL, &ds, err, sizeof err);
   if (rc) {
     fprintf(stderr, "dsana: %s\n", err);
-    return input_exit(rc);
+    return cli_exit_input(rc);
   }
   print_shape(&ds, c.pos[0]);
   rc = print_classes(&ds);
@@ -256,31 +248,31 @@ static int check_gen(const struct data_cli *c) {
   const char *kind = c->npos ? c->pos[0] : NULL;
   if (!kind || strcmp(kind, "logreg") != 0) {
     fprintf(stderr, "dsana data gen: want 'logreg'%s%s (see --help)\n", kind ? ", not " : "", kind ? kind : "");
-    return EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   if (c->npos > 1) {
     fprintf(stderr, "dsana data gen: unexpected argument '%s'\n", c->pos[1]);
-    return EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   if (!c->out || !c->has_samples || !c->has_features || !c->has_nnz) {
     fprintf(stderr, "dsana data gen logreg: --samples, --features, --nnz-per-row and --out are required\n");
-    return EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   if (c->nnz_per_row > UINT32_MAX || c->classes > UINT32_MAX) {
     fprintf(stderr, "dsana data gen logreg: --nnz-per-row and --classes must be below 2^32\n");
-    return EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   if (!c->test_out != !c->has_test_samples || (c->has_test_samples && c->test_samples == 0)) {
     fprintf(stderr, "dsana data gen logreg: --test-out FILE and --test-samples N (N >= 1) go together\n");
-    return EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   if (c->test_out && dsana_outfile_same(c->out, c->test_out)) {
     fprintf(stderr, "dsana data gen logreg: --out and --test-out name the same file %s\n", c->out);
-    return EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   if (cli_check_tool_output("data gen logreg", c->out, NULL, 0) != 0 ||
       (c->test_out && cli_check_tool_output("data gen logreg", c->test_out, NULL, 0) != 0))
-    return EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   return -1;
 }
 
@@ -292,7 +284,7 @@ static int gen_rows(const struct data_cli *c, uint64_t first, uint64_t n, const 
                                          c->seed, &ds, err, sizeof err);
   if (rc) {
     fprintf(stderr, "dsana data %s\n", err);
-    return rc == DSANA_EINVAL ? EXIT_USAGE : EXIT_FAIL;
+    return rc == DSANA_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
   }
   rc = write_out(&ds, path);
   dsana_dataset_fini(&ds);
@@ -331,12 +323,12 @@ static int cmd_gen(int argc, char **argv) {
 int cmd_data_main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "dsana data: want a subcommand: convert, info or gen (see dsana data --help)\n");
-    return EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   const char *sub = argv[1];
   if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
     fputs(DATA_USAGE, stdout);
-    return EXIT_OK;
+    return CLI_EXIT_OK;
   }
   if (strcmp(sub, "convert") == 0)
     return cmd_convert(argc - 1, argv + 1);
@@ -345,5 +337,5 @@ int cmd_data_main(int argc, char **argv) {
   if (strcmp(sub, "gen") == 0)
     return cmd_gen(argc - 1, argv + 1);
   fprintf(stderr, "dsana data: unknown subcommand '%s' (want convert, info or gen)\n", sub);
-  return EXIT_USAGE;
+  return CLI_EXIT_USAGE;
 }

@@ -14,6 +14,7 @@
 #include "cmd_graph.h"
 #include "dsana/dsana.h"
 #include "dsana/graph.h"
+#include "exit_codes.h"
 #include "graph_cli.h"
 #include "paths.h"
 
@@ -59,24 +60,24 @@ static int cmd_convert(int argc, char **argv) {
     return rc;
   if (c.npos != 2) {
     fprintf(stderr, "dsana graph convert: want IN and OUT (see --help)\n");
-    return GRAPH_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   if (cli_check_tool_output("graph convert", c.pos[1], (const char *const *)c.pos, 1) != 0)
-    return GRAPH_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   char err[512];
   struct dsana_graph g, r;
   struct dsana_graph_opts opts = graph_cli_opts(&c);
   rc = graph_cli_open_checked(c.pos[0], &opts, &g, err, sizeof err);
   if (rc) {
     fprintf(stderr, "dsana: %s\n", err);
-    return graph_cli_input_exit(rc);
+    return cli_exit_input(rc);
   }
   if (c.reorder != DSANA_GRAPH_ORDER_NONE) {
     rc = dsana_graph_reorder(&g, c.reorder, &r, err, sizeof err);
     dsana_graph_fini(&g);
     if (rc) {
       fprintf(stderr, "dsana: %s: %s\n", c.pos[0], err);
-      return GRAPH_EXIT_FAIL;
+      return CLI_EXIT_FAIL;
     }
     g = r;
   }
@@ -86,7 +87,7 @@ static int cmd_convert(int argc, char **argv) {
   else
     printf("%s: %" PRIu64 " vertices, %" PRIu64 " edges%s\n", c.pos[1], g.n, g.m, g.in_w ? ", weighted" : "");
   dsana_graph_fini(&g);
-  return rc ? GRAPH_EXIT_FAIL : GRAPH_EXIT_OK;
+  return rc ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
 static void print_weights(const struct dsana_graph *g) {
@@ -124,7 +125,7 @@ static int cmd_info(int argc, char **argv) {
     return rc;
   if (c.npos != 1) {
     fprintf(stderr, "dsana graph info: want one FILE (see --help)\n");
-    return GRAPH_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   char err[512];
   struct dsana_graph g;
@@ -132,22 +133,22 @@ static int cmd_info(int argc, char **argv) {
   rc = graph_cli_open_checked(c.pos[0], &opts, &g, err, sizeof err);
   if (rc) {
     fprintf(stderr, "dsana: %s\n", err);
-    return graph_cli_input_exit(rc);
+    return cli_exit_input(rc);
   }
   print_stats(&g);
   dsana_graph_fini(&g);
-  return GRAPH_EXIT_OK;
+  return CLI_EXIT_OK;
 }
 
 int cmd_graph_main(int argc, char **argv) {
   if (argc < 2) {
     fputs(GRAPH_USAGE, stderr);
-    return GRAPH_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   const char *sub = argv[1];
   if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
     fputs(GRAPH_USAGE, stdout);
-    return GRAPH_EXIT_OK;
+    return CLI_EXIT_OK;
   }
   if (strcmp(sub, "convert") == 0)
     return cmd_convert(argc - 1, argv + 1);
@@ -156,5 +157,5 @@ int cmd_graph_main(int argc, char **argv) {
   if (strcmp(sub, "gen") == 0)
     return cmd_graph_gen(argc - 1, argv + 1);
   fprintf(stderr, "dsana graph: unknown subcommand '%s' (want convert, info or gen)\n", sub);
-  return GRAPH_EXIT_USAGE;
+  return CLI_EXIT_USAGE;
 }

@@ -13,8 +13,10 @@
 #include "cmd_graph.h"
 #include "dsana/dsana.h"
 #include "dsana/graph.h"
+#include "exit_codes.h"
 #include "graph_cli.h"
 #include "paths.h"
+#include "util/str.h"
 
 static const char GEN_HELP[] =
     "usage: dsana graph gen kron --scale S [--edge-factor E] [--seed X] --out FILE [GEN OPTIONS]\n"
@@ -29,35 +31,30 @@ static const char GEN_HELP[] =
     "  --dedup        collapse duplicate edges (the last weight wins)\n"
     "  --reorder none|degree   renumber by descending in-degree (binary FILE only)\n";
 
-static bool ends_with(const char *s, const char *suffix) {
-  size_t a = strlen(s), b = strlen(suffix);
-  return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
 /* Usage checks after parsing; -1 if fine, else the exit code. */
 static int check_gen(const struct graph_cli *c, const char *kind, bool kron, bool text) {
   if (c->npos > 1) {
     fprintf(stderr, "dsana graph gen: unexpected argument '%s'\n", c->pos[1]);
-    return GRAPH_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   if (!c->out) {
     fprintf(stderr, "dsana graph gen %s: --out FILE is required\n", kind);
-    return GRAPH_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   if (kron && (!c->has_scale || c->has_vertices || c->has_edges)) {
     fprintf(stderr, "dsana graph gen kron: takes --scale (and --edge-factor), not --vertices/--edges\n");
-    return GRAPH_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   if (!kron && (!c->has_vertices || !c->has_edges || c->has_scale)) {
     fprintf(stderr, "dsana graph gen uniform: takes --vertices and --edges, not --scale\n");
-    return GRAPH_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   if (text && c->reorder != DSANA_GRAPH_ORDER_NONE) {
     fprintf(stderr, "dsana graph gen: --reorder degree needs a binary --out (an edge list is read back in id "
                     "order); want --reorder none with %s\n", c->out);
-    return GRAPH_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
-  return cli_check_tool_output(kron ? "graph gen kron" : "graph gen uniform", c->out, NULL, 0) != 0 ? GRAPH_EXIT_USAGE
+  return cli_check_tool_output(kron ? "graph gen kron" : "graph gen uniform", c->out, NULL, 0) != 0 ? CLI_EXIT_USAGE
                                                                                                    : -1;
 }
 
@@ -85,7 +82,7 @@ static int generate(const struct graph_cli *c, bool kron, bool text) {
   }
   if (rc) {
     fprintf(stderr, "dsana graph gen %s: %s\n", kron ? "kron" : "uniform", err);
-    return rc == DSANA_EINVAL ? GRAPH_EXIT_USAGE : GRAPH_EXIT_FAIL;
+    return rc == DSANA_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
   }
   gen_header(c, kron, header, sizeof header);
   if (text)
@@ -97,7 +94,7 @@ static int generate(const struct graph_cli *c, bool kron, bool text) {
   else
     printf("%s: %" PRIu64 " vertices, %" PRIu64 " edges%s\n", c->out, g.n, g.m, g.in_w ? ", weighted" : "");
   dsana_graph_fini(&g);
-  return rc ? GRAPH_EXIT_FAIL : GRAPH_EXIT_OK;
+  return rc ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
 int cmd_graph_gen(int argc, char **argv) {
@@ -122,9 +119,9 @@ int cmd_graph_gen(int argc, char **argv) {
   if (!kron && !uni) {
     fprintf(stderr, "dsana graph gen: want 'kron' or 'uniform'%s%s (see --help)\n", kind ? ", not " : "",
             kind ? kind : "");
-    return GRAPH_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
-  bool text = c.out && (ends_with(c.out, ".txt") || ends_with(c.out, ".txt.gz"));
+  bool text = c.out && (str_ends_with(c.out, ".txt") || str_ends_with(c.out, ".txt.gz"));
   if ((rc = check_gen(&c, kind, kron, text)) >= 0)
     return rc;
   return generate(&c, kron, text);

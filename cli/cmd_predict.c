@@ -13,6 +13,7 @@
 
 #include "apps/apps.h"
 #include "dsana/dsana.h"
+#include "exit_codes.h"
 #include "paths.h"
 
 static void usage(FILE *f) {
@@ -37,27 +38,27 @@ int cmd_predict_main(int argc, char **argv) {
       quiet = 1;
     else if (c == 'h') {
       usage(stdout);
-      return 0;
+      return CLI_EXIT_OK;
     } else {
       fprintf(stderr, "dsana logreg predict: %s '%s' (see dsana logreg predict --help)\n",
               c == ':' ? "missing value for" : "unknown option", argv[optind - 1]);
-      return 2;
+      return CLI_EXIT_USAGE;
     }
   }
   if (argc - optind != 2 || !out || !out[0]) {
     fprintf(stderr, "dsana logreg predict: expected MODEL DATA and --out FILE (see dsana logreg predict --help)\n");
-    return 2;
+    return CLI_EXIT_USAGE;
   }
   if (cli_check_predict_paths(argv[optind], argv[optind + 1], out) != 0)
-    return 2;
+    return CLI_EXIT_USAGE;
   char err[1024] = "";
   double accuracy = 0;
   int rc = logreg_predict(argv[optind], argv[optind + 1], out, &accuracy, err, sizeof err);
   if (rc) {
     fprintf(stderr, "dsana logreg predict: %s\n", err[0] ? err : "failed");
-    return rc == DSANA_ENOMEM ? 1 : 2;
+    return cli_exit_input(rc);
   }
   if (!quiet)
     printf("accuracy: %.6f\n", accuracy);
-  return 0;
+  return CLI_EXIT_OK;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli_apps.h"
+#include "exit_codes.h"
 #include "help.h"
 #include "io/scenario.h"
 #include "net/secure.h"
@@ -23,20 +24,12 @@
 #include "paths.h"
 #include "resume.h"
 #include "report.h"
+#include "runtime/app_check.h"
 #include "runtime/checkpoint.h"
 #include "runtime/job.h"
 #include "runtime/runtime.h"
 #include "util/log.h"
 #include "util/status.h"
-
-int cmd_exit_code(int rc) {
-  if (rc == 0 || rc == DSANA_EENDED) /* (the scheduler ended the job on purpose) */
-    return status_exit_code(0, 1);
-  return rc == DSANA_EUSAGE || rc == DSANA_EFORMAT || rc == DSANA_EIO || rc == DSANA_EINVAL ||
-                 rc == DSANA_ERANGE
-             ? 2
-             : 1;
-}
 
 /* The job's secret: from --token-file, or made up for a run that stays on
  * this machine. Runs across machines must name one. A local run over ipc://
@@ -102,6 +95,8 @@ static int declare_job(struct cli_run *r, char *err, size_t errlen) {
   int rc = r->app->setup(r->app_state, &job, err, errlen);
   if (!rc)
     rc = job_finalize(&job, err, errlen);
+  if (!rc)
+    rc = app_check_job(r->app, &job, err, errlen);
   for (uint32_t i = 0; !rc && i < job.n_facts; i++) {
     r->facts[i].name = job.facts[i].name;
     r->facts[i].value = job.facts[i].value;
@@ -191,6 +186,8 @@ static int run_scheduler_alone(struct run_config *cfg, const struct role_params 
 }
 
 int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool scheduler_only) {
+  if (cli_check_app(app) != 0)
+    return CLI_EXIT_FAIL;
   struct cli_run r;
   int rc = cli_parse_run(app, argc, argv, &r);
   if (!rc && !r.help && r.cfg.resume_dir[0])
@@ -199,7 +196,7 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
     cli_print_app_help(app, scheduler_only, stdout);
   if (rc || r.help) {
     app->destroy(r.app_state);
-    return rc ? 2 : 0;
+    return rc ? CLI_EXIT_USAGE : CLI_EXIT_OK;
   }
   uint32_t rank, size;
   int ranked = runtime_launcher_rank(&rank, &size);
@@ -242,7 +239,7 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
     raise(runtime_launch_signal());
     return 128 + runtime_launch_signal();
   }
-  return cmd_exit_code(rc);
+  return cli_exit_code(rc);
 }
 
 int cmd_role_main(const char *role, int argc, char **argv) {
@@ -281,10 +278,10 @@ int cmd_role_main(const char *role, int argc, char **argv) {
       log_set_level(++cfg.verbose > 1 ? LOG_DEBUG : LOG_INFO);
     else if (c == 'h') {
       cli_print_role_help(role, stdout);
-      return 0;
+      return CLI_EXIT_OK;
     } else {
       fprintf(stderr, "dsana %s: %s '%s'\n", role, c == ':' ? "missing value for" : "unknown option", argv[optind - 1]);
-      return 2;
+      return CLI_EXIT_USAGE;
     }
     if (c == 's' && !bad)
       bad = !cli_addr_valid(optarg);
@@ -296,22 +293,22 @@ int cmd_role_main(const char *role, int argc, char **argv) {
               : c == 'b' ? "a host name or address"
               : c == 't' ? "a file name"
                          : "a number of seconds > 0");
-      return 2;
+      return CLI_EXIT_USAGE;
     }
   }
   if (!cfg.scheduler_addr[0] || optind != argc) {
     fprintf(stderr, "dsana %s: %s (see dsana %s --help)\n", role,
             optind != argc ? "unexpected argument" : "--scheduler ADDR is required", role);
-    return 2;
+    return CLI_EXIT_USAGE;
   }
   if (strncmp(cfg.scheduler_addr, "mpi://", 6) == 0) {
     /* an MPI job's ranks are fixed when mpirun starts it: none joins later */
     fprintf(stderr, "dsana %s: cannot join an MPI job on its own (its ranks all start with mpirun; a lost rank "
                     "stops the job)\n", role);
-    return 2;
+    return CLI_EXIT_USAGE;
   }
   if (setup_token(&cfg, false, role) != 0)
-    return 2;
+    return CLI_EXIT_USAGE;
   struct role_params p = {.cfg = &cfg, .apps = cli_apps(), .index = index};
   log_info("%s: joining the scheduler at %s", role, cfg.scheduler_addr);
   int rc;
@@ -324,5 +321,5 @@ int cmd_role_main(const char *role, int argc, char **argv) {
     log_warn("registering again with the scheduler at %s", cfg.scheduler_addr);
   }
   log_info("%s: done (%s)", role, rc ? dsana_strerror(rc) : "the job ended");
-  return cmd_exit_code(rc);
+  return cli_exit_code(rc);
 }

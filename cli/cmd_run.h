@@ -8,9 +8,6 @@
 
 /* argv[0] is the app name. Returns the process exit code. */
 int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool scheduler_only);
-/* The exit code of a command that failed with rc: input errors (bad
- * file, bad format, bad value) exit 2 like usage errors, others 1. */
-int cmd_exit_code(int rc);
 /* role: "server" or "worker"; argv[0] is the role. Returns the exit code. */
 int cmd_role_main(const char *role, int argc, char **argv);
 

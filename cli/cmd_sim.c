@@ -1,10 +1,12 @@
 /*
- * cmd_sim.c - `dsana sim GRAPH|--tasks FILE [run options] [sim options]`:
- * the job comes from the PageRank app's own setup() (or the --tasks file's,
- * sim_tasks.h), the run options are parsed exactly as for `dsana pagerank`
- * (opts.c), the scenario and the costs are loaded, and the simulator
- * reports through the same observer as a real run (report.c: the table,
- * --metrics JSON lines, the summary), then one line on what bounded it.
+ * cmd_sim.c - `dsana sim [APP] ARGS|--tasks FILE [run options] [sim
+ * options]`: the job comes from any app's own setup() (APP, a name from the
+ * registry; without one, SIM_DEFAULT_APP; or the --tasks file's job,
+ * sim_tasks.h), its arguments and the run options are parsed exactly as for
+ * `dsana APP` (opts.c), the scenario and the costs are loaded, and the
+ * simulator reports through the same observer as a real run (report.c: the
+ * table, --metrics JSON lines, the summary), then one line on what bounded
+ * it.
  */
 #include "cmd_sim.h"
 
@@ -16,12 +18,15 @@
 
 #include "cli_apps.h"
 #include "cmd_run.h"
+#include "exit_codes.h"
 #include "opts.h"
 #include "report.h"
 #include "sim/sim.h"
 #include "sim_tasks.h"
 
 #define SIM_DEFAULT_ITERS "10"
+/* The app of `dsana sim GRAPH`, which names none. */
+#define SIM_DEFAULT_APP "pagerank"
 
 /* The simulator's own options, taken out of argv before the run's parse. */
 struct sim_cli {
@@ -32,21 +37,24 @@ struct sim_cli {
 };
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: dsana sim GRAPH|--tasks FILE [--workers N] [--servers S] [--scenario FILE] [--mode bsp|dsana]\n"
-             "       [--max-iter K] [--tasks-per-worker T] [--chunk SIZE|auto|off] [--metrics FILE] [--quiet]\n"
-             "       [--costs FILE] [--seed N] [--noise X] [--local] [--host-cores N]\n"
+  fprintf(f, "usage: dsana sim [APP] ARGS|--tasks FILE [--workers N] [--servers S] [--scenario FILE]\n"
+             "       [--mode bsp|dsana] [--max-iter K] [--tasks-per-worker T] [--chunk SIZE|auto|off]\n"
+             "       [--metrics FILE] [--quiet] [--costs FILE] [--seed N] [--noise X] [--local] [--host-cores N]\n"
+             "       [APP's options]\n"
              "Simulate a dsana run: the real scheduling policies (src/policy) against a model of the scheduler,\n"
              "servers, workers and links, with per-message CPU costs per role (docs/sim.md). Prints the run's\n"
              "table and a last line with the efficiency (bound / median iteration), the largest task's time\n"
              "and how busy the scheduler, the busiest server and link were; --metrics writes the same JSON lines\n"
              "as a real run. Deterministic for a --seed.\n"
-             "  --tasks FILE      a job of task costs, one 'COST [KEYS]' per line, instead of a GRAPH\n"
+             "  APP ARGS          the job APP declares for ARGS (dsana --help lists the apps; its options as for\n"
+             "                    dsana APP); without APP, ARGS is a GRAPH for " SIM_DEFAULT_APP "\n"
+             "  --tasks FILE      a job of task costs, one 'COST [KEYS]' per line, instead of an app's\n"
              "  --costs FILE      per-message costs (JSON, bench/sim_calibrate.sh writes one)\n"
              "  --seed N          seed of the task-time noise (default 1)\n"
              "  --noise X         relative spread of task times (lognormal sigma, default 0)\n"
              "  --local           model the local launcher on this machine: roles share its cores and buffers\n"
              "  --host-cores N    cores all roles share (0 = every role on its own machine)\n"
-             "Other options as for dsana pagerank (--workers, --servers, --mode, --sched, --chunk, --tasks-per-worker,\n"
+             "Other options as for dsana APP (--workers, --servers, --mode, --sched, --chunk, --tasks-per-worker,\n"
              "--max-message, --scenario: speeds, transient stragglers, links, ns_per_cost, time_scale); there is no\n"
              "convergence: it runs --max-iter iterations (default " SIM_DEFAULT_ITERS "). Bad input: one line on stderr, exit 2.\n");
 }
@@ -61,6 +69,13 @@ static int parse_num(const char *opt, const char *v, double lo, double hi, doubl
   }
   *out = x;
   return 0;
+}
+
+static bool has_option(const struct dsana_app *app, const char *name) {
+  for (size_t i = 0; app && app->options && app->options[i].name; i++)
+    if (strcmp(app->options[i].name, name) == 0)
+      return true;
+  return false;
 }
 
 /* One simulator option at argv[*i] (its value after it); *mine = it was one. */
@@ -95,8 +110,11 @@ static int take_own(struct sim_cli *c, int argc, char **argv, int *i, bool *mine
   return rc;
 }
 
-/* Split argv into the simulator's options and the run's (into *out, argv[0] = the app). */
-static int split_args(int argc, char **argv, struct sim_cli *c, char ***out, int *n_out) {
+/* Split argv into the simulator's options and the run's (into *out from
+ * [1]: [0] is left for the app's name; --max-iter added when the app has
+ * one and it is not given). */
+static int split_args(int argc, char **argv, const struct dsana_app *app, struct sim_cli *c, char ***out,
+                      int *n_out) {
   char **v = calloc((size_t)argc + 3, sizeof *v);
   if (!v)
     return DSANA_ENOMEM;
@@ -113,10 +131,9 @@ static int split_args(int argc, char **argv, struct sim_cli *c, char ***out, int
       v[n++] = argv[i];
     }
   }
-  v[0] = (char *)(c->tasks ? sim_tasks_app.name : "pagerank");
   if (c->tasks)
     v[n++] = (char *)c->tasks;
-  if (!c->has_max_iter) {
+  if (!c->has_max_iter && has_option(c->tasks ? &sim_tasks_app : app, "max-iter")) {
     v[n++] = (char *)"--max-iter";
     v[n++] = (char *)SIM_DEFAULT_ITERS;
   }
@@ -182,8 +199,8 @@ static int run(struct cli_run *r, const struct sim_cli *c) {
   if (!rc)
     rc = load_inputs(r, c, &sc, &have_sc, &costs);
   if (!rc) {
-    struct sim_app_shape shape = {.name = r->app->name, .block_hooks = r->app->task_block || c->tasks,
-                                  .run_task = r->app->run_task || c->tasks, .update = r->app->update != NULL};
+    struct sim_app_shape shape = {.name = r->app->name, .block_hooks = r->app->task_block != NULL,
+                                  .run_task = r->app->run_task != NULL, .update = r->app->update != NULL};
     struct sim_options opt = c->opt;
     opt.max_iter = job.max_iter ? job.max_iter : 1;
     struct cli_report rep;
@@ -204,24 +221,41 @@ static int run(struct cli_run *r, const struct sim_cli *c) {
 
 int cmd_sim_main(int argc, char **argv) {
   struct sim_cli c = {.opt = {.seed = 1}, .host_cores = -1};
+  /* dsana sim APP ...: any app of the registry; dsana sim GRAPH: the default */
+  const struct dsana_app *named = argc > 1 ? cli_find_app(argv[1]) : NULL;
+  if (named) {
+    argc--;
+    argv++;
+  }
+  const struct dsana_app *app = named ? named : cli_find_app(SIM_DEFAULT_APP);
   char **v;
-  int n, rc = split_args(argc, argv, &c, &v, &n);
+  int n, rc = split_args(argc, argv, app, &c, &v, &n);
   if (rc == 1) {
     usage(stdout);
-    return 0;
+    return CLI_EXIT_OK;
   }
   if (rc)
-    return 2;
-  const struct dsana_app *app = c.tasks ? &sim_tasks_app : cli_find_app("pagerank");
+    return CLI_EXIT_USAGE;
+  if (c.tasks && named) {
+    fprintf(stderr, "dsana sim: --tasks FILE is the job: it takes no app ('%s')\n", named->name);
+    free(v);
+    return CLI_EXIT_USAGE;
+  }
+  if (c.tasks)
+    app = &sim_tasks_app;
+  if (!app || cli_check_app(app) != 0) {
+    free(v);
+    return CLI_EXIT_FAIL;
+  }
+  v[0] = (char *)app->name;
   struct cli_run r;
   cli_name_command("sim");
-  rc = app ? cli_parse_run(app, n, v, &r) : DSANA_EINVAL;
+  rc = cli_parse_run(app, n, v, &r);
   free(v);
   if (!rc && r.help)
     usage(stdout);
   else if (!rc)
     rc = run(&r, &c);
-  if (app)
-    app->destroy(r.app_state);
-  return cmd_exit_code(rc);
+  app->destroy(r.app_state);
+  return cli_exit_code(rc);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dsana/dsana.h"
+#include "exit_codes.h"
 #include "graph_cli.h"
 #include "opts.h"
 
@@ -56,7 +57,7 @@ static int parse_num(struct graph_cli *c, int code, const char *arg) {
   if (!o || !cli_parse_decimal(arg, &v) || v < o->min || v > o->max) {
     fprintf(stderr, "dsana graph %s: bad value '%s' for --%s (want an integer in %llu..%llu)\n", c->cmd, arg,
             o ? o->name : "?", o ? (unsigned long long)o->min : 0ull, o ? (unsigned long long)o->max : 0ull);
-    return GRAPH_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   *num_target(c, code) = v;
   return -1;
@@ -69,7 +70,7 @@ static int parse_reorder(struct graph_cli *c, const char *arg) {
     c->reorder = DSANA_GRAPH_ORDER_DEGREE;
   else {
     fprintf(stderr, "dsana graph %s: bad value '%s' for --reorder (want none or degree)\n", c->cmd, arg);
-    return GRAPH_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   return -1;
 }
@@ -79,7 +80,7 @@ static int take_opt(struct graph_cli *c, int ch, char **argv, const char *help) 
   switch (ch) {
   case 'h':
     fputs(help, stdout);
-    return GRAPH_EXIT_OK;
+    return CLI_EXIT_OK;
   case GRAPH_OPT_DEDUP:
     c->dedup = true;
     return -1;
@@ -96,10 +97,10 @@ static int take_opt(struct graph_cli *c, int ch, char **argv, const char *help) 
     return parse_reorder(c, optarg);
   case ':':
     fprintf(stderr, "dsana graph %s: option '%s' needs a value\n", c->cmd, argv[optind - 1]);
-    return GRAPH_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   case '?':
     fprintf(stderr, "dsana graph %s: unknown option '%s' (see --help)\n", c->cmd, argv[optind - 1]);
-    return GRAPH_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   default:
     return parse_num(c, ch, optarg);
   }
@@ -117,7 +118,7 @@ int graph_cli_parse(struct graph_cli *c, int argc, char **argv, const struct opt
   for (int i = optind; i < argc; i++) {
     if (c->npos == 3) {
       fprintf(stderr, "dsana graph %s: too many arguments ('%s')\n", c->cmd, argv[i]);
-      return GRAPH_EXIT_USAGE;
+      return CLI_EXIT_USAGE;
     }
     c->pos[c->npos++] = argv[i];
   }
@@ -147,5 +148,3 @@ int graph_cli_open_checked(const char *path, const struct dsana_graph_opts *opts
   }
   return rc;
 }
-
-int graph_cli_input_exit(int rc) { return rc == DSANA_ENOMEM ? GRAPH_EXIT_FAIL : GRAPH_EXIT_USAGE; }

@@ -14,8 +14,6 @@
 
 #include "dsana/graph.h"
 
-enum { GRAPH_EXIT_OK = 0, GRAPH_EXIT_FAIL = 1, GRAPH_EXIT_USAGE = 2 };
-
 /* Long-option codes (getopt_long's val). */
 enum {
   GRAPH_OPT_DEDUP = 256,
@@ -55,8 +53,5 @@ struct dsana_graph_opts graph_cli_opts(const struct graph_cli *c);
  * corrupt body. */
 int graph_cli_open_checked(const char *path, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
                            size_t errlen);
-
-/* Exit code for a failed read of an input. */
-int graph_cli_input_exit(int rc);
 
 #endif

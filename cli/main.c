@@ -12,6 +12,7 @@
 #include "cmd_predict.h"
 #include "cmd_run.h"
 #include "cmd_sim.h"
+#include "exit_codes.h"
 #include "dsana/dsana.h"
 #include "help.h"
 #include "util/proctitle.h"
@@ -61,16 +62,16 @@ int main(int argc, char **argv) {
   raise_fd_limit();
   if (argc < 2) {
     usage(stderr);
-    return 2;
+    return CLI_EXIT_USAGE;
   }
   const char *cmd = argv[1];
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     usage(stdout);
-    return 0;
+    return CLI_EXIT_OK;
   }
   if (strcmp(cmd, "--version") == 0) {
     printf("dsana %s\n", DSANA_VERSION_STRING);
-    return 0;
+    return CLI_EXIT_OK;
   }
   if (strcmp(cmd, "graph") == 0)
     return cmd_graph_main(argc - 1, argv + 1);
@@ -86,18 +87,18 @@ int main(int argc, char **argv) {
     const struct dsana_app *app = argc > 2 ? cli_find_app(argv[2]) : NULL;
     if (!app && argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
       cli_print_scheduler_help(stdout);
-      return 0;
+      return CLI_EXIT_OK;
     }
     if (!app) {
       fprintf(stderr, "dsana scheduler: expected an app name after 'scheduler' (see dsana --help)\n");
-      return 2;
+      return CLI_EXIT_USAGE;
     }
     return cmd_app_main(app, argc - 2, argv + 2, true);
   }
   const struct dsana_app *app = cli_find_app(cmd);
   if (!app) {
     fprintf(stderr, "dsana: unknown command '%s' (see dsana --help)\n", cmd);
-    return 2;
+    return CLI_EXIT_USAGE;
   }
   return cmd_app_main(app, argc - 1, argv + 1, false);
 }

@@ -25,7 +25,11 @@ static int st_create(void **out) {
   struct st_app *a = calloc(1, sizeof *a);
   if (!a)
     return DSANA_ENOMEM;
-  a->max_iter = 10;
+  int rc = dsana_app_set_defaults(&sim_tasks_app, a); /* --max-iter */
+  if (rc) {
+    free(a);
+    return rc;
+  }
   *out = a;
   return 0;
 }
@@ -161,6 +165,24 @@ static int st_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
   return rc;
 }
 
+/* The simulator never runs a hook. These say what the job's tasks are, as
+ * a real app's hooks do: like PageRank's, run whole or block by block over
+ * the table they read. */
+static int st_never_runs(void *app, struct dsana_task_ctx *ctx) {
+  (void)app, (void)ctx;
+  return DSANA_ENOTSUP;
+}
+
+static int st_block_never_runs(void *app, struct dsana_task_ctx *ctx, uint64_t chunk) {
+  (void)app, (void)ctx, (void)chunk;
+  return DSANA_ENOTSUP;
+}
+
+static int st_reduce_never_runs(void *app, struct dsana_reduce_ctx *ctx) {
+  (void)app, (void)ctx;
+  return DSANA_ENOTSUP;
+}
+
 const struct dsana_app sim_tasks_app = {
     .name = "sim",
     .summary = "a job of task costs (dsana sim --tasks FILE)",
@@ -171,4 +193,7 @@ const struct dsana_app sim_tasks_app = {
     .set_option = st_set_option,
     .prepare = st_prepare,
     .setup = st_setup,
+    .run_task = st_never_runs,
+    .task_block = st_block_never_runs,
+    .reduce = st_reduce_never_runs,
 };

@@ -1,7 +1,8 @@
 /*
  * sim_tasks.h - `dsana sim --tasks FILE`: a job described by a list of task
  * costs, as an app (dsana.h) whose setup() declares it, so that the
- * simulator reads it exactly like a real app's job. Its hooks never run:
+ * simulator reads it exactly like a real app's job. Its task and reduce
+ * hooks never run (they only say that tasks run whole or block by block):
  * it exists for the simulator only.
  *
  * FILE: one task per line, `COST [KEYS]`: COST a finite number > 0 (the

@@ -32,8 +32,12 @@ called() { # every identifier a .c file calls
 bad=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for dir in src/util src/io src/net src/policy src/runtime src/sim apps/pagerank apps/kmeans cli; do
+# every folder of sources, those added later too
+shopt -s nullglob
+for dir in src/*/ apps/*/ cli/; do
+  dir=${dir%/}
   files=("$dir"/*.c)
+  [ ${#files[@]} -gt 1 ] || continue
   keys=()
   for f in "${files[@]}"; do
     k=${f//\//_}

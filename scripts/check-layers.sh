@@ -31,7 +31,7 @@ layer_of_file() { # path of a source file -> its layer
 }
 
 # The runtime headers the simulator may include: plain data and pure functions.
-SIM_RUNTIME_OK=" runtime/job.h runtime/config.h runtime/observer.h runtime/keymask.h runtime/iter_figures.h "
+SIM_RUNTIME_OK=" runtime/job.h runtime/config.h runtime/observer.h runtime/keymask.h runtime/iter_figures.h runtime/rules.h runtime/msg.h "
 
 bad=0
 report() {

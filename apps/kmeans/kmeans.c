@@ -30,9 +30,11 @@ static int km_create(void **out) {
   struct km_app *a = calloc(1, sizeof *a);
   if (!a)
     return DSANA_ENOMEM;
-  a->seed = 1;
-  a->max_iter = 300;
-  a->tol = 1e-4;
+  int rc = dsana_app_set_defaults(&kmeans_app, a); /* --init, --seed, --max-iter, --tol */
+  if (rc) {
+    free(a);
+    return rc;
+  }
   *out = a;
   return 0;
 }

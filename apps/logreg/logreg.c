@@ -32,15 +32,16 @@ static int lr_create(void **out) {
   struct lr_app *a = calloc(1, sizeof *a);
   if (!a)
     return DSANA_ENOMEM;
-  a->l2 = 1.0;
-  a->tol = 1e-4;
-  a->max_iter = 100;
-  a->seed = 1;
-  a->lr = 2;
   a->converted_fd[0] = a->converted_fd[1] = -1;
   if (lr_posmap_init(a) != 0) {
     free(a);
     return DSANA_ENOMEM;
+  }
+  int rc = dsana_app_set_defaults(&logreg_app, a); /* --l2, --max-iter, --tol, --seed, --lr */
+  if (rc) {
+    lr_posmap_fini(a);
+    free(a);
+    return rc;
   }
   *out = a;
   return 0;

@@ -10,17 +10,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "apps/apps.h"
 #include "pagerank.h"
 
 static int pr_create(void **out) {
   struct pr_app *pr = calloc(1, sizeof *pr);
   if (!pr)
     return DSANA_ENOMEM;
-  pr->damping = 0.85;
-  pr->tol = 1e-6;
-  pr->max_iter = 100;
-  pr->top_k = 10;
   pr->converted_fd = -1;
+  int rc = dsana_app_set_defaults(&pagerank_app, pr); /* --damping, --tol, --max-iter, --top */
+  if (rc) {
+    free(pr);
+    return rc;
+  }
   *out = pr;
   return 0;
 }

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The version, written only here: CMakeLists.txt reads it for the project. */
 #define DSANA_VERSION_STRING "0.2.0"
 
 /* Error codes: 0 is success, every failure is a negative DSANA_E* value. */
@@ -323,17 +324,24 @@ struct dsana_app_option {
   const char *arg; /* "N", "FILE" ...; NULL for a flag */
   const char *help;
   enum dsana_option_kind kind;
-  const char *default_value; /* as typed on the command line; NULL: none (flags: off).
+  const char *default_value; /* as typed on the command line; NULL: none (a flag has none: off).
                               * Shown in --help, recorded in reports and checkpoints. */
 };
 
+/* An app. The runtime checks it once where a process takes it (the command
+ * line; the scheduler, a server, a worker as it starts), before calling any
+ * hook: the strings, the required hooks (create, destroy, set_option,
+ * setup, reduce, and run_task or task_block), the hooks that go together
+ * (task_begin and task_end need task_block, task_keys_done needs
+ * task_keys) and the option table; what is wrong is one line naming the
+ * hook and why. Hooks not marked optional are required. */
 struct dsana_app {
-  const char *name;
+  const char *name;                        /* one word, the command's: `dsana NAME` */
   const char *summary;                     /* one line for `dsana --help` */
   const char *args;                        /* positional arguments, e.g. "GRAPH": the input
-                                            * files the result is computed from */
-  const char *help;                        /* extra help text (formats, semantics) */
-  const struct dsana_app_option *options;  /* terminated by {NULL} */
+                                            * files the result is computed from ("" for none) */
+  const char *help;                        /* optional: extra help text (formats, semantics) */
+  const struct dsana_app_option *options;  /* optional, terminated by {NULL}; names unique */
   /* Create and destroy the app's state (options, data). */
   int (*create)(void **app);
   void (*destroy)(void *app);
@@ -342,10 +350,16 @@ struct dsana_app {
   /* Optional, once in the process that starts the job, before any role:
    * check and prepare data (e.g. convert a graph to a file every role maps). */
   int (*prepare)(void *app, char *err, size_t errlen);
-  /* Every role: load what it needs, declare tables and tasks. */
+  /* Every role: load what it needs, declare tables and tasks. It may run
+   * more than once on one state: the process that starts the job declares
+   * it first to check it (dsana_job_info.role "launcher"), and a role then
+   * runs setup() again on the same state (in that process, or in a child
+   * forked with it). Each call gets a new job and must declare the same
+   * tables and tasks, freeing or reusing what an earlier call built (keep
+   * loaded data, do not leak per-task state). */
   int (*setup)(void *app, struct dsana_job *job, char *err, size_t errlen);
-  /* Server: initial values of keys [lo, hi) of `table` (values indexed by
-   * key * width). Tables not written here start at 0. */
+  /* Server, optional: initial values of keys [lo, hi) of `table` (values
+   * indexed by key * width). Tables not written here start at 0. */
   int (*init)(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values);
   /* Worker, optional: the keys of `table` task `task` reads, strictly
    * ascending inside its declared read range (app-owned, valid until
@@ -364,13 +378,14 @@ struct dsana_app {
   /* Worker, optional (with a block table): a task as task_begin(), then
    * task_block(ctx, c) for each chunk c of the block table in order, as the
    * chunks arrive, then task_end(). Used when the block table is pulled in
-   * chunks; run_task() otherwise (when given). */
+   * chunks; run_task() otherwise (when given). Without run_task, setup()
+   * must declare a block table. task_begin and task_end are optional. */
   int (*task_begin)(void *app, struct dsana_task_ctx *ctx);
   int (*task_block)(void *app, struct dsana_task_ctx *ctx, uint64_t chunk);
   int (*task_end)(void *app, struct dsana_task_ctx *ctx);
-  /* Server: a key range whose pushes of the iteration are complete: derive
-   * tables, add partial sums. Called once per such range; the ranges of one
-   * iteration partition the shard, in no fixed order. */
+  /* Server, optional: a key range whose pushes of the iteration are
+   * complete: derive tables, add partial sums. Called once per such range;
+   * the ranges of one iteration partition the shard, in no fixed order. */
   int (*finish)(void *app, struct dsana_shard_ctx *ctx);
   /* Server, optional: iteration `iter` was committed with the globals of its
    * reduce(); may rewrite the DERIVED tables of new_values (the values the
@@ -381,9 +396,15 @@ struct dsana_app {
   int (*update)(void *app, struct dsana_shard_ctx *ctx);
   /* Scheduler: combine the sums into globals, decide convergence. */
   int (*reduce)(void *app, struct dsana_reduce_ctx *ctx);
-  /* Scheduler: the final values of the result table (n_keys * width). */
+  /* Scheduler, optional: the final values of the result table (n_keys * width). */
   int (*output)(void *app, const double *values, uint64_t n_keys, uint32_t width,
                 const struct dsana_run_summary *run, char *err, size_t errlen);
 };
+
+/* For the app's create(): give the new state every option's default_value
+ * (the options with an argument and a default, in table order) through
+ * app->set_option, so that the option table is the one place a default is
+ * written. 0, or set_option's error (a default the app refuses is a bug). */
+int dsana_app_set_defaults(const struct dsana_app *app, void *state);
 
 #endif /* DSANA_DSANA_H */

@@ -27,6 +27,7 @@
 
 #include "dsana/dsana.h"
 #include "io/dataset_internal.h"
+#include "util/fdwrite.h"
 #include "util/hostbytes.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -101,11 +102,11 @@ static bool write_sections(int fd, const struct dsana_dataset *ds, const struct 
   const void *data[BIN_SECTIONS] = {ds->row_off, ds->col, ds->val_f32 ? (const void *)ds->val_f32 : ds->val_f64,
                                     ds->label};
   uint64_t at = BIN_HEADER;
-  if (!ds_write_all(fd, zeros, BIN_HEADER))
+  if (!fd_write_all(fd, zeros, BIN_HEADER))
     return false;
   for (int s = 0; s < BIN_SECTIONS; s++) {
     uint32_t crc = crc_of(data[s], l->len[s]);
-    if (!ds_write_all(fd, zeros, l->off[s] - at) || (l->len[s] && !ds_write_all(fd, data[s], l->len[s])))
+    if (!fd_write_all(fd, zeros, l->off[s] - at) || (l->len[s] && !fd_write_all(fd, data[s], l->len[s])))
       return false;
     hb_put_u32(h, section_at(s) + 16, crc);
     at = l->off[s] + l->len[s];
@@ -135,15 +136,7 @@ int dsana_dataset_write_binary(const struct dsana_dataset *ds, const char *path,
   return ds_out_finish(&o, ok, ok ? 0 : errno, err, errlen);
 }
 
-bool dsana_dataset_is_binary(const char *path) {
-  char magic[8];
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  ssize_t r = read(fd, magic, sizeof magic);
-  close(fd);
-  return r == (ssize_t)sizeof magic && memcmp(magic, BIN_MAGIC, 8) == 0;
-}
+bool dsana_dataset_is_binary(const char *path) { return graph_file_has_magic(path, BIN_MAGIC); }
 
 /* Counts of the header against each other and the format's limits. */
 static int check_counts(const char *path, const unsigned char *h, char *err, size_t errlen) {

@@ -10,6 +10,7 @@
 
 #include "dsana/dsana.h"
 #include "io/dataset_internal.h"
+#include "util/sorted.h"
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -39,14 +40,7 @@ int dsana_dataset_classes(const struct dsana_dataset *ds, double **labels, uint6
 }
 
 int dsana_dataset_class_of(const double *labels, uint64_t k, double label, uint64_t *cls) {
-  uint64_t lo = 0, hi = k;
-  while (lo < hi) {
-    uint64_t mid = lo + (hi - lo) / 2;
-    if (labels[mid] < label)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  uint64_t lo = sorted_lower_bound_f64(labels, k, label);
   if (lo == k || labels[lo] != label)
     return DSANA_ERANGE;
   *cls = lo;

@@ -18,18 +18,11 @@
 
 #include "dsana/dsana.h"
 #include "io/dataset_internal.h"
+#include "util/splitmix.h"
 
-#define GOLDEN 0x9E3779B97F4A7C15ull
 #define GEN_MAX_CLASSES 1024u
 #define GEN_MAX_NNZ (1ull << 40)
 
-static inline uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-static inline uint64_t rand_at(uint64_t key, uint64_t i) { return mix64(key + (i + 1) * GOLDEN); }
 /* Uniform in [0, 1) with 53 bits. */
 static inline double unit(uint64_t x) { return (double)(x >> 11) * 0x1p-53; }
 
@@ -65,7 +58,7 @@ static bool colset_init(struct colset *s, uint32_t k) {
 
 /* Insert x for stamp; false if it was there already. */
 static bool colset_add(struct colset *s, uint64_t stamp, uint32_t x) {
-  uint64_t i = mix64(x) & s->mask;
+  uint64_t i = splitmix64_mix(x) & s->mask;
   for (; s->stamp[i] == stamp; i = (i + 1) & s->mask)
     if (s->v[i] == x)
       return false;
@@ -97,7 +90,7 @@ static void draw_cols(const struct gen *q, struct colset *s, uint64_t r, uint32_
   uint64_t F = q->n_features, base = r * q->k;
   for (uint32_t j = 0; j < q->k; j++) {
     uint64_t top = F - q->k + j; /* draw t uniform in [0, top] */
-    uint32_t t = (uint32_t)(((unsigned __int128)rand_at(q->key_col, base + j) * (top + 1)) >> 64);
+    uint32_t t = (uint32_t)(((unsigned __int128)splitmix64_at(q->key_col, base + j) * (top + 1)) >> 64);
     if (!colset_add(s, r + 1, t)) { /* taken: top itself is new (every earlier draw was below it) */
       t = (uint32_t)top;
       colset_add(s, r + 1, t);
@@ -109,13 +102,13 @@ static void draw_cols(const struct gen *q, struct colset *s, uint64_t r, uint32_
 
 /* Hidden weight of (feature f, class c), uniform in [-s, s]. */
 static inline double weight(const struct gen *q, uint64_t f, uint32_t c) {
-  return q->w_scale * (2.0 * unit(rand_at(q->key_w, f * q->n_classes + c)) - 1.0);
+  return q->w_scale * (2.0 * unit(splitmix64_at(q->key_w, f * q->n_classes + c)) - 1.0);
 }
 
 /* The label of a row from its margins: sigmoid (two classes) or softmax. */
 static double draw_label(const struct gen *q, uint64_t r, const uint32_t *c, const float *v, double *z) {
   uint32_t classes = q->n_classes == 2 ? 1 : q->n_classes;
-  double zmax = -INFINITY, sum = 0, u = unit(rand_at(q->key_label, r));
+  double zmax = -INFINITY, sum = 0, u = unit(splitmix64_at(q->key_label, r));
   for (uint32_t m = 0; m < classes; m++) {
     z[m] = 0;
     for (uint32_t j = 0; j < q->k; j++)
@@ -147,7 +140,7 @@ static void gen_part(void *arg, unsigned t, unsigned nt) {
       float *v = q->val + r * q->k;
       draw_cols(q, &s, g, c);
       for (uint32_t j = 0; j < q->k; j++)
-        v[j] = (float)((double)((rand_at(q->key_val, g * q->k + j) >> 40) + 1) * 0x1p-24);
+        v[j] = (float)((double)((splitmix64_at(q->key_val, g * q->k + j) >> 40) + 1) * 0x1p-24);
       q->row_off[r + 1] = (r + 1) * q->k;
       q->label[r] = draw_label(q, g, c, v, z);
     }
@@ -193,11 +186,11 @@ int dsana_dataset_gen_logreg_rows(uint64_t first_row, uint64_t n_rows, uint64_t 
     return rc == DSANA_EINVAL && first_row > UINT64_MAX - n_rows
                ? graph_errf(err, errlen, DSANA_EINVAL, "gen logreg: rows beyond 2^64")
                : rc;
-  uint64_t key = mix64(seed ^ 0x6C6F677265670000ull), nnz = n_rows * nnz_per_row;
+  uint64_t key = splitmix64_mix(seed ^ 0x6C6F677265670000ull), nnz = n_rows * nnz_per_row;
   struct gen q = {.first_row = first_row, .n_rows = n_rows, .n_features = n_features, .k = nnz_per_row,
                   .n_classes = n_classes,
-                  .key_col = rand_at(key, 0), .key_val = rand_at(key, 1), .key_w = rand_at(key, 2),
-                  .key_label = rand_at(key, 3), .w_scale = 12.0 / sqrt((double)nnz_per_row)};
+                  .key_col = splitmix64_at(key, 0), .key_val = splitmix64_at(key, 1), .key_w = splitmix64_at(key, 2),
+                  .key_label = splitmix64_at(key, 3), .w_scale = 12.0 / sqrt((double)nnz_per_row)};
   q.row_off = graph_big_alloc((n_rows + 1) * sizeof *q.row_off);
   q.col = graph_big_alloc(nnz * sizeof *q.col);
   q.val = graph_big_alloc(nnz * sizeof *q.val);

@@ -49,8 +49,6 @@ int ds_out_open(struct ds_out *o, const char *path, char *err, size_t errlen);
  * the temporary file. saved_errno explains a failure
  * that happened before. Returns 0 or DSANA_EIO with "PATH: write failed". */
 int ds_out_finish(struct ds_out *o, bool ok, int saved_errno, char *err, size_t errlen);
-/* write(2) all of len bytes, retrying on EINTR; false on error (errno). */
-bool ds_write_all(int fd, const void *p, uint64_t len);
 
 /* Mapped datasets: compare every section's CRC-32 with the header's. */
 int ds_binary_verify_crcs(const struct dsana_dataset *ds, char *err, size_t errlen);

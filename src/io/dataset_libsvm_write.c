@@ -15,6 +15,8 @@
 
 #include "dsana/dsana.h"
 #include "io/dataset_internal.h"
+#include "util/fdwrite.h"
+#include "util/str.h"
 
 enum { SINK_BYTES = 1 << 20, ENTRY_BYTES_MAX = 64 };
 
@@ -33,7 +35,7 @@ static void sink_flush(struct sink *s) {
     if (s->z)
       s->ok = gzwrite(s->z, s->buf, (unsigned)s->len) == (int)s->len;
     else
-      s->ok = ds_write_all(s->fd, s->buf, s->len);
+      s->ok = fd_write_all(s->fd, s->buf, s->len);
     if (!s->ok)
       s->saved_errno = errno ? errno : EIO;
   }
@@ -48,25 +50,13 @@ static int put_f64(char *p, double x) {
   return n;
 }
 
-static int put_index(char *p, uint64_t x) {
-  char tmp[24];
-  int k = 0, n = 0;
-  do {
-    tmp[k++] = (char)('0' + x % 10);
-    x /= 10;
-  } while (x);
-  while (k)
-    p[n++] = tmp[--k];
-  return n;
-}
-
 static void put_row(struct sink *s, const struct dsana_dataset *ds, uint64_t r) {
   s->len += (size_t)put_f64(s->buf + s->len, ds->label[r]);
   for (uint64_t k = ds->row_off[r]; k < ds->row_off[r + 1]; k++) {
     char *p = s->buf + s->len;
     int n = 0;
     p[n++] = ' ';
-    n += put_index(p + n, (uint64_t)ds->col[k] + 1);
+    n = (int)(str_put_u64(p + n, (uint64_t)ds->col[k] + 1) - p);
     p[n++] = ':';
     if (ds->val_f32)
       n += snprintf(p + n, ENTRY_BYTES_MAX / 2, "%.9g", (double)ds->val_f32[k]);
@@ -92,11 +82,6 @@ static size_t sink_bytes(const struct dsana_dataset *ds) {
   return bound < SINK_BYTES ? (size_t)bound : SINK_BYTES;
 }
 
-static bool ends_with(const char *s, const char *suffix) {
-  size_t a = strlen(s), b = strlen(suffix);
-  return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
 int dsana_dataset_write_libsvm(const struct dsana_dataset *ds, const char *path, char *err, size_t errlen) {
   struct ds_out o;
   if (!ds || !path || !ds->row_off || !ds->label || (!ds->val_f32) == (!ds->val_f64))
@@ -111,7 +96,7 @@ int dsana_dataset_write_libsvm(const struct dsana_dataset *ds, const char *path,
     return rc;
   }
   s.fd = o.fd;
-  if (ends_with(path, ".gz")) {
+  if (str_ends_with(path, ".gz")) {
     int fd2 = dup(o.fd);
     s.z = fd2 >= 0 ? gzdopen(fd2, "wb6") : NULL;
     if (!s.z) {

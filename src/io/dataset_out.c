@@ -16,24 +16,6 @@
 #include "dsana/outfile.h"
 #include "io/dataset_internal.h"
 
-bool ds_write_all(int fd, const void *p, uint64_t len) {
-  const char *c = p;
-  while (len) {
-    size_t chunk = len > (1u << 30) ? (1u << 30) : (size_t)len;
-    ssize_t w = write(fd, c, chunk);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0) {
-      if (w == 0)
-        errno = EIO;
-      return false;
-    }
-    c += w;
-    len -= (uint64_t)w;
-  }
-  return true;
-}
-
 int ds_out_open(struct ds_out *o, const char *path, char *err, size_t errlen) {
   o->path = path;
   int rc = dsana_outfile_open(path, 0, &o->out, err, errlen);

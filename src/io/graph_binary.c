@@ -36,6 +36,7 @@
 #include "dsana/dsana.h"
 #include "dsana/outfile.h"
 #include "io/graph_internal.h"
+#include "util/fdwrite.h"
 #include "util/hostbytes.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -83,32 +84,17 @@ static bool has_duplicates(const struct dsana_graph *g) {
   return false;
 }
 
-static bool write_all(int fd, const void *p, uint64_t len) {
-  const char *c = p;
-  while (len) {
-    size_t chunk = len > (1u << 30) ? (1u << 30) : (size_t)len;
-    ssize_t w = write(fd, c, chunk);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return false;
-    c += w;
-    len -= (uint64_t)w;
-  }
-  return true;
-}
-
 static bool write_sections(int fd, const struct dsana_graph *g, const unsigned char *h,
                            const struct graph_bin_format *f, const struct graph_bin_layout *l) {
   static const unsigned char zeros[GRAPH_BIN_ALIGN];
   const void *data[GRAPH_BIN_MAX_SECTIONS] = {g->in_off, g->in_src, g->out_deg, g->orig_id, g->in_w, g->out_w};
   uint64_t at = f->header_bytes;
-  if (!write_all(fd, h, f->header_bytes))
+  if (!fd_write_all(fd, h, f->header_bytes))
     return false;
   for (unsigned s = 0; s < f->sections; s++) {
     if (!l->len[s])
       continue;
-    if (!write_all(fd, zeros, l->off[s] - at) || !write_all(fd, data[s], l->len[s]))
+    if (!fd_write_all(fd, zeros, l->off[s] - at) || !fd_write_all(fd, data[s], l->len[s]))
       return false;
     at = l->off[s] + l->len[s];
   }

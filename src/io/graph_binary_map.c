@@ -24,15 +24,7 @@
 #define BIN_MAGIC "DSNAGRPH"
 enum { BIN_MIN_HEADER = 128 };
 
-bool dsana_graph_is_binary(const char *path) {
-  char magic[8];
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  ssize_t r = read(fd, magic, sizeof magic);
-  close(fd);
-  return r == (ssize_t)sizeof magic && memcmp(magic, BIN_MAGIC, 8) == 0;
-}
+bool dsana_graph_is_binary(const char *path) { return graph_file_has_magic(path, BIN_MAGIC); }
 
 uint64_t graph_binary_flags(const struct dsana_graph *g) {
   return g->priv_map ? hb_get_u64(g->priv_map, 32) : 0;

@@ -17,17 +17,7 @@
 
 #include "dsana/dsana.h"
 #include "io/graph_internal.h"
-
-#define GOLDEN 0x9E3779B97F4A7C15ull
-
-static inline uint64_t mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/* Stream word i for key. */
-static inline uint64_t rand_at(uint64_t key, uint64_t i) { return mix64(key + (i + 1) * GOLDEN); }
+#include "util/splitmix.h"
 
 struct gen {
   uint64_t key, n, m;
@@ -109,7 +99,7 @@ static void kron_part(void *arg, unsigned t, unsigned nt) {
     unsigned bits = 0;
     for (unsigned k = 0; k < groups; k++) {
       if (bits < 32) {
-        w = rand_at(q->key, idx++);
+        w = splitmix64_at(q->key, idx++);
         bits = 64;
       }
       uint32_t r = (uint32_t)w;
@@ -123,7 +113,7 @@ static void kron_part(void *arg, unsigned t, unsigned nt) {
     }
     for (unsigned k = 0; k < rest; k++) {
       if (bits < 16) {
-        w = rand_at(q->key, idx++);
+        w = splitmix64_at(q->key, idx++);
         bits = 64;
       }
       unsigned u = (unsigned)(w & 0xffff);
@@ -143,8 +133,8 @@ static void uniform_part(void *arg, unsigned t, unsigned nt) {
   struct gen *q = arg;
   uint64_t lo = q->m * t / nt, hi = q->m * (t + 1) / nt;
   for (uint64_t e = lo; e < hi; e++) {
-    unsigned __int128 a = (unsigned __int128)rand_at(q->key, 2 * e) * q->n;
-    unsigned __int128 b = (unsigned __int128)rand_at(q->key, 2 * e + 1) * q->n;
+    unsigned __int128 a = (unsigned __int128)splitmix64_at(q->key, 2 * e) * q->n;
+    unsigned __int128 b = (unsigned __int128)splitmix64_at(q->key, 2 * e + 1) * q->n;
     q->src[e] = (uint32_t)(a >> 64);
     q->dst[e] = (uint32_t)(b >> 64);
   }
@@ -152,7 +142,7 @@ static void uniform_part(void *arg, unsigned t, unsigned nt) {
 
 /* Edge e's weight: uniform in (0, 1], a multiple of 2^-53. */
 static inline double weight_at(const struct gen *q, uint64_t e) {
-  return (double)((rand_at(q->wkey, e) >> 11) + 1) * 0x1p-53;
+  return (double)((splitmix64_at(q->wkey, e) >> 11) + 1) * 0x1p-53;
 }
 
 static void weight_part(void *arg, unsigned t, unsigned nt) {
@@ -176,7 +166,7 @@ static int run(struct gen *q, void (*part)(void *, unsigned, unsigned), const st
   }
   graph_parallel(part, q, nt);
   if (weighted) {
-    q->wkey = mix64(q->key ^ 0x7765696768747300ull);
+    q->wkey = splitmix64_mix(q->key ^ 0x7765696768747300ull);
     graph_parallel(weight_part, q, nt);
   }
   struct graph_edges e = {.n = q->n, .m = q->m, .src = q->src, .dst = q->dst, .w = q->w, .owned = true,
@@ -191,14 +181,14 @@ int dsana_graph_gen_kron(unsigned scale, unsigned edge_factor, uint64_t seed, co
     return graph_errf(err, errlen, DSANA_EINVAL, "kron scale %u: must be 1..31", scale);
   if (edge_factor < 1)
     return graph_errf(err, errlen, DSANA_EINVAL, "kron edge factor %u: must be >= 1", edge_factor);
-  struct gen q = {.key = mix64(seed ^ 0x6B726F6E00000000ull), .scale = scale, .words = scale / 4 + scale % 4};
+  struct gen q = {.key = splitmix64_mix(seed ^ 0x6B726F6E00000000ull), .scale = scale, .words = scale / 4 + scale % 4};
   q.n = 1ull << scale;
   q.m = (uint64_t)edge_factor << scale;
   q.mask = q.n - 1;
-  q.k0 = rand_at(q.key, UINT64_MAX - 1);
-  q.k1 = rand_at(q.key, UINT64_MAX - 2);
-  q.m1 = rand_at(q.key, UINT64_MAX - 3) | 1;
-  q.m2 = rand_at(q.key, UINT64_MAX - 4) | 1;
+  q.k0 = splitmix64_at(q.key, UINT64_MAX - 1);
+  q.k1 = splitmix64_at(q.key, UINT64_MAX - 2);
+  q.m1 = splitmix64_at(q.key, UINT64_MAX - 3) | 1;
+  q.m2 = splitmix64_at(q.key, UINT64_MAX - 4) | 1;
   q.h = (scale + 1) / 2;
   return run(&q, kron_part, opts, g, err, errlen);
 }
@@ -211,6 +201,6 @@ int dsana_graph_gen_uniform(uint64_t n, uint64_t m, uint64_t seed, const struct 
                       (unsigned long long)GRAPH_MAX_VERTICES);
   if (m > (UINT64_MAX >> 3))
     return graph_errf(err, errlen, DSANA_EINVAL, "uniform: %llu edges: too many", (unsigned long long)m);
-  struct gen q = {.key = mix64(seed ^ 0x756E69666F726Dull), .n = n, .m = m};
+  struct gen q = {.key = splitmix64_mix(seed ^ 0x756E69666F726Dull), .n = n, .m = m};
   return run(&q, uniform_part, opts, g, err, errlen);
 }

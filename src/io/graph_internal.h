@@ -35,6 +35,10 @@ enum {
 void *graph_big_alloc(size_t bytes);
 void *graph_big_calloc(size_t bytes);
 
+/* Does the file start with these 8 bytes (a binary format's magic)? false
+ * when it cannot be read or is shorter. */
+bool graph_file_has_magic(const char *path, const char magic[8]);
+
 /* Format one line into err (if err and errlen) and return code. */
 int graph_errf(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

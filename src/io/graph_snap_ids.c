@@ -9,6 +9,7 @@
 
 #include "dsana/dsana.h"
 #include "io/graph_internal.h"
+#include "util/sorted.h"
 
 /* LSD radix sort of a[0..len) by 16-bit digits, up to the bits of max;
  * 8-bit digits for short arrays, where clearing and scanning 65536 counts
@@ -68,16 +69,9 @@ static int distinct_ids(const struct graph_ids *in, uint64_t **ids, uint64_t *n)
   return 0;
 }
 
+/* The index of x, which is one of the n distinct ascending ids. */
 static inline uint32_t rank_of(const uint64_t *ids, uint64_t n, uint64_t x) {
-  uint64_t lo = 0, hi = n; /* x is present */
-  while (hi - lo > 1) {
-    uint64_t mid = lo + (hi - lo) / 2;
-    if (ids[mid] <= x)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return (uint32_t)lo;
+  return (uint32_t)sorted_lower_bound_u64(ids, n, x);
 }
 
 int graph_remap_ids(const struct graph_ids *in, uint32_t *src32, uint32_t *dst32, uint64_t **orig, uint64_t *n) {

@@ -1,18 +1,31 @@
 /*
- * graph_util.c - small helpers every graph_*.c file of the io layer uses:
- * error and warning messages, printable tokens for messages, big
+ * graph_util.c - small helpers every graph_*.c file of the io layer uses
+ * (and the dataset_*.c files too): a binary format's magic, error and
+ * warning messages, printable tokens for messages, big
  * allocations (with transparent huge pages), and the two-thread fork/join
  * the builder and the generators run their passes on.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "dsana/dsana.h"
 #include "io/graph_internal.h"
+
+bool graph_file_has_magic(const char *path, const char magic[8]) {
+  char head[8];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  ssize_t r = read(fd, head, sizeof head);
+  close(fd);
+  return r == (ssize_t)sizeof head && memcmp(head, magic, sizeof head) == 0;
+}
 
 int graph_errf(char *err, size_t errlen, int code, const char *fmt, ...) {
   if (err && errlen) {

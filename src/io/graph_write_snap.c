@@ -17,19 +17,7 @@
 
 #include "dsana/dsana.h"
 #include "io/graph_internal.h"
-
-/* Decimal digits of x at p; returns the end. */
-static char *put_u64(char *p, uint64_t x) {
-  char tmp[24];
-  int k = 0;
-  do {
-    tmp[k++] = (char)('0' + x % 10);
-    x /= 10;
-  } while (x);
-  while (k)
-    *p++ = tmp[--k];
-  return p;
-}
+#include "util/str.h"
 
 /* Buffered output to a plain or gzip file. */
 struct out {
@@ -49,9 +37,9 @@ static void out_flush(struct out *o) {
 
 /* The edge in_src[k] -> v as a line. */
 static void put_edge(struct out *o, const struct dsana_graph *g, uint64_t v, uint64_t k) {
-  o->p = put_u64(o->p, dsana_graph_orig_id(g, g->in_src[k]));
+  o->p = str_put_u64(o->p, dsana_graph_orig_id(g, g->in_src[k]));
   *o->p++ = '\t';
-  o->p = put_u64(o->p, dsana_graph_orig_id(g, v));
+  o->p = str_put_u64(o->p, dsana_graph_orig_id(g, v));
   if (g->in_w)
     o->p += snprintf(o->p, 32, "\t%.17g", g->in_w[k]);
   *o->p++ = '\n';

@@ -24,6 +24,8 @@
 #include "dsana/dsana.h"
 #include "dsana/outfile.h"
 #include "io/outfile_internal.h"
+#include "util/fdwrite.h"
+#include "util/str.h"
 
 #define OUT_BUF_BYTES ((size_t)1 << 20)
 
@@ -43,11 +45,6 @@ static int fail(struct dsana_outfile *o, int errnum) {
   if (!o->err)
     o->err = errnum ? errnum : EIO;
   return DSANA_EIO;
-}
-
-static bool ends_with(const char *s, const char *suffix) {
-  size_t a = strlen(s), b = strlen(suffix);
-  return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
 static void base_of(const char *path, const char **base) {
@@ -126,7 +123,7 @@ int dsana_outfile_open(const char *path, unsigned flags, struct dsana_outfile **
   snprintf(o->path, sizeof o->path, "%s", path);
   int rc = out_resolve(path, &o->t, err, errlen);
   int e = rc ? 0 : open_target(o);
-  if (!rc && !e && (flags & DSANA_OUT_GZIP_SUFFIX) && ends_with(path, ".gz")) {
+  if (!rc && !e && (flags & DSANA_OUT_GZIP_SUFFIX) && str_ends_with(path, ".gz")) {
     int dupfd = dup(o->fd);
     if (dupfd < 0 || !(o->gz = gzdopen(dupfd, "wb6")))
       e = dupfd < 0 ? errno : ENOMEM;
@@ -145,22 +142,9 @@ int dsana_outfile_open(const char *path, unsigned flags, struct dsana_outfile **
   return 0;
 }
 
-static int write_fd(struct dsana_outfile *o, const char *p, size_t len) {
-  while (len) {
-    ssize_t w = write(o->fd, p, len > ((size_t)1 << 30) ? (size_t)1 << 30 : len);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return fail(o, w == 0 ? EIO : errno);
-    p += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
 static int write_out(struct dsana_outfile *o, const char *p, size_t len) {
   if (!o->gz)
-    return write_fd(o, p, len);
+    return fd_write_all(o->fd, p, len) ? 0 : fail(o, errno);
   while (len) {
     unsigned n = len > (1u << 30) ? 1u << 30 : (unsigned)len;
     if (gzwrite(o->gz, p, n) != (int)n) {

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "dsana/dsana.h"
+#include "util/splitmix.h"
 
 #define SEED_MAX 9007199254740992.0 /* 2^53: the largest exactly representable run */
 
@@ -371,18 +372,12 @@ void scenario_fini(struct scenario *sc) {
   memset(sc, 0, sizeof(*sc));
 }
 
-static uint64_t splitmix64_mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 /* Uniform in [0,1) from (seed, w, iter) alone. Multiplying the packed
  * (w, iter) by an odd constant is a bijection, so distinct pairs never
  * collide before the final mix. */
 static double transient_unit(uint64_t seed, uint32_t w, uint32_t iter) {
-  uint64_t key = ((uint64_t)w << 32 | iter) * 0x9E3779B97F4A7C15ull;
-  uint64_t h = splitmix64_mix(splitmix64_mix(seed + 0x9E3779B97F4A7C15ull) ^ key);
+  uint64_t key = ((uint64_t)w << 32 | iter) * SPLITMIX64_GOLDEN;
+  uint64_t h = splitmix64_mix(splitmix64_mix(seed + SPLITMIX64_GOLDEN) ^ key);
   return (double)(h >> 11) * 0x1.0p-53;
 }
 

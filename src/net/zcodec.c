@@ -58,6 +58,27 @@ void zcodec_destroy(struct zcodec *z) {
   free(z);
 }
 
+int zcodec_piece_reserve(struct zcodec_piece *p, uint64_t n) {
+  if (n <= p->cap)
+    return 0;
+  double *v = realloc(p->vals, n * sizeof *v);
+  if (v)
+    p->vals = v;
+  double *b = realloc(p->base, n * sizeof *b);
+  if (b)
+    p->base = b;
+  if (!v || !b)
+    return DSANA_ENOMEM;
+  p->cap = n;
+  return 0;
+}
+
+void zcodec_piece_fini(struct zcodec_piece *p) {
+  free(p->vals);
+  free(p->base);
+  *p = (struct zcodec_piece){0};
+}
+
 /* Room for the planes of n values. */
 static int reserve(struct zcodec *z, uint64_t n) {
   if (n > SIZE_MAX / 8)

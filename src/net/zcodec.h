@@ -35,6 +35,18 @@ struct zcodec;
 int zcodec_create(struct zcodec **out);
 void zcodec_destroy(struct zcodec *z);
 
+/* The caller's side of a piece: its values and their base, packed (the
+ * input of zcodec_encode, the output and base of zcodec_decode), grown as
+ * pieces grow and reused. Zeroed: empty. */
+struct zcodec_piece {
+  double *vals, *base;
+  uint64_t cap; /* doubles each holds */
+};
+/* Room for n doubles in vals and in base: 0, or DSANA_ENOMEM (what each
+ * held is kept). */
+int zcodec_piece_reserve(struct zcodec_piece *p, uint64_t n);
+void zcodec_piece_fini(struct zcodec_piece *p);
+
 /* Encode vals[0..n) XOR base[0..n) (base NULL: XOR 0) into out[0..cap).
  * Returns 0 with *len < 8n bytes written; DSANA_ERANGE when the encoding
  * would not be smaller than 8n bytes or cap (send the values as they are);

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "dsana/dsana.h"
+#include "policy/ewma.h"
 
 #define SCHED_EWMA_ALPHA 0.5
 #define SCHED_SAMPLE_CLAMP 2.0
@@ -140,10 +141,7 @@ double sched_speed_now(const struct sched *s, uint32_t w) {
    * straggler): its estimate starts over from what it did now */
   if (s->it_fast[w] > 0 && s->it_fast[w] == s->it_samples[w] && s->it_raw_secs[w] > 0)
     return s->it_cost[w] / s->it_raw_secs[w];
-  double rate = s->it_cost[w] / s->it_secs[w];
-  if (prev > 0)
-    return (1.0 - SCHED_EWMA_ALPHA) * prev + SCHED_EWMA_ALPHA * rate;
-  return rate;
+  return ewma_update(prev, s->it_cost[w] / s->it_secs[w], SCHED_EWMA_ALPHA);
 }
 
 void sched_speed_predict_all(struct sched *s) {

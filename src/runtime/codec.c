@@ -85,14 +85,6 @@ double rbuf_f64(struct rbuf *r) {
   return at ? wire_get_f64(at) : 0.0;
 }
 
-void rbuf_bytes(struct rbuf *r, void *dst, size_t n) {
-  const uint8_t *at = rbuf_take(r, n);
-  if (at && n)
-    memcpy(dst, at, n);
-  else if (n)
-    memset(dst, 0, n);
-}
-
 void rbuf_str(struct rbuf *r, char *dst, size_t cap) {
   uint32_t n = rbuf_u32(r);
   if (!r->err && (size_t)n >= cap)

@@ -33,7 +33,6 @@ void rbuf_init(struct rbuf *r, const void *p, size_t len);
 uint32_t rbuf_u32(struct rbuf *r);
 uint64_t rbuf_u64(struct rbuf *r);
 double rbuf_f64(struct rbuf *r);
-void rbuf_bytes(struct rbuf *r, void *dst, size_t n);
 /* Copies a string of at most cap-1 bytes (NUL-terminated); longer = err. */
 void rbuf_str(struct rbuf *r, char *dst, size_t cap);
 /* 0 when every byte was consumed without error, else DSANA_EPROTO. */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "policy/ewma.h"
 #include "runtime/driver_internal.h"
 #include "runtime/fault.h"
 #include "runtime/msg.h"
@@ -172,16 +173,20 @@ static int from_server(struct drv *d, uint32_t s) {
   return rc;
 }
 
+/* The weight of each finished item in the estimates below: every item
+ * counts (unlike the scheduler's estimate, smoothed per iteration), the
+ * last few most. */
+#define DRV_ITEM_EWMA_ALPHA 0.2
+
 /* What a finished item says of this worker's speed: its modelled time
  * (the real time without a scenario) per unit of a whole task's cost
  * hint, and the time items of its kind take. */
 static void observe(struct drv *d, const struct witem *it) {
-  double *k = &d->item_ns[it->kind], t = (double)it->modelled_ns;
-  *k = *k > 0 ? 0.8 * *k + 0.2 * t : t;
+  double t = (double)it->modelled_ns;
+  d->item_ns[it->kind] = ewma_update(d->item_ns[it->kind], t, DRV_ITEM_EWMA_ALPHA);
   if (it->kind != WITEM_RUN || !(it->cost > 0) || !it->modelled_ns)
     return;
-  double x = t / it->cost;
-  d->ns_per_cost = d->ns_per_cost > 0 ? 0.8 * d->ns_per_cost + 0.2 * x : x;
+  d->ns_per_cost = ewma_update(d->ns_per_cost, t / it->cost, DRV_ITEM_EWMA_ALPHA);
 }
 
 /* Items this short run on the control thread while no compute thread is

@@ -35,6 +35,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "net/zcodec.h"
 #include "runtime/event.h"
 #include "runtime/job.h"
 
@@ -83,8 +84,7 @@ struct mirror {
   bool compress;               /* dense pulls ask for compressed answers (mirror_set_compress) */
   uint64_t max_raw_bytes;      /* compressing: the largest piece of values decoded */
   struct zcodec *zc;           /* compressing: the decoder */
-  double *zvals, *zbase;       /* compressing: a piece's values and their base, packed */
-  uint64_t zcap;               /* values zvals and zbase hold */
+  struct zcodec_piece zpiece;  /* compressing: a piece's values and their base, packed */
   struct mirror_refetch *refetch; /* compressing: pieces that did not decode, to ask again plainly */
   size_t n_refetch, cap_refetch;
   uint64_t wait_since_ns;      /* for traces */

@@ -7,6 +7,7 @@
 #include "runtime/mirror_internal.h"
 #include "runtime/trace.h"
 #include "util/log.h"
+#include "util/sorted.h"
 
 struct mirror_req {
   struct mirror_req *next;
@@ -153,19 +154,6 @@ static struct mirror_req **find_req(struct mirror_table *mt, uint32_t s, uint32_
   return NULL;
 }
 
-/* First index of keys[0..n) >= k. */
-static uint64_t lower_bound(const uint64_t *keys, uint64_t n, uint64_t k) {
-  uint64_t a = 0, b = n;
-  while (a < b) {
-    uint64_t mid = a + (b - a) / 2;
-    if (keys[mid] < k)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  return a;
-}
-
 /* Mark indices [i0, i1) of r received; false if one already was. */
 static bool mark_idx(struct mirror_req *r, uint64_t i0, uint64_t i1) {
   for (uint64_t i = i0; i < i1; i++)
@@ -188,8 +176,8 @@ int mirror_sparse_take(struct mirror *m, uint32_t s, const struct net_msg *msg) 
               h->task, h->iter);
     return MIRROR_TAKEN;
   }
-  i0 = lower_bound(r->keys, r->n, h->key_lo);
-  i1 = lower_bound(r->keys, r->n, h->key_hi);
+  i0 = sorted_lower_bound_u64(r->keys, r->n, h->key_lo);
+  i1 = sorted_lower_bound_u64(r->keys, r->n, h->key_hi);
   if (h->flags & WIRE_F_ZSTD)
     why = "compressed answer not asked for"; /* key lists ask for plain values */
   else if (!(h->flags & WIRE_F_PACKED) || h->key_lo >= h->key_hi || h->count != i1 - i0 ||

@@ -39,8 +39,7 @@ int mirror_set_compress(struct mirror *m, uint64_t max_raw_bytes) {
 
 void mirror_zc_fini(struct mirror *m) {
   zcodec_destroy(m->zc);
-  free(m->zvals);
-  free(m->zbase);
+  zcodec_piece_fini(&m->zpiece);
   for (uint32_t t = 0; t < m->n_tables; t++)
     free(m->t[t].chunk_base);
   free(m->refetch);
@@ -73,22 +72,6 @@ int mirror_zc_fresh(const struct mirror *m, struct mirror_table *mt) {
 void mirror_zc_switch(struct mirror_table *mt, uint64_t c) {
   if (mt->chunk_base)
     mt->chunk_base[c] = complete(mt, mt->chunk_iter[c], c) ? mt->chunk_iter[c] : 0;
-}
-
-/* Room for n values in the scratch buffers. */
-static int reserve(struct mirror *m, uint64_t n) {
-  if (n <= m->zcap)
-    return 0;
-  double *v = realloc(m->zvals, n * sizeof *v);
-  if (v)
-    m->zvals = v;
-  double *b = realloc(m->zbase, n * sizeof *b);
-  if (b)
-    m->zbase = b;
-  if (!v || !b)
-    return DSANA_ENOMEM;
-  m->zcap = n;
-  return 0;
 }
 
 /* Ask server s for piece h again, plainly (nothing if out of memory: the
@@ -131,23 +114,23 @@ const char *mirror_zc_decode(struct mirror *m, uint32_t s, const struct mirror_t
     return "compressed piece larger than a message";
   if (delta && (h->iter < 2 || !mt->chunk_base || mt->chunk_base[c] != h->iter - 1))
     return "XORed with values this worker does not hold";
-  if (reserve(m, words) != 0)
+  if (zcodec_piece_reserve(&m->zpiece, words) != 0)
     return "out of memory for decoding";
   const double *base = NULL;
   if (delta && (h->flags & WIRE_F_PACKED)) {
-    keymask_pack_wide(mt->unread, mt->values, mt->width, h->key_lo, h->key_hi, m->zbase);
-    base = m->zbase;
+    keymask_pack_wide(mt->unread, mt->values, mt->width, h->key_lo, h->key_hi, m->zpiece.base);
+    base = m->zpiece.base;
   } else if (delta) {
     base = mt->values + h->key_lo * mt->width;
   }
   const char *why = NULL;
-  int rc = zcodec_decode(m->zc, msg->payload, (size_t)h->payload_bytes, base, m->zvals, words, &why);
+  int rc = zcodec_decode(m->zc, msg->payload, (size_t)h->payload_bytes, base, m->zpiece.vals, words, &why);
   if (rc == DSANA_ENOMEM)
     return "out of memory for decoding";
   if (rc) {
     refetch(m, s, h);
     return why;
   }
-  *src = m->zvals;
+  *src = m->zpiece.vals;
   return NULL;
 }

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "policy/compress.h"
+#include "runtime/app_check.h"
 #include "runtime/iter_figures.h"
+#include "runtime/rules.h"
 #include "runtime/scheduler_internal.h"
 #include "util/log.h"
 
@@ -35,7 +37,7 @@ static int setup_policy(struct scheduler *s) {
   free(cost);
   uint32_t b = s->job.block_table;
   uint64_t k = b != JOB_NONE ? s->chunk_keys[s->job.tables[b].space] : 0;
-  s->blocks = b != JOB_NONE && s->app->task_block && ((k && k < s->job.tables[b].n_keys) || !s->app->run_task);
+  s->blocks = rt_runs_blocks(&s->job, k, s->app->task_block != NULL, s->app->run_task != NULL);
   /* chunked transfers: a chunk of the next iteration is final once the
    * tasks writing it pushed, so those should be one worker's */
   if (!rc)
@@ -75,6 +77,8 @@ static int setup(struct scheduler *s) {
     rc = s->app->setup(s->app_state, &s->job, err, sizeof err);
   if (!rc)
     rc = job_finalize(&s->job, err, sizeof err);
+  if (!rc)
+    rc = app_check_job(s->app, &s->job, err, sizeof err);
   if (rc) {
     log_error("%s", err[0] ? err : dsana_strerror(rc));
     return rc;
@@ -96,7 +100,12 @@ int scheduler_create(const struct role_params *p, const struct rt_env *env, stru
   s->params.cfg = &s->cfg;
   s->app = p->app;
   s->app_state = p->app_state;
-  int rc = setup(s);
+  char err[512];
+  int rc = app_check(s->app, err, sizeof err);
+  if (rc)
+    log_error("%s", err);
+  else
+    rc = setup(s);
   if (rc) {
     scheduler_destroy(s);
     return rc;
@@ -126,7 +135,6 @@ void scheduler_destroy(struct scheduler *s) {
 }
 
 bool scheduler_finished(const struct scheduler *s) { return s->finished; }
-void scheduler_count_messages(struct scheduler *s, uint64_t n) { s->acc.messages += n; }
 
 void scheduler_note_listener(struct scheduler *s, uint64_t refused, uint64_t dropped) {
   s->refused_peers = refused;

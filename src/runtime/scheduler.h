@@ -36,8 +36,6 @@ bool scheduler_finished(const struct scheduler *s);
 int scheduler_end(struct scheduler *s, const char *why, struct rt_outq *out);
 /* After finishing: the summary (to the observer) and the app's output(). */
 int scheduler_finish(struct scheduler *s);
-/* Messages the scheduler exchanged, for the per-iteration count. */
-void scheduler_count_messages(struct scheduler *s, uint64_t n);
 /* What its listener turned away (net_stats), for the summary: peers that
  * failed authentication, invalid messages dropped. */
 void scheduler_note_listener(struct scheduler *s, uint64_t refused, uint64_t dropped);

@@ -11,6 +11,7 @@
 
 #include "runtime/checkpoint.h"
 #include "runtime/fault.h"
+#include "runtime/role_join.h"
 #include "runtime/server_internal.h"
 #include "runtime/trace.h"
 #include "util/log.h"
@@ -49,44 +50,10 @@ void server_destroy(struct server *sv) {
 int server_start(struct server *sv, struct rt_outq *out) {
   struct msg_register reg = {.role = ROLE_SERVER, .index = sv->index, .pid = (uint32_t)getpid()};
   snprintf(reg.addr, sizeof reg.addr, "%s", sv->addr);
-  gethostname(reg.host, sizeof reg.host - 1);
-  uint8_t *buf = malloc(1024);
-  size_t len = 0;
-  int rc = buf ? msg_register_encode(&reg, buf, 1024, &len) : DSANA_ENOMEM;
-  struct wire_hdr h = wire_hdr_make(WIRE_REGISTER, sv->index);
-  if (rc) {
-    free(buf);
-    return rc;
-  }
-  return rt_send_owned(out, ROLE_SCHEDULER, 0, &h, buf, len, 0);
+  return role_register(&reg, out);
 }
 
 bool server_stopped(const struct server *sv) { return sv->stopped; }
-
-static int create_app(struct server *sv) {
-  char err[512] = "";
-  if (sv->params.app) {
-    sv->app = sv->params.app;
-    sv->app_state = sv->params.app_state;
-    return 0;
-  }
-  if (!(sv->app = role_find_app(sv->params.apps, sv->map->app))) {
-    log_error("the scheduler runs app '%s', which this dsana does not know", sv->map->app);
-    return DSANA_EPROTO;
-  }
-  int rc = sv->app->create(&sv->app_state);
-  if (rc)
-    return rc;
-  sv->own_app = true;
-  for (uint32_t i = 0; i < sv->map->args.n; i++) {
-    const char *name = sv->map->args.name[i][0] ? sv->map->args.name[i] : NULL;
-    if ((rc = sv->app->set_option(sv->app_state, name, sv->map->args.value[i], err, sizeof err)) != 0) {
-      log_error("app option from the scheduler: %s", err);
-      return rc;
-    }
-  }
-  return 0;
-}
 
 static struct ckpt_shard ckpt_desc(const struct server *sv, uint32_t iter) {
   struct ckpt_shard sh = {.iter = iter, .n_servers = sv->map->n_servers, .server = sv->index};
@@ -123,22 +90,10 @@ static int resume(struct server *sv, struct rt_outq *out) {
 }
 
 static int join(struct server *sv, struct rt_outq *out) {
-  char err[512] = "";
   sv->index = sv->map->your_index;
-  char role[64];
-  snprintf(role, sizeof role, "server %u", sv->index);
-  log_set_role(role);
-  int rc = create_app(sv);
+  int rc = role_join(&sv->params, sv->map, "server", &sv->app, &sv->app_state, &sv->own_app, &sv->job);
   if (rc)
     return rc;
-  job_init(&sv->job, sv->map->n_workers, sv->map->n_servers, sv->map->tasks_per_worker, "server");
-  sv->job.max_keys = sv->cfg.max_keys;
-  sv->job.info.local = (sv->map->flags & MAP_F_LOCAL) != 0;
-  if ((rc = sv->app->setup(sv->app_state, &sv->job, err, sizeof err)) != 0 ||
-      (rc = job_finalize(&sv->job, err, sizeof err)) != 0) {
-    log_error("%s", err[0] ? err : dsana_strerror(rc));
-    return rc;
-  }
   sv->values_per_msg = config_values_per_msg(sv->map->max_payload);
   sv->fetch_ahead = !sv->app->update; /* final chunks of next are final values */
   if ((rc = shard_alloc(sv)) != 0)
@@ -152,15 +107,8 @@ static int on_map(struct server *sv, const struct net_msg *m, struct rt_outq *ou
     log_warn("ignored a second cluster map");
     return 0;
   }
-  if (!(sv->map = calloc(1, sizeof *sv->map)))
-    return DSANA_ENOMEM;
-  if (msg_map_decode(m->payload, m->hdr.payload_bytes, sv->map) != 0) {
-    log_error("the scheduler's cluster map does not decode");
-    free(sv->map);
-    sv->map = NULL;
-    return DSANA_EPROTO;
-  }
-  return join(sv, out);
+  int rc = role_take_map(m, &sv->map);
+  return rc ? rc : join(sv, out);
 }
 
 /* update() over the committed version of each key space, piece by piece

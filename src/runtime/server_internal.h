@@ -145,7 +145,9 @@ int spush_all_final(struct server *sv, struct rt_outq *out);
 void spush_free(struct server *sv);
 
 /* server_pull.c */
-/* Keys [lo, hi) of next are final: chunks whose last segment this was. */
+/* Chunk `chunk` of key space `space` of next became final (its last
+ * segment did): append it to next's final chunks, the order pulls are
+ * answered in. */
 void spull_chunk_final(struct server *sv, uint32_t space, uint64_t chunk);
 /* next became cur: its final-chunk list becomes cur's. */
 void spull_commit(struct server *sv);

@@ -9,16 +9,18 @@
  * each as soon as it is, so the transfer of iteration t+1's input overlaps
  * the end of iteration t elsewhere (unless the app has an update() hook,
  * which rewrites values at the commit). Pieces are queued with priority
- * (iteration, chunk, worker): see reply_priority().
+ * (iteration, chunk, worker): see rt_reply_priority() (rules.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/keymask.h"
+#include "runtime/rules.h"
 #include "runtime/server_internal.h"
 #include "runtime/trace.h"
 #include "util/grow.h"
 #include "util/log.h"
+#include "util/sorted.h"
 
 void spull_begin(struct server *sv) {
   for (uint32_t s = 0; s < sv->job.n_spaces; s++)
@@ -126,16 +128,6 @@ static void req_span(const struct server *sv, const struct pull_req *r, int side
   *hi = b;
 }
 
-/* Lower leaves first: the running iteration before the next one, lower
- * chunks first (a task's blocks run in chunk order), and within a chunk
- * lower-numbered workers first: under static or contiguous assignment they
- * write the lowest keys, whose chunks of the next iteration every worker
- * needs first, so they should finish first. */
-static uint64_t reply_priority(uint32_t iter, uint64_t chunk, uint32_t worker) {
-  uint64_t c = chunk < (1u << 24) ? chunk : (1u << 24) - 1;
-  return ((uint64_t)(iter & 0xffffff) << 40) | c << 16 | (worker < 0xffff ? worker : 0xffff);
-}
-
 static struct wire_hdr answer_hdr(const struct server *sv, const struct pull_req *r, uint64_t lo, uint64_t hi) {
   struct wire_hdr h = wire_hdr_make(WIRE_PULL_REPLY, sv->index);
   h.table = r->hdr.table;
@@ -146,19 +138,6 @@ static struct wire_hdr answer_hdr(const struct server *sv, const struct pull_req
   return h;
 }
 
-/* First index of keys[0..n) >= k. */
-static uint64_t lower_bound(const uint64_t *keys, uint64_t n, uint64_t k) {
-  uint64_t a = 0, b = n;
-  while (a < b) {
-    uint64_t mid = a + (b - a) / 2;
-    if (keys[mid] < k)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  return a;
-}
-
 /* The values of the keys of [lo, hi) r wants that are read (sparse: its
  * keys; dense: every read key), packed in key order; owned by the queue. */
 static int send_packed(struct server *sv, const struct pull_req *r, const double *src, uint64_t lo, uint64_t hi,
@@ -167,8 +146,8 @@ static int send_packed(struct server *sv, const struct pull_req *r, const double
   const uint64_t *unread = sv->job.tables[t].unread;
   uint64_t i0 = 0, n = 0;
   if (r->keys) {
-    i0 = lower_bound(r->keys, r->hdr.count, lo);
-    n = lower_bound(r->keys, r->hdr.count, hi) - i0;
+    i0 = sorted_lower_bound_u64(r->keys, r->hdr.count, lo);
+    n = sorted_lower_bound_u64(r->keys, r->hdr.count, hi) - i0;
   } else {
     n = keymask_count(unread, lo, hi);
   }
@@ -199,7 +178,7 @@ static int send_values(struct server *sv, const struct pull_req *r, int side, ui
   const struct stable *st = &sv->t[t];
   uint32_t b = side == 0 ? st->cur : st->cur ^ 1u;
   const double *src = shard_by_key(sv, t, b);
-  uint64_t prio = reply_priority(r->hdr.iter, lo / req_space(sv, r)->chunk_keys, r->hdr.sender);
+  uint64_t prio = rt_reply_priority(r->hdr.iter, lo / req_space(sv, r)->chunk_keys, r->hdr.sender);
   uint64_t t0 = rt_now(sv->env);
   int rc = 0;
   bool shared = st->shared && (r->hdr.flags & WIRE_F_SHARE_OK) && !r->keys, zsent = false;
@@ -229,7 +208,7 @@ static int send_piece(struct server *sv, struct pull_req *r, int side, struct rt
   uint64_t lo, hi;
   req_span(sv, r, side, &lo, &hi);
   int rc = 0;
-  if (lo < hi && r->keys && lower_bound(r->keys, r->hdr.count, lo) == lower_bound(r->keys, r->hdr.count, hi)) {
+  if (lo < hi && r->keys && sorted_lower_bound_u64(r->keys, r->hdr.count, lo) == sorted_lower_bound_u64(r->keys, r->hdr.count, hi)) {
     r->at = hi; /* none of its keys in this chunk */
   } else if (lo < hi) {
     uint64_t max = sv->values_per_msg / sv->t[r->hdr.table].width;

@@ -11,6 +11,7 @@
 #include "runtime/server_internal.h"
 #include "util/bigmem.h"
 #include "util/log.h"
+#include "util/sorted.h"
 
 double *shard_by_key(const struct server *sv, uint32_t t, uint32_t b) {
   return sv->t[t].buf[b] - sv->t[t].lo * sv->t[t].width;
@@ -93,15 +94,7 @@ static int space_bounds(struct server *sv, uint32_t s) {
 
 /* The segment starting at key k of space s (a boundary). */
 static uint32_t seg_at(const struct sspace *sp, uint64_t k) {
-  uint32_t a = 0, b = sp->n_segs;
-  while (a < b) {
-    uint32_t mid = a + (b - a) / 2;
-    if (sp->seg_lo[mid] < k)
-      a = mid + 1;
-    else
-      b = mid;
-  }
-  return a;
+  return (uint32_t)sorted_lower_bound_u64(sp->seg_lo, sp->n_segs, k);
 }
 
 static int alloc_space(struct server *sv, uint32_t s) {

@@ -39,8 +39,7 @@ struct szc_entry {
 
 struct szc {
   struct zcodec *zc;
-  double *vals, *base;    /* scratch: packed values and their base */
-  uint64_t cap;           /* doubles each holds */
+  struct zcodec_piece piece; /* scratch: packed values and their base */
   struct szc_entry *kept; /* per (table, iteration parity, piece of the shard) */
   uint64_t pieces;        /* slots per table and parity (count_pieces()) */
   uint32_t n_tables;      /* tables with slots */
@@ -53,8 +52,7 @@ void szc_free(struct server *sv) {
   if (!z)
     return;
   zcodec_destroy(z->zc);
-  free(z->vals);
-  free(z->base);
+  zcodec_piece_fini(&z->piece);
   for (uint64_t i = 0; z->kept && i < 2 * (uint64_t)z->n_tables * z->pieces; i++)
     free(z->kept[i].bytes);
   free(z->kept);
@@ -109,18 +107,7 @@ static int reserve(struct server *sv, uint64_t n) {
       return DSANA_ENOMEM;
     z->n_tables = sv->job.n_tables;
   }
-  if (n <= z->cap)
-    return 0;
-  double *v = realloc(z->vals, n * sizeof *v);
-  if (v)
-    z->vals = v;
-  double *b = realloc(z->base, n * sizeof *b);
-  if (b)
-    z->base = b;
-  if (!v || !b)
-    return DSANA_ENOMEM;
-  z->cap = n;
-  return 0;
+  return zcodec_piece_reserve(&z->piece, n);
 }
 
 /* Keep cur's copies from now on (the first commit fills it). */
@@ -189,12 +176,12 @@ static void gather(struct server *sv, uint32_t t, const double *src, const doubl
     *bvals = base ? base + lo * w : NULL;
     return;
   }
-  keymask_pack_wide(unread, src, w, lo, hi, z->vals);
-  *vals = z->vals;
+  keymask_pack_wide(unread, src, w, lo, hi, z->piece.vals);
+  *vals = z->piece.vals;
   *bvals = NULL;
   if (base) {
-    keymask_pack_wide(unread, base, w, lo, hi, z->base);
-    *bvals = z->base;
+    keymask_pack_wide(unread, base, w, lo, hi, z->piece.base);
+    *bvals = z->piece.base;
   }
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/role_join.h"
 #include "runtime/trace.h"
 #include "runtime/worker_internal.h"
 #include "util/bigmem.h"
@@ -45,42 +46,7 @@ void worker_destroy(struct worker *w) {
 int worker_start(struct worker *w, struct rt_outq *out) {
   struct msg_register reg = {.role = ROLE_WORKER, .index = w->index, .pid = (uint32_t)getpid(),
                              .threads = worker_threads(w)};
-  gethostname(reg.host, sizeof reg.host - 1);
-  uint8_t *buf = malloc(1024);
-  size_t len = 0;
-  int rc = buf ? msg_register_encode(&reg, buf, 1024, &len) : DSANA_ENOMEM;
-  struct wire_hdr h = wire_hdr_make(WIRE_REGISTER, w->index);
-  if (rc) {
-    free(buf);
-    return rc;
-  }
-  return rt_send_owned(out, ROLE_SCHEDULER, 0, &h, buf, len, 0);
-}
-
-/* The app from the scheduler's map, when this worker was started alone. */
-static int create_app(struct worker *w) {
-  char err[512] = "";
-  if (w->params.app) {
-    w->app = w->params.app;
-    w->app_state = w->params.app_state;
-    return 0;
-  }
-  if (!(w->app = role_find_app(w->params.apps, w->map->app))) {
-    log_error("the scheduler runs app '%s', which this dsana does not know", w->map->app);
-    return DSANA_EPROTO;
-  }
-  int rc = w->app->create(&w->app_state);
-  if (rc)
-    return rc;
-  w->own_app = true;
-  for (uint32_t i = 0; i < w->map->args.n; i++) {
-    const char *name = w->map->args.name[i][0] ? w->map->args.name[i] : NULL;
-    if ((rc = w->app->set_option(w->app_state, name, w->map->args.value[i], err, sizeof err)) != 0) {
-      log_error("app option from the scheduler: %s", err);
-      return rc;
-    }
-  }
-  return 0;
+  return role_register(&reg, out);
 }
 
 /* Tables read by key lists: the app lists keys for the first task reading them. */
@@ -122,22 +88,10 @@ static int alloc_assign_bufs(struct worker *w) {
 
 /* Set up from the cluster map: the app, the job, the mirror, the tasks. */
 static int join(struct worker *w) {
-  char err[512] = "";
   w->index = w->map->your_index;
-  char role[64];
-  snprintf(role, sizeof role, "worker %u", w->index);
-  log_set_role(role);
-  int rc = create_app(w);
+  int rc = role_join(&w->params, w->map, "worker", &w->app, &w->app_state, &w->own_app, &w->job);
   if (rc)
     return rc;
-  job_init(&w->job, w->map->n_workers, w->map->n_servers, w->map->tasks_per_worker, "worker");
-  w->job.max_keys = w->cfg.max_keys;
-  w->job.info.local = (w->map->flags & MAP_F_LOCAL) != 0;
-  if ((rc = w->app->setup(w->app_state, &w->job, err, sizeof err)) != 0 ||
-      (rc = job_finalize(&w->job, err, sizeof err)) != 0) {
-    log_error("%s", err[0] ? err : dsana_strerror(rc));
-    return rc;
-  }
   find_sparse(w);
   bool compress = w->map->flags & MAP_F_COMPRESS; /* values travel compressed, even locally */
   bool share = w->env->buffer_map != NULL && !compress;
@@ -162,14 +116,8 @@ static int on_map(struct worker *w, const struct net_msg *m) {
     log_warn("ignored a second cluster map");
     return 0;
   }
-  if (!(w->map = calloc(1, sizeof *w->map)))
-    return DSANA_ENOMEM;
-  int rc = msg_map_decode(m->payload, m->hdr.payload_bytes, w->map);
-  if (rc) {
-    log_error("the scheduler's cluster map does not decode");
-    return rc;
-  }
-  return join(w);
+  int rc = role_take_map(m, &w->map);
+  return rc ? rc : join(w);
 }
 
 /* count task ids (u32) at p: queue them. */
@@ -306,7 +254,6 @@ int worker_work_done(struct worker *w, struct witem *it, struct rt_outq *out) {
 bool worker_stopped(const struct worker *w) { return w->stopped; }
 const struct msg_cluster_map *worker_map(const struct worker *w) { return w->map; }
 uint32_t worker_index(const struct worker *w) { return w->index; }
-bool worker_busy(const struct worker *w) { return w->n_held > 0 || w->q_len > 0; }
 void worker_set_one_block_items(struct worker *w, bool on) { w->one_block_items = on; }
 
 uint64_t worker_slots(const struct worker *w) {

@@ -103,7 +103,6 @@ int worker_work_done(struct worker *w, struct witem *it, struct rt_outq *out);
 bool worker_stopped(const struct worker *w);     /* STOP received: leave once sent */
 const struct msg_cluster_map *worker_map(const struct worker *w); /* NULL before it */
 uint32_t worker_index(const struct worker *w);
-bool worker_busy(const struct worker *w);        /* holds tasks */
 /* The slowdown-model slot count (emulation) and a scenario iteration. */
 uint64_t worker_slots(const struct worker *w);
 /* Its compute threads: --threads, or every core of this machine. */

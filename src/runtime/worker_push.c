@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/rules.h"
 #include "runtime/trace.h"
 #include "runtime/worker_internal.h"
 #include "util/grow.h"
@@ -113,13 +114,6 @@ static int mark_ends(struct worker *w, const struct wtask *wt, const uint8_t *to
   }
   return 0;
 }
-
-/* A task that computed for less than this sends its pushes and report
- * with the next ones (one message per server and one report for a run of
- * tiny tasks); longer ones send at once, so that pipelined chunks become
- * final as early as they can. */
-#define WPUSH_BATCH_NS 50000
-#define WPUSH_BATCH_TASKS 64
 
 /* The pushes of a finished instance, into q. */
 static int build_pushes(struct worker *w, struct wtask *wt, struct rt_outq *out) {

@@ -11,7 +11,9 @@
  * its assumptions, calibration and validation).
  *
  * Layer: above src/runtime (it reads a finalized struct dsana_job, the run
- * configuration and the observer types, all plain data), below cli/.
+ * configuration and the observer types, all plain data, and takes the
+ * rules and message sizes it models from runtime/rules.h and msg.h),
+ * below cli/.
  */
 #ifndef DSANA_SIM_SIM_H
 #define DSANA_SIM_SIM_H

@@ -15,10 +15,10 @@
 
 #include "policy/handout.h"
 #include "runtime/iter_figures.h"
+#include "runtime/msg.h"
 #include "sim/sim_internal.h"
 #include "util/grow.h"
 
-#define GLOBALS_BYTES (8 * (uint64_t)DSANA_MAX_GLOBALS)
 
 int simsched_init(struct sim *sim) {
   struct sim_sched *s = &sim->s;
@@ -160,7 +160,7 @@ void simsched_start_iteration(struct sim *sim, double t) {
   t = hand_out_first(sim, t);
   for (uint32_t w = 0; w < sim->n_workers && !sim->failed; w++) {
     bool ahead = s->w[w].ahead;
-    struct sim_msg *m = batch_msg(sim, SM_ITER_START, w, GLOBALS_BYTES);
+    struct sim_msg *m = batch_msg(sim, SM_ITER_START, w, MSG_GLOBALS_BYTES);
     if (m)
       m->ahead = ahead;
     t = send(sim, m, t);
@@ -190,7 +190,7 @@ static void end_iteration(struct sim *sim, double t) {
   struct sim_sched *s = &sim->s;
   record_iteration(sim, t);
   for (uint32_t i = 0; i < sim->n_servers; i++)
-    t = send(sim, simnet_msg(sim, SM_ITER_END, SIM_SCHED, 0, SIM_SERVER, i, s->iter, GLOBALS_BYTES), t);
+    t = send(sim, simnet_msg(sim, SM_ITER_END, SIM_SCHED, 0, SIM_SERVER, i, s->iter, MSG_GLOBALS_BYTES), t);
   if (s->iter >= sim->opt->max_iter) {
     s->done = true;
     s->end_t = t;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/rules.h"
 #include "sim/sim_internal.h"
 #include "util/grow.h"
 
@@ -84,13 +85,6 @@ void simserver_fini(struct sim *sim, uint32_t i) {
   free(sv->deferred);
 }
 
-/* Lower leaves first: the running iteration, lower chunks, lower workers
- * (server_pull.c's reply_priority). */
-static uint64_t reply_priority(uint32_t iter, uint64_t chunk, uint32_t worker) {
-  uint64_t c = chunk < (1u << 24) ? chunk : (1u << 24) - 1;
-  return ((uint64_t)(iter & 0xffffff) << 40) | c << 16 | (worker < 0xffff ? worker : 0xffff);
-}
-
 /* Send the answers of chunk c to r; returns the CPU time after them. */
 static double answer_chunk(struct sim *sim, uint32_t i, const struct sim_pullreq *r, uint64_t c, double t) {
   const struct sim_work *wk = &sim->wk;
@@ -103,7 +97,7 @@ static double answer_chunk(struct sim *sim, uint32_t i, const struct sim_pullreq
     if (!m)
       return t;
     m->chunk = c;
-    m->priority = reply_priority(r->iter, c, r->worker);
+    m->priority = rt_reply_priority(r->iter, c, r->worker);
     simnet_send(sim, &sim->sv[i].link, m, t);
   }
   return t;

@@ -14,6 +14,7 @@
 
 #include "runtime/iter_figures.h"
 #include "runtime/keymask.h"
+#include "runtime/rules.h"
 #include "sim/sim_internal.h"
 
 /* The table tasks read densely: the block table, else the first one task 0 reads. */
@@ -80,9 +81,7 @@ static void resolve(struct sim_work *wk, const struct dsana_job *job, const stru
       wk->chunk_keys = k;
   }
   wk->fetch_ahead = any && !app->update;
-  uint32_t b = job->block_table;
-  uint64_t k = wk->chunk_keys;
-  wk->blocks = b != JOB_NONE && app->block_hooks && ((k && k < job->tables[b].n_keys) || !app->run_task);
+  wk->blocks = rt_runs_blocks(job, wk->chunk_keys, app->block_hooks, app->run_task);
   wk->contiguous = wk->blocks && wk->fetch_ahead;
   bool links = rt_slowest_link(sc) > 0 || sc->global_link.latency_s > 0;
   for (uint32_t w = 0; w < sc->n_workers; w++)

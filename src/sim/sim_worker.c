@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sim/sim_internal.h"
+#include "util/splitmix.h"
 
 #define NONE UINT32_MAX
 
@@ -45,14 +46,9 @@ static double noise(struct sim *sim, uint32_t i) {
   double sigma = sim->opt->noise;
   if (!(sigma > 0))
     return 1;
-  uint64_t z = sim->opt->seed ^ ((uint64_t)i << 40) ^ sim->w[i].draws++ * 0x9E3779B97F4A7C15ull, h[2];
-  for (int k = 0; k < 2; k++) {
-    z += 0x9E3779B97F4A7C15ull;
-    uint64_t x = z;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    h[k] = x ^ (x >> 31);
-  }
+  uint64_t z = sim->opt->seed ^ ((uint64_t)i << 40) ^ sim->w[i].draws++ * SPLITMIX64_GOLDEN, h[2];
+  for (uint64_t k = 0; k < 2; k++)
+    h[k] = splitmix64_at(z, k);
   double u1 = ((double)(h[0] >> 11) + 0.5) * 0x1.0p-53, u2 = (double)(h[1] >> 11) * 0x1.0p-53;
   double g = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
   return exp(sigma * g - sigma * sigma / 2);

@@ -13,7 +13,6 @@ static enum log_level log_level_now = LOG_WARN;
 
 void log_set_role(const char *role) { snprintf(log_role, sizeof log_role, "%s", role ? role : ""); }
 void log_set_level(enum log_level level) { log_level_now = level; }
-enum log_level log_get_level(void) { return log_level_now; }
 
 const char *log_last_error(void) { return log_last; }
 

@@ -10,7 +10,6 @@ enum log_level { LOG_ERROR = 0, LOG_WARN = 1, LOG_INFO = 2, LOG_DEBUG = 3 };
 /* Set this process's prefix (copied), e.g. "worker 2". */
 void log_set_role(const char *role);
 void log_set_level(enum log_level level);
-enum log_level log_get_level(void);
 
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The text of the last error this process logged (without the prefix),

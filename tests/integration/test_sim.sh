@@ -3,7 +3,8 @@
 # --tasks job at W = 64 and W = 1024 simulated workers (metrics lines: one
 # per iteration and per worker, every task once per iteration, a summary
 # with median_iter_s and bound_s, efficiency in (0, 1]); the same command
-# twice writes the same metrics file; a generated graph as the job; dynamic
+# twice writes the same metrics file; a generated graph as the job, named
+# with its app or not, and another app's (logreg) job; dynamic
 # scheduling ahead of bsp under a straggler (simulated time, not the
 # host's); and bad input: exit 2 and exactly one line on stderr naming the
 # file (and line) or the option.
@@ -104,6 +105,23 @@ else
   fail "sim GRAPH: exit $RC: $(head -n 2 graph.err)"
 fi
 
+# ---- any app's job: APP ARGS ------------------------------------------------------
+# the default app named or not, the same run; another app's job simulates too
+run_capture graph_named "$DSANA" sim pagerank g.bin --workers 8 --servers 2 --mode dsana --max-iter 3 \
+  --metrics graph_named.jsonl
+if [ "$RC" -eq 0 ] && cmp -s graph.jsonl graph_named.jsonl; then
+  pass "sim pagerank GRAPH: the same metrics as sim GRAPH"
+else
+  fail "sim pagerank GRAPH: exit $RC, $(cmp graph.jsonl graph_named.jsonl 2>&1 | head -n 1)"
+fi
+run_capture gen_lr "$DSANA" data gen logreg --samples 400 --features 20 --nnz-per-row 5 --seed 1 --out lr.bin
+run_capture lr "$DSANA" sim logreg lr.bin --workers 4 --servers 2 --max-iter 3 --metrics lr.jsonl
+if [ "$RC" -eq 0 ]; then
+  check_metrics lr 4 "$(jq -s '.[] | select(.type == "summary") | .tasks' lr.jsonl)" 3
+else
+  fail "sim logreg DATA: exit $RC: $(head -n 2 lr.err)"
+fi
+
 # ---- dynamic scheduling ahead of bsp under stragglers --------------------------
 # tasks of 3-6 ms on a fast worker: compute, not per-message costs, sets the pace
 tasks 512 t512big.txt 1000000
@@ -148,6 +166,7 @@ expect_bad zero_cost "zero.txt:2" --tasks zero.txt
 expect_bad zero_keys "zero_keys.txt:1" --tasks zero_keys.txt
 expect_bad empty "empty.txt: no tasks" --tasks empty.txt
 expect_bad missing_graph "nosuch.bin" nosuch.bin
+expect_bad tasks_and_app "takes no app" logreg --tasks t512.txt
 expect_bad no_job "GRAPH" --workers 4
 expect_bad workers "--workers" --tasks t512.txt --workers 0
 expect_bad mode "--mode" --tasks t512.txt --mode fastest

@@ -286,6 +286,25 @@ static void test_foreign_frames_rejected(void **state) {
   free(v);
 }
 
+/* A piece's scratch grows to what is asked, keeps its values while it
+ * does not need to grow, and is empty again after fini. */
+static void test_piece_reserve(void **state) {
+  (void)state;
+  struct zcodec_piece p = {0};
+  assert_int_equal(zcodec_piece_reserve(&p, 0), 0);
+  assert_int_equal(zcodec_piece_reserve(&p, 100), 0);
+  assert_true(p.cap == 100 && p.vals && p.base);
+  p.vals[99] = 1.5;
+  p.base[99] = -2.5;
+  double *v = p.vals;
+  assert_int_equal(zcodec_piece_reserve(&p, 50), 0);
+  assert_true(p.vals == v && p.cap == 100);
+  assert_int_equal(zcodec_piece_reserve(&p, 1000), 0);
+  assert_true(p.cap == 1000 && p.vals[99] == 1.5 && p.base[99] == -2.5);
+  zcodec_piece_fini(&p);
+  assert_true(!p.vals && !p.base && p.cap == 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_random_values, setup, teardown),
@@ -297,6 +316,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_truncated_and_extended_rejected, setup, teardown),
       cmocka_unit_test_setup_teardown(test_wrong_count_rejected, setup, teardown),
       cmocka_unit_test_setup_teardown(test_foreign_frames_rejected, setup, teardown),
+      cmocka_unit_test(test_piece_reserve),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

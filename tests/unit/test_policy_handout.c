@@ -43,6 +43,19 @@ static void test_depth_grows_with_speed(void **unused) {
   assert_int_equal(handout_depth(SCHED_DYNAMIC, 1e12, 1.0, 2), HANDOUT_DEPTH_MAX + 1);
 }
 
+/* Each compute thread runs a task and the prefetched ones come on top: a
+ * thread more holds one task more, at any speed; cheaper tasks, more of
+ * them (the same time's worth). */
+static void test_depth_threads_on_top(void **unused) {
+  (void)unused;
+  for (uint32_t threads = 1; threads <= 8; threads++) {
+    assert_int_equal(handout_depth(SCHED_DYNAMIC, 4e6, 100.0, threads),
+                     handout_depth(SCHED_DYNAMIC, 4e6, 100.0, 1) + threads - 1);
+    assert_int_equal(handout_depth(SCHED_DYNAMIC, 1e12, 1.0, threads), HANDOUT_DEPTH_MAX + threads - 1);
+  }
+  assert_true(handout_depth(SCHED_DYNAMIC, 1e6, 50.0, 1) > handout_depth(SCHED_DYNAMIC, 1e6, 100.0, 1));
+}
+
 /* Dynamic scheduling with block-wise tasks hands out a fixed share of a
  * worker's planned work at the start of an iteration; without blocks (a
  * share given at once cannot move off a transient straggler) and under
@@ -60,6 +73,7 @@ int main(void) {
       cmocka_unit_test(test_depth_static_is_everything),
       cmocka_unit_test(test_depth_prefetches_for_slow_workers),
       cmocka_unit_test(test_depth_grows_with_speed),
+      cmocka_unit_test(test_depth_threads_on_top),
       cmocka_unit_test(test_first_budget),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
