@@ -49,7 +49,17 @@ struct data_cli {
   int npos;
 };
 
-enum { OPT_IDX = 256, OPT_SAMPLES, OPT_FEATURES, OPT_NNZ, OPT_CLASSES, OPT_SEED, OPT_OUT, OPT_TEST_OUT, OPT_TEST_SAMPLES };
+enum {
+  OPT_IDX = 256,
+  OPT_SAMPLES,
+  OPT_FEATURES,
+  OPT_NNZ,
+  OPT_CLASSES,
+  OPT_SEED,
+  OPT_OUT,
+  OPT_TEST_OUT,
+  OPT_TEST_SAMPLES
+};
 
 /* Where a numeric option's value goes (and its "given" flag). */
 static uint64_t *num_dest(struct data_cli *c, int ch, bool **given) {
@@ -82,8 +92,7 @@ static int take_opt(struct data_cli *c, int ch, const char *name, char **argv, c
   uint64_t *dst = num_dest(c, ch, &given);
   if (dst) {
     if (!cli_parse_decimal(optarg, dst)) {
-      fprintf(stderr, "dsana data %s: bad value '%s' for --%s (want a non-negative integer)\n", c->cmd, optarg,
-              name);
+      fprintf(stderr, "dsana data %s: bad value '%s' for --%s (want a non-negative integer)\n", c->cmd, optarg, name);
       return CLI_EXIT_USAGE;
     }
     if (given)
@@ -143,8 +152,8 @@ static int write_out(const struct dsana_dataset *ds, const char *path) {
     fprintf(stderr, "dsana: %s\n", err);
     return CLI_EXIT_FAIL;
   }
-  printf("%s: %" PRIu64 " rows, %" PRIu64 " features, %" PRIu64 " nonzeros (%s)\n", path, ds->n_rows,
-         ds->n_features, ds->nnz, ds->val_f32 ? "float" : "double");
+  printf("%s: %" PRIu64 " rows, %" PRIu64 " features, %" PRIu64 " nonzeros (%s)\n", path, ds->n_rows, ds->n_features,
+         ds->nnz, ds->val_f32 ? "float" : "double");
   return CLI_EXIT_OK;
 }
 
@@ -280,8 +289,8 @@ static int check_gen(const struct data_cli *c) {
 static int gen_rows(const struct data_cli *c, uint64_t first, uint64_t n, const char *path) {
   char err[512];
   struct dsana_dataset ds;
-  int rc = dsana_dataset_gen_logreg_rows(first, n, c->features, (uint32_t)c->nnz_per_row, (uint32_t)c->classes,
-                                         c->seed, &ds, err, sizeof err);
+  int rc = dsana_dataset_gen_logreg_rows(first, n, c->features, (uint32_t)c->nnz_per_row, (uint32_t)c->classes, c->seed,
+                                         &ds, err, sizeof err);
   if (rc) {
     fprintf(stderr, "dsana data %s\n", err);
     return rc == DSANA_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;

@@ -31,9 +31,11 @@ static const char GRAPH_USAGE[] =
     "dsana graph SUBCOMMAND --help explains each.\n";
 
 /* Flags every reading subcommand takes. */
-#define READ_OPTS                                                                                                  \
-  {"dedup", no_argument, NULL, GRAPH_OPT_DEDUP}, {"weighted", no_argument, NULL, GRAPH_OPT_WEIGHTED},              \
-      {"undirected", no_argument, NULL, GRAPH_OPT_UNDIRECTED}, {"help", no_argument, NULL, 'h'}
+#define READ_OPTS                                                                                     \
+  {"dedup", no_argument, NULL, GRAPH_OPT_DEDUP}, {"weighted", no_argument, NULL, GRAPH_OPT_WEIGHTED}, \
+      {"undirected", no_argument, NULL, GRAPH_OPT_UNDIRECTED}, {                                      \
+    "help", no_argument, NULL, 'h'                                                                    \
+  }
 
 static const char CONVERT_HELP[] =
     "usage: dsana graph convert IN OUT [--weighted] [--undirected] [--dedup] [--reorder none|degree]\n"

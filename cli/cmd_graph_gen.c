@@ -50,12 +50,14 @@ static int check_gen(const struct graph_cli *c, const char *kind, bool kron, boo
     return CLI_EXIT_USAGE;
   }
   if (text && c->reorder != DSANA_GRAPH_ORDER_NONE) {
-    fprintf(stderr, "dsana graph gen: --reorder degree needs a binary --out (an edge list is read back in id "
-                    "order); want --reorder none with %s\n", c->out);
+    fprintf(stderr,
+            "dsana graph gen: --reorder degree needs a binary --out (an edge list is read back in id "
+            "order); want --reorder none with %s\n",
+            c->out);
     return CLI_EXIT_USAGE;
   }
   return cli_check_tool_output(kron ? "graph gen kron" : "graph gen uniform", c->out, NULL, 0) != 0 ? CLI_EXIT_USAGE
-                                                                                                   : -1;
+                                                                                                    : -1;
 }
 
 /* The generator's command line, as the edge list's second comment line. */
@@ -73,8 +75,9 @@ static int generate(const struct graph_cli *c, bool kron, bool text) {
   char err[512], header[320];
   struct dsana_graph g, r;
   struct dsana_graph_opts opts = graph_cli_opts(c);
-  int rc = kron ? dsana_graph_gen_kron((unsigned)c->scale, (unsigned)c->edge_factor, c->seed, &opts, &g, err, sizeof err)
-                : dsana_graph_gen_uniform(c->vertices, c->edges, c->seed, &opts, &g, err, sizeof err);
+  int rc = kron
+               ? dsana_graph_gen_kron((unsigned)c->scale, (unsigned)c->edge_factor, c->seed, &opts, &g, err, sizeof err)
+               : dsana_graph_gen_uniform(c->vertices, c->edges, c->seed, &opts, &g, err, sizeof err);
   if (!rc && c->reorder != DSANA_GRAPH_ORDER_NONE) {
     rc = dsana_graph_reorder(&g, c->reorder, &r, err, sizeof err);
     dsana_graph_fini(&g);

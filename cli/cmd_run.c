@@ -51,8 +51,9 @@ static int setup_token(struct run_config *cfg, bool local, const char *who) {
     snprintf(err, sizeof err, "cannot make a job token: %s", dsana_strerror(rc));
   } else {
     rc = DSANA_EUSAGE;
-    snprintf(err, sizeof err, "--token-file FILE is required when roles run on their own (the job's secret, e.g. "
-                              "head -c 32 /dev/urandom | base64 > job.token, copied to every machine)");
+    snprintf(err, sizeof err,
+             "--token-file FILE is required when roles run on their own (the job's secret, e.g. "
+             "head -c 32 /dev/urandom | base64 > job.token, copied to every machine)");
   }
   if (!rc && (rc = net_curve_secret_from_token(token, len, cfg->curve_secret)) != 0)
     snprintf(err, sizeof err, "this ZeroMQ has no CURVE security");
@@ -153,8 +154,12 @@ static int run_ranked(struct cli_run *r, uint32_t rank, uint32_t size) {
     return trc;
   struct cli_report rep;
   report_init(&rep, r);
-  struct role_params p = {.cfg = &r->cfg, .apps = cli_apps(), .app = r->app, .app_state = r->app_state,
-                          .args = &r->args, .observer = &rep.observer};
+  struct role_params p = {.cfg = &r->cfg,
+                          .apps = cli_apps(),
+                          .app = r->app,
+                          .app_state = r->app_state,
+                          .args = &r->args,
+                          .observer = &rep.observer};
   enum rt_role role;
   runtime_rank_role(rank, r->cfg.n_servers, &role, &p.index);
   if (role == ROLE_SCHEDULER) {
@@ -205,12 +210,16 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
     fprintf(stderr, "dsana %s: the launcher's rank variables are malformed\n", app->name);
     rc = DSANA_EUSAGE;
   } else if (mpi && !net_addr_valid("mpi://0")) {
-    fprintf(stderr, "dsana %s: --transport mpi: this dsana was built without MPI (install libopenmpi-dev and "
-                    "rebuild)\n", app->name);
+    fprintf(stderr,
+            "dsana %s: --transport mpi: this dsana was built without MPI (install libopenmpi-dev and "
+            "rebuild)\n",
+            app->name);
     rc = DSANA_EUSAGE;
   } else if (mpi && (ranked != 0 || scheduler_only)) {
-    fprintf(stderr, "dsana %s: --transport mpi runs every role under mpirun (mpirun -n N dsana %s ... --transport "
-                    "mpi)\n", scheduler_only ? "scheduler" : app->name, app->name);
+    fprintf(stderr,
+            "dsana %s: --transport mpi runs every role under mpirun (mpirun -n N dsana %s ... --transport "
+            "mpi)\n",
+            scheduler_only ? "scheduler" : app->name, app->name);
     rc = DSANA_EUSAGE;
   } else if (ranked == 0 && !scheduler_only) {
     rc = run_ranked(&r, rank, size);
@@ -221,15 +230,24 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
     } else if ((rc = setup_token(&r.cfg, false, "scheduler")) == 0 && (rc = prepare_app(&r, false)) == 0) {
       struct cli_report rep;
       report_init(&rep, &r);
-      struct role_params p = {.cfg = &r.cfg, .apps = cli_apps(), .app = app, .app_state = r.app_state,
-                              .args = &r.args, .observer = &rep.observer};
+      struct role_params p = {.cfg = &r.cfg,
+                              .apps = cli_apps(),
+                              .app = app,
+                              .app_state = r.app_state,
+                              .args = &r.args,
+                              .observer = &rep.observer};
       rc = run_scheduler_alone(&r.cfg, &p);
     }
   } else if ((rc = setup_token(&r.cfg, true, app->name)) == 0 && (rc = prepare_app(&r, true)) == 0) {
     struct cli_report rep;
     report_init(&rep, &r);
-    struct role_params p = {.cfg = &r.cfg, .apps = cli_apps(), .app = app, .app_state = r.app_state,
-                            .args = &r.args, .index = UINT32_MAX, .observer = &rep.observer};
+    struct role_params p = {.cfg = &r.cfg,
+                            .apps = cli_apps(),
+                            .app = app,
+                            .app_state = r.app_state,
+                            .args = &r.args,
+                            .index = UINT32_MAX,
+                            .observer = &rep.observer};
     rc = runtime_launch_local(&p);
   }
   app->destroy(r.app_state);
@@ -303,8 +321,10 @@ int cmd_role_main(const char *role, int argc, char **argv) {
   }
   if (strncmp(cfg.scheduler_addr, "mpi://", 6) == 0) {
     /* an MPI job's ranks are fixed when mpirun starts it: none joins later */
-    fprintf(stderr, "dsana %s: cannot join an MPI job on its own (its ranks all start with mpirun; a lost rank "
-                    "stops the job)\n", role);
+    fprintf(stderr,
+            "dsana %s: cannot join an MPI job on its own (its ranks all start with mpirun; a lost rank "
+            "stops the job)\n",
+            role);
     return CLI_EXIT_USAGE;
   }
   if (setup_token(&cfg, false, role) != 0)

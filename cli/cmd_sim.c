@@ -56,7 +56,8 @@ static void usage(FILE *f) {
              "  --host-cores N    cores all roles share (0 = every role on its own machine)\n"
              "Other options as for dsana APP (--workers, --servers, --mode, --sched, --chunk, --tasks-per-worker,\n"
              "--max-message, --scenario: speeds, transient stragglers, links, ns_per_cost, time_scale); there is no\n"
-             "convergence: it runs --max-iter iterations (default " SIM_DEFAULT_ITERS "). Bad input: one line on stderr, exit 2.\n");
+             "convergence: it runs --max-iter iterations (default " SIM_DEFAULT_ITERS
+             "). Bad input: one line on stderr, exit 2.\n");
 }
 
 static int parse_num(const char *opt, const char *v, double lo, double hi, double *out) {
@@ -113,8 +114,7 @@ static int take_own(struct sim_cli *c, int argc, char **argv, int *i, bool *mine
 /* Split argv into the simulator's options and the run's (into *out from
  * [1]: [0] is left for the app's name; --max-iter added when the app has
  * one and it is not given). */
-static int split_args(int argc, char **argv, const struct dsana_app *app, struct sim_cli *c, char ***out,
-                      int *n_out) {
+static int split_args(int argc, char **argv, const struct dsana_app *app, struct sim_cli *c, char ***out, int *n_out) {
   char **v = calloc((size_t)argc + 3, sizeof *v);
   if (!v)
     return DSANA_ENOMEM;
@@ -199,8 +199,10 @@ static int run(struct cli_run *r, const struct sim_cli *c) {
   if (!rc)
     rc = load_inputs(r, c, &sc, &have_sc, &costs);
   if (!rc) {
-    struct sim_app_shape shape = {.name = r->app->name, .block_hooks = r->app->task_block != NULL,
-                                  .run_task = r->app->run_task != NULL, .update = r->app->update != NULL};
+    struct sim_app_shape shape = {.name = r->app->name,
+                                  .block_hooks = r->app->task_block != NULL,
+                                  .run_task = r->app->run_task != NULL,
+                                  .update = r->app->update != NULL};
     struct sim_options opt = c->opt;
     opt.max_iter = job.max_iter ? job.max_iter : 1;
     struct cli_report rep;

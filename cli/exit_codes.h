@@ -15,12 +15,7 @@
 
 #include "util/status.h"
 
-enum {
-  CLI_EXIT_OK = 0,
-  CLI_EXIT_FAIL = 1,
-  CLI_EXIT_USAGE = 2,
-  CLI_EXIT_INCOMPLETE = STATUS_EXIT_INCOMPLETE
-};
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2, CLI_EXIT_INCOMPLETE = STATUS_EXIT_INCOMPLETE };
 
 /* The exit code of a command that ended with rc (0 or a DSANA_E* code):
  * input errors (bad file, bad format, bad value) exit CLI_EXIT_USAGE like

@@ -26,10 +26,11 @@ void cli_print_common_help(FILE *f) {
 
 void cli_print_app_help(const struct dsana_app *app, bool scheduler_only, FILE *f) {
   if (scheduler_only)
-    fprintf(f, "usage: dsana scheduler %s --scheduler ADDR --token-file FILE [options] %s\n"
-               "Run only the scheduler of a %s job, listening on ADDR; servers and workers join it with\n"
-               "dsana server|worker --scheduler ADDR --token-file FILE (the input must be readable on\n"
-               "every machine).\n%s\n\n%s options:\n",
+    fprintf(f,
+            "usage: dsana scheduler %s --scheduler ADDR --token-file FILE [options] %s\n"
+            "Run only the scheduler of a %s job, listening on ADDR; servers and workers join it with\n"
+            "dsana server|worker --scheduler ADDR --token-file FILE (the input must be readable on\n"
+            "every machine).\n%s\n\n%s options:\n",
             app->name, app->args, app->name, app->summary, app->name);
   else
     fprintf(f, "usage: dsana %s [options] %s\n%s\n\n%s options:\n", app->name, app->args, app->summary, app->name);

@@ -18,14 +18,13 @@
 #include "util/proctitle.h"
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: dsana APP [options] ARGS      run APP on a local cluster (forks scheduler, servers, workers)\n"
-          "       dsana scheduler APP --scheduler ADDR --token-file F [options] ARGS   only the scheduler, on ADDR\n"
-          "       dsana server|worker --scheduler ADDR --token-file F               one server or worker of it\n"
-          "       dsana sim GRAPH|--tasks FILE [options]              simulate a run (docs/sim.md)\n"
-          "       dsana graph convert|info|gen ...                      graph tools\n"
-          "       dsana data convert|info|gen ...                       dataset tools (libsvm, IDX, binary)\n"
-          "       dsana --help | --version\n\napps:\n");
+  fprintf(f, "usage: dsana APP [options] ARGS      run APP on a local cluster (forks scheduler, servers, workers)\n"
+             "       dsana scheduler APP --scheduler ADDR --token-file F [options] ARGS   only the scheduler, on ADDR\n"
+             "       dsana server|worker --scheduler ADDR --token-file F               one server or worker of it\n"
+             "       dsana sim GRAPH|--tasks FILE [options]              simulate a run (docs/sim.md)\n"
+             "       dsana graph convert|info|gen ...                      graph tools\n"
+             "       dsana data convert|info|gen ...                       dataset tools (libsvm, IDX, binary)\n"
+             "       dsana --help | --version\n\napps:\n");
   for (const struct dsana_app *const *a = cli_apps(); *a; a++)
     fprintf(f, "  %-12s %s\n", (*a)->name, (*a)->summary);
   fprintf(f, "\nruntime options (dsana APP --help shows the app's own):\n");

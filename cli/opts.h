@@ -20,7 +20,7 @@ struct cli_run {
   const struct dsana_app *app;
   void *app_state; /* created by cli_parse_run; destroy with app->destroy */
   struct app_args args;
-  int help; /* --help or -h was asked (nothing printed: the caller prints the usage) */
+  int help;           /* --help or -h was asked (nothing printed: the caller prints the usage) */
   bool workers_given; /* --workers (else a --scenario's count, or the cores) */
   bool servers_given; /* --servers (else 1, or a --resume checkpoint's count) */
   struct {

@@ -59,8 +59,8 @@ static int check_clashes(const char *who, const struct run_paths *p) {
     const struct named_path *o = &p->out[i];
     for (int j = 0; j < p->n_in; j++)
       if (dsana_outfile_same(o->path, p->in[j].path)) {
-        fprintf(stderr, "dsana %s: %s %s is the input %s %s: refusing to overwrite an input\n", who, o->label,
-                o->path, p->in[j].label, p->in[j].path);
+        fprintf(stderr, "dsana %s: %s %s is the input %s %s: refusing to overwrite an input\n", who, o->label, o->path,
+                p->in[j].label, p->in[j].path);
         return DSANA_EUSAGE;
       }
     /* streams written in place (stdout, a FIFO, /dev/null) may be shared */

@@ -153,7 +153,8 @@ static void on_summary(void *arg, const struct rt_run_report *r) {
   }
   /* --tol 0 asks for exactly --max-iter iterations: nothing to warn about */
   if (!r->converged && rep->max_iter && r->iterations >= rep->max_iter && rep->tol > 0)
-    fprintf(stderr, "dsana %s: warning: not converged: --max-iter %u stopped the run at residual %.3e, above --tol %g\n",
+    fprintf(stderr,
+            "dsana %s: warning: not converged: --max-iter %u stopped the run at residual %.3e, above --tol %g\n",
             r->app, rep->max_iter, r->residual, rep->tol);
   summary_json(rep, r);
 }
@@ -192,6 +193,6 @@ void report_init(struct cli_report *rep, const struct cli_run *run) {
   rep->progress = !cfg->quiet && isatty(STDERR_FILENO);
   rep->metrics_path = cfg->metrics_path;
   progress_init(&rep->line, rep->progress, 0, 0);
-  rep->observer = (struct rt_observer){.arg = rep, .open = on_open, .close = on_close, .iteration = on_iteration,
-                                       .summary = on_summary};
+  rep->observer = (struct rt_observer){
+      .arg = rep, .open = on_open, .close = on_close, .iteration = on_iteration, .summary = on_summary};
 }

@@ -20,7 +20,7 @@ struct cli_report {
   bool quiet, progress;
   uint32_t rows;
   uint64_t start_ns;
-  const char *metrics_path; /* borrowed from the run's configuration */
+  const char *metrics_path;  /* borrowed from the run's configuration */
   const struct cli_run *run; /* borrowed: the command line (the summary's input and options) */
   double tol;                /* the app's, from the iteration reports */
   uint32_t max_iter;

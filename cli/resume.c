@@ -201,8 +201,8 @@ static int compare_lines(const char *saved, const char *now, const char *only, c
     unsigned long long s1, s2;
     unsigned c1, c2;
     int p1 = 0, p2 = 0;
-    if (input && sscanf(is, "%llu %x %n", &s1, &c1, &p1) == 2 &&
-        sscanf(was, "%llu %x %n", &s2, &c2, &p2) == 2 && (s1 != s2 || c1 != c2)) {
+    if (input && sscanf(is, "%llu %x %n", &s1, &c1, &p1) == 2 && sscanf(was, "%llu %x %n", &s2, &c2, &p2) == 2 &&
+        (s1 != s2 || c1 != c2)) {
       snprintf(err, errlen, "%s %s is not the checkpoint's input (%s, %llu bytes, CRC-32 %08x)", name, is + p1,
                was + p2, s2, c2);
       return DSANA_EUSAGE;
@@ -253,9 +253,8 @@ int cli_setup_checkpoints(struct cli_run *r) {
     fprintf(stderr, "dsana %s: --checkpoint %s: %s\n", who, cfg->checkpoint_dir, strerror(errno));
     return DSANA_EIO;
   }
-  int rc = cfg->checkpoint_dir[0] || cfg->resume_dir[0]
-               ? build_identity(r, cfg->job_identity, sizeof cfg->job_identity)
-               : 0;
+  int rc =
+      cfg->checkpoint_dir[0] || cfg->resume_dir[0] ? build_identity(r, cfg->job_identity, sizeof cfg->job_identity) : 0;
   if (rc == DSANA_ERANGE)
     fprintf(stderr, "dsana %s: too many options to record in a checkpoint\n", who);
   if (rc || !cfg->resume_dir[0])
@@ -281,9 +280,10 @@ int cli_setup_checkpoints(struct cli_run *r) {
 int cli_check_resume_cap(const struct cli_run *r, uint32_t max_iter) {
   if (!r->cfg.resume_iter || !max_iter || max_iter > r->cfg.resume_iter)
     return 0;
-  fprintf(stderr, "dsana %s: --max-iter %u: the checkpoint in %s is at iteration %u already (resume with "
-                  "--max-iter above %u)\n", r->app->name, max_iter, r->cfg.resume_dir, r->cfg.resume_iter,
-          r->cfg.resume_iter);
+  fprintf(stderr,
+          "dsana %s: --max-iter %u: the checkpoint in %s is at iteration %u already (resume with "
+          "--max-iter above %u)\n",
+          r->app->name, max_iter, r->cfg.resume_dir, r->cfg.resume_iter, r->cfg.resume_iter);
   return DSANA_EUSAGE;
 }
 

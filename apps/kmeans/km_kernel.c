@@ -52,22 +52,22 @@ void km_centres_fini(struct km_centres *cs) {
  * independent chains, where one running sum per centroid would wait on
  * each addition. A fixed order all the same: the same bits everywhere.
  * One copy per value type, so that the loop has no branch. */
-#define KM_DOTS4(NAME, T)                                                                                          \
-  static void NAME(const double *ct, uint32_t g, const uint32_t *col, const T *val, uint64_t e0, uint64_t e1,      \
-                   double *dot) {                                                                                 \
-    double a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;                                        \
-    uint64_t e = e0;                                                                                              \
-    for (; e + 1 < e1; e += 2) {                                                                                  \
-      const double va = val[e], vb = val[e + 1];                                                                  \
-      const double *ca = ct + (uint64_t)col[e] * KM_GROUP, *cb = ct + (uint64_t)col[e + 1] * KM_GROUP;            \
-      a0 += va * ca[0], a1 += va * ca[1], a2 += va * ca[2], a3 += va * ca[3];                                     \
-      b0 += vb * cb[0], b1 += vb * cb[1], b2 += vb * cb[2], b3 += vb * cb[3];                                     \
-    }                                                                                                             \
-    if (e < e1) {                                                                                                 \
-      const double va = val[e], *ca = ct + (uint64_t)col[e] * KM_GROUP;                                           \
-      a0 += va * ca[0], a1 += va * ca[1], a2 += va * ca[2], a3 += va * ca[3];                                     \
-    }                                                                                                             \
-    dot[g] = a0 + b0, dot[g + 1] = a1 + b1, dot[g + 2] = a2 + b2, dot[g + 3] = a3 + b3;                           \
+#define KM_DOTS4(NAME, T)                                                                                     \
+  static void NAME(const double *ct, uint32_t g, const uint32_t *col, const T *val, uint64_t e0, uint64_t e1, \
+                   double *dot) {                                                                             \
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;                                    \
+    uint64_t e = e0;                                                                                          \
+    for (; e + 1 < e1; e += 2) {                                                                              \
+      const double va = val[e], vb = val[e + 1];                                                              \
+      const double *ca = ct + (uint64_t)col[e] * KM_GROUP, *cb = ct + (uint64_t)col[e + 1] * KM_GROUP;        \
+      a0 += va * ca[0], a1 += va * ca[1], a2 += va * ca[2], a3 += va * ca[3];                                 \
+      b0 += vb * cb[0], b1 += vb * cb[1], b2 += vb * cb[2], b3 += vb * cb[3];                                 \
+    }                                                                                                         \
+    if (e < e1) {                                                                                             \
+      const double va = val[e], *ca = ct + (uint64_t)col[e] * KM_GROUP;                                       \
+      a0 += va * ca[0], a1 += va * ca[1], a2 += va * ca[2], a3 += va * ca[3];                                 \
+    }                                                                                                         \
+    dot[g] = a0 + b0, dot[g + 1] = a1 + b1, dot[g + 2] = a2 + b2, dot[g + 3] = a3 + b3;                       \
   }
 KM_DOTS4(dots4_f32, float)
 KM_DOTS4(dots4_f64, double)

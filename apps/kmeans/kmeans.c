@@ -22,8 +22,8 @@ static const struct dsana_app_option km_options[] = {
     {"max-iter", "N", "Lloyd iterations at most, 1..1000000", DSANA_OPT_REPORT, "300"},
     {"tol", "T", "also stop when the objective changes by at most T relative (0: only when nothing moves)",
      DSANA_OPT_PARAM, "1e-4"},
-    {"out", "FILE", "write the centroids: one line each, D values (%.17g); FILE.gz: gzip; -: stdout",
-     DSANA_OPT_OUTPUT, NULL},
+    {"out", "FILE", "write the centroids: one line each, D values (%.17g); FILE.gz: gzip; -: stdout", DSANA_OPT_OUTPUT,
+     NULL},
     {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
 
 static int km_create(void **out) {

@@ -59,9 +59,9 @@
 #include "dsana/dsana.h"
 
 #define KM_PATH_MAX 1024
-#define KM_MAX_K (1u << 24)  /* clusters at most (and at most the rows) */
-#define KM_BLOCK_MIN 64      /* rows per exact partial: a power of two ... */
-#define KM_BLOCK_MAX 1024    /* ... between these, about N / 128 */
+#define KM_MAX_K (1u << 24) /* clusters at most (and at most the rows) */
+#define KM_BLOCK_MIN 64     /* rows per exact partial: a power of two ... */
+#define KM_BLOCK_MAX 1024   /* ... between these, about N / 128 */
 
 enum { KM_T_CENT = 0, KM_T_SUMS = 1, KM_T_LABELS = 2 };
 /* sums: tasks (0, 1), finish() (2, 3, 4) */
@@ -83,8 +83,8 @@ struct km_app {
   bool loaded, validated; /* validated: every row checked (else a task checks its own) */
   uint64_t block;         /* rows per exact partial sum */
   uint32_t n_tasks;
-  uint8_t *checked;       /* per task: its rows checked (a mapped file) */
-  double *init_c;         /* K x D initial centroids (km_seed.c), NULL until made */
+  uint8_t *checked; /* per task: its rows checked (a mapped file) */
+  double *init_c;   /* K x D initial centroids (km_seed.c), NULL until made */
   /* the scheduler's: what the last reduce() saw, for the summary */
   double last_changed, last_moved, last_rel;
 };

@@ -13,8 +13,8 @@
 #include "logreg.h"
 
 static const struct dsana_app_option lr_options[] = {
-    {"test", "FILE", "a test set (libsvm or dsana binary): its accuracy and log-loss every iteration",
-     DSANA_OPT_REPORT, NULL},
+    {"test", "FILE", "a test set (libsvm or dsana binary): its accuracy and log-loss every iteration", DSANA_OPT_REPORT,
+     NULL},
     {"l2", "L", "L2 regularisation strength, >= 0 (scikit-learn's C = 1/L)", DSANA_OPT_PARAM, "1"},
     {"max-iter", "N", "evaluations of the objective at most, 1..1000000", DSANA_OPT_REPORT, "100"},
     {"tol", "TOL", "stop when the 2-norm of the objective's gradient is below TOL (>= 0)", DSANA_OPT_PARAM, "1e-4"},

@@ -47,8 +47,8 @@
 #include "dsana/dsana.h"
 
 #define LR_PATH_MAX 1024
-#define LR_BLOCK 256    /* rows per exact partial sum (dense models) */
-#define LR_MEM 10       /* L-BFGS pairs kept */
+#define LR_BLOCK 256                /* rows per exact partial sum (dense models) */
+#define LR_MEM 10                   /* L-BFGS pairs kept */
 #define LR_DENSE_MAX_FEATURES 65536 /* above: tasks read and push key lists */
 #define LR_MAX_CLASSES 1024
 
@@ -63,11 +63,11 @@ enum {
   LR_SUM_CORRECT,
   LR_SUM_TLOSS,
   LR_SUM_TCORRECT,
-  LR_SUM_XX,  /* |x|^2 without the bias */
-  LR_SUM_GD,  /* gt . d */
-  LR_SUM_GG,  /* gt . gt */
-  LR_SUM_SS,  /* s . s  (s = x - xb) */
-  LR_SUM_SY,  /* s . y  (y = gt - gb) */
+  LR_SUM_XX, /* |x|^2 without the bias */
+  LR_SUM_GD, /* gt . d */
+  LR_SUM_GG, /* gt . gt */
+  LR_SUM_SS, /* s . s  (s = x - xb) */
+  LR_SUM_SY, /* s . y  (y = gt - gb) */
   LR_SUM_YY,
   LR_SUM_GS,  /* gt . s */
   LR_SUM_GY,  /* gt . y */
@@ -78,17 +78,17 @@ enum {
 
 /* globals: decisions for update() and the optimiser's scalars */
 enum {
-  LR_G_ACTION = 0, /* LR_ACT_* */
-  LR_G_ALPHA,      /* step of the next trial */
-  LR_G_SLOT,       /* history slot the accepted pair goes to, -1: none */
-  LR_G_FINAL,      /* 1: stop, x = xb */
-  LR_G_PAIRS,      /* pairs in the history */
-  LR_G_NEWEST,     /* slot of the newest pair */
-  LR_G_FB,         /* f at xb */
-  LR_G_GBD,        /* gb . d */
-  LR_G_TRIES,      /* trials of the current line search */
-  LR_G_GNORM,      /* |gb| */
-  LR_G_DELTA,      /* 2m+1 coefficients of d over [s, y, g] */
+  LR_G_ACTION = 0,                        /* LR_ACT_* */
+  LR_G_ALPHA,                             /* step of the next trial */
+  LR_G_SLOT,                              /* history slot the accepted pair goes to, -1: none */
+  LR_G_FINAL,                             /* 1: stop, x = xb */
+  LR_G_PAIRS,                             /* pairs in the history */
+  LR_G_NEWEST,                            /* slot of the newest pair */
+  LR_G_FB,                                /* f at xb */
+  LR_G_GBD,                               /* gb . d */
+  LR_G_TRIES,                             /* trials of the current line search */
+  LR_G_GNORM,                             /* |gb| */
+  LR_G_DELTA,                             /* 2m+1 coefficients of d over [s, y, g] */
   LR_G_GRAM = LR_G_DELTA + 2 * LR_MEM + 1 /* (2m+1)^2 Gram matrix of [s, y, g] */
 };
 #define LR_BASIS (2 * LR_MEM + 1)
@@ -96,15 +96,15 @@ enum { LR_ACT_INIT = 0, LR_ACT_ACCEPT = 1, LR_ACT_REJECT = 2 };
 
 struct lr_task_data {
   uint64_t lo, hi; /* rows of its set */
-  uint64_t *keys; /* sparse models: features touched + the bias, ascending (lr_keys.c) */
+  uint64_t *keys;  /* sparse models: features touched + the bias, ascending (lr_keys.c) */
   uint64_t n_keys;
   uint32_t key_refs; /* runs of the task holding keys */
-  bool checked;    /* rows passed dsana_dataset_check */
+  bool checked;      /* rows passed dsana_dataset_check */
 };
 
 #define LR_POSMAPS 256 /* position maps at most: tasks running at once in a worker */
 struct lr_posmaps {
-  pthread_mutex_t lock; /* guards the rest (compute threads take and put maps) */
+  pthread_mutex_t lock;      /* guards the rest (compute threads take and put maps) */
   uint32_t *map[LR_POSMAPS]; /* n_features entries each */
   bool busy[LR_POSMAPS];
   uint32_t n;
@@ -126,15 +126,15 @@ struct lr_app {
   bool loaded, validated;
   double *labels; /* distinct training labels, ascending (class c = labels[c]) */
   uint64_t n_classes;
-  uint32_t kw;      /* weights per feature: 1 (two classes) or n_classes */
-  uint64_t n_keys;  /* features + bias */
-  bool sparse;      /* tasks read and push key lists */
+  uint32_t kw;     /* weights per feature: 1 (two classes) or n_classes */
+  uint64_t n_keys; /* features + bias */
+  bool sparse;     /* tasks read and push key lists */
   uint32_t n_train_tasks, n_test_tasks;
   struct lr_task_data *td;
   uint64_t *key_bits;        /* lr_keys.c: a bitmap over the features, all clear between uses */
   struct lr_posmaps posmaps; /* sparse models' tasks */
-  uint8_t *test_class_ok; /* per test row: its label is a training class */
-  uint64_t test_unknown;  /* test rows whose class the model does not know */
+  uint8_t *test_class_ok;    /* per test row: its label is a training class */
+  uint64_t test_unknown;     /* test rows whose class the model does not know */
 };
 
 /* lr_data.c */

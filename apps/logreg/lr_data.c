@@ -111,8 +111,7 @@ int lr_convert_inputs(struct lr_app *a, char *err, size_t errlen) {
     rc = convert_one(a->train_path, a->converted[0], sizeof a->converted[0], &a->converted_fd[0], &a->train, err,
                      errlen);
   if (!rc && a->test_path[0])
-    rc = convert_one(a->test_path, a->converted[1], sizeof a->converted[1], &a->converted_fd[1], &a->test, err,
-                     errlen);
+    rc = convert_one(a->test_path, a->converted[1], sizeof a->converted[1], &a->converted_fd[1], &a->test, err, errlen);
   if (!rc && a->test_path[0] && a->test.n_features > a->train.n_features)
     fprintf(stderr, "dsana logreg: warning: %s has features up to %llu, the model %llu: the others are ignored\n",
             a->test_path, (unsigned long long)a->test.n_features, (unsigned long long)a->train.n_features);
@@ -153,12 +152,15 @@ static int declare_tasks(struct lr_app *a, struct dsana_job *job, uint32_t want)
   }
   a->n_train_tasks = cut_rows(&a->train, want, cut);
   for (uint32_t i = 0; i < a->n_train_tasks; i++)
-    t[i] = (struct dsana_task_decl){.lo = cut[i], .hi = cut[i + 1],
-                                    .cost = (double)(a->train.row_off[cut[i + 1]] - a->train.row_off[cut[i]]) * a->kw + 1};
+    t[i] =
+        (struct dsana_task_decl){.lo = cut[i],
+                                 .hi = cut[i + 1],
+                                 .cost = (double)(a->train.row_off[cut[i + 1]] - a->train.row_off[cut[i]]) * a->kw + 1};
   a->n_test_tasks = want_test ? cut_rows(&a->test, want_test, cut) : 0;
   for (uint32_t i = 0; i < a->n_test_tasks; i++)
     t[a->n_train_tasks + i] = (struct dsana_task_decl){
-        .lo = cut[i], .hi = cut[i + 1],
+        .lo = cut[i],
+        .hi = cut[i + 1],
         .cost = (double)(a->test.row_off[cut[i + 1]] - a->test.row_off[cut[i]]) * a->kw / 2 + 1};
   int rc = dsana_job_set_tasks(job, t, a->n_train_tasks + a->n_test_tasks);
   free(cut);
@@ -182,8 +184,8 @@ int lr_declare(struct lr_app *a, struct dsana_job *job, char *err, size_t errlen
   int rc = 0;
   if ((rc = dsana_job_add_table(job, "x", a->n_keys, a->kw, DSANA_RULE_DERIVED, &id)) != 0 || id != LR_T_X ||
       (rc = dsana_job_add_table(job, "g", a->n_keys, a->kw, DSANA_RULE_SUM, &id)) != 0 || id != LR_T_G ||
-      (rc = dsana_job_add_table(job, "state", a->n_keys, a->batch ? a->kw : a->kw * LR_STATE_SLOTS,
-                                 DSANA_RULE_STATE, &id)) != 0 ||
+      (rc = dsana_job_add_table(job, "state", a->n_keys, a->batch ? a->kw : a->kw * LR_STATE_SLOTS, DSANA_RULE_STATE,
+                                &id)) != 0 ||
       id != LR_T_STATE || (rc = declare_tasks(a, job, info.n_workers * info.tasks_per_worker)) != 0) {
     snprintf(err, errlen, "%s: %s", a->train_path, dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
     return rc ? rc : DSANA_EINVAL;

@@ -48,8 +48,9 @@ struct model_out {
 static int fill_model(struct dsana_outfile *f, const void *arg) {
   const struct model_out *m = arg;
   const struct lr_app *a = m->a;
-  int bad = dsana_outfile_printf(f, "# dsana logreg model\n# features %llu classes %llu weights_per_feature %u l2 %.17g\n# labels",
-                    (unsigned long long)a->train.n_features, (unsigned long long)a->n_classes, a->kw, a->l2) < 0;
+  int bad = dsana_outfile_printf(
+                f, "# dsana logreg model\n# features %llu classes %llu weights_per_feature %u l2 %.17g\n# labels",
+                (unsigned long long)a->train.n_features, (unsigned long long)a->n_classes, a->kw, a->l2) < 0;
   for (uint64_t c = 0; c < a->n_classes; c++)
     bad |= dsana_outfile_printf(f, " %.17g", a->labels[c]) < 0;
   bad |= dsana_outfile_write(f, "\n", 1) != 0;
@@ -89,8 +90,9 @@ static int read_header(FILE *f, const char *path, struct model *m, char *err, si
   unsigned long long F, K;
   unsigned kw;
   double l2;
-  if (fscanf(f, "# dsana logreg model # features %llu classes %llu weights_per_feature %u l2 %lf # labels", &F, &K,
-             &kw, &l2) != 4 || K < 2 || K > LR_MAX_CLASSES || kw != (K == 2 ? 1 : K) || F >= UINT32_MAX) {
+  if (fscanf(f, "# dsana logreg model # features %llu classes %llu weights_per_feature %u l2 %lf # labels", &F, &K, &kw,
+             &l2) != 4 ||
+      K < 2 || K > LR_MAX_CLASSES || kw != (K == 2 ? 1 : K) || F >= UINT32_MAX) {
     snprintf(err, errlen, "%s: not a dsana logreg model (bad header)", path);
     return DSANA_EFORMAT;
   }
@@ -195,11 +197,14 @@ static void warn_unknown(const struct model *m, const struct dsana_dataset *ds, 
   for (uint64_t i = 0; i < ds->n_rows; i++)
     unknown += dsana_dataset_class_of(m->labels, m->classes, ds->label[i], &c) != 0;
   if (ds->n_features > m->features)
-    fprintf(stderr, "dsana logreg predict: warning: %s has features up to %llu, the model %llu: the others are ignored\n",
+    fprintf(stderr,
+            "dsana logreg predict: warning: %s has features up to %llu, the model %llu: the others are ignored\n",
             data_path, (unsigned long long)ds->n_features, (unsigned long long)m->features);
   if (unknown)
-    fprintf(stderr, "dsana logreg predict: warning: %s: %llu of %llu rows have a label the model never saw (counted "
-                    "as errors)\n", data_path, (unsigned long long)unknown, (unsigned long long)ds->n_rows);
+    fprintf(stderr,
+            "dsana logreg predict: warning: %s: %llu of %llu rows have a label the model never saw (counted "
+            "as errors)\n",
+            data_path, (unsigned long long)unknown, (unsigned long long)ds->n_rows);
 }
 
 int logreg_predict(const char *model_path, const char *data_path, const char *out_path, double *accuracy, char *err,

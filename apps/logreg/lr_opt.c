@@ -13,8 +13,8 @@
 
 #include "logreg.h"
 
-#define C1 1e-4       /* Armijo: sufficient decrease */
-#define MAX_TRIES 30  /* backtracking steps before giving up */
+#define C1 1e-4                 /* Armijo: sufficient decrease */
+#define MAX_TRIES 30            /* backtracking steps before giving up */
 #define FTOL (64 * DBL_EPSILON) /* relative decrease too small to go on (as scikit-learn's L-BFGS-B) */
 #define G_IDX_S(i) (i)
 #define G_IDX_Y(i) (LR_MEM + (i))

@@ -114,8 +114,7 @@ static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
       (rc = dsana_job_set_result_table(job, pr->t_rank)) != 0 || (rc = pr_make_tasks(pr, job)) != 0 ||
       (rc = dsana_job_set_block_table(job, pr->t_contrib)) != 0 || (rc = dsana_job_set_sums(job, 2)) != 0 ||
       (rc = pr_declare_unread(pr, job)) != 0)
-    snprintf(err, errlen, "%s: %s", pr->graph_path,
-             dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
+    snprintf(err, errlen, "%s: %s", pr->graph_path, dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
   if (rc)
     return rc;
   dsana_job_set_convergence(job, pr->tol, pr->max_iter);

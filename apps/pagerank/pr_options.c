@@ -25,8 +25,7 @@ const struct dsana_app_option pr_options[] = {
     {"out", "FILE", "write 'vertex<TAB>rank' per vertex (original ids; FILE.gz: gzip; -: stdout)", DSANA_OPT_OUTPUT,
      NULL},
     {"top", "K", "print the K highest-ranked vertices (0 = none)", DSANA_OPT_REPORT, "10"},
-    {"weighted", NULL, "the third column is a positive edge weight (networkx weight='weight')", DSANA_OPT_PARAM,
-     NULL},
+    {"weighted", NULL, "the third column is a positive edge weight (networkx weight='weight')", DSANA_OPT_PARAM, NULL},
     {"undirected", NULL, "each edge u v is both u->v and v->u (an undirected graph)", DSANA_OPT_PARAM, NULL},
     {"personalization", "FILE", "'vertex weight' lines: teleports and dangling mass follow them", DSANA_OPT_INPUT,
      NULL},
@@ -115,8 +114,8 @@ static void pr_warn(void *ctx, const char *msg) {
 }
 
 static struct dsana_graph_opts pr_graph_opts(const struct pr_app *pr, bool warn) {
-  return (struct dsana_graph_opts){.dedup = pr->dedup, .weighted = pr->weighted, .undirected = pr->undirected,
-                                   .warn = warn ? pr_warn : NULL};
+  return (struct dsana_graph_opts){
+      .dedup = pr->dedup, .weighted = pr->weighted, .undirected = pr->undirected, .warn = warn ? pr_warn : NULL};
 }
 
 static int pr_check_graph(const struct pr_app *pr, const struct dsana_graph *g, char *err, size_t errlen) {
@@ -150,8 +149,8 @@ int pr_prepare(void *app, char *err, size_t errlen) {
   if (!rc && dsana_graph_is_binary(pr->graph_path) && !pr->dedup) {
     rc = dsana_graph_check_range(&g, 0, g.n, err, errlen);
     pr->validated = rc == 0;
-  } else if (!rc && (rc = dsana_outfile_anon(pr->converted, sizeof pr->converted, &pr->converted_fd, err,
-                                              errlen)) == 0) {
+  } else if (!rc &&
+             (rc = dsana_outfile_anon(pr->converted, sizeof pr->converted, &pr->converted_fd, err, errlen)) == 0) {
     rc = dsana_graph_write_binary(&g, pr->converted, err, errlen);
     pr->validated = rc == 0;
   }

@@ -49,8 +49,8 @@ static void pr_print_top(const struct pr_app *pr, const double *rank, uint64_t n
   free(top);
 }
 
-int pr_output(void *app, const double *rank, uint64_t n, uint32_t width, const struct dsana_run_summary *run,
-              char *err, size_t errlen) {
+int pr_output(void *app, const double *rank, uint64_t n, uint32_t width, const struct dsana_run_summary *run, char *err,
+              size_t errlen) {
   struct pr_app *pr = app;
   (void)width; /* ranks are one value per vertex */
   if (pr->out_path[0]) {

@@ -35,16 +35,16 @@
 #define DSANA_DATASET_MAX_FEATURES ((uint64_t)UINT32_MAX)
 
 struct dsana_dataset {
-  uint64_t n_rows;       /* examples, >= 1 */
-  uint64_t n_features;   /* columns; every col[] is below it */
-  uint64_t nnz;          /* stored entries (explicit zeros in a text file count) */
+  uint64_t n_rows;         /* examples, >= 1 */
+  uint64_t n_features;     /* columns; every col[] is below it */
+  uint64_t nnz;            /* stored entries (explicit zeros in a text file count) */
   const uint64_t *row_off; /* n_rows+1 offsets into col/val; row_off[0] = 0, row_off[n_rows] = nnz */
-  const uint32_t *col;   /* nnz features, strictly ascending within a row */
+  const uint32_t *col;     /* nnz features, strictly ascending within a row */
   /* Exactly one is non-NULL: the value type of the source. libsvm text is
    * read as double; IDX pixels and generated data are float. */
   const float *val_f32;
   const double *val_f64;
-  const double *label;   /* n_rows labels as read (-1/+1, 0/1, 3, 7, 2.5 ...), finite */
+  const double *label; /* n_rows labels as read (-1/+1, 0/1, 3, 7, 2.5 ...), finite */
   /* private: how the arrays are owned (heap or a mapping), for messages */
   void *priv_heap[4];
   void *priv_map;
@@ -96,8 +96,8 @@ struct dsana_dataset_opts {
  * row pass dsana_dataset_check() before this returns (O(file)); use
  * dsana_dataset_map_binary() to map a binary file in O(1).
  */
-int dsana_dataset_open(const char *path, const struct dsana_dataset_opts *opts, struct dsana_dataset *ds,
-                       char *err, size_t errlen);
+int dsana_dataset_open(const char *path, const struct dsana_dataset_opts *opts, struct dsana_dataset *ds, char *err,
+                       size_t errlen);
 
 /*
  * Write ds in dsana's binary format, atomically: a temporary file in the
@@ -136,8 +136,7 @@ int dsana_dataset_map_binary(const char *path, struct dsana_dataset *ds, char *e
  * DSANA_ERANGE when the range is outside [0, n_rows]; DSANA_EFORMAT with
  * the file, row and byte offset (mapped) in err otherwise.
  */
-int dsana_dataset_check(const struct dsana_dataset *ds, uint64_t row_lo, uint64_t row_hi, char *err,
-                        size_t errlen);
+int dsana_dataset_check(const struct dsana_dataset *ds, uint64_t row_lo, uint64_t row_hi, char *err, size_t errlen);
 
 /* true when the file starts with the binary dataset magic. */
 bool dsana_dataset_is_binary(const char *path);
@@ -153,8 +152,8 @@ bool dsana_dataset_is_binary(const char *path);
  * trailing bytes, image and label counts that differ, a zero dimension or
  * an absurd one (rows*cols above 2^24, or more than 2^40 pixels).
  */
-int dsana_dataset_from_idx(const char *images_path, const char *labels_path, struct dsana_dataset *ds,
-                           char *err, size_t errlen);
+int dsana_dataset_from_idx(const char *images_path, const char *labels_path, struct dsana_dataset *ds, char *err,
+                           size_t errlen);
 
 /*
  * Generate a learnable sparse classification problem: n_rows rows of

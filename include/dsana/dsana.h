@@ -31,22 +31,22 @@
 #define DSANA_VERSION_STRING "0.2.0"
 
 /* Error codes: 0 is success, every failure is a negative DSANA_E* value. */
-#define DSANA_ERRNO_MAP(X)                                   \
-  X(ENOMEM, -1, "out of memory")                             \
-  X(EINVAL, -2, "invalid argument")                          \
-  X(EIO, -3, "input/output error")                           \
-  X(EFORMAT, -4, "malformed input")                          \
-  X(EPROTO, -5, "protocol error (bad message)")              \
-  X(ETIMEDOUT, -6, "timed out")                              \
-  X(ENET, -7, "network error")                               \
-  X(EPEER, -8, "a peer failed")                              \
-  X(ERANGE, -9, "value out of range")                        \
-  X(EAGAIN, -10, "nothing available now")                    \
-  X(ESTATE, -11, "operation not valid in this state")        \
-  X(EUSAGE, -12, "bad command-line usage")                   \
-  X(ENOTSUP, -13, "not supported here")                      \
-  X(EINTR, -14, "stopped by a signal")                       \
-  X(ERESTART, -15, "rolled back to the last checkpoint")   \
+#define DSANA_ERRNO_MAP(X)                               \
+  X(ENOMEM, -1, "out of memory")                         \
+  X(EINVAL, -2, "invalid argument")                      \
+  X(EIO, -3, "input/output error")                       \
+  X(EFORMAT, -4, "malformed input")                      \
+  X(EPROTO, -5, "protocol error (bad message)")          \
+  X(ETIMEDOUT, -6, "timed out")                          \
+  X(ENET, -7, "network error")                           \
+  X(EPEER, -8, "a peer failed")                          \
+  X(ERANGE, -9, "value out of range")                    \
+  X(EAGAIN, -10, "nothing available now")                \
+  X(ESTATE, -11, "operation not valid in this state")    \
+  X(EUSAGE, -12, "bad command-line usage")               \
+  X(ENOTSUP, -13, "not supported here")                  \
+  X(EINTR, -14, "stopped by a signal")                   \
+  X(ERESTART, -15, "rolled back to the last checkpoint") \
   X(EENDED, -16, "the scheduler ended the job")
 
 enum dsana_err {
@@ -176,8 +176,8 @@ const char *dsana_job_error(const struct dsana_job *job);
  * its id (0, 1, ... in declaration order) through *id. DSANA_ERANGE when
  * n_keys exceeds the run's --max-keys, DSANA_EINVAL for a bad name, size or
  * more than DSANA_MAX_TABLES tables. */
-int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys, uint32_t width,
-                        enum dsana_rule rule, uint32_t *id);
+int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys, uint32_t width, enum dsana_rule rule,
+                        uint32_t *id);
 /* Declare the tasks run every iteration (copied). Every role must declare
  * the same tasks. */
 int dsana_job_set_tasks(struct dsana_job *job, const struct dsana_task_decl *tasks, uint32_t n_tasks);
@@ -221,11 +221,11 @@ int dsana_job_add_fact(struct dsana_job *job, const char *name, double value);
  * one after the other. */
 struct dsana_task_ctx {
   uint32_t task, iter;
-  uint64_t lo, hi;        /* the task's range */
-  const double *globals;  /* DSANA_MAX_GLOBALS values from the last reduce() */
-  dsana_xsum *sums;       /* DSANA_MAX_SUMS, zero when the task starts: added
+  uint64_t lo, hi;          /* the task's range */
+  const double *globals;    /* DSANA_MAX_GLOBALS values from the last reduce() */
+  dsana_xsum *sums;         /* DSANA_MAX_SUMS, zero when the task starts: added
                            * exactly over all tasks, into reduce()'s sums */
-  double cost;            /* out, per call: the work done in the units of
+  double cost;              /* out, per call: the work done in the units of
                            * the cost hint (set to 0 before each call); a
                            * task's calls should add up to its hint. Used by
                            * emulated clusters with a cost model. */
@@ -249,8 +249,7 @@ double *dsana_push_buf(struct dsana_task_ctx *ctx, uint32_t table);
  * task's write range; *values gets n * width zeroed doubles to fill
  * (values[i * width + j] for keys[i]). keys must stay valid until the task
  * ends. At most one push per table per task instance. */
-int dsana_push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n,
-                    double **values);
+int dsana_push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n, double **values);
 
 /* Exact partial sums for a SUM table: as dsana_push_buf() and
  * dsana_push_keys(), but the task adds dsana_xsum partials (zero at first)
@@ -269,13 +268,13 @@ int dsana_push_xsum_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint6
  * keys of the tables with n_keys keys; pointers of tables of other sizes
  * are NULL. Values are indexed by key (p[key * width + j]). */
 struct dsana_shard_ctx {
-  uint32_t iter;          /* 0 after init(), then 1, 2, ... */
-  uint64_t n_keys;        /* the key count of the tables concerned */
+  uint32_t iter;   /* 0 after init(), then 1, 2, ... */
+  uint64_t n_keys; /* the key count of the tables concerned */
   uint64_t lo, hi;
   const double *old_values[DSANA_MAX_TABLES]; /* previous iteration */
   double *new_values[DSANA_MAX_TABLES];       /* this iteration */
-  const double *globals;  /* update(): what reduce() of `iter` set; finish(): NULL */
-  dsana_xsum *sums;       /* finish(): DSANA_MAX_SUMS, zero, to fill with this range's
+  const double *globals;                      /* update(): what reduce() of `iter` set; finish(): NULL */
+  dsana_xsum *sums;                           /* finish(): DSANA_MAX_SUMS, zero, to fill with this range's
                            * share (the runtime adds the shares up); update(): NULL */
 };
 
@@ -336,12 +335,12 @@ struct dsana_app_option {
  * task_keys) and the option table; what is wrong is one line naming the
  * hook and why. Hooks not marked optional are required. */
 struct dsana_app {
-  const char *name;                        /* one word, the command's: `dsana NAME` */
-  const char *summary;                     /* one line for `dsana --help` */
-  const char *args;                        /* positional arguments, e.g. "GRAPH": the input
+  const char *name;                       /* one word, the command's: `dsana NAME` */
+  const char *summary;                    /* one line for `dsana --help` */
+  const char *args;                       /* positional arguments, e.g. "GRAPH": the input
                                             * files the result is computed from ("" for none) */
-  const char *help;                        /* optional: extra help text (formats, semantics) */
-  const struct dsana_app_option *options;  /* optional, terminated by {NULL}; names unique */
+  const char *help;                       /* optional: extra help text (formats, semantics) */
+  const struct dsana_app_option *options; /* optional, terminated by {NULL}; names unique */
   /* Create and destroy the app's state (options, data). */
   int (*create)(void **app);
   void (*destroy)(void *app);
@@ -397,8 +396,8 @@ struct dsana_app {
   /* Scheduler: combine the sums into globals, decide convergence. */
   int (*reduce)(void *app, struct dsana_reduce_ctx *ctx);
   /* Scheduler, optional: the final values of the result table (n_keys * width). */
-  int (*output)(void *app, const double *values, uint64_t n_keys, uint32_t width,
-                const struct dsana_run_summary *run, char *err, size_t errlen);
+  int (*output)(void *app, const double *values, uint64_t n_keys, uint32_t width, const struct dsana_run_summary *run,
+                char *err, size_t errlen);
 };
 
 /* For the app's create(): give the new state every option's default_value

@@ -88,7 +88,7 @@ struct dsana_graph_opts {
  * warning; a binary graph's weights are hidden (in_w, out_w NULL).
  * undirected on a binary graph is an error (convert the text with it). */
 int dsana_graph_open(const char *path, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
-               size_t errlen);
+                     size_t errlen);
 
 /* Write g in the binary format, atomically (temporary file + rename):
  * version 1 when g has no weights (byte for byte what older builds wrote),
@@ -127,19 +127,19 @@ bool dsana_graph_is_binary(const char *path);
  * uniform in (0, 1] (a multiple of 2^-53, from the seed, like Graph500's
  * SSSP weights but never 0). */
 int dsana_graph_gen_kron(unsigned scale, unsigned edge_factor, uint64_t seed, const struct dsana_graph_opts *opts,
-                   struct dsana_graph *g, char *err, size_t errlen);
+                         struct dsana_graph *g, char *err, size_t errlen);
 /* Uniform random: n vertices, m edges, endpoints independent uniform. */
 int dsana_graph_gen_uniform(uint64_t n, uint64_t m, uint64_t seed, const struct dsana_graph_opts *opts,
-                      struct dsana_graph *g, char *err, size_t errlen);
+                            struct dsana_graph *g, char *err, size_t errlen);
 
 /* Build a graph from an edge list already in memory (ids < n). Copies.
  * opts->weighted is ignored: weights come from dsana_graph_from_weighted_edges. */
 int dsana_graph_from_edges(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t *dst,
-                     const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err, size_t errlen);
+                           const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err, size_t errlen);
 /* The same with w[i] the weight of edge i (positive finite, else DSANA_ERANGE). */
-int dsana_graph_from_weighted_edges(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t *dst,
-                                    const double *w, const struct dsana_graph_opts *opts, struct dsana_graph *g,
-                                    char *err, size_t errlen);
+int dsana_graph_from_weighted_edges(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t *dst, const double *w,
+                                    const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
+                                    size_t errlen);
 
 /* Vertex orders for dsana_graph_reorder. */
 enum dsana_graph_order {
@@ -154,8 +154,8 @@ enum dsana_graph_order {
  * written through dsana_graph_orig_id() keeps the original ids. out_w is
  * re-summed in out's CSC order. Validates in completely first (a mapped
  * file may be corrupt). in is not changed. */
-int dsana_graph_reorder(const struct dsana_graph *in, enum dsana_graph_order kind, struct dsana_graph *out,
-                        char *err, size_t errlen);
+int dsana_graph_reorder(const struct dsana_graph *in, enum dsana_graph_order kind, struct dsana_graph *out, char *err,
+                        size_t errlen);
 
 /* Vertices in ascending original id: *order = NULL when index order already
  * is (no orig_id, or ascending orig_id: every reader's output), else a
@@ -178,10 +178,10 @@ int dsana_graph_load_personalization(const char *path, const struct dsana_graph 
 
 struct dsana_graph_stats {
   uint64_t n, m;
-  uint64_t dangling;    /* out-degree 0 */
-  uint64_t isolated;    /* in- and out-degree 0 */
+  uint64_t dangling; /* out-degree 0 */
+  uint64_t isolated; /* in- and out-degree 0 */
   uint64_t self_loops;
-  uint64_t duplicates;  /* edges beyond the first between the same pair */
+  uint64_t duplicates; /* edges beyond the first between the same pair */
   uint64_t max_in, max_out, min_in, min_out;
 };
 void dsana_graph_stats(const struct dsana_graph *g, struct dsana_graph_stats *st);

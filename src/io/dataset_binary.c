@@ -78,8 +78,7 @@ static uint32_t crc_of(const void *p, uint64_t len) {
   return (uint32_t)crc;
 }
 
-static void fill_header(const struct dsana_dataset *ds, uint32_t vtype, const struct bin_layout *l,
-                        unsigned char *h) {
+static void fill_header(const struct dsana_dataset *ds, uint32_t vtype, const struct bin_layout *l, unsigned char *h) {
   memset(h, 0, BIN_HEADER);
   memcpy(h, BIN_MAGIC, 8);
   hb_put_u32(h, 8, BIN_VERSION);
@@ -123,9 +122,8 @@ int dsana_dataset_write_binary(const struct dsana_dataset *ds, const char *path,
     return graph_errf(err, errlen, DSANA_EINVAL, "%s: dataset_write_binary: not a dataset", path ? path : "?");
   if (ds->n_rows < 1 || ds->n_rows > BIN_MAX_ROWS || ds->nnz > BIN_MAX_NNZ ||
       ds->n_features > DSANA_DATASET_MAX_FEATURES)
-    return graph_errf(err, errlen, DSANA_ERANGE, "%s: %llu rows, %llu features, %llu entries: outside the format",
-                      path, (unsigned long long)ds->n_rows, (unsigned long long)ds->n_features,
-                      (unsigned long long)ds->nnz);
+    return graph_errf(err, errlen, DSANA_ERANGE, "%s: %llu rows, %llu features, %llu entries: outside the format", path,
+                      (unsigned long long)ds->n_rows, (unsigned long long)ds->n_features, (unsigned long long)ds->nnz);
   uint32_t vtype = ds->val_f32 ? VTYPE_F32 : VTYPE_F64;
   layout(ds->n_rows, ds->nnz, vtype, &l);
   fill_header(ds, vtype, &l, h);
@@ -166,13 +164,13 @@ static int check_layout(const char *path, const unsigned char *h, uint64_t size,
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header says %llu bytes)", path,
                       (unsigned long long)size, (unsigned long long)file_bytes);
   if (file_bytes != l.file_bytes || size != file_bytes)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %d: file size %llu, expected %llu for these counts",
-                      path, AT_FILE_BYTES, (unsigned long long)size, (unsigned long long)l.file_bytes);
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %d: file size %llu, expected %llu for these counts", path,
+                      AT_FILE_BYTES, (unsigned long long)size, (unsigned long long)l.file_bytes);
   for (int s = 0; s < BIN_SECTIONS; s++) {
     uint64_t off = hb_get_u64(h, section_at(s)), len = hb_get_u64(h, section_at(s) + 8);
     if (off != l.off[s] || len != l.len[s])
-      return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %zu: section %s at %llu+%llu, expected %llu+%llu",
-                        path, section_at(s), SECTION_NAME[s], (unsigned long long)off, (unsigned long long)len,
+      return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %zu: section %s at %llu+%llu, expected %llu+%llu", path,
+                        section_at(s), SECTION_NAME[s], (unsigned long long)off, (unsigned long long)len,
                         (unsigned long long)l.off[s], (unsigned long long)l.len[s]);
   }
   return 0;
@@ -190,8 +188,8 @@ static int check_header(const char *path, const unsigned char *h, uint64_t size,
   if (hb_get_u32(h, AT_CRC) != header_crc(h))
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %d: header checksum mismatch", path, AT_CRC);
   if (hb_get_u32(h, 12) != BIN_HEADER)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 12: header size %u, expected %d", path,
-                      hb_get_u32(h, 12), BIN_HEADER);
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 12: header size %u, expected %d", path, hb_get_u32(h, 12),
+                      BIN_HEADER);
   int rc = check_counts(path, h, err, errlen);
   return rc ? rc : check_layout(path, h, size, err, errlen);
 }

@@ -15,8 +15,7 @@
 static const char *where(const struct dsana_dataset *ds, const void *item, char *buf, size_t len) {
   buf[0] = '\0';
   if (ds->priv_map)
-    snprintf(buf, len, " (offset %llu)",
-             (unsigned long long)((const char *)item - (const char *)ds->priv_map));
+    snprintf(buf, len, " (offset %llu)", (unsigned long long)((const char *)item - (const char *)ds->priv_map));
   return buf;
 }
 
@@ -28,8 +27,7 @@ static int row_err(const struct dsana_dataset *ds, uint64_t r, const void *item,
 }
 
 /* The entries [a, b) of row r. */
-static int check_entries(const struct dsana_dataset *ds, uint64_t r, uint64_t a, uint64_t b, char *err,
-                         size_t errlen) {
+static int check_entries(const struct dsana_dataset *ds, uint64_t r, uint64_t a, uint64_t b, char *err, size_t errlen) {
   char what[120];
   for (uint64_t k = a; k < b; k++) {
     uint32_t c = ds->col[k];
@@ -48,8 +46,7 @@ static int check_entries(const struct dsana_dataset *ds, uint64_t r, uint64_t a,
   return 0;
 }
 
-int dsana_dataset_check(const struct dsana_dataset *ds, uint64_t row_lo, uint64_t row_hi, char *err,
-                        size_t errlen) {
+int dsana_dataset_check(const struct dsana_dataset *ds, uint64_t row_lo, uint64_t row_hi, char *err, size_t errlen) {
   if (row_lo > row_hi || row_hi > ds->n_rows)
     return graph_errf(err, errlen, DSANA_ERANGE, "%s: rows [%llu, %llu) outside [0, %llu)", ds_name(ds),
                       (unsigned long long)row_lo, (unsigned long long)row_hi, (unsigned long long)ds->n_rows);

@@ -71,4 +71,3 @@ void dsana_dataset_fini(struct dsana_dataset *ds) {
   free(ds->priv_name);
   memset(ds, 0, sizeof *ds);
 }
-

@@ -150,8 +150,7 @@ static void gen_part(void *arg, unsigned t, unsigned nt) {
   free(z);
 }
 
-static int check_args(uint64_t n_rows, uint64_t n_features, uint32_t k, uint32_t n_classes, char *err,
-                      size_t errlen) {
+static int check_args(uint64_t n_rows, uint64_t n_features, uint32_t k, uint32_t n_classes, char *err, size_t errlen) {
   if (n_rows < 1 || k < 1 || n_features < 1)
     return graph_errf(err, errlen, DSANA_EINVAL, "gen logreg: rows, features and nnz per row must be >= 1");
   if (n_features > DSANA_DATASET_MAX_FEATURES)
@@ -161,8 +160,7 @@ static int check_args(uint64_t n_rows, uint64_t n_features, uint32_t k, uint32_t
     return graph_errf(err, errlen, DSANA_EINVAL, "gen logreg: %u nonzeros per row but only %llu features", k,
                       (unsigned long long)n_features);
   if (n_classes < 2 || n_classes > GEN_MAX_CLASSES)
-    return graph_errf(err, errlen, DSANA_EINVAL, "gen logreg: %u classes: must be 2..%u", n_classes,
-                      GEN_MAX_CLASSES);
+    return graph_errf(err, errlen, DSANA_EINVAL, "gen logreg: %u classes: must be 2..%u", n_classes, GEN_MAX_CLASSES);
   if (n_rows > GEN_MAX_NNZ / k)
     return graph_errf(err, errlen, DSANA_EINVAL, "gen logreg: %llu rows x %u nonzeros: more than 2^40 entries",
                       (unsigned long long)n_rows, k);
@@ -179,18 +177,24 @@ int dsana_dataset_gen_logreg_rows(uint64_t first_row, uint64_t n_rows, uint64_t 
                                   size_t errlen) {
   memset(ds, 0, sizeof *ds);
   /* the draws index rows up to first_row + n_rows: the same limits hold for that many */
-  int rc = first_row > UINT64_MAX - n_rows ? DSANA_EINVAL
-                                           : check_args(first_row + n_rows, n_features, nnz_per_row, n_classes, err,
-                                                        errlen);
+  int rc = first_row > UINT64_MAX - n_rows
+               ? DSANA_EINVAL
+               : check_args(first_row + n_rows, n_features, nnz_per_row, n_classes, err, errlen);
   if (rc)
     return rc == DSANA_EINVAL && first_row > UINT64_MAX - n_rows
                ? graph_errf(err, errlen, DSANA_EINVAL, "gen logreg: rows beyond 2^64")
                : rc;
   uint64_t key = splitmix64_mix(seed ^ 0x6C6F677265670000ull), nnz = n_rows * nnz_per_row;
-  struct gen q = {.first_row = first_row, .n_rows = n_rows, .n_features = n_features, .k = nnz_per_row,
+  struct gen q = {.first_row = first_row,
+                  .n_rows = n_rows,
+                  .n_features = n_features,
+                  .k = nnz_per_row,
                   .n_classes = n_classes,
-                  .key_col = splitmix64_at(key, 0), .key_val = splitmix64_at(key, 1), .key_w = splitmix64_at(key, 2),
-                  .key_label = splitmix64_at(key, 3), .w_scale = 12.0 / sqrt((double)nnz_per_row)};
+                  .key_col = splitmix64_at(key, 0),
+                  .key_val = splitmix64_at(key, 1),
+                  .key_w = splitmix64_at(key, 2),
+                  .key_label = splitmix64_at(key, 3),
+                  .w_scale = 12.0 / sqrt((double)nnz_per_row)};
   q.row_off = graph_big_alloc((n_rows + 1) * sizeof *q.row_off);
   q.col = graph_big_alloc(nnz * sizeof *q.col);
   q.val = graph_big_alloc(nnz * sizeof *q.val);

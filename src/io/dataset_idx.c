@@ -108,11 +108,10 @@ static int idx_header(struct idx_file *f, uint32_t magic, char *err, size_t errl
   uint32_t got = be32(h);
   if (got != magic) {
     uint32_t other = magic == IDX_IMAGES ? IDX_LABELS : IDX_IMAGES;
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 0: magic 0x%08x, expected 0x%08x (IDX %s)%s", f->path,
-                      got, magic, magic == IDX_IMAGES ? "images: unsigned bytes, 3 dimensions"
-                                                      : "labels: unsigned bytes, 1 dimension",
-                      got == other ? (magic == IDX_IMAGES ? ": is it the labels file?" : ": is it the images file?")
-                                   : "");
+    return graph_errf(
+        err, errlen, DSANA_EFORMAT, "%s: offset 0: magic 0x%08x, expected 0x%08x (IDX %s)%s", f->path, got, magic,
+        magic == IDX_IMAGES ? "images: unsigned bytes, 3 dimensions" : "labels: unsigned bytes, 1 dimension",
+        got == other ? (magic == IDX_IMAGES ? ": is it the labels file?" : ": is it the images file?") : "");
   }
   if ((rc = idx_read(f, h + 4, 4 * ndims, err, errlen)) != 0)
     return rc;
@@ -257,8 +256,8 @@ static int read_headers(struct idx_file *im, struct idx_file *lb, char *err, siz
     return rc;
   lb->expected = 8 + (uint64_t)lb->dim[0];
   if (im->dim[0] != lb->dim[0])
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: %u images, but %s: %u labels", im->path, im->dim[0],
-                      lb->path, lb->dim[0]);
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: %u images, but %s: %u labels", im->path, im->dim[0], lb->path,
+                      lb->dim[0]);
   return 0;
 }
 

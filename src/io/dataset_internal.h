@@ -54,7 +54,7 @@ int ds_out_finish(struct ds_out *o, bool ok, int saved_errno, char *err, size_t 
 int ds_binary_verify_crcs(const struct dsana_dataset *ds, char *err, size_t errlen);
 
 /* Parse every block of t as libsvm text into ds (opts may be NULL). */
-int ds_parse_libsvm(struct graph_text *t, const struct dsana_dataset_opts *opts, struct dsana_dataset *ds,
-                    char *err, size_t errlen);
+int ds_parse_libsvm(struct graph_text *t, const struct dsana_dataset_opts *opts, struct dsana_dataset *ds, char *err,
+                    size_t errlen);
 
 #endif

@@ -78,7 +78,7 @@ static int scan_double(const char **pp, double *out) {
   const char *p = *pp, *end;
   double v;
   if (!fast_double(p, &end, &v) || !ends_field(*end)) {
-    char *e; /* hex, inf, nan, long mantissas, big exponents, or junk */
+    char *e;           /* hex, inf, nan, long mantissas, big exponents, or junk */
     v = strtod(p, &e); /* stops at the block's final '\n' at the latest */
     end = e;
   }
@@ -96,8 +96,8 @@ static int tok_err(const struct svm_build *b, char *err, size_t errlen, const ch
                    const char *after) {
   char tok[48];
   graph_token(p, tok, sizeof tok);
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: %s '%s'%s", b->path, (unsigned long long)b->line, what,
-                    tok, after);
+  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: %s '%s'%s", b->path, (unsigned long long)b->line, what, tok,
+                    after);
 }
 
 static bool grow_rows(struct svm_build *b) {
@@ -169,8 +169,7 @@ static int parse_index(struct svm_build *b, const char **pp, uint64_t *idx, char
 }
 
 /* Index idx may follow prev (0 = none yet) on this row: 0, else the message. */
-static int check_index(struct svm_build *b, uint64_t idx, uint64_t prev, const char *tok, char *err,
-                       size_t errlen) {
+static int check_index(struct svm_build *b, uint64_t idx, uint64_t prev, const char *tok, char *err, size_t errlen) {
   const char *path = b->path;
   unsigned long long line = b->line;
   if (idx == 0)
@@ -178,15 +177,14 @@ static int check_index(struct svm_build *b, uint64_t idx, uint64_t prev, const c
   if (idx > b->feature_limit) {
     char t[48];
     graph_token(tok, t, sizeof t);
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: index out of range in '%s' (at most %llu)", path,
-                      line, t, (unsigned long long)b->feature_limit);
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: index out of range in '%s' (at most %llu)", path, line, t,
+                      (unsigned long long)b->feature_limit);
   }
   if (idx == prev)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: duplicate index %llu", path, line,
-                      (unsigned long long)idx);
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: duplicate index %llu", path, line, (unsigned long long)idx);
   if (idx < prev)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: index %llu after index %llu (indices must ascend)",
-                      path, line, (unsigned long long)idx, (unsigned long long)prev);
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: index %llu after index %llu (indices must ascend)", path,
+                      line, (unsigned long long)idx, (unsigned long long)prev);
   return 0;
 }
 
@@ -272,8 +270,8 @@ static int finish(struct svm_build *b, const struct dsana_dataset_opts *opts, st
     double *v = realloc(b->val, keep * sizeof *v);
     b->val = v ? v : b->val;
   }
-  int rc = ds_adopt(ds, b->path, b->n_rows, b->max_index, b->nnz, b->row_off, b->col, b->val, false, b->label, err,
-                    errlen);
+  int rc =
+      ds_adopt(ds, b->path, b->n_rows, b->max_index, b->nnz, b->row_off, b->col, b->val, false, b->label, err, errlen);
   if (rc)
     return rc;
   rc = ds_apply_opts(ds, opts, err, errlen);
@@ -282,8 +280,8 @@ static int finish(struct svm_build *b, const struct dsana_dataset_opts *opts, st
   return rc;
 }
 
-int ds_parse_libsvm(struct graph_text *t, const struct dsana_dataset_opts *opts, struct dsana_dataset *ds,
-                    char *err, size_t errlen) {
+int ds_parse_libsvm(struct graph_text *t, const struct dsana_dataset_opts *opts, struct dsana_dataset *ds, char *err,
+                    size_t errlen) {
   struct svm_build b = {.path = t->path, .feature_limit = DSANA_DATASET_MAX_FEATURES};
   const char *p, *end;
   int rc;

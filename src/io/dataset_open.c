@@ -11,8 +11,8 @@
 #include "io/dataset_internal.h"
 
 /* A mapped binary file, checked whole, with opts applied. */
-static int open_binary(const char *path, const struct dsana_dataset_opts *opts, struct dsana_dataset *ds,
-                       char *err, size_t errlen) {
+static int open_binary(const char *path, const struct dsana_dataset_opts *opts, struct dsana_dataset *ds, char *err,
+                       size_t errlen) {
   int rc = dsana_dataset_map_binary(path, ds, err, errlen);
   if (rc)
     return rc;
@@ -29,8 +29,8 @@ static bool looks_like_idx(const char *p, const char *end) {
   return end - p >= 4 && p[0] == 0 && p[1] == 0 && p[2] == 8 && (p[3] == 1 || p[3] == 3);
 }
 
-int dsana_dataset_open(const char *path, const struct dsana_dataset_opts *opts, struct dsana_dataset *ds,
-                       char *err, size_t errlen) {
+int dsana_dataset_open(const char *path, const struct dsana_dataset_opts *opts, struct dsana_dataset *ds, char *err,
+                       size_t errlen) {
   struct graph_text t;
   const char *p, *end;
   memset(ds, 0, sizeof *ds);
@@ -48,9 +48,9 @@ int dsana_dataset_open(const char *path, const struct dsana_dataset_opts *opts, 
                     "(dsana data convert --idx IMAGES LABELS OUT)",
                     path);
   else if (rc == 1 && end - p >= 8 && memcmp(p, "DSNADATA", 8) == 0)
-    rc = graph_errf(err, errlen, DSANA_EFORMAT,
-                    "%s: offset 0: a compressed binary dataset: decompress it, the binary format is mapped as is",
-                    path);
+    rc =
+        graph_errf(err, errlen, DSANA_EFORMAT,
+                   "%s: offset 0: a compressed binary dataset: decompress it, the binary format is mapped as is", path);
   else if (rc >= 0) {
     t.replay = true;
     rc = ds_parse_libsvm(&t, opts, ds, err, errlen);

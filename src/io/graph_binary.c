@@ -61,7 +61,7 @@ void graph_bin_layout(const struct graph_bin_format *f, uint64_t n, uint64_t m, 
                       struct graph_bin_layout *l) {
   bool weighted = f->sections > 4 && (flags & GRAPH_BIN_WEIGHTED);
   const uint64_t len[GRAPH_BIN_MAX_SECTIONS] = {
-      (n + 1) * 8, m * 4, n * 4, (flags & GRAPH_BIN_HAS_ORIG_ID) ? n * 8 : 0, weighted ? m * 8 : 0,
+      (n + 1) * 8,         m * 4, n * 4, (flags & GRAPH_BIN_HAS_ORIG_ID) ? n * 8 : 0, weighted ? m * 8 : 0,
       weighted ? n * 8 : 0};
   uint64_t at = f->header_bytes;
   memset(l, 0, sizeof *l);
@@ -74,7 +74,6 @@ void graph_bin_layout(const struct graph_bin_format *f, uint64_t n, uint64_t m, 
     at = align_up(at + l->len[s]);
   }
 }
-
 
 static bool has_duplicates(const struct dsana_graph *g) {
   for (uint64_t v = 0; v < g->n; v++)

@@ -26,9 +26,7 @@ enum { BIN_MIN_HEADER = 128 };
 
 bool dsana_graph_is_binary(const char *path) { return graph_file_has_magic(path, BIN_MAGIC); }
 
-uint64_t graph_binary_flags(const struct dsana_graph *g) {
-  return g->priv_map ? hb_get_u64(g->priv_map, 32) : 0;
-}
+uint64_t graph_binary_flags(const struct dsana_graph *g) { return g->priv_map ? hb_get_u64(g->priv_map, 32) : 0; }
 
 /* Magic, version, header size and checksum; *fmt on success. */
 static int check_ident(const char *path, const unsigned char *h, uint64_t size, const struct graph_bin_format **fmt,
@@ -78,9 +76,9 @@ static int check_header(const char *path, const unsigned char *h, uint64_t size,
   for (unsigned s = 0; s < f->sections; s++) {
     uint64_t off = hb_get_u64(h, 40 + 16 * (size_t)s), len = hb_get_u64(h, 48 + 16 * (size_t)s);
     if (off != l.off[s] || len != l.len[s])
-      return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %u: section %u at %llu+%llu, expected %llu+%llu",
-                        path, 40 + 16 * s, s, (unsigned long long)off, (unsigned long long)len,
-                        (unsigned long long)l.off[s], (unsigned long long)l.len[s]);
+      return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %u: section %u at %llu+%llu, expected %llu+%llu", path,
+                        40 + 16 * s, s, (unsigned long long)off, (unsigned long long)len, (unsigned long long)l.off[s],
+                        (unsigned long long)l.len[s]);
   }
   *fmt = f;
   return 0;
@@ -96,8 +94,9 @@ static int check_weight_crcs(const char *path, const unsigned char *h, const str
     uint64_t off = hb_get_u64(h, 40 + 16 * (size_t)(4 + i)), len = hb_get_u64(h, 48 + 16 * (size_t)(4 + i));
     uint32_t want = hb_get_u32(h, f->wcrc_at + 4 * i);
     if ((uint32_t)crc32_z(0L, h + off, (z_size_t)len) != want)
-      return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: %s section checksum mismatch (corrupt edge weights)",
-                        path, (unsigned long long)off, name[i]);
+      return graph_errf(err, errlen, DSANA_EFORMAT,
+                        "%s: offset %llu: %s section checksum mismatch (corrupt edge weights)", path,
+                        (unsigned long long)off, name[i]);
   }
   return 0;
 }
@@ -183,8 +182,9 @@ static int check_weights(const struct dsana_graph *g, uint64_t lo, uint64_t hi, 
   for (uint64_t v = lo; v < hi; v++) {
     double s = g->out_w[v];
     if (!(isfinite(s) && s >= 0.0) || (s > 0.0) != (g->out_deg[v] > 0))
-      return graph_errf(err, errlen, DSANA_EFORMAT, "out_w[%llu] = %g with out-degree %u: not a sum of positive weights",
-                        (unsigned long long)v, s, g->out_deg[v]);
+      return graph_errf(err, errlen, DSANA_EFORMAT,
+                        "out_w[%llu] = %g with out-degree %u: not a sum of positive weights", (unsigned long long)v, s,
+                        g->out_deg[v]);
   }
   return 0;
 }
@@ -197,8 +197,8 @@ int dsana_graph_check_range(const struct dsana_graph *g, uint64_t lo, uint64_t h
     uint64_t a = g->in_off[v], b = g->in_off[v + 1];
     if (a > b || b > g->m)
       return graph_errf(err, errlen, DSANA_EFORMAT, "in_off[%llu..%llu] = %llu..%llu: not monotone within %llu edges",
-                        (unsigned long long)v, (unsigned long long)v + 1, (unsigned long long)a,
-                        (unsigned long long)b, (unsigned long long)g->m);
+                        (unsigned long long)v, (unsigned long long)v + 1, (unsigned long long)a, (unsigned long long)b,
+                        (unsigned long long)g->m);
     for (uint64_t k = a; k < b; k++)
       if (g->in_src[k] >= g->n)
         return graph_errf(err, errlen, DSANA_EFORMAT, "in_src[%llu] = %u: not below n = %llu", (unsigned long long)k,

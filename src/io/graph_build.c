@@ -235,8 +235,7 @@ int graph_build(struct graph_edges *e, struct dsana_graph *g, char *err, size_t 
     if (b.in_w)
       b.in_w = shrink(b.in_w, m, sizeof *b.in_w);
   }
-  if (b.in_w && (rc = graph_sum_out_w(e->path, e->n, b.in_off, b.in_src, b.in_w, e->orig_id, &out_w, err,
-                                      errlen)) != 0)
+  if (b.in_w && (rc = graph_sum_out_w(e->path, e->n, b.in_off, b.in_src, b.in_w, e->orig_id, &out_w, err, errlen)) != 0)
     goto out;
   g->n = e->n;
   g->m = m;

@@ -16,26 +16,30 @@ static int check_ids(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t
     return graph_errf(err, errlen, DSANA_EINVAL, "graph_from_edges: NULL edge arrays");
   for (uint64_t i = 0; i < m; i++) {
     if (src[i] >= n || dst[i] >= n)
-      return graph_errf(err, errlen, DSANA_ERANGE, "edge %llu: (%u, %u) has an id >= n = %llu",
-                        (unsigned long long)i, src[i], dst[i], (unsigned long long)n);
+      return graph_errf(err, errlen, DSANA_ERANGE, "edge %llu: (%u, %u) has an id >= n = %llu", (unsigned long long)i,
+                        src[i], dst[i], (unsigned long long)n);
   }
   return 0;
 }
 
 int dsana_graph_from_edges(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t *dst,
-                     const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err, size_t errlen) {
+                           const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err, size_t errlen) {
   memset(g, 0, sizeof *g);
   int rc = check_ids(n, m, src, dst, err, errlen);
   if (rc)
     return rc;
-  struct graph_edges e = {.n = n, .m = m, .src = (uint32_t *)src, .dst = (uint32_t *)dst,
-                          .dedup = opts && opts->dedup, .mirror = opts && opts->undirected};
+  struct graph_edges e = {.n = n,
+                          .m = m,
+                          .src = (uint32_t *)src,
+                          .dst = (uint32_t *)dst,
+                          .dedup = opts && opts->dedup,
+                          .mirror = opts && opts->undirected};
   return graph_build(&e, g, err, errlen);
 }
 
-int dsana_graph_from_weighted_edges(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t *dst,
-                                    const double *w, const struct dsana_graph_opts *opts, struct dsana_graph *g,
-                                    char *err, size_t errlen) {
+int dsana_graph_from_weighted_edges(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t *dst, const double *w,
+                                    const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
+                                    size_t errlen) {
   memset(g, 0, sizeof *g);
   int rc = check_ids(n, m, src, dst, err, errlen);
   if (rc)
@@ -47,8 +51,12 @@ int dsana_graph_from_weighted_edges(uint64_t n, uint64_t m, const uint32_t *src,
       return graph_errf(err, errlen, DSANA_ERANGE, "edge %llu: weight %g is not a positive finite number",
                         (unsigned long long)i, w[i]);
   static double no_edges[1]; /* w may be NULL without edges; the graph is weighted all the same */
-  struct graph_edges e = {.n = n, .m = m, .src = (uint32_t *)src, .dst = (uint32_t *)dst,
-                          .w = w ? (double *)w : no_edges, .dedup = opts && opts->dedup,
+  struct graph_edges e = {.n = n,
+                          .m = m,
+                          .src = (uint32_t *)src,
+                          .dst = (uint32_t *)dst,
+                          .w = w ? (double *)w : no_edges,
+                          .dedup = opts && opts->dedup,
                           .mirror = opts && opts->undirected};
   return graph_build(&e, g, err, errlen);
 }

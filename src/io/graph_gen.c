@@ -169,13 +169,19 @@ static int run(struct gen *q, void (*part)(void *, unsigned, unsigned), const st
     q->wkey = splitmix64_mix(q->key ^ 0x7765696768747300ull);
     graph_parallel(weight_part, q, nt);
   }
-  struct graph_edges e = {.n = q->n, .m = q->m, .src = q->src, .dst = q->dst, .w = q->w, .owned = true,
-                          .dedup = opts && opts->dedup, .mirror = opts && opts->undirected};
+  struct graph_edges e = {.n = q->n,
+                          .m = q->m,
+                          .src = q->src,
+                          .dst = q->dst,
+                          .w = q->w,
+                          .owned = true,
+                          .dedup = opts && opts->dedup,
+                          .mirror = opts && opts->undirected};
   return graph_build(&e, g, err, errlen);
 }
 
 int dsana_graph_gen_kron(unsigned scale, unsigned edge_factor, uint64_t seed, const struct dsana_graph_opts *opts,
-                   struct dsana_graph *g, char *err, size_t errlen) {
+                         struct dsana_graph *g, char *err, size_t errlen) {
   memset(g, 0, sizeof *g);
   if (scale < 1 || scale > 31)
     return graph_errf(err, errlen, DSANA_EINVAL, "kron scale %u: must be 1..31", scale);
@@ -194,7 +200,7 @@ int dsana_graph_gen_kron(unsigned scale, unsigned edge_factor, uint64_t seed, co
 }
 
 int dsana_graph_gen_uniform(uint64_t n, uint64_t m, uint64_t seed, const struct dsana_graph_opts *opts,
-                      struct dsana_graph *g, char *err, size_t errlen) {
+                            struct dsana_graph *g, char *err, size_t errlen) {
   memset(g, 0, sizeof *g);
   if (n < 1 || n > GRAPH_MAX_VERTICES)
     return graph_errf(err, errlen, DSANA_EINVAL, "uniform: %llu vertices: must be 1..%llu", (unsigned long long)n,

@@ -40,8 +40,7 @@ void *graph_big_calloc(size_t bytes);
 bool graph_file_has_magic(const char *path, const char magic[8]);
 
 /* Format one line into err (if err and errlen) and return code. */
-int graph_errf(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+int graph_errf(char *err, size_t errlen, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Format one warning line and hand it to opts->warn (nothing if NULL). */
 void graph_warnf(const struct dsana_graph_opts *opts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -57,7 +56,7 @@ void graph_parallel(void (*fn)(void *arg, unsigned t, unsigned nthreads), void *
 /* Edges for graph_build, in input order (which dedup's "last weight wins"
  * and the order of multi-edges follow). */
 struct graph_edges {
-  const char *path;    /* names the input in messages, or NULL */
+  const char *path; /* names the input in messages, or NULL */
   uint64_t n, m;
   uint32_t *src, *dst; /* m ids < n (checked by the callers) */
   double *w;           /* m positive finite weights, or NULL: unweighted (non-NULL even if m = 0) */
@@ -76,13 +75,12 @@ int graph_mirror(struct graph_edges *e, char *err, size_t errlen);
 
 /* Collapse adjacent equal sources of every destination in place (the last
  * weight of a run wins when in_w is not NULL); recount out_deg; new *m. */
-void graph_dedup_in_place(uint64_t n, uint64_t *in_off, uint32_t *in_src, double *in_w, uint32_t *out_deg,
-                          uint64_t *m);
+void graph_dedup_in_place(uint64_t n, uint64_t *in_off, uint32_t *in_src, double *in_w, uint32_t *out_deg, uint64_t *m);
 
 /* out_w of a CSC: n sums in ascending destination, then in_src order.
  * DSANA_ERANGE (naming path and the vertex) if a sum is not finite. */
-int graph_sum_out_w(const char *path, uint64_t n, const uint64_t *in_off, const uint32_t *in_src,
-                    const double *in_w, const uint64_t *orig_id, double **out_w, char *err, size_t errlen);
+int graph_sum_out_w(const char *path, uint64_t n, const uint64_t *in_off, const uint32_t *in_src, const double *in_w,
+                    const uint64_t *orig_id, double **out_w, char *err, size_t errlen);
 
 /* A decimal number token at p (digits, '.', exponent, sign; no inf, nan or
  * hex) ending at a blank or '\n': true with *out and *end past it. */
@@ -102,11 +100,11 @@ struct graph_text {
   const char *path;
   gzFile gz;
   char *buf;
-  size_t cap;     /* allocated bytes of buf */
-  size_t len;     /* valid bytes in buf */
-  size_t block;   /* bytes of buf handed out by the last graph_text_next */
+  size_t cap;   /* allocated bytes of buf */
+  size_t len;   /* valid bytes in buf */
+  size_t block; /* bytes of buf handed out by the last graph_text_next */
   bool eof;
-  bool replay;    /* hand out the same block again (after a peek) */
+  bool replay; /* hand out the same block again (after a peek) */
 };
 
 /* Open path for reading; on failure writes "PATH: reason" and returns DSANA_EIO. */

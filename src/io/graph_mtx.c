@@ -19,7 +19,7 @@
 struct mtx {
   const char *path;
   uint64_t line;
-  int stage;        /* 0 banner, 1 size line, 2 entries */
+  int stage; /* 0 banner, 1 size line, 2 entries */
   bool symmetric, valued, weighted;
   uint64_t rows, cols, nnz, seen;
   uint32_t *src, *dst;
@@ -101,8 +101,8 @@ static int size_line(struct mtx *x, const char *p, char *err, size_t errlen) {
   char tok[48];
   if (!field_u64(&p, &x->rows, tok, sizeof tok) || !field_u64(&p, &x->cols, tok, sizeof tok) ||
       !field_u64(&p, &x->nnz, tok, sizeof tok))
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: bad size line (want 'rows cols entries'), at '%s'",
-                      x->path, (unsigned long long)x->line, tok);
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: bad size line (want 'rows cols entries'), at '%s'", x->path,
+                      (unsigned long long)x->line, tok);
   uint64_t n = x->rows > x->cols ? x->rows : x->cols;
   if (n > GRAPH_MAX_VERTICES)
     return graph_errf(err, errlen, DSANA_ERANGE, "%s:%llu: %llu vertices: more than %llu supported", x->path,
@@ -150,8 +150,8 @@ static int value(struct mtx *x, const char **pp, double *w, char *err, size_t er
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: missing value", x->path, ln);
   if (x->weighted && !(graph_scan_number(p, &end, w) && graph_weight_ok(*w))) {
     graph_token(p, tok, sizeof tok);
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a positive finite number",
-                      x->path, ln, tok);
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a positive finite number", x->path,
+                      ln, tok);
   }
   *pp = p;
   return 0;
@@ -167,16 +167,15 @@ static int entry(struct mtx *x, const char *p, char *err, size_t errlen) {
                       (unsigned long long)x->nnz);
   if (!field_u64(&p, &i, tok, sizeof tok) || !field_u64(&p, &j, tok, sizeof tok)) {
     if (!tok[0])
-      return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: expected 'row col%s', found fewer fields", x->path,
-                        ln, x->valued ? " value" : "");
+      return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: expected 'row col%s', found fewer fields", x->path, ln,
+                        x->valued ? " value" : "");
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: bad index '%s'", x->path, ln, tok);
   }
   int rc = x->valued ? value(x, &p, &w, err, errlen) : 0;
   if (rc)
     return rc;
   if (i == 0 || j == 0)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: index 0 (Matrix Market indices start at 1)", x->path,
-                      ln);
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: index 0 (Matrix Market indices start at 1)", x->path, ln);
   if (i > x->rows || j > x->cols)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: entry (%llu, %llu) outside the declared %llu x %llu",
                       x->path, ln, (unsigned long long)i, (unsigned long long)j, (unsigned long long)x->rows,
@@ -252,8 +251,15 @@ int graph_parse_mtx(struct graph_text *t, const struct dsana_graph_opts *opts, s
   }
   for (uint64_t v = 0; v < n; v++)
     orig[v] = v + 1;
-  struct graph_edges e = {.path = t->path, .n = n, .m = x.len, .src = x.src, .dst = x.dst, .w = x.w,
-                          .orig_id = orig, .owned = true, .dedup = opts && opts->dedup,
+  struct graph_edges e = {.path = t->path,
+                          .n = n,
+                          .m = x.len,
+                          .src = x.src,
+                          .dst = x.dst,
+                          .w = x.w,
+                          .orig_id = orig,
+                          .owned = true,
+                          .dedup = opts && opts->dedup,
                           .mirror = opts && opts->undirected && !x.symmetric};
   return graph_build(&e, g, err, errlen);
 fail:

@@ -59,7 +59,7 @@ static int open_binary(const char *path, const struct dsana_graph_opts *opts, st
 }
 
 int dsana_graph_open(const char *path, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
-               size_t errlen) {
+                     size_t errlen) {
   struct graph_text t;
   const char *p, *end;
   memset(g, 0, sizeof *g);
@@ -75,8 +75,8 @@ int dsana_graph_open(const char *path, const struct dsana_graph_opts *opts, stru
     graph_text_close(&t);
     return rc;
   }
-  bool mtx = rc == 1 && (size_t)(end - p) >= sizeof MTX_BANNER - 1 &&
-             strncasecmp(p, MTX_BANNER, sizeof MTX_BANNER - 1) == 0;
+  bool mtx =
+      rc == 1 && (size_t)(end - p) >= sizeof MTX_BANNER - 1 && strncasecmp(p, MTX_BANNER, sizeof MTX_BANNER - 1) == 0;
   t.replay = true;
   rc = mtx ? graph_parse_mtx(&t, opts, g, err, errlen) : graph_parse_snap(&t, opts, g, err, errlen);
   graph_text_close(&t);

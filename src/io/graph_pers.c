@@ -44,8 +44,7 @@ static bool find_vertex(const struct pers *ps, uint64_t x, uint64_t *v) {
 static int line_err(const struct pers *ps, const char *what, const char *p, char *err, size_t errlen) {
   char tok[48];
   graph_token(p, tok, sizeof tok);
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: %s '%s'", ps->path, (unsigned long long)ps->line, what,
-                    tok);
+  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: %s '%s'", ps->path, (unsigned long long)ps->line, what, tok);
 }
 
 static int too_few(const struct pers *ps, char *err, size_t errlen) {
@@ -60,7 +59,10 @@ static int parse_line(struct pers *ps, const char *p, char *err, size_t errlen) 
   const char *end;
   int why = graph_scan_u64(&p, &id);
   if (why)
-    return line_err(ps, why == 2 ? "negative vertex id" : why == 3 ? "vertex id out of range" : "non-numeric vertex id",
+    return line_err(ps,
+                    why == 2   ? "negative vertex id"
+                    : why == 3 ? "vertex id out of range"
+                               : "non-numeric vertex id",
                     p, err, errlen);
   while (graph_is_blank(*p))
     p++;
@@ -69,8 +71,9 @@ static int parse_line(struct pers *ps, const char *p, char *err, size_t errlen) 
   if (!graph_scan_number(p, &end, &w) || !(w >= 0.0 && isfinite(w))) {
     char tok[48];
     graph_token(p, tok, sizeof tok);
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: personalization weight '%s' is not a non-negative finite number",
-                      ps->path, (unsigned long long)ps->line, tok);
+    return graph_errf(err, errlen, DSANA_EFORMAT,
+                      "%s:%llu: personalization weight '%s' is not a non-negative finite number", ps->path,
+                      (unsigned long long)ps->line, tok);
   }
   for (p = end; graph_is_blank(*p); p++)
     ;

@@ -67,8 +67,8 @@ static int renumber(const struct dsana_graph *g, const uint32_t *perm, struct gr
   return 0;
 }
 
-int dsana_graph_reorder(const struct dsana_graph *in, enum dsana_graph_order kind, struct dsana_graph *out,
-                        char *err, size_t errlen) {
+int dsana_graph_reorder(const struct dsana_graph *in, enum dsana_graph_order kind, struct dsana_graph *out, char *err,
+                        size_t errlen) {
   char why[300];
   memset(out, 0, sizeof *out);
   if (kind != DSANA_GRAPH_ORDER_NONE && kind != DSANA_GRAPH_ORDER_DEGREE)

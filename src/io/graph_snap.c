@@ -21,7 +21,7 @@ static const char DENSE_LINE[] = "# dsana graph: dense ids 0..";
 struct snap_edges {
   const char *path;
   uint64_t *src, *dst;
-  double *w;           /* weights when weighted */
+  double *w; /* weights when weighted */
   size_t len, cap;
   uint64_t line;
   uint64_t max_id;
@@ -59,8 +59,7 @@ static int bad_id(const struct snap_edges *se, uint64_t line, const char *p, int
 
 static int too_few(const struct snap_edges *se, uint64_t line, int found, char *err, size_t errlen) {
   return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: expected %s, found %d", se->path, (unsigned long long)line,
-                    se->weighted ? "3 fields (source, destination, weight)" : "2 fields (source, destination)",
-                    found);
+                    se->weighted ? "3 fields (source, destination, weight)" : "2 fields (source, destination)", found);
 }
 
 /* The weight field at p; moves *pp past it. */
@@ -73,14 +72,13 @@ static int scan_weight(const struct snap_edges *se, uint64_t line, const char **
   }
   char tok[48];
   graph_token(*pp, tok, sizeof tok);
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a positive finite number",
-                    se->path, (unsigned long long)line, tok);
+  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a positive finite number", se->path,
+                    (unsigned long long)line, tok);
 }
 
 static int outside_dense(const struct snap_edges *se, uint64_t line, uint64_t id, char *err, size_t errlen) {
   return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: vertex id %llu outside 0..%llu (the dense ids of line 1)",
-                    se->path, (unsigned long long)line, (unsigned long long)id,
-                    (unsigned long long)(se->dense_n - 1));
+                    se->path, (unsigned long long)line, (unsigned long long)id, (unsigned long long)(se->dense_n - 1));
 }
 
 /* One edge line at p (not blank, not a comment); *pp ends past its '\n'. */
@@ -185,8 +183,8 @@ static int read_all(struct graph_text *t, struct snap_edges *se, char *err, size
 }
 
 /* Ids as indices (dense-id line) or remapped to the distinct ids seen. */
-static int to_indices(struct snap_edges *se, uint32_t *src32, uint32_t *dst32, uint64_t **orig, uint64_t *n,
-                      char *err, size_t errlen) {
+static int to_indices(struct snap_edges *se, uint32_t *src32, uint32_t *dst32, uint64_t **orig, uint64_t *n, char *err,
+                      size_t errlen) {
   if (se->dense_n) {
     for (size_t i = 0; i < se->len; i++) {
       src32[i] = (uint32_t)se->src[i];
@@ -212,8 +210,10 @@ static void warn_extra(const struct snap_edges *se, const struct dsana_graph_opt
   if (se->weighted)
     graph_warnf(opts, "%s: extra columns after the first three ignored", se->path);
   else
-    graph_warnf(opts, "%s: extra columns after the first two ignored (use --weighted to read the third as edge "
-                      "weights)", se->path);
+    graph_warnf(opts,
+                "%s: extra columns after the first two ignored (use --weighted to read the third as edge "
+                "weights)",
+                se->path);
 }
 
 int graph_parse_snap(struct graph_text *t, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
@@ -243,8 +243,15 @@ int graph_parse_snap(struct graph_text *t, const struct dsana_graph_opts *opts, 
   free(se.src);
   free(se.dst);
   se.src = se.dst = NULL;
-  struct graph_edges e = {.path = t->path, .n = n, .m = m, .src = src32, .dst = dst32, .w = se.w,
-                          .orig_id = orig, .owned = true, .dedup = opts && opts->dedup,
+  struct graph_edges e = {.path = t->path,
+                          .n = n,
+                          .m = m,
+                          .src = src32,
+                          .dst = dst32,
+                          .w = se.w,
+                          .orig_id = orig,
+                          .owned = true,
+                          .dedup = opts && opts->dedup,
                           .mirror = opts && opts->undirected};
   src32 = dst32 = NULL;
   se.w = NULL;

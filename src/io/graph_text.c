@@ -71,8 +71,7 @@ static int gz_failure(struct graph_text *t, char *err, size_t errlen) {
   case Z_ERRNO:
     return graph_errf(err, errlen, DSANA_EIO, "%s: %s", t->path, strerror(errno));
   case Z_BUF_ERROR:
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %lld: unexpected end of gzip data", t->path,
-                      off);
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %lld: unexpected end of gzip data", t->path, off);
   case Z_MEM_ERROR:
     return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory in zlib", t->path);
   default:

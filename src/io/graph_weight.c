@@ -38,8 +38,8 @@ bool graph_scan_number(const char *p, const char **end, double *out) {
   return true;
 }
 
-int graph_sum_out_w(const char *path, uint64_t n, const uint64_t *in_off, const uint32_t *in_src,
-                    const double *in_w, const uint64_t *orig_id, double **out_w, char *err, size_t errlen) {
+int graph_sum_out_w(const char *path, uint64_t n, const uint64_t *in_off, const uint32_t *in_src, const double *in_w,
+                    const uint64_t *orig_id, double **out_w, char *err, size_t errlen) {
   double *s = graph_big_calloc((n ? n : 1) * sizeof *s);
   *out_w = NULL;
   if (!s)

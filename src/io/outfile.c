@@ -31,7 +31,7 @@
 
 struct dsana_outfile {
   struct out_target t;
-  char path[OUT_PATH_MAX]; /* as given, for messages */
+  char path[OUT_PATH_MAX];         /* as given, for messages */
   char tmp[2 * OUT_PATH_MAX + 64]; /* named temporary ("" = unnamed or in place) */
   int fd;
   bool unnamed; /* O_TMPFILE: linked at commit */

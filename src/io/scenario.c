@@ -34,8 +34,7 @@ struct parse_ctx {
   size_t errlen;
 };
 
-__attribute__((format(printf, 3, 4))) static int fail(const struct parse_ctx *c, int code,
-                                                      const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static int fail(const struct parse_ctx *c, int code, const char *fmt, ...) {
   if (c->err != NULL && c->errlen > 0) {
     int n = snprintf(c->err, c->errlen, "%s: ", c->name);
     if (n >= 0 && (size_t)n < c->errlen) {
@@ -49,8 +48,7 @@ __attribute__((format(printf, 3, 4))) static int fail(const struct parse_ctx *c,
 }
 
 /* Every key of obj must be in allowed[] (NULL-terminated) and appear once. */
-static int check_keys(const struct parse_ctx *c, const cJSON *obj, const char *const *allowed,
-                      const char *where) {
+static int check_keys(const struct parse_ctx *c, const cJSON *obj, const char *const *allowed, const char *where) {
   for (const cJSON *k = obj->child; k != NULL; k = k->next) {
     bool known = false;
     for (const char *const *a = allowed; *a != NULL && !known; a++)
@@ -66,8 +64,8 @@ static int check_keys(const struct parse_ctx *c, const cJSON *obj, const char *c
 
 /* obj.key as a finite number into *out; absent leaves *out and *present
  * false (or fails when required). path names obj ("" at top level). */
-static int get_number(const struct parse_ctx *c, const cJSON *obj, const char *path,
-                      const char *key, bool required, double *out, bool *present) {
+static int get_number(const struct parse_ctx *c, const cJSON *obj, const char *path, const char *key, bool required,
+                      double *out, bool *present) {
   const char *dot = path[0] != '\0' ? "." : "";
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
   if (present != NULL)
@@ -83,8 +81,7 @@ static int get_number(const struct parse_ctx *c, const cJSON *obj, const char *p
 }
 
 /* A link object at path: fields it gives replace those of *link. */
-static int parse_link(const struct parse_ctx *c, const cJSON *obj, const char *path,
-                      struct scenario_link *link) {
+static int parse_link(const struct parse_ctx *c, const cJSON *obj, const char *path, struct scenario_link *link) {
   static const char *const keys[] = {"bandwidth_mbit", "latency_ms", NULL};
   char where[64];
   if (!cJSON_IsObject(obj))
@@ -204,8 +201,8 @@ static int parse_default(const struct parse_ctx *c, const cJSON *root, struct sc
 
 /* Validate the document into *sc (zeroed by the caller; partly filled on error). */
 static int parse_root(const struct parse_ctx *c, const cJSON *root, struct scenario *sc) {
-  static const char *const keys[] = {"workers",     "default_worker", "groups", "transient", "link",
-                                     "time_scale", "ns_per_cost",    NULL};
+  static const char *const keys[] = {"workers", "default_worker", "groups",      "transient",
+                                     "link",    "time_scale",     "ns_per_cost", NULL};
   if (!cJSON_IsObject(root))
     return fail(c, DSANA_EFORMAT, "top level: must be an object");
   int rc = check_keys(c, root, keys, "at top level");
@@ -269,8 +266,7 @@ static void locate(const char *text, size_t at, unsigned long *line, unsigned lo
 }
 
 /* Parse len bytes of text (text[len] == '\0'). */
-static int parse_text(const struct parse_ctx *c, const char *text, size_t len,
-                      struct scenario *sc) {
+static int parse_text(const struct parse_ctx *c, const char *text, size_t len, struct scenario *sc) {
   memset(sc, 0, sizeof(*sc));
   size_t nul = strlen(text);
   if (nul != len)
@@ -283,8 +279,7 @@ static int parse_text(const struct parse_ctx *c, const char *text, size_t len,
     size_t at = end != NULL && end >= text && end <= text + len ? (size_t)(end - text) : 0;
     unsigned long line, col;
     locate(text, at, &line, &col);
-    return fail(c, DSANA_EFORMAT, "invalid JSON near byte %zu (line %lu, column %lu)", at, line,
-                col);
+    return fail(c, DSANA_EFORMAT, "invalid JSON near byte %zu (line %lu, column %lu)", at, line, col);
   }
   int rc = parse_root(c, root, sc);
   cJSON_Delete(root);
@@ -295,8 +290,7 @@ static int parse_text(const struct parse_ctx *c, const char *text, size_t len,
   return rc;
 }
 
-int scenario_parse(const char *name, const char *json, struct scenario *sc, char *err,
-                   size_t errlen) {
+int scenario_parse(const char *name, const char *json, struct scenario *sc, char *err, size_t errlen) {
   struct parse_ctx c = {name != NULL ? name : "scenario", err, errlen};
   if (sc == NULL || json == NULL)
     return fail(&c, DSANA_EINVAL, "no scenario text");
@@ -323,8 +317,7 @@ int scenario_load(const char *path, struct scenario *sc, char *err, size_t errle
     goto out;
   }
   if (st.st_size > (off_t)SCENARIO_MAX_BYTES) {
-    rc = fail(&c, DSANA_EFORMAT, "file too large (%lld bytes, limit %u)", (long long)st.st_size,
-              SCENARIO_MAX_BYTES);
+    rc = fail(&c, DSANA_EFORMAT, "file too large (%lld bytes, limit %u)", (long long)st.st_size, SCENARIO_MAX_BYTES);
     goto out;
   }
   size_t size = (size_t)st.st_size;

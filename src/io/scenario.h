@@ -67,16 +67,16 @@ struct scenario_group {
 #define SCENARIO_MAX_GROUPS 64
 
 struct scenario {
-  char *name;                    /* file name used in messages (owned), NULL for defaults */
+  char *name; /* file name used in messages (owned), NULL for defaults */
   uint32_t n_workers;
-  double *speed;                 /* n_workers */
-  struct scenario_link *link;    /* n_workers, per worker (defaults to the global link) */
+  double *speed;              /* n_workers */
+  struct scenario_link *link; /* n_workers, per worker (defaults to the global link) */
   struct scenario_link global_link;
   double transient_p, transient_slowdown;
-  double time_scale; /* every emulated node is this many times slower than a core here (>= 1) */
+  double time_scale;  /* every emulated node is this many times slower than a core here (>= 1) */
   double ns_per_cost; /* modelled ns per unit of task cost at speed 1; 0 = measured model */
   uint64_t transient_seed;
-  bool has_default;              /* "default_worker": workers beyond the list are made from it */
+  bool has_default; /* "default_worker": workers beyond the list are made from it */
   double default_speed;
   struct scenario_link default_link;
   uint32_t n_groups;

@@ -78,7 +78,8 @@ static int mp_start(void) {
   }
   /* errors come back as codes: a failed send or receive is the role's to handle */
   if (MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
-      MPI_Comm_rank(MPI_COMM_WORLD, &mp.rank) != MPI_SUCCESS || MPI_Comm_size(MPI_COMM_WORLD, &mp.size) != MPI_SUCCESS) {
+      MPI_Comm_rank(MPI_COMM_WORLD, &mp.rank) != MPI_SUCCESS ||
+      MPI_Comm_size(MPI_COMM_WORLD, &mp.size) != MPI_SUCCESS) {
     log_error("net: MPI started but cannot tell this process's rank");
     return DSANA_ENET;
   }
@@ -234,8 +235,7 @@ static int mp_send(struct net_sock *s, const struct net_peer *to, const uint8_t 
   int dest = ms->rank, rc = 0;
   mp_progress();
   if (len > (size_t)INT_MAX - MP_HEAD_BYTES) {
-    log_error("net: cannot send %s: %zu bytes do not fit one MPI message", net_hdr_type_name(hdr, WIRE_HDR_BYTES),
-              len);
+    log_error("net: cannot send %s: %zu bytes do not fit one MPI message", net_hdr_type_name(hdr, WIRE_HDR_BYTES), len);
     rc = DSANA_ERANGE;
   } else if (s->listener && (net_peer_id(to, &id) != 0 || (dest = mp_route_find(ms, id)) < 0)) {
     char peer[80];

@@ -51,8 +51,8 @@ struct mp_route {
 struct mp_sock {
   struct mp_sock *next; /* the process's dialers */
   struct net_sock *s;
-  int rank;              /* dialer: its listener's rank */
-  uint32_t self_id;      /* dialer */
+  int rank;                  /* dialer: its listener's rank */
+  uint32_t self_id;          /* dialer */
   struct mp_in *head, *tail; /* dialer: replies received, not yet returned */
   struct mp_route *routes;   /* listener: self_id -> rank, learnt */
   size_t n_routes, cap_routes;

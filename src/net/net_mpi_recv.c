@@ -97,8 +97,8 @@ static int mp_take(struct net_sock *s, const MPI_Status *st, struct mp_in **out)
     int rc = mp_discard(s, st, count, "out of memory");
     return rc == DSANA_EPROTO ? DSANA_ENOMEM : rc;
   }
-  int rc = MPI_Recv(in->buf + MP_SLACK, count, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, MPI_COMM_WORLD,
-                    MPI_STATUS_IGNORE);
+  int rc =
+      MPI_Recv(in->buf + MP_SLACK, count, MPI_BYTE, st->MPI_SOURCE, st->MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS) {
     char why[MPI_MAX_ERROR_STRING];
     log_error("net: receiving from rank %d failed: %s", st->MPI_SOURCE, mp_strerror(rc, why));
@@ -214,7 +214,7 @@ void mp_msg_fini(struct net_msg *m) {
 /* ---- polling ------------------------------------------------------------ */
 
 int mp_poll(struct net_sock *const *socks, int n, const int *fds, int nfds, int timeout_ms, uint64_t until_ns,
-                   bool *ready, bool *fd_ready) {
+            bool *ready, bool *fd_ready) {
   uint64_t now = clock_now_ns();
   uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : now + (uint64_t)timeout_ms * 1000000u;
   if (until_ns && until_ns < deadline)

@@ -127,8 +127,8 @@ static int zn_secure(struct net_sock *s) {
       return -1;
     char ep[64];
     snprintf(ep, sizeof ep, "inproc://dsana-monitor-%p-%u", (void *)s, c->seq++);
-    int events = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-                 ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+    int events =
+        ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
     if (zmq_socket_monitor(z, ep, events) != 0 || !(zs(s)->mon = zmq_socket(c->zctx, ZMQ_PAIR)) ||
         zmq_connect(zs(s)->mon, ep) != 0)
       return -1;
@@ -167,8 +167,8 @@ static void zn_drain_monitor(struct net_sock *s) {
     while (r % 10 == 0) /* a refused peer retries: log the 1st, 10th, 100th ... */
       r /= 10;
     if (r == 1)
-      log_warn("net: refused a peer on %s: authentication failed (no or wrong job token; %llu refusal%s so far)",
-               addr, (unsigned long long)s->stats.refused, s->stats.refused == 1 ? "" : "s");
+      log_warn("net: refused a peer on %s: authentication failed (no or wrong job token; %llu refusal%s so far)", addr,
+               (unsigned long long)s->stats.refused, s->stats.refused == 1 ? "" : "s");
   }
 }
 
@@ -183,8 +183,8 @@ static int zn_open(struct net_sock *s, int type) {
     free(z);
     return DSANA_ENET;
   }
-  int64_t maxmsg = s->max_payload > (uint64_t)INT64_MAX - ZN_MAXMSG_SLACK ? -1
-                                                                         : (int64_t)(s->max_payload + ZN_MAXMSG_SLACK);
+  int64_t maxmsg =
+      s->max_payload > (uint64_t)INT64_MAX - ZN_MAXMSG_SLACK ? -1 : (int64_t)(s->max_payload + ZN_MAXMSG_SLACK);
   if (zn_setopt_int(z->z, ZMQ_SNDHWM, 0) || zn_setopt_int(z->z, ZMQ_RCVHWM, 0) ||
       zn_setopt_int(z->z, ZMQ_LINGER, ZN_LINGER_MS) ||
       /* large kernel buffers: table transfers are megabytes per message */
@@ -301,8 +301,8 @@ static int zn_send(struct net_sock *s, const struct net_peer *to, const uint8_t 
                    bool owned) {
   void *z = zs(s)->z;
   int more = len > 0 ? ZMQ_SNDMORE : 0;
-  bool framed = (!s->listener || zn_send1(z, to->id, to->len, ZMQ_SNDMORE) == 0) &&
-                zn_send1(z, hdr, WIRE_HDR_BYTES, more) == 0;
+  bool framed =
+      (!s->listener || zn_send1(z, to->id, to->len, ZMQ_SNDMORE) == 0) && zn_send1(z, hdr, WIRE_HDR_BYTES, more) == 0;
   if (!framed && owned)
     free(payload);
   if (!framed || (len > 0 && zn_send_payload(z, payload, len, owned) != 0)) {

@@ -47,8 +47,8 @@ int zn_buffer_map(struct net_ctx *ctx, const char *name, size_t bytes, const dou
     return DSANA_EIO;
   struct stat st;
   size_t len = bytes ? bytes : 8;
-  void *p = fstat(fd, &st) == 0 && (size_t)st.st_size >= len ? mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0)
-                                                               : MAP_FAILED;
+  void *p =
+      fstat(fd, &st) == 0 && (size_t)st.st_size >= len ? mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
   close(fd);
   if (p == MAP_FAILED)
     return DSANA_EIO;
@@ -60,4 +60,3 @@ void zn_buffer_release(struct net_ctx *ctx, const void *p, size_t bytes) {
   (void)ctx;
   munmap((void *)p, bytes ? bytes : 8);
 }
-

@@ -94,8 +94,13 @@ static int outbox_queue(struct net_outbox *o, struct net_sock *s, const struct n
   }
   o->heap = heap;
   struct pending *p = &o->heap[o->n];
-  *p = (struct pending){.priority = priority, .seq = o->seq++, .ready_ns = clock_now_ns() + o->latency_ns,
-                        .sock = s, .hdr = *h, .payload = payload, .len = len};
+  *p = (struct pending){.priority = priority,
+                        .seq = o->seq++,
+                        .ready_ns = clock_now_ns() + o->latency_ns,
+                        .sock = s,
+                        .hdr = *h,
+                        .payload = payload,
+                        .len = len};
   if (to) {
     p->to = *to;
     p->has_to = 1;
@@ -117,8 +122,8 @@ int net_outbox_send(struct net_outbox *o, struct net_sock *s, const struct net_p
   return outbox_queue(o, s, to, h, copy, len, priority);
 }
 
-int net_outbox_send_owned(struct net_outbox *o, struct net_sock *s, const struct net_peer *to,
-                          const struct wire_hdr *h, void *payload, size_t len, uint64_t priority) {
+int net_outbox_send_owned(struct net_outbox *o, struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
+                          void *payload, size_t len, uint64_t priority) {
   if (!net_outbox_emulating(o))
     return net_send_owned(s, to, h, payload, len);
   if (len == 0) {

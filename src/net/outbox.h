@@ -34,8 +34,8 @@ int net_outbox_send(struct net_outbox *o, struct net_sock *s, const struct net_p
                     const void *payload, size_t len, uint64_t priority);
 /* The same, taking ownership of a malloc()ed payload instead of copying it
  * (freed once sent or dropped, at once on failure). */
-int net_outbox_send_owned(struct net_outbox *o, struct net_sock *s, const struct net_peer *to,
-                          const struct wire_hdr *h, void *payload, size_t len, uint64_t priority);
+int net_outbox_send_owned(struct net_outbox *o, struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
+                          void *payload, size_t len, uint64_t priority);
 /* Send everything whose time has come. *next_ns (if not NULL) gets the
  * time the next pending message may leave, or 0 when none is pending. A
  * message that cannot be sent (peer gone) is dropped and the rest still

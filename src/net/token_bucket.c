@@ -11,8 +11,7 @@
 
 #define TB_NEVER UINT64_MAX
 
-void token_bucket_init(struct token_bucket *tb, double rate_bytes_per_s, double burst_bytes,
-                       uint64_t now_ns) {
+void token_bucket_init(struct token_bucket *tb, double rate_bytes_per_s, double burst_bytes, uint64_t now_ns) {
   tb->rate_bytes_per_s = rate_bytes_per_s > 0 ? rate_bytes_per_s : 0;
   double burst = burst_bytes > 0 && tb->rate_bytes_per_s > 0 ? burst_bytes / tb->rate_bytes_per_s * 1e9 : 0;
   tb->burst_ns = burst < 1.8e19 ? (uint64_t)burst : TB_NEVER;

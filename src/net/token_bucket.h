@@ -23,8 +23,7 @@ struct token_bucket {
 };
 
 /* A full bucket at now_ns. rate <= 0 means unlimited. */
-void token_bucket_init(struct token_bucket *tb, double rate_bytes_per_s, double burst_bytes,
-                       uint64_t now_ns);
+void token_bucket_init(struct token_bucket *tb, double rate_bytes_per_s, double burst_bytes, uint64_t now_ns);
 /* Take `bytes` at time now_ns; returns how many ns the sender must wait
  * before the bytes may leave (0 if within the burst; UINT64_MAX when the
  * wait does not fit). A time earlier than an earlier call's earns nothing:

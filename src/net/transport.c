@@ -187,13 +187,11 @@ static int net_send_checked(struct net_sock *s, const struct net_peer *to, const
   return rc;
 }
 
-int net_send(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, const void *payload,
-             size_t len) {
+int net_send(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, const void *payload, size_t len) {
   return net_send_checked(s, to, h, (void *)payload, len, false);
 }
 
-int net_send_owned(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, void *payload,
-                   size_t len) {
+int net_send_owned(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, void *payload, size_t len) {
   return net_send_checked(s, to, h, payload, len, true);
 }
 

@@ -58,8 +58,8 @@ struct net_msg {
   struct net_peer from; /* listener only */
   const void *payload;  /* NULL when hdr.payload_bytes == 0 */
   _Alignas(8) unsigned char impl[64];
-  int store;                          /* private: how payload is held */
-  const struct net_ops *ops;          /* private: who frees it */
+  int store;                 /* private: how payload is held */
+  const struct net_ops *ops; /* private: who frees it */
 };
 
 struct net_stats {
@@ -107,12 +107,10 @@ int net_peer_id(const struct net_peer *p, uint32_t *self_id);
 /* Send h (payload_bytes must equal len) and payload. `to` is required on a
  * listener and ignored on a dialer. Copies the payload. DSANA_ENET when the
  * peer cannot be reached. */
-int net_send(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, const void *payload,
-             size_t len);
+int net_send(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, const void *payload, size_t len);
 /* The same, taking over a malloc()ed payload (freed once sent, or at once
  * on failure). */
-int net_send_owned(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, void *payload,
-                   size_t len);
+int net_send_owned(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, void *payload, size_t len);
 
 /* Receive one valid message, waiting up to timeout_ms (-1 = forever, 0 =
  * poll). Returns 0, DSANA_EAGAIN when nothing valid arrived in time, or

@@ -10,17 +10,16 @@
 #include "net/transport.h"
 
 struct net_ops {
-  const char *scheme; /* "tcp", "ipc", ... (several schemes may share ops) */
-  int (*ctx_create)(struct net_ctx *ctx);                  /* fill ctx->impl */
+  const char *scheme;                     /* "tcp", "ipc", ... (several schemes may share ops) */
+  int (*ctx_create)(struct net_ctx *ctx); /* fill ctx->impl */
   void (*ctx_destroy)(struct net_ctx *ctx);
-  int (*listen)(struct net_sock *s, const char *addr);     /* s->ctx set, fill s->impl */
+  int (*listen)(struct net_sock *s, const char *addr); /* s->ctx set, fill s->impl */
   int (*bound_addr)(struct net_sock *s, char *buf, size_t len);
   int (*dial)(struct net_sock *s, const char *addr, uint32_t self_id);
   void (*close)(struct net_sock *s);
   /* hdr is the encoded, checked header; `owned` payloads are the
    * transport's from now on (freed once sent or on failure). */
-  int (*send)(struct net_sock *s, const struct net_peer *to, const uint8_t *hdr, void *payload, size_t len,
-              bool owned);
+  int (*send)(struct net_sock *s, const struct net_peer *to, const uint8_t *hdr, void *payload, size_t len, bool owned);
   /* One queued message without waiting: 0 (valid, in *m), DSANA_EAGAIN,
    * DSANA_EPROTO (one invalid message dropped, counted), DSANA_ENET. */
   int (*recv)(struct net_sock *s, struct net_msg *m);

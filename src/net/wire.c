@@ -137,8 +137,7 @@ static const char *wire_check_zstd(const struct wire_hdr *h) {
 }
 
 /* The type's payload rule; key_lo <= key_hi is already checked. */
-static const char *wire_check_rule(const struct wire_type_info *t, const struct wire_hdr *h,
-                                   uint64_t max_payload) {
+static const char *wire_check_rule(const struct wire_type_info *t, const struct wire_hdr *h, uint64_t max_payload) {
   if (h->type == WIRE_PULL_REPLY && (h->flags & WIRE_F_ZSTD)) /* encoded values: any length */
     return h->payload_bytes ? NULL : "compressed answer without a payload";
   switch (t->rule) {
@@ -177,8 +176,7 @@ static const char *wire_validate(const struct wire_hdr *h, uint64_t max_payload)
   return NULL;
 }
 
-int wire_decode(const uint8_t *buf, size_t len, uint64_t max_payload, struct wire_hdr *h,
-                const char **why) {
+int wire_decode(const uint8_t *buf, size_t len, uint64_t max_payload, struct wire_hdr *h, const char **why) {
   const char *reason = "bad header length";
   if (len == WIRE_HDR_BYTES) {
     wire_unpack(buf, h);

@@ -25,7 +25,8 @@
 #include <stdint.h>
 
 #define WIRE_MAGIC 0x414e5344u
-#define WIRE_VERSION 5 /* 3: typed task/chunk/flags/count/buffer fields; 4: BYE carries the role's usage;
+#define WIRE_VERSION \
+  5 /* 3: typed task/chunk/flags/count/buffer fields; 4: BYE carries the role's usage;
                           5: exact sums are 32 bytes (192 bits and flags) */
 #define WIRE_HDR_BYTES 64
 #define WIRE_DEFAULT_MAX_PAYLOAD ((uint64_t)64 << 20)
@@ -35,23 +36,23 @@
 enum wire_rule { WIRE_P_NONE, WIRE_P_FIXED, WIRE_P_WORDS, WIRE_P_VAR };
 
 /* X(name, value, rule, bytes) */
-#define WIRE_TYPE_MAP(X)                         \
-  X(REGISTER, 1, WIRE_P_VAR, 1024)               \
-  X(CLUSTER_MAP, 2, WIRE_P_VAR, 1 << 20)         \
-  X(ITER_START, 3, WIRE_P_WORDS, 0)              \
-  X(TASKS, 4, WIRE_P_VAR, 1 << 22)               \
-  X(TASK_DONE, 5, WIRE_P_VAR, 1 << 22)           \
-  X(PULL, 6, WIRE_P_WORDS, 0)                    \
-  X(PULL_REPLY, 7, WIRE_P_WORDS, 0)              \
-  X(PUSH, 8, WIRE_P_WORDS, 0)                    \
-  X(ITER_END, 9, WIRE_P_WORDS, 0)                \
-  X(SHARD_REPORT, 10, WIRE_P_VAR, 1 << 16)       \
-  X(STOP, 11, WIRE_P_NONE, 0)                    \
-  X(FINAL_DATA, 12, WIRE_P_WORDS, 0)             \
-  X(HEARTBEAT, 13, WIRE_P_NONE, 0)               \
-  X(ABORT, 14, WIRE_P_VAR, 512)                  \
-  X(BYE, 15, WIRE_P_VAR, 64)                      \
-  X(CKPT_DONE, 16, WIRE_P_NONE, 0)               \
+#define WIRE_TYPE_MAP(X)                   \
+  X(REGISTER, 1, WIRE_P_VAR, 1024)         \
+  X(CLUSTER_MAP, 2, WIRE_P_VAR, 1 << 20)   \
+  X(ITER_START, 3, WIRE_P_WORDS, 0)        \
+  X(TASKS, 4, WIRE_P_VAR, 1 << 22)         \
+  X(TASK_DONE, 5, WIRE_P_VAR, 1 << 22)     \
+  X(PULL, 6, WIRE_P_WORDS, 0)              \
+  X(PULL_REPLY, 7, WIRE_P_WORDS, 0)        \
+  X(PUSH, 8, WIRE_P_WORDS, 0)              \
+  X(ITER_END, 9, WIRE_P_WORDS, 0)          \
+  X(SHARD_REPORT, 10, WIRE_P_VAR, 1 << 16) \
+  X(STOP, 11, WIRE_P_NONE, 0)              \
+  X(FINAL_DATA, 12, WIRE_P_WORDS, 0)       \
+  X(HEARTBEAT, 13, WIRE_P_NONE, 0)         \
+  X(ABORT, 14, WIRE_P_VAR, 512)            \
+  X(BYE, 15, WIRE_P_VAR, 64)               \
+  X(CKPT_DONE, 16, WIRE_P_NONE, 0)         \
   X(FETCH_AHEAD, 17, WIRE_P_NONE, 0)
 
 enum wire_type {
@@ -62,14 +63,14 @@ enum wire_type {
 };
 
 /* flags */
-#define WIRE_F_END 1u     /* PUSH: the task's last message to this server */
-#define WIRE_F_KEYS 2u    /* PULL, PUSH: the payload starts with `count` u64 keys */
-#define WIRE_F_PACKED 4u  /* PULL_REPLY: values of the requested keys of [key_lo, key_hi) only */
-#define WIRE_F_SHARED 8u  /* PULL_REPLY: values are in the server's shared buffer `buffer` */
+#define WIRE_F_END 1u       /* PUSH: the task's last message to this server */
+#define WIRE_F_KEYS 2u      /* PULL, PUSH: the payload starts with `count` u64 keys */
+#define WIRE_F_PACKED 4u    /* PULL_REPLY: values of the requested keys of [key_lo, key_hi) only */
+#define WIRE_F_SHARED 8u    /* PULL_REPLY: values are in the server's shared buffer `buffer` */
 #define WIRE_F_SHARE_OK 16u /* PULL: shared-buffer answers welcome */
-#define WIRE_F_XSUM 32u   /* PUSH: exact partial sums, 16 bytes (two u64 words, low first) per value */
-#define WIRE_F_TASKS 64u  /* PUSH: the payload starts with u64 n and n u64 task ids: the message ends them all */
-#define WIRE_F_AHEAD 128u /* ITER_START: after these tasks, fetch the next iteration's input (FETCH_AHEAD) */
+#define WIRE_F_XSUM 32u     /* PUSH: exact partial sums, 16 bytes (two u64 words, low first) per value */
+#define WIRE_F_TASKS 64u    /* PUSH: the payload starts with u64 n and n u64 task ids: the message ends them all */
+#define WIRE_F_AHEAD 128u   /* ITER_START: after these tasks, fetch the next iteration's input (FETCH_AHEAD) */
 /* PULL: compressed answers welcome. PULL_REPLY: the payload is the values
  * (count of them, width each) encoded by net/zcodec.h, any length */
 #define WIRE_F_ZSTD 256u

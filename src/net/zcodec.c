@@ -167,8 +167,8 @@ int zcodec_decode(struct zcodec *z, const uint8_t *in, size_t len, const double 
     return rc;
   size_t r = ZSTD_decompressDCtx(z->dctx, z->planes, n * 8, in, len);
   if (ZSTD_isError(r) || r != n * 8) {
-    *why = ZSTD_isError(r) && ZSTD_getErrorCode(r) == ZSTD_error_checksum_wrong ? "checksum mismatch"
-                                                                                : "corrupted frame";
+    *why =
+        ZSTD_isError(r) && ZSTD_getErrorCode(r) == ZSTD_error_checksum_wrong ? "checksum mismatch" : "corrupted frame";
     return DSANA_EPROTO;
   }
   from_planes(z->planes, base, n, out);

@@ -26,9 +26,11 @@ uint64_t chunk_keys_for(const struct chunk_request *r) {
     double bw = r->bandwidth_bytes_per_s;
     if (bw == 0 && r->local_unthrottled)
       return n;
-    struct chunk_inputs in = {.table_bytes = r->read_bytes, .n_shards = r->n_servers,
+    struct chunk_inputs in = {.table_bytes = r->read_bytes,
+                              .n_shards = r->n_servers,
                               .bandwidth_bytes_per_s = bw > 0 ? bw : CHUNK_UNKNOWN_LINK_BYTES_PER_S,
-                              .msg_overhead_s = CHUNK_MSG_OVERHEAD_S, .overhead_fraction = CHUNK_OVERHEAD_FRACTION};
+                              .msg_overhead_s = CHUNK_MSG_OVERHEAD_S,
+                              .overhead_fraction = CHUNK_OVERHEAD_FRACTION};
     uint64_t chunks = chunk_auto_count(&in), shard_keys = (n + r->n_servers - 1) / r->n_servers;
     bytes = (shard_keys + chunks - 1) / chunks * per;
   }

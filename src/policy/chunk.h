@@ -32,10 +32,10 @@ enum chunk_mode { CHUNK_OFF = 0, CHUNK_AUTO = 1, CHUNK_FIXED = 2 };
 
 struct chunk_request {
   enum chunk_mode mode;
-  uint64_t fixed_bytes;         /* CHUNK_FIXED */
-  uint64_t n_keys;              /* keys of the key space */
-  uint64_t bytes_per_key;       /* 8 * width of its widest table read */
-  uint64_t read_bytes;          /* what a transfer of its tables carries */
+  uint64_t fixed_bytes;   /* CHUNK_FIXED */
+  uint64_t n_keys;        /* keys of the key space */
+  uint64_t bytes_per_key; /* 8 * width of its widest table read */
+  uint64_t read_bytes;    /* what a transfer of its tables carries */
   uint32_t n_servers;
   double bandwidth_bytes_per_s; /* the slowest emulated link, 0 = none */
   int local_unthrottled;        /* every role on this machine, no emulated link */

@@ -41,8 +41,7 @@ static const struct sched_ops *sched_ops_for(enum sched_kind kind) {
   return NULL;
 }
 
-int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, uint32_t n_tasks,
-                 struct sched **out) {
+int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, uint32_t n_tasks, struct sched **out) {
   if (out == NULL)
     return DSANA_EINVAL;
   *out = NULL;
@@ -83,9 +82,9 @@ int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, u
   s->range_lo = calloc(W + 1, sizeof(uint32_t));
   s->range_new = calloc(W + 1, sizeof(uint32_t));
   s->range_alive = calloc(W, sizeof(bool));
-  if (!s->cost || !s->alive || !s->qbuf || !s->head || !s->tail || !s->qcost || !s->pool ||
-      !s->runner || !s->done || !s->stolen || !s->last || !s->speed || !s->it_cost ||
-      !s->it_secs || !s->it_raw_secs || !s->it_samples || !s->it_fast || !s->pspeed || !s->order || !s->owner || !s->range_lo || !s->range_new || !s->range_alive) {
+  if (!s->cost || !s->alive || !s->qbuf || !s->head || !s->tail || !s->qcost || !s->pool || !s->runner || !s->done ||
+      !s->stolen || !s->last || !s->speed || !s->it_cost || !s->it_secs || !s->it_raw_secs || !s->it_samples ||
+      !s->it_fast || !s->pspeed || !s->order || !s->owner || !s->range_lo || !s->range_new || !s->range_alive) {
     sched_destroy(s);
     return DSANA_ENOMEM;
   }

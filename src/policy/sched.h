@@ -30,8 +30,7 @@ struct sched;
 
 /* Create a scheduler for n_workers and n_tasks tasks with cost[t] > 0
  * (copied). Returns 0, DSANA_EINVAL or DSANA_ENOMEM. */
-int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, uint32_t n_tasks,
-                 struct sched **out);
+int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, uint32_t n_tasks, struct sched **out);
 void sched_destroy(struct sched *s);
 
 /* Dynamic policy: assign each worker one contiguous range of tasks (in

@@ -98,7 +98,8 @@ static void ranges_split(const struct sched *s, uint32_t *lo) {
     target += total * s->pspeed[w] / speed;
     /* at least one task (a probe: a worker never given work is never
      * measured again), and one left for each live worker after it */
-    for (; t < s->n_tasks && (w == last_alive || (t + later < s->n_tasks && (t == lo[w] || acc + s->cost[t] / 2 <= target)));
+    for (; t < s->n_tasks &&
+           (w == last_alive || (t + later < s->n_tasks && (t == lo[w] || acc + s->cost[t] / 2 <= target)));
          t++)
       acc += s->cost[t];
   }

@@ -44,32 +44,32 @@ struct sched {
 
   /* Iteration state (reset by sched_begin_iter). */
   bool in_iter;
-  bool *alive;       /* n_workers */
-  uint32_t *qbuf;    /* n_tasks: the queue segments */
-  uint32_t *head;    /* n_workers */
-  uint32_t *tail;    /* n_workers */
-  double *qcost;     /* n_workers: cost still queued for w */
-  uint32_t *pool;    /* n_tasks: orphaned unstarted tasks, FIFO */
+  bool *alive;                  /* n_workers */
+  uint32_t *qbuf;               /* n_tasks: the queue segments */
+  uint32_t *head;               /* n_workers */
+  uint32_t *tail;               /* n_workers */
+  double *qcost;                /* n_workers: cost still queued for w */
+  uint32_t *pool;               /* n_tasks: orphaned unstarted tasks, FIFO */
   uint32_t pool_head, pool_len; /* ring of capacity n_tasks */
-  uint32_t unstarted;            /* tasks not handed out (queues + pool) */
-  uint32_t *runner;  /* n_tasks: worker that got it this iteration, or SCHED_NONE */
-  bool *done;        /* n_tasks: reported this iteration */
-  uint32_t *stolen;  /* n_workers */
+  uint32_t unstarted;           /* tasks not handed out (queues + pool) */
+  uint32_t *runner;             /* n_tasks: worker that got it this iteration, or SCHED_NONE */
+  bool *done;                   /* n_tasks: reported this iteration */
+  uint32_t *stolen;             /* n_workers */
 
   /* Across iterations. */
-  uint32_t *last;    /* n_tasks: worker that ran it most recently, or SCHED_NONE */
-  double *speed;     /* n_workers: committed estimate, 0 = none yet */
-  double *it_cost;   /* n_workers: this iteration's (clamped) samples ... */
-  double *it_secs;   /* ... as total cost over total seconds */
-  double *it_raw_secs;   /* n_workers: the same seconds unclamped */
-  uint32_t *it_samples;  /* n_workers: tasks reported this iteration ... */
-  uint32_t *it_fast;     /* ... and those faster than the clamp allowed */
-  double *pspeed;    /* n_workers: predicted speeds, see sched_speed_predict_all */
+  uint32_t *last;       /* n_tasks: worker that ran it most recently, or SCHED_NONE */
+  double *speed;        /* n_workers: committed estimate, 0 = none yet */
+  double *it_cost;      /* n_workers: this iteration's (clamped) samples ... */
+  double *it_secs;      /* ... as total cost over total seconds */
+  double *it_raw_secs;  /* n_workers: the same seconds unclamped */
+  uint32_t *it_samples; /* n_workers: tasks reported this iteration ... */
+  uint32_t *it_fast;    /* ... and those faster than the clamp allowed */
+  double *pspeed;       /* n_workers: predicted speeds, see sched_speed_predict_all */
 
-  bool contiguous;    /* dynamic: one range of tasks per worker */
+  bool contiguous;     /* dynamic: one range of tasks per worker */
   uint32_t *range_lo;  /* n_workers + 1: the last contiguous assignment (w's range is [lo[w], lo[w+1])) */
   uint32_t *range_new; /* n_workers + 1: scratch for the next one */
-  bool *range_alive;  /* n_workers: who was alive for it */
+  bool *range_alive;   /* n_workers: who was alive for it */
   bool have_ranges;
 
   /* Scratch for the policies, n_tasks each (no allocation per iteration). */
@@ -88,8 +88,6 @@ void sched_sort_by_cost_desc(struct sched *s);
 /* Remove and return the task at the tail of w's (non-empty) queue. */
 uint32_t sched_queue_take_tail(struct sched *s, uint32_t w);
 
-static inline uint32_t sched_queue_len(const struct sched *s, uint32_t w) {
-  return s->tail[w] - s->head[w];
-}
+static inline uint32_t sched_queue_len(const struct sched *s, uint32_t w) { return s->tail[w] - s->head[w]; }
 
 #endif

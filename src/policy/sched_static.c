@@ -29,9 +29,7 @@ static int static_assign(struct sched *s) {
   return 0;
 }
 
-static int static_steal(struct sched *s, uint32_t w, uint32_t *task) {
-  return DSANA_EAGAIN;
-}
+static int static_steal(struct sched *s, uint32_t w, uint32_t *task) { return DSANA_EAGAIN; }
 
 const struct sched_ops sched_static_ops = {
     .kind = SCHED_STATIC,

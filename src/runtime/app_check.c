@@ -33,8 +33,7 @@ static int check_strings(const struct dsana_app *app, char *err, size_t errlen) 
   if (!app->summary)
     return fail(err, errlen, app, "no summary: dsana --help lists every app with its one line");
   if (!app->args)
-    return fail(err, errlen, app, "no args: dsana %s --help shows its positional arguments (\"\" for none)",
-                app->name);
+    return fail(err, errlen, app, "no args: dsana %s --help shows its positional arguments (\"\" for none)", app->name);
   return 0;
 }
 

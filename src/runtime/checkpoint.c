@@ -161,8 +161,7 @@ static int read_table(FILE *f, double *dst, size_t bytes, uLong *c) {
   return 0;
 }
 
-int ckpt_read_shard(const char *dir, const struct ckpt_shard *want, double *const *tables, char *err,
-                    size_t errlen) {
+int ckpt_read_shard(const char *dir, const struct ckpt_shard *want, double *const *tables, char *err, size_t errlen) {
   char path[1100];
   shard_path(path, sizeof path, dir, want->server);
   FILE *f = fopen(path, "rb");
@@ -248,15 +247,14 @@ int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size
   char *crc_at = strstr(text, "crc ");
   unsigned crc = 0;
   memset(m, 0, sizeof *m);
-  int got = sscanf(text, "dsana-checkpoint 2\niter %u\nservers %u\ntables %u\nresidual %la\n", &m->iter,
-                   &m->n_servers, &m->shape.n_tables, &m->residual);
+  int got = sscanf(text, "dsana-checkpoint 2\niter %u\nservers %u\ntables %u\nresidual %la\n", &m->iter, &m->n_servers,
+                   &m->shape.n_tables, &m->residual);
   uint32_t tables = 0;
   for (const char *at = text; got == 4 && tables < m->shape.n_tables && tables < DSANA_MAX_TABLES &&
                               (at = find_line(at, end, "table ")) != NULL;
        at++) {
     unsigned long long keys;
-    if (sscanf(at + 1, "table %llu %u", &keys, &m->shape.width[tables]) == 2 && keys > 0 &&
-        m->shape.width[tables] > 0)
+    if (sscanf(at + 1, "table %llu %u", &keys, &m->shape.width[tables]) == 2 && keys > 0 && m->shape.width[tables] > 0)
       m->shape.n_keys[tables++] = keys;
   }
   int globals = 0;
@@ -268,8 +266,8 @@ int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size
       m->globals[globals++] = v;
   }
   read_identity(text, end, crc_at, m);
-  if (!crc_at || sscanf(crc_at, "crc %x", &crc) != 1 || crc != crc_of(text, (size_t)(crc_at - text)) ||
-      got != 4 || globals != DSANA_MAX_GLOBALS || m->n_servers == 0 || m->shape.n_tables == 0 ||
+  if (!crc_at || sscanf(crc_at, "crc %x", &crc) != 1 || crc != crc_of(text, (size_t)(crc_at - text)) || got != 4 ||
+      globals != DSANA_MAX_GLOBALS || m->n_servers == 0 || m->shape.n_tables == 0 ||
       m->shape.n_tables > DSANA_MAX_TABLES || tables != m->shape.n_tables) {
     snprintf(err, errlen, "%s: malformed or corrupt manifest", path);
     return DSANA_EFORMAT;

@@ -25,12 +25,12 @@ struct run_config {
   enum sched_kind sched;
   bool sched_set; /* --sched given explicitly (overrides --mode) */
   enum chunk_mode chunk;
-  bool chunk_set;      /* --chunk given explicitly (overrides --mode) */
-  uint64_t chunk_bytes; /* CHUNK_FIXED */
+  bool chunk_set;              /* --chunk given explicitly (overrides --mode) */
+  uint64_t chunk_bytes;        /* CHUNK_FIXED */
   enum compress_mode compress; /* --compress (default auto) */
   char scenario_path[CONFIG_PATH_MAX];
   char metrics_path[CONFIG_PATH_MAX];
-  char trace_path[CONFIG_PATH_MAX]; /* Chrome trace JSON; roles write parts */
+  char trace_path[CONFIG_PATH_MAX];     /* Chrome trace JSON; roles write parts */
   char scheduler_addr[CONFIG_ADDR_MAX]; /* where the scheduler listens */
   char bind_host[CONFIG_ADDR_MAX];      /* servers' listen host (tcp) */
   char local_dir[CONFIG_PATH_MAX];      /* local mode: the job's private folder (ipc endpoints, buffers) */
@@ -38,9 +38,9 @@ struct run_config {
   uint32_t threads;                     /* compute threads per worker (0 = automatic: config_auto_threads) */
   bool quiet;
   bool fail_on_worker_loss;
-  uint32_t max_restarts; /* automatic recoveries of a lost server (or scheduler, local launcher) */
-  bool server_loss_rollback; /* the scheduler run alone: a lost server rolls every role back (sch_rollback) */
-  bool start_without_workers; /* a rolled-back run: start without workers that do not register again */
+  uint32_t max_restarts;            /* automatic recoveries of a lost server (or scheduler, local launcher) */
+  bool server_loss_rollback;        /* the scheduler run alone: a lost server rolls every role back (sch_rollback) */
+  bool start_without_workers;       /* a rolled-back run: start without workers that do not register again */
   char token_path[CONFIG_PATH_MAX]; /* --token-file */
   char checkpoint_dir[CONFIG_PATH_MAX]; /* --checkpoint */
   uint32_t checkpoint_every;            /* iterations between checkpoints */
@@ -49,7 +49,7 @@ struct run_config {
   double resume_globals[512], resume_residual;
   char job_identity[CONFIG_IDENTITY_MAX]; /* what defines the result (app, its parameters, its
                                            * inputs' sizes and checksums), recorded in checkpoints */
-  char curve_secret[48];                /* derived from the token; "" = clear */
+  char curve_secret[48];                  /* derived from the token; "" = clear */
   double register_timeout_s;
   double peer_timeout_s;
   double heartbeat_s;

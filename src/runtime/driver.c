@@ -39,7 +39,9 @@ int driver_step(struct drv *d, int timeout_ms) {
 
 bool driver_done(const struct drv *d) { return d->done; }
 int driver_error(const struct drv *d) { return d->err; }
-struct pool *driver_pool(struct drv *d) { return d->pool; }
+struct pool *driver_pool(struct drv *d) {
+  return d->pool;
+}
 
 int driver_finish(struct drv *d) {
   if (d->role != ROLE_SCHEDULER)

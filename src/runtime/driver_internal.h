@@ -40,7 +40,7 @@ struct drv {
   struct scheduler *s;
   struct server *sv;
   struct worker *w;
-  bool done;      /* the role finished (or failed: err) */
+  bool done; /* the role finished (or failed: err) */
   int err;
   bool manual;    /* tests: a manual pool, no blocking */
   bool observing; /* scheduler: the observer is open */
@@ -48,15 +48,15 @@ struct drv {
   struct pool *pool;
   struct scenario sc;
   bool have_sc;
-  struct emulate *emu;  /* worker: per compute thread (one when manual) */
+  struct emulate *emu; /* worker: per compute thread (one when manual) */
   uint32_t n_emu;
   struct net_msg *held; /* per server: a reply the worker could not take yet */
   bool *has_held;
-  size_t serving;       /* server: pulls with more to send now */
-  bool ran_inline;      /* worker: ran an item on this thread in this step */
-  uint64_t last_push;   /* worker: 1 + (iter << 32 | task) of the last push, 0: none (fault points) */
-  double ns_per_cost;   /* worker: measured compute per unit of a task's cost hint (0: none yet) */
-  double item_ns[4];    /* worker: recent time of an item, per witem_kind (0: none yet) */
+  size_t serving;     /* server: pulls with more to send now */
+  bool ran_inline;    /* worker: ran an item on this thread in this step */
+  uint64_t last_push; /* worker: 1 + (iter << 32 | task) of the last push, 0: none (fault points) */
+  double ns_per_cost; /* worker: measured compute per unit of a task's cost hint (0: none yet) */
+  double item_ns[4];  /* worker: recent time of an item, per witem_kind (0: none yet) */
 };
 
 /* driver_io.c */

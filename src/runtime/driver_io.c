@@ -49,14 +49,16 @@ static int env_send_scheduler_now(void *arg, const struct wire_hdr *h) {
 }
 
 int drv_open_ctx(struct drv *d) {
-  struct net_opts o = {.max_payload = d->cfg.max_payload_bytes, .curve_secret = d->cfg.curve_secret,
-                       .local_dir = d->cfg.local_dir, .bind_host = d->cfg.bind_host};
+  struct net_opts o = {.max_payload = d->cfg.max_payload_bytes,
+                       .curve_secret = d->cfg.curve_secret,
+                       .local_dir = d->cfg.local_dir,
+                       .bind_host = d->cfg.bind_host};
   int rc = net_ctx_create(d->cfg.scheduler_addr, &o, &d->ctx);
   if (rc)
     return rc;
   /* a manual driver shares its process with the cluster's other roles */
-  d->env = (struct rt_env){.arg = d, .now_ns = env_now, .usage = d->manual ? NULL : env_usage,
-                           .send_scheduler_now = env_send_scheduler_now};
+  d->env = (struct rt_env){
+      .arg = d, .now_ns = env_now, .usage = d->manual ? NULL : env_usage, .send_scheduler_now = env_send_scheduler_now};
   return 0;
 }
 
@@ -72,8 +74,8 @@ void drv_share(struct drv *d) {
 
 int drv_open_outbox(struct drv *d, const struct scenario *sc, uint32_t worker) {
   /* workers have their own link in the scenario; servers the global one */
-  const struct scenario_link *link = d->role == ROLE_WORKER && worker < sc->n_workers ? &sc->link[worker]
-                                                                                      : &sc->global_link;
+  const struct scenario_link *link =
+      d->role == ROLE_WORKER && worker < sc->n_workers ? &sc->link[worker] : &sc->global_link;
   int rc = net_outbox_create(link->bandwidth_bytes_per_s, link->latency_s, &d->outbox);
   d->emulating = rc == 0 && net_outbox_emulating(d->outbox);
   return rc;

@@ -62,7 +62,8 @@ static void run_item(void *arg, struct witem *it, uint32_t thread) {
   uint64_t over0 = e->overrun_ns;
   it->real_ns = real;
   it->modelled_ns = it->kind == WITEM_BEGIN ? real /* not timed: it may build per-task data once */
-                    : emulate_work(e, it->slot, real, it->cost, scenario_slowdown(&d->sc, worker_index(d->w), iter));
+                                            : emulate_work(e, it->slot, real, it->cost,
+                                                           scenario_slowdown(&d->sc, worker_index(d->w), iter));
   it->overrun_ns = e->overrun_ns - over0;
   static const char *const names[] = {"task", "task begin", "block", "task end"};
   trace_span(names[it->kind], "compute", t0, clock_now_ns(), iter, "task", it->wt->task);
@@ -110,7 +111,8 @@ static int after_join(struct drv *d) {
   if (!d->servers || !d->held || !d->has_held)
     return DSANA_ENOMEM;
   for (uint32_t s = 0; s < d->n_servers; s++)
-    if (net_dial(d->ctx, map->server_addr[s], rt_dial_id(ROLE_WORKER, index, (uint32_t)getpid()), &d->servers[s]) != 0) {
+    if (net_dial(d->ctx, map->server_addr[s], rt_dial_id(ROLE_WORKER, index, (uint32_t)getpid()), &d->servers[s]) !=
+        0) {
       log_error("cannot connect to server %u at %s", s, map->server_addr[s]);
       return DSANA_ENET;
     }

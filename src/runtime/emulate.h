@@ -30,10 +30,10 @@
 typedef void (*emulate_sleep_fn)(void *arg, uint64_t until_ns);
 
 struct emulate {
-  double ns_per_cost; /* > 0: cost model; 0: measured model (history) */
+  double ns_per_cost;     /* > 0: cost model; 0: measured model (history) */
   emulate_sleep_fn sleep; /* NULL: a plain sleep */
   void *sleep_arg;
-  uint64_t *best;    /* fastest real ns per slot, 0 = not seen; NULL = no history */
+  uint64_t *best; /* fastest real ns per slot, 0 = not seen; NULL = no history */
   uint64_t n_slots;
   uint64_t overrun_ns; /* cumulative: real time beyond the modelled time */
   int64_t debt_ns;     /* sleep still owed (< 0: overslept, credited to the next piece) */

@@ -103,7 +103,8 @@ int rt_watch_scheduler(struct rt_watch *w, const char *addr, const struct msg_cl
   if (!map && !w->heard && !w->said && now_ns - w->started_ns >= RT_NO_ANSWER_NS) {
     w->said = true;
     log_warn("no answer yet from the scheduler at %s: is it running there, and is --token-file the job's? (a wrong "
-             "token is refused without a word); waiting up to %.0f s", addr, register_timeout_s);
+             "token is refused without a word); waiting up to %.0f s",
+             addr, register_timeout_s);
   }
   double limit = map ? map->peer_timeout_s : register_timeout_s;
   if (now_ns - w->last_heard_ns <= (uint64_t)(limit * 1e9))
@@ -112,9 +113,11 @@ int rt_watch_scheduler(struct rt_watch *w, const char *addr, const struct msg_cl
     log_error("lost the scheduler at %s: silent for %.1f s", addr, (double)(now_ns - w->last_heard_ns) * 1e-9);
   else if (w->heard)
     log_error("timed out after %.0f s waiting for the cluster map from the scheduler at %s (registered: some other "
-              "role never came)", limit, addr);
+              "role never came)",
+              limit, addr);
   else
     log_error("timed out after %.0f s waiting for the cluster map from the scheduler at %s (is it running, and is "
-              "--token-file the job's?)", limit, addr);
+              "--token-file the job's?)",
+              limit, addr);
   return DSANA_ETIMEDOUT;
 }

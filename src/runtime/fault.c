@@ -50,8 +50,7 @@ void fault_init_server(uint32_t server) {
   const char *spec = getenv("DSANA_FAULT");
   unsigned s, iter;
   char point[16] = "", how[16] = "";
-  if (!spec || sscanf(spec, "server=%u,iter=%u,point=%15[a-z],how=%15[a-z]", &s, &iter, point, how) != 4 ||
-      s != server)
+  if (!spec || sscanf(spec, "server=%u,iter=%u,point=%15[a-z],how=%15[a-z]", &s, &iter, point, how) != 4 || s != server)
     return;
   server_fault.iter = iter;
   if (strcmp(point, "commit") == 0) {

@@ -17,8 +17,11 @@ double rt_slowest_link(const struct scenario *sc) {
 
 uint64_t rt_space_chunk_keys(const struct dsana_job *job, uint32_t sp, const struct run_config *cfg,
                              const struct scenario *sc, bool local) {
-  struct chunk_request r = {.mode = cfg->chunk, .fixed_bytes = cfg->chunk_bytes, .n_keys = job->space_keys[sp],
-                            .n_servers = cfg->n_servers, .bandwidth_bytes_per_s = rt_slowest_link(sc),
+  struct chunk_request r = {.mode = cfg->chunk,
+                            .fixed_bytes = cfg->chunk_bytes,
+                            .n_keys = job->space_keys[sp],
+                            .n_servers = cfg->n_servers,
+                            .bandwidth_bytes_per_s = rt_slowest_link(sc),
                             .local_unthrottled = local};
   for (uint32_t t = 0; t < job->n_tables; t++) {
     const struct job_table *jt = &job->tables[t];

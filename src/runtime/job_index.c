@@ -22,7 +22,8 @@ static void index_pass(struct dsana_job *job, bool write, uint32_t *off, struct 
     const struct job_decl *d = &job->decls[i];
     if (d->write != write)
       continue;
-    uint32_t t0 = d->task == DSANA_ALL_TASKS ? 0 : d->task, t1 = d->task == DSANA_ALL_TASKS ? job->n_tasks : d->task + 1;
+    uint32_t t0 = d->task == DSANA_ALL_TASKS ? 0 : d->task,
+             t1 = d->task == DSANA_ALL_TASKS ? job->n_tasks : d->task + 1;
     for (uint32_t t = t0; t < t1; t++) {
       if (pass == 0)
         off[t + 1]++;

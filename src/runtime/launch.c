@@ -50,7 +50,7 @@ struct child {
  * with _exit() and must not inherit an allocation it cannot free. */
 #define LAUNCH_MAX_CHILDREN 8192
 static struct child launch_kids[LAUNCH_MAX_CHILDREN];
-static int launch_stop_signal; /* the signal that stopped the last launch */
+static int launch_stop_signal;  /* the signal that stopped the last launch */
 static sigset_t launch_ignored; /* stop signals ignored when the launch began */
 /* A socket pair to the scheduler: the indices of workers whose process died, so
  * it loses them at once rather than after --peer-timeout of silence. */
@@ -170,7 +170,7 @@ struct launch_wait {
   const sigset_t *mask;
   uint32_t max_respawns;
   bool worker_loss_fatal;
-  bool recoverable; /* the job stopped because a server or the scheduler was killed */
+  bool recoverable;     /* the job stopped because a server or the scheduler was killed */
   uint64_t deadline_ns; /* after the scheduler's success: the others get 10 s */
 };
 
@@ -305,7 +305,7 @@ static int launch_wait(struct launch_wait *w, const sigset_t *set) {
 /* Merge the roles' trace parts (in the job's folder) into the --trace file. */
 static int launch_merge_trace(const struct run_config *cfg, const char *trace_path) {
   size_t n = 1 + cfg->n_servers + cfg->n_workers;
-  char (*parts)[1200] = calloc(n, sizeof *parts);
+  char(*parts)[1200] = calloc(n, sizeof *parts);
   const char **list = calloc(n + 1, sizeof *list);
   int rc = parts && list ? 0 : DSANA_ENOMEM;
   for (size_t i = 0; !rc && i < n; i++) {
@@ -420,9 +420,15 @@ static int launch_job(const struct role_params *p, struct run_config *cfg, const
   }
   sigset_t set;
   wait_set(&set);
-  struct launch_wait w = {.kids = kids, .n = n, .running = n, .worker_loss_fatal = cfg->fail_on_worker_loss,
-                          .q = &q, .mask = old_mask, .max_respawns = cfg->max_restarts,
-};
+  struct launch_wait w = {
+      .kids = kids,
+      .n = n,
+      .running = n,
+      .worker_loss_fatal = cfg->fail_on_worker_loss,
+      .q = &q,
+      .mask = old_mask,
+      .max_respawns = cfg->max_restarts,
+  };
   if (!rc)
     rc = launch_wait(&w, &set);
   *recoverable = rc == DSANA_EPEER && w.recoverable;

@@ -20,7 +20,6 @@ void launch_remove_dir(const char *dir);
 /* Remove the files in the folder, keep the folder. */
 void launch_empty_dir(const char *dir);
 
-
 /* The process that removes the folder when the launcher and its roles are
  * all gone, even killed with SIGKILL. */
 struct launch_janitor {

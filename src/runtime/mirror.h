@@ -39,17 +39,17 @@
 #include "runtime/event.h"
 #include "runtime/job.h"
 
-struct mirror_req; /* a sparse request (mirror_sparse.c) */
+struct mirror_req;     /* a sparse request (mirror_sparse.c) */
 struct mirror_refetch; /* a piece to ask for again (mirror_zc.c) */
 
 struct mirror_table {
-  bool used;            /* some task of this worker reads it */
-  bool sparse;          /* keys listed per task */
+  bool used;   /* some task of this worker reads it */
+  bool sparse; /* keys listed per task */
   uint32_t width;
   uint64_t n_keys, chunk_keys, n_chunks;
   uint64_t cover_lo, cover_hi; /* dense: the keys asked for */
-  double *values;       /* n_keys * width, indexed by key; NULL until first used */
-  const uint64_t *unread; /* borrowed: keys no task reads, NULL = all read */
+  double *values;              /* n_keys * width, indexed by key; NULL until first used */
+  const uint64_t *unread;      /* borrowed: keys no task reads, NULL = all read */
   /* dense */
   uint64_t *chunk_want; /* wanted keys of each chunk: complete when chunk_got reaches it */
   uint64_t *chunk_got;  /* wanted keys of each chunk received for chunk_iter[c] */
@@ -64,30 +64,30 @@ struct mirror_table {
   uint32_t *chunk_base; /* compressing: the iteration whose complete values chunk c held when it
                          * switched to chunk_iter[c] (0: none), what DELTA pieces XOR (mirror_zc.c) */
   /* sparse */
-  uint32_t *key_iter;   /* per key: the iteration it was asked for (0 = never) */
-  uint32_t *key_req;    /* per key: the request (sequence) that asked for it */
+  uint32_t *key_iter;      /* per key: the iteration it was asked for (0 = never) */
+  uint32_t *key_req;       /* per key: the request (sequence) that asked for it */
   struct mirror_req *reqs; /* outstanding requests */
-  uint32_t req_iter;    /* the iteration of the sequence numbers below */
-  uint32_t req_next;    /* next request sequence (1, 2, ...) */
-  uint32_t req_done;    /* every request <= this is answered */
-  uint32_t req_open;    /* requests not answered */
+  uint32_t req_iter;       /* the iteration of the sequence numbers below */
+  uint32_t req_next;       /* next request sequence (1, 2, ...) */
+  uint32_t req_done;       /* every request <= this is answered */
+  uint32_t req_open;       /* requests not answered */
 };
 
 struct mirror {
   uint32_t n_tables, n_servers, self;
   struct mirror_table t[DSANA_MAX_TABLES];
   const struct rt_env *env;
-  bool share;                  /* shared-buffer answers welcome */
-  const double **shm;          /* per (server, table, buffer): mapped server buffers */
-  uint64_t bytes_in;           /* reply bytes taken (header + payload), cumulative */
-  uint64_t bytes_in_raw;       /* the same before compression (header + values) */
-  bool compress;               /* dense pulls ask for compressed answers (mirror_set_compress) */
-  uint64_t max_raw_bytes;      /* compressing: the largest piece of values decoded */
-  struct zcodec *zc;           /* compressing: the decoder */
-  struct zcodec_piece zpiece;  /* compressing: a piece's values and their base, packed */
+  bool share;                     /* shared-buffer answers welcome */
+  const double **shm;             /* per (server, table, buffer): mapped server buffers */
+  uint64_t bytes_in;              /* reply bytes taken (header + payload), cumulative */
+  uint64_t bytes_in_raw;          /* the same before compression (header + values) */
+  bool compress;                  /* dense pulls ask for compressed answers (mirror_set_compress) */
+  uint64_t max_raw_bytes;         /* compressing: the largest piece of values decoded */
+  struct zcodec *zc;              /* compressing: the decoder */
+  struct zcodec_piece zpiece;     /* compressing: a piece's values and their base, packed */
   struct mirror_refetch *refetch; /* compressing: pieces that did not decode, to ask again plainly */
   size_t n_refetch, cap_refetch;
-  uint64_t wait_since_ns;      /* for traces */
+  uint64_t wait_since_ns; /* for traces */
 };
 
 enum mirror_take_rc { MIRROR_TAKEN = 0, MIRROR_HOLD = 1 };
@@ -126,8 +126,8 @@ int mirror_kick(struct mirror *m, struct rt_outq *out);
 
 /* Sparse: task `task` reads keys[0..n) of table t in iteration iter: ask
  * for those not asked yet; *ticket gets what mirror_sparse_ready() needs. */
-int mirror_sparse_request(struct mirror *m, uint32_t t, uint32_t iter, uint32_t task, const uint64_t *keys,
-                          uint64_t n, uint32_t *ticket, struct rt_outq *out);
+int mirror_sparse_request(struct mirror *m, uint32_t t, uint32_t iter, uint32_t task, const uint64_t *keys, uint64_t n,
+                          uint32_t *ticket, struct rt_outq *out);
 bool mirror_sparse_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint32_t ticket);
 
 /* A PULL_REPLY from server s: MIRROR_TAKEN (stored, or dropped with a log

@@ -68,8 +68,14 @@ static int send_req(struct mirror *m, uint32_t t, uint32_t s, uint32_t task, uin
     free(keys);
     return DSANA_ENOMEM;
   }
-  *r = (struct mirror_req){.next = mt->reqs, .seq = mt->req_next, .server = s, .task = task, .iter = mt->req_iter,
-                           .keys = keys, .n = n, .have = r->have};
+  *r = (struct mirror_req){.next = mt->reqs,
+                           .seq = mt->req_next,
+                           .server = s,
+                           .task = task,
+                           .iter = mt->req_iter,
+                           .keys = keys,
+                           .n = n,
+                           .have = r->have};
   mt->reqs = r;
   mt->req_open++;
   struct wire_hdr h = wire_hdr_make(WIRE_PULL, m->self);
@@ -106,8 +112,8 @@ static int send_split(struct mirror *m, uint32_t t, uint32_t task, const uint64_
   return 0;
 }
 
-int mirror_sparse_request(struct mirror *m, uint32_t t, uint32_t iter, uint32_t task, const uint64_t *keys,
-                          uint64_t n, uint32_t *ticket, struct rt_outq *out) {
+int mirror_sparse_request(struct mirror *m, uint32_t t, uint32_t iter, uint32_t task, const uint64_t *keys, uint64_t n,
+                          uint32_t *ticket, struct rt_outq *out) {
   struct mirror_table *mt = &m->t[t];
   if (sparse_alloc(mt) != 0)
     return DSANA_ENOMEM;

@@ -81,8 +81,8 @@ static void refetch(struct mirror *m, uint32_t s, const struct wire_hdr *h) {
   if (!r)
     return;
   m->refetch = r;
-  r[m->n_refetch++] = (struct mirror_refetch){.s = s, .table = h->table, .iter = h->iter, .lo = h->key_lo,
-                                              .hi = h->key_hi};
+  r[m->n_refetch++] =
+      (struct mirror_refetch){.s = s, .table = h->table, .iter = h->iter, .lo = h->key_lo, .hi = h->key_hi};
 }
 
 int mirror_zc_kick(struct mirror *m, struct rt_outq *out) {

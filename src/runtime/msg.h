@@ -25,8 +25,8 @@
 #define MSG_NAME_MAX 64
 
 struct msg_register {
-  uint32_t role;  /* enum rt_role */
-  uint32_t index; /* requested index or UINT32_MAX for any */
+  uint32_t role;              /* enum rt_role */
+  uint32_t index;             /* requested index or UINT32_MAX for any */
   char addr[CONFIG_ADDR_MAX]; /* servers: where workers reach them */
   char host[64];
   uint32_t pid;
@@ -72,8 +72,8 @@ struct msg_task_done {
   uint64_t wait_ns;    /* waiting for its input once started */
   uint64_t idle_ns;    /* between the previous task's end and this one's start */
   uint64_t bytes_in, bytes_out;
-  uint64_t overlap_ns; /* computing while its input was still arriving */
-  uint64_t overrun_ns; /* real compute beyond the modelled time (emulate.h) */
+  uint64_t overlap_ns;   /* computing while its input was still arriving */
+  uint64_t overrun_ns;   /* real compute beyond the modelled time (emulate.h) */
   uint64_t bytes_in_raw; /* bytes_in before compression (header + values) */
   dsana_xsum sums[DSANA_MAX_SUMS];
 };

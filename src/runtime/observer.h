@@ -22,7 +22,7 @@ struct worker_iter_stats {
 
 struct rt_iter_report {
   uint32_t iter;
-  double tol;        /* the app's convergence tolerance and cap (progress estimate) */
+  double tol; /* the app's convergence tolerance and cap (progress estimate) */
   uint32_t max_iter;
   double wall_s, residual;
   double bound_s, transfer_bound_s; /* balanced compute bound, busiest link's transfer bound */
@@ -43,8 +43,8 @@ struct rt_run_report {
   double total_s, median_iter_s, bound_s, transfer_bound_s, overrun_s;
   uint64_t chunk_bytes; /* of the block table's key space (or the first), whole table when not chunked */
   bool chunked;
-  bool compressed;                   /* pulled values travel compressed (--compress) */
-  uint64_t pull_bytes, pull_bytes_raw; /* every worker's pulls of the run, as sent and before compression;
+  bool compressed;                      /* pulled values travel compressed (--compress) */
+  uint64_t pull_bytes, pull_bytes_raw;  /* every worker's pulls of the run, as sent and before compression;
                                         * the transfer bound counts the bytes as sent */
   uint64_t refused_peers, dropped_msgs; /* the scheduler's listener: failed authentication, invalid messages */
   /* per steady iteration (from the second on, usage.h), -1 when unknown:

@@ -35,8 +35,7 @@ static inline uint64_t rt_reply_priority(uint32_t iter, uint64_t chunk, uint32_t
  * of the block table, task_end)? With a block table and an app that has
  * the block hooks: when the block table comes in several chunks of
  * chunk_keys keys (0: whole), and always when the app has no run_task. */
-static inline bool rt_runs_blocks(const struct dsana_job *job, uint64_t chunk_keys, bool block_hooks,
-                                  bool run_task) {
+static inline bool rt_runs_blocks(const struct dsana_job *job, uint64_t chunk_keys, bool block_hooks, bool run_task) {
   uint32_t b = job->block_table;
   return b != JOB_NONE && block_hooks && ((chunk_keys && chunk_keys < job->tables[b].n_keys) || !run_task);
 }

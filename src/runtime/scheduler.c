@@ -22,8 +22,10 @@ static void resolve_chunks(struct scheduler *s, bool local) {
     s->fetch_ahead |= s->chunk_keys[sp] != 0;
   }
   s->fetch_ahead = s->fetch_ahead && !s->app->update;
-  struct compress_request c = {.mode = s->cfg.compress, .chunk = s->cfg.chunk,
-                               .bandwidth_bytes_per_s = rt_slowest_link(&s->sc), .local_unthrottled = local};
+  struct compress_request c = {.mode = s->cfg.compress,
+                               .chunk = s->cfg.chunk,
+                               .bandwidth_bytes_per_s = rt_slowest_link(&s->sc),
+                               .local_unthrottled = local};
   s->compress = compress_wanted(&c);
 }
 
@@ -199,7 +201,9 @@ static int on_register(struct scheduler *s, const struct rt_from *from, const st
     }
   if (idx >= n || slots[idx].registered || (server && !reg.addr[0])) {
     log_warn("refused %s registration (index %u): %s", rt_role_name(reg.role), reg.index,
-             idx >= n ? "no free slot" : server && !reg.addr[0] ? "no address" : "index taken");
+             idx >= n                 ? "no free slot"
+             : server && !reg.addr[0] ? "no address"
+                                      : "index taken");
     return 0;
   }
   slots[idx].registered = true;
@@ -253,7 +257,8 @@ static int tell_lost(struct scheduler *s, struct peer_slot *slot, uint32_t idx, 
   char why[200];
   int len = snprintf(why, sizeof why,
                      "worker %u was given up (silent past --peer-timeout: frozen, starved or cut off) and its tasks "
-                     "went to the others: it registers again to rejoin", idx);
+                     "went to the others: it registers again to rejoin",
+                     idx);
   char *copy = strdup(why);
   if (!copy)
     return DSANA_ENOMEM;

@@ -63,8 +63,8 @@ int sch_on_final_data(struct scheduler *s, uint32_t server, const struct net_msg
   if (!s->stopping || h->table != s->job.result_table || h->key_lo < lo || h->key_hi > hi || h->key_lo >= h->key_hi ||
       h->payload_bytes != (h->key_hi - h->key_lo) * jt->width * sizeof(double) ||
       s->result_keys + (h->key_hi - h->key_lo) > jt->n_keys) {
-    log_warn("dropped FINAL_DATA from server %u: keys [%llu, %llu) not expected", server,
-             (unsigned long long)h->key_lo, (unsigned long long)h->key_hi);
+    log_warn("dropped FINAL_DATA from server %u: keys [%llu, %llu) not expected", server, (unsigned long long)h->key_lo,
+             (unsigned long long)h->key_hi);
     return 0;
   }
   memcpy(s->result + h->key_lo * jt->width, m->payload, h->payload_bytes);
@@ -83,17 +83,33 @@ static void fill_summary(const struct scheduler *s, struct rt_run_report *r) {
   bool dyn = s->cfg.sched == SCHED_DYNAMIC, chunked = s->fetch_ahead;
   uint32_t sp = reported_space(s);
   uint64_t keys = s->chunk_keys[sp] ? s->chunk_keys[sp] : s->job.space_keys[sp];
-  *r = (struct rt_run_report){
-      .app = s->app->name, .mode = run_mode_name(s->cfg.mode),
-      .mechanisms = dyn && chunked ? "dynamic+chunking" : dyn ? "dynamic" : chunked ? "chunking" : "none",
-      .sched = sched_kind_name(s->cfg.sched), .scenario = s->cfg.scenario_path, .workers = s->cfg.n_workers,
-      .servers = s->cfg.n_servers, .tasks = s->job.n_tasks, .tasks_per_worker = s->cfg.tasks_per_worker,
-      .iterations = s->iter, .residual = s->residual, .converged = s->converged,
-      .median_iter_s = rt_median(s->iter_wall, s->n_iters), .bound_s = rt_median(s->iter_bound, s->n_iters),
-      .transfer_bound_s = rt_median(s->iter_tbound, s->n_iters), .overrun_s = s->overrun_s,
-      .chunk_bytes = keys * sizeof(double), .chunked = s->chunk_keys[sp] != 0, .n_metrics = s->last.n_metrics,
-      .compressed = s->compress, .pull_bytes = s->pull_bytes, .pull_bytes_raw = s->pull_bytes_raw,
-      .refused_peers = s->refused_peers, .dropped_msgs = s->dropped_msgs};
+  *r = (struct rt_run_report){.app = s->app->name,
+                              .mode = run_mode_name(s->cfg.mode),
+                              .mechanisms = dyn && chunked ? "dynamic+chunking"
+                                            : dyn          ? "dynamic"
+                                            : chunked      ? "chunking"
+                                                           : "none",
+                              .sched = sched_kind_name(s->cfg.sched),
+                              .scenario = s->cfg.scenario_path,
+                              .workers = s->cfg.n_workers,
+                              .servers = s->cfg.n_servers,
+                              .tasks = s->job.n_tasks,
+                              .tasks_per_worker = s->cfg.tasks_per_worker,
+                              .iterations = s->iter,
+                              .residual = s->residual,
+                              .converged = s->converged,
+                              .median_iter_s = rt_median(s->iter_wall, s->n_iters),
+                              .bound_s = rt_median(s->iter_bound, s->n_iters),
+                              .transfer_bound_s = rt_median(s->iter_tbound, s->n_iters),
+                              .overrun_s = s->overrun_s,
+                              .chunk_bytes = keys * sizeof(double),
+                              .chunked = s->chunk_keys[sp] != 0,
+                              .n_metrics = s->last.n_metrics,
+                              .compressed = s->compress,
+                              .pull_bytes = s->pull_bytes,
+                              .pull_bytes_raw = s->pull_bytes_raw,
+                              .refused_peers = s->refused_peers,
+                              .dropped_msgs = s->dropped_msgs};
   for (uint32_t i = 0; i < s->n_iters; i++)
     r->total_s += s->iter_wall[i];
   fill_usage(s, r);
@@ -109,8 +125,12 @@ int scheduler_finish(struct scheduler *s) {
   const struct rt_observer *o = s->params.observer;
   if (o && o->summary)
     o->summary(o->arg, &r);
-  struct dsana_run_summary run = {.iters = r.iterations, .residual = r.residual, .converged = r.converged,
-                                  .total_s = r.total_s, .median_iter_s = r.median_iter_s, .quiet = s->cfg.quiet};
+  struct dsana_run_summary run = {.iters = r.iterations,
+                                  .residual = r.residual,
+                                  .converged = r.converged,
+                                  .total_s = r.total_s,
+                                  .median_iter_s = r.median_iter_s,
+                                  .quiet = s->cfg.quiet};
   char err[512] = "";
   const struct job_table *jt = &s->job.tables[s->job.result_table];
   int rc = s->app->output ? s->app->output(s->app_state, s->result, jt->n_keys, jt->width, &run, err, sizeof err) : 0;

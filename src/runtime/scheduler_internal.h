@@ -37,7 +37,7 @@ struct peer_slot {
   struct net_peer peer;
   char addr[CONFIG_ADDR_MAX];
   uint64_t last_heard_ns;
-  uint32_t *batch;      /* worker: tasks to hand in the next TASKS message */
+  uint32_t *batch; /* worker: tasks to hand in the next TASKS message */
   uint32_t n_batch;
 };
 
@@ -46,7 +46,7 @@ struct iter_acc {
   dsana_xsum sums[DSANA_MAX_SUMS];
   uint64_t start_ns, messages;
   uint64_t messages_recorded; /* of messages, those counted in the iteration's report */
-  double raw_compute_s; /* task compute without emulated slowdown */
+  double raw_compute_s;       /* task compute without emulated slowdown */
 };
 
 struct scheduler {
@@ -62,9 +62,9 @@ struct scheduler {
   bool blocks, fetch_ahead;
   bool compress; /* --compress resolved: workers ask for compressed answers */
   struct peer_slot *servers, *workers;
-  bool started;      /* every role registered, maps sent */
+  bool started; /* every role registered, maps sent */
   uint64_t reg_deadline_ns;
-  uint32_t iter;     /* in progress (0 = initial values) */
+  uint32_t iter; /* in progress (0 = initial values) */
   struct iter_acc acc;
   struct worker_iter_stats *wstats;
   uint8_t *task_seen;   /* n_tasks: TASK_DONE received this iteration */
@@ -79,7 +79,7 @@ struct scheduler {
     uint32_t threads;
   } waiting[SCH_MAX_WAITING];
   uint32_t n_waiting;
-  uint32_t late_servers; /* registrations told to come again (server_retry) */
+  uint32_t late_servers;         /* registrations told to come again (server_retry) */
   uint32_t ckpt_iter, ckpt_acks; /* the checkpoint being written */
   double ckpt_globals[DSANA_MAX_GLOBALS], ckpt_residual;
   double globals[DSANA_MAX_GLOBALS];
@@ -88,7 +88,7 @@ struct scheduler {
   struct dsana_reduce_ctx last; /* the last reduce(), for the summary */
   double overrun_s;
   double *iter_wall, *iter_bound, *iter_tbound;
-  uint64_t pull_bytes, pull_bytes_raw; /* of the iterations recorded: as sent, before compression */
+  uint64_t pull_bytes, pull_bytes_raw;  /* of the iterations recorded: as sent, before compression */
   uint64_t refused_peers, dropped_msgs; /* by the listener (scheduler_note_listener) */
   uint32_t n_iters, cap_iters;
   bool stopping, finished;
@@ -107,10 +107,10 @@ struct scheduler {
 };
 
 /* scheduler_out.c */
-int sch_send(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, const void *payload,
-             size_t len, struct rt_outq *out);
-int sch_send_owned(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, void *payload,
-                   size_t len, struct rt_outq *out);
+int sch_send(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, const void *payload, size_t len,
+             struct rt_outq *out);
+int sch_send_owned(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, void *payload, size_t len,
+                   struct rt_outq *out);
 void sch_broadcast(struct scheduler *s, bool servers, bool workers, const struct wire_hdr *h, const void *payload,
                    size_t len, struct rt_outq *out);
 /* Stop the job: log, tell every role why, return DSANA_EPEER. */
@@ -142,7 +142,6 @@ int sch_hand_out_all(struct scheduler *s, struct rt_outq *out);
 int sch_send_maps(struct scheduler *s, struct rt_outq *out);
 /* why: how the loss was seen, for the log line ("silent for 5.1 s") */
 int sch_lose_worker(struct scheduler *s, uint32_t w, const char *why, struct rt_outq *out);
-int sch_on_late_register(struct scheduler *s, const struct rt_from *from, const struct net_msg *m,
-                         struct rt_outq *out);
+int sch_on_late_register(struct scheduler *s, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out);
 
 #endif

@@ -92,7 +92,8 @@ static void fetch_ahead(struct scheduler *s, uint32_t w, bool starting, struct r
     return;
   /* static, block-wise: its tasks are all handed at the start (idle for
    * the policy); else: all done and nothing to steal */
-  bool done = p->outstanding == 0 || (s->cfg.sched == SCHED_STATIC && s->blocks && sched_queued_cost(s->policy, w) <= 0);
+  bool done =
+      p->outstanding == 0 || (s->cfg.sched == SCHED_STATIC && s->blocks && sched_queued_cost(s->policy, w) <= 0);
   if (!s->fetch_ahead || p->ahead || !done || p->lost || p->joining || s->stopping ||
       (s->job.max_iter && s->iter >= s->job.max_iter))
     return;
@@ -250,9 +251,18 @@ static int record_iteration(struct scheduler *s, const struct dsana_reduce_ctx *
   int rc = grow_iters(s);
   if (rc)
     return rc;
-  struct rt_iter_report r = {.iter = s->iter, .tol = s->job.tol, .max_iter = s->job.max_iter, .wall_s = wall, .residual = s->residual, .bound_s = compute_bound(s),
-                             .transfer_bound_s = rt_transfer_bound(&s->sc, s->wstats, s->cfg.n_workers, s->cfg.n_servers), .messages = s->acc.messages,
-                             .workers = s->wstats, .n_workers = s->cfg.n_workers, .n_metrics = ctx->n_metrics};
+  struct rt_iter_report r = {.iter = s->iter,
+                             .tol = s->job.tol,
+                             .max_iter = s->job.max_iter,
+                             .wall_s = wall,
+                             .residual = s->residual,
+                             .bound_s = compute_bound(s),
+                             .transfer_bound_s =
+                                 rt_transfer_bound(&s->sc, s->wstats, s->cfg.n_workers, s->cfg.n_servers),
+                             .messages = s->acc.messages,
+                             .workers = s->wstats,
+                             .n_workers = s->cfg.n_workers,
+                             .n_metrics = ctx->n_metrics};
   s->iter_wall[s->n_iters] = wall;
   s->iter_bound[s->n_iters] = r.bound_s;
   s->iter_tbound[s->n_iters] = r.transfer_bound_s;
@@ -298,7 +308,8 @@ static int end_iteration(struct scheduler *s, struct rt_outq *out) {
   for (uint32_t k = 0; k < s->job.n_sums; k++)
     if (!isfinite(ctx.sums[k] = dsana_xsum_value(&s->acc.sums[k]))) {
       log_error("diverged in iteration %u: the job's sum %u has an addend that is NaN, infinite or beyond 1.2e27; "
-                "a smaller step or scaled inputs may help (logreg: lower --lr)", s->iter, k);
+                "a smaller step or scaled inputs may help (logreg: lower --lr)",
+                s->iter, k);
       return DSANA_ERANGE;
     }
   memcpy(ctx.globals, s->globals, sizeof ctx.globals);
@@ -390,8 +401,8 @@ static void take_done(struct scheduler *s, uint32_t w, const struct msg_task_don
   for (uint32_t k = 0; k < s->job.n_sums; k++)
     dsana_xsum_merge(&s->acc.sums[k], &d->sums[k]);
   /* a worker's threads run its tasks side by side: each takes 1/threads of it */
-  sched_report(s->policy, w, d->task, (compute_s + (double)d->wait_ns * 1e-9) /
-                                        (s->workers[w].threads ? s->workers[w].threads : 1));
+  sched_report(s->policy, w, d->task,
+               (compute_s + (double)d->wait_ns * 1e-9) / (s->workers[w].threads ? s->workers[w].threads : 1));
   if (s->task_owner[d->task] == w && s->workers[w].outstanding > 0)
     s->workers[w].outstanding--;
 }

@@ -9,14 +9,14 @@
 #include "runtime/scheduler_internal.h"
 #include "util/log.h"
 
-int sch_send(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, const void *payload,
-             size_t len, struct rt_outq *out) {
+int sch_send(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, const void *payload, size_t len,
+             struct rt_outq *out) {
   s->acc.messages++;
   return rt_reply(out, &to->peer, h, payload, len, 0);
 }
 
-int sch_send_owned(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, void *payload,
-                   size_t len, struct rt_outq *out) {
+int sch_send_owned(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, void *payload, size_t len,
+                   struct rt_outq *out) {
   s->acc.messages++;
   return rt_reply_owned(out, &to->peer, h, payload, len, 0);
 }
@@ -36,7 +36,7 @@ void sch_broadcast(struct scheduler *s, bool servers, bool workers, const struct
 /* Log why the job stops, tell every role still in it (ABORT with
  * `flags`), and fail this run with rc. */
 __attribute__((format(printf, 5, 0))) static int abort_all(struct scheduler *s, struct rt_outq *out, uint32_t flags,
-                                                          int rc, const char *fmt, va_list ap) {
+                                                           int rc, const char *fmt, va_list ap) {
   char why[480];
   vsnprintf(why, sizeof why, fmt, ap);
   log_error("%s", why);
@@ -66,7 +66,7 @@ int sch_abort(struct scheduler *s, struct rt_outq *out, const char *fmt, ...) {
 }
 
 __attribute__((format(printf, 3, 4))) static int end_job(struct scheduler *s, struct rt_outq *out, const char *fmt,
-                                                          ...) {
+                                                         ...) {
   va_list ap;
   va_start(ap, fmt);
   int rc = abort_all(s, out, WIRE_F_ENDED, DSANA_EINTR, fmt, ap);

@@ -30,28 +30,28 @@
 
 /* One table's shard. */
 struct stable {
-  uint64_t lo, hi;     /* keys */
+  uint64_t lo, hi; /* keys */
   uint32_t width;
-  double *buf[2];      /* the two versions, (hi - lo) * width each */
-  uint32_t cur;        /* buf[cur] is the committed version */
-  bool shared;         /* buffers shared with local workers */
-  bool state;          /* a STATE table: buf[0] == buf[1] */
-  dsana_xsum *acc;     /* SUM: accumulators of the iteration, (hi - lo) * width */
-  double *prev;        /* compressed pulls: a copy of the version before cur (server_zc.c) */
+  double *buf[2];       /* the two versions, (hi - lo) * width each */
+  uint32_t cur;         /* buf[cur] is the committed version */
+  bool shared;          /* buffers shared with local workers */
+  bool state;           /* a STATE table: buf[0] == buf[1] */
+  dsana_xsum *acc;      /* SUM: accumulators of the iteration, (hi - lo) * width */
+  double *prev;         /* compressed pulls: a copy of the version before cur (server_zc.c) */
   int64_t prev_version; /* the version prev holds (INT64_MIN: none yet) */
 };
 
 /* One key space's completion state. */
 struct sspace {
-  uint64_t n_keys, lo, hi;    /* the shard of this key space */
+  uint64_t n_keys, lo, hi; /* the shard of this key space */
   uint64_t chunk_keys, chunk0, n_chunks;
   uint32_t n_segs;
-  uint64_t *seg_lo;           /* n_segs + 1 boundaries */
-  uint32_t *seg_writers;      /* tasks writing each segment */
-  uint32_t *seg_left;         /* of them, not ended in this iteration */
-  uint32_t *chunk_segs;       /* segments of each chunk */
-  uint32_t *chunk_left;       /* of them, not final in this iteration */
-  uint64_t *final[2];         /* [0]: cur's chunks (all), [1]: next's final ones so far */
+  uint64_t *seg_lo;      /* n_segs + 1 boundaries */
+  uint32_t *seg_writers; /* tasks writing each segment */
+  uint32_t *seg_left;    /* of them, not ended in this iteration */
+  uint32_t *chunk_segs;  /* segments of each chunk */
+  uint32_t *chunk_left;  /* of them, not final in this iteration */
+  uint64_t *final[2];    /* [0]: cur's chunks (all), [1]: next's final ones so far */
   uint64_t n_final;
 };
 
@@ -100,15 +100,15 @@ struct server {
   struct usage_window usage;
   struct stable t[DSANA_MAX_TABLES];
   struct sspace sp[DSANA_MAX_TABLES];
-  int64_t version;  /* last committed iteration; -1 before the initial values */
-  bool completed;   /* every segment of version+1 finished: reported */
+  int64_t version;    /* last committed iteration; -1 before the initial values */
+  bool completed;     /* every segment of version+1 finished: reported */
   uint32_t *tseg_off; /* per task: its segments tseg[tseg_off[t] .. tseg_off[t+1]) */
   struct tseg *tseg;
-  uint8_t *ended;     /* per task: its end marker of version+1 arrived */
-  uint32_t *sender;   /* per task: the worker whose pushes are being kept */
-  struct staged **staging; /* per task: SUM pushes held until its end */
-  uint32_t tasks_left;   /* tasks writing here, not ended */
-  uint32_t segs_left;    /* segments of every key space, not final */
+  uint8_t *ended;                  /* per task: its end marker of version+1 arrived */
+  uint32_t *sender;                /* per task: the worker whose pushes are being kept */
+  struct staged **staging;         /* per task: SUM pushes held until its end */
+  uint32_t tasks_left;             /* tasks writing here, not ended */
+  uint32_t segs_left;              /* segments of every key space, not final */
   dsana_xsum sums[DSANA_MAX_SUMS]; /* of the finished ranges of version+1 */
   struct pull_req *reqs;
   size_t n_reqs, cap_reqs;

@@ -198,8 +198,10 @@ static int send_values(struct server *sv, const struct pull_req *r, int side, ui
     h.count = (uint32_t)(hi - lo);
     rc = rt_reply(out, &r->peer, &h, src + lo * st->width, (hi - lo) * st->width * sizeof(double), prio);
   }
-  trace_span(shared ? "shared buffer answer" : zsent ? "chunk send (compressed)" : "chunk send", "transfer", t0, rt_now(sv->env), r->hdr.iter, "chunk",
-             (double)(lo / req_space(sv, r)->chunk_keys));
+  trace_span(shared  ? "shared buffer answer"
+             : zsent ? "chunk send (compressed)"
+                     : "chunk send",
+             "transfer", t0, rt_now(sv->env), r->hdr.iter, "chunk", (double)(lo / req_space(sv, r)->chunk_keys));
   return rc;
 }
 
@@ -208,7 +210,8 @@ static int send_piece(struct server *sv, struct pull_req *r, int side, struct rt
   uint64_t lo, hi;
   req_span(sv, r, side, &lo, &hi);
   int rc = 0;
-  if (lo < hi && r->keys && sorted_lower_bound_u64(r->keys, r->hdr.count, lo) == sorted_lower_bound_u64(r->keys, r->hdr.count, hi)) {
+  if (lo < hi && r->keys &&
+      sorted_lower_bound_u64(r->keys, r->hdr.count, lo) == sorted_lower_bound_u64(r->keys, r->hdr.count, hi)) {
     r->at = hi; /* none of its keys in this chunk */
   } else if (lo < hi) {
     uint64_t max = sv->values_per_msg / sv->t[r->hdr.table].width;

@@ -52,7 +52,8 @@ static int check_finite(const struct server *sv, uint32_t s, uint64_t lo, uint64
     for (uint64_t k = lo * jt->width; k < hi * jt->width; k++)
       if (!isfinite(v[k])) {
         log_error("diverged in iteration %u: table '%s' key %llu is %g (%s); a smaller step or scaled inputs may "
-                  "help (logreg: lower --lr)", iter, jt->name, (unsigned long long)(k / jt->width), v[k],
+                  "help (logreg: lower --lr)",
+                  iter, jt->name, (unsigned long long)(k / jt->width), v[k],
                   sv->t[t].acc ? "a sum with an addend that is NaN, infinite or beyond 1.2e27"
                                : "the app's push or finish made it");
         return DSANA_ERANGE;
@@ -100,7 +101,7 @@ static int finish_segment(struct server *sv, uint32_t s, uint32_t g, uint32_t it
   uint64_t lo = sp->seg_lo[g], hi = sp->seg_lo[g + 1];
   uint64_t t0 = rt_now(sv->env);
   uint64_t piece = sv->cfg.hook_piece_keys ? sv->cfg.hook_piece_keys : UINT64_MAX;
-  for (uint64_t a = lo; a < hi; a = hi - a > piece ? a + piece : hi) {
+  for (uint64_t a = lo; a<hi; a = hi - a> piece ? a + piece : hi) {
     int rc = finish_piece(sv, s, a, hi - a > piece ? a + piece : hi, iter);
     if (rc)
       return rc;
@@ -283,7 +284,8 @@ static const char *check_push(const struct server *sv, const struct wire_hdr *h,
     return "partial sums pushed into an ASSIGN table";
   if (!(h->flags & WIRE_F_KEYS))
     return h->count == h->key_hi - h->key_lo && h->payload_bytes == (uint64_t)h->count * st->width * 8 * words
-               ? NULL : "value count does not match the key range";
+               ? NULL
+               : "value count does not match the key range";
   if (!st->acc)
     return "a key list pushed into an ASSIGN table";
   if (h->payload_bytes != (uint64_t)h->count * (st->width * words + 1) * 8 || h->count == 0)

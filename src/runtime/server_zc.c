@@ -40,9 +40,9 @@ struct szc_entry {
 struct szc {
   struct zcodec *zc;
   struct zcodec_piece piece; /* scratch: packed values and their base */
-  struct szc_entry *kept; /* per (table, iteration parity, piece of the shard) */
-  uint64_t pieces;        /* slots per table and parity (count_pieces()) */
-  uint32_t n_tables;      /* tables with slots */
+  struct szc_entry *kept;    /* per (table, iteration parity, piece of the shard) */
+  uint64_t pieces;           /* slots per table and parity (count_pieces()) */
+  uint32_t n_tables;         /* tables with slots */
 };
 
 void szc_free(struct server *sv) {
@@ -135,7 +135,8 @@ static struct szc_entry *slot_of(const struct server *sv, const struct wire_hdr 
   const struct szc *z = sv->zc;
   const struct sspace *sp = &sv->sp[sv->job.tables[h->table].space];
   uint64_t c = h->key_lo / sp->chunk_keys;
-  uint64_t piece = (c - sp->chunk0) * chunk_pieces(sv, h->table) + (h->key_lo - c * sp->chunk_keys) / piece_keys(sv, h->table);
+  uint64_t piece =
+      (c - sp->chunk0) * chunk_pieces(sv, h->table) + (h->key_lo - c * sp->chunk_keys) / piece_keys(sv, h->table);
   uint64_t at = piece < z->pieces ? piece : piece % z->pieces;
   return &z->kept[((uint64_t)h->table * 2 + (h->iter & 1)) * z->pieces + at];
 }
@@ -159,8 +160,14 @@ static void keep(struct server *sv, const struct wire_hdr *h, const uint8_t *byt
   }
   if (!bytes)
     free(e->bytes);
-  *e = (struct szc_entry){.table = h->table, .iter = h->iter, .flags = h->flags, .lo = h->key_lo, .hi = h->key_hi,
-                          .used = true, .bytes = copy, .len = len};
+  *e = (struct szc_entry){.table = h->table,
+                          .iter = h->iter,
+                          .flags = h->flags,
+                          .lo = h->key_lo,
+                          .hi = h->key_hi,
+                          .used = true,
+                          .bytes = copy,
+                          .len = len};
   if (copy)
     memcpy(copy, bytes, len);
 }

@@ -44,8 +44,8 @@ void worker_destroy(struct worker *w) {
 }
 
 int worker_start(struct worker *w, struct rt_outq *out) {
-  struct msg_register reg = {.role = ROLE_WORKER, .index = w->index, .pid = (uint32_t)getpid(),
-                             .threads = worker_threads(w)};
+  struct msg_register reg = {
+      .role = ROLE_WORKER, .index = w->index, .pid = (uint32_t)getpid(), .threads = worker_threads(w)};
   return role_register(&reg, out);
 }
 
@@ -103,8 +103,8 @@ static int join(struct worker *w) {
   /* block by block when the block table comes in several chunks (or the
    * app has block hooks only: then one block when it comes whole) */
   w->blocks = b != JOB_NONE && w->app->task_block && (w->mirror.t[b].n_chunks > 1 || !w->app->run_task);
-  w->run_ahead = w->blocks && w->map->sched == SCHED_STATIC && (w->map->flags & MAP_F_FETCH_AHEAD) &&
-                 only_block_table_dense(w);
+  w->run_ahead =
+      w->blocks && w->map->sched == SCHED_STATIC && (w->map->flags & MAP_F_FETCH_AHEAD) && only_block_table_dense(w);
   w->values_per_msg = config_values_per_msg(w->map->max_payload);
   if ((rc = alloc_assign_bufs(w)) != 0)
     return rc;
@@ -213,7 +213,8 @@ static void note_freeze(struct worker *w, uint64_t now_ns) {
   if (!w->map || gap <= (uint64_t)(w->map->peer_timeout_s * 1e9))
     return;
   log_warn("this worker was frozen for %.1f s (stopped, suspended or starved of CPU), longer than --peer-timeout: "
-           "asking the scheduler whether it still counts on it", (double)gap * 1e-9);
+           "asking the scheduler whether it still counts on it",
+           (double)gap * 1e-9);
   double grace = 4 * w->map->heartbeat_s < w->map->peer_timeout_s ? 4 * w->map->heartbeat_s : w->map->peer_timeout_s;
   w->watch.last_heard_ns = now_ns - (uint64_t)((w->map->peer_timeout_s - grace) * 1e9);
 }
@@ -247,9 +248,7 @@ int worker_next_work(struct worker *w, struct witem *it, struct rt_outq *out) {
   return wtasks_next(w, it, out);
 }
 
-int worker_work_done(struct worker *w, struct witem *it, struct rt_outq *out) {
-  return wtasks_done(w, it, out);
-}
+int worker_work_done(struct worker *w, struct witem *it, struct rt_outq *out) { return wtasks_done(w, it, out); }
 
 bool worker_stopped(const struct worker *w) { return w->stopped; }
 const struct msg_cluster_map *worker_map(const struct worker *w) { return w->map; }

@@ -37,8 +37,8 @@ struct wpush {
   dsana_xsum *xbuf;     /* exact pushes (dsana_push_xsum*): as buf, of partial sums */
   const uint64_t *keys; /* sparse: the task's keys, NULL = dense */
   uint64_t n;
-  double *mem;          /* what to free (per-instance buffers) */
-  size_t mem_cap;       /* doubles in mem, reused by the next instance */
+  double *mem;    /* what to free (per-instance buffers) */
+  size_t mem_cap; /* doubles in mem, reused by the next instance */
   bool used;
 };
 
@@ -56,18 +56,18 @@ enum witem_kind { WITEM_RUN, WITEM_BEGIN, WITEM_BLOCK, WITEM_END };
 struct wtask {
   bool live;
   uint32_t task, iter;
-  bool provisional;   /* started ahead of its iteration (running ahead) */
-  bool running;       /* an item of it is with the driver */
-  bool begun;         /* block-wise: task_begin ran */
-  bool input_asked;   /* its non-block input was requested */
-  uint32_t keys_held; /* bit t: a key list of table t to give back (task_keys_done) */
-  uint64_t next_chunk; /* block-wise: the next block to run */
+  bool provisional;                   /* started ahead of its iteration (running ahead) */
+  bool running;                       /* an item of it is with the driver */
+  bool begun;                         /* block-wise: task_begin ran */
+  bool input_asked;                   /* its non-block input was requested */
+  uint32_t keys_held;                 /* bit t: a key list of table t to give back (task_keys_done) */
+  uint64_t next_chunk;                /* block-wise: the next block to run */
   uint32_t tickets[DSANA_MAX_TABLES]; /* sparse reads: see mirror_sparse_ready */
   uint64_t compute_ns, overlap_ns, overrun_ns, wait_ns;
   uint64_t ready_ns, start_ns;
   struct dsana_task_ctx ctx;
   struct dsana_task_rt rt;
-  dsana_xsum *sums;   /* n_sums (DSANA_MAX_SUMS for the ctx), owned */
+  dsana_xsum *sums; /* n_sums (DSANA_MAX_SUMS for the ctx), owned */
   struct wpush push[DSANA_MAX_TABLES];
 };
 
@@ -76,12 +76,12 @@ struct witem {
   enum witem_kind kind;
   struct wtask *wt;
   uint64_t chunk, chunk_end; /* WITEM_BLOCK: blocks [chunk, chunk_end) */
-  uint64_t slot;     /* emulation history slot */
-  double cost;       /* out of the hook (ctx.cost), or the task's hint for RUN */
-  int rc;            /* out: the hook's result */
+  uint64_t slot;             /* emulation history slot */
+  double cost;               /* out of the hook (ctx.cost), or the task's hint for RUN */
+  int rc;                    /* out: the hook's result */
   /* filled by the driver */
   uint64_t real_ns, modelled_ns, overrun_ns;
-  bool overlap;      /* the block table was still arriving */
+  bool overlap; /* the block table was still arriving */
 };
 
 int worker_create(const struct role_params *p, const struct rt_env *env, struct worker **out);
@@ -100,7 +100,7 @@ int worker_next_work(struct worker *w, struct witem *it, struct rt_outq *out);
 int worker_work_done(struct worker *w, struct witem *it, struct rt_outq *out);
 
 /* For the driver. */
-bool worker_stopped(const struct worker *w);     /* STOP received: leave once sent */
+bool worker_stopped(const struct worker *w);                      /* STOP received: leave once sent */
 const struct msg_cluster_map *worker_map(const struct worker *w); /* NULL before it */
 uint32_t worker_index(const struct worker *w);
 /* The slowdown-model slot count (emulation) and a scenario iteration. */

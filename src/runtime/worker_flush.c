@@ -13,8 +13,8 @@
 
 /* A single-task dense ASSIGN push that ends its task: may merge. */
 static bool mergeable(const struct worker *w, const struct rt_out *o) {
-  return o->hdr.type == WIRE_PUSH && o->hdr.flags == WIRE_F_END && o->hdr.count > 0 &&
-         o->hdr.table < w->job.n_tables && w->job.tables[o->hdr.table].rule == DSANA_RULE_ASSIGN;
+  return o->hdr.type == WIRE_PUSH && o->hdr.flags == WIRE_F_END && o->hdr.count > 0 && o->hdr.table < w->job.n_tables &&
+         w->job.tables[o->hdr.table].rule == DSANA_RULE_ASSIGN;
 }
 
 /* Entries i < j of the pending queue are next to each other on their link

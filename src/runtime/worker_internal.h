@@ -35,21 +35,21 @@ struct worker {
   /* the iteration */
   uint32_t iter; /* started last (ITER_START) */
   double globals[DSANA_MAX_GLOBALS];
-  bool blocks;      /* tasks run block by block as the block table's chunks arrive */
-  bool run_ahead;   /* static scheduling, fetching ahead: done tasks start again for the next iteration */
+  bool blocks;         /* tasks run block by block as the block table's chunks arrive */
+  bool run_ahead;      /* static scheduling, fetching ahead: done tasks start again for the next iteration */
   uint32_t ahead_iter; /* FETCH_AHEAD received for this iteration (0 = none) */
-  uint32_t sparse;  /* bit t: table t is read by key lists */
+  uint32_t sparse;     /* bit t: table t is read by key lists */
   bool one_block_items;
   /* tasks */
   struct wtask *slots; /* 2 x n_tasks: this iteration's and the next one's */
   uint32_t n_slots;
-  uint32_t *order;     /* held instances (slot indices) in the order they started */
+  uint32_t *order; /* held instances (slot indices) in the order they started */
   uint32_t n_held;
-  uint32_t *queue;     /* received, not started: a ring of n_tasks */
+  uint32_t *queue; /* received, not started: a ring of n_tasks */
   uint32_t q_head, q_len;
-  uint32_t *ran;       /* tasks completed in iteration `iter`, in order */
+  uint32_t *ran; /* tasks completed in iteration `iter`, in order */
   uint32_t n_ran;
-  struct wkeys *tkeys; /* n_tasks * n_tables, lazily */
+  struct wkeys *tkeys;                  /* n_tasks * n_tables, lazily */
   double *assign_buf[DSANA_MAX_TABLES]; /* dense ASSIGN push buffers (n_keys * width) */
   uint64_t values_per_msg;
   /* what waits to leave together (worker_flush.c) */

@@ -129,8 +129,8 @@ static int build_pushes(struct worker *w, struct wtask *wt, struct rt_outq *out)
     const struct wpush *p = &wt->push[r->table];
     touch(w, r, touched);
     if (!p->used && job->tables[r->table].rule == DSANA_RULE_ASSIGN && r->lo < r->hi) {
-      log_error("task %u did not push its keys [%llu, %llu) of ASSIGN table '%s'", wt->task,
-                (unsigned long long)r->lo, (unsigned long long)r->hi, job->tables[r->table].name);
+      log_error("task %u did not push its keys [%llu, %llu) of ASSIGN table '%s'", wt->task, (unsigned long long)r->lo,
+                (unsigned long long)r->hi, job->tables[r->table].name);
       rc = DSANA_EINVAL;
     } else if (p->used) {
       uint32_t words = p->xbuf ? DSANA_XSUM_WORDS : 1;
@@ -167,13 +167,16 @@ static int own_payloads(struct rt_outq *q, size_t first) {
 /* The TASK_DONE record of a finished instance, into the pending report. */
 static int add_record(struct worker *w, struct wtask *wt) {
   uint64_t now = rt_now(w->env);
-  struct msg_task_done d = {.task = wt->task, .compute_ns = wt->compute_ns, .wait_ns = wt->wait_ns,
-                            .idle_ns = w->last_task_end_ns && wt->start_ns > w->last_task_end_ns
-                                           ? wt->start_ns - w->last_task_end_ns : 0,
-                            .bytes_in = w->mirror.bytes_in - w->bytes_in_mark,
-                            .bytes_in_raw = w->mirror.bytes_in_raw - w->bytes_in_raw_mark,
-                            .bytes_out = w->bytes_out - w->bytes_out_mark,
-                            .overlap_ns = wt->overlap_ns, .overrun_ns = wt->overrun_ns};
+  struct msg_task_done d = {
+      .task = wt->task,
+      .compute_ns = wt->compute_ns,
+      .wait_ns = wt->wait_ns,
+      .idle_ns = w->last_task_end_ns && wt->start_ns > w->last_task_end_ns ? wt->start_ns - w->last_task_end_ns : 0,
+      .bytes_in = w->mirror.bytes_in - w->bytes_in_mark,
+      .bytes_in_raw = w->mirror.bytes_in_raw - w->bytes_in_raw_mark,
+      .bytes_out = w->bytes_out - w->bytes_out_mark,
+      .overlap_ns = wt->overlap_ns,
+      .overrun_ns = wt->overrun_ns};
   memcpy(d.sums, wt->sums, w->job.n_sums * sizeof *d.sums);
   w->bytes_in_mark = w->mirror.bytes_in;
   w->bytes_in_raw_mark = w->mirror.bytes_in_raw;

@@ -82,8 +82,8 @@ static struct wtask *instance_begin(struct worker *w, uint32_t task, uint32_t it
   wt->sums = sums;
   wt->start_ns = rt_now(w->env);
   wt->rt = (struct dsana_task_rt){.w = w, .wt = wt};
-  wt->ctx = (struct dsana_task_ctx){.task = task, .iter = iter, .lo = d->lo, .hi = d->hi, .globals = w->globals,
-                                    .sums = sums, .rt = &wt->rt};
+  wt->ctx = (struct dsana_task_ctx){
+      .task = task, .iter = iter, .lo = d->lo, .hi = d->hi, .globals = w->globals, .sums = sums, .rt = &wt->rt};
   w->order[w->n_held++] = s;
   return wt;
 }
@@ -182,8 +182,7 @@ int wtasks_fetch_ahead(struct worker *w, uint32_t iter, struct rt_outq *out) {
 /* The keys of sparse table tb that instance wt reads: task_keys(), fetched
  * once per task, or once per instance when the app takes them back
  * (task_keys_done: wt holds them until it is removed). */
-static int task_keys(struct worker *w, struct wtask *wt, uint32_t tb, const struct job_range *r,
-                     struct wkeys **out) {
+static int task_keys(struct worker *w, struct wtask *wt, uint32_t tb, const struct job_range *r, struct wkeys **out) {
   uint32_t t = wt->task;
   struct wkeys *k = &w->tkeys[(size_t)t * w->job.n_tables + tb];
   if (w->app->task_keys_done)
@@ -303,7 +302,9 @@ int wtasks_next(struct worker *w, struct witem *it, struct rt_outq *out) {
       continue;
     wt->running = true;
     uint64_t nc = w->blocks ? w->mirror.t[w->job.block_table].n_chunks : 1;
-    it->slot = (uint64_t)wt->task * (nc + 2) + (it->kind == WITEM_BLOCK ? 1 + it->chunk : it->kind == WITEM_END ? 1 + nc : 0);
+    it->slot = (uint64_t)wt->task * (nc + 2) + (it->kind == WITEM_BLOCK ? 1 + it->chunk
+                                                : it->kind == WITEM_END ? 1 + nc
+                                                                        : 0);
     it->cost = it->kind == WITEM_RUN ? w->job.tasks[wt->task].cost : 0;
     return 0;
   }

@@ -64,10 +64,10 @@ struct sim_app_shape {
 };
 
 struct sim_options {
-  uint32_t max_iter;  /* iterations to simulate (>= 1) */
-  uint64_t seed;      /* of the task-time noise */
-  double noise;       /* relative spread of task times (lognormal sigma), 0 = none */
-  bool local;         /* every role on one machine (the local launcher): shared buffers, one chunk */
+  uint32_t max_iter; /* iterations to simulate (>= 1) */
+  uint64_t seed;     /* of the task-time noise */
+  double noise;      /* relative spread of task times (lognormal sigma), 0 = none */
+  bool local;        /* every role on one machine (the local launcher): shared buffers, one chunk */
 };
 
 /* What the simulated run saw, besides the observer's reports. */

@@ -36,13 +36,14 @@ void sim_costs_default(struct sim_costs *c) {
   };
 }
 
-#define FIELD(name) {#name, offsetof(struct sim_costs, name)}
+#define FIELD(name) \
+  { #name, offsetof(struct sim_costs, name) }
 static const struct {
   const char *name;
   size_t off;
-} fields[] = {FIELD(net_msg_s),          FIELD(net_bytes_per_s),    FIELD(sched_msg_s),     FIELD(sched_record_s),
-              FIELD(sched_handout_s),    FIELD(sched_iter_s),       FIELD(server_msg_s),    FIELD(server_push_byte_s),
-              FIELD(server_pull_byte_s), FIELD(worker_msg_s),       FIELD(worker_task_s),   FIELD(worker_ns_per_cost)};
+} fields[] = {FIELD(net_msg_s),          FIELD(net_bytes_per_s), FIELD(sched_msg_s),   FIELD(sched_record_s),
+              FIELD(sched_handout_s),    FIELD(sched_iter_s),    FIELD(server_msg_s),  FIELD(server_push_byte_s),
+              FIELD(server_pull_byte_s), FIELD(worker_msg_s),    FIELD(worker_task_s), FIELD(worker_ns_per_cost)};
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
 /* One key of the file into c; err names it when it is wrong. */

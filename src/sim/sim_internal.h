@@ -68,7 +68,7 @@ struct sim_cpu {
 struct sim_core {
   struct sim_span {
     double start, end;
-  } *span;
+  } * span;
   size_t n, cap;
 };
 
@@ -99,10 +99,10 @@ struct sim_work {
   uint64_t chunk_keys;     /* keys per chunk of the read space, 0 = whole tables */
   uint64_t n_chunks;       /* global chunks (1 when not chunked) */
   uint32_t n_servers;
-  uint64_t *slo, *shi;     /* n_servers: shards */
-  uint64_t *read_bytes;    /* n_servers * n_chunks: values pulled of (server, chunk) */
-  uint32_t *pieces;        /* n_servers * n_chunks: answer messages of (server, chunk), 0 = not its */
-  uint32_t *parts;         /* n_chunks: pieces over all servers */
+  uint64_t *slo, *shi;  /* n_servers: shards */
+  uint64_t *read_bytes; /* n_servers * n_chunks: values pulled of (server, chunk) */
+  uint32_t *pieces;     /* n_servers * n_chunks: answer messages of (server, chunk), 0 = not its */
+  uint32_t *parts;      /* n_chunks: pieces over all servers */
   uint64_t values_per_msg;
   uint32_t n_sums;
   bool blocks, fetch_ahead, contiguous, shared;
@@ -148,7 +148,7 @@ struct sim_server {
   uint64_t *final_order[2]; /* [0] cur: all, in order; [1] next: as they became final */
   uint64_t n_final;
   uint32_t tasks_here, tasks_left;
-  uint8_t *ended;           /* n_tasks */
+  uint8_t *ended; /* n_tasks */
   struct sim_pullreq *reqs;
   size_t n_reqs, cap_reqs;
   struct sim_msg **deferred;
@@ -177,10 +177,10 @@ struct sim_worker {
   uint32_t got_iter[2];
   uint64_t chunks_in[2];
   uint64_t bytes_in, bytes_out, in_mark, out_mark;
-  struct sim_pend *pend;          /* n_servers */
+  struct sim_pend *pend; /* n_servers */
   struct sim_rec *recs;
   uint32_t n_recs, cap_recs, rec_iter;
-  uint64_t draws;                 /* noise draws so far */
+  uint64_t draws; /* noise draws so far */
 };
 
 struct sim {

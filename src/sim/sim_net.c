@@ -128,8 +128,13 @@ struct sim_msg *simnet_msg(struct sim *sim, enum sim_msg_type type, enum sim_rol
     sim->failed = DSANA_ENOMEM;
     return NULL;
   }
-  *m = (struct sim_msg){.type = type, .from_role = from_role, .from = from, .to_role = to_role, .to = to,
-                        .iter = iter, .bytes = WIRE_HDR_BYTES + payload_bytes};
+  *m = (struct sim_msg){.type = type,
+                        .from_role = from_role,
+                        .from = from,
+                        .to_role = to_role,
+                        .to = to,
+                        .iter = iter,
+                        .bytes = WIRE_HDR_BYTES + payload_bytes};
   return m;
 }
 

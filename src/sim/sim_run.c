@@ -87,8 +87,11 @@ static void fill_result(const struct sim *sim, struct sim_result *res) {
   const struct sim_sched *s = &sim->s;
   uint32_t n = s->iter < sim->opt->max_iter ? s->iter : sim->opt->max_iter;
   double total = s->end_t > 0 ? s->end_t : sim->now;
-  *res = (struct sim_result){.iterations = n, .total_s = total, .events = sim->n_events,
-                             .median_iter_s = rt_median(s->iter_wall, n), .bound_s = rt_median(s->iter_bound, n),
+  *res = (struct sim_result){.iterations = n,
+                             .total_s = total,
+                             .events = sim->n_events,
+                             .median_iter_s = rt_median(s->iter_wall, n),
+                             .bound_s = rt_median(s->iter_bound, n),
                              .largest_task_s = largest_task(sim)};
   if (total > 0) {
     res->sched_busy = s->cpu.busy_s / total;
@@ -103,8 +106,14 @@ int sim_run(const struct dsana_job *job, const struct sim_app_shape *app, const 
   struct scenario dflt = {0};
   if (!sc && scenario_default(cfg->n_workers, &dflt) != 0)
     return DSANA_ENOMEM;
-  struct sim sim = {.c = costs, .cfg = cfg, .sc = sc ? sc : &dflt, .opt = opt, .obs = obs, .app = app,
-                    .n_workers = cfg->n_workers, .n_servers = cfg->n_servers};
+  struct sim sim = {.c = costs,
+                    .cfg = cfg,
+                    .sc = sc ? sc : &dflt,
+                    .opt = opt,
+                    .obs = obs,
+                    .app = app,
+                    .n_workers = cfg->n_workers,
+                    .n_servers = cfg->n_servers};
   int rc = opt->max_iter >= 1 ? 0 : DSANA_EINVAL;
   if (rc)
     snprintf(err, errlen, "--max-iter must be at least 1");

@@ -19,7 +19,6 @@
 #include "sim/sim_internal.h"
 #include "util/grow.h"
 
-
 int simsched_init(struct sim *sim) {
   struct sim_sched *s = &sim->s;
   uint32_t W = sim->n_workers, T = sim->wk.n_tasks;
@@ -122,15 +121,16 @@ static double hand_out_first(struct sim *sim, double t) {
   for (uint32_t k = 0; k < sim->wk.n_tasks; k++)
     mean += sim->wk.cost[k] / sim->wk.n_tasks;
   for (uint32_t w = 0; w < sim->n_workers; w++)
-    s->w[w].depth = handout_depth(sim->cfg->sched, sched_speed_est(s->policy, w), mean, 1); /* one compute thread per simulated worker */
+    s->w[w].depth = handout_depth(sim->cfg->sched, sched_speed_est(s->policy, w), mean,
+                                  1); /* one compute thread per simulated worker */
   for (bool more = true; more && !sim->failed;) {
     more = false;
     for (uint32_t w = 0; w < sim->n_workers; w++)
       more |= has_room(&s->w[w]) && hand_out_one(sim, w, NULL, &t) == 0;
   }
   for (uint32_t w = 0; w < sim->n_workers; w++) {
-    double budget = handout_first_budget(sim->cfg->sched, sim->wk.blocks && sim->wk.fetch_ahead,
-                                         sched_queued_cost(s->policy, w));
+    double budget =
+        handout_first_budget(sim->cfg->sched, sim->wk.blocks && sim->wk.fetch_ahead, sched_queued_cost(s->policy, w));
     double handed = 0;
     while (handed < budget - 1e-9 * budget && hand_out_one(sim, w, &handed, &t) == 0) {
     }
@@ -179,9 +179,14 @@ static void record_iteration(struct sim *sim, double t) {
     s->wstats[w].speed_est = sched_speed_est(s->policy, w);
     s->wstats[w].wait_s = wall > s->wstats[w].compute_s ? wall - s->wstats[w].compute_s : 0;
   }
-  struct rt_iter_report r = {.iter = s->iter, .max_iter = sim->opt->max_iter, .wall_s = wall,
-                             .bound_s = s->iter_bound[k], .transfer_bound_s = s->iter_tbound[k],
-                             .messages = s->messages, .workers = s->wstats, .n_workers = W};
+  struct rt_iter_report r = {.iter = s->iter,
+                             .max_iter = sim->opt->max_iter,
+                             .wall_s = wall,
+                             .bound_s = s->iter_bound[k],
+                             .transfer_bound_s = s->iter_tbound[k],
+                             .messages = s->messages,
+                             .workers = s->wstats,
+                             .n_workers = W};
   if (sim->obs && sim->obs->iteration)
     sim->obs->iteration(sim->obs->arg, &r);
 }
@@ -253,16 +258,30 @@ void simsched_finish(struct sim *sim) {
   bool dyn = cfg->sched == SCHED_DYNAMIC, chunked = sim->wk.fetch_ahead;
   uint64_t keys = sim->wk.chunk_keys ? sim->wk.chunk_keys : sim->wk.n_keys;
   uint32_t n = s->iter < sim->opt->max_iter ? s->iter : sim->opt->max_iter;
-  struct rt_run_report r = {
-      .app = sim->app->name, .mode = run_mode_name(cfg->mode),
-      .mechanisms = dyn && chunked ? "dynamic+chunking" : dyn ? "dynamic" : chunked ? "chunking" : "none",
-      .sched = sched_kind_name(cfg->sched), .scenario = cfg->scenario_path, .workers = sim->n_workers,
-      .servers = sim->n_servers, .tasks = sim->wk.n_tasks, .tasks_per_worker = cfg->tasks_per_worker,
-      .iterations = n, .median_iter_s = rt_median(s->iter_wall, n), .bound_s = rt_median(s->iter_bound, n),
-      .transfer_bound_s = rt_median(s->iter_tbound, n), .chunk_bytes = keys * sizeof(double),
-      .chunked = sim->wk.chunk_keys != 0, .residual = NAN, /* no values are computed */
-      /* not modelled: no process counts them */
-      .wakeups_per_iter = -1, .cpu_ms_per_iter = -1, .sched_messages_per_iter = -1, .steals_per_iter = -1};
+  struct rt_run_report r = {.app = sim->app->name,
+                            .mode = run_mode_name(cfg->mode),
+                            .mechanisms = dyn && chunked ? "dynamic+chunking"
+                                          : dyn          ? "dynamic"
+                                          : chunked      ? "chunking"
+                                                         : "none",
+                            .sched = sched_kind_name(cfg->sched),
+                            .scenario = cfg->scenario_path,
+                            .workers = sim->n_workers,
+                            .servers = sim->n_servers,
+                            .tasks = sim->wk.n_tasks,
+                            .tasks_per_worker = cfg->tasks_per_worker,
+                            .iterations = n,
+                            .median_iter_s = rt_median(s->iter_wall, n),
+                            .bound_s = rt_median(s->iter_bound, n),
+                            .transfer_bound_s = rt_median(s->iter_tbound, n),
+                            .chunk_bytes = keys * sizeof(double),
+                            .chunked = sim->wk.chunk_keys != 0,
+                            .residual = NAN, /* no values are computed */
+                            /* not modelled: no process counts them */
+                            .wakeups_per_iter = -1,
+                            .cpu_ms_per_iter = -1,
+                            .sched_messages_per_iter = -1,
+                            .steals_per_iter = -1};
   for (uint32_t k = 0; k < n; k++)
     r.total_s += s->iter_wall[k];
   if (sim->obs && sim->obs->summary)

@@ -19,7 +19,8 @@
 static void task_chunks(const struct sim *sim, const struct sim_server *sv, uint32_t t, uint64_t *a, uint64_t *b) {
   const struct sim_work *wk = &sim->wk;
   uint32_t i = (uint32_t)(sv - sim->sv);
-  uint64_t lo = wk->wlo[t] > wk->slo[i] ? wk->wlo[t] : wk->slo[i], hi = wk->whi[t] < wk->shi[i] ? wk->whi[t] : wk->shi[i];
+  uint64_t lo = wk->wlo[t] > wk->slo[i] ? wk->wlo[t] : wk->slo[i],
+           hi = wk->whi[t] < wk->shi[i] ? wk->whi[t] : wk->shi[i];
   *a = *b = 0;
   if (lo >= hi)
     return;
@@ -144,8 +145,10 @@ static void on_pull(struct sim *sim, uint32_t i, const struct sim_msg *m, double
 static void report(struct sim *sim, uint32_t i, double t) {
   struct sim_server *sv = &sim->sv[i];
   t = simnet_cpu(sim, &sv->cpu, t, sim->c->server_msg_s);
-  simnet_send(sim, &sv->link, simnet_msg(sim, SM_SHARD_REPORT, SIM_SERVER, i, SIM_SCHED, 0, (uint32_t)sv->version + 1,
-                                         16 * (uint64_t)sim->wk.n_sums), t);
+  simnet_send(sim, &sv->link,
+              simnet_msg(sim, SM_SHARD_REPORT, SIM_SERVER, i, SIM_SCHED, 0, (uint32_t)sv->version + 1,
+                         16 * (uint64_t)sim->wk.n_sums),
+              t);
 }
 
 /* Task t's end marker arrived: its chunks may become final (*more). */

@@ -92,7 +92,9 @@ static void resolve(struct sim_work *wk, const struct dsana_job *job, const stru
 
 int simwork_init(struct sim_work *wk, const struct dsana_job *job, const struct sim_app_shape *app,
                  const struct run_config *cfg, const struct scenario *sc, bool local, char *err, size_t errlen) {
-  *wk = (struct sim_work){.n_tasks = job->n_tasks, .n_servers = cfg->n_servers, .n_sums = job->n_sums,
+  *wk = (struct sim_work){.n_tasks = job->n_tasks,
+                          .n_servers = cfg->n_servers,
+                          .n_sums = job->n_sums,
                           .values_per_msg = config_values_per_msg(cfg->max_payload_bytes)};
   uint32_t rt = read_table(job);
   uint32_t wt = job->n_tasks && job->wr_off[0] < job->wr_off[1] ? job->wr[job->wr_off[0]].table : JOB_NONE;

@@ -97,7 +97,9 @@ static void add_record(struct sim *sim, uint32_t i, uint32_t task, double comput
     w->recs = r;
     w->cap_recs = cap;
   }
-  w->recs[w->n_recs++] = (struct sim_rec){.task = task, .compute_s = compute_s, .bytes_in = w->bytes_in - w->in_mark,
+  w->recs[w->n_recs++] = (struct sim_rec){.task = task,
+                                          .compute_s = compute_s,
+                                          .bytes_in = w->bytes_in - w->in_mark,
                                           .bytes_out = w->bytes_out - w->out_mark};
   w->in_mark = w->bytes_in;
   w->out_mark = w->bytes_out;

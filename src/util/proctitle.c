@@ -16,8 +16,8 @@
 
 extern char **environ;
 
-static char *title_at;   /* the start of the area (argv[0]), or NULL */
-static size_t title_cap; /* its bytes */
+static char *title_at;            /* the start of the area (argv[0]), or NULL */
+static size_t title_cap;          /* its bytes */
 static char **volatile argv_copy; /* kept reachable (for LeakSanitizer) for the process's life */
 
 /* The end of the contiguous strings starting at argv[0], or NULL. */

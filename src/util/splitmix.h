@@ -21,6 +21,8 @@ static inline uint64_t splitmix64_mix(uint64_t z) {
 }
 
 /* Word i (0, 1, ...) of the stream whose state starts at key. */
-static inline uint64_t splitmix64_at(uint64_t key, uint64_t i) { return splitmix64_mix(key + (i + 1) * SPLITMIX64_GOLDEN); }
+static inline uint64_t splitmix64_at(uint64_t key, uint64_t i) {
+  return splitmix64_mix(key + (i + 1) * SPLITMIX64_GOLDEN);
+}
 
 #endif

@@ -123,8 +123,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static double a[64], b[64];
   double *tables[2] = {a, b};
   const size_t bytes[2] = {64 * 8, 32 * 2 * 8};
-  struct ckpt_shard want = {.iter = 5, .n_servers = 1, .server = 0,
-                            .shape = {.n_tables = 2, .n_keys = {64, 32}, .width = {1, 2}}};
+  struct ckpt_shard want = {
+      .iter = 5, .n_servers = 1, .server = 0, .shape = {.n_tables = 2, .n_keys = {64, 32}, .width = {1, 2}}};
   if (ckpt_read_shard(dir, &want, tables, err, sizeof err) == 0)
     fuzz_check_shard(shard, shard_len, &want, tables, bytes);
   if (ckpt_read_shard(dir, &want, NULL, err, sizeof err) == 0)

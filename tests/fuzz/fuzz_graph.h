@@ -21,8 +21,8 @@
  * undirected (the length, unlike the first byte, leaves the content a
  * valid file; any mutation that adds or drops bytes flips them). */
 static inline struct dsana_graph_opts fuzz_opts(size_t size, void (*warn)(void *, const char *), void *ctx) {
-  return (struct dsana_graph_opts){.dedup = size & 1, .weighted = (size >> 1) & 1, .undirected = (size >> 2) & 1,
-                                   .warn = warn, .warn_ctx = ctx};
+  return (struct dsana_graph_opts){
+      .dedup = size & 1, .weighted = (size >> 1) & 1, .undirected = (size >> 2) & 1, .warn = warn, .warn_ctx = ctx};
 }
 
 /* Warnings: at most one per file, one non-empty line each. */

@@ -52,8 +52,8 @@ static void check_classes(const struct dsana_dataset *ds) {
 
 static void check_dataset(const struct dsana_dataset *ds, const struct dsana_dataset_opts *o) {
   char err[256];
-  if (ds->n_rows == 0 || ds->row_off[0] != 0 || ds->row_off[ds->n_rows] != ds->nnz || !ds->val_f64 ||
-      ds->val_f32 || !ds->col || dsana_dataset_check(ds, 0, ds->n_rows, err, sizeof err) != 0)
+  if (ds->n_rows == 0 || ds->row_off[0] != 0 || ds->row_off[ds->n_rows] != ds->nnz || !ds->val_f64 || ds->val_f32 ||
+      !ds->col || dsana_dataset_check(ds, 0, ds->n_rows, err, sizeof err) != 0)
     abort();
   if (ds->n_features < o->n_features_min || (o->n_features_max && ds->n_features > o->n_features_max))
     abort();

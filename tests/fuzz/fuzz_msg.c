@@ -131,8 +131,8 @@ static void fuzz_task_done(const uint8_t *p, size_t len) {
 
 /* The fixed-size payloads have no failure path: they must round-trip. */
 static void fuzz_fixed(unsigned sel, const uint8_t *p, size_t len) {
-  static uint8_t buf[MSG_GLOBALS_BYTES > MSG_XSUM_BYTES * DSANA_MAX_SUMS ? MSG_GLOBALS_BYTES
-                                                                         : MSG_XSUM_BYTES * DSANA_MAX_SUMS];
+  static uint8_t
+      buf[MSG_GLOBALS_BYTES > MSG_XSUM_BYTES * DSANA_MAX_SUMS ? MSG_GLOBALS_BYTES : MSG_XSUM_BYTES * DSANA_MAX_SUMS];
   if (sel == 3) {
     uint32_t n = (uint32_t)(len / MSG_XSUM_BYTES < DSANA_MAX_SUMS ? len / MSG_XSUM_BYTES : DSANA_MAX_SUMS);
     dsana_xsum s[DSANA_MAX_SUMS];

@@ -29,7 +29,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-
 static void fuzz_check_graph(const struct dsana_graph *g, const struct dsana_graph_opts *o) {
   fuzz_check_csc(g, o);
   if (g->m == 0)

@@ -27,9 +27,8 @@ static int fuzz_link_ok(const struct scenario_link *l) {
 
 static void fuzz_check_scenario(const struct scenario *sc) {
   if ((sc->n_workers < 1 && !sc->has_default) || (sc->n_workers && (!sc->speed || !sc->link)) || !sc->name ||
-      !fuzz_link_ok(&sc->global_link) ||
-      !(sc->transient_p >= 0 && sc->transient_p <= 1) || !(sc->transient_slowdown >= 1) ||
-      !isfinite(sc->transient_slowdown))
+      !fuzz_link_ok(&sc->global_link) || !(sc->transient_p >= 0 && sc->transient_p <= 1) ||
+      !(sc->transient_slowdown >= 1) || !isfinite(sc->transient_slowdown))
     abort();
   for (uint32_t w = 0; w < sc->n_workers; w++) {
     if (!(sc->speed[w] > 0) || !isfinite(sc->speed[w]) || !fuzz_link_ok(&sc->link[w]))

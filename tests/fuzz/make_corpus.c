@@ -101,7 +101,7 @@ static void wire_seeds(void) {
   wire_seed("bad_partial_word", 0, &h, payload, 12);
   h = wire_hdr_make(WIRE_PUSH, 1);
   h.payload_bytes = 8;
-  wire_seed("bad_over_limit", 2, &h, payload, 8); /* selector 2: a limit of 0 */
+  wire_seed("bad_over_limit", 2, &h, payload, 8);            /* selector 2: a limit of 0 */
   uint8_t v2[1 + 48] = {0, 'D', 'S', 'N', 'A', 2, 0, 13, 0}; /* a version-2 HEARTBEAT */
   put("wire", "bad_v2_header", v2, sizeof v2, NULL, 0);
   put("wire", "short", "\0DSNA\3\0", 7, NULL, 0);
@@ -161,10 +161,18 @@ static void msg_seeds(void) {
   msg_seed("bad_map_spaces", 1, buf, len);
   free(m);
 
-  struct msg_task_done d = {.task = 3, .compute_ns = 1000, .wait_ns = 20, .idle_ns = 3, .bytes_in = 4096,
-                            .bytes_out = 512, .overlap_ns = 7, .overrun_ns = 1, .bytes_in_raw = 8192};
+  struct msg_task_done d = {.task = 3,
+                            .compute_ns = 1000,
+                            .wait_ns = 20,
+                            .idle_ns = 3,
+                            .bytes_in = 4096,
+                            .bytes_out = 512,
+                            .overlap_ns = 7,
+                            .overrun_ns = 1,
+                            .bytes_in_raw = 8192};
   for (int k = 0; k < 8; k++)
-    d.sums[k] = (dsana_xsum){.lo = (unsigned __int128)(((__int128)k - 2) * ((__int128)1 << 70)), .hi = k < 2 ? UINT64_MAX : 0};
+    d.sums[k] =
+        (dsana_xsum){.lo = (unsigned __int128)(((__int128)k - 2) * ((__int128)1 << 70)), .hi = k < 2 ? UINT64_MAX : 0};
   buf[0] = 8; /* sums per record */
   msg_task_done_encode(&d, 8, buf + 1);
   d.task = 4;
@@ -205,8 +213,8 @@ static void ckpt_seeds(void) {
   if (!mkdtemp(dir))
     exit(1);
   /* the fuzz target's job: one server, iteration 5, 64 x 1 and 32 x 2 */
-  struct ckpt_shard sh = {.iter = 5, .n_servers = 1, .server = 0,
-                          .shape = {.n_tables = 2, .n_keys = {64, 32}, .width = {1, 2}}};
+  struct ckpt_shard sh = {
+      .iter = 5, .n_servers = 1, .server = 0, .shape = {.n_tables = 2, .n_keys = {64, 32}, .width = {1, 2}}};
   static double a[64], b[64];
   for (int i = 0; i < 64; i++)
     a[i] = i * 0.25, b[i] = -i;
@@ -237,7 +245,9 @@ static void ckpt_seeds(void) {
   /* other jobs: three tables on one server (valid on its own), and on two
    * servers (shard 0 of 2 only) */
   for (uint32_t servers = 1; servers <= 2; servers++) {
-    sh = (struct ckpt_shard){.iter = 9, .n_servers = servers, .server = 0,
+    sh = (struct ckpt_shard){.iter = 9,
+                             .n_servers = servers,
+                             .server = 0,
                              .shape = {.n_tables = 3, .n_keys = {10, 10, 3}, .width = {1, 4, 2}}};
     double *three[3] = {a, b, a};
     m = (struct ckpt_manifest){.iter = 9, .n_servers = servers, .shape = sh.shape};

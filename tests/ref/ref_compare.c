@@ -31,8 +31,10 @@ static int load_ranks(const char *path, struct ranks *out) {
   memset(out, 0, sizeof *out);
   while ((len = getline(&line, &cap, f)) != -1) {
     lineno++;
-    if (len > 0 && line[len - 1] == '\n') line[--len] = '\0';
-    if (len > 0 && line[len - 1] == '\r') line[--len] = '\0';
+    if (len > 0 && line[len - 1] == '\n')
+      line[--len] = '\0';
+    if (len > 0 && line[len - 1] == '\r')
+      line[--len] = '\0';
     char *tab = strchr(line, '\t');
     if (!tab || tab == line || strchr(tab + 1, '\t')) {
       fprintf(stderr, "ref_pagerank: %s:%llu: expected 'vertex<TAB>rank'\n", path, lineno);
@@ -57,7 +59,8 @@ static int load_ranks(const char *path, struct ranks *out) {
       out->rank = xrealloc(out->rank, rcap * sizeof *out->rank);
     }
     out->id[out->n] = strdup(line);
-    if (!out->id[out->n]) fail("out of memory");
+    if (!out->id[out->n])
+      fail("out of memory");
     out->rank[out->n] = v;
     out->n++;
   }
@@ -82,7 +85,8 @@ bad:
 static size_t top_of(const struct ranks *r) {
   size_t best = 0;
   for (size_t i = 1; i < r->n; i++)
-    if (r->rank[i] > r->rank[best] || isnan(r->rank[best])) best = i;
+    if (r->rank[i] > r->rank[best] || isnan(r->rank[best]))
+      best = i;
   return best;
 }
 
@@ -102,9 +106,11 @@ int run_compare(int argc, char **argv) {
     else
       fail("--compare takes two files");
   }
-  if (!pa || !pb) fail("usage: ref_pagerank --compare A B [--max-diff X]");
+  if (!pa || !pb)
+    fail("usage: ref_pagerank --compare A B [--max-diff X]");
   struct ranks a, b;
-  if (load_ranks(pa, &a) != 0 || load_ranks(pb, &b) != 0) return 2;
+  if (load_ranks(pa, &a) != 0 || load_ranks(pb, &b) != 0)
+    return 2;
 
   int ok = 1;
   if (a.n != b.n) {
@@ -114,33 +120,39 @@ int run_compare(int argc, char **argv) {
   size_t n = a.n < b.n ? a.n : b.n;
   for (size_t i = 0; i < n; i++)
     if (strcmp(a.id[i], b.id[i]) != 0) {
-      fprintf(stderr, "ref_pagerank: vertex ids differ at line %zu: %s has %s, %s has %s\n", i + 1, pa, a.id[i],
-              pb, b.id[i]);
+      fprintf(stderr, "ref_pagerank: vertex ids differ at line %zu: %s has %s, %s has %s\n", i + 1, pa, a.id[i], pb,
+              b.id[i]);
       ok = 0;
       break;
     }
 
   double maxd = 0.0, sa = 0.0, sb = 0.0;
   size_t worst = 0;
-  for (size_t i = 0; i < a.n; i++) sa += a.rank[i];
-  for (size_t i = 0; i < b.n; i++) sb += b.rank[i];
+  for (size_t i = 0; i < a.n; i++)
+    sa += a.rank[i];
+  for (size_t i = 0; i < b.n; i++)
+    sb += b.rank[i];
   for (size_t i = 0; i < n; i++) {
     double d = fabs(a.rank[i] - b.rank[i]);
-    if (isnan(d)) d = INFINITY;
+    if (isnan(d))
+      d = INFINITY;
     if (d > maxd) {
       maxd = d;
       worst = i;
     }
   }
-  if (!(maxd <= max_diff)) ok = 0;
+  if (!(maxd <= max_diff))
+    ok = 0;
   printf("max_abs_diff=%.3g sum_a=%.15g sum_b=%.15g top_a=%s top_b=%s\n", maxd, sa, sb, a.id[top_of(&a)],
          b.id[top_of(&b)]);
   if (maxd > max_diff)
     fprintf(stderr, "ref_pagerank: largest difference at vertex %s: %.17g vs %.17g\n", a.id[worst], a.rank[worst],
             b.rank[worst]);
   fflush(stdout);
-  for (size_t i = 0; i < a.n; i++) free(a.id[i]);
-  for (size_t i = 0; i < b.n; i++) free(b.id[i]);
+  for (size_t i = 0; i < a.n; i++)
+    free(a.id[i]);
+  for (size_t i = 0; i < b.n; i++)
+    free(b.id[i]);
   free(a.id);
   free(a.rank);
   free(b.id);

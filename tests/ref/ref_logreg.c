@@ -16,7 +16,7 @@
 #include <string.h>
 
 struct data {
-  int n, d, k; /* rows, features, classes */
+  int n, d, k;        /* rows, features, classes */
   int *off, *col, *y; /* CSR, y: class index */
   double *val, labels[64];
 };

@@ -64,7 +64,8 @@ void fail(const char *fmt, ...) {
 
 void *xrealloc(void *p, size_t n) {
   void *q = realloc(p, n ? n : 1);
-  if (!q) fail("out of memory");
+  if (!q)
+    fail("out of memory");
   return q;
 }
 
@@ -75,8 +76,10 @@ static int cmp_u64(const void *a, const void *b) {
 
 static int cmp_edge(const void *a, const void *b) {
   const struct edge *x = a, *y = b;
-  if (x->src != y->src) return (x->src > y->src) - (x->src < y->src);
-  if (x->dst != y->dst) return (x->dst > y->dst) - (x->dst < y->dst);
+  if (x->src != y->src)
+    return (x->src > y->src) - (x->src < y->src);
+  if (x->dst != y->dst)
+    return (x->dst > y->dst) - (x->dst < y->dst);
   return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
@@ -89,7 +92,8 @@ static size_t index_of(const uint64_t *ids, size_t n, uint64_t id) {
     else
       hi = mid;
   }
-  if (lo >= n || ids[lo] != id) fail("internal error: id %llu not found", (unsigned long long)id);
+  if (lo >= n || ids[lo] != id)
+    fail("internal error: id %llu not found", (unsigned long long)id);
   return lo;
 }
 
@@ -99,7 +103,8 @@ double parse_double_opt(const char *name, const char *s) {
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v)) fail("bad value for %s: '%s'", name, s);
+  if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
+    fail("bad value for %s: '%s'", name, s);
   return v;
 }
 
@@ -107,7 +112,8 @@ static long parse_long_opt(const char *name, const char *s) {
   char *end;
   errno = 0;
   long v = strtol(s, &end, 10);
-  if (end == s || *end != '\0' || errno == ERANGE) fail("bad value for %s: '%s'", name, s);
+  if (end == s || *end != '\0' || errno == ERANGE)
+    fail("bad value for %s: '%s'", name, s);
   return v;
 }
 
@@ -129,10 +135,12 @@ static size_t dedup_edges(struct edge *e, size_t m) {
 static uint64_t *vertex_ids(const struct edge *e, size_t m, const struct input *in, size_t *n_out) {
   size_t n = 0;
   if (in->dense) {
-    if (in->dense_k >= UINT32_MAX) fail("dense ids 0..%llu: too many vertices", (unsigned long long)in->dense_k);
+    if (in->dense_k >= UINT32_MAX)
+      fail("dense ids 0..%llu: too many vertices", (unsigned long long)in->dense_k);
     n = (size_t)in->dense_k + 1;
     uint64_t *ids = xrealloc(NULL, n * sizeof *ids);
-    for (size_t v = 0; v < n; v++) ids[v] = v;
+    for (size_t v = 0; v < n; v++)
+      ids[v] = v;
     *n_out = n;
     return ids;
   }
@@ -143,7 +151,8 @@ static uint64_t *vertex_ids(const struct edge *e, size_t m, const struct input *
   }
   qsort(ids, 2 * m, sizeof *ids, cmp_u64);
   for (size_t i = 0; i < 2 * m; i++)
-    if (n == 0 || ids[i] != ids[n - 1]) ids[n++] = ids[i];
+    if (n == 0 || ids[i] != ids[n - 1])
+      ids[n++] = ids[i];
   *n_out = n;
   return ids;
 }
@@ -180,20 +189,25 @@ static int run_pagerank(int argc, char **argv) {
   if (!path)
     fail("usage: ref_pagerank GRAPH [--damping D] [--tol T] [--max-iter K] [--dedup] [--weighted] [--undirected] "
          "[--personalization FILE]");
-  if (!(damping >= 0.0 && damping <= 1.0)) fail("--damping must be in [0, 1]");
-  if (!(tol >= 0.0)) fail("--tol must be >= 0");
-  if (max_iter < 1) fail("--max-iter must be >= 1");
+  if (!(damping >= 0.0 && damping <= 1.0))
+    fail("--damping must be in [0, 1]");
+  if (!(tol >= 0.0))
+    fail("--tol must be >= 0");
+  if (max_iter < 1)
+    fail("--max-iter must be >= 1");
 
   size_t m, n;
   struct edge *e = read_edges(path, &in, &m);
-  if (dedup) m = dedup_edges(e, m);
+  if (dedup)
+    m = dedup_edges(e, m);
   uint64_t *ids = vertex_ids(e, m, &in, &n);
 
   size_t *src = xrealloc(NULL, m * sizeof *src);
   size_t *dst = xrealloc(NULL, m * sizeof *dst);
   double *w = xrealloc(NULL, m * sizeof *w);
   double *outdeg = xrealloc(NULL, n * sizeof *outdeg);
-  for (size_t v = 0; v < n; v++) outdeg[v] = 0.0;
+  for (size_t v = 0; v < n; v++)
+    outdeg[v] = 0.0;
   for (size_t i = 0; i < m; i++) {
     src[i] = index_of(ids, n, e[i].src);
     dst[i] = index_of(ids, n, e[i].dst);
@@ -202,15 +216,16 @@ static int run_pagerank(int argc, char **argv) {
   }
   free(e);
   for (size_t v = 0; v < n; v++)
-    if (!isfinite(outdeg[v])) fail("%s: out-edge weights of vertex %llu sum to infinity", path,
-                                   (unsigned long long)ids[v]);
+    if (!isfinite(outdeg[v]))
+      fail("%s: out-edge weights of vertex %llu sum to infinity", path, (unsigned long long)ids[v]);
   double *pers = pers_path ? read_personalization(pers_path, ids, n) : NULL;
 
   double *r = xrealloc(NULL, n * sizeof *r);
   double *acc = xrealloc(NULL, n * sizeof *acc);
   double *contrib = xrealloc(NULL, n * sizeof *contrib);
   const double nd = (double)n;
-  for (size_t v = 0; v < n; v++) r[v] = 1.0 / nd;
+  for (size_t v = 0; v < n; v++)
+    r[v] = 1.0 / nd;
 
   for (long it = 0; it < max_iter; it++) {
     double dangling = 0.0;
@@ -224,9 +239,11 @@ static int run_pagerank(int argc, char **argv) {
       acc[u] = 0.0;
     }
     if (in.weighted)
-      for (size_t i = 0; i < m; i++) acc[dst[i]] += contrib[src[i]] * w[i];
+      for (size_t i = 0; i < m; i++)
+        acc[dst[i]] += contrib[src[i]] * w[i];
     else
-      for (size_t i = 0; i < m; i++) acc[dst[i]] += contrib[src[i]];
+      for (size_t i = 0; i < m; i++)
+        acc[dst[i]] += contrib[src[i]];
     double residual = 0.0;
     for (size_t v = 0; v < n; v++) {
       double nv = pers ? (1.0 - damping) * pers[v] + damping * (acc[v] + dangling * pers[v])
@@ -234,11 +251,14 @@ static int run_pagerank(int argc, char **argv) {
       residual += fabs(nv - r[v]);
       r[v] = nv;
     }
-    if (residual < tol) break;
+    if (residual < tol)
+      break;
   }
 
-  for (size_t v = 0; v < n; v++) printf("%llu\t%.12g\n", (unsigned long long)ids[v], r[v]);
-  if (fflush(stdout) != 0 || ferror(stdout)) fail("write error on stdout: %s", strerror(errno));
+  for (size_t v = 0; v < n; v++)
+    printf("%llu\t%.12g\n", (unsigned long long)ids[v], r[v]);
+  if (fflush(stdout) != 0 || ferror(stdout))
+    fail("write error on stdout: %s", strerror(errno));
 
   free(ids);
   free(src);
@@ -253,6 +273,7 @@ static int run_pagerank(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  if (argc >= 2 && !strcmp(argv[1], "--compare")) return run_compare(argc, argv);
+  if (argc >= 2 && !strcmp(argv[1], "--compare"))
+    return run_compare(argc, argv);
   return run_pagerank(argc, argv);
 }

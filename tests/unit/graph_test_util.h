@@ -109,7 +109,7 @@ static inline void collect_warning(void *ctx, const char *msg) {
 /* Expect dsana_graph_open(path, opts) to fail with rc and an err holding s1
  * (and s2), one line, *g zeroed. */
 static inline void expect_open_fails(const char *path, const struct dsana_graph_opts *opts, int rc, const char *s1,
-                              const char *s2) {
+                                     const char *s2) {
   struct dsana_graph g;
   errbuf[0] = '\0';
   int got = dsana_graph_open(path, opts, &g, errbuf, sizeof errbuf);

@@ -74,9 +74,10 @@ static inline int teardown(void **state) {
 }
 
 /* A test run once per scheme, named test/scheme. */
-#define PER_SCHEME(fn)                                                                                                 \
-  {#fn "/tcp", fn, setup_tcp, teardown, NULL}, {#fn "/ipc", fn, setup_ipc, teardown, NULL},                          \
-      {#fn "/inproc", fn, setup_inproc, teardown, NULL}
+#define PER_SCHEME(fn)                                                                        \
+  {#fn "/tcp", fn, setup_tcp, teardown, NULL}, {#fn "/ipc", fn, setup_ipc, teardown, NULL}, { \
+#fn "/inproc", fn, setup_inproc, teardown, NULL                                           \
+  }
 
 static inline struct net_sock *listen_on(struct fixture *f, const char *addr, char *bound, size_t len) {
   struct net_sock *l = NULL;

@@ -216,9 +216,12 @@ static int teardown(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_nearest_ties_lowest_index), cmocka_unit_test(test_nearest_many_centroids),
-      cmocka_unit_test(test_plusplus_fixed_seed),       cmocka_unit_test(test_random_distinct_rows),
-      cmocka_unit_test(test_centroid_file),             cmocka_unit_test(test_block_rows),
+      cmocka_unit_test(test_nearest_ties_lowest_index),
+      cmocka_unit_test(test_nearest_many_centroids),
+      cmocka_unit_test(test_plusplus_fixed_seed),
+      cmocka_unit_test(test_random_distinct_rows),
+      cmocka_unit_test(test_centroid_file),
+      cmocka_unit_test(test_block_rows),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -30,7 +30,8 @@ static void init_app(struct lr_app *a, uint64_t rows, uint64_t batch, uint64_t s
 static uint64_t collect(const struct lr_app *a, uint32_t iter, uint64_t width, uint32_t *seen) {
   uint64_t total = 0;
   for (uint64_t lo = 0; lo < a->train.n_rows; lo += width) {
-    struct dsana_task_ctx ctx = {.iter = iter, .lo = lo, .hi = lo + width < a->train.n_rows ? lo + width : a->train.n_rows};
+    struct dsana_task_ctx ctx = {
+        .iter = iter, .lo = lo, .hi = lo + width < a->train.n_rows ? lo + width : a->train.n_rows};
     uint64_t *rows, n;
     assert_int_equal(lr_sgd_task_rows(a, &ctx, &rows, &n), 0);
     for (uint64_t k = 0; k < n; k++) {
@@ -58,7 +59,7 @@ static void epoch_partitions(uint64_t rows, uint64_t batch) {
       uint32_t iter = (uint32_t)(epoch * spe + j + 1);
       uint64_t want = j + 1 < spe ? batch : rows - (spe - 1) * batch;
       assert_int_equal(lr_sgd_batch_rows(&a, iter), want);
-      assert_int_equal(collect(&a, iter, batch * 3 + 1, wide), want);  /* lists the batch */
+      assert_int_equal(collect(&a, iter, batch * 3 + 1, wide), want);               /* lists the batch */
       assert_int_equal(collect(&a, iter, batch > 1 ? batch / 2 : 1, narrow), want); /* tests its rows */
       for (uint64_t i = 0; i < rows; i++)
         assert_int_equal(wide[i], narrow[i]); /* both ways find the same rows */
@@ -95,10 +96,10 @@ static uint64_t first_row(uint64_t seed, uint32_t iter) {
 
 static void test_orders_differ(void **unused) {
   (void)unused;
-  assert_int_equal(first_row(1, 1), first_row(1, 1));   /* deterministic */
-  assert_true(first_row(1, 1) != first_row(2, 1));      /* another seed */
-  assert_true(first_row(1, 1) != first_row(1, 1001));   /* epoch 1's first batch */
-  assert_true(first_row(1, 1) != first_row(1, 2));      /* the next batch */
+  assert_int_equal(first_row(1, 1), first_row(1, 1)); /* deterministic */
+  assert_true(first_row(1, 1) != first_row(2, 1));    /* another seed */
+  assert_true(first_row(1, 1) != first_row(1, 1001)); /* epoch 1's first batch */
+  assert_true(first_row(1, 1) != first_row(1, 2));    /* the next batch */
 }
 
 static void test_last_iteration_is_full(void **unused) {

@@ -62,9 +62,12 @@ static void test_sched_overrides_mode(void **state) {
 static void test_bad_values_rejected(void **state) {
   (void)state;
   static const char *bad[][3] = {
-      {"--workers", "0", NULL},  {"--workers", "abc", NULL}, {"--workers", "-2", NULL}, {"--servers", "", NULL},
-      {"--mode", "fast", NULL},  {"--sched", "random", NULL}, {"--damping", "1.5", NULL}, {"--damping", "abc", NULL},
-      {"--tol", "-1", NULL},     {"--max-iter", "0", NULL}, {"--top", "x", NULL},      {"--bogus", NULL, NULL},
+      {"--workers", "0", NULL},      {"--workers", "abc", NULL},
+      {"--workers", "-2", NULL},     {"--servers", "", NULL},
+      {"--mode", "fast", NULL},      {"--sched", "random", NULL},
+      {"--damping", "1.5", NULL},    {"--damping", "abc", NULL},
+      {"--tol", "-1", NULL},         {"--max-iter", "0", NULL},
+      {"--top", "x", NULL},          {"--bogus", NULL, NULL},
       {"--peer-timeout", "0", NULL}, {"--tasks-per-worker", "0", NULL},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -103,8 +106,8 @@ static void test_number_parsers(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_defaults_and_values),       cmocka_unit_test(test_sched_overrides_mode),
-      cmocka_unit_test(test_bad_values_rejected),       cmocka_unit_test(test_missing_value_and_two_graphs),
+      cmocka_unit_test(test_defaults_and_values), cmocka_unit_test(test_sched_overrides_mode),
+      cmocka_unit_test(test_bad_values_rejected), cmocka_unit_test(test_missing_value_and_two_graphs),
       cmocka_unit_test(test_number_parsers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -139,7 +139,8 @@ static void test_format_line(void **state) {
   const double vals[] = {0.41234567, 0.853, 3.2e-05, 7};
   progress_set_figures(&p, names, vals, 4);
   progress_format(&p, buf, sizeof buf);
-  assert_string_equal(buf, "iter 2  train_loss 0.4123  train_accuracy 0.853  grad_norm 3.2e-05  10.000 s/iter  ETA 3m00s");
+  assert_string_equal(buf,
+                      "iter 2  train_loss 0.4123  train_accuracy 0.853  grad_norm 3.2e-05  10.000 s/iter  ETA 3m00s");
   progress_set_figures(&p, names, vals, 0);
   progress_format(&p, buf, sizeof buf);
   assert_string_equal(buf, "iter 2  residual 2.5e-01  10.000 s/iter  ETA 3m00s");

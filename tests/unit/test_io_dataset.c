@@ -198,7 +198,7 @@ static void test_libsvm_opts(void **state) {
 
 struct bad_case {
   const char *text;
-  size_t len; /* 0: strlen(text) */
+  size_t len;        /* 0: strlen(text) */
   const char *where; /* "bad.svm:LINE: " */
   const char *what;
 };
@@ -250,8 +250,8 @@ static void test_libsvm_long_file(void **state) {
   char *text = malloc(cap);
   assert_non_null(text);
   for (int r = 0; r < ROWS; r++)
-    len += (size_t)snprintf(text + len, cap - len, "%d 1:%d.25 %d:0.125 1000:-%d\n", r % 2 ? 1 : -1, r,
-                            2 + r % 900, r % 7);
+    len += (size_t)snprintf(text + len, cap - len, "%d 1:%d.25 %d:0.125 1000:-%d\n", r % 2 ? 1 : -1, r, 2 + r % 900,
+                            r % 7);
   assert_true(len > (8u << 20));
   const char *p = tmp_path("long.svm");
   write_file(p, text, len);
@@ -271,10 +271,26 @@ static void test_libsvm_long_file(void **state) {
 
 /* Every value reads as strtod reads it (fast path or not). */
 static void test_libsvm_numbers(void **state) {
-  static const char *fixed[] = {"0.1", "-0", "5.", ".5", "1E-5", "1e+22", "1e23", "123456789012345678",
-                                "9007199254740993", "4.9e-324", "2.2250738585072014e-308", "1.7976931348623157e308",
-                                "0.000000000000000000000000001", "+7", "3.14159265358979323846", "1e-22",
-                                "0x1p-3", "12345678901234567890123", "100e-2", "1.e1"};
+  static const char *fixed[] = {"0.1",
+                                "-0",
+                                "5.",
+                                ".5",
+                                "1E-5",
+                                "1e+22",
+                                "1e23",
+                                "123456789012345678",
+                                "9007199254740993",
+                                "4.9e-324",
+                                "2.2250738585072014e-308",
+                                "1.7976931348623157e308",
+                                "0.000000000000000000000000001",
+                                "+7",
+                                "3.14159265358979323846",
+                                "1e-22",
+                                "0x1p-3",
+                                "12345678901234567890123",
+                                "100e-2",
+                                "1.e1"};
   enum { RANDOM = 3000 };
   size_t n = sizeof fixed / sizeof fixed[0], cap = (n + RANDOM) * 40 + 64, len = 0;
   char *text = malloc(cap), (*tok)[32] = malloc((n + RANDOM) * 32);
@@ -742,14 +758,22 @@ static void test_classes(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_libsvm_basic),         cmocka_unit_test(test_libsvm_gzip),
-      cmocka_unit_test(test_libsvm_opts),          cmocka_unit_test(test_libsvm_bad),
-      cmocka_unit_test(test_libsvm_long_file),     cmocka_unit_test(test_libsvm_numbers),
-      cmocka_unit_test(test_binary_round_trip),    cmocka_unit_test(test_binary_write_fails),
-      cmocka_unit_test(test_binary_bad_header),    cmocka_unit_test(test_binary_corrupt_sections),
-      cmocka_unit_test(test_idx),                  cmocka_unit_test(test_idx_bad),
-      cmocka_unit_test(test_gen_shape),            cmocka_unit_test(test_gen_bad_args),
-      cmocka_unit_test(test_gen_deterministic),    cmocka_unit_test(test_gen_learnable),
+      cmocka_unit_test(test_libsvm_basic),
+      cmocka_unit_test(test_libsvm_gzip),
+      cmocka_unit_test(test_libsvm_opts),
+      cmocka_unit_test(test_libsvm_bad),
+      cmocka_unit_test(test_libsvm_long_file),
+      cmocka_unit_test(test_libsvm_numbers),
+      cmocka_unit_test(test_binary_round_trip),
+      cmocka_unit_test(test_binary_write_fails),
+      cmocka_unit_test(test_binary_bad_header),
+      cmocka_unit_test(test_binary_corrupt_sections),
+      cmocka_unit_test(test_idx),
+      cmocka_unit_test(test_idx_bad),
+      cmocka_unit_test(test_gen_shape),
+      cmocka_unit_test(test_gen_bad_args),
+      cmocka_unit_test(test_gen_deterministic),
+      cmocka_unit_test(test_gen_learnable),
       cmocka_unit_test(test_classes),
   };
   return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);

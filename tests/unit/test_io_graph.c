@@ -494,7 +494,8 @@ static void test_bad_gzip(void **state) {
 static void test_bad_mtx(void **state) {
   expect_open_error(data_path("bad_mtx_banner.mtx"), DSANA_EFORMAT, "bad_mtx_banner.mtx:1: ", "banner");
   expect_open_error(data_path("bad_mtx_array.mtx"), DSANA_EFORMAT, "bad_mtx_array.mtx:1: ", "array");
-  expect_open_error(data_path("bad_mtx_too_few.mtx"), DSANA_EFORMAT, "bad_mtx_too_few.mtx:4: ", "3 entries declared, 2 found");
+  expect_open_error(data_path("bad_mtx_too_few.mtx"), DSANA_EFORMAT,
+                    "bad_mtx_too_few.mtx:4: ", "3 entries declared, 2 found");
   expect_open_error(data_path("bad_mtx_too_many.mtx"), DSANA_EFORMAT, "bad_mtx_too_many.mtx:4: ", "more entries");
   expect_open_error(data_path("bad_mtx_out_of_range.mtx"), DSANA_EFORMAT, "bad_mtx_out_of_range.mtx:4: ", "outside");
   expect_open_error(data_path("bad_mtx_missing_value.mtx"), DSANA_EFORMAT, "bad_mtx_missing_value.mtx:4: ", "value");
@@ -574,12 +575,12 @@ int main(void) {
       cmocka_unit_test(test_binary_round_trip),  cmocka_unit_test(test_check_range_corrupt),
       cmocka_unit_test(test_snap_basic),         cmocka_unit_test(test_snap_dense_ids),
       cmocka_unit_test(test_snap_gzip),          cmocka_unit_test(test_snap_large_blocks),
-      cmocka_unit_test(test_snap_first_block),
-      cmocka_unit_test(test_mtx_pattern_general), cmocka_unit_test(test_mtx_real_symmetric),
-      cmocka_unit_test(test_mtx_integer_dedup),  cmocka_unit_test(test_gen_kron),
-      cmocka_unit_test(test_gen_uniform),        cmocka_unit_test(test_bad_missing),
-      cmocka_unit_test(test_bad_snap_text),      cmocka_unit_test(test_bad_gzip),
-      cmocka_unit_test(test_bad_mtx),            cmocka_unit_test(test_bad_binary),
+      cmocka_unit_test(test_snap_first_block),   cmocka_unit_test(test_mtx_pattern_general),
+      cmocka_unit_test(test_mtx_real_symmetric), cmocka_unit_test(test_mtx_integer_dedup),
+      cmocka_unit_test(test_gen_kron),           cmocka_unit_test(test_gen_uniform),
+      cmocka_unit_test(test_bad_missing),        cmocka_unit_test(test_bad_snap_text),
+      cmocka_unit_test(test_bad_gzip),           cmocka_unit_test(test_bad_mtx),
+      cmocka_unit_test(test_bad_binary),
   };
   return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
 }

@@ -40,10 +40,10 @@ static void test_binary_v1_still_maps(void **state) {
   open_ok(v1, &(struct dsana_graph_opts){.dedup = true}, &re);
   assert_int_equal(re.m, 5);
   dsana_graph_fini(&re);
-  expect_open_fails(v1, &(struct dsana_graph_opts){.weighted = true}, DSANA_EFORMAT, "v1_snap_basic.dsg: ",
-                    "no edge weights");
-  expect_open_fails(v1, &(struct dsana_graph_opts){.undirected = true}, DSANA_EINVAL, "v1_snap_basic.dsg: ",
-                    "--undirected");
+  expect_open_fails(v1, &(struct dsana_graph_opts){.weighted = true}, DSANA_EFORMAT,
+                    "v1_snap_basic.dsg: ", "no edge weights");
+  expect_open_fails(v1, &(struct dsana_graph_opts){.undirected = true}, DSANA_EINVAL,
+                    "v1_snap_basic.dsg: ", "--undirected");
   dsana_graph_fini(&old);
   dsana_graph_fini(&text);
 }
@@ -257,8 +257,7 @@ static void test_personalization(void **state) {
   pers_fails(&g, "10 0\n20 0\n", "p.txt: personalization weights are all zero", NULL);
   pers_fails(&g, "# nothing\n", "p.txt: personalization weights are all zero (or none listed)", NULL);
   pers_fails(&g, "10 1e308\n20 1e308\n", "p.txt: personalization weights sum to infinity", NULL);
-  assert_int_equal(dsana_graph_load_personalization(tmp_path("nope.txt"), &g, &vec, errbuf, sizeof errbuf),
-                   DSANA_EIO);
+  assert_int_equal(dsana_graph_load_personalization(tmp_path("nope.txt"), &g, &vec, errbuf, sizeof errbuf), DSANA_EIO);
   assert_non_null(strstr(errbuf, "nope.txt: No such file"));
   dsana_graph_fini(&g);
   /* no orig_id: ids are indices */

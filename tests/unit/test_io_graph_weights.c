@@ -14,8 +14,8 @@
 
 #include "graph_test_util.h"
 
-static void assert_arrays(const struct dsana_graph *g, uint64_t n, uint64_t m, const uint64_t *off,
-                          const uint32_t *src, const double *w, const double *out_w) {
+static void assert_arrays(const struct dsana_graph *g, uint64_t n, uint64_t m, const uint64_t *off, const uint32_t *src,
+                          const double *w, const double *out_w) {
   assert_int_equal(g->n, n);
   assert_int_equal(g->m, m);
   assert_memory_equal(g->in_off, off, (n + 1) * sizeof *off);
@@ -55,8 +55,8 @@ static void test_snap_weights(void **state) {
 static void test_snap_bad_weights(void **state) {
   static const struct {
     const char *line, *tok;
-  } bad[] = {{"2 3 foo", "'foo'"}, {"2 3 0", "'0'"},   {"2 3 -1", "'-1'"},       {"2 3 inf", "'inf'"},
-             {"2 3 nan", "'nan'"}, {"2 3 1e400", "'1e400'"}, {"2 3 1e-400", "'1e-400'"}, {"2 3 0x10", "'0x10'"},
+  } bad[] = {{"2 3 foo", "'foo'"},   {"2 3 0", "'0'"},         {"2 3 -1", "'-1'"},         {"2 3 inf", "'inf'"},
+             {"2 3 nan", "'nan'"},   {"2 3 1e400", "'1e400'"}, {"2 3 1e-400", "'1e-400'"}, {"2 3 0x10", "'0x10'"},
              {"2 3 1.5x", "'1.5x'"}, {"2 3 -0", "'-0'"}};
   struct dsana_graph_opts wo = {.weighted = true};
   char text[128];
@@ -69,8 +69,8 @@ static void test_snap_bad_weights(void **state) {
   expect_open_fails(text_file("w.txt", "1 2 1\n2 3\n"), &wo, DSANA_EFORMAT, "w.txt:2: expected 3 fields", "found 2");
   expect_open_fails(text_file("w.txt", "1 2 1\n2\n"), &wo, DSANA_EFORMAT, "w.txt:2: expected 3 fields", "found 1");
   /* each weight finite, their sum not */
-  expect_open_fails(text_file("w.txt", "1 2 1e308\n1 3 1e308\n"), &wo, DSANA_ERANGE, "w.txt: ",
-                    "vertex 1 sum to infinity");
+  expect_open_fails(text_file("w.txt", "1 2 1e308\n1 3 1e308\n"), &wo, DSANA_ERANGE,
+                    "w.txt: ", "vertex 1 sum to infinity");
   struct dsana_graph g;
   const uint32_t s[] = {0, 1}, d[] = {1, 0};
   const double ws[] = {1, -2};
@@ -89,7 +89,8 @@ static void test_extra_columns_warning(void **state) {
   dsana_graph_fini(&g);
   assert_int_equal(w.count, 1);
   char want[600];
-  snprintf(want, sizeof want, "%s: extra columns after the first two ignored (use --weighted to read the third as edge weights)", p);
+  snprintf(want, sizeof want,
+           "%s: extra columns after the first two ignored (use --weighted to read the third as edge weights)", p);
   assert_string_equal(w.last, want);
   /* trailing blanks and CR are not columns */
   w.count = 0;
@@ -151,8 +152,7 @@ static void test_mtx_weights(void **state) {
   struct dsana_graph_opts wo = {.weighted = true};
   struct dsana_graph g;
   /* symmetric: (2,1) 2.5 gives 1->0 and 0->1, both 2.5; (1,1) 1 once */
-  open_ok(text_file("s.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1.0\n2 1 2.5\n"), &wo,
-          &g);
+  open_ok(text_file("s.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 2 2\n1 1 1.0\n2 1 2.5\n"), &wo, &g);
   const uint64_t off[] = {0, 2, 3};
   const uint32_t src[] = {0, 1, 0};
   const double w[] = {1, 2.5, 2.5}, out_w[] = {3.5, 2.5};
@@ -162,10 +162,9 @@ static void test_mtx_weights(void **state) {
   assert_int_equal(g.m, 2);
   assert_true(g.in_w[1] == 7.0); /* 1 2 5 then 1 2 7: the last wins */
   dsana_graph_fini(&g);
-  expect_open_fails(data_path("mtx_pattern_general.mtx"), &wo, DSANA_EFORMAT, "mtx_pattern_general.mtx:1: ",
-                    "pattern");
-  expect_open_fails(data_path("mtx_real_symmetric.mtx"), &wo, DSANA_EFORMAT, "mtx_real_symmetric.mtx:4: ",
-                    "edge weight '-2.5' is not a positive finite number");
+  expect_open_fails(data_path("mtx_pattern_general.mtx"), &wo, DSANA_EFORMAT, "mtx_pattern_general.mtx:1: ", "pattern");
+  expect_open_fails(data_path("mtx_real_symmetric.mtx"), &wo, DSANA_EFORMAT,
+                    "mtx_real_symmetric.mtx:4: ", "edge weight '-2.5' is not a positive finite number");
 }
 
 static void test_mtx_index_zero(void **state) {
@@ -246,10 +245,14 @@ static void test_dense_id_line(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_snap_weights),         cmocka_unit_test(test_snap_bad_weights),
-      cmocka_unit_test(test_extra_columns_warning), cmocka_unit_test(test_undirected),
-      cmocka_unit_test(test_mtx_weights),          cmocka_unit_test(test_mtx_index_zero),
-      cmocka_unit_test(test_gen_text_equals_binary), cmocka_unit_test(test_dense_id_line),
+      cmocka_unit_test(test_snap_weights),
+      cmocka_unit_test(test_snap_bad_weights),
+      cmocka_unit_test(test_extra_columns_warning),
+      cmocka_unit_test(test_undirected),
+      cmocka_unit_test(test_mtx_weights),
+      cmocka_unit_test(test_mtx_index_zero),
+      cmocka_unit_test(test_gen_text_equals_binary),
+      cmocka_unit_test(test_dense_id_line),
   };
   return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
 }

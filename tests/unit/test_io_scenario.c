@@ -82,8 +82,7 @@ static void test_rejects(void **unused) {
   static const struct bad_case cases[] = {
       {"{\"workers\": [{\"sped\": 1}]}", "s.json: unknown key 'sped' in workers[0]"},
       {"{\"workers\": [{\"speed\": 1}], \"wokers\": 1}", "s.json: unknown key 'wokers' at top level"},
-      {"{\"workers\": [{\"speed\": 1}, {\"speed\": 1}, {\"speed\": -1}]}",
-       "s.json: workers[2].speed: must be > 0"},
+      {"{\"workers\": [{\"speed\": 1}, {\"speed\": 1}, {\"speed\": -1}]}", "s.json: workers[2].speed: must be > 0"},
       {"{\"workers\": [{\"speed\": 0}]}", "s.json: workers[0].speed: must be > 0"},
       {"{\"workers\": [{\"speed\": 1}], \"time_scale\": 0.5}", "s.json: time_scale: must be in [1, 1e6]"},
       {"{\"workers\": [{\"speed\": 1}], \"time_scale\": \"x\"}", "s.json: time_scale: must be a number"},
@@ -110,8 +109,7 @@ static void test_rejects(void **unused) {
        "s.json: transient.slowdown: must be >= 1"},
       {"{\"workers\": [{\"speed\": 1}], \"transient\": {\"seed\": 1.5}}",
        "s.json: transient.seed: must be an integer in [0, 2^53]"},
-      {"{\"workers\": [{\"speed\": 1}], \"transient\": {\"p\": 0.1}}",
-       "s.json: unknown key 'p' in transient"},
+      {"{\"workers\": [{\"speed\": 1}], \"transient\": {\"p\": 0.1}}", "s.json: unknown key 'p' in transient"},
       {"{\"workers\": [{\"speed\": 1}], \"transient\": 3}", "s.json: transient: must be an object"},
       {"{\"workers\": [{\"speed\": 1}], \"link\": {\"bandwidth_mbit\": -1}}",
        "s.json: link.bandwidth_mbit: must be >= 0 (0 = unlimited)"},
@@ -131,8 +129,7 @@ static void test_rejects(void **unused) {
     struct scenario sc;
     int rc = scenario_parse("s.json", cases[i].json, &sc, err, sizeof(err));
     if (rc != DSANA_EFORMAT || strcmp(err, cases[i].msg) != 0)
-      print_error("case %zu: %s\n  got rc %d: %s\n  want: %s\n", i, cases[i].json, rc, err,
-                  cases[i].msg);
+      print_error("case %zu: %s\n  got rc %d: %s\n  want: %s\n", i, cases[i].json, rc, err, cases[i].msg);
     assert_int_equal(rc, DSANA_EFORMAT);
     assert_string_equal(err, cases[i].msg);
     assert_null(sc.speed); /* nothing to free on failure */
@@ -167,16 +164,14 @@ static void test_links_and_defaults(void **unused) {
   scenario_fini(&sc);
   scenario_fini(&sc); /* idempotent */
 
-  assert_int_equal(scenario_parse("s.json", "{\"workers\": [{\"speed\": 1}, {\"speed\": 1}]}", &sc,
-                                  err, sizeof(err)),
+  assert_int_equal(scenario_parse("s.json", "{\"workers\": [{\"speed\": 1}, {\"speed\": 1}]}", &sc, err, sizeof(err)),
                    0);
   assert_int_equal(scenario_fit_workers(&sc, 4, err, sizeof(err)), DSANA_EINVAL);
   assert_string_equal(err, "s.json: workers: 2 entries for 4 workers (or give a \"default_worker\" for the rest)");
   scenario_fini(&sc);
 
-  assert_int_equal(scenario_parse("c.json", "{\"workers\": [{\"speed\": 1}], \"ns_per_cost\": 2.5}", &sc, err,
-                                  sizeof(err)),
-                   0);
+  assert_int_equal(
+      scenario_parse("c.json", "{\"workers\": [{\"speed\": 1}], \"ns_per_cost\": 2.5}", &sc, err, sizeof(err)), 0);
   assert_true(sc.ns_per_cost == 2.5);
   scenario_fini(&sc);
 
@@ -316,7 +311,8 @@ static void test_default_worker_and_groups(void **unused) {
   const char *bad[][2] = {
       {"{\"groups\": [{\"fraction\": 0.5, \"speed\": 1}], \"workers\": [{\"speed\": 1}]}", "b.json: groups: needs"},
       {"{\"default_worker\": {\"speed\": 1}, \"groups\": [{\"fraction\": 0.7, \"speed\": 1}, {\"fraction\": 0.4, "
-       "\"speed\": 2}]}", "b.json: groups[1].fraction: the groups' fractions add up to more than 1"},
+       "\"speed\": 2}]}",
+       "b.json: groups[1].fraction: the groups' fractions add up to more than 1"},
       {"{\"default_worker\": {\"speed\": 1}, \"groups\": [{\"fraction\": 0, \"speed\": 1}]}",
        "b.json: groups[0].fraction: must be in (0, 1]"},
       {"{\"default_worker\": {\"speed\": 0}}", "b.json: default_worker.speed: must be > 0"},
@@ -332,10 +328,10 @@ static void test_default_worker_and_groups(void **unused) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_shipped_homogeneous), cmocka_unit_test(test_shipped_heterogeneous),
-      cmocka_unit_test(test_default_worker_and_groups),
-      cmocka_unit_test(test_rejects),             cmocka_unit_test(test_links_and_defaults),
-      cmocka_unit_test(test_file_errors),         cmocka_unit_test(test_transient_frequency),
+      cmocka_unit_test(test_shipped_homogeneous),       cmocka_unit_test(test_shipped_heterogeneous),
+      cmocka_unit_test(test_default_worker_and_groups), cmocka_unit_test(test_rejects),
+      cmocka_unit_test(test_links_and_defaults),        cmocka_unit_test(test_file_errors),
+      cmocka_unit_test(test_transient_frequency),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

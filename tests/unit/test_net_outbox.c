@@ -152,7 +152,7 @@ static void test_invalid_create(void **state) {
  * hold, and the ready time of a late-queued message set its departure). */
 static void test_bandwidth_serialized(void **state) {
   struct fixture *f = *state;
-  const double bw = 1e3;        /* bytes per second */
+  const double bw = 1e3;          /* bytes per second */
   const uint64_t n_doubles = 117; /* 936 + 64 = 1000 bytes = 1 s at 1 kB/s */
   const uint64_t d = dur_ns(8 * n_doubles, bw);
   assert_int_equal(d, 1000000000);

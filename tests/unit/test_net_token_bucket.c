@@ -17,8 +17,7 @@
 
 /* Send `total` bytes in `piece`-byte sends back to back, each sender
  * waiting as told, and return the simulated time that took. */
-static uint64_t simulate(struct token_bucket *tb, uint64_t total, uint64_t piece,
-                         uint64_t start_ns) {
+static uint64_t simulate(struct token_bucket *tb, uint64_t total, uint64_t piece, uint64_t start_ns) {
   uint64_t now = start_ns;
   for (uint64_t sent = 0; sent < total; sent += piece)
     now += token_bucket_take(tb, piece, now);
@@ -124,10 +123,14 @@ static void test_huge_wait_saturates(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_long_run_rate),        cmocka_unit_test(test_odd_piece_sizes_keep_rate),
-      cmocka_unit_test(test_burst),                cmocka_unit_test(test_wait_pays_debt),
-      cmocka_unit_test(test_unlimited_never_waits), cmocka_unit_test(test_clock_stepping_back),
-      cmocka_unit_test(test_huge_wait_saturates), cmocka_unit_test(test_peek_takes_nothing),
+      cmocka_unit_test(test_long_run_rate),
+      cmocka_unit_test(test_odd_piece_sizes_keep_rate),
+      cmocka_unit_test(test_burst),
+      cmocka_unit_test(test_wait_pays_debt),
+      cmocka_unit_test(test_unlimited_never_waits),
+      cmocka_unit_test(test_clock_stepping_back),
+      cmocka_unit_test(test_huge_wait_saturates),
+      cmocka_unit_test(test_peek_takes_nothing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

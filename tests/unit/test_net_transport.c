@@ -414,7 +414,7 @@ static void send_errors(void **state) {
   assert_int_equal(net_send(l, &empty, &h, NULL, 0), DSANA_EINVAL);
   double v[2] = {0};
   struct wire_hdr p = values_hdr(WIRE_PUSH, 0, 0, 2);
-  assert_int_equal(net_send(l, &nobody, &p, v, 8), DSANA_EINVAL); /* length mismatch */
+  assert_int_equal(net_send(l, &nobody, &p, v, 8), DSANA_EINVAL);     /* length mismatch */
   assert_int_equal(net_send(l, &nobody, &p, NULL, 16), DSANA_EINVAL); /* no buffer */
   p.flags = 1u << 20;
   assert_int_equal(net_send(l, &nobody, &p, v, 16), DSANA_EINVAL); /* invalid header */

@@ -16,7 +16,8 @@
 
 #include "net_test_fixture.h"
 
-#define PER_ZMQ(fn) {#fn "/tcp", fn, setup_tcp, teardown, NULL}, {#fn "/ipc", fn, setup_ipc, teardown, NULL}
+#define PER_ZMQ(fn) \
+  {#fn "/tcp", fn, setup_tcp, teardown, NULL}, { #fn "/ipc", fn, setup_ipc, teardown, NULL }
 
 static void raw_send(void *z, const struct wire_hdr *h, const void *p, size_t len, int extra) {
   uint8_t b[WIRE_HDR_BYTES];
@@ -110,9 +111,9 @@ static void garbage_dropped(void **state) {
   h = values_hdr(WIRE_PUSH, 5, 0, 2);
   raw_send(raw, &h, two, sizeof two, 1), sent_bad++; /* extra frame after payload */
   h = values_hdr(WIRE_PUSH, 5, 0, 1024);
-  raw_send(raw, &h, big, sizeof big, 0), sent_bad++; /* over the context's max_payload */
+  raw_send(raw, &h, big, sizeof big, 0), sent_bad++;          /* over the context's max_payload */
   assert_true(zmq_send(raw, "short", 5, 0) == 5), sent_bad++; /* truncated header */
-  uint8_t v2[48] = {'D', 'S', 'N', 'A', 2, 0, 13, 0}; /* a whole version-2 HEARTBEAT */
+  uint8_t v2[48] = {'D', 'S', 'N', 'A', 2, 0, 13, 0};         /* a whole version-2 HEARTBEAT */
   assert_true(zmq_send(raw, v2, sizeof v2, 0) == 48), sent_bad++;
 
   h = values_hdr(WIRE_PUSH, 5, 40, 2);

@@ -95,21 +95,70 @@ static void test_layout_is_little_endian(void **state) {
   uint8_t b[WIRE_HDR_BYTES];
   memset(b, 0xee, sizeof b);
   wire_encode(&h, b);
-  static const uint8_t want[WIRE_HDR_BYTES] = {
-      /*  0 magic */ 'D', 'S', 'N', 'A',
-      /*  4 version */ WIRE_VERSION, 0,
-      /*  6 type */ WIRE_PUSH, 0,
-      /*  8 sender */ 0x44, 0x33, 0x22, 0x11,
-      /* 12 table */ 0x88, 0x77, 0x66, 0x55,
-      /* 16 iter */ 0xcc, 0xbb, 0xaa, 0x99,
-      /* 20 task */ 0x0a, 0x0b, 0x0c, 0x0d,
-      /* 24 chunk */ 0x00, 0xff, 0xee, 0xdd,
-      /* 28 flags */ 0x13, 0, 0, 0,
-      /* 32 key_lo */ 8, 7, 6, 5, 4, 3, 2, 1,
-      /* 40 key_hi */ 9, 7, 6, 5, 4, 3, 2, 1,
-      /* 48 count */ 0xa4, 0xa3, 0xa2, 0xa1,
-      /* 52 buffer */ 0xb4, 0xb3, 0xb2, 0xb1,
-      /* 56 payload_bytes */ 8, 0, 0, 0, 1, 0, 0, 0};
+  static const uint8_t want[WIRE_HDR_BYTES] = {/*  0 magic */ 'D',
+                                               'S',
+                                               'N',
+                                               'A',
+                                               /*  4 version */ WIRE_VERSION,
+                                               0,
+                                               /*  6 type */ WIRE_PUSH,
+                                               0,
+                                               /*  8 sender */ 0x44,
+                                               0x33,
+                                               0x22,
+                                               0x11,
+                                               /* 12 table */ 0x88,
+                                               0x77,
+                                               0x66,
+                                               0x55,
+                                               /* 16 iter */ 0xcc,
+                                               0xbb,
+                                               0xaa,
+                                               0x99,
+                                               /* 20 task */ 0x0a,
+                                               0x0b,
+                                               0x0c,
+                                               0x0d,
+                                               /* 24 chunk */ 0x00,
+                                               0xff,
+                                               0xee,
+                                               0xdd,
+                                               /* 28 flags */ 0x13,
+                                               0,
+                                               0,
+                                               0,
+                                               /* 32 key_lo */ 8,
+                                               7,
+                                               6,
+                                               5,
+                                               4,
+                                               3,
+                                               2,
+                                               1,
+                                               /* 40 key_hi */ 9,
+                                               7,
+                                               6,
+                                               5,
+                                               4,
+                                               3,
+                                               2,
+                                               1,
+                                               /* 48 count */ 0xa4,
+                                               0xa3,
+                                               0xa2,
+                                               0xa1,
+                                               /* 52 buffer */ 0xb4,
+                                               0xb3,
+                                               0xb2,
+                                               0xb1,
+                                               /* 56 payload_bytes */ 8,
+                                               0,
+                                               0,
+                                               0,
+                                               1,
+                                               0,
+                                               0,
+                                               0};
   assert_int_equal(WIRE_HDR_BYTES, 64);
   assert_int_equal(WIRE_VERSION, 5);
   assert_memory_equal(b, want, sizeof want);
@@ -240,9 +289,9 @@ static void test_unknown_type(void **state) {
 
 static void test_unknown_flags_refused(void **state) {
   (void)state;
-  assert_int_equal(WIRE_F_ALL, WIRE_F_END | WIRE_F_KEYS | WIRE_F_PACKED | WIRE_F_SHARED | WIRE_F_SHARE_OK | WIRE_F_XSUM |
-                                WIRE_F_TASKS | WIRE_F_AHEAD | WIRE_F_ZSTD | WIRE_F_DELTA | WIRE_F_ROLLBACK |
-                                WIRE_F_ENDED);
+  assert_int_equal(WIRE_F_ALL, WIRE_F_END | WIRE_F_KEYS | WIRE_F_PACKED | WIRE_F_SHARED | WIRE_F_SHARE_OK |
+                                   WIRE_F_XSUM | WIRE_F_TASKS | WIRE_F_AHEAD | WIRE_F_ZSTD | WIRE_F_DELTA |
+                                   WIRE_F_ROLLBACK | WIRE_F_ENDED);
   for (size_t i = 0; i < NTYPES; i++) {
     /* every known flag alone is fine (the compression flags: see
      * test_compression_flags) ... */
@@ -274,7 +323,8 @@ static void test_compression_flags(void **state) {
     struct wire_hdr h = valid_hdr(&all_types[i]);
     bool carries = h.type == WIRE_PULL || h.type == WIRE_PULL_REPLY;
     h.flags = WIRE_F_DELTA;
-    expect_reject(&h, MAXP, carries ? "delta flag without compression" : "compression flags on a message that carries no values");
+    expect_reject(&h, MAXP,
+                  carries ? "delta flag without compression" : "compression flags on a message that carries no values");
     for (uint32_t f = WIRE_F_ZSTD; f <= (WIRE_F_ZSTD | WIRE_F_DELTA); f += WIRE_F_DELTA) {
       h.flags = f | WIRE_F_PACKED;
       if (carries)

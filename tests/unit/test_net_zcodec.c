@@ -134,10 +134,22 @@ static void test_converging_sequence(void **state) {
 }
 
 static void test_special_values(void **state) {
-  const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, from_bits(0x7ff0000000000001ull) /* sNaN */,
-                             from_bits(0xfff8dead0000beefull) /* NaN payload */, DBL_MIN, -DBL_MIN,
-                             from_bits(1) /* smallest denormal */, from_bits(0x000fffffffffffffull), DBL_MAX,
-                             -DBL_MAX, 1.0, -1.0, DBL_EPSILON};
+  const double specials[] = {0.0,
+                             -0.0,
+                             INFINITY,
+                             -INFINITY,
+                             NAN,
+                             from_bits(0x7ff0000000000001ull) /* sNaN */,
+                             from_bits(0xfff8dead0000beefull) /* NaN payload */,
+                             DBL_MIN,
+                             -DBL_MIN,
+                             from_bits(1) /* smallest denormal */,
+                             from_bits(0x000fffffffffffffull),
+                             DBL_MAX,
+                             -DBL_MAX,
+                             1.0,
+                             -1.0,
+                             DBL_EPSILON};
   const uint64_t k = sizeof specials / sizeof specials[0], n = k * 64;
   double *v = malloc(n * 8), *b = malloc(n * 8);
   for (uint64_t i = 0; i < n; i++) {

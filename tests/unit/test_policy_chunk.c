@@ -15,8 +15,11 @@
 
 /* 0.1 ms per message, 5%: a message should carry 2 ms of transfer. */
 static uint64_t count(uint64_t table, uint32_t shards, double bw) {
-  struct chunk_inputs in = {.table_bytes = table, .n_shards = shards, .bandwidth_bytes_per_s = bw,
-                            .msg_overhead_s = 100e-6, .overhead_fraction = 0.05};
+  struct chunk_inputs in = {.table_bytes = table,
+                            .n_shards = shards,
+                            .bandwidth_bytes_per_s = bw,
+                            .msg_overhead_s = 100e-6,
+                            .overhead_fraction = 0.05};
   uint64_t c = chunk_auto_count(&in), shard = (table + (shards ? shards : 1) - 1) / (shards ? shards : 1);
   assert_true(c >= 1 && (c & (c - 1)) == 0); /* a power of two: equal chunks */
   assert_true(c == 1 || shard / c >= 65536); /* none under 64 KiB */

@@ -15,7 +15,8 @@
 #include "policy/compress.h"
 
 static bool wanted(enum compress_mode m, enum chunk_mode c, double mbit, bool local) {
-  struct compress_request r = {.mode = m, .chunk = c, .bandwidth_bytes_per_s = mbit * 1e6 / 8, .local_unthrottled = local};
+  struct compress_request r = {
+      .mode = m, .chunk = c, .bandwidth_bytes_per_s = mbit * 1e6 / 8, .local_unthrottled = local};
   return compress_wanted(&r);
 }
 

@@ -36,8 +36,8 @@ static void test_depth_prefetches_for_slow_workers(void **unused) {
  * worker or cheaper tasks, capped. */
 static void test_depth_grows_with_speed(void **unused) {
   (void)unused;
-  uint32_t slow = handout_depth(SCHED_DYNAMIC, 1e6, 100.0, 1);  /* 10 tasks per ms */
-  uint32_t fast = handout_depth(SCHED_DYNAMIC, 4e6, 100.0, 1);  /* 40 tasks per ms */
+  uint32_t slow = handout_depth(SCHED_DYNAMIC, 1e6, 100.0, 1); /* 10 tasks per ms */
+  uint32_t fast = handout_depth(SCHED_DYNAMIC, 4e6, 100.0, 1); /* 40 tasks per ms */
   assert_true(fast > slow);
   assert_int_equal(slow, (uint32_t)(HANDOUT_HOLD_S * 1e6 / 100.0) + 1);
   assert_int_equal(handout_depth(SCHED_DYNAMIC, 1e12, 1.0, 2), HANDOUT_DEPTH_MAX + 1);

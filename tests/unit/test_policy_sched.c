@@ -48,8 +48,8 @@ struct sim_worker {
   double start; /* when held[0] started */
 };
 
-static void sim_fill(struct sched *s, struct sim_worker *sw, uint32_t w, uint32_t depth,
-                     double now, uint32_t *handed, uint32_t n_tasks, uint32_t *ran_by) {
+static void sim_fill(struct sched *s, struct sim_worker *sw, uint32_t w, uint32_t depth, double now, uint32_t *handed,
+                     uint32_t n_tasks, uint32_t *ran_by) {
   while (sw->n_held < depth) {
     uint32_t t;
     bool stolen;
@@ -66,9 +66,8 @@ static void sim_fill(struct sched *s, struct sim_worker *sw, uint32_t w, uint32_
   }
 }
 
-static double sim_iter_ran(struct sched *s, const double *cost, uint32_t n_tasks,
-                           const double *speed, uint32_t n_workers, uint32_t depth, double *work,
-                           uint32_t *ran_by) {
+static double sim_iter_ran(struct sched *s, const double *cost, uint32_t n_tasks, const double *speed,
+                           uint32_t n_workers, uint32_t depth, double *work, uint32_t *ran_by) {
   struct sim_worker sw[16];
   uint32_t *handed = calloc(n_tasks, sizeof(uint32_t));
   assert_non_null(handed);
@@ -109,8 +108,8 @@ static double sim_iter_ran(struct sched *s, const double *cost, uint32_t n_tasks
   return now;
 }
 
-static double sim_iter(struct sched *s, const double *cost, uint32_t n_tasks,
-                       const double *speed, uint32_t n_workers, uint32_t depth, double *work) {
+static double sim_iter(struct sched *s, const double *cost, uint32_t n_tasks, const double *speed, uint32_t n_workers,
+                       uint32_t depth, double *work) {
   return sim_iter_ran(s, cost, n_tasks, speed, n_workers, depth, work, NULL);
 }
 
@@ -137,9 +136,8 @@ static void trace_add(struct trace *tr, uint32_t w, uint32_t t, bool stolen) {
 /* One iteration driven by random next/report (and, if allowed, drop)
  * calls. Checks that a task is never handed out while started or done and
  * that every task completes exactly once. Returns the number of drops. */
-static uint32_t random_iter(struct sched *s, const double *cost, uint32_t n_tasks,
-                            const double *speed, uint32_t n_workers, uint64_t *rng,
-                            bool allow_drop, struct trace *tr) {
+static uint32_t random_iter(struct sched *s, const double *cost, uint32_t n_tasks, const double *speed,
+                            uint32_t n_workers, uint64_t *rng, bool allow_drop, struct trace *tr) {
   uint8_t *state = calloc(n_tasks, 1);
   uint32_t held[16][2], n_held[16] = {0};
   bool alive[16];
@@ -239,7 +237,7 @@ static void test_invalid_inputs(void **unused) {
   assert_int_equal(sched_next(s, 2, &t, &stolen), DSANA_EINVAL);
   assert_int_equal(sched_next(s, 0, NULL, &stolen), DSANA_EINVAL);
   assert_true(sched_speed_est(s, 0) == 0); /* nothing observed */
-  sched_report(s, 5, 0, 1.0);             /* out of range: ignored */
+  sched_report(s, 5, 0, 1.0);              /* out of range: ignored */
   sched_report(s, 0, 99, 1.0);
   sched_destroy(s);
   sched_destroy(NULL);
@@ -324,8 +322,8 @@ static void test_slow_worker_gets_a_quarter(void **unused) {
   assert_int_equal(sched_begin_iter(s, NULL), 0);
   double fast = (sched_queued_cost(s, 0) + sched_queued_cost(s, 1) + sched_queued_cost(s, 2)) / 3;
   double ratio = sched_queued_cost(s, 3) / fast;
-  print_message("slow worker assigned %.1f vs %.1f per fast worker (ratio %.3f)\n",
-                sched_queued_cost(s, 3), fast, ratio);
+  print_message("slow worker assigned %.1f vs %.1f per fast worker (ratio %.3f)\n", sched_queued_cost(s, 3), fast,
+                ratio);
   assert_true(ratio > 0.20 && ratio < 0.30);
   /* And in a full iteration, after steals, it still runs about a quarter. */
   double work[4] = {0};
@@ -345,7 +343,7 @@ static void test_estimate_damps_outliers(void **unused) {
   assert_int_equal(sched_begin_iter(s, NULL), 0);
   for (int i = 0; i < 2; i++) {
     assert_int_equal(sched_next(s, 0, &t, &stolen), 0);
-    sched_report(s, 0, t, 2.0); /* 2 cost units per second */
+    sched_report(s, 0, t, 2.0);  /* 2 cost units per second */
     sched_report(s, 0, t, 0.01); /* duplicate: ignored */
   }
   assert_true(fabs(sched_speed_est(s, 0) - 2.0) < 1e-12);
@@ -403,8 +401,8 @@ static void test_drop_worker(void **unused) {
     assert_int_equal(sched_begin_iter(s, NULL), 0);
     assert_int_equal(sched_next(s, 1, &lost, &stolen), 0);
     sched_drop_worker(s, 1, lost);
-    sched_drop_worker(s, 1, lost);  /* repeated: ignored */
-    sched_report(s, 1, lost, 1.0);  /* late report from the dead: ignored */
+    sched_drop_worker(s, 1, lost); /* repeated: ignored */
+    sched_report(s, 1, lost, 1.0); /* late report from the dead: ignored */
     assert_int_equal(sched_remaining(s), 9);
     assert_int_equal(sched_next(s, 1, &t, &stolen), DSANA_EAGAIN);
     uint32_t w = 0, idle = 0;
@@ -487,9 +485,8 @@ static void test_sim_makespan(void **unused) {
         span[k][depth - 1][iter] = sim_iter(s, cost, 64, speed, 4, depth, NULL);
       sched_destroy(s);
       print_message("%-7s depth %u: makespans %.1f %.1f %.1f %.1f (bound %.1f, last/bound %.3f)\n",
-                    k ? "dynamic" : "static", depth, span[k][depth - 1][0],
-                    span[k][depth - 1][1], span[k][depth - 1][2], span[k][depth - 1][3], bound,
-                    span[k][depth - 1][3] / bound);
+                    k ? "dynamic" : "static", depth, span[k][depth - 1][0], span[k][depth - 1][1],
+                    span[k][depth - 1][2], span[k][depth - 1][3], bound, span[k][depth - 1][3] / bound);
     }
   }
   for (uint32_t d = 0; d < 2; d++) {
@@ -530,8 +527,8 @@ static void test_sticky_under_noise(void **unused) {
         worst = span / (total / sum_speed);
     }
   }
-  print_message("sticky: %.1f%% of tasks kept their worker; worst makespan/bound %.3f\n",
-                100.0 * same / compared, worst);
+  print_message("sticky: %.1f%% of tasks kept their worker; worst makespan/bound %.3f\n", 100.0 * same / compared,
+                worst);
   assert_true(same >= 0.85 * compared);
   assert_true(worst <= 1.10);
   sched_destroy(s);

@@ -105,11 +105,11 @@ static void test_complete_app_passes(void **unused) {
 }
 
 /* The complete app with one field set to value is refused, saying `says`. */
-#define REFUSED_WITH(field, value, says)                                                                                \
-  do {                                                                                                                 \
-    struct dsana_app a_ = good();                                                                                      \
-    a_.field = value;                                                                                                  \
-    refused(&a_, says);                                                                                                \
+#define REFUSED_WITH(field, value, says) \
+  do {                                   \
+    struct dsana_app a_ = good();        \
+    a_.field = value;                    \
+    refused(&a_, says);                  \
   } while (0)
 
 static void test_strings(void **unused) {

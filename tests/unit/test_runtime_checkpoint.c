@@ -24,8 +24,10 @@ static char dir[64];
 static char shard_file[128];
 static double table_a[KEYS_A], table_b[KEYS_B * WIDTH_B];
 
-static const struct ckpt_shard shard = {
-    .iter = 7, .n_servers = 1, .server = 0, .shape = {.n_tables = 2, .n_keys = {KEYS_A, KEYS_B}, .width = {1, WIDTH_B}}};
+static const struct ckpt_shard shard = {.iter = 7,
+                                        .n_servers = 1,
+                                        .server = 0,
+                                        .shape = {.n_tables = 2, .n_keys = {KEYS_A, KEYS_B}, .width = {1, WIDTH_B}}};
 
 static int setup(void **state) {
   (void)state;

@@ -67,8 +67,8 @@ struct sp_app {
   double result[SP_KEYS * SP_WIDTH];
   bool have_result;
   uint32_t *ends; /* (iter, task) completions, SP_ITERS+1 x n_tasks */
-  bool give_back;  /* "sparse-done": key lists lent per run (task_keys_done) */
-  uint32_t *lent;  /* per task: lists lent and not given back */
+  bool give_back; /* "sparse-done": key lists lent per run (task_keys_done) */
+  uint32_t *lent; /* per task: lists lent and not given back */
 };
 
 static bool sp_bad_give_back; /* a list given back that was not lent, or lent 3 times at once */
@@ -277,16 +277,36 @@ static int sp_output(void *app, const double *values, uint64_t n, uint32_t width
   return 0;
 }
 
-static const struct dsana_app sparse_app = {
-    .name = "sparse", .summary = "test", .args = "", .create = sp_create, .destroy = sp_destroy,
-    .set_option = sp_set_option, .setup = sp_setup, .init = sp_init, .task_keys = sp_task_keys,
-    .run_task = sp_run_task, .finish = sp_finish, .update = sp_update, .reduce = sp_reduce, .output = sp_output};
+static const struct dsana_app sparse_app = {.name = "sparse",
+                                            .summary = "test",
+                                            .args = "",
+                                            .create = sp_create,
+                                            .destroy = sp_destroy,
+                                            .set_option = sp_set_option,
+                                            .setup = sp_setup,
+                                            .init = sp_init,
+                                            .task_keys = sp_task_keys,
+                                            .run_task = sp_run_task,
+                                            .finish = sp_finish,
+                                            .update = sp_update,
+                                            .reduce = sp_reduce,
+                                            .output = sp_output};
 /* The same, taking its key lists back after each run of a task. */
-static const struct dsana_app sparse_done_app = {
-    .name = "sparse-done", .summary = "test", .args = "", .create = sp_create_done, .destroy = sp_destroy,
-    .set_option = sp_set_option, .setup = sp_setup, .init = sp_init, .task_keys = sp_task_keys,
-    .task_keys_done = sp_task_keys_done, .run_task = sp_run_task, .finish = sp_finish, .update = sp_update,
-    .reduce = sp_reduce, .output = sp_output};
+static const struct dsana_app sparse_done_app = {.name = "sparse-done",
+                                                 .summary = "test",
+                                                 .args = "",
+                                                 .create = sp_create_done,
+                                                 .destroy = sp_destroy,
+                                                 .set_option = sp_set_option,
+                                                 .setup = sp_setup,
+                                                 .init = sp_init,
+                                                 .task_keys = sp_task_keys,
+                                                 .task_keys_done = sp_task_keys_done,
+                                                 .run_task = sp_run_task,
+                                                 .finish = sp_finish,
+                                                 .update = sp_update,
+                                                 .reduce = sp_reduce,
+                                                 .output = sp_output};
 
 /* The same computation, plainly, with exact sums per key. */
 static void sp_reference(uint32_t n_tasks, double *x) {
@@ -334,7 +354,7 @@ struct shape {
   enum sched_kind sched;
   enum chunk_mode chunk;
   uint64_t chunk_bytes;
-  bool compress; /* --compress on (else off) */
+  bool compress;  /* --compress on (else off) */
   uint64_t piece; /* run_config.hook_piece_keys (0: the default) */
 };
 
@@ -365,8 +385,8 @@ static int run_cluster(const struct dsana_app *app, void *app_state, const struc
   snprintf(cfg.scheduler_addr, sizeof cfg.scheduler_addr, "inproc://sched-%llu", (unsigned long long)seed);
   uint32_t n = 1 + sh->servers + sh->workers;
   struct drv **d = calloc(n, sizeof *d);
-  struct role_params p = {.cfg = &cfg, .apps = test_apps, .app = app, .app_state = app_state, .args = args,
-                          .index = UINT32_MAX};
+  struct role_params p = {
+      .cfg = &cfg, .apps = test_apps, .app = app, .app_state = app_state, .args = args, .index = UINT32_MAX};
   int rc = driver_create(ROLE_SCHEDULER, &p, true, &d[0]);
   struct role_params alone = {.cfg = &cfg, .apps = test_apps, .index = UINT32_MAX};
   for (uint32_t i = 1; !rc && i < n; i++)
@@ -416,7 +436,9 @@ static int run_cluster(const struct dsana_app *app, void *app_state, const struc
 }
 
 static struct shape random_shape(uint64_t *rng) {
-  struct shape sh = {.workers = 1 + rng_below(rng, 4), .servers = 1 + rng_below(rng, 3), .tpw = 1 + rng_below(rng, 4),
+  struct shape sh = {.workers = 1 + rng_below(rng, 4),
+                     .servers = 1 + rng_below(rng, 3),
+                     .tpw = 1 + rng_below(rng, 4),
                      .sched = rng_below(rng, 2) ? SCHED_DYNAMIC : SCHED_STATIC};
   uint32_t c = rng_below(rng, 3);
   sh.chunk = c == 0 ? CHUNK_OFF : CHUNK_FIXED;
@@ -446,8 +468,8 @@ static void check_sparse_app(const struct dsana_app *sa, uint64_t seed, const st
   uint32_t n_tasks = sh->workers * sh->tpw;
   sp_reference(n_tasks, ref);
   if (memcmp(ref, sp_last->result, sizeof ref) != 0)
-    fail_msg("seed %llu (W=%u S=%u): result differs from the plain computation", (unsigned long long)seed,
-             sh->workers, sh->servers);
+    fail_msg("seed %llu (W=%u S=%u): result differs from the plain computation", (unsigned long long)seed, sh->workers,
+             sh->servers);
   for (uint32_t it = 1; it <= SP_ITERS; it++)
     for (uint32_t t = 0; t < n_tasks; t++)
       if (sp_ends[it][t] != 1)
@@ -488,9 +510,12 @@ static void test_sparse_sum_every_interleaving(void **state) {
 static void test_sparse_sum_64_workers(void **state) {
   (void)state;
   for (uint64_t seed = 1; seed <= 4; seed++) {
-    struct shape sh = {.workers = 64, .servers = 1 + (uint32_t)(seed % 3), .tpw = 2,
+    struct shape sh = {.workers = 64,
+                       .servers = 1 + (uint32_t)(seed % 3),
+                       .tpw = 2,
                        .sched = seed % 2 ? SCHED_DYNAMIC : SCHED_STATIC,
-                       .chunk = seed <= 2 ? CHUNK_OFF : CHUNK_FIXED, .chunk_bytes = 64 * seed};
+                       .chunk = seed <= 2 ? CHUNK_OFF : CHUNK_FIXED,
+                       .chunk_bytes = 64 * seed};
     check_sparse(seed, &sh);
   }
 }
@@ -633,10 +658,8 @@ static int teardown(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_sparse_sum_every_interleaving),
-      cmocka_unit_test(test_sparse_sum_64_workers),
-      cmocka_unit_test(test_sparse_keys_given_back),
-      cmocka_unit_test(test_pagerank_every_interleaving),
+      cmocka_unit_test(test_sparse_sum_every_interleaving), cmocka_unit_test(test_sparse_sum_64_workers),
+      cmocka_unit_test(test_sparse_keys_given_back),        cmocka_unit_test(test_pagerank_every_interleaving),
       cmocka_unit_test(test_kmeans_every_interleaving),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

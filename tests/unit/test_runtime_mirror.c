@@ -66,7 +66,7 @@ static void test_correct_sequence(void **state) {
   assert_true(mirror_ready(&f->m, 0, 1, 31, 35));
   assert_false(mirror_ready(&f->m, 0, 1, 25, 35));
   assert_false(mirror_ready(&f->m, 0, 1, 0, N));
-  assert_false(mirror_chunk_ready(&f->m, 0, 2, 3)); /* another iteration */
+  assert_false(mirror_chunk_ready(&f->m, 0, 2, 3));      /* another iteration */
   assert_false(mirror_chunk_ready(&f->m, 0, 1, N / CK)); /* no such chunk */
   check_values(f, 0, 1, 30, 40, 1);
 
@@ -172,7 +172,7 @@ static void test_wrong_iteration_rejected(void **state) {
   request(f, 0, 3);
   mirror_release(&f->m);
   give(f, 0, 0, 3, 0, 10, 1);
-  give(f, 0, 0, 2, 0, 10, 5); /* iteration 2 for a chunk now at 3 */
+  give(f, 0, 0, 2, 0, 10, 5);  /* iteration 2 for a chunk now at 3 */
   give(f, 0, 0, 1, 10, 20, 5); /* two behind the front */
   check_values(f, 0, 3, 0, 10, 1);
   check_values(f, 0, 2, 10, N, 1);
@@ -298,11 +298,11 @@ static void test_bad_ranges_rejected(void **state) {
 static void test_unrequested_table_rejected(void **state) {
   struct fixture *f = *state;
   request(f, 0, 1);
-  give(f, 0, 1, 1, 0, 10, 2);    /* table 1 is read but was not requested */
-  give(f, 0, 2, 1, 0, 10, 2);    /* table 2 is read by no task */
-  give(f, 0, 7, 1, 0, 10, 2);    /* table 7 does not exist (3 tables) */
+  give(f, 0, 1, 1, 0, 10, 2); /* table 1 is read but was not requested */
+  give(f, 0, 2, 1, 0, 10, 2); /* table 2 is read by no task */
+  give(f, 0, 7, 1, 0, 10, 2); /* table 7 does not exist (3 tables) */
   give(f, 0, 9999, 1, 0, 10, 2);
-  give(f, 1, 0, 1, 0, 10, 2);    /* server 1 of 1 */
+  give(f, 1, 0, 1, 0, 10, 2); /* server 1 of 1 */
   double v[CK] = {0};
   struct wire_hdr push = reply_hdr(0, 0, 1, 0, CK);
   push.type = WIRE_PUSH;
@@ -334,7 +334,7 @@ static void test_outside_shard_rejected(void **state) {
   shard_range(N, 2, 1, &lo1, &hi1);
   assert_int_equal(hi0, 50);
   assert_int_equal(lo1, 50);
-  request(f, 0, 1); /* one PULL per server, each for its shard */
+  request(f, 0, 1);            /* one PULL per server, each for its shard */
   give(f, 1, 0, 1, 0, 10, 2);  /* server 1 sends keys of server 0 */
   give(f, 0, 0, 1, 60, 70, 2); /* server 0 sends keys of server 1 */
   give(f, 0, 0, 1, 45, 55, 2); /* across the shard boundary */
@@ -436,7 +436,10 @@ static int setup_wide(void **state) {
   wide_unread[0] = 0;
   for (uint64_t k = 1; k < 40; k += 4)
     wide_unread[0] |= 1ull << k;
-  struct spec sp = {.n_servers = 2, .chunk_keys = 8, .n_tables = 2, .t = {{40, 3, 0, 0}, {40, 2, 0, 0}},
+  struct spec sp = {.n_servers = 2,
+                    .chunk_keys = 8,
+                    .n_tables = 2,
+                    .t = {{40, 3, 0, 0}, {40, 2, 0, 0}},
                     .unread = {NULL, wide_unread}};
   return fixture_make(state, &sp);
 }
@@ -512,10 +515,10 @@ static void test_partial_cover(void **state) {
   struct fixture *f = *state;
   assert_int_equal(f->m.t[0].cover_lo, 20);
   assert_int_equal(f->m.t[0].cover_hi, 80);
-  request(f, 0, 1); /* server 0: [20, 50), server 1: [50, 80) */
+  request(f, 0, 1);                           /* server 0: [20, 50), server 1: [50, 80) */
   assert_int_equal(chunks_ready(f, 0, 1), 4); /* chunks 0, 1, 8 and 9 */
-  give(f, 0, 0, 1, 10, 20, 2); /* not asked for */
-  give(f, 0, 0, 1, 15, 25, 2); /* straddles */
+  give(f, 0, 0, 1, 10, 20, 2);                /* not asked for */
+  give(f, 0, 0, 1, 15, 25, 2);                /* straddles */
   give(f, 1, 0, 1, 80, 90, 2);
   assert_int_equal(chunks_ready(f, 0, 1), 4);
   check_untouched(f, 0, 0, N);

@@ -26,8 +26,11 @@ static struct spec shared_spec(bool share) {
   memset(quarter_unread, 0, sizeof quarter_unread);
   for (uint64_t k = 0; k < 100; k += 4)
     quarter_unread[k / 64] |= 1ull << (k % 64);
-  return (struct spec){.n_servers = 2, .chunk_keys = CK, .n_tables = 3,
-                       .t = {{100, 1, 0, 0}, {40, 3, 0, 0}, {100, 1, 0, 0}}, .share = share,
+  return (struct spec){.n_servers = 2,
+                       .chunk_keys = CK,
+                       .n_tables = 3,
+                       .t = {{100, 1, 0, 0}, {40, 3, 0, 0}, {100, 1, 0, 0}},
+                       .share = share,
                        .unread = {NULL, NULL, quarter_unread}};
 }
 

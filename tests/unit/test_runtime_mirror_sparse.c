@@ -23,8 +23,8 @@
 #define T 0 /* the sparse table */
 
 static int setup_sparse(void **state) {
-  struct spec sp = {.n_servers = 2, .chunk_keys = 10, .n_tables = 2, .t = {{100, 2, 0, 0}, {100, 1, 0, 0}},
-                    .sparse = 1u << T};
+  struct spec sp = {
+      .n_servers = 2, .chunk_keys = 10, .n_tables = 2, .t = {{100, 2, 0, 0}, {100, 1, 0, 0}}, .sparse = 1u << T};
   return fixture_make(state, &sp);
 }
 
@@ -110,7 +110,7 @@ static void test_request_split_and_answered(void **state) {
   good_answer(f, 0, 1, 7, 0, 20, keys, 2, 1); /* keys 3, 10 */
   assert_false(ready(f, 1, t0));
   good_answer(f, 0, 1, 7, 20, 50, keys + 2, 1, 1); /* key 49 */
-  assert_false(ready(f, 1, t0)); /* server 1's part is missing */
+  assert_false(ready(f, 1, t0));                   /* server 1's part is missing */
   check_only(f, 1, keys, 3, 1);
   good_answer(f, 1, 1, 7, 50, 100, keys + 3, 2, 1);
   assert_true(ready(f, 1, t0));

@@ -36,9 +36,9 @@ static int setup_plain(void **state) {
 }
 
 /* Every other key of table 0 unread (even keys are read); width 2. */
-static const uint64_t odd_unread[(N + 63) / 64] = {
-    0xaaaaaaaaaaaaaaaaull, 0xaaaaaaaaaaaaaaaaull, 0xaaaaaaaaaaaaaaaaull, 0xaaaaaaaaaaaaaaaaull,
-    0xaaaaaaaaaaaaaaaaull, 0xaaaaaaaaaaaaaaaaull, 0xaaaaaaaaaaaaaaaaull};
+static const uint64_t odd_unread[(N + 63) / 64] = {0xaaaaaaaaaaaaaaaaull, 0xaaaaaaaaaaaaaaaaull, 0xaaaaaaaaaaaaaaaaull,
+                                                   0xaaaaaaaaaaaaaaaaull, 0xaaaaaaaaaaaaaaaaull, 0xaaaaaaaaaaaaaaaaull,
+                                                   0xaaaaaaaaaaaaaaaaull};
 static int setup_packed(void **state) {
   struct spec sp = {.n_servers = 1, .chunk_keys = CK, .n_tables = 1, .t = {{N, 2, 0, 0}}, .unread = {odd_unread}};
   int rc = fixture_make(state, &sp);

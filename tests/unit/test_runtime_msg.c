@@ -20,9 +20,7 @@
 #include "runtime/msg.h"
 
 /* An exact sum holding the 128-bit integer v (sign-extended to 192 bits). */
-static dsana_xsum xsum_of(__int128 v) {
-  return (dsana_xsum){.lo = (unsigned __int128)v, .hi = v < 0 ? UINT64_MAX : 0};
-}
+static dsana_xsum xsum_of(__int128 v) { return (dsana_xsum){.lo = (unsigned __int128)v, .hi = v < 0 ? UINT64_MAX : 0}; }
 
 static bool xsum_eq(const dsana_xsum *a, const dsana_xsum *b) {
   return a->lo == b->lo && a->hi == b->hi && a->flags == b->flags;
@@ -165,21 +163,51 @@ static void test_map_fields_refused(void **state) {
   for (int field = 0; field < 15; field++) {
     struct msg_cluster_map *a = sample_map();
     switch (field) {
-    case 0: a->n_servers = 0; break;
-    case 1: a->n_servers = MSG_MAX_SERVERS + 1; break;
-    case 2: a->n_workers = 0; break;
-    case 3: a->sched = SCHED_DYNAMIC + 1; break;
-    case 4: a->tasks_per_worker = 0; break;
-    case 5: a->peer_timeout_s = 0; break;
-    case 6: a->heartbeat_s = -1; break;
-    case 7: a->heartbeat_s = NAN; break;
-    case 8: a->max_payload = 4095; break;
-    case 9: a->flags = MAP_F_FETCH_AHEAD | MAP_F_LOCAL | MAP_F_COMPRESS | 8; break;
-    case 10: a->n_spaces = DSANA_MAX_TABLES + 1; break;
-    case 11: a->args.n = MSG_MAX_ARGS + 1; break;
-    case 12: a->peer_timeout_s = NAN; break;
-    case 13: a->flags = 1u << 31; break;
-    case 14: a->n_spaces = UINT32_MAX; break;
+    case 0:
+      a->n_servers = 0;
+      break;
+    case 1:
+      a->n_servers = MSG_MAX_SERVERS + 1;
+      break;
+    case 2:
+      a->n_workers = 0;
+      break;
+    case 3:
+      a->sched = SCHED_DYNAMIC + 1;
+      break;
+    case 4:
+      a->tasks_per_worker = 0;
+      break;
+    case 5:
+      a->peer_timeout_s = 0;
+      break;
+    case 6:
+      a->heartbeat_s = -1;
+      break;
+    case 7:
+      a->heartbeat_s = NAN;
+      break;
+    case 8:
+      a->max_payload = 4095;
+      break;
+    case 9:
+      a->flags = MAP_F_FETCH_AHEAD | MAP_F_LOCAL | MAP_F_COMPRESS | 8;
+      break;
+    case 10:
+      a->n_spaces = DSANA_MAX_TABLES + 1;
+      break;
+    case 11:
+      a->args.n = MSG_MAX_ARGS + 1;
+      break;
+    case 12:
+      a->peer_timeout_s = NAN;
+      break;
+    case 13:
+      a->flags = 1u << 31;
+      break;
+    case 14:
+      a->n_spaces = UINT32_MAX;
+      break;
     }
     if (field == 11) { /* the encoder writes what it is given: forge the count */
       a->args.n = 0;
@@ -232,7 +260,7 @@ static void test_task_done_records(void **state) {
     uint8_t *buf = malloc(bytes + 16);
     memset(buf, 0xee, bytes + 16);
     msg_task_done_encode(&a, n, buf);
-    assert_int_equal(buf[bytes], 0xee); /* nothing written past the record */
+    assert_int_equal(buf[bytes], 0xee);         /* nothing written past the record */
     assert_int_equal(wire_get_u32(buf + 4), 0); /* reserved */
     memset(&b, 0x5a, sizeof b);
     msg_task_done_decode(buf, n, &b);
@@ -385,9 +413,27 @@ static void test_xsum_full_range_and_invalid(void **state) {
  * subnormals, signs, zeros and the limits of the contract. */
 static void test_xsum_fast_path_matches_bits(void **state) {
   (void)state;
-  const double edge[] = {0.0, -0.0, 0x1p-17, -0x1p-17, 0x1.fffffffffffffp-18, 0x1p-80, 0x1.8p-81, 0x1p-81,
-                         4.9e-324, -4.9e-324, 2.2250738585072014e-308, 1.0, -1.0, 0x1p40, -0x1p40, 0x1p47,
-                         -0x1p47, 0x1.fffffffffffffp-18, 1e-300, 3.0e-25, -7.5e-7};
+  const double edge[] = {0.0,
+                         -0.0,
+                         0x1p-17,
+                         -0x1p-17,
+                         0x1.fffffffffffffp-18,
+                         0x1p-80,
+                         0x1.8p-81,
+                         0x1p-81,
+                         4.9e-324,
+                         -4.9e-324,
+                         2.2250738585072014e-308,
+                         1.0,
+                         -1.0,
+                         0x1p40,
+                         -0x1p40,
+                         0x1p47,
+                         -0x1p47,
+                         0x1.fffffffffffffp-18,
+                         1e-300,
+                         3.0e-25,
+                         -7.5e-7};
   for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
     dsana_xsum a = {0}, b = {0};
     dsana_xsum_add(&a, edge[i]);

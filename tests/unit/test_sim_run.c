@@ -219,8 +219,10 @@ static void test_dynamic_beats_bsp_under_straggler(void **state) {
                               " \"ns_per_cost\": 2, \"time_scale\": 1}\n");
   char sc_path[64];
   snprintf(sc_path, sizeof sc_path, "%s", sc);
-  const char *bsp[] = {"--workers", "4", "--servers", "1", "--mode", "bsp", "--scenario", sc_path, "--max-iter", "3", NULL};
-  const char *dyn[] = {"--workers", "4", "--servers", "1", "--mode", "dsana", "--scenario", sc_path, "--max-iter", "3", NULL};
+  const char *bsp[] = {"--workers",  "4",     "--servers",  "1", "--mode", "bsp",
+                       "--scenario", sc_path, "--max-iter", "3", NULL};
+  const char *dyn[] = {"--workers",  "4",     "--servers",  "1", "--mode", "dsana",
+                       "--scenario", sc_path, "--max-iter", "3", NULL};
   struct sim_costs c;
   simple_costs(&c, 0, 1e-4);
   struct sim_options o = {.seed = 1};
@@ -283,8 +285,8 @@ static void test_costs_file(void **state) {
   assert_near(c.sched_msg_s, 2.5e-5, 0);
   assert_int_equal(c.host_cores, 2);
   unlink(p);
-  const char *bad[] = {"{\"no_such_cost\": 1}", "{\"sched_msg_s\": -1}", "{\"sched_msg_s\": \"x\"}", "[1, 2]", "{",
-                       NULL};
+  const char *bad[] = {
+      "{\"no_such_cost\": 1}", "{\"sched_msg_s\": -1}", "{\"sched_msg_s\": \"x\"}", "[1, 2]", "{", NULL};
   for (int k = 0; bad[k]; k++) {
     p = write_file(bad[k]);
     err[0] = '\0';
@@ -298,12 +300,9 @@ static void test_costs_file(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_deterministic),
-      cmocka_unit_test(test_homogeneous_iteration_by_hand),
-      cmocka_unit_test(test_static_assignment),
-      cmocka_unit_test(test_dynamic_beats_bsp_under_straggler),
-      cmocka_unit_test(test_host_cores),
-      cmocka_unit_test(test_costs_file),
+      cmocka_unit_test(test_deterministic),     cmocka_unit_test(test_homogeneous_iteration_by_hand),
+      cmocka_unit_test(test_static_assignment), cmocka_unit_test(test_dynamic_beats_bsp_under_straggler),
+      cmocka_unit_test(test_host_cores),        cmocka_unit_test(test_costs_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
