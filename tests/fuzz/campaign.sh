@@ -176,7 +176,6 @@ run_chunk() {
 run_campaign() {
   local t execs seconds crashes cov ft result deadline=0 secs status=0 rc left
   [ "$FOR" -gt 0 ] && deadline=$(($(date +%s) + FOR))
-  trap on_signal TERM INT HUP
   rm -f "$CDIR"/logs/*.chunk.log
   echo "$GOAL" >"$CDIR/goal"
   say "campaign: goal $GOAL executions per target; targets ${TARGETS[*]}"
@@ -213,8 +212,9 @@ run_campaign() {
 cmd_run() {
   parse_options "$@"
   [ -z "$(running_pid)" ] || { echo "campaign: already running (pid $(running_pid))" >&2; exit 2; }
-  echo $$ >"$PIDFILE"
+  trap on_signal TERM INT HUP
   trap 'rm -f "$PIDFILE"' EXIT
+  echo $$ >"$PIDFILE"
   build_stale "${TARGETS[@]}"
   run_campaign
   local status=$?
@@ -265,13 +265,15 @@ cmd_wait() {
   done
 }
 
-# The executions of the libFuzzer run under way for T, from its log.
-live_execs() {
-  sed -n 's/^#\([0-9][0-9]*\)[^0-9].*/\1/p' "$CDIR/logs/$1.chunk.log" 2>/dev/null | tail -1
+# "executions cov ft exec/s" of the libFuzzer run under way for T, from the
+# last progress line of its log.
+live_progress() {
+  grep -E '^#[0-9]+.*cov: ' "$CDIR/logs/$1.chunk.log" 2>/dev/null | tail -1 |
+    sed -n 's/^#\([0-9]*\).*cov: \([0-9]*\) ft: \([0-9]*\).*exec\/s: \([0-9]*\).*/\1 \2 \3 \4/p'
 }
 
 cmd_status() {
-  local pid t execs seconds crashes cov ft result rate corpus live
+  local pid t execs seconds crashes cov ft result rate corpus live lexecs lrate
   # The goal of the last campaign unless one is given.
   GOAL=$(cat "$CDIR/goal" 2>/dev/null || echo "$GOAL")
   parse_options "$@"
@@ -284,12 +286,14 @@ cmd_status() {
   for t in "${TARGETS[@]}"; do
     read -r execs seconds crashes cov ft result <<<"$(state_get "$t")"
     # The run under way has not reached the state yet.
-    if [ -n "$pid" ] && live=$(live_execs "$t") && [ -n "$live" ]; then
-      execs=$((execs + live))
-      result=fuzzing
-    fi
     rate=-
     [ "$seconds" -gt 0 ] && rate=$((execs / seconds))
+    if [ -n "$pid" ] && live=$(live_progress "$t") && [ -n "$live" ]; then
+      read -r lexecs cov ft lrate <<<"$live"
+      execs=$((execs + lexecs))
+      [ "$seconds" -gt 0 ] || rate=$lrate
+      result=fuzzing
+    fi
     corpus=$(find "$OUT/corpus/$t" -type f 2>/dev/null | wc -l)
     printf '%-9s %12s %12s %8s %6s %6s %7s %7s  %s\n' "$t" "$execs" "$GOAL" "$rate" "$cov" "$ft" "$corpus" \
       "$crashes" "$result"
