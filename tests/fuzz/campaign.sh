@@ -153,20 +153,22 @@ run_chunk() {
     found=$((found + 1))
   done
   cat "$log" >>"$CDIR/logs/$t.log"
-  rm -f "$log"
   execs=$((execs + ${n:-0}))
   seconds=$((seconds + t1 - t0))
   if [ $found -gt 0 ]; then
     state_put "$t" "$execs" "$seconds" $((crashes + found)) "$cov" "$ft" crashed
     say "$t: CRASH after $execs executions, input in $CDIR/crashes/$t/:"
     grep -m2 -E '^==[0-9]+== ?ERROR|runtime error|deadly signal|ALARM' "$log" | sed 's/^/    /'
+    rm -f "$log"
     return 1
   fi
   if [ $rc -ne 0 ] && [ $STOP = 0 ]; then
     state_put "$t" "$execs" "$seconds" "$crashes" "$cov" "$ft" error
     say "$t: libFuzzer exited $rc without a crash input (see $CDIR/logs/$t.log)"
+    rm -f "$log"
     return 2
   fi
+  rm -f "$log"
   state_put "$t" "$execs" "$seconds" "$crashes" "$cov" "$ft" running
   say "$t: $execs executions of $GOAL ($seconds s), cov $cov ft $ft"
   return 0
