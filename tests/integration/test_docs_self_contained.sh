@@ -17,7 +17,7 @@ while IFS= read -r link; do
 done < <(grep -o '](\([^)#:]*\))' "$readme" | sed 's/^](//; s/)$//')
 # the other documents a clone has: no pointers to this machine's /work/shared (the bench
 # README sent readers to /work/shared/BENCH.md and DESIGN.md), relative links resolve
-for doc in bench/README.md docs/design.md docs/evaluation.md docs/apps.md; do
+for doc in bench/README.md docs/design.md docs/evaluation.md docs/apps.md docs/fuzzing.md; do
   if grep -Eq '/work/|shared/[A-Z]+\.md' "$DSANA_SRC/$doc"; then
     fail "$doc points outside the repository: $(grep -En '/work/|shared/[A-Z]+\.md' "$DSANA_SRC/$doc" | head -n 3)"
   else
