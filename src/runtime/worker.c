@@ -185,24 +185,10 @@ static int on_scheduler(struct worker *w, const struct net_msg *m, struct rt_out
   }
 }
 
-int worker_on_msg(struct worker *w, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out) {
-  if (from->role == ROLE_SCHEDULER) {
-    w->watch.last_heard_ns = rt_now(w->env);
-    w->watch.heard = true;
-    return on_scheduler(w, m, out);
-  }
-  if (!w->map || m->hdr.type != WIRE_PULL_REPLY) {
-    log_warn("ignored %s from server %u", wire_type_name(m->hdr.type), from->index);
-    return 0;
-  }
-  if (mirror_take(&w->mirror, from->index, m) == MIRROR_HOLD)
-    return DSANA_EAGAIN;
-  return mirror_kick(&w->mirror, out);
-}
-
-/* Ticks come at least every heartbeat: one that comes after more than
- * --peer-timeout means this process was frozen (SIGSTOP, a suspended VM,
- * starved of CPU), not that the scheduler went silent. Its silence is
+/* Ticks come at least every heartbeat: a tick, or a word from the
+ * scheduler, that comes more than --peer-timeout after the one before means
+ * this process was frozen (SIGSTOP, a suspended VM, starved of CPU), not
+ * that the scheduler went silent. Its silence is
  * forgiven but for a short grace (4 heartbeats), and a heartbeat goes at
  * once: a live scheduler answers within one of its own heartbeats ("register
  * again" if it gave this worker up meanwhile); one that ended the job
@@ -217,6 +203,23 @@ static void note_freeze(struct worker *w, uint64_t now_ns) {
            (double)gap * 1e-9);
   double grace = 4 * w->map->heartbeat_s < w->map->peer_timeout_s ? 4 * w->map->heartbeat_s : w->map->peer_timeout_s;
   w->watch.last_heard_ns = now_ns - (uint64_t)((w->map->peer_timeout_s - grace) * 1e9);
+}
+
+int worker_on_msg(struct worker *w, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out) {
+  if (from->role == ROLE_SCHEDULER) {
+    uint64_t now_ns = rt_now(w->env);
+    note_freeze(w, now_ns); /* its first word after a freeze may come before a tick */
+    w->watch.last_heard_ns = now_ns;
+    w->watch.heard = true;
+    return on_scheduler(w, m, out);
+  }
+  if (!w->map || m->hdr.type != WIRE_PULL_REPLY) {
+    log_warn("ignored %s from server %u", wire_type_name(m->hdr.type), from->index);
+    return 0;
+  }
+  if (mirror_take(&w->mirror, from->index, m) == MIRROR_HOLD)
+    return DSANA_EAGAIN;
+  return mirror_kick(&w->mirror, out);
 }
 
 int worker_on_tick(struct worker *w, uint64_t now_ns, struct rt_outq *out) {
