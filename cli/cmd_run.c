@@ -273,6 +273,7 @@ int cmd_role_main(const char *role, int argc, char **argv) {
                                        {NULL, 0, NULL, 0}};
   struct run_config cfg;
   config_defaults(&cfg);
+  cli_fault_from_env(&cfg);
   uint32_t index = UINT32_MAX;
   opterr = 0;
   optind = 1;
@@ -336,7 +337,7 @@ int cmd_role_main(const char *role, int argc, char **argv) {
     /* the job rolls back: register again once the scheduler has restarted
      * (its old socket gone, so that the registration is not lost with it);
      * an injected fault fires in the first run only */
-    unsetenv("DSANA_FAULT");
+    cfg.fault = (struct fault_plan){.point = FAULT_NONE};
     sleep(1);
     log_warn("registering again with the scheduler at %s", cfg.scheduler_addr);
   }

@@ -458,9 +458,16 @@ static int parse_loop(struct cli_run *r, int argc, char **argv, const struct opt
   return 0;
 }
 
+void cli_fault_from_env(struct run_config *c) {
+  const char *spec = getenv("DSANA_FAULT");
+  if (fault_plan_parse(spec, &c->fault) != 0)
+    log_warn("ignoring malformed DSANA_FAULT '%s'", spec);
+}
+
 int cli_parse_run(const struct dsana_app *app, int argc, char **argv, struct cli_run *r) {
   memset(r, 0, sizeof *r);
   config_defaults(&r->cfg);
+  cli_fault_from_env(&r->cfg);
   r->app = app;
   if (app->create(&r->app_state) != 0)
     return DSANA_ENOMEM;

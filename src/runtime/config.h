@@ -11,6 +11,7 @@
 #include "policy/chunk.h"
 #include "policy/compress.h"
 #include "policy/sched.h"
+#include "runtime/fault.h"
 
 #define CONFIG_PATH_MAX 1024
 #define CONFIG_ADDR_MAX 256
@@ -59,6 +60,7 @@ struct run_config {
   uint64_t max_payload_bytes;
   uint64_t max_keys; /* per table; 0 = no limit */
   int verbose;
+  struct fault_plan fault; /* fault injection for tests (fault.h): the command line reads DSANA_FAULT */
 };
 
 void config_defaults(struct run_config *c);

@@ -66,6 +66,7 @@ void driver_destroy(struct drv *d) {
   scheduler_destroy(d->s);
   server_destroy(d->sv);
   worker_destroy(d->w);
+  trace_close(d->env.trace); /* after the compute threads stopped */
   drv_close_io(d);
   free(d);
 }
@@ -83,7 +84,6 @@ int driver_run(enum rt_role role, const struct role_params *p) {
     rc = driver_finish(d);
   else
     log_debug("stopping: %s", dsana_strerror(rc));
-  int trc = trace_close();
   driver_destroy(d);
-  return rc ? rc : trc;
+  return rc;
 }

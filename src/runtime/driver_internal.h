@@ -52,11 +52,12 @@ struct drv {
   uint32_t n_emu;
   struct net_msg *held; /* per server: a reply the worker could not take yet */
   bool *has_held;
-  size_t serving;     /* server: pulls with more to send now */
-  bool ran_inline;    /* worker: ran an item on this thread in this step */
-  uint64_t last_push; /* worker: 1 + (iter << 32 | task) of the last push, 0: none (fault points) */
-  double ns_per_cost; /* worker: measured compute per unit of a task's cost hint (0: none yet) */
-  double item_ns[4];  /* worker: recent time of an item, per witem_kind (0: none yet) */
+  size_t serving;          /* server: pulls with more to send now */
+  bool ran_inline;         /* worker: ran an item on this thread in this step */
+  uint64_t last_push;      /* worker: 1 + (iter << 32 | task) of the last push, 0: none (fault points) */
+  struct fault_plan fault; /* worker: the part of cfg.fault that names it */
+  double ns_per_cost;      /* worker: measured compute per unit of a task's cost hint (0: none yet) */
+  double item_ns[4];       /* worker: recent time of an item, per witem_kind (0: none yet) */
 };
 
 /* driver_io.c */
@@ -69,6 +70,10 @@ int drv_open_outbox(struct drv *d, const struct scenario *sc, uint32_t worker);
 /* Shared buffers with the roles of this machine, when the transport has
  * them and this role's link is not emulated. */
 void drv_share(struct drv *d);
+/* The role learned its index from the cluster map: its log lines say
+ * "worker 2" from here on, and a role started on its own gets the index
+ * in its process title. */
+void drv_name_role(struct drv *d, uint32_t index);
 /* The dialer to the scheduler, with an identity unique among its peers. */
 int drv_dial_scheduler(struct drv *d);
 void drv_close_io(struct drv *d);

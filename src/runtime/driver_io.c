@@ -13,6 +13,7 @@
 #include "runtime/driver_internal.h"
 #include "runtime/fault.h"
 #include "util/clock.h"
+#include "runtime/role_title.h"
 #include "util/log.h"
 
 static uint64_t env_now(void *arg) {
@@ -57,9 +58,20 @@ int drv_open_ctx(struct drv *d) {
   if (rc)
     return rc;
   /* a manual driver shares its process with the cluster's other roles */
-  d->env = (struct rt_env){
-      .arg = d, .now_ns = env_now, .usage = d->manual ? NULL : env_usage, .send_scheduler_now = env_send_scheduler_now};
+  d->env = (struct rt_env){.arg = d,
+                           .now_ns = env_now,
+                           .usage = d->manual ? NULL : env_usage,
+                           .send_scheduler_now = env_send_scheduler_now,
+                           .trace = d->env.trace};
   return 0;
+}
+
+void drv_name_role(struct drv *d, uint32_t index) {
+  char name[64];
+  snprintf(name, sizeof name, "%s %u", rt_role_name(d->role), index);
+  log_set_role(name);
+  if (d->params.index == UINT32_MAX)
+    role_title_set(d->role, &d->cfg, index);
 }
 
 void drv_share(struct drv *d) {
@@ -137,14 +149,14 @@ static void push_faults(struct drv *d, size_t i) {
   uint64_t key = 1 + ((uint64_t)o->hdr.iter << 32 | o->hdr.task);
   bool first = !run && d->last_push != key;
   d->last_push = key;
-  fault_point(first ? FAULT_BEFORE_PUSH : FAULT_MID_PUSH, o->hdr.iter);
+  fault_point(&d->fault, first ? FAULT_BEFORE_PUSH : FAULT_MID_PUSH, o->hdr.iter);
 }
 
 static void push_done_faults(struct drv *d, size_t i) {
   const struct rt_out *o = &d->out.v[i];
   bool last = i + 1 == d->out.n || d->out.v[i + 1].hdr.type != WIRE_PUSH;
   if (d->role == ROLE_WORKER && o->hdr.type == WIRE_PUSH && last)
-    fault_point(FAULT_AFTER_PUSH, o->hdr.iter);
+    fault_point(&d->fault, FAULT_AFTER_PUSH, o->hdr.iter);
 }
 
 static int send_one(struct drv *d, struct rt_out *o, bool direct) {

@@ -18,7 +18,7 @@ int drv_sched_open(struct drv *d) {
   if (!rc)
     rc = drv_open_outbox(d, &(struct scenario){0}, 0);
   if (!rc)
-    rc = trace_open_role(d->cfg.trace_path, "scheduler", 1, 0);
+    rc = trace_open_role(d->cfg.trace_path, "scheduler", 1, 0, &d->env.trace);
   const struct rt_observer *o = d->params.observer;
   if (!rc && o && o->open && (rc = o->open(o->arg)) == 0)
     d->observing = true;

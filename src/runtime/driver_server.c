@@ -6,7 +6,6 @@
 
 #include "runtime/driver_internal.h"
 #include "runtime/msg.h"
-#include "runtime/role_title.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -37,16 +36,16 @@ static int on_map(struct drv *d, const struct net_msg *m) {
     rc = DSANA_EPROTO; /* the state machine says so */
   else if (!rc && map->scenario_path[0] && (rc = scenario_load(map->scenario_path, &sc, err, sizeof err)) != 0)
     log_error("%s", err);
+  if (!rc)
+    drv_name_role(d, map->your_index);
   if (!rc && map->scenario_path[0])
     rc = drv_open_outbox(d, &sc, UINT32_MAX);
   if (!rc && !d->outbox)
     rc = drv_open_outbox(d, &(struct scenario){0}, UINT32_MAX);
   if (!rc) {
     drv_share(d);
-    rc = trace_open_role(map->trace_path, "server", 2, map->your_index);
+    rc = trace_open_role(map->trace_path, "server", 2, map->your_index, &d->env.trace);
   }
-  if (!rc && d->params.index == UINT32_MAX) /* started on its own: the title gets the index */
-    role_title_set(ROLE_SERVER, &d->cfg, map->your_index);
   scenario_fini(&sc);
   free(map);
   return rc == DSANA_EPROTO ? 0 : rc;

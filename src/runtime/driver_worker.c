@@ -17,7 +17,6 @@
 #include "runtime/driver_internal.h"
 #include "runtime/fault.h"
 #include "runtime/msg.h"
-#include "runtime/role_title.h"
 #include "runtime/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -54,7 +53,7 @@ static void run_item(void *arg, struct witem *it, uint32_t thread) {
   struct drv *d = arg;
   uint32_t iter = it->wt->iter;
   if (it->kind == WITEM_RUN || it->kind == WITEM_BEGIN)
-    fault_point(FAULT_BEFORE_TASK, iter);
+    fault_point(&d->fault, FAULT_BEFORE_TASK, iter);
   uint64_t t0 = clock_now_ns();
   worker_exec(it);
   uint64_t real = clock_now_ns() - t0;
@@ -66,7 +65,7 @@ static void run_item(void *arg, struct witem *it, uint32_t thread) {
                                                            scenario_slowdown(&d->sc, worker_index(d->w), iter));
   it->overrun_ns = e->overrun_ns - over0;
   static const char *const names[] = {"task", "task begin", "block", "task end"};
-  trace_span(names[it->kind], "compute", t0, clock_now_ns(), iter, "task", it->wt->task);
+  trace_span(d->env.trace, names[it->kind], "compute", t0, clock_now_ns(), iter, "task", it->wt->task);
 }
 
 /* The cluster map came: the scenario, the link, the servers, the threads. */
@@ -79,8 +78,8 @@ static int on_map(struct drv *d, const struct net_msg *m) {
     return 0; /* the state machine says so */
   }
   uint32_t index = rc ? 0 : map->your_index;
-  if (!rc && d->params.index == UINT32_MAX) /* started on its own: the title gets the index */
-    role_title_set(ROLE_WORKER, &d->cfg, index);
+  if (!rc)
+    drv_name_role(d, index);
   if (!rc && map->scenario_path[0] && (rc = scenario_load(map->scenario_path, &d->sc, err, sizeof err)) == 0)
     rc = scenario_fit_workers(&d->sc, map->n_workers, err, sizeof err); /* made as the scheduler made them */
   else if (!rc)
@@ -93,9 +92,9 @@ static int on_map(struct drv *d, const struct net_msg *m) {
   if (!rc)
     drv_share(d);
   if (!rc)
-    rc = trace_open_role(map->trace_path, "worker", 3, index);
+    rc = trace_open_role(map->trace_path, "worker", 3, index, &d->env.trace);
   if (!rc)
-    fault_init(index);
+    d->fault = fault_plan_for(&d->cfg.fault, false, index);
   free(map);
   return rc;
 }

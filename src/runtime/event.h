@@ -21,6 +21,7 @@
 #include "net/transport.h"
 
 struct msg_cluster_map;
+struct trace;
 
 enum rt_role { ROLE_SCHEDULER = 0, ROLE_SERVER = 1, ROLE_WORKER = 2 };
 
@@ -123,6 +124,8 @@ struct rt_env {
    * queue: a heartbeat from inside a long computation on the control
    * thread (NULL: not possible, e.g. in the in-process test cluster). */
   int (*send_scheduler_now)(void *arg, const struct wire_hdr *h);
+  /* This role's timeline trace (trace.h; NULL: not traced). */
+  struct trace *trace;
 };
 
 static inline uint64_t rt_now(const struct rt_env *e) { return e->now_ns(e->arg); }

@@ -1,90 +1,72 @@
 /* fault.c - see fault.h. */
 #include "runtime/fault.h"
 
+#include <ctype.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "dsana/dsana.h"
 #include "util/log.h"
 
-static struct {
-  enum fault_point point;
-  uint32_t iter;
-  int kill;
-} fault;
-
-static enum fault_point fault_parse_point(const char *s) {
-  static const char *const names[] = {"", "before-task", "before-push", "mid-push", "after-push"};
+static enum fault_point point_named(const char *s, bool server) {
+  static const char *const worker_points[] = {"", "before-task", "before-push", "mid-push", "after-push"};
+  if (server)
+    return strcmp(s, "commit") == 0 ? FAULT_COMMIT : strcmp(s, "compressed") == 0 ? FAULT_COMPRESSED : FAULT_NONE;
   for (int i = 1; i < 5; i++)
-    if (strcmp(s, names[i]) == 0)
+    if (strcmp(s, worker_points[i]) == 0)
       return (enum fault_point)i;
   return FAULT_NONE;
 }
 
-void fault_init(uint32_t worker) {
-  const char *spec = getenv("DSANA_FAULT");
-  if (!spec || !spec[0] || strncmp(spec, "server=", 7) == 0)
-    return;
-  unsigned w, iter;
-  char point[32] = "", how[16] = "";
-  if (sscanf(spec, "worker=%u,iter=%u,point=%31[a-z-],how=%15[a-z]", &w, &iter, point, how) != 4 ||
-      fault_parse_point(point) == FAULT_NONE || (strcmp(how, "kill") && strcmp(how, "exit"))) {
-    log_warn("ignoring malformed DSANA_FAULT '%s'", spec);
-    return;
-  }
-  if (w != worker)
-    return;
-  fault.point = fault_parse_point(point);
-  fault.iter = iter;
-  fault.kill = strcmp(how, "kill") == 0;
+int fault_plan_parse(const char *spec, struct fault_plan *plan) {
+  memset(plan, 0, sizeof *plan);
+  if (!spec || !spec[0])
+    return 0;
+  char role[8] = "", point[32] = "", how[16] = "";
+  unsigned index, iter;
+  int at_index = 0, at_iter = 0, end = 0; /* %u would take "-1" */
+  if (sscanf(spec, "%7[a-z]=%n%u,iter=%n%u,point=%31[a-z-],how=%15[a-z]%n", role, &at_index, &index, &at_iter, &iter,
+             point, how, &end) != 5 ||
+      spec[end] != '\0' || !isdigit((unsigned char)spec[at_index]) || !isdigit((unsigned char)spec[at_iter]) ||
+      (strcmp(role, "worker") && strcmp(role, "server")))
+    return DSANA_EINVAL;
+  bool server = role[0] == 's';
+  enum fault_point at = point_named(point, server);
+  int by = strcmp(how, "kill") == 0   ? FAULT_KILL
+           : strcmp(how, "exit") == 0 ? FAULT_EXIT
+           : strcmp(how, "flip") == 0 ? FAULT_FLIP
+                                      : -1;
+  if (at == FAULT_NONE || by < 0 ||
+      (by == FAULT_FLIP) != (at == FAULT_COMPRESSED)) /* flip is how a piece is corrupted */
+    return DSANA_EINVAL;
+  *plan = (struct fault_plan){.point = at, .server = server, .index = index, .iter = iter, .how = (enum fault_how)by};
+  return 0;
 }
 
-static struct {
-  int on, kill, corrupt;
-  uint32_t iter;
-} server_fault;
-
-void fault_init_server(uint32_t server) {
-  const char *spec = getenv("DSANA_FAULT");
-  unsigned s, iter;
-  char point[16] = "", how[16] = "";
-  if (!spec || sscanf(spec, "server=%u,iter=%u,point=%15[a-z],how=%15[a-z]", &s, &iter, point, how) != 4 || s != server)
-    return;
-  server_fault.iter = iter;
-  if (strcmp(point, "commit") == 0) {
-    server_fault.on = 1;
-    server_fault.kill = strcmp(how, "kill") == 0;
-  } else if (strcmp(point, "compressed") == 0 && strcmp(how, "flip") == 0) {
-    server_fault.corrupt = 1;
-  } else {
-    log_warn("ignoring malformed DSANA_FAULT '%s'", spec);
-  }
+struct fault_plan fault_plan_for(const struct fault_plan *plan, bool server, uint32_t index) {
+  if (plan->point == FAULT_NONE || plan->server != server || plan->index != index)
+    return (struct fault_plan){.point = FAULT_NONE};
+  return *plan;
 }
 
-void fault_server_corrupt(uint32_t iter, uint8_t *bytes, size_t len) {
-  if (!server_fault.corrupt || server_fault.iter != iter || len == 0)
+void fault_point(const struct fault_plan *plan, enum fault_point at, uint32_t iter) {
+  if (plan->point != at || plan->iter != iter)
     return;
-  server_fault.corrupt = 0;
+  if (at == FAULT_COMMIT)
+    log_warn("fault injection: dying after committing iteration %u", iter);
+  else
+    log_warn("fault injection: dying at iteration %u", iter);
+  if (plan->how == FAULT_KILL)
+    raise(SIGKILL);
+  _exit(FAULT_EXIT_CODE);
+}
+
+void fault_corrupt(struct fault_plan *plan, uint32_t iter, uint8_t *bytes, size_t len) {
+  if (plan->point != FAULT_COMPRESSED || plan->iter != iter || len == 0)
+    return;
+  plan->point = FAULT_NONE;
   bytes[len / 2] ^= 0x10;
   log_warn("fault injection: flipped a bit of a compressed piece of iteration %u", iter);
-}
-
-void fault_server_point(uint32_t iter) {
-  if (!server_fault.on || server_fault.iter != iter)
-    return;
-  log_warn("fault injection: dying after committing iteration %u", iter);
-  if (server_fault.kill)
-    raise(SIGKILL);
-  _exit(FAULT_EXIT_CODE);
-}
-
-void fault_point(enum fault_point p, uint32_t iter) {
-  if (fault.point != p || fault.iter != iter)
-    return;
-  log_warn("fault injection: dying at iteration %u", iter);
-  if (fault.kill)
-    raise(SIGKILL);
-  _exit(FAULT_EXIT_CODE);
 }

@@ -69,7 +69,7 @@ bool runtime_rollback(struct run_config *cfg, const struct run_config *start, st
   }
   r->restarts++;
   r->from = cfg->resume_iter;
-  unsetenv("DSANA_FAULT");
+  cfg->fault = (struct fault_plan){.point = FAULT_NONE};
   if (cfg->resume_iter)
     log_warn("automatic recovery %u of %u: every role restarts after iteration %u (checkpoint in %s)", r->restarts,
              cfg->max_restarts, cfg->resume_iter, cfg->resume_dir);

@@ -113,7 +113,7 @@ static const char *dense_check(struct mirror *m, uint32_t s, const struct net_ms
 /* Store a checked dense piece. */
 static void dense_store(struct mirror *m, struct mirror_table *mt, const struct wire_hdr *h, const double *src) {
   uint64_t c = h->key_lo / mt->chunk_keys, w = mt->width;
-  uint64_t t0 = trace_enabled() ? rt_now(m->env) : 0;
+  uint64_t t0 = m->env->trace ? rt_now(m->env) : 0;
   if (h->flags & WIRE_F_PACKED && w == 1)
     keymask_unpack(mt->unread, src, h->key_lo, h->key_hi, mt->values);
   else if (h->flags & WIRE_F_PACKED) {
@@ -125,7 +125,7 @@ static void dense_store(struct mirror *m, struct mirror_table *mt, const struct 
   } else
     memcpy(mt->values + h->key_lo * w, src, (h->key_hi - h->key_lo) * w * sizeof(double));
   if (t0)
-    trace_span("piece in", "transfer", t0, rt_now(m->env), h->iter, "chunk", (double)c);
+    trace_span(m->env->trace, "piece in", "transfer", t0, rt_now(m->env), h->iter, "chunk", (double)c);
   uint64_t keys = keymask_count(mt->unread, h->key_lo, h->key_hi);
   mt->chunk_got[c] += keys;
   if (h->iter == mt->iter)

@@ -69,9 +69,6 @@ static int take_app(const struct role_params *p, const struct msg_cluster_map *m
 int role_join(const struct role_params *p, const struct msg_cluster_map *map, const char *role,
               const struct dsana_app **app, void **app_state, bool *own_app, struct dsana_job *job) {
   char err[512] = "";
-  char name[64];
-  snprintf(name, sizeof name, "%s %u", role, map->your_index);
-  log_set_role(name);
   int rc = take_app(p, map, app, app_state, own_app);
   if (rc)
     return rc;

@@ -247,7 +247,7 @@ static double compute_bound(const struct scheduler *s) {
 static int record_iteration(struct scheduler *s, const struct dsana_reduce_ctx *ctx) {
   uint64_t now = rt_now(s->env);
   double wall = (double)(now - s->acc.start_ns) * 1e-9;
-  trace_span("iteration", "iteration", s->acc.start_ns, now, s->iter, "residual", s->residual);
+  trace_span(s->env->trace, "iteration", "iteration", s->acc.start_ns, now, s->iter, "residual", s->residual);
   int rc = grow_iters(s);
   if (rc)
     return rc;

@@ -98,7 +98,7 @@ static int join(struct server *sv, struct rt_outq *out) {
   sv->fetch_ahead = !sv->app->update; /* final chunks of next are final values */
   if ((rc = shard_alloc(sv)) != 0)
     return rc;
-  fault_init_server(sv->index);
+  sv->fault = fault_plan_for(&sv->cfg.fault, true, sv->index);
   return sv->map->resume_iter ? resume(sv, out) : init_values(sv, out);
 }
 
@@ -173,7 +173,7 @@ static int commit(struct server *sv, const struct net_msg *m, struct rt_outq *ou
   double globals[DSANA_MAX_GLOBALS];
   msg_globals_decode(m->payload, globals);
   int rc = run_update(sv, iter, globals);
-  fault_server_point(iter);
+  fault_point(&sv->fault, FAULT_COMMIT, iter);
   if (!rc)
     rc = checkpoint(sv, iter, out);
   if (!rc)

@@ -87,6 +87,7 @@ struct server {
   const struct rt_env *env;
   struct role_params params;
   struct run_config cfg;
+  struct fault_plan fault; /* the part of cfg.fault that names this server */
   const struct dsana_app *app;
   void *app_state;
   bool own_app;

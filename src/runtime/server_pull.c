@@ -198,7 +198,8 @@ static int send_values(struct server *sv, const struct pull_req *r, int side, ui
     h.count = (uint32_t)(hi - lo);
     rc = rt_reply(out, &r->peer, &h, src + lo * st->width, (hi - lo) * st->width * sizeof(double), prio);
   }
-  trace_span(shared  ? "shared buffer answer"
+  trace_span(sv->env->trace,
+             shared  ? "shared buffer answer"
              : zsent ? "chunk send (compressed)"
                      : "chunk send",
              "transfer", t0, rt_now(sv->env), r->hdr.iter, "chunk", (double)(lo / req_space(sv, r)->chunk_keys));

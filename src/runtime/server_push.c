@@ -107,7 +107,7 @@ static int finish_segment(struct server *sv, uint32_t s, uint32_t g, uint32_t it
       return rc;
     server_keepalive(sv);
   }
-  trace_span("finish", "compute", t0, rt_now(sv->env), iter, "keys", (double)(hi - lo));
+  trace_span(sv->env->trace, "finish", "compute", t0, rt_now(sv->env), iter, "keys", (double)(hi - lo));
   return 0;
 }
 
@@ -381,7 +381,7 @@ int spush_on_push(struct server *sv, const struct rt_from *from, const struct ne
   }
   uint64_t t0 = rt_now(sv->env);
   int rc = take_push(sv, from->index, h, m->payload, out);
-  trace_span("push in", "transfer", t0, rt_now(sv->env), h->iter, "task", h->task);
+  trace_span(sv->env->trace, "push in", "transfer", t0, rt_now(sv->env), h->iter, "task", h->task);
   return rc;
 }
 

@@ -239,7 +239,7 @@ int szc_send(struct server *sv, const struct pull_req *r, int side, uint64_t lo,
     uint8_t *fit = realloc(buf, len); /* it may wait long for a slow link */
     buf = fit ? fit : buf;
   }
-  fault_server_corrupt(h.iter, buf, len);
+  fault_corrupt(&sv->fault, h.iter, buf, len);
   *sent = true;
   return rt_reply_owned(out, &r->peer, &h, buf, len, priority);
 }

@@ -11,7 +11,8 @@
  * with cJSON and joins them into {"traceEvents":[...]} (gzipped for a
  * name ending in ".gz": Perfetto and chrome://tracing open both).
  *
- * State is process-global and owned by the role's single thread.
+ * A role owns its trace (struct trace) and hands it to its state machine
+ * in its environment (event.h); nothing is process-global.
  */
 #include "runtime/trace.h"
 
@@ -31,9 +32,6 @@
 #include "util/log.h"
 #include "util/status.h"
 
-/* Spans come from a role's control thread and its compute threads. */
-static pthread_mutex_t trace_mu = PTHREAD_MUTEX_INITIALIZER;
-
 /* One span; name, cat and arg2_name point at static strings. */
 struct trace_rec {
   const char *name, *cat, *arg2_name;
@@ -42,33 +40,42 @@ struct trace_rec {
   uint32_t iter;
 };
 
-static struct {
-  int on;
+/* Spans come from a role's control thread and its compute threads: mu
+ * guards recs, n, dropped and first_drop_ns. */
+struct trace {
+  pthread_mutex_t mu;
   char *part_path, *track;
   uint32_t pid, tid;
   struct trace_rec *recs;
   size_t n, cap;
   uint64_t dropped;
   uint64_t first_drop_ns; /* start of the first span that did not fit */
-} tr;
+};
 
-static void trace_reset(void) {
-  free(tr.part_path);
-  free(tr.track);
-  free(tr.recs);
-  memset(&tr, 0, sizeof tr);
+static void trace_free(struct trace *tr) {
+  if (!tr)
+    return;
+  pthread_mutex_destroy(&tr->mu);
+  free(tr->part_path);
+  free(tr->track);
+  free(tr->recs);
+  free(tr);
 }
 
-int trace_open(const char *part_path, const char *track, uint32_t pid, uint32_t tid, size_t max_events) {
-  if (tr.on)
-    return DSANA_ESTATE;
+int trace_open(const char *part_path, const char *track, uint32_t pid, uint32_t tid, size_t max_events,
+               struct trace **out) {
+  *out = NULL;
   if (!part_path || !part_path[0] || !track || max_events == 0 || max_events > SIZE_MAX / sizeof(struct trace_rec))
     return DSANA_EINVAL;
-  tr.part_path = strdup(part_path);
-  tr.track = strdup(track);
-  tr.recs = malloc(max_events * sizeof *tr.recs);
-  if (!tr.part_path || !tr.track || !tr.recs) {
-    trace_reset();
+  struct trace *tr = calloc(1, sizeof *tr);
+  if (!tr)
+    return DSANA_ENOMEM;
+  pthread_mutex_init(&tr->mu, NULL);
+  tr->part_path = strdup(part_path);
+  tr->track = strdup(track);
+  tr->recs = malloc(max_events * sizeof *tr->recs);
+  if (!tr->part_path || !tr->track || !tr->recs) {
+    trace_free(tr);
     return DSANA_ENOMEM;
   }
   /* Create the (empty) part now: an unwritable path fails here, not at the
@@ -76,30 +83,28 @@ int trace_open(const char *part_path, const char *track, uint32_t pid, uint32_t 
   FILE *f = fopen(part_path, "w");
   if (!f || fclose(f) != 0) {
     log_error("%s: cannot write trace part: %s", part_path, strerror(errno));
-    trace_reset();
+    trace_free(tr);
     return DSANA_EIO;
   }
-  tr.pid = pid;
-  tr.tid = tid;
-  tr.cap = max_events;
-  tr.on = 1;
+  tr->pid = pid;
+  tr->tid = tid;
+  tr->cap = max_events;
+  *out = tr;
   return 0;
 }
 
-int trace_enabled(void) { return tr.on; }
-
-void trace_span(const char *name, const char *cat, uint64_t start_ns, uint64_t end_ns, uint32_t iter,
+void trace_span(struct trace *tr, const char *name, const char *cat, uint64_t start_ns, uint64_t end_ns, uint32_t iter,
                 const char *arg2_name, double arg2) {
-  if (!tr.on || !name)
+  if (!tr || !name)
     return;
-  pthread_mutex_lock(&trace_mu);
-  if (tr.n == tr.cap) {
-    if (tr.dropped++ == 0)
-      tr.first_drop_ns = start_ns;
-    pthread_mutex_unlock(&trace_mu);
+  pthread_mutex_lock(&tr->mu);
+  if (tr->n == tr->cap) {
+    if (tr->dropped++ == 0)
+      tr->first_drop_ns = start_ns;
+    pthread_mutex_unlock(&tr->mu);
     return;
   }
-  struct trace_rec *r = &tr.recs[tr.n++];
+  struct trace_rec *r = &tr->recs[tr->n++];
   r->name = name;
   r->cat = cat ? cat : "";
   r->arg2_name = arg2_name;
@@ -107,7 +112,7 @@ void trace_span(const char *name, const char *cat, uint64_t start_ns, uint64_t e
   r->end_ns = end_ns < start_ns ? start_ns : end_ns; /* a span never runs backwards */
   r->arg2 = arg2;
   r->iter = iter;
-  pthread_mutex_unlock(&trace_mu);
+  pthread_mutex_unlock(&tr->mu);
 }
 
 /* Writes s as a JSON string literal. Names are meant to be static ASCII, but
@@ -135,12 +140,12 @@ static void trace_put_num(FILE *f, double v) {
 
 static double trace_us(uint64_t ns) { return (double)ns / 1000.0; }
 
-static void trace_write_span(FILE *f, const struct trace_rec *r) {
+static void trace_write_span(const struct trace *tr, FILE *f, const struct trace_rec *r) {
   fputs("{\"ph\":\"X\",\"name\":", f);
   trace_put_str(f, r->name);
   fputs(",\"cat\":", f);
   trace_put_str(f, r->cat);
-  fprintf(f, ",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"iter\":%u", tr.pid, tr.tid,
+  fprintf(f, ",\"pid\":%u,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"iter\":%u", tr->pid, tr->tid,
           trace_us(r->start_ns), trace_us(r->end_ns - r->start_ns), r->iter);
   if (r->arg2_name) {
     fputc(',', f);
@@ -157,8 +162,8 @@ static const char *trace_process_name(uint32_t pid) {
 }
 
 /* One metadata event built with cJSON: the track name is caller text. */
-static int trace_write_meta(FILE *f, const char *name, int with_tid, const char *arg_key, const char *str_val,
-                            double num_val) {
+static int trace_write_meta(const struct trace *tr, FILE *f, const char *name, int with_tid, const char *arg_key,
+                            const char *str_val, double num_val) {
   cJSON *o = cJSON_CreateObject(), *args = cJSON_CreateObject();
   if (!o || !args) {
     cJSON_Delete(o);
@@ -167,9 +172,9 @@ static int trace_write_meta(FILE *f, const char *name, int with_tid, const char 
   }
   cJSON_AddStringToObject(o, "ph", "M");
   cJSON_AddStringToObject(o, "name", name);
-  cJSON_AddNumberToObject(o, "pid", tr.pid);
+  cJSON_AddNumberToObject(o, "pid", tr->pid);
   if (with_tid)
-    cJSON_AddNumberToObject(o, "tid", tr.tid);
+    cJSON_AddNumberToObject(o, "tid", tr->tid);
   if (str_val)
     cJSON_AddStringToObject(args, arg_key, str_val);
   else
@@ -184,49 +189,49 @@ static int trace_write_meta(FILE *f, const char *name, int with_tid, const char 
   return 0;
 }
 
-static int trace_write_part(FILE *f) {
+static int trace_write_part(const struct trace *tr, FILE *f) {
   int rc = 0;
   if (!rc)
-    rc = trace_write_meta(f, "process_name", 0, "name", trace_process_name(tr.pid), 0);
+    rc = trace_write_meta(tr, f, "process_name", 0, "name", trace_process_name(tr->pid), 0);
   if (!rc)
-    rc = trace_write_meta(f, "process_sort_index", 0, "sort_index", NULL, tr.pid);
+    rc = trace_write_meta(tr, f, "process_sort_index", 0, "sort_index", NULL, tr->pid);
   if (!rc)
-    rc = trace_write_meta(f, "thread_name", 1, "name", tr.track, 0);
+    rc = trace_write_meta(tr, f, "thread_name", 1, "name", tr->track, 0);
   if (!rc)
-    rc = trace_write_meta(f, "thread_sort_index", 1, "sort_index", NULL, tr.tid);
+    rc = trace_write_meta(tr, f, "thread_sort_index", 1, "sort_index", NULL, tr->tid);
   if (rc)
     return rc;
-  for (size_t i = 0; i < tr.n; i++)
-    trace_write_span(f, &tr.recs[i]);
-  if (tr.dropped > 0)
+  for (size_t i = 0; i < tr->n; i++)
+    trace_write_span(tr, f, &tr->recs[i]);
+  if (tr->dropped > 0)
     fprintf(f,
             "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"trace_dropped\",\"cat\":\"trace\",\"pid\":%u,\"tid\":%u,"
             "\"ts\":%.3f,\"args\":{\"dropped\":%llu,\"max_events\":%zu}}\n",
-            tr.pid, tr.tid, trace_us(tr.first_drop_ns), (unsigned long long)tr.dropped, tr.cap);
+            tr->pid, tr->tid, trace_us(tr->first_drop_ns), (unsigned long long)tr->dropped, tr->cap);
   return 0;
 }
 
-int trace_close(void) {
-  if (!tr.on)
+int trace_close(struct trace *tr) {
+  if (!tr)
     return 0;
   int rc = 0, saved = 0;
-  size_t len = strlen(tr.part_path) + 5;
+  size_t len = strlen(tr->part_path) + 5;
   char *tmp = malloc(len);
   FILE *f = NULL;
   if (tmp) {
-    snprintf(tmp, len, "%s.tmp", tr.part_path);
+    snprintf(tmp, len, "%s.tmp", tr->part_path);
     f = fopen(tmp, "w");
   }
   if (!f) {
     rc = tmp ? DSANA_EIO : DSANA_ENOMEM;
     saved = errno;
   } else {
-    rc = trace_write_part(f);
+    rc = trace_write_part(tr, f);
     int bad = ferror(f) || fflush(f) != 0;
     saved = errno;
     if ((fclose(f) != 0 || bad) && !rc)
       rc = DSANA_EIO;
-    if (!rc && rename(tmp, tr.part_path) != 0)
+    if (!rc && rename(tmp, tr->part_path) != 0)
       rc = DSANA_EIO;
     if (rc)
       unlink(tmp);
@@ -234,13 +239,13 @@ int trace_close(void) {
   /* a trace is a report: losing it does not fail the role, but the run
    * ends incomplete (util/status.h) */
   if (rc) {
-    log_error("the trace will lack the events of %s: %s", tr.track, saved ? strerror(saved) : dsana_strerror(rc));
+    log_error("the trace will lack the events of %s: %s", tr->track, saved ? strerror(saved) : dsana_strerror(rc));
     status_mark_incomplete();
-  } else if (tr.dropped > 0) {
-    log_warn("trace: %llu events dropped (buffer of %zu)", (unsigned long long)tr.dropped, tr.cap);
+  } else if (tr->dropped > 0) {
+    log_warn("trace: %llu events dropped (buffer of %zu)", (unsigned long long)tr->dropped, tr->cap);
   }
   free(tmp);
-  trace_reset();
+  trace_free(tr);
   return 0;
 }
 

@@ -144,7 +144,7 @@ static int build_pushes(struct worker *w, struct wtask *wt, struct rt_outq *out)
   free(touched);
   for (size_t i = first; i < out->n; i++)
     w->bytes_out += WIRE_HDR_BYTES + out->v[i].hdr.payload_bytes;
-  trace_span("push", "transfer", t0, rt_now(w->env), wt->iter, "task", wt->task);
+  trace_span(w->env->trace, "push", "transfer", t0, rt_now(w->env), wt->iter, "task", wt->task);
   return rc;
 }
 

@@ -1,4 +1,4 @@
-/* test_runtime_trace.c - trace parts written by one process in sequence,
+/* test_runtime_trace.c - trace parts written by one process (two roles at once),
  * merged and read back with cJSON: valid Chrome trace JSON, sane spans,
  * named tracks, the bounded buffer and its drop report, disabled tracing. */
 #include <setjmp.h>
@@ -142,21 +142,20 @@ static void test_two_parts_merge(void **state) {
   struct tdir *t = *state;
   uint64_t t0 = 5000000000ull;
 
-  assert_int_equal(trace_open(t->path[0], "scheduler", 1, 0, 64), 0);
-  assert_true(trace_enabled());
-  assert_int_equal(trace_open(t->path[1], "again", 1, 0, 64), DSANA_ESTATE);
-  trace_span("assign", "sched", t0, t0 + 2000, 1, NULL, 0);
-  trace_span("converge", "sched", t0 + 3000, t0 + 3500, 1, "residual", 1e-3);
-  assert_int_equal(trace_close(), 0);
-  assert_false(trace_enabled());
-
+  /* Two roles of one process trace at once, each to its own part. */
+  struct trace *sched = NULL, *worker = NULL;
+  assert_int_equal(trace_open(t->path[0], "scheduler", 1, 0, 64, &sched), 0);
+  assert_non_null(sched);
   /* A track name with characters JSON must escape. */
   const char *track = "worker \"2\" \\ x";
-  assert_int_equal(trace_open(t->path[1], track, 3, 2, 64), 0);
-  trace_span("compute", "task", t0 + 100, t0 + 1100, 1, "task", 7);
-  trace_span("push", "net", t0 + 1100, t0 + 1600, 1, "bytes", 4096);
-  trace_span("backwards", "net", t0 + 2000, t0 + 1000, 2, NULL, 0); /* clamped to dur 0 */
-  assert_int_equal(trace_close(), 0);
+  assert_int_equal(trace_open(t->path[1], track, 3, 2, 64, &worker), 0);
+  trace_span(sched, "assign", "sched", t0, t0 + 2000, 1, NULL, 0);
+  trace_span(worker, "compute", "task", t0 + 100, t0 + 1100, 1, "task", 7);
+  trace_span(sched, "converge", "sched", t0 + 3000, t0 + 3500, 1, "residual", 1e-3);
+  trace_span(worker, "push", "net", t0 + 1100, t0 + 1600, 1, "bytes", 4096);
+  trace_span(worker, "backwards", "net", t0 + 2000, t0 + 1000, 2, NULL, 0); /* clamped to dur 0 */
+  assert_int_equal(trace_close(sched), 0);
+  assert_int_equal(trace_close(worker), 0);
 
   const char *const parts[] = {t->path[0], t->path[2], t->path[1], NULL};
   char err[256];
@@ -200,10 +199,11 @@ static void test_two_parts_merge(void **state) {
 
 static void test_bounded_buffer_reports_drops(void **state) {
   struct tdir *t = *state;
-  assert_int_equal(trace_open(t->path[0], "worker 0", 3, 0, 10), 0);
+  struct trace *tr;
+  assert_int_equal(trace_open(t->path[0], "worker 0", 3, 0, 10, &tr), 0);
   for (uint32_t i = 0; i < 15; i++)
-    trace_span("compute", "task", 1000ull * i, 1000ull * i + 500, i, NULL, 0);
-  assert_int_equal(trace_close(), 0);
+    trace_span(tr, "compute", "task", 1000ull * i, 1000ull * i + 500, i, NULL, 0);
+  assert_int_equal(trace_close(tr), 0);
 
   const char *const parts[] = {t->path[0], NULL};
   char err[256];
@@ -235,15 +235,14 @@ static void test_bounded_buffer_reports_drops(void **state) {
 
 static void test_disabled_writes_nothing(void **state) {
   struct tdir *t = *state;
-  assert_false(trace_enabled());
-  trace_span("compute", "task", 0, 10, 0, NULL, 0);
-  assert_int_equal(trace_close(), 0);
+  trace_span(NULL, "compute", "task", 0, 10, 0, NULL, 0); /* no trace: off */
+  assert_int_equal(trace_close(NULL), 0);
   assert_int_equal(dir_entries(t->dir), 0);
 
-  /* Spans recorded while off do not leak into the next part. */
-  assert_int_equal(trace_open(t->path[0], "worker 1", 3, 1, 4), 0);
-  assert_int_equal(trace_close(), 0);
-  trace_span("late", "task", 0, 10, 0, NULL, 0);
+  /* A trace with no spans writes a part with none. */
+  struct trace *tr;
+  assert_int_equal(trace_open(t->path[0], "worker 1", 3, 1, 4, &tr), 0);
+  assert_int_equal(trace_close(tr), 0);
   const char *const parts[] = {t->path[0], NULL};
   assert_int_equal(trace_merge(t->path[3], parts, NULL, 0), 0);
   cJSON *root = read_json(t->path[3]);
@@ -255,11 +254,12 @@ static void test_empty_and_missing_parts(void **state) {
   struct tdir *t = *state;
   /* A role that died after trace_open leaves an empty part; one that never
    * started leaves none. Both merge cleanly. */
-  assert_int_equal(trace_open(t->path[0], "server 0", 2, 0, 8), 0);
+  struct trace *tr;
+  assert_int_equal(trace_open(t->path[0], "server 0", 2, 0, 8, &tr), 0);
   const char *const parts[] = {t->path[2], t->path[0], NULL};
   char err[256];
   assert_int_equal(trace_merge(t->path[3], parts, err, sizeof err), 0);
-  assert_int_equal(trace_close(), 0); /* recreates part0; teardown removes it */
+  assert_int_equal(trace_close(tr), 0); /* recreates part0; teardown removes it */
   cJSON *root = read_json(t->path[3]);
   assert_int_equal(cJSON_GetArraySize(trace_events(root)), 0);
   cJSON_Delete(root);
@@ -284,11 +284,12 @@ static void test_open_errors(void **state) {
   struct tdir *t = *state;
   char bad[160];
   snprintf(bad, sizeof bad, "%s/no/such/dir/part", t->dir);
-  assert_int_equal(trace_open(bad, "w", 3, 0, 8), DSANA_EIO);
-  assert_false(trace_enabled());
-  assert_int_equal(trace_open(t->path[0], "w", 3, 0, 0), DSANA_EINVAL);
-  assert_int_equal(trace_open(NULL, "w", 3, 0, 8), DSANA_EINVAL);
-  assert_false(trace_enabled());
+  struct trace *tr = (struct trace *)1;
+  assert_int_equal(trace_open(bad, "w", 3, 0, 8, &tr), DSANA_EIO);
+  assert_null(tr);
+  assert_int_equal(trace_open(t->path[0], "w", 3, 0, 0, &tr), DSANA_EINVAL);
+  assert_int_equal(trace_open(NULL, "w", 3, 0, 8, &tr), DSANA_EINVAL);
+  assert_null(tr);
 }
 
 int main(void) {
