@@ -20,9 +20,11 @@
 # trust the vertex count a header declares (a dense-id line, a size line)
 # and do O(n) work for it, as they should: a 138-byte file declaring 16.5 M
 # vertices takes 1.8 s in a plain -O2 build and over 10 s under the fuzzer's
-# instrumentation (a timeout). For them the cap is 32 MB (under 4 M vertices,
-# about a second instrumented), so such headers take the ENOMEM path too;
-# not lower, as libFuzzer 14 itself allocates a 20 MB block when it starts.
+# instrumentation (a timeout). For them the cap is 24 MB (under 3 M vertices,
+# about 1.3 s instrumented, so that a loaded machine does not turn one into
+# a timeout: 4 M, 1.7 s alone, timed out in the campaign beside a test
+# run), so such headers take the ENOMEM path too; not lower, as libFuzzer
+# 14 itself allocates a 20 MB block when it starts.
 # ASAN_OPTIONS and UBSAN_OPTIONS, if set, are appended to (and override) the
 # defaults in exec_fuzzer.
 
@@ -123,7 +125,7 @@ seed_corpus() {
 # The largest single allocation of target T, in MB (see Memory above).
 max_allocation_mb() {
   case $1 in
-  snap | mtx) echo 32 ;;
+  snap | mtx) echo 24 ;;
   *) echo 256 ;;
   esac
 }

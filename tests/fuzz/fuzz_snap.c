@@ -48,7 +48,7 @@ static void fuzz_check_graph(const struct dsana_graph *g, const struct dsana_gra
  * fuzzer's comparison tracing that is about 0.6 s per million vertices (a
  * 138-byte file declaring 16.5 M timed out), and a big K reaches no code a
  * small one does not: such inputs are skipped. A gzip input's line is not
- * looked at; run.sh's 32 MB allocation cap bounds it. */
+ * looked at; the 24 MB allocation cap of common.sh bounds it. */
 #define FUZZ_MAX_DENSE_IDS ((uint64_t)1 << 16)
 
 static bool fuzz_dense_too_big(const uint8_t *data, size_t size) {
