@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check-memory.sh - valgrind over dsana: every unit test binary
-# (build-test/tests/test_*), then one real multi-process PageRank run
+# (build-test/tests/test_*, as many at a time as there are cores), then one real multi-process PageRank run
 # (scheduler, 2 servers, 2 workers: forked, each followed by valgrind).
 #
 #   bash scripts/check-memory.sh         from anywhere; builds build-test first
@@ -78,21 +78,38 @@ record() {
   SUMMARY+=("$(printf '%-24s %5s %8s %10s %10s  %s' "$name" "$procs" "$errors" "$def" "$ind" "$verdict")")
 }
 
+# One unit test binary under valgrind; its exit status in $LOGS/NAME.rc.
+valgrind_unit() {
+  local t=$1 name
+  name=$(basename "$t")
+  rm -f "$LOGS/$name".*.log
+  # As CTest runs them: from the build's tests/ folder, test data in env.
+  # A bound per binary (each takes under 2 min here): a hang fails this
+  # check with its name instead of running CI out of time.
+  (cd "$BUILD/tests" && DSANA_TEST_DATA="$SRC/tests/data" timeout 1200 valgrind "${VG_COMMON[@]}" --error-exitcode=1 \
+    --trace-children=yes \
+    --log-file="$LOGS/$name.%p.log" "$t" >"$LOGS/$name.out" 2>&1)
+  echo $? >"$LOGS/$name.rc"
+}
+
+# Every unit test binary, as many at a time as there are cores (valgrind
+# runs a program on one), then one summary line each in name order.
 run_unit_tests() {
-  local t name rc
+  local t name jobs
+  jobs=$(nproc 2>/dev/null || echo 2)
+  for t in "$BUILD"/tests/test_*; do
+    [ -x "$t" ] && [ -f "$t" ] || continue
+    echo "== valgrind $(basename "$t")"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+      wait -n
+    done
+    valgrind_unit "$t" &
+  done
+  wait
   for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] && [ -f "$t" ] || continue
     name=$(basename "$t")
-    echo "== valgrind $name"
-    rm -f "$LOGS/$name".*.log
-    # As CTest runs them: from the build's tests/ folder, test data in env.
-    # A bound per binary (each takes under 2 min here): a hang fails this
-    # check with its name instead of running CI out of time.
-    (cd "$BUILD/tests" && DSANA_TEST_DATA="$SRC/tests/data" timeout 1200 valgrind "${VG_COMMON[@]}" --error-exitcode=1 \
-      --trace-children=yes \
-      --log-file="$LOGS/$name.%p.log" "$t" >"$LOGS/$name.out" 2>&1)
-    rc=$?
-    record "$name" "$rc" "$LOGS/$name".*.log
+    record "$name" "$(cat "$LOGS/$name.rc" 2>/dev/null || echo 1)" "$LOGS/$name".*.log
   done
 }
 

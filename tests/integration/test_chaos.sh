@@ -4,6 +4,7 @@
 # random roles at random moments, in local runs and (a killed server) with
 # every role started on its own; every run's ranks byte-identical to the
 # fault-free run, no hang.
+# timeout: 130 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

@@ -2,6 +2,7 @@
 # test_chunking.sh - chunked transfers change timing only: byte-identical
 # output across chunk sizes (one key, odd sizes, larger than the table),
 # server counts and modes; bad --chunk values are refused.
+# timeout: 60 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require_bins

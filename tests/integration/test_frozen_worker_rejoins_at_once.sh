@@ -5,6 +5,7 @@
 # it to register again at its first word, and it takes part again within 3
 # iterations of the wake - every time, not by a race with its own timeout.
 # The ranks stay the fault-free run's bytes.
+# timeout: 100 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

@@ -5,6 +5,7 @@
 # scheduler dies of its signal); a worker with the wrong token says within
 # 2 s that no answer came and what the likely causes are (address, token),
 # not only after --register-timeout.
+# timeout: 40 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

@@ -16,6 +16,7 @@
 #     2000 Fashion-MNIST images (when /usr/share/datasets/fashion-mnist is there);
 #   - bad input (a missing file, --k 0, --k above the rows, no --k, a
 #     malformed --init-centroids line): one line naming it, exit 2.
+# timeout: 100 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

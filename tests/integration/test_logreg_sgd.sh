@@ -11,6 +11,7 @@
 #     in between); the run's train_accuracy is the model's (predict agrees);
 #     L-BFGS lines carry train_loss and grad_norm too;
 #   - bad --batch/--seed/--lr values: exit 2 and one line.
+# timeout: 80 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

@@ -7,6 +7,7 @@
 # magic); a truncated gzip; a non-numeric field; a negative id; a one-field
 # line; an empty graph (comments only); a truncated binary graph; a binary
 # graph with a patched version field; bad option values.
+# timeout: 40 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

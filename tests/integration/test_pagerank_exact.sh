@@ -9,6 +9,7 @@
 #   - that output matches the independent reference within 1e-9 (max abs).
 # Also: a gzip copy of the hand graph gives the same bytes, and --dedup
 # matches the reference's --dedup.
+# timeout: 150 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

@@ -6,6 +6,7 @@
 # < 1e-12) and byte-identical for any workers, servers and mode. Without
 # --weighted, extra columns are one warning naming the file, never an
 # error; with it, a non-numeric weight is an error naming the line.
+# timeout: 40 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

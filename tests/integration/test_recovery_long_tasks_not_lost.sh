@@ -3,6 +3,7 @@
 # task runs. Every task of the job takes more than 3x --peer-timeout (one
 # task per worker, compute stretched by a scenario's cost model), yet no
 # worker is lost and the ranks are the plain run's, byte for byte.
+# timeout: 40 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

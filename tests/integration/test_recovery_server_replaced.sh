@@ -7,6 +7,7 @@
 # replacement takes the lost place, and the ranks are the fault-free run's
 # bytes. Without a checkpoint the job rolls back to its start; with
 # --max-restarts 0 the job stops and names the checkpoint.
+# timeout: 110 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

@@ -4,6 +4,7 @@
 # when it wakes, is started again by the local launcher, re-registers and
 # runs tasks again from a later iteration; a SIGKILLed worker likewise. The
 # ranks stay the fault-free run's bytes.
+# timeout: 70 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

@@ -7,6 +7,7 @@
 # the signal (exit status 128+N); after SIGKILL the janitor cleans up. In
 # every case none of the launcher's children (the roles, the janitor)
 # outlives the job.
+# timeout: 40 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins
