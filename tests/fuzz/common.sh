@@ -17,8 +17,9 @@
 # Memory: a single allocation over 256 MB fails (returns NULL) instead of
 # aborting, so inputs that declare huge sizes exercise the parsers' ENOMEM
 # paths rather than the 2 GB RSS limit. The SNAP and Matrix Market readers
-# trust the vertex count a header declares (a dense-id line, a size line)
-# and do O(n) work for it, as they should: a 138-byte file declaring 16.5 M
+# (and the binary target, which opens any graph file and so reads SNAP text
+# too) trust the vertex count a header declares (a dense-id line, a size
+# line) and do O(n) work for it, as they should: a 138-byte file declaring 16.5 M
 # vertices takes 1.8 s in a plain -O2 build and over 10 s under the fuzzer's
 # instrumentation (a timeout). For them the cap is 24 MB (under 3 M vertices,
 # about 1.3 s instrumented, so that a loaded machine does not turn one into
@@ -125,7 +126,7 @@ seed_corpus() {
 # The largest single allocation of target T, in MB (see Memory above).
 max_allocation_mb() {
   case $1 in
-  snap | mtx) echo 24 ;;
+  snap | mtx | binary) echo 24 ;;
   *) echo 256 ;;
   esac
 }
