@@ -7,9 +7,10 @@
 # clang), ALL_TARGETS. Provides:
 #   target_sources T        the sources fuzz_T links besides tests/fuzz/fuzz_T.c
 #   ensure_toolchain        exit 77 unless CC links a fuzzer (installs it when root)
-#   build_target T          build $OUT/fuzz_T (log in $OUT/logs/build_T.log)
+#   build_target T          link $OUT/fuzz_T from its objects (log in $OUT/logs/build_T.log)
 #   target_is_fresh T       0 if $OUT/fuzz_T is newer than its sources and every header
-#   build_all T...          build the targets, FUZZ_JOBS (default 2) at a time; exit 2 on failure
+#   build_all T...          compile each source once (objects under $OUT/obj), link the
+#                           targets, FUZZ_JOBS (default 2) at a time; exit 2 on failure
 #   seed_corpus T           copy the committed seeds into $OUT/corpus/T (never the other way)
 #   exec_fuzzer T ARGS...   replace the shell by $OUT/fuzz_T with the sanitizer environment
 #                           and the common flags (call it in a subshell or with &)
@@ -77,11 +78,32 @@ ensure_toolchain() {
   exit 77
 }
 
+# The object of one source under $OUT/obj/, compiled once for every target
+# that links it (util/ goes into all ten).
+obj_of() {
+  local rel=${1#"$SRC"/}
+  echo "$OUT/obj/${rel%.c}.o"
+}
+
+# Compile SRC-FILE into its object unless the object is newer than it and
+# than every header (log in $OUT/logs/obj.log on failure).
+compile_obj() {
+  local o
+  o=$(obj_of "$1")
+  [ -f "$o" ] && [ "$o" -nt "$1" ] && [ -z "$(find "$SRC/src" "$SRC/include" -name '*.h' -newer "$o" -print -quit)" ] &&
+    return 0
+  mkdir -p "$(dirname "$o")"
+  "$CC" "${CFLAGS[@]}" -c "$1" -o "$o.tmp.$$" >"$o.log" 2>&1 && mv "$o.tmp.$$" "$o" && rm -f "$o.log"
+}
+
+# Link $OUT/fuzz_T from its harness and the objects of its sources.
 build_target() {
-  local t=$1
+  local t=$1 objs=() f
   mkdir -p "$OUT/logs"
-  # shellcheck disable=SC2046
-  "$CC" "${CFLAGS[@]}" "$SRC/tests/fuzz/fuzz_$t.c" $(target_sources "$t") "${LIBS[@]}" \
+  for f in $(target_sources "$t"); do
+    objs+=("$(obj_of "$f")")
+  done
+  "$CC" "${CFLAGS[@]}" "$SRC/tests/fuzz/fuzz_$t.c" "${objs[@]}" "${LIBS[@]}" \
     -o "$OUT/fuzz_$t" >"$OUT/logs/build_$t.log" 2>&1
 }
 
@@ -96,23 +118,44 @@ target_is_fresh() {
   [ -z "$(find "$SRC/src" "$SRC/include" "$SRC/tests/fuzz" -name '*.h' -newer "$bin" -print -quit)" ]
 }
 
-build_all() {
-  local jobs=${FUZZ_JOBS:-2} pids=() names=() failed=0 i
-  mkdir -p "$OUT/logs"
-  for t in "$@"; do
-    build_target "$t" &
+# Run "FN ARG" for every ARG, FUZZ_JOBS (default 2) at a time; the ARGs
+# whose FN failed are printed, one a line.
+each_parallel() {
+  local fn=$1 jobs=${FUZZ_JOBS:-2} pids=() args=() i
+  shift
+  for a in "$@"; do
+    "$fn" "$a" &
     pids+=($!)
-    names+=("$t")
+    args+=("$a")
     if [ ${#pids[@]} -ge "$jobs" ]; then
-      wait "${pids[0]}" || { echo "fuzz: build of ${names[0]} failed:" >&2; cat "$OUT/logs/build_${names[0]}.log" >&2; failed=1; }
+      wait "${pids[0]}" || echo "${args[0]}"
       pids=("${pids[@]:1}")
-      names=("${names[@]:1}")
+      args=("${args[@]:1}")
     fi
   done
   for i in "${!pids[@]}"; do
-    wait "${pids[$i]}" || { echo "fuzz: build of ${names[$i]} failed:" >&2; cat "$OUT/logs/build_${names[$i]}.log" >&2; failed=1; }
+    wait "${pids[$i]}" || echo "${args[$i]}"
   done
-  [ $failed = 0 ] || exit 2
+}
+
+# Build the targets: every source they need compiled once, then each
+# target linked. Exit 2 on failure, with the compiler's words.
+build_all() {
+  local t f failed
+  mkdir -p "$OUT/logs"
+  # shellcheck disable=SC2046
+  failed=$(each_parallel compile_obj $(for t in "$@"; do target_sources "$t"; done | sort -u))
+  for f in $failed; do
+    echo "fuzz: cannot compile $f:" >&2
+    cat "$(obj_of "$f").log" >&2
+  done
+  [ -z "$failed" ] || exit 2
+  failed=$(each_parallel build_target "$@")
+  for t in $failed; do
+    echo "fuzz: build of $t failed:" >&2
+    cat "$OUT/logs/build_$t.log" >&2
+  done
+  [ -z "$failed" ] || exit 2
 }
 
 seed_corpus() {
