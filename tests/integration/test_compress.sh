@@ -9,7 +9,7 @@
 # the wire (DSANA_FAULT) is rejected and asked for again, uncompressed, and
 # the result is still identical, as it is after a lost worker and after a
 # resume from a checkpoint. No timing is asserted.
-# timeout: 50 s (CTest; about three times its run time)
+# timeout: 60 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require_bins

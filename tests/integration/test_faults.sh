@@ -3,7 +3,7 @@
 # its push, in the middle of it, after it) costs time, not correctness: the
 # job finishes with output byte-identical to an undisturbed run. A
 # replacement worker can join a running job and gets tasks.
-# timeout: 40 s (CTest; about three times its run time)
+# timeout: 50 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require_bins

@@ -8,7 +8,7 @@
 #   - heart_scale (../shared/data/libsvm) trains to the reference's accuracy;
 #   - predict scores data with the model;
 #   - bad input: one line naming the file and line, exit 2.
-# timeout: 40 s (CTest; about three times its run time)
+# timeout: 50 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

@@ -6,7 +6,7 @@
 # also under a scenario with a modelled link (no fused contribution pass)
 # and with the default layout (1 worker x all cores). The scheduler's
 # summary names the workers it ran.
-# timeout: 40 s (CTest; about three times its run time)
+# timeout: 60 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

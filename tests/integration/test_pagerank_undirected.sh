@@ -4,7 +4,7 @@
 # undirected graphs do; checked against the independent reference at tol
 # 1e-14 (< 1e-12), weighted too, byte-identical for any workers, servers
 # and mode. A binary graph is already arcs: refused.
-# timeout: 50 s (CTest; about three times its run time)
+# timeout: 80 s (CTest; about three times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins
