@@ -114,6 +114,8 @@ static void fuzz_open(const char *path, size_t size) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (fuzz_dense_too_big(data, size))
+    return 0;
   uint8_t *copy = malloc(size ? size : 1);
   if (!copy)
     return 0;

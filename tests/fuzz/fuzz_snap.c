@@ -42,26 +42,6 @@ static void fuzz_check_graph(const struct dsana_graph *g, const struct dsana_gra
       abort();
 }
 
-/* A plain-text dense-id line declaring K + 1 vertices with FUZZ_MAX_DENSE_IDS
- * <= K < GRAPH_MAX_VERTICES (at or past that limit the reader fails at
- * once). The reader does O(K) work for it, as it should, but under the
- * fuzzer's comparison tracing that is about 0.6 s per million vertices (a
- * 138-byte file declaring 16.5 M timed out), and a big K reaches no code a
- * small one does not: such inputs are skipped. A gzip input's line is not
- * looked at; the 24 MB allocation cap of common.sh bounds it. */
-#define FUZZ_MAX_DENSE_IDS ((uint64_t)1 << 16)
-
-static bool fuzz_dense_too_big(const uint8_t *data, size_t size) {
-  static const char line[] = "# dsana graph: dense ids 0..";
-  size_t i = sizeof line - 1;
-  uint64_t k = 0;
-  if (size < i || memcmp(data, line, i) != 0)
-    return false;
-  for (; i < size && data[i] >= '0' && data[i] <= '9'; i++)
-    k = k > UINT64_MAX / 10 - 1 ? UINT64_MAX : k * 10 + (uint64_t)(data[i] - '0');
-  return k >= FUZZ_MAX_DENSE_IDS && k < GRAPH_MAX_VERTICES;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (fuzz_dense_too_big(data, size))
     return 0;
