@@ -31,7 +31,9 @@
 #
 # A target that crashes stops there (its crash input kept, result
 # "crashed") and the campaign goes on with the next; after the fix, start
-# again and it resumes. Exit status of run: 0 every target reached its goal,
+# again and it resumes. A timeout (or slow unit) that takes under 10 s of
+# CPU when run again alone is the machine's load, not a crash: it is kept
+# in slow/<target>/ and the target goes on. Exit status of run: 0 every target reached its goal,
 # 1 a target crashed, 3 stopped or out of time first; 2 usage or build error,
 # 77 no libFuzzer toolchain.
 set -u
@@ -119,6 +121,20 @@ on_signal() {
   [ -n "$FPID" ] && kill -TERM "$FPID" 2>/dev/null
 }
 
+# A timeout or slow unit of T that takes under 10 s of CPU when FILE runs
+# again alone: the machine was busy (the campaign runs at nice 19, and
+# libFuzzer's -timeout counts wall time), not a finding. Says so.
+is_load() {
+  local t=$1 f=$2 out cpu
+  case $(basename "$f") in timeout-* | slow-unit-*) ;; *) return 1 ;; esac
+  # `times` in a subshell: its second line is the CPU time of its children
+  out=$( (exec_fuzzer "$t" -timeout=600 -runs=1 "$f" >/dev/null 2>&1); rc=$?; times; echo "$rc")
+  [ "$(tail -n 1 <<<"$out")" = 0 ] || return 1
+  cpu=$(sed -n 2p <<<"$out" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); n += p[1] * 60 + p[2] } printf "%.2f", n }')
+  awk -v c="$cpu" 'BEGIN { exit !(c < 10) }' || return 1
+  say "$t: $(basename "$f") took $cpu s of CPU when run again alone: the machine was busy, not a finding (kept in slow/$t/)"
+}
+
 # One libFuzzer run of T for at most SECS seconds and the executions left;
 # adds what it did to the state. Returns 1 if it found a crash, 2 on another
 # failure.
@@ -149,6 +165,11 @@ run_chunk() {
   fi
   for f in "$art"/*; do
     [ -f "$f" ] || continue
+    if is_load "$t" "$f"; then
+      mkdir -p "$CDIR/slow/$t"
+      mv "$f" "$CDIR/slow/$t/"
+      continue
+    fi
     mv "$f" "$CDIR/crashes/$t/"
     found=$((found + 1))
   done
