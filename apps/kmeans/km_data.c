@@ -69,26 +69,6 @@ void km_data_fini(struct km_app *a) {
   a->loaded = false;
 }
 
-/* Cut rows [0, n) into at most `want` tasks of about equal non-zeros plus
- * rows, at multiples of the block; returns how many, bounds in cut[0..k]. */
-static uint32_t cut_rows(const struct dsana_dataset *ds, uint64_t block, uint32_t want, uint64_t *cut) {
-  uint64_t blocks = (ds->n_rows + block - 1) / block;
-  uint32_t k = want < blocks ? want : (uint32_t)blocks;
-  double total = (double)ds->nnz + (double)ds->n_rows;
-  cut[0] = 0;
-  uint64_t b = 0;
-  for (uint32_t t = 0; t < k; t++) {
-    double target = total * (double)(t + 1) / k;
-    uint64_t max_b = blocks - (k - 1 - t); /* leave a block for each task after */
-    b++;
-    while (b < max_b && (double)(ds->row_off[b * block] + b * block) < target)
-      b++;
-    uint64_t row = t + 1 == k ? ds->n_rows : b * block;
-    cut[t + 1] = row < ds->n_rows ? row : ds->n_rows;
-  }
-  return k;
-}
-
 /* Tasks: row ranges; a row costs K multiply-adds per non-zero and K more. */
 static int declare_tasks(struct km_app *a, struct dsana_job *job, uint32_t want) {
   uint64_t *cut = malloc(sizeof *cut * ((size_t)want + 1));
@@ -98,7 +78,7 @@ static int declare_tasks(struct km_app *a, struct dsana_job *job, uint32_t want)
     free(t);
     return DSANA_ENOMEM;
   }
-  a->n_tasks = cut_rows(&a->ds, a->block, want, cut);
+  a->n_tasks = dsana_dataset_cut_rows(&a->ds, a->block, want, cut);
   const uint64_t *off = a->ds.row_off;
   for (uint32_t i = 0; i < a->n_tasks; i++) {
     double entries = (double)(off[cut[i + 1]] - off[cut[i]] + cut[i + 1] - cut[i]);

@@ -121,26 +121,6 @@ int lr_convert_inputs(struct lr_app *a, char *err, size_t errlen) {
   return rc;
 }
 
-/* Cut rows [0, n) into at most `want` tasks of about equal non-zeros, at
- * multiples of LR_BLOCK rows; returns how many, bounds in cut[0..k]. */
-static uint32_t cut_rows(const struct dsana_dataset *ds, uint32_t want, uint64_t *cut) {
-  uint64_t blocks = (ds->n_rows + LR_BLOCK - 1) / LR_BLOCK;
-  uint32_t k = want < blocks ? want : (uint32_t)blocks;
-  double total = (double)ds->nnz + (double)ds->n_rows;
-  cut[0] = 0;
-  uint64_t b = 0;
-  for (uint32_t t = 0; t < k; t++) {
-    double target = total * (double)(t + 1) / k;
-    uint64_t max_b = blocks - (k - 1 - t); /* leave a block for each task after */
-    b++;
-    while (b < max_b && (double)(ds->row_off[b * LR_BLOCK] + b * LR_BLOCK) < target)
-      b++;
-    uint64_t row = t + 1 == k ? ds->n_rows : b * LR_BLOCK;
-    cut[t + 1] = row < ds->n_rows ? row : ds->n_rows;
-  }
-  return k;
-}
-
 static int declare_tasks(struct lr_app *a, struct dsana_job *job, uint32_t want) {
   uint32_t want_test = a->test_path[0] ? (want / 4 ? want / 4 : 1) : 0;
   uint64_t *cut = malloc(sizeof *cut * ((size_t)want + want_test + 2));
@@ -150,13 +130,13 @@ static int declare_tasks(struct lr_app *a, struct dsana_job *job, uint32_t want)
     free(t);
     return DSANA_ENOMEM;
   }
-  a->n_train_tasks = cut_rows(&a->train, want, cut);
+  a->n_train_tasks = dsana_dataset_cut_rows(&a->train, LR_BLOCK, want, cut);
   for (uint32_t i = 0; i < a->n_train_tasks; i++)
     t[i] =
         (struct dsana_task_decl){.lo = cut[i],
                                  .hi = cut[i + 1],
                                  .cost = (double)(a->train.row_off[cut[i + 1]] - a->train.row_off[cut[i]]) * a->kw + 1};
-  a->n_test_tasks = want_test ? cut_rows(&a->test, want_test, cut) : 0;
+  a->n_test_tasks = want_test ? dsana_dataset_cut_rows(&a->test, LR_BLOCK, want_test, cut) : 0;
   for (uint32_t i = 0; i < a->n_test_tasks; i++)
     t[a->n_train_tasks + i] = (struct dsana_task_decl){
         .lo = cut[i],

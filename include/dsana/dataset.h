@@ -213,5 +213,10 @@ void dsana_dataset_fini(struct dsana_dataset *ds);
  * role so keeps resident only the rows it reads later. Nothing for a
  * dataset on the heap. */
 void dsana_dataset_forget_pages(const struct dsana_dataset *ds);
+/* Cut rows [0, n_rows) into at most `want` ranges of about equal non-zeros
+ * plus rows, each boundary a multiple of `block` rows (so per-block
+ * results do not depend on the cut); returns how many ranges (k, at most
+ * want and at least 1 for a dataset with rows), bounds in cut[0..k]. */
+uint32_t dsana_dataset_cut_rows(const struct dsana_dataset *ds, uint64_t block, uint32_t want, uint64_t *cut);
 
 #endif

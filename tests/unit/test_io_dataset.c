@@ -756,8 +756,39 @@ static void test_classes(void **state) {
   dsana_dataset_fini(&ds);
 }
 
+/* dsana_dataset_cut_rows: bounds at multiples of the block, increasing,
+ * covering every row, as many ranges as asked (or blocks), about equal
+ * non-zeros plus rows each. */
+static void test_cut_rows(void **unused) {
+  (void)unused;
+  /* 10 rows: the first 4 heavy (10 non-zeros), the rest light (1) */
+  uint64_t off[11] = {0};
+  for (int i = 0; i < 10; i++)
+    off[i + 1] = off[i] + (i < 4 ? 10 : 1);
+  struct dsana_dataset ds = {.n_rows = 10, .nnz = off[10], .row_off = off};
+  uint64_t cut[8];
+  assert_int_equal(dsana_dataset_cut_rows(&ds, 2, 3, cut), 3);
+  assert_int_equal(cut[0], 0);
+  assert_int_equal(cut[3], 10);
+  for (int t = 0; t < 3; t++) {
+    assert_true(cut[t] < cut[t + 1]);
+    assert_int_equal(cut[t] % 2, 0);
+  }
+  assert_int_equal(cut[1], 2); /* 22 of 56 in the first 2 rows: a third is near 19 */
+  assert_int_equal(cut[2], 4);
+  /* more ranges asked than blocks: one per block */
+  assert_int_equal(dsana_dataset_cut_rows(&ds, 4, 7, cut), 3);
+  assert_int_equal(cut[1], 4);
+  assert_int_equal(cut[2], 8);
+  assert_int_equal(cut[3], 10);
+  /* one range: every row */
+  assert_int_equal(dsana_dataset_cut_rows(&ds, 1, 1, cut), 1);
+  assert_int_equal(cut[1], 10);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_cut_rows),
       cmocka_unit_test(test_libsvm_basic),
       cmocka_unit_test(test_libsvm_gzip),
       cmocka_unit_test(test_libsvm_opts),
