@@ -64,7 +64,7 @@ done
 if ((quick)); then
   pairs=${pairs:-2} sk_iter=${sk_iter:-20} FM_ITERS=20 HET_ITERS=3 SPARSE_N=100000
 else
-  pairs=${pairs:-3} sk_iter=${sk_iter:-200} FM_ITERS=100 HET_ITERS=6 SPARSE_N=1000000
+  pairs=${pairs:-3} sk_iter=${sk_iter:-100} FM_ITERS=100 HET_ITERS=6 SPARSE_N=1000000
 fi
 
 bench_init
@@ -114,6 +114,45 @@ lr_run() {
 # Peak RSS in MiB of the roles matching a pattern (max over them), from lr_run's file.
 rss_mib() { awk -v re="$2" '$0 ~ re { v = $NF > v ? $NF : v } END { printf "%.0f", v / 1024 }' "$1"; }
 
+# fm_ceilings S: dsana's GFLOP/s and GB/s at S s/iteration on Fashion-MNIST, and the
+# machine's ceilings (bench/peak.c, built as the `peak` target next to dsana's build).
+fm_ceilings() {
+  local s=$1 nnz_tr nnz_te rows k=10 peak dir
+  nnz_tr=$("$DSANA" data info "$fm_train" | awk '$1 == "nnz:" {print $2}')
+  nnz_te=$("$DSANA" data info "$fm_test" | awk '$1 == "nnz:" {print $2}')
+  rows=$(cat <("$DSANA" data info "$fm_train") <("$DSANA" data info "$fm_test") | awk '$1 == "rows:" {n += $2} END {print n}')
+  local gf gb
+  gf=$(calc "(4 * $nnz_tr + 2 * $nnz_te) * $k / $s / 1e9" %.2f)
+  gb=$(calc "(($nnz_tr + $nnz_te) * 8 + $rows * 16) / $s / 1e9" %.2f)
+  dir=$(dirname "$DSANA")
+  if [[ -f $dir/CMakeCache.txt ]] && cmake --build "$dir" --target peak >"$SCRATCH/peak.build" 2>&1; then
+    peak=$("$dir/peak")
+    local pf pb
+    pf=$(sed -n 's/.*gflops=\([0-9.]*\).*/\1/p' <<<"$peak")
+    pb=$(sed -n 's/.*gbs=\([0-9.]*\).*/\1/p' <<<"$peak")
+    printf '  dsana reached %s GFLOP/s (%.0f%% of the measured peak %s) and %s GB/s of rows read (%.0f%% of %s GB/s); peak: %s\n' \
+      "$gf" "$(calc "100 * $gf / $pf")" "$pf" "$gb" "$(calc "100 * $gb / $pb")" "$pb" "$peak"
+    row fm peak_gflops "$pf"
+    row fm peak_gbs "$pb"
+  else
+    printf '  dsana reached %s GFLOP/s and %s GB/s of rows read (no peak: %s has no CMake build to build bench/peak.c in)\n' "$gf" "$gb" "$DSANA"
+  fi
+  row fm dsana_gflops "$gf"
+  row fm dsana_gbs "$gb"
+}
+
+# fm_identity: the model of 10 iterations, 1 worker x 1 thread x 1 server against
+# 4 workers x 2 threads x 2 servers (dynamic scheduling): byte-identical or not.
+fm_identity() {
+  note "(a) model identity: 1x1x1 and 4x2x2, 10 iterations"
+  lr_run id1 "$fm_train" --workers 1 --threads 1 --servers 1 --max-iter 10 --tol 0 --model-out "$SCRATCH/id1.model"
+  lr_run id4 "$fm_train" --workers 4 --threads 2 --servers 2 --max-iter 10 --tol 0 --model-out "$SCRATCH/id4.model"
+  local same=NO
+  cmp -s "$SCRATCH/id1.model" "$SCRATCH/id4.model" && same=yes
+  echo "  model byte-identical for 1 worker x 1 thread x 1 server and 4 workers x 2 threads x 2 servers: $same"
+  row fm models_identical_1x1x1_4x2x2 "$same"
+}
+
 # ------------------------------------------------- (a) Fashion-MNIST vs scikit-learn
 fm_train=$DATA/fm-train.bin fm_test=$DATA/fm-test.bin
 for set in train:train t10k:test; do
@@ -145,9 +184,11 @@ have_sk=0
 if $PY -c 'import sklearn' 2>/dev/null; then
   have_sk=1
 elif ((install)) && [[ $(id -u) -eq 0 ]]; then
-  note "installing python3-sklearn"
-  { apt-get install -y -qq --no-install-recommends python3-sklearn >/dev/null 2>&1 ||
-    { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends python3-sklearn >/dev/null 2>&1; }; } &&
+  sk_pkgs="python3-sklearn python3-threadpoolctl libopenblas0-pthread"
+  note "installing $sk_pkgs"
+  # shellcheck disable=SC2086
+  { apt-get install -y -qq --no-install-recommends $sk_pkgs >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq --no-install-recommends $sk_pkgs >/dev/null 2>&1; }; } &&
     $PY -c 'import sklearn' 2>/dev/null && have_sk=1
 fi
 sk_line=
@@ -171,20 +212,25 @@ warnings.simplefilter("ignore")
 t = time.perf_counter()
 m = LogisticRegression(C=1.0, solver="lbfgs", max_iter=int(sys.argv[1])).fit(Xtr, ytr)
 el = time.perf_counter() - t
-print("%.3f %.4f %d" % (el, m.score(Xte, yte), m.n_iter_[0]))
+try:
+    from threadpoolctl import threadpool_info
+    blas = ",".join("%s:%s:%d-threads" % (i["internal_api"], i.get("version") or "?", i["num_threads"])
+                    for i in threadpool_info() if i["user_api"] == "blas") or "none-found"
+except ImportError:
+    blas = "unknown(no-threadpoolctl)"
+print("%.3f %.4f %d %s" % (el, m.score(Xte, yte), m.n_iter_[0], blas))
 EOF
   ) || die "scikit-learn failed: $(tail -n 5 "$SCRATCH/sk.err")"
 else
   note "scikit-learn is not importable by $PY (bench/logreg.sh --install installs python3-sklearn): skipped"
 fi
 
-blas=$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 2>/dev/null || echo unknown)
 echo "(a) Fashion-MNIST (60000 x 784, 10 classes; test 10000), default options (L-BFGS, l2 1)"
 printf '  dsana    test accuracy %.4f  %s iterations  wall %.1f s (start-up included)  %.3f s/iteration  peak RSS %s MiB (largest role)\n' \
   "$fm_acc" "$fm_iters" "$fm_wall" "$fm_iter_s" "$fm_rss"
 time_ratio=n/a
 if [[ -n $sk_line ]]; then
-  read -r sk_s sk_acc sk_n <<<"$sk_line"
+  read -r sk_s sk_acc sk_n blas <<<"$sk_line"
   # dsana's time to scikit-learn's accuracy: start-up (wall - sum of iterations) + the
   # iterations up to the first whose test accuracy reaches it
   reach=$(jq -s -r --argjson acc "$sk_acc" --argjson wall "$fm_wall" '
@@ -194,7 +240,16 @@ if [[ -n $sk_line ]]; then
       else "\($it[$k].iter) \($start + ([$it[0:$k + 1][].wall_s] | add))" end' "$fm_m")
   read -r reach_iter reach_s <<<"$reach"
   time_ratio=$(calc "$reach_s / $sk_s" %.2f)
-  printf '  sklearn  test accuracy %.4f  %s iterations  fit %.1f s  (numpy BLAS: %s)\n' "$sk_acc" "$sk_n" "$sk_s" "$blas"
+  sk_iter_s=$(calc "$sk_s / $sk_n" %.4f)
+  iter_ratio=$(calc "$fm_iter_s / $sk_iter_s" %.2f)
+  printf '  sklearn  test accuracy %.4f  %s iterations  fit %.1f s  %.3f s/iteration  (numpy BLAS, threadpoolctl: %s)\n' \
+    "$sk_acc" "$sk_n" "$sk_s" "$sk_iter_s" "$blas"
+  awk -v r="$iter_ratio" 'BEGIN { exit !(r <= 0.5) }' && met=met || met=MISSED
+  printf '  time per iteration dsana/sklearn %s (target <= 0.5: %s); test accuracy dsana %.4f vs sklearn %.4f at %s vs %s iterations\n' \
+    "$iter_ratio" "$met" "$fm_acc" "$sk_acc" "$fm_iters" "$sk_n"
+  row fm sklearn_iter_s "$sk_iter_s"
+  row fm iter_ratio "$iter_ratio"
+  row fm sklearn_blas "$blas"
   if [[ $reach_iter == none ]]; then
     printf '  dsana never reached %.4f: its whole run %.1f s / sklearn %.1f s = %s\n' "$sk_acc" "$reach_s" "$sk_s" "$time_ratio"
   else
@@ -209,6 +264,8 @@ if [[ -n $sk_line ]]; then
 fi
 awk -v a="$fm_acc" 'BEGIN { exit !(a >= 0.84) }' && met=met || met=MISSED
 echo "  target test accuracy >= 0.84: $met"
+fm_ceilings "$fm_iter_s"
+fm_identity
 fi
 
 # --------------------------------------------------- (b) heterogeneous scenario

@@ -5,6 +5,7 @@
  *   lr_data.c   the training and test sets, classes, tasks
  *   lr_keys.c   sparse models: a task's key list, built per run
  *   lr_kernel.c a task: loss, accuracy and exact gradient of its rows
+ *   lr_rows.c   a dense model's inner loops: a row's scores and gradient
  *   lr_server.c finish(): dot products; update(): the L-BFGS vectors
  *   lr_opt.c    reduce(): line search and the two-loop recursion on scalars
  *   lr_sgd.c    --batch: mini-batch SGD (batches, step, its finish/update/reduce)
@@ -32,7 +33,7 @@
  *   state STATE    per key: xb, gb, d, gt, s[m], y[m] (each K' wide);
  *                  with --batch only gt (K' wide), see lr_sgd.c
  * Exactness: each task adds its gradient in double over fixed blocks of
- * LR_BLOCK rows (aligned on the row index, so block contents do not depend
+ * a->block rows (aligned on the row index, so block contents do not depend
  * on how rows are split into tasks) and pushes the blocks' exact partial
  * sums: the model is bit-identical for any worker, server or task count.
  */
@@ -47,7 +48,8 @@
 #include "dsana/dsana.h"
 
 #define LR_PATH_MAX 1024
-#define LR_BLOCK 256                /* rows per exact partial sum (dense models) */
+#define LR_BLOCK_MIN 256            /* rows per exact partial sum (dense models): */
+#define LR_BLOCK_MAX 2048           /* a power of two in this range, lr_block_rows() */
 #define LR_MEM 10                   /* L-BFGS pairs kept */
 #define LR_DENSE_MAX_FEATURES 65536 /* above: tasks read and push key lists */
 #define LR_MAX_CLASSES 1024
@@ -128,6 +130,7 @@ struct lr_app {
   uint64_t n_classes;
   uint32_t kw;     /* weights per feature: 1 (two classes) or n_classes */
   uint64_t n_keys; /* features + bias */
+  uint64_t block;  /* rows per exact partial sum, from the training set alone */
   bool sparse;     /* tasks read and push key lists */
   uint32_t n_train_tasks, n_test_tasks;
   struct lr_task_data *td;
@@ -145,11 +148,39 @@ void lr_data_fini(struct lr_app *a);
 /* lr_keys.c */
 int lr_task_keys(void *app, uint32_t task, uint32_t table, const uint64_t **keys, uint64_t *n);
 void lr_task_keys_done(void *app, uint32_t task, uint32_t table);
+/* Rows per exact partial sum for a training set of n rows: the largest
+ * power of two in [LR_BLOCK_MIN, LR_BLOCK_MAX] that leaves 32 blocks
+ * (tasks are cut at block edges); a larger block merges fewer partials. */
+uint64_t lr_block_rows(uint64_t n);
 /* The class (0..K-1) of training row i. */
 uint32_t lr_class_of(const struct lr_app *a, double label);
 
 /* lr_kernel.c */
 int lr_run_task(void *app, struct dsana_task_ctx *ctx);
+
+/* lr_rows.c: one row of a dense model, vectorised over the classes; every
+ * implementation gives the same bits (the order is in lr_rows.c). */
+struct lr_row {
+  const uint32_t *col; /* n entries, every col below the model's features */
+  const float *vf;     /* values: exactly one of vf, vd is non-NULL */
+  const double *vd;
+  uint64_t n;
+};
+/* Row i of ds without its features at or above F (a model's features). */
+struct lr_row lr_row_of(const struct dsana_dataset *ds, uint64_t i, uint64_t F);
+/* Classes padded to a multiple of 4: the stride of a gradient partial. */
+static inline uint32_t lr_padded(uint32_t K) { return (K + 3) & ~3u; }
+/* z[c] = bias[c] + sum over the entries of v W[j][c], W row-major with
+ * rows ldw >= K apart (a multiple of 4: lanes past K are read, unused). */
+void lr_row_scores(const struct lr_row *r, const double *w, uint64_t ldw, const double *bias, uint32_t K, double *z);
+/* part[j*Kp + c] += v gz[c] for each entry (j, v), c < K, Kp = lr_padded(K);
+ * gz has Kp values, those past K zero. */
+void lr_row_grad(const struct lr_row *r, const double *gz, uint32_t K, double *part);
+/* Whether the vector kernel runs on this CPU, and the portable twins (tests). */
+bool lr_rows_simd(void);
+void lr_row_scores_portable(const struct lr_row *r, const double *w, uint64_t ldw, const double *bias, uint32_t K,
+                            double *z);
+void lr_row_grad_portable(const struct lr_row *r, const double *gz, uint32_t K, double *part);
 
 /* lr_server.c */
 int lr_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values);

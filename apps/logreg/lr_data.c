@@ -35,7 +35,15 @@ static int load_classes(struct lr_app *a, char *err, size_t errlen) {
   a->kw = a->n_classes == 2 ? 1 : (uint32_t)a->n_classes;
   a->n_keys = a->train.n_features + 1;
   a->sparse = a->train.n_features > LR_DENSE_MAX_FEATURES;
+  a->block = lr_block_rows(a->train.n_rows);
   return 0;
+}
+
+uint64_t lr_block_rows(uint64_t n) {
+  uint64_t b = LR_BLOCK_MIN;
+  while (b < LR_BLOCK_MAX && n / (2 * b) >= 32)
+    b *= 2;
+  return b;
 }
 
 /* Test rows whose label the training set never had can never be right. */
@@ -130,13 +138,13 @@ static int declare_tasks(struct lr_app *a, struct dsana_job *job, uint32_t want)
     free(t);
     return DSANA_ENOMEM;
   }
-  a->n_train_tasks = dsana_dataset_cut_rows(&a->train, LR_BLOCK, want, cut);
+  a->n_train_tasks = dsana_dataset_cut_rows(&a->train, a->block, want, cut);
   for (uint32_t i = 0; i < a->n_train_tasks; i++)
     t[i] =
         (struct dsana_task_decl){.lo = cut[i],
                                  .hi = cut[i + 1],
                                  .cost = (double)(a->train.row_off[cut[i + 1]] - a->train.row_off[cut[i]]) * a->kw + 1};
-  a->n_test_tasks = want_test ? dsana_dataset_cut_rows(&a->test, LR_BLOCK, want_test, cut) : 0;
+  a->n_test_tasks = want_test ? dsana_dataset_cut_rows(&a->test, a->block, want_test, cut) : 0;
   for (uint32_t i = 0; i < a->n_test_tasks; i++)
     t[a->n_train_tasks + i] = (struct dsana_task_decl){
         .lo = cut[i],

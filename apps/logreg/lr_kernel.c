@@ -4,8 +4,9 @@
  * and, for training rows, the gradient of the loss, dloss/dz = p - onehot.
  *
  * Exactness (logreg.h): dense models add the gradient in double over each
- * block of LR_BLOCK rows (blocks aligned on the row index) and merge every
- * block's partial into the task's exact push (dsana_push_xsum); sparse
+ * block of a->block rows (blocks aligned on the row index), in an order
+ * fixed by lr_rows.c whatever the CPU, and merge every block's partial
+ * into the task's exact push (dsana_push_xsum); sparse
  * models add every contribution exactly. Losses and counts go into the
  * task's exact sums. So nothing depends on which rows share a task.
  *
@@ -20,31 +21,52 @@
 /* log(1 + e^z), without overflow. */
 static double softplus(double z) { return z > 0 ? z + log1p(exp(-z)) : log1p(exp(z)); }
 
-/* Scores of row i: z[c] = bias_c + sum_e v_e W[col_e][c] (features the
- * model does not have are skipped). */
-static void scores(const struct lr_app *a, const struct dsana_dataset *ds, uint64_t i, const double *x, double *z) {
+/* The model as a task reads it: W (F rows, ldw apart) and the bias. A
+ * dense model is copied with its rows padded to a multiple of 4 classes
+ * and aligned, so the vector kernel reads whole aligned vectors. */
+struct lr_view {
+  const double *w, *bias;
+  uint64_t ldw;
+  double *copy; /* owned, or NULL */
+};
+
+static int view_open(const struct lr_app *a, const double *x, struct lr_view *v) {
   uint32_t K = a->kw;
-  uint64_t F = a->train.n_features;
-  for (uint32_t c = 0; c < K; c++)
-    z[c] = x[F * K + c];
-  for (uint64_t e = ds->row_off[i]; e < ds->row_off[i + 1]; e++) {
-    uint64_t j = ds->col[e];
-    if (j >= F)
-      continue;
-    double v = dsana_dataset_val(ds, e);
-    const double *w = x + j * K;
-    for (uint32_t c = 0; c < K; c++)
-      z[c] += v * w[c];
+  uint64_t F = a->train.n_features, ldw = lr_padded(K);
+  *v = (struct lr_view){.w = x, .bias = x + F * K, .ldw = K};
+  if (a->sparse || ldw == K)
+    return 0;
+  size_t bytes = (F * ldw * sizeof(double) + 63) & ~(size_t)63;
+  if (!(v->copy = aligned_alloc(64, bytes)))
+    return DSANA_ENOMEM;
+  for (uint64_t j = 0; j < F; j++) {
+    memcpy(v->copy + j * ldw, x + j * K, K * sizeof(double));
+    memset(v->copy + j * ldw + K, 0, (ldw - K) * sizeof(double));
   }
+  v->w = v->copy;
+  v->ldw = ldw;
+  return 0;
 }
+
+/* Scores of row r: z[c] = bias_c + sum_e v_e W[col_e][c]. */
+static void scores(const struct lr_app *a, const struct lr_view *m, const struct lr_row *r, double *z) {
+  lr_row_scores(r, m->w, m->ldw, m->bias, a->kw, z);
+}
+
+/* A row's dloss/dz below this is taken as 0: its products would be
+ * subnormal numbers, which cost a CPU a hundred cycles each, and every
+ * sum drops them anyway (an exact sum keeps 2^-80 and above). */
+#define LR_GRAD_FLOOR 0x1p-200
 
 /* Loss of scores z for class y, dloss/dz into gz (may be NULL), and
  * whether the predicted class is y. */
 static double loss_of(uint32_t K, const double *z, uint32_t y, double *gz, bool *right) {
   if (K == 1) { /* two classes: sigmoid of one score, class 1 positive */
     double zz = z[0];
-    if (gz)
-      gz[0] = 1.0 / (1.0 + exp(-zz)) - (double)y;
+    if (gz) {
+      double g = 1.0 / (1.0 + exp(-zz)) - (double)y;
+      gz[0] = fabs(g) < LR_GRAD_FLOOR ? 0 : g;
+    }
     *right = (zz > 0) == (y == 1);
     return y ? softplus(-zz) : softplus(zz);
   }
@@ -55,20 +77,23 @@ static double loss_of(uint32_t K, const double *z, uint32_t y, double *gz, bool 
   for (uint32_t c = 0; c < K; c++)
     s += exp(z[c] - m);
   double lse = m + log(s);
-  for (uint32_t c = 0; gz && c < K; c++)
-    gz[c] = exp(z[c] - lse) - (c == y);
+  for (uint32_t c = 0; gz && c < K; c++) {
+    double g = exp(z[c] - lse) - (c == y);
+    gz[c] = fabs(g) < LR_GRAD_FLOOR ? 0 : g;
+  }
   *right = best == y;
   return lse - z[y];
 }
 
 /* Test rows: loss and accuracy only. */
-static void eval_test(const struct lr_app *a, struct dsana_task_ctx *ctx, const double *x, double *z) {
+static void eval_test(const struct lr_app *a, struct dsana_task_ctx *ctx, const struct lr_view *m, double *z) {
   const struct dsana_dataset *ds = &a->test;
   for (uint64_t i = ctx->lo; i < ctx->hi; i++) {
     bool right = false;
     double loss = 0;
     if (a->test_class_ok[i]) {
-      scores(a, ds, i, x, z);
+      struct lr_row r = lr_row_of(ds, i, a->train.n_features);
+      scores(a, m, &r, z);
       loss = loss_of(a->kw, z, lr_class_of(a, ds->label[i]), NULL, &right);
     }
     dsana_xsum_add(&ctx->sums[LR_SUM_TLOSS], loss);
@@ -76,11 +101,10 @@ static void eval_test(const struct lr_app *a, struct dsana_task_ctx *ctx, const 
   }
 }
 
-/* One training row: its loss and correctness into the sums, dloss/dz into gz. */
-static void train_row(const struct lr_app *a, struct dsana_task_ctx *ctx, uint64_t i, const double *x, double *z,
-                      double *gz) {
+/* Training row i with scores z: its loss and correctness into the sums,
+ * dloss/dz into gz. */
+static void train_loss(const struct lr_app *a, struct dsana_task_ctx *ctx, uint64_t i, const double *z, double *gz) {
   bool right;
-  scores(a, &a->train, i, x, z);
   double loss = loss_of(a->kw, z, lr_class_of(a, a->train.label[i]), gz, &right);
   dsana_xsum_add(&ctx->sums[LR_SUM_LOSS], loss);
   dsana_xsum_add(&ctx->sums[LR_SUM_CORRECT], right);
@@ -93,34 +117,37 @@ struct row_set {
 };
 static inline uint64_t row_at(const struct row_set *r, uint64_t k) { return r->list ? r->list[k] : r->lo + k; }
 
-/* Dense models: per block of rows a double partial, merged exactly (blocks
- * aligned on the row index, so their contents do not depend on the tasks). */
-static int train_dense(const struct lr_app *a, struct dsana_task_ctx *ctx, const struct row_set *rs, const double *x,
-                       double *z, double *gz) {
+/* Dense models: per block of rows a double partial (classes padded to Kp,
+ * lr_rows.c), merged exactly (blocks aligned on the row index, so their
+ * contents do not depend on the tasks). */
+static int train_dense(const struct lr_app *a, struct dsana_task_ctx *ctx, const struct row_set *rs,
+                       const struct lr_view *m, double *z, double *gz) {
   const struct dsana_dataset *ds = &a->train;
-  uint32_t K = a->kw;
-  uint64_t F = ds->n_features, n = a->n_keys * K;
+  uint32_t K = a->kw, Kp = lr_padded(K);
+  uint64_t F = ds->n_features, np = (F + 1) * Kp;
   dsana_xsum *out = dsana_push_xsum(ctx, LR_T_G);
-  double *part = malloc(n * sizeof *part);
+  double *part = malloc(np * sizeof *part);
   if (!out || !part) {
     free(part);
     return out ? DSANA_ENOMEM : DSANA_ESTATE;
   }
+  double *bias = part + F * Kp;
+  for (uint32_t c = K; c < Kp; c++)
+    gz[c] = 0;
   for (uint64_t k = 0; k < rs->n;) {
-    uint64_t block = row_at(rs, k) / LR_BLOCK;
-    memset(part, 0, n * sizeof *part);
-    for (uint64_t i; k < rs->n && (i = row_at(rs, k)) / LR_BLOCK == block; k++) {
-      train_row(a, ctx, i, x, z, gz);
-      for (uint64_t e = ds->row_off[i]; e < ds->row_off[i + 1]; e++) {
-        double v = dsana_dataset_val(ds, e), *p = part + (uint64_t)ds->col[e] * K;
-        for (uint32_t c = 0; c < K; c++)
-          p[c] += v * gz[c];
-      }
+    uint64_t block = row_at(rs, k) / a->block;
+    memset(part, 0, np * sizeof *part);
+    for (uint64_t i; k < rs->n && (i = row_at(rs, k)) / a->block == block; k++) {
+      struct lr_row r = lr_row_of(ds, i, F);
+      scores(a, m, &r, z);
+      train_loss(a, ctx, i, z, gz);
+      lr_row_grad(&r, gz, K, part);
       for (uint32_t c = 0; c < K; c++)
-        part[F * K + c] += gz[c];
+        bias[c] += gz[c];
     }
-    for (uint64_t j = 0; j < n; j++)
-      dsana_xsum_add(&out[j], part[j]);
+    for (uint64_t j = 0; j <= F; j++)
+      for (uint32_t c = 0; c < K; c++)
+        dsana_xsum_add(&out[j * K + c], part[j * Kp + c]);
   }
   free(part);
   return 0;
@@ -128,7 +155,7 @@ static int train_dense(const struct lr_app *a, struct dsana_task_ctx *ctx, const
 
 /* Sparse models: every contribution added exactly at the task's keys, found
  * through a position map (lr_posmap.c). */
-static int train_sparse(struct lr_app *a, struct dsana_task_ctx *ctx, const struct row_set *rs, const double *x,
+static int train_sparse(struct lr_app *a, struct dsana_task_ctx *ctx, const struct row_set *rs, const struct lr_view *m,
                         double *z, double *gz) {
   const struct dsana_dataset *ds = &a->train;
   const struct lr_task_data *td = &a->td[ctx->task];
@@ -142,7 +169,9 @@ static int train_sparse(struct lr_app *a, struct dsana_task_ctx *ctx, const stru
   uint64_t bias = td->n_keys - 1;
   for (uint64_t k = 0; k < rs->n; k++) {
     uint64_t i = row_at(rs, k);
-    train_row(a, ctx, i, x, z, gz);
+    struct lr_row r = lr_row_of(ds, i, ds->n_features);
+    scores(a, m, &r, z);
+    train_loss(a, ctx, i, z, gz);
     for (uint64_t e = ds->row_off[i]; e < ds->row_off[i + 1]; e++) {
       double v = dsana_dataset_val(ds, e);
       dsana_xsum *o = out + (uint64_t)pos[ds->col[e]] * K;
@@ -158,7 +187,7 @@ static int train_sparse(struct lr_app *a, struct dsana_task_ctx *ctx, const stru
 
 /* Training rows: all of the task's, or (--batch, but for the last
  * iteration) its rows of the iteration's batch, whose cost is the work done. */
-static int train(struct lr_app *a, struct dsana_task_ctx *ctx, const double *x, double *z, double *gz) {
+static int train(struct lr_app *a, struct dsana_task_ctx *ctx, const struct lr_view *m, double *z, double *gz) {
   struct row_set rs = {.list = NULL, .lo = ctx->lo, .n = ctx->hi - ctx->lo};
   uint64_t *rows = NULL;
   if (a->batch && lr_sgd_batch_rows(a, ctx->iter) < a->train.n_rows) {
@@ -171,7 +200,7 @@ static int train(struct lr_app *a, struct dsana_task_ctx *ctx, const double *x, 
       nnz += (double)(a->train.row_off[rows[k] + 1] - a->train.row_off[rows[k]]);
     ctx->cost = nnz * a->kw + 1;
   }
-  int rc = a->sparse ? train_sparse(a, ctx, &rs, x, z, gz) : train_dense(a, ctx, &rs, x, z, gz);
+  int rc = a->sparse ? train_sparse(a, ctx, &rs, m, z, gz) : train_dense(a, ctx, &rs, m, z, gz);
   free(rows);
   return rc;
 }
@@ -199,9 +228,13 @@ int lr_run_task(void *app, struct dsana_task_ctx *ctx) {
     ctx->cost = 1; /* SGD scores the test set once an epoch */
     return 0;
   }
-  if (test) {
-    eval_test(a, ctx, x, buf);
-    return 0;
-  }
-  return train(a, ctx, x, buf, buf + LR_MAX_CLASSES);
+  struct lr_view m;
+  if ((rc = view_open(a, x, &m)) != 0)
+    return rc;
+  if (test)
+    eval_test(a, ctx, &m, buf);
+  else
+    rc = train(a, ctx, &m, buf, buf + LR_MAX_CLASSES);
+  free(m.copy);
+  return rc;
 }

@@ -158,11 +158,8 @@ struct scored {
 static uint32_t predict_row(const struct model *m, const struct dsana_dataset *ds, uint64_t i, double *prob) {
   double z[LR_MAX_CLASSES];
   uint32_t K = m->kw;
-  for (uint32_t c = 0; c < K; c++)
-    z[c] = m->w[m->features * K + c];
-  for (uint64_t e = ds->row_off[i]; e < ds->row_off[i + 1]; e++)
-    for (uint32_t c = 0; ds->col[e] < m->features && c < K; c++)
-      z[c] += dsana_dataset_val(ds, e) * m->w[(uint64_t)ds->col[e] * K + c];
+  struct lr_row r = lr_row_of(ds, i, m->features);
+  lr_row_scores(&r, m->w, K, m->w + m->features * K, K, z); /* as training scores its test rows */
   if (K == 1) {
     double p = 1 / (1 + exp(-z[0]));
     *prob = z[0] > 0 ? p : 1 - p;

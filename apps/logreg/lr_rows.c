@@ -1,0 +1,296 @@
+/*
+ * lr_rows.c - the inner loops of a dense model's task (logreg.h): a row's
+ * scores z = W x + b and its gradient contributions part[j] += x_j gz,
+ * vectorised over the classes.
+ *
+ * Two implementations give the same bits, so a model does not depend on
+ * which machine of a cluster ran a row: AVX2 with fused multiply-adds
+ * (chosen at run time when the CPU has them) and a portable one that calls
+ * C's fma() in the same order. The order, per class c:
+ *   scores: entries alternate between two accumulators (even-numbered into
+ *           a0, odd into a1, from 0), each a0 = fma(v, W[j][c], a0);
+ *           z[c] = b[c] + (a0 + a1)
+ *   grad:   entries in order, part[j*Kp + c] = fma(v, gz[c], part[j*Kp + c]),
+ *           Kp = K rounded up to a multiple of 4 (the padding's lanes are
+ *           not part of the result: the vector kernel adds v * gz there)
+ * The two accumulators halve the chain of dependent fused adds.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define LR_HAVE_AVX2_KERNEL 1
+#endif
+
+#include "logreg.h"
+
+struct lr_row lr_row_of(const struct dsana_dataset *ds, uint64_t i, uint64_t F) {
+  uint64_t lo = ds->row_off[i], hi = ds->row_off[i + 1];
+  while (hi > lo && ds->col[hi - 1] >= F) /* a suffix: a row's features ascend */
+    hi--;
+  return (struct lr_row){.col = ds->col + lo,
+                         .vf = ds->val_f32 ? ds->val_f32 + lo : NULL,
+                         .vd = ds->val_f64 ? ds->val_f64 + lo : NULL,
+                         .n = hi - lo};
+}
+
+static inline double row_val(const struct lr_row *r, uint64_t e) { return r->vf ? (double)r->vf[e] : r->vd[e]; }
+
+void lr_row_scores_portable(const struct lr_row *r, const double *w, uint64_t ldw, const double *bias, uint32_t K,
+                            double *z) {
+  for (uint32_t c = 0; c < K; c++) {
+    double a0 = 0, a1 = 0;
+    uint64_t e = 0;
+    for (; e + 2 <= r->n; e += 2) {
+      a0 = fma(row_val(r, e), w[r->col[e] * ldw + c], a0);
+      a1 = fma(row_val(r, e + 1), w[r->col[e + 1] * ldw + c], a1);
+    }
+    if (e < r->n)
+      a0 = fma(row_val(r, e), w[r->col[e] * ldw + c], a0);
+    z[c] = bias[c] + (a0 + a1);
+  }
+}
+
+void lr_row_grad_portable(const struct lr_row *r, const double *gz, uint32_t K, double *part) {
+  uint32_t Kp = lr_padded(K);
+  for (uint64_t e = 0; e < r->n; e++) {
+    double v = row_val(r, e), *p = part + (uint64_t)r->col[e] * Kp;
+    for (uint32_t c = 0; c < K; c++)
+      p[c] = fma(v, gz[c], p[c]);
+  }
+}
+
+#ifdef LR_HAVE_AVX2_KERNEL
+
+#define AVX2 __attribute__((target("avx2,fma")))
+#define AVX2_INLINE __attribute__((target("avx2,fma"), always_inline)) static inline
+
+AVX2_INLINE __m256d val_avx2(const struct lr_row *r, uint64_t e, bool f32) {
+  return _mm256_set1_pd(f32 ? (double)r->vf[e] : r->vd[e]);
+}
+
+AVX2_INLINE __m128d val_sse(const struct lr_row *r, uint64_t e, bool f32) {
+  return _mm_set1_pd(f32 ? (double)r->vf[e] : r->vd[e]);
+}
+
+/* Classes [c0, c0 + 4 nv) (those below K), nv <= 3 vectors: the
+ * accumulators are named, not an array, so they stay in registers. The
+ * last vector holds `left` classes: with 1 or 2 it is a 128-bit vector
+ * (half the work of a 256-bit one); else, when the rows of W are padded
+ * to a multiple of 4 it is read whole (extra lanes discarded), otherwise
+ * through a mask. */
+AVX2_INLINE void scores_group(const struct lr_row *r, const double *w, uint64_t ldw, const double *bias, uint32_t K,
+                              uint32_t c0, int nv, bool half, bool f32, bool padded, double *z) {
+  __m256d a00 = _mm256_setzero_pd(), a01 = a00, a02 = a00, a10 = a00, a11 = a00, a12 = a00;
+  __m128d h0 = _mm_setzero_pd(), h1 = h0;
+  int last = nv - 1;
+  int64_t left = (int64_t)K - (int64_t)(c0 + 4 * (uint32_t)last);
+  __m256i m = _mm256_set_epi64x(left > 3 ? -1 : 0, left > 2 ? -1 : 0, left > 1 ? -1 : 0, -1);
+  bool one = left == 1 && !padded; /* a 128-bit load would read the next row */
+  const double *wc = w + c0;
+#define LR_LOAD(p, v) ((v) == last && !padded ? _mm256_maskload_pd((p) + 4 * (v), m) : _mm256_loadu_pd((p) + 4 * (v)))
+#define LR_HALF(p) (one ? _mm_load_sd((p) + 4 * last) : _mm_loadu_pd((p) + 4 * last))
+#define LR_STEP(acc0, acc1, acc2, hacc, x, hx, p)     \
+  do {                                                \
+    if (last > 0 || !half)                            \
+      acc0 = _mm256_fmadd_pd(x, LR_LOAD(p, 0), acc0); \
+    if (last > 1 || (last == 1 && !half))             \
+      acc1 = _mm256_fmadd_pd(x, LR_LOAD(p, 1), acc1); \
+    if (last == 2 && !half)                           \
+      acc2 = _mm256_fmadd_pd(x, LR_LOAD(p, 2), acc2); \
+    if (half)                                         \
+      hacc = _mm_fmadd_pd(hx, LR_HALF(p), hacc);      \
+  } while (0)
+  uint64_t e = 0;
+  for (; e + 2 <= r->n; e += 2) {
+    __m256d x0 = val_avx2(r, e, f32), x1 = val_avx2(r, e + 1, f32);
+    const double *w0 = wc + r->col[e] * ldw, *w1 = wc + r->col[e + 1] * ldw;
+    LR_STEP(a00, a01, a02, h0, x0, _mm256_castpd256_pd128(x0), w0);
+    LR_STEP(a10, a11, a12, h1, x1, _mm256_castpd256_pd128(x1), w1);
+  }
+  if (e < r->n) {
+    __m256d x0 = val_avx2(r, e, f32);
+    const double *w0 = wc + r->col[e] * ldw;
+    LR_STEP(a00, a01, a02, h0, x0, _mm256_castpd256_pd128(x0), w0);
+  }
+#undef LR_STEP
+#undef LR_HALF
+#undef LR_LOAD
+  double s[12];
+  _mm256_storeu_pd(s, _mm256_add_pd(a00, a10));
+  _mm256_storeu_pd(s + 4, _mm256_add_pd(a01, a11));
+  _mm256_storeu_pd(s + 8, _mm256_add_pd(a02, a12));
+  if (half)
+    _mm_storeu_pd(s + 4 * last, _mm_add_pd(h0, h1));
+  for (uint32_t l = 0, c = c0; l < 4 * (uint32_t)nv && c < K; l++, c++)
+    z[c] = bias[c] + s[l];
+}
+
+AVX2_INLINE void scores_avx2_typed(const struct lr_row *r, const double *w, uint64_t ldw, const double *bias,
+                                   uint32_t K, bool f32, double *z) {
+  bool padded = ldw % 4 == 0;
+  for (uint32_t c0 = 0; c0 < K; c0 += 12) {
+    uint32_t left = K - c0;
+    if (left > 10)
+      scores_group(r, w, ldw, bias, K, c0, 3, false, f32, padded, z);
+    else if (left > 8)
+      scores_group(r, w, ldw, bias, K, c0, 3, true, f32, padded, z);
+    else if (left > 6)
+      scores_group(r, w, ldw, bias, K, c0, 2, false, f32, padded, z);
+    else if (left > 4)
+      scores_group(r, w, ldw, bias, K, c0, 2, true, f32, padded, z);
+    else if (left > 2)
+      scores_group(r, w, ldw, bias, K, c0, 1, false, f32, padded, z);
+    else
+      scores_group(r, w, ldw, bias, K, c0, 1, true, f32, padded, z);
+  }
+}
+
+AVX2 static void scores_avx2(const struct lr_row *r, const double *w, uint64_t ldw, const double *bias, uint32_t K,
+                             double *z) {
+  if (r->vf)
+    scores_avx2_typed(r, w, ldw, bias, K, true, z);
+  else
+    scores_avx2_typed(r, w, ldw, bias, K, false, z);
+}
+
+/* One entry's update of a gradient row p with up to 12 classes: vectors of
+ * 4, the last of 2 when K leaves 1 or 2 (its extra lane is padding). */
+#define LR_GRAD_ROW(p, x, hx, loads_first)                   \
+  do {                                                       \
+    __m256d q0 = _mm256_loadu_pd(p), q1 = q0, q2 = q0;       \
+    __m128d qh = _mm256_castpd256_pd128(q0);                 \
+    if (nv > 1)                                              \
+      q1 = _mm256_loadu_pd((p) + 4);                         \
+    if (nv > 2)                                              \
+      q2 = _mm256_loadu_pd((p) + 8);                         \
+    if (half)                                                \
+      qh = _mm_loadu_pd((p) + 4 * nv);                       \
+    loads_first;                                             \
+    _mm256_storeu_pd(p, _mm256_fmadd_pd(x, g0, q0));         \
+    if (nv > 1)                                              \
+      _mm256_storeu_pd((p) + 4, _mm256_fmadd_pd(x, g1, q1)); \
+    if (nv > 2)                                              \
+      _mm256_storeu_pd((p) + 8, _mm256_fmadd_pd(x, g2, q2)); \
+    if (half)                                                \
+      _mm_storeu_pd((p) + 4 * nv, _mm_fmadd_pd(hx, gh, qh)); \
+  } while (0)
+
+/* K <= 12: nv full vectors (0..3) and a half one; the gradient's vectors
+ * stay in registers; two entries at a time, both rows loaded before either
+ * is stored (their rows differ: a row's features are distinct). */
+AVX2_INLINE void grad_small(const struct lr_row *r, const double *gz, uint32_t Kp, int nv, bool half, bool f32,
+                            double *part) {
+  __m256d g0 = _mm256_loadu_pd(gz), g1 = g0, g2 = g0;
+  __m128d gh = _mm_loadu_pd(gz + 4 * nv);
+  if (nv > 1)
+    g1 = _mm256_loadu_pd(gz + 4);
+  if (nv > 2)
+    g2 = _mm256_loadu_pd(gz + 8);
+  const uint32_t *col = r->col;
+  uint64_t e = 0, n = r->n;
+  for (; e + 2 <= n; e += 2) {
+    __m256d x = val_avx2(r, e, f32), y = val_avx2(r, e + 1, f32);
+    double *p = part + (uint64_t)col[e] * Kp, *q = part + (uint64_t)col[e + 1] * Kp;
+    /* q's loads are issued inside p's update, before p's stores */
+    __m256d b0 = _mm256_loadu_pd(q), b1 = b0, b2 = b0;
+    __m128d bh = _mm256_castpd256_pd128(b0);
+    LR_GRAD_ROW(p, x, _mm256_castpd256_pd128(x), {
+      if (nv > 1)
+        b1 = _mm256_loadu_pd(q + 4);
+      if (nv > 2)
+        b2 = _mm256_loadu_pd(q + 8);
+      if (half)
+        bh = _mm_loadu_pd(q + 4 * nv);
+    });
+    _mm256_storeu_pd(q, _mm256_fmadd_pd(y, g0, b0));
+    if (nv > 1)
+      _mm256_storeu_pd(q + 4, _mm256_fmadd_pd(y, g1, b1));
+    if (nv > 2)
+      _mm256_storeu_pd(q + 8, _mm256_fmadd_pd(y, g2, b2));
+    if (half)
+      _mm_storeu_pd(q + 4 * nv, _mm_fmadd_pd(_mm256_castpd256_pd128(y), gh, bh));
+  }
+  if (e < n) {
+    __m256d x = val_avx2(r, e, f32);
+    double *p = part + (uint64_t)col[e] * Kp;
+    LR_GRAD_ROW(p, x, _mm256_castpd256_pd128(x), (void)0);
+  }
+}
+
+AVX2_INLINE void grad_avx2_typed(const struct lr_row *r, const double *gz, uint32_t K, bool f32, double *part) {
+  uint32_t Kp = lr_padded(K);
+  switch (K) {
+  case 1:
+  case 2:
+    grad_small(r, gz, Kp, 0, true, f32, part);
+    return;
+  case 3:
+  case 4:
+    grad_small(r, gz, Kp, 1, false, f32, part);
+    return;
+  case 5:
+  case 6:
+    grad_small(r, gz, Kp, 1, true, f32, part);
+    return;
+  case 7:
+  case 8:
+    grad_small(r, gz, Kp, 2, false, f32, part);
+    return;
+  case 9:
+  case 10:
+    grad_small(r, gz, Kp, 2, true, f32, part);
+    return;
+  case 11:
+  case 12:
+    grad_small(r, gz, Kp, 3, false, f32, part);
+    return;
+  default:
+    break;
+  }
+  for (uint64_t e = 0; e < r->n; e++) {
+    __m256d x = val_avx2(r, e, f32);
+    double *p = part + (uint64_t)r->col[e] * Kp;
+    for (uint32_t c = 0; c < Kp; c += 4)
+      _mm256_storeu_pd(p + c, _mm256_fmadd_pd(x, _mm256_loadu_pd(gz + c), _mm256_loadu_pd(p + c)));
+  }
+}
+
+AVX2 static void grad_avx2(const struct lr_row *r, const double *gz, uint32_t K, double *part) {
+  if (r->vf)
+    grad_avx2_typed(r, gz, K, true, part);
+  else
+    grad_avx2_typed(r, gz, K, false, part);
+}
+
+bool lr_rows_simd(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+
+void lr_row_scores(const struct lr_row *r, const double *w, uint64_t ldw, const double *bias, uint32_t K, double *z) {
+  if (lr_rows_simd())
+    scores_avx2(r, w, ldw, bias, K, z);
+  else
+    lr_row_scores_portable(r, w, ldw, bias, K, z);
+}
+
+void lr_row_grad(const struct lr_row *r, const double *gz, uint32_t K, double *part) {
+  if (lr_rows_simd())
+    grad_avx2(r, gz, K, part);
+  else
+    lr_row_grad_portable(r, gz, K, part);
+}
+
+#else /* no vector kernel for this machine */
+
+bool lr_rows_simd(void) { return false; }
+
+void lr_row_scores(const struct lr_row *r, const double *w, uint64_t ldw, const double *bias, uint32_t K, double *z) {
+  lr_row_scores_portable(r, w, ldw, bias, K, z);
+}
+
+void lr_row_grad(const struct lr_row *r, const double *gz, uint32_t K, double *part) {
+  lr_row_grad_portable(r, gz, K, part);
+}
+
+#endif
