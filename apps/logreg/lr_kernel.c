@@ -73,12 +73,12 @@ static double loss_of(uint32_t K, const double *z, uint32_t y, double *gz, bool 
   uint32_t best = 0;
   for (uint32_t c = 1; c < K; c++)
     best = z[c] > z[best] ? c : best;
-  double m = z[best], s = 0;
+  double m = z[best], s = 0, e[LR_MAX_CLASSES];
   for (uint32_t c = 0; c < K; c++)
-    s += exp(z[c] - m);
+    s += e[c] = exp(z[c] - m);
   double lse = m + log(s);
-  for (uint32_t c = 0; gz && c < K; c++) {
-    double g = exp(z[c] - lse) - (c == y);
+  for (uint32_t c = 0; gz && c < K; c++) { /* p_c = e^(z_c - m) / s */
+    double g = e[c] / s - (c == y);
     gz[c] = fabs(g) < LR_GRAD_FLOOR ? 0 : g;
   }
   *right = best == y;
@@ -126,7 +126,8 @@ static int train_dense(const struct lr_app *a, struct dsana_task_ctx *ctx, const
   uint32_t K = a->kw, Kp = lr_padded(K);
   uint64_t F = ds->n_features, np = (F + 1) * Kp;
   dsana_xsum *out = dsana_push_xsum(ctx, LR_T_G);
-  double *part = malloc(np * sizeof *part);
+  /* 64-byte aligned: a gradient row's vectors never straddle two cache lines */
+  double *part = aligned_alloc(64, (np * sizeof(double) + 63) & ~(size_t)63);
   if (!out || !part) {
     free(part);
     return out ? DSANA_ENOMEM : DSANA_ESTATE;

@@ -28,7 +28,7 @@
 
 struct lr_row lr_row_of(const struct dsana_dataset *ds, uint64_t i, uint64_t F) {
   uint64_t lo = ds->row_off[i], hi = ds->row_off[i + 1];
-  while (hi > lo && ds->col[hi - 1] >= F) /* a suffix: a row's features ascend */
+  while (ds->n_features > F && hi > lo && ds->col[hi - 1] >= F) /* a suffix: a row's features ascend */
     hi--;
   return (struct lr_row){.col = ds->col + lo,
                          .vf = ds->val_f32 ? ds->val_f32 + lo : NULL,
@@ -131,6 +131,21 @@ AVX2_INLINE void scores_group(const struct lr_row *r, const double *w, uint64_t 
 AVX2_INLINE void scores_avx2_typed(const struct lr_row *r, const double *w, uint64_t ldw, const double *bias,
                                    uint32_t K, bool f32, double *z) {
   bool padded = ldw % 4 == 0;
+  if (padded && ldw == lr_padded(K) && K <= 12) { /* the task's view: the stride a constant */
+    if (K > 10)
+      scores_group(r, w, 12, bias, K, 0, 3, false, f32, true, z);
+    else if (K > 8)
+      scores_group(r, w, 12, bias, K, 0, 3, true, f32, true, z);
+    else if (K > 6)
+      scores_group(r, w, 8, bias, K, 0, 2, false, f32, true, z);
+    else if (K > 4)
+      scores_group(r, w, 8, bias, K, 0, 2, true, f32, true, z);
+    else if (K > 2)
+      scores_group(r, w, 4, bias, K, 0, 1, false, f32, true, z);
+    else
+      scores_group(r, w, 4, bias, K, 0, 1, true, f32, true, z);
+    return;
+  }
   for (uint32_t c0 = 0; c0 < K; c0 += 12) {
     uint32_t left = K - c0;
     if (left > 10)
@@ -181,8 +196,8 @@ AVX2 static void scores_avx2(const struct lr_row *r, const double *w, uint64_t l
 /* K <= 12: nv full vectors (0..3) and a half one; the gradient's vectors
  * stay in registers; two entries at a time, both rows loaded before either
  * is stored (their rows differ: a row's features are distinct). */
-AVX2_INLINE void grad_small(const struct lr_row *r, const double *gz, uint32_t Kp, int nv, bool half, bool f32,
-                            double *part) {
+AVX2_INLINE void grad_small(const struct lr_row *r, const double *gz, int nv, bool half, bool f32, double *part) {
+  const uint32_t Kp = 4 * (uint32_t)(nv + half); /* a constant once inlined */
   __m256d g0 = _mm256_loadu_pd(gz), g1 = g0, g2 = g0;
   __m128d gh = _mm_loadu_pd(gz + 4 * nv);
   if (nv > 1)
@@ -225,27 +240,27 @@ AVX2_INLINE void grad_avx2_typed(const struct lr_row *r, const double *gz, uint3
   switch (K) {
   case 1:
   case 2:
-    grad_small(r, gz, Kp, 0, true, f32, part);
+    grad_small(r, gz, 0, true, f32, part);
     return;
   case 3:
   case 4:
-    grad_small(r, gz, Kp, 1, false, f32, part);
+    grad_small(r, gz, 1, false, f32, part);
     return;
   case 5:
   case 6:
-    grad_small(r, gz, Kp, 1, true, f32, part);
+    grad_small(r, gz, 1, true, f32, part);
     return;
   case 7:
   case 8:
-    grad_small(r, gz, Kp, 2, false, f32, part);
+    grad_small(r, gz, 2, false, f32, part);
     return;
   case 9:
   case 10:
-    grad_small(r, gz, Kp, 2, true, f32, part);
+    grad_small(r, gz, 2, true, f32, part);
     return;
   case 11:
   case 12:
-    grad_small(r, gz, Kp, 3, false, f32, part);
+    grad_small(r, gz, 3, false, f32, part);
     return;
   default:
     break;
