@@ -38,6 +38,7 @@ enum {
   OPT_CKPT_EVERY,
   OPT_RESUME,
   OPT_TRANSPORT,
+  OPT_ISOLATE,
   OPT_HELP,
   OPT_APP_BASE = 2000
 };
@@ -100,6 +101,11 @@ static const struct cli_common_opt common[] = {
      "tcp|mpi",
      "mpi: under mpirun, the ranks talk over MPI (rank 0: the scheduler)",
      "tcp or mpi"},
+    {{"isolate", required_argument, NULL, OPT_ISOLATE},
+     "processes|threads",
+     "a job on this machine: each role a process (default: a role that dies can be replaced), or every "
+     "role a thread of one process (in-process messages; a role's failure ends the job)",
+     "processes or threads"},
     {{"register-timeout", required_argument, NULL, OPT_REG_TIMEOUT},
      "SECONDS",
      "wait this long for all roles to register (default 30)",
@@ -331,6 +337,11 @@ static int set_common(struct cli_run *r, int id, const char *v) {
     if (strcmp(v, "tcp") && strcmp(v, "mpi"))
       return DSANA_EINVAL;
     return copy_str(c->transport, sizeof c->transport, v);
+  case OPT_ISOLATE:
+    if (strcmp(v, "threads") && strcmp(v, "processes"))
+      return DSANA_EINVAL;
+    c->isolate_threads = strcmp(v, "threads") == 0;
+    return 0;
   case OPT_VERBOSE:
     c->verbose++;
     log_set_level(c->verbose > 1 ? LOG_DEBUG : LOG_INFO);
@@ -412,6 +423,10 @@ static int check_transport(struct cli_run *r, bool reassign_given) {
   else if (mpi && reassign_given)
     why = "--on-worker-loss reassign is not possible with --transport mpi: a lost rank stops the job (use "
           "--checkpoint and --resume)";
+  else if (c->isolate_threads && (mpi || c->scheduler_addr[0]))
+    why = "--isolate threads runs the whole job in this process: no --scheduler, no --transport mpi";
+  else if (c->isolate_threads && c->fault.point != FAULT_NONE)
+    why = "DSANA_FAULT kills or stops a role's process: use --isolate processes";
   if (why) {
     fprintf(stderr, "dsana %s: %s\n", cli_command(r), why);
     return DSANA_EUSAGE;

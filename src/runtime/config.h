@@ -36,6 +36,7 @@ struct run_config {
   char bind_host[CONFIG_ADDR_MAX];      /* servers' listen host (tcp) */
   char local_dir[CONFIG_PATH_MAX];      /* local mode: the job's private folder (ipc endpoints, buffers) */
   char transport[16];                   /* --transport: "" = by address, "mpi" = under mpirun */
+  bool isolate_threads;                 /* --isolate threads: the local job's roles are threads of one process */
   uint32_t threads;                     /* compute threads per worker (0 = automatic: config_auto_threads) */
   bool quiet;
   bool fail_on_worker_loss;

@@ -22,7 +22,11 @@ static uint64_t env_now(void *arg) {
 }
 
 static int env_usage(void *arg, struct rt_usage *u) {
-  (void)arg;
+  const struct drv *d = arg;
+  if (d->params.shared_process && d->role != ROLE_SCHEDULER) { /* the scheduler counts the process once */
+    *u = (struct rt_usage){0};
+    return 0;
+  }
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) != 0)
     return DSANA_EIO;

@@ -303,7 +303,7 @@ static int launch_wait(struct launch_wait *w, const sigset_t *set) {
 }
 
 /* Merge the roles' trace parts (in the job's folder) into the --trace file. */
-static int launch_merge_trace(const struct run_config *cfg, const char *trace_path) {
+int launch_merge_trace(const struct run_config *cfg, const char *trace_path) {
   size_t n = 1 + cfg->n_servers + cfg->n_workers;
   char(*parts)[1200] = calloc(n, sizeof *parts);
   const char **list = calloc(n + 1, sizeof *list);
@@ -489,5 +489,20 @@ void runtime_catch_stop_signals(void) {
 }
 
 int runtime_stop_caught(void) { return launch_caught; }
+
+void launch_stop_set(sigset_t *set) {
+  note_ignored();
+  launch_stop_signal = 0;
+  launch_caught = 0;
+  sigemptyset(set);
+  for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+    if (!sigismember(&launch_ignored, launch_stop_signals[i]))
+      sigaddset(set, launch_stop_signals[i]);
+}
+
+void launch_stop_job(int sig) {
+  launch_stop_signal = sig;
+  launch_caught = sig;
+}
 
 int runtime_launch_signal(void) { return launch_stop_signal ? launch_stop_signal : launch_caught; }

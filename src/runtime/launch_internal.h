@@ -1,12 +1,14 @@
 /*
  * launch_internal.h - private to the local launcher:
  *   launch.c      forking the roles, waiting for them, signals (top)
+ *   launch_threads.c  the roles as threads of this process (--isolate threads)
  *   launch_recover.c  rolling a failed job back to its last checkpoint
  *   launch_dir.c  the job's private folder and its janitor (bottom)
  */
 #ifndef DSANA_RUNTIME_LAUNCH_INTERNAL_H
 #define DSANA_RUNTIME_LAUNCH_INTERNAL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -30,5 +32,15 @@ int launch_janitor_start(const char *dir, struct launch_janitor *j);
 /* The launcher's part is done: close its end (the janitor then finds the
  * folder already gone and exits). */
 void launch_janitor_stop(struct launch_janitor *j);
+
+/* The stop signals (SIGINT, SIGTERM, SIGHUP) not ignored when the launch
+ * began, into set; forgets a stop of an earlier launch. */
+void launch_stop_set(sigset_t *set);
+/* A stop signal came: the scheduler ends the job at its next tick
+ * (runtime_stop_caught), and the command then dies of sig
+ * (runtime_launch_signal). */
+void launch_stop_job(int sig);
+/* Merge the roles' trace parts in the job's folder into trace_path. */
+int launch_merge_trace(const struct run_config *cfg, const char *trace_path);
 
 #endif

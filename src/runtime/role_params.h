@@ -23,6 +23,8 @@ struct role_params {
   const struct app_args *args;         /* with app: forwarded to roles started alone */
   uint32_t index;                      /* requested index, UINT32_MAX = any */
   const struct rt_observer *observer;  /* scheduler: iteration reports (NULL: none) */
+  bool shared_process;                 /* one of the roles of a job in one process (--isolate threads):
+                                          only the scheduler reports the process's CPU and wake-ups */
   int deaths_fd;                       /* scheduler under the local launcher: a datagram socket of u32 indices
                                           of workers whose process died (> 2; 0: none), with
                                           LAUNCH_DEATH_RESTARTED when a new process takes its place */

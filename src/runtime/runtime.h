@@ -45,6 +45,10 @@ void runtime_report_checkpoint(const char *dir);
  * which signal: the caller should die of it). Nothing the launch made is
  * left behind, even when the launcher is killed with SIGKILL. */
 int runtime_launch_local(const struct role_params *p);
+/* The same job with every role a thread of this process (--isolate
+ * threads), over the inproc:// transport: same results; a failed role
+ * ends the job instead of being replaced. */
+int runtime_launch_threads(const struct role_params *p);
 int runtime_launch_signal(void);
 
 /* A role run by hand (`dsana scheduler`): the stop signals not ignored at

@@ -1,17 +1,27 @@
 /* log.c - stderr diagnostics with a role prefix; one write() per line so
- * that lines from several processes do not interleave. */
+ * that lines from several processes do not interleave. The prefix is the
+ * calling thread's role when it set one (roles that are threads of one
+ * process), else the last role set in the process (its compute threads). */
 #include "util/log.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-static char log_role[64];
-static _Thread_local char log_last[512]; /* the last error, per thread */
+static pthread_mutex_t log_role_mu = PTHREAD_MUTEX_INITIALIZER; /* guards log_role: roles may be threads */
+static char log_role[64];                                       /* the process's */
+static _Thread_local char log_role_mine[64];                    /* the calling thread's, "" = the process's */
+static _Thread_local char log_last[512];                        /* the last error, per thread */
 static enum log_level log_level_now = LOG_WARN;
 
-void log_set_role(const char *role) { snprintf(log_role, sizeof log_role, "%s", role ? role : ""); }
+void log_set_role(const char *role) {
+  pthread_mutex_lock(&log_role_mu);
+  snprintf(log_role, sizeof log_role, "%s", role ? role : "");
+  pthread_mutex_unlock(&log_role_mu);
+  snprintf(log_role_mine, sizeof log_role_mine, "%s", role ? role : "");
+}
 void log_set_level(enum log_level level) { log_level_now = level; }
 
 const char *log_last_error(void) { return log_last; }
@@ -25,8 +35,15 @@ void log_msg(enum log_level level, const char *fmt, ...) {
   }
   if (level > log_level_now)
     return;
-  char line[1024];
-  int n = snprintf(line, sizeof line, "dsana: %s%s", log_role, log_role[0] ? ": " : "");
+  char line[1024], role[64];
+  if (log_role_mine[0]) {
+    memcpy(role, log_role_mine, sizeof role);
+  } else {
+    pthread_mutex_lock(&log_role_mu);
+    memcpy(role, log_role, sizeof role);
+    pthread_mutex_unlock(&log_role_mu);
+  }
+  int n = snprintf(line, sizeof line, "dsana: %s%s", role, role[0] ? ": " : "");
   if (n < 0 || (size_t)n >= sizeof line)
     n = 0;
   va_list ap;
