@@ -141,7 +141,7 @@ job() {
   shift
   JOB_M=$SCRATCH/$tag.jsonl
   local tf=$SCRATCH/$tag.time
-  if ! /usr/bin/time -f '%w %U %S' -o "$tf" "$DSANA" pagerank "$graph" --quiet --metrics "$JOB_M" "$@" \
+  if ! /usr/bin/time -f '%w %U %S' -o "$tf" "$DSANA" pagerank "$graph" --isolate processes --quiet --metrics "$JOB_M" "$@" \
     >"$SCRATCH/$tag.stdout" 2>"$SCRATCH/$tag.err"; then
     echo "error: run '$tag' failed: $DSANA pagerank $graph --quiet --metrics $JOB_M $*" >&2
     tail -n 20 "$SCRATCH/$tag.err" >&2

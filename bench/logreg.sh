@@ -13,6 +13,8 @@
 #      start-up included; scikit-learn: fit() alone) and dsana's time to scikit-learn's
 #      test accuracy (start-up + the iterations up to the first that reaches it; else to
 #      its final accuracy) over scikit-learn's fit time. numpy's BLAS is named.
+#  (b) and (c) run the roles as processes (an emulated cluster; memory per role), (a) with
+#      the defaults (one process, the roles its threads).
 #  (b) The heterogeneous scenario (bench/scenarios/heterogeneous-cloud.json: speeds 1, 1,
 #      0.5, 0.25, cost model ns_per_cost 3 x time_scale 4; links removed, scheduling only),
 #      Fashion-MNIST train set, --workers 4 --servers 1 --max-iter 6 --tol 0, N pairs
@@ -279,7 +281,7 @@ ref=
 for ((i = 1; i <= pairs; i++)); do
   for mode in bsp dsana; do
     note "(b) heterogeneous pair $i --mode $mode"
-    lr_run "het-$mode-$i" "$fm_train" --workers 4 --servers 1 --mode "$mode" --scenario "$sc" \
+    lr_run "het-$mode-$i" "$fm_train" --isolate processes --workers 4 --servers 1 --mode "$mode" --scenario "$sc" \
       --max-iter "$HET_ITERS" --tol 0 --model-out "$SCRATCH/het-$mode-$i.model"
     t=$(summary_field "$RUN_METRICS" median_iter_s)
     if [[ -z $ref ]]; then ref=$SCRATCH/het-$mode-$i.model; elif ! cmp -s "$ref" "$SCRATCH/het-$mode-$i.model"; then ident=NO; fi
@@ -322,7 +324,7 @@ echo "(c) synthetic sparse $SPARSE_N rows x $SPARSE_N features, 20 non-zeros a r
 printf '  %-8s %10s %14s %14s %12s %12s %12s\n' workers s/iter MiB/iter "scheduler MiB" "server MiB" "worker MiB" "launcher MiB"
 for W in 1 2 4; do
   note "(c) sparse, $W workers"
-  lr_run "sparse-$W" "$sp" --workers "$W" --servers 1 --max-iter 5 --tol 0
+  lr_run "sparse-$W" "$sp" --isolate processes --workers "$W" --servers 1 --max-iter 5 --tol 0
   s=$(summary_field "$RUN_METRICS" median_iter_s)
   bytes=$(jq -s -r '[.[] | select(.type == "worker")] | group_by(.iter) | map(map(.bytes_in + .bytes_out) | add) | sort |
     .[(length / 2 | floor)]' "$RUN_METRICS")

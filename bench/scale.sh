@@ -134,7 +134,7 @@ for name in uniform heterogeneous; do
       for mode in bsp dsana; do
         tag=real-$name-$w-$mode-$r
         RUN_METRICS=$SCRATCH/$tag.jsonl
-        flock /tmp/dsana-bench.lock "$DSANA" pagerank "$graph" --quiet --metrics "$RUN_METRICS" --workers "$w" \
+        flock /tmp/dsana-bench.lock "$DSANA" pagerank "$graph" --isolate processes --quiet --metrics "$RUN_METRICS" --workers "$w" \
           --servers "$servers" --mode "$mode" --scenario "$sc" --max-iter 20 --tol 0 >/dev/null 2>"$SCRATCH/$tag.err" ||
           { tail -n 5 "$SCRATCH/$tag.err" >&2; die "run $tag failed"; }
         T[$mode]+="$(summary_field "$RUN_METRICS" median_iter_s) "

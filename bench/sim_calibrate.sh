@@ -78,7 +78,7 @@ for ((r = 1; r <= runs; r++)); do
     # shellcheck disable=SC2086
     RUN_METRICS=$SCRATCH/$name-$r.jsonl
     # shellcheck disable=SC2086
-    flock /tmp/dsana-bench.lock "$DSANA" pagerank "$graph" --quiet --max-iter 20 --tol 0 --metrics "$RUN_METRICS" \
+    flock /tmp/dsana-bench.lock "$DSANA" pagerank "$graph" --isolate processes --quiet --max-iter 20 --tol 0 --metrics "$RUN_METRICS" \
       $opts >/dev/null 2>"$SCRATCH/$name.err" || { tail -n 5 "$SCRATCH/$name.err" >&2; die "run $name failed"; }
     T[$name]+="$(summary_field "$RUN_METRICS" median_iter_s) "
     MSGS[$name]=$(jq -s '[.[] | select(.type=="iteration") | .scheduler_messages] | sort | .[length/2|floor]' "$RUN_METRICS")

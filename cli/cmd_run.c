@@ -248,7 +248,7 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
                             .args = &r.args,
                             .index = UINT32_MAX,
                             .observer = &rep.observer};
-    rc = r.cfg.isolate_threads ? runtime_launch_threads(&p) : runtime_launch_local(&p);
+    rc = r.cfg.isolate == ISOLATE_THREADS ? runtime_launch_threads(&p) : runtime_launch_local(&p);
   }
   app->destroy(r.app_state);
   if (rc == DSANA_EINTR && runtime_launch_signal()) { /* die of it, as the shell expects: 128+N */

@@ -103,8 +103,9 @@ static const struct cli_common_opt common[] = {
      "tcp or mpi"},
     {{"isolate", required_argument, NULL, OPT_ISOLATE},
      "processes|threads",
-     "a job on this machine: each role a process (default: a role that dies can be replaced), or every "
-     "role a thread of one process (in-process messages; a role's failure ends the job)",
+     "a job on this machine: every role a thread of one process (default: in-process messages, the "
+     "least overhead; a role's failure ends the job), or each role a process (a worker that dies is "
+     "replaced; the default when DSANA_FAULT is set)",
      "processes or threads"},
     {{"register-timeout", required_argument, NULL, OPT_REG_TIMEOUT},
      "SECONDS",
@@ -340,7 +341,7 @@ static int set_common(struct cli_run *r, int id, const char *v) {
   case OPT_ISOLATE:
     if (strcmp(v, "threads") && strcmp(v, "processes"))
       return DSANA_EINVAL;
-    c->isolate_threads = strcmp(v, "threads") == 0;
+    c->isolate = strcmp(v, "threads") == 0 ? ISOLATE_THREADS : ISOLATE_PROCESSES;
     return 0;
   case OPT_VERBOSE:
     c->verbose++;
@@ -423,9 +424,9 @@ static int check_transport(struct cli_run *r, bool reassign_given) {
   else if (mpi && reassign_given)
     why = "--on-worker-loss reassign is not possible with --transport mpi: a lost rank stops the job (use "
           "--checkpoint and --resume)";
-  else if (c->isolate_threads && (mpi || c->scheduler_addr[0]))
+  else if (c->isolate == ISOLATE_THREADS && (mpi || c->scheduler_addr[0]))
     why = "--isolate threads runs the whole job in this process: no --scheduler, no --transport mpi";
-  else if (c->isolate_threads && c->fault.point != FAULT_NONE)
+  else if (c->isolate == ISOLATE_THREADS && c->fault.point != FAULT_NONE)
     why = "DSANA_FAULT kills or stops a role's process: use --isolate processes";
   if (why) {
     fprintf(stderr, "dsana %s: %s\n", cli_command(r), why);
@@ -433,6 +434,8 @@ static int check_transport(struct cli_run *r, bool reassign_given) {
   }
   if (mpi)
     r->cfg.fail_on_worker_loss = true;
+  if (r->cfg.isolate == ISOLATE_AUTO) /* threads, unless a test injects a fault into a role's process */
+    r->cfg.isolate = r->cfg.fault.point != FAULT_NONE ? ISOLATE_PROCESSES : ISOLATE_THREADS;
   return 0;
 }
 

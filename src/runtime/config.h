@@ -19,6 +19,9 @@
 
 enum run_mode { MODE_BSP = 0, MODE_DSANA = 1 };
 
+/* How the roles of a job on one machine are separated (--isolate). */
+enum { ISOLATE_AUTO = 0, ISOLATE_PROCESSES, ISOLATE_THREADS };
+
 struct run_config {
   uint32_t n_workers, n_servers;
   uint32_t tasks_per_worker;
@@ -36,7 +39,7 @@ struct run_config {
   char bind_host[CONFIG_ADDR_MAX];      /* servers' listen host (tcp) */
   char local_dir[CONFIG_PATH_MAX];      /* local mode: the job's private folder (ipc endpoints, buffers) */
   char transport[16];                   /* --transport: "" = by address, "mpi" = under mpirun */
-  bool isolate_threads;                 /* --isolate threads: the local job's roles are threads of one process */
+  uint8_t isolate;                      /* --isolate: ISOLATE_*, how a local job's roles are separated */
   uint32_t threads;                     /* compute threads per worker (0 = automatic: config_auto_threads) */
   bool quiet;
   bool fail_on_worker_loss;

@@ -12,8 +12,10 @@
  * replaced (its failure ends the job), and DSANA_FAULT's kills are
  * refused on the command line. SIGINT, SIGTERM and SIGHUP end the job as
  * they do a launched one: the scheduler tells every role, and the command
- * dies of the signal. The job's private folder holds the trace parts and
- * goes with the launch.
+ * dies of the signal; a role that writes to a closed stdout kills the
+ * process with SIGPIPE, as `yes | head`. The job's private folder holds
+ * the trace parts and goes with the launch, or, when the process is killed,
+ * with its janitor (launch_dir.c).
  */
 #define _GNU_SOURCE /* pthread_tryjoin_np */
 #include <errno.h>
@@ -78,9 +80,10 @@ static int start_roles(struct role_thread *ts, size_t n) {
     int e = pthread_create(&ts[i].tid, NULL, role_main, &ts[i]);
     if (e != 0) {
       log_error("cannot start a thread for %s %u: %s", rt_role_name(ts[i].role), ts[i].p.index, strerror(e));
-      return DSANA_EIO;
+      return DSANA_ENOMEM;
     }
     ts[i].running = true;
+    log_info("started %s %u (a thread)", rt_role_name(ts[i].role), ts[i].p.index);
   }
   return 0;
 }
@@ -115,9 +118,10 @@ static int wait_roles(struct role_thread *ts, size_t n, const sigset_t *stop) {
   return taken;
 }
 
-/* The job's result: the scheduler's, else the first role's failure. */
+/* The job's result, as a launch of processes gives it: the scheduler's
+ * (a role that failed said why; a lost worker's tasks went to the others,
+ * a lost server failed the scheduler), DSANA_EPEER for any failure. */
 static int job_result(struct role_thread *ts, size_t n, bool *abandoned) {
-  int rc = 0;
   for (size_t i = 0; i < n; i++) {
     if (!ts[i].running)
       continue;
@@ -127,12 +131,9 @@ static int job_result(struct role_thread *ts, size_t n, bool *abandoned) {
     }
     pthread_join(ts[i].tid, NULL);
     ts[i].running = false;
-    if (!rc && ts[i].rc)
-      rc = ts[i].rc;
-    if (i == 0 && ts[i].rc)
-      rc = ts[i].rc;
   }
-  return *abandoned && !rc ? DSANA_ETIMEDOUT : rc;
+  int rc = ts[0].rc == DSANA_EENDED ? 0 : ts[0].rc;
+  return rc == DSANA_EINTR ? rc : rc || *abandoned ? DSANA_EPEER : 0;
 }
 
 /* *abandoned: a role did not end; its thread still reads ts and cfg. */
@@ -163,7 +164,10 @@ int runtime_launch_threads(const struct role_params *p) {
   launch_stop_set(&stop);
   pthread_sigmask(SIG_BLOCK, &stop, &old_mask); /* every role thread inherits it: taken here only */
   bool abandoned = false;
+  struct launch_janitor jan = {.pid = -1, .wr = -1};
   int rc = launch_make_dir(cfg);
+  if (!rc && launch_janitor_start(cfg->local_dir, &jan) != 0)
+    log_warn("no janitor for %s: a launcher killed with SIGKILL would leave it behind", cfg->local_dir);
   if (!rc) {
     const char *slash = strrchr(cfg->local_dir, '/');
     snprintf(cfg->scheduler_addr, sizeof cfg->scheduler_addr, "inproc://%s-scheduler", slash ? slash + 1 : "dsana");
@@ -176,6 +180,7 @@ int runtime_launch_threads(const struct role_params *p) {
       launch_merge_trace(cfg, p->cfg->trace_path);
     launch_remove_dir(cfg->local_dir);
   }
+  launch_janitor_stop(&jan);
   pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
   if (!abandoned)
     free(cfg);

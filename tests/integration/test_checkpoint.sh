@@ -39,7 +39,7 @@ else
   fail "automatic recovery after a killed server: rc=$RC $(head -c 400 "$T/auto.err")"
 fi
 # the scheduler SIGKILLed mid-run (found by its process title): the same
-slowjob=(pagerank "$T/g.bin" --workers 2 --servers 2 --tol 1e-12 --quiet --checkpoint "$T/cks" --checkpoint-every 4
+slowjob=(pagerank "$T/g.bin" --isolate processes --workers 2 --servers 2 --tol 1e-12 --quiet --checkpoint "$T/cks" --checkpoint-every 4
   --scenario "$T/slow.json")
 printf '{"workers": [{"speed": 1}, {"speed": 1}], "ns_per_cost": 3000, "time_scale": 1}\n' >"$T/slow.json"
 "$DSANA" "${slowjob[@]}" --out "$T/slowref.out" || die "slow reference run failed"

@@ -14,7 +14,7 @@ mkdir tmp
 export TMPDIR=$T/tmp
 
 "$DSANA" graph gen kron --scale 12 --seed 1 --out g.bin >/dev/null || die "graph gen failed"
-"$DSANA" pagerank g.bin --workers 2 --max-iter 1000000 --tol 0 --quiet >run.out 2>run.err &
+"$DSANA" pagerank g.bin --isolate processes --workers 2 --max-iter 1000000 --tol 0 --quiet >run.out 2>run.err &
 launcher=$!
 trap 'kill -KILL $launcher 2>/dev/null || true; lib_cleanup' EXIT
 

@@ -15,7 +15,7 @@ cd "$T"
 cat >slow.json <<'JSON'
 {"workers": [{"speed": 1}, {"speed": 1}, {"speed": 1}], "ns_per_cost": 4000, "time_scale": 1}
 JSON
-JOB=(pagerank k.bin --workers 3 --servers 2 --scenario slow.json --max-iter 80 --tol 0 --peer-timeout 2 --quiet)
+JOB=(pagerank k.bin --isolate processes --workers 3 --servers 2 --scenario slow.json --max-iter 80 --tol 0 --peer-timeout 2 --quiet)
 "$DSANA" "${JOB[@]}" --out ref.tsv || die "fault-free run failed"
 
 for round in 1 2; do

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# test_isolate_threads.sh - `--isolate threads` runs a job's roles as
-# threads of one process and changes no byte: PageRank (text input,
+# test_isolate_threads.sh - `--isolate threads` (the default) runs a
+# job's roles as threads of one process and changes no byte: PageRank (text input,
 # converted by the launcher, and the reference) and logistic regression
 # (dense, with a test set) give the same files as separate processes in
 # several layouts and modes; there is one process (no child appears);
 # the trace and metrics are written; SIGTERM ends the job at once with
 # status 143, every role told; and what only processes can do is refused
-# with one line and exit 2: DSANA_FAULT, --scheduler, --transport mpi.
+# with one line and exit 2: DSANA_FAULT, --scheduler, --transport mpi;
+# without --isolate, DSANA_FAULT selects processes. After a SIGKILL of the
+# process, its janitor removes the job's folder.
 # timeout: 30 s (CTest; about three times its run time, and a 1.5 s sleep)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -50,8 +52,8 @@ fi
   >long.out 2>long.err &
 pid=$!
 sleep 1.5
-kids=$( (pgrep -P "$pid" || true) | wc -l)
-if [ "$kids" -eq 0 ]; then pass "one process: no child of the job's process"; else fail "$kids children"; fi
+kids=$( (pgrep -P "$pid" -f '^dsana: (scheduler|server|worker)' || true) | wc -l)
+if [ "$kids" -eq 0 ]; then pass "one process: no role is a child process"; else fail "$kids role processes"; fi
 t0=$(date +%s%N)
 kill -TERM "$pid" # (a background job of a script ignores SIGINT, and so does dsana then)
 rc=0
@@ -89,4 +91,27 @@ expect_refused "DSANA_FAULT with threads" "use --isolate processes" \
 expect_refused "--scheduler with threads" "no --scheduler" \
   "$DSANA" pagerank k.txt --isolate threads --scheduler tcp://127.0.0.1:5999 --quiet
 expect_refused "--isolate nonsense" "processes or threads" "$DSANA" pagerank k.txt --isolate fibers --quiet
+run_capture autofault env DSANA_FAULT=worker=0,iter=2,point=mid-push,how=kill "$DSANA" pagerank k.txt --workers 2 \
+  --tol 1e-13 --max-iter 200 --verbose --quiet --out af.tsv
+if [ "$RC" -eq 0 ] && grep -q "started worker 1 (pid" autofault.err && cmp -s af.tsv pr-w1-s1-dsana-threads.tsv; then
+  pass "DSANA_FAULT without --isolate: processes, the worker killed and the result the same"
+else
+  fail "DSANA_FAULT without --isolate: exit $RC $(grep -m2 -E "started|killed" autofault.err || true)"
+fi
+
+# SIGKILL: the janitor removes the folder
+mkdir tmp
+TMPDIR=$T/tmp "$DSANA" logreg d.svm --workers 2 --batch 64 --max-iter 1000000 --quiet >kill.out 2>kill.err &
+pid=$!
+for _ in $(seq 100); do [ -n "$(ls -A tmp)" ] && break; sleep 0.05; done
+sleep 0.5
+during=$(ls -A tmp)
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null || true
+for _ in $(seq 50); do [ -z "$(ls -A tmp)" ] && break; sleep 0.1; done
+if [ -n "$during" ] && [ -z "$(ls -A tmp)" ]; then
+  pass "SIGKILL: the job's folder ($during) removed by the janitor"
+else
+  fail "SIGKILL: during '$during', after '$(ls -A tmp)'"
+fi
 finish

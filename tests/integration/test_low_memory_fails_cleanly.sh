@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_low_memory_fails_cleanly.sh - under a memory limit too small for
-# ZeroMQ's threads (ulimit -v 30000), every role ends with one line saying
+# ZeroMQ's threads or the roles' own (ulimit -v 30000; processes and
+# threads), every role ends with one line saying
 # what it could not start, and the job stops with exit 1: no abort from
 # inside ZeroMQ ("src/thread.cpp"), no SIGABRT, no hang.
 set -euo pipefail
@@ -12,11 +13,19 @@ if [ -n "${ASAN_OPTIONS:-}" ] || ldd "$DSANA" 2>/dev/null | grep -q libasan; the
 fi
 cd "$T"
 "$DSANA" graph gen kron --scale 9 --seed 3 --out k.bin >/dev/null || die "graph gen failed"
-run_capture low bash -c "ulimit -v 30000 && exec timeout 60 \"$DSANA\" pagerank k.bin --workers 2 --quiet --out o.tsv"
+# processes: each role's ZeroMQ threads cannot start
+run_capture low bash -c "ulimit -v 30000 && exec timeout 60 \"$DSANA\" pagerank k.bin --isolate processes --workers 2 --quiet --out o.tsv"
 if [ "$RC" -eq 1 ] && grep -q "net: cannot start ZeroMQ's threads" low.err &&
   ! grep -qE "thread.cpp|Aborted|signal 6" low.err; then
-  pass "exit 1: $(grep -m1 "cannot start" low.err)"
+  pass "processes: exit 1: $(grep -m1 "cannot start" low.err)"
 else
-  fail "ulimit -v 30000: rc=$RC $(head -c 400 low.err)"
+  fail "processes, ulimit -v 30000: rc=$RC $(head -c 400 low.err)"
+fi
+# threads: the roles' threads cannot start
+run_capture lowt bash -c "ulimit -v 30000 && exec timeout 60 \"$DSANA\" pagerank k.bin --isolate threads --workers 2 --quiet --out o.tsv"
+if [ "$RC" -eq 1 ] && grep -q "cannot start a thread for" lowt.err && ! grep -qE "Aborted|signal 6" lowt.err; then
+  pass "threads: exit 1: $(grep -m1 "cannot start" lowt.err)"
+else
+  fail "threads, ulimit -v 30000: rc=$RC $(head -c 400 lowt.err)"
 fi
 finish

@@ -63,7 +63,7 @@ fi
 
 # ---- nohup: an ignored SIGHUP stays ignored
 echo '{"workers": [{"speed": 1}, {"speed": 1}], "link": {"latency_ms": 20}}' >slow.json
-nohup "$DSANA" pagerank g.bin --workers 2 --scenario slow.json --tol 0 --max-iter 60 --out hup.tsv --quiet \
+nohup "$DSANA" pagerank g.bin --isolate processes --workers 2 --scenario slow.json --tol 0 --max-iter 60 --out hup.tsv --quiet \
   >nohup.log 2>&1 &
 job=$!
 for _ in $(seq 200); do
@@ -80,7 +80,7 @@ else
   fail "nohup + SIGHUP: exit $st; $(head -c 300 nohup.log)"
 fi
 # and one not ignored still stops it
-"$DSANA" pagerank g.bin --workers 2 --scenario slow.json --tol 0 --max-iter 60 --out int.tsv --quiet \
+"$DSANA" pagerank g.bin --isolate processes --workers 2 --scenario slow.json --tol 0 --max-iter 60 --out int.tsv --quiet \
   >int.log 2>&1 &
 job=$!
 for _ in $(seq 200); do

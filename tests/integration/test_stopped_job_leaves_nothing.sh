@@ -63,11 +63,12 @@ roles_gone_within() {
 for app in pagerank logreg; do
   for sig in INT TERM KILL; do
     if [ "$app" = pagerank ]; then
-      cmd=("$DSANA" pagerank g.txt --workers 2 --max-iter 1000000 --tol 0 --quiet --trace t.json)
+      cmd=("$DSANA" pagerank g.txt --isolate processes --workers 2 --max-iter 1000000 --tol 0 --quiet --trace t.json)
     else
       # L-BFGS converges here in 38 iterations (0.3 s), even at --tol 0: 100 ms of emulated
       # latency per message keeps it running (~20 s) until the signal comes
-      cmd=("$DSANA" logreg d.svm --workers 2 --max-iter 1000000 --tol 0 --quiet --trace t.json --scenario slow.json)
+      cmd=("$DSANA" logreg d.svm --isolate processes --workers 2 --max-iter 1000000 --tol 0 --quiet --trace t.json
+        --scenario slow.json)
     fi
     # a script's background job starts with SIGINT ignored (POSIX), and dsana
     # keeps a stop signal ignored at its start ignored (nohup): give it the
