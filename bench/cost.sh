@@ -18,7 +18,8 @@
 #
 # Per run it also samples every role's peak resident set (VmHWM of the
 # processes titled 'dsana: scheduler|server N|worker N', every 50 ms, in one
-# more run per graph and mode that is not timed: sampling costs CPU) and
+# more run per graph and mode that is not timed: sampling costs CPU; with
+# the roles as threads, the default, the one process holds them all) and
 # compares the largest with the memory bound: the role's share
 # of the graph file plus its rank vectors (8 bytes x vertices x 3: ranks,
 # contributions, a pull mirror), a ratio <= 1.3 is the target.
@@ -110,7 +111,9 @@ run_dsana() { # TAG GRAPH MODE SAMPLE -> DS_ITER, DS_WORKERS; with SAMPLE=1 also
   DS_WORKERS=$(summary_field "$m" workers)
   if ((sample)); then
     DS_ROLES=$(awk '{printf "%s%s:%.0f", (NR > 1 ? " " : ""), $1, $2 / 1024}' "$SCRATCH/$tag.rss")
-    DS_MAX_KIB=$(awk 'BEGIN {m = 0} $1 != "launcher" && $2 > m {m = $2} END {print m}' "$SCRATCH/$tag.rss")
+    # the largest role process; with the roles as threads (the default), the one process
+    DS_MAX_KIB=$(awk 'BEGIN {m = 0} $1 != "launcher" && $1 != "janitor" && $2 > m {m = $2} $1 == "launcher" {l = $2}
+      END {print m ? m : l}' "$SCRATCH/$tag.rss")
   fi
 }
 
