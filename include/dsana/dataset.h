@@ -20,7 +20,9 @@
  * DSANA_EINVAL: bad arguments; DSANA_ERANGE: a limit; DSANA_ENOMEM.
  *
  * Thread safety: a dataset is immutable once made; any number of threads
- * may read it. Functions keep no global state. Numbers are read and
+ * may read it. The only global state is the table of mapped files: a file
+ * mapped by several datasets of one process (the roles of a job run as its
+ * threads) is mapped once, guarded by a mutex. Numbers are read and
  * written with the C library (strtod, printf): keep LC_NUMERIC at "C",
  * the default of a program that never calls setlocale().
  */

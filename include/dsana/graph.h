@@ -107,7 +107,9 @@ int dsana_graph_write_snap(const struct dsana_graph *g, const char *path, const 
 /* Memory-map a binary graph (version 1 or 2); checks magic, version, sizes
  * and section bounds (O(1)), and for a weighted file the CRC32 of the
  * weight sections (O(m)); dsana_graph_check_range() validates a
- * destination range. Weights, when the file has them, are always exposed. */
+ * destination range. Weights, when the file has them, are always exposed.
+ * One process maps a file once: graphs of the same file share the mapping
+ * (read-only), unmapped when the last of them is released. */
 int dsana_graph_map_binary(const char *path, struct dsana_graph *g, char *err, size_t errlen);
 
 /* Check that offsets of destinations [lo, hi) are monotone and in bounds and

@@ -194,28 +194,9 @@ static int check_header(const char *path, const unsigned char *h, uint64_t size,
   return rc ? rc : check_layout(path, h, size, err, errlen);
 }
 
-/* Open path and map it whole; *size its bytes. */
+/* Open path and map it whole (shared with this process's other users); *size its bytes. */
 static int map_file(const char *path, void **map, uint64_t *size, char *err, size_t errlen) {
-  struct stat st;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return graph_errf(err, errlen, DSANA_EIO, "%s: %s", path, strerror(errno));
-  int rc = 0;
-  if (fstat(fd, &st) != 0)
-    rc = graph_errf(err, errlen, DSANA_EIO, "%s: %s", path, strerror(errno));
-  else if (!S_ISREG(st.st_mode))
-    rc = graph_errf(err, errlen, DSANA_EIO, "%s: not a regular file", path);
-  else if ((uint64_t)st.st_size < BIN_HEADER)
-    rc = graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header needs %d bytes)", path,
-                    (unsigned long long)st.st_size, BIN_HEADER);
-  if (!rc) {
-    *size = (uint64_t)st.st_size;
-    *map = mmap(NULL, (size_t)*size, PROT_READ, MAP_SHARED, fd, 0);
-    if (*map == MAP_FAILED)
-      rc = graph_errf(err, errlen, DSANA_EIO, "%s: mmap: %s", path, strerror(errno));
-  }
-  close(fd);
-  return rc;
+  return io_map_shared(path, BIN_HEADER, map, size, err, errlen);
 }
 
 /* Point ds's arrays into the checked mapping. */
@@ -255,7 +236,7 @@ int dsana_dataset_map_binary(const char *path, struct dsana_dataset *ds, char *e
   if (!rc && !(ds->priv_name = strdup(path)))
     rc = graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
   if (rc) {
-    munmap(map, (size_t)size);
+    io_unmap_shared(map, (size_t)size);
     memset(ds, 0, sizeof *ds);
     return rc;
   }

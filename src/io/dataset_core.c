@@ -67,7 +67,7 @@ void dsana_dataset_fini(struct dsana_dataset *ds) {
   for (int i = 0; i < 4; i++)
     free(ds->priv_heap[i]);
   if (ds->priv_map)
-    munmap(ds->priv_map, ds->priv_map_len);
+    io_unmap_shared(ds->priv_map, ds->priv_map_len);
   free(ds->priv_name);
   memset(ds, 0, sizeof *ds);
 }

@@ -103,31 +103,7 @@ static int check_weight_crcs(const char *path, const unsigned char *h, const str
 
 /* Open, stat and map path read-only; *size its size. */
 static int map_file(const char *path, void **map, uint64_t *size, char *err, size_t errlen) {
-  struct stat st;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return graph_errf(err, errlen, DSANA_EIO, "%s: %s", path, strerror(errno));
-  if (fstat(fd, &st) != 0) {
-    int rc = graph_errf(err, errlen, DSANA_EIO, "%s: %s", path, strerror(errno));
-    close(fd);
-    return rc;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return graph_errf(err, errlen, DSANA_EIO, "%s: not a regular file", path);
-  }
-  *size = (uint64_t)st.st_size;
-  if (*size < BIN_MIN_HEADER) {
-    close(fd);
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header needs %d bytes)", path,
-                      (unsigned long long)*size, BIN_MIN_HEADER);
-  }
-  *map = mmap(NULL, (size_t)*size, PROT_READ, MAP_SHARED, fd, 0);
-  int saved = errno;
-  close(fd);
-  if (*map == MAP_FAILED)
-    return graph_errf(err, errlen, DSANA_EIO, "%s: mmap: %s", path, strerror(saved));
-  return 0;
+  return io_map_shared(path, BIN_MIN_HEADER, map, size, err, errlen);
 }
 
 /* Offset of section s (in_off 0 ... out_w 5) in a checked header. */
@@ -155,7 +131,7 @@ int dsana_graph_map_binary(const char *path, struct dsana_graph *g, char *err, s
                       (unsigned long long)in_off[n], (unsigned long long)m);
   }
   if (rc) {
-    munmap(map, (size_t)size);
+    io_unmap_shared(map, (size_t)size);
     return rc;
   }
   g->n = hb_get_u64(h, 16);

@@ -137,6 +137,6 @@ void dsana_graph_fini(struct dsana_graph *g) {
   for (int i = 0; i < GRAPH_HEAP_SLOTS; i++)
     free(g->priv_heap[i]);
   if (g->priv_map)
-    munmap(g->priv_map, g->priv_map_len);
+    io_unmap_shared(g->priv_map, g->priv_map_len);
   memset(g, 0, sizeof *g);
 }

@@ -42,6 +42,13 @@ bool graph_file_has_magic(const char *path, const char magic[8]);
 /* Format one line into err (if err and errlen) and return code. */
 int graph_errf(char *err, size_t errlen, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* mapshare.c: path mapped whole and read-only, shared with this process's
+ * other users of the same file; a regular file of at least min_size bytes
+ * (else DSANA_EIO / DSANA_EFORMAT naming it). *size its bytes. Release
+ * with io_unmap_shared (the last user unmaps). */
+int io_map_shared(const char *path, uint64_t min_size, void **map, uint64_t *size, char *err, size_t errlen);
+void io_unmap_shared(void *map, size_t len);
+
 /* Format one warning line and hand it to opts->warn (nothing if NULL). */
 void graph_warnf(const struct dsana_graph_opts *opts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
