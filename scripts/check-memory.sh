@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # check-memory.sh - valgrind over dsana: every unit test binary
-# (build-test/tests/test_*, as many at a time as there are cores), then one real multi-process PageRank run
-# (scheduler, 2 servers, 2 workers: forked, each followed by valgrind).
+# (build-test/tests/test_*, as many at a time as there are cores), then a real PageRank job
+# (scheduler, 2 servers, 2 workers) twice: its roles as threads of one process, and forked, each
+# followed by valgrind.
 #
 #   bash scripts/check-memory.sh         from anywhere; builds build-test first
 #
@@ -121,11 +122,13 @@ run_unit_tests() {
   done
 }
 
+# run_pagerank ISOLATE: one real job under valgrind, its roles as threads of
+# one process or (processes) every forked role traced.
 run_pagerank() {
-  local tmp rc
+  local iso=$1 tmp rc
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/dsana-memcheck.XXXXXX")
-  echo "== valgrind dsana pagerank (2 servers, 2 workers)"
-  rm -f "$LOGS"/pagerank.*.log
+  echo "== valgrind dsana pagerank (2 servers, 2 workers, --isolate $iso)"
+  rm -f "$LOGS"/pagerank-"$iso".*.log
   if ! "$BUILD/dsana" graph gen uniform --vertices 500 --edges 4000 --seed 7 --out "$tmp/g.txt" \
     >"$LOGS/gen.out" 2>&1; then
     cat "$LOGS/gen.out" >&2
@@ -139,11 +142,11 @@ run_pagerank() {
   # launcher would stop the job, and the other roles would die before their
   # leak check. The verdict comes from every process's log instead.
   (cd "$tmp" && TMPDIR="$tmp" timeout 900 valgrind "${VG_COMMON[@]}" --trace-children=yes \
-    --child-silent-after-fork=no --log-file="$LOGS/pagerank.%p.log" \
-    "$BUILD/dsana" pagerank "$tmp/g.txt" --workers 2 --servers 2 --quiet \
-    --register-timeout 300 --peer-timeout 300 >"$LOGS/pagerank.out" 2>&1)
+    --child-silent-after-fork=no --log-file="$LOGS/pagerank-$iso.%p.log" \
+    "$BUILD/dsana" pagerank "$tmp/g.txt" --workers 2 --servers 2 --quiet --isolate "$iso" \
+    --register-timeout 300 --peer-timeout 300 >"$LOGS/pagerank-$iso.out" 2>&1)
   rc=$?
-  record "dsana pagerank" "$rc" "$LOGS"/pagerank.*.log
+  record "pagerank $iso" "$rc" "$LOGS"/pagerank-"$iso".*.log
   rm -rf "$tmp"
 }
 
@@ -151,7 +154,8 @@ ensure_valgrind
 mkdir -p "$LOGS"
 build
 run_unit_tests
-run_pagerank
+run_pagerank threads
+run_pagerank processes
 
 echo
 printf '%-24s %5s %8s %10s %10s  %s\n' run procs errors "def.lost" "ind.lost" result
