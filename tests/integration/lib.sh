@@ -106,6 +106,24 @@ tasks_since_rejoin() {
     '[.[] | select(.type == "worker" and .worker == $w and .iter >= $f) | .tasks] | add // 0' "$1" 2>/dev/null || echo 0
 }
 
+# free_port: a TCP port no socket of this machine uses, below the kernel's
+# ephemeral range (other tests' outgoing connections take ports there, and
+# a listener on one fails with "Address already in use"); random, so that
+# tests running at once rarely pick the same.
+free_port() {
+  local lo=20000 hi p hex
+  hi=$(awk '{ print $1 - 1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32767)
+  for _ in $(seq 100); do
+    p=$((lo + RANDOM % (hi - lo)))
+    hex=$(printf ':%04X ' "$p")
+    if ! cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | grep -q "$hex"; then
+      echo "$p"
+      return
+    fi
+  done
+  echo "$p"
+}
+
 stderr_lines() {
   awk 'END { print NR }' "$1"
 }

@@ -11,7 +11,7 @@ head -c 32 /dev/urandom | base64 >"$T/other.token"
 "$DSANA" graph gen uniform --vertices 2000 --edges 16000 --seed 8 --out "$T/g.bin" >/dev/null
 "$DSANA" pagerank "$T/g.bin" --workers 1 --servers 1 --tol 1e-12 --quiet --out "$T/ref.out"
 
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 addr="tcp://127.0.0.1:$port"
 "$DSANA" scheduler pagerank "$T/g.bin" --scheduler "$addr" --token-file "$T/job.token" --workers 1 --servers 1 \
   --tol 1e-12 --quiet --out "$T/out" --register-timeout 20 --metrics "$T/m.jsonl" >"$T/s.out" 2>"$T/s.err" &

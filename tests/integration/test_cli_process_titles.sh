@@ -45,7 +45,7 @@ wait "$launcher" || true
 # worker, whose index the scheduler hands out, names it once it joined
 # (they showed "dsana: worker (scheduler ...)" however many ran on a machine)
 head -c 32 /dev/urandom | base64 >job.token
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 addr="tcp://127.0.0.1:$port"
 common=(--scheduler "$addr" --token-file job.token --peer-timeout 60)
 "$DSANA" scheduler pagerank g.bin "${common[@]}" --workers 2 --servers 1 --max-iter 1000000 --tol 0 \

@@ -38,7 +38,7 @@ fi
 # A replacement joins a running job over tcp (slowed down by the scenario
 # so that the job is still running when the replacement arrives).
 printf '{"workers": [{"speed": 1}, {"speed": 1}], "time_scale": 40}' >"$T/slow.json"
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 addr="tcp://127.0.0.1:$port"
 "$DSANA" scheduler pagerank "$T/g.bin" --scheduler "$addr" --token-file "$T/job.token" --workers 2 --servers 1 --tol 0 --max-iter 300 \
   --out "$T/join.out" --quiet --peer-timeout 2 --metrics "$T/join.jsonl" --scenario "$T/slow.json" \
@@ -66,7 +66,7 @@ fi
 # A replacement that arrives before the loss is declared waits for the
 # place: worker 1 is frozen (SIGSTOP), the replacement registers at once,
 # and joins when worker 1 is lost after --peer-timeout.
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 addr="tcp://127.0.0.1:$port"
 printf '{"workers": [{"speed": 1}, {"speed": 1}], "ns_per_cost": 2000, "time_scale": 1}' >"$T/slow2.json"
 "$DSANA" pagerank "$T/g.bin" --workers 2 --servers 1 --tol 0 --max-iter 100 --quiet --out "$T/wait.ref"

@@ -13,7 +13,7 @@ cd "$T"
 "$DSANA" graph gen kron --scale 10 --seed 3 --out g.bin >/dev/null || die "graph gen failed"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >tok
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >bad
-addr="tcp://127.0.0.1:$((20000 + RANDOM % 20000))"
+addr="tcp://127.0.0.1:$(free_port)"
 now() { date +%s%N; }
 
 # (a background job of a script starts with SIGINT ignored: give it back)

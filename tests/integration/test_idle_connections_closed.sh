@@ -15,7 +15,7 @@ head -c 32 /dev/urandom | base64 >job.token
 "$DSANA" graph gen uniform --vertices 2000 --edges 16000 --seed 8 --out g.bin >/dev/null
 "$DSANA" pagerank g.bin --workers 1 --tol 1e-12 --quiet --out ref.out
 
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 addr="tcp://127.0.0.1:$port"
 (ulimit -S -n 128 && exec "$DSANA" scheduler pagerank g.bin --scheduler "$addr" --token-file job.token --workers 1 \
   --servers 1 --tol 1e-12 --quiet --out out --register-timeout 30) >s.out 2>s.err &

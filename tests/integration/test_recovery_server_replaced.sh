@@ -30,7 +30,7 @@ JOB=(k.bin --workers 2 --servers 2 --max-iter 40 --tol 0 --quiet)
 run() {
   local name=$1 port addr spid
   shift
-  port=$((20000 + RANDOM % 20000))
+  port=$(free_port)
   addr="tcp://127.0.0.1:$port"
   run_to "$DSANA" scheduler pagerank "${JOB[@]}" --workers "${NW:-2}" --scheduler "$addr" --token-file job.token --peer-timeout 2 \
     --scenario slow.json --out "$name.tsv" "$@" >"$name.sched.out" 2>"$name.sched.err" &

@@ -12,7 +12,7 @@ cd "$T"
 mkdir a b
 head -c 32 /dev/urandom | base64 >job.token
 printf '1 2\n2 3\n3 1\n' >a/wv.txt
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 addr="tcp://127.0.0.1:$port"
 common=(--scheduler "$addr" --token-file "$T/job.token")
 

@@ -27,7 +27,7 @@ run_shape 1 1
 run_shape 3 2
 
 # Separately started roles over tcp (as on several machines).
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 addr="tcp://127.0.0.1:$port"
 "$DSANA" scheduler pagerank "$T/g.txt" --scheduler "$addr" --token-file "$T/job.token" --workers 2 --servers 1 --tol 1e-12 --max-iter 300 \
   --out "$T/out.tcp" --quiet --register-timeout 20 >"$T/sched.out" 2>"$T/sched.err" &
@@ -62,7 +62,7 @@ else
 fi
 
 # Nobody joins: the scheduler times out and names the missing roles.
-port=$((20000 + RANDOM % 20000))
+port=$(free_port)
 run_capture regto "$DSANA" scheduler pagerank "$T/g.txt" --scheduler "tcp://127.0.0.1:$port" --token-file "$T/job.token" --workers 2 \
   --servers 1 --register-timeout 1 --quiet
 if [ "$RC" -ne 0 ] && grep -q "missing: server 0, worker 0, worker 1" "$T/regto.err"; then
