@@ -22,8 +22,10 @@
 static double softplus(double z) { return z > 0 ? z + log1p(exp(-z)) : log1p(exp(z)); }
 
 /* The model as a task reads it: W (F rows, ldw apart) and the bias. A
- * dense model is copied with its rows padded to a multiple of 4 classes
- * and aligned, so the vector kernel reads whole aligned vectors. */
+ * dense model of up to 12 classes (the row kernels' register shapes) is
+ * copied with its rows padded to a multiple of 4 classes and aligned, so
+ * the vector kernel reads whole aligned vectors; wider models are read in
+ * place (a copy per task would cost up to F x K doubles each). */
 struct lr_view {
   const double *w, *bias;
   uint64_t ldw;
@@ -34,7 +36,7 @@ static int view_open(const struct lr_app *a, const double *x, struct lr_view *v)
   uint32_t K = a->kw;
   uint64_t F = a->train.n_features, ldw = lr_padded(K);
   *v = (struct lr_view){.w = x, .bias = x + F * K, .ldw = K};
-  if (a->sparse || ldw == K)
+  if (a->sparse || ldw == K || K > 12)
     return 0;
   size_t bytes = (F * ldw * sizeof(double) + 63) & ~(size_t)63;
   if (!(v->copy = aligned_alloc(64, bytes)))

@@ -71,49 +71,69 @@ AVX2_INLINE __m256d val_avx2(const struct lr_row *r, uint64_t e, bool f32) {
   return _mm256_set1_pd(f32 ? (double)r->vf[e] : r->vd[e]);
 }
 
-AVX2_INLINE __m128d val_sse(const struct lr_row *r, uint64_t e, bool f32) {
-  return _mm_set1_pd(f32 ? (double)r->vf[e] : r->vd[e]);
-}
+/* Up to 12 classes as `full` 256-bit vectors of 4 and, with `half`, one
+ * 128-bit vector of the last 1 or 2 (half the work of a 256-bit one):
+ * CALL(full, half) with both constant, for k = 1..12 classes (more: 12). */
+#define LR_BY_SHAPE(k, CALL) \
+  switch (((k) + 1) / 2) {   \
+  case 1:                    \
+    CALL(0, true);           \
+    break;                   \
+  case 2:                    \
+    CALL(1, false);          \
+    break;                   \
+  case 3:                    \
+    CALL(1, true);           \
+    break;                   \
+  case 4:                    \
+    CALL(2, false);          \
+    break;                   \
+  case 5:                    \
+    CALL(2, true);           \
+    break;                   \
+  default:                   \
+    CALL(3, false);          \
+    break;                   \
+  }
 
-/* Classes [c0, c0 + 4 nv) (those below K), nv <= 3 vectors: the
- * accumulators are named, not an array, so they stay in registers. The
- * last vector holds `left` classes: with 1 or 2 it is a 128-bit vector
- * (half the work of a 256-bit one); else, when the rows of W are padded
- * to a multiple of 4 it is read whole (extra lanes discarded), otherwise
- * through a mask. */
+/* Classes [c0, c0 + 12) (those below K) in a (full, half) shape: the
+ * accumulators are named, not an array, so they stay in registers. When
+ * the rows of W are padded to a multiple of 4 every vector is read whole
+ * (extra lanes discarded); else the last vector reads only its classes
+ * (a masked or a single-lane load). */
 AVX2_INLINE void scores_group(const struct lr_row *r, const double *w, uint64_t ldw, const double *bias, uint32_t K,
-                              uint32_t c0, int nv, bool half, bool f32, bool padded, double *z) {
+                              uint32_t c0, int full, bool half, bool f32, bool padded, double *z) {
   __m256d a00 = _mm256_setzero_pd(), a01 = a00, a02 = a00, a10 = a00, a11 = a00, a12 = a00;
   __m128d h0 = _mm_setzero_pd(), h1 = h0;
-  int last = nv - 1;
-  int64_t left = (int64_t)K - (int64_t)(c0 + 4 * (uint32_t)last);
+  int64_t left = (int64_t)K - (int64_t)c0 - 4 * (full - (half ? 0 : 1)); /* classes of the last vector */
   __m256i m = _mm256_set_epi64x(left > 3 ? -1 : 0, left > 2 ? -1 : 0, left > 1 ? -1 : 0, -1);
-  bool one = left == 1 && !padded; /* a 128-bit load would read the next row */
+  bool one = half && left == 1 && !padded; /* a 128-bit load would read the next row */
   const double *wc = w + c0;
-#define LR_LOAD(p, v) ((v) == last && !padded ? _mm256_maskload_pd((p) + 4 * (v), m) : _mm256_loadu_pd((p) + 4 * (v)))
-#define LR_HALF(p) (one ? _mm_load_sd((p) + 4 * last) : _mm_loadu_pd((p) + 4 * last))
-#define LR_STEP(acc0, acc1, acc2, hacc, x, hx, p)     \
-  do {                                                \
-    if (last > 0 || !half)                            \
-      acc0 = _mm256_fmadd_pd(x, LR_LOAD(p, 0), acc0); \
-    if (last > 1 || (last == 1 && !half))             \
-      acc1 = _mm256_fmadd_pd(x, LR_LOAD(p, 1), acc1); \
-    if (last == 2 && !half)                           \
-      acc2 = _mm256_fmadd_pd(x, LR_LOAD(p, 2), acc2); \
-    if (half)                                         \
-      hacc = _mm_fmadd_pd(hx, LR_HALF(p), hacc);      \
+#define LR_LOAD(p, v) \
+  ((v) == full - 1 && !half && !padded ? _mm256_maskload_pd((p) + 4 * (v), m) : _mm256_loadu_pd((p) + 4 * (v)))
+#define LR_HALF(p) (one ? _mm_load_sd((p) + 4 * full) : _mm_loadu_pd((p) + 4 * full))
+#define LR_STEP(acc0, acc1, acc2, hacc, x, p)                           \
+  do {                                                                  \
+    if (full > 0)                                                       \
+      acc0 = _mm256_fmadd_pd(x, LR_LOAD(p, 0), acc0);                   \
+    if (full > 1)                                                       \
+      acc1 = _mm256_fmadd_pd(x, LR_LOAD(p, 1), acc1);                   \
+    if (full > 2)                                                       \
+      acc2 = _mm256_fmadd_pd(x, LR_LOAD(p, 2), acc2);                   \
+    if (half)                                                           \
+      hacc = _mm_fmadd_pd(_mm256_castpd256_pd128(x), LR_HALF(p), hacc); \
   } while (0)
   uint64_t e = 0;
   for (; e + 2 <= r->n; e += 2) {
     __m256d x0 = val_avx2(r, e, f32), x1 = val_avx2(r, e + 1, f32);
     const double *w0 = wc + r->col[e] * ldw, *w1 = wc + r->col[e + 1] * ldw;
-    LR_STEP(a00, a01, a02, h0, x0, _mm256_castpd256_pd128(x0), w0);
-    LR_STEP(a10, a11, a12, h1, x1, _mm256_castpd256_pd128(x1), w1);
+    LR_STEP(a00, a01, a02, h0, x0, w0);
+    LR_STEP(a10, a11, a12, h1, x1, w1);
   }
   if (e < r->n) {
     __m256d x0 = val_avx2(r, e, f32);
     const double *w0 = wc + r->col[e] * ldw;
-    LR_STEP(a00, a01, a02, h0, x0, _mm256_castpd256_pd128(x0), w0);
+    LR_STEP(a00, a01, a02, h0, x0, w0);
   }
 #undef LR_STEP
 #undef LR_HALF
@@ -123,43 +143,18 @@ AVX2_INLINE void scores_group(const struct lr_row *r, const double *w, uint64_t 
   _mm256_storeu_pd(s + 4, _mm256_add_pd(a01, a11));
   _mm256_storeu_pd(s + 8, _mm256_add_pd(a02, a12));
   if (half)
-    _mm_storeu_pd(s + 4 * last, _mm_add_pd(h0, h1));
-  for (uint32_t l = 0, c = c0; l < 4 * (uint32_t)nv && c < K; l++, c++)
+    _mm_storeu_pd(s + 4 * full, _mm_add_pd(h0, h1));
+  for (uint32_t l = 0, c = c0; l < 4 * (uint32_t)full + 2 * half && c < K; l++, c++)
     z[c] = bias[c] + s[l];
 }
 
 AVX2_INLINE void scores_avx2_typed(const struct lr_row *r, const double *w, uint64_t ldw, const double *bias,
                                    uint32_t K, bool f32, double *z) {
   bool padded = ldw % 4 == 0;
-  if (padded && ldw == lr_padded(K) && K <= 12) { /* the task's view: the stride a constant */
-    if (K > 10)
-      scores_group(r, w, 12, bias, K, 0, 3, false, f32, true, z);
-    else if (K > 8)
-      scores_group(r, w, 12, bias, K, 0, 3, true, f32, true, z);
-    else if (K > 6)
-      scores_group(r, w, 8, bias, K, 0, 2, false, f32, true, z);
-    else if (K > 4)
-      scores_group(r, w, 8, bias, K, 0, 2, true, f32, true, z);
-    else if (K > 2)
-      scores_group(r, w, 4, bias, K, 0, 1, false, f32, true, z);
-    else
-      scores_group(r, w, 4, bias, K, 0, 1, true, f32, true, z);
-    return;
-  }
   for (uint32_t c0 = 0; c0 < K; c0 += 12) {
-    uint32_t left = K - c0;
-    if (left > 10)
-      scores_group(r, w, ldw, bias, K, c0, 3, false, f32, padded, z);
-    else if (left > 8)
-      scores_group(r, w, ldw, bias, K, c0, 3, true, f32, padded, z);
-    else if (left > 6)
-      scores_group(r, w, ldw, bias, K, c0, 2, false, f32, padded, z);
-    else if (left > 4)
-      scores_group(r, w, ldw, bias, K, c0, 2, true, f32, padded, z);
-    else if (left > 2)
-      scores_group(r, w, ldw, bias, K, c0, 1, false, f32, padded, z);
-    else
-      scores_group(r, w, ldw, bias, K, c0, 1, true, f32, padded, z);
+#define LR_SCORES(full, half) scores_group(r, w, ldw, bias, K, c0, full, half, f32, padded, z)
+    LR_BY_SHAPE(K - c0, LR_SCORES)
+#undef LR_SCORES
   }
 }
 
@@ -171,100 +166,88 @@ AVX2 static void scores_avx2(const struct lr_row *r, const double *w, uint64_t l
     scores_avx2_typed(r, w, ldw, bias, K, false, z);
 }
 
-/* One entry's update of a gradient row p with up to 12 classes: vectors of
- * 4, the last of 2 when K leaves 1 or 2 (its extra lane is padding). */
-#define LR_GRAD_ROW(p, x, hx, loads_first)                   \
-  do {                                                       \
-    __m256d q0 = _mm256_loadu_pd(p), q1 = q0, q2 = q0;       \
-    __m128d qh = _mm256_castpd256_pd128(q0);                 \
-    if (nv > 1)                                              \
-      q1 = _mm256_loadu_pd((p) + 4);                         \
-    if (nv > 2)                                              \
-      q2 = _mm256_loadu_pd((p) + 8);                         \
-    if (half)                                                \
-      qh = _mm_loadu_pd((p) + 4 * nv);                       \
-    loads_first;                                             \
-    _mm256_storeu_pd(p, _mm256_fmadd_pd(x, g0, q0));         \
-    if (nv > 1)                                              \
-      _mm256_storeu_pd((p) + 4, _mm256_fmadd_pd(x, g1, q1)); \
-    if (nv > 2)                                              \
-      _mm256_storeu_pd((p) + 8, _mm256_fmadd_pd(x, g2, q2)); \
-    if (half)                                                \
-      _mm_storeu_pd((p) + 4 * nv, _mm_fmadd_pd(hx, gh, qh)); \
+/* One entry's update of a gradient row p in a (full, half) shape (the
+ * half vector's extra lane is padding); `loads_first` runs between the
+ * loads and the stores. */
+#define LR_GRAD_ROW(p, x, loads_first)                                                \
+  do {                                                                                \
+    __m256d q0 = _mm256_setzero_pd(), q1 = q0, q2 = q0;                               \
+    __m128d qh = _mm_setzero_pd();                                                    \
+    if (full > 0)                                                                     \
+      q0 = _mm256_loadu_pd(p);                                                        \
+    if (full > 1)                                                                     \
+      q1 = _mm256_loadu_pd((p) + 4);                                                  \
+    if (full > 2)                                                                     \
+      q2 = _mm256_loadu_pd((p) + 8);                                                  \
+    if (half)                                                                         \
+      qh = _mm_loadu_pd((p) + 4 * full);                                              \
+    loads_first;                                                                      \
+    if (full > 0)                                                                     \
+      _mm256_storeu_pd(p, _mm256_fmadd_pd(x, g0, q0));                                \
+    if (full > 1)                                                                     \
+      _mm256_storeu_pd((p) + 4, _mm256_fmadd_pd(x, g1, q1));                          \
+    if (full > 2)                                                                     \
+      _mm256_storeu_pd((p) + 8, _mm256_fmadd_pd(x, g2, q2));                          \
+    if (half)                                                                         \
+      _mm_storeu_pd((p) + 4 * full, _mm_fmadd_pd(_mm256_castpd256_pd128(x), gh, qh)); \
   } while (0)
 
-/* K <= 12: nv full vectors (0..3) and a half one; the gradient's vectors
- * stay in registers; two entries at a time, both rows loaded before either
- * is stored (their rows differ: a row's features are distinct). */
-AVX2_INLINE void grad_small(const struct lr_row *r, const double *gz, int nv, bool half, bool f32, double *part) {
-  const uint32_t Kp = 4 * (uint32_t)(nv + half); /* a constant once inlined */
-  __m256d g0 = _mm256_loadu_pd(gz), g1 = g0, g2 = g0;
-  __m128d gh = _mm_loadu_pd(gz + 4 * nv);
-  if (nv > 1)
+/* K <= 12 in a (full, half) shape: the gradient's vectors stay in
+ * registers; two entries at a time, the second's row loaded before the
+ * first's is stored (their rows differ: a row's features are distinct). */
+AVX2_INLINE void grad_small(const struct lr_row *r, const double *gz, int full, bool half, bool f32, double *part) {
+  const uint32_t Kp = 4 * (uint32_t)(full + half); /* a constant once inlined */
+  __m256d g0 = _mm256_setzero_pd(), g1 = g0, g2 = g0;
+  __m128d gh = _mm_setzero_pd();
+  if (full > 0)
+    g0 = _mm256_loadu_pd(gz);
+  if (full > 1)
     g1 = _mm256_loadu_pd(gz + 4);
-  if (nv > 2)
+  if (full > 2)
     g2 = _mm256_loadu_pd(gz + 8);
+  if (half)
+    gh = _mm_loadu_pd(gz + 4 * full);
   const uint32_t *col = r->col;
   uint64_t e = 0, n = r->n;
   for (; e + 2 <= n; e += 2) {
     __m256d x = val_avx2(r, e, f32), y = val_avx2(r, e + 1, f32);
     double *p = part + (uint64_t)col[e] * Kp, *q = part + (uint64_t)col[e + 1] * Kp;
-    /* q's loads are issued inside p's update, before p's stores */
-    __m256d b0 = _mm256_loadu_pd(q), b1 = b0, b2 = b0;
-    __m128d bh = _mm256_castpd256_pd128(b0);
-    LR_GRAD_ROW(p, x, _mm256_castpd256_pd128(x), {
-      if (nv > 1)
+    __m256d b0 = _mm256_setzero_pd(), b1 = b0, b2 = b0;
+    __m128d bh = _mm_setzero_pd();
+    LR_GRAD_ROW(p, x, {
+      if (full > 0)
+        b0 = _mm256_loadu_pd(q);
+      if (full > 1)
         b1 = _mm256_loadu_pd(q + 4);
-      if (nv > 2)
+      if (full > 2)
         b2 = _mm256_loadu_pd(q + 8);
       if (half)
-        bh = _mm_loadu_pd(q + 4 * nv);
+        bh = _mm_loadu_pd(q + 4 * full);
     });
-    _mm256_storeu_pd(q, _mm256_fmadd_pd(y, g0, b0));
-    if (nv > 1)
+    if (full > 0)
+      _mm256_storeu_pd(q, _mm256_fmadd_pd(y, g0, b0));
+    if (full > 1)
       _mm256_storeu_pd(q + 4, _mm256_fmadd_pd(y, g1, b1));
-    if (nv > 2)
+    if (full > 2)
       _mm256_storeu_pd(q + 8, _mm256_fmadd_pd(y, g2, b2));
     if (half)
-      _mm_storeu_pd(q + 4 * nv, _mm_fmadd_pd(_mm256_castpd256_pd128(y), gh, bh));
+      _mm_storeu_pd(q + 4 * full, _mm_fmadd_pd(_mm256_castpd256_pd128(y), gh, bh));
   }
   if (e < n) {
     __m256d x = val_avx2(r, e, f32);
     double *p = part + (uint64_t)col[e] * Kp;
-    LR_GRAD_ROW(p, x, _mm256_castpd256_pd128(x), (void)0);
+    LR_GRAD_ROW(p, x, (void)0);
   }
 }
 
 AVX2_INLINE void grad_avx2_typed(const struct lr_row *r, const double *gz, uint32_t K, bool f32, double *part) {
-  uint32_t Kp = lr_padded(K);
-  switch (K) {
-  case 1:
-  case 2:
-    grad_small(r, gz, 0, true, f32, part);
+  if (K <= 12) {
+#define LR_GRAD(full, half) grad_small(r, gz, full, half, f32, part)
+    LR_BY_SHAPE(K, LR_GRAD)
+#undef LR_GRAD
     return;
-  case 3:
-  case 4:
-    grad_small(r, gz, 1, false, f32, part);
-    return;
-  case 5:
-  case 6:
-    grad_small(r, gz, 1, true, f32, part);
-    return;
-  case 7:
-  case 8:
-    grad_small(r, gz, 2, false, f32, part);
-    return;
-  case 9:
-  case 10:
-    grad_small(r, gz, 2, true, f32, part);
-    return;
-  case 11:
-  case 12:
-    grad_small(r, gz, 3, false, f32, part);
-    return;
-  default:
-    break;
   }
+  uint32_t Kp = lr_padded(K);
   for (uint64_t e = 0; e < r->n; e++) {
     __m256d x = val_avx2(r, e, f32);
     double *p = part + (uint64_t)r->col[e] * Kp;
