@@ -70,12 +70,15 @@ static void note_ignored(void) {
 }
 
 /* What the launcher waits for: children, and the stop signals not ignored. */
-static void wait_set(sigset_t *set) {
+static void stop_set(sigset_t *set) {
   sigemptyset(set);
-  sigaddset(set, SIGCHLD);
   for (size_t i = 0; i < N_STOP_SIGNALS; i++)
     if (!sigismember(&launch_ignored, launch_stop_signals[i]))
       sigaddset(set, launch_stop_signals[i]);
+}
+static void wait_set(sigset_t *set) {
+  stop_set(set);
+  sigaddset(set, SIGCHLD);
 }
 
 static pid_t launch_one(const struct role_params *p, enum rt_role role, uint32_t index, const sigset_t *mask) {
@@ -403,11 +406,7 @@ static int launch_job(const struct role_params *p, struct run_config *cfg, const
     log_error("too many roles for one machine (%zu, at most %d)", n, LAUNCH_MAX_CHILDREN);
     return DSANA_EINVAL;
   }
-  /* the roles' trace parts go to the job's folder, removed with it */
-  if (cfg->trace_path[0] && strlen(cfg->local_dir) + 7 <= sizeof cfg->trace_path) {
-    memcpy(cfg->trace_path, cfg->local_dir, strlen(cfg->local_dir));
-    memcpy(cfg->trace_path + strlen(cfg->local_dir), "/trace", 7);
-  }
+  launch_trace_in_dir(cfg);
   log_cluster(cfg);
   struct child *kids = launch_kids;
   memset(kids, 0, sizeof *kids * n);
@@ -494,10 +493,7 @@ void launch_stop_set(sigset_t *set) {
   note_ignored();
   launch_stop_signal = 0;
   launch_caught = 0;
-  sigemptyset(set);
-  for (size_t i = 0; i < N_STOP_SIGNALS; i++)
-    if (!sigismember(&launch_ignored, launch_stop_signals[i]))
-      sigaddset(set, launch_stop_signals[i]);
+  stop_set(set);
 }
 
 void launch_stop_job(int sig) {

@@ -47,6 +47,11 @@ int launch_make_dir(struct run_config *cfg) {
   return 0;
 }
 
+void launch_trace_in_dir(struct run_config *cfg) {
+  if (cfg->trace_path[0] && strlen(cfg->local_dir) + 7 <= sizeof cfg->trace_path)
+    snprintf(cfg->trace_path, sizeof cfg->trace_path, "%s/trace", cfg->local_dir);
+}
+
 /* The folder holds files only (sockets, buffers, trace parts). */
 void launch_empty_dir(const char *dir) {
   if (!dir || !dir[0])

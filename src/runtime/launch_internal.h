@@ -17,6 +17,10 @@
 /* A fresh folder only this user can enter (mkdtemp in $TMPDIR) into
  * cfg->local_dir, and the scheduler's ipc:// address in it. */
 int launch_make_dir(struct run_config *cfg);
+/* With a --trace file: the roles write their parts into the job's folder
+ * (removed with it; the launcher merges them), cfg->trace_path pointing
+ * there. */
+void launch_trace_in_dir(struct run_config *cfg);
 /* Remove the folder and the files in it. */
 void launch_remove_dir(const char *dir);
 /* Remove the files in the folder, keep the folder. */

@@ -171,8 +171,7 @@ int runtime_launch_threads(const struct role_params *p) {
   if (!rc) {
     const char *slash = strrchr(cfg->local_dir, '/');
     snprintf(cfg->scheduler_addr, sizeof cfg->scheduler_addr, "inproc://%s-scheduler", slash ? slash + 1 : "dsana");
-    if (cfg->trace_path[0] && strlen(cfg->local_dir) + 7 <= sizeof cfg->trace_path)
-      snprintf(cfg->trace_path, sizeof cfg->trace_path, "%s/trace", cfg->local_dir);
+    launch_trace_in_dir(cfg);
     log_info("local job in one process (%s): %u server%s, %u worker%s", cfg->scheduler_addr, cfg->n_servers,
              cfg->n_servers == 1 ? "" : "s", cfg->n_workers, cfg->n_workers == 1 ? "" : "s");
     rc = run_threads(p, cfg, &stop, &abandoned);
