@@ -119,10 +119,13 @@ rss_mib() { awk -v re="$2" '$0 ~ re { v = $NF > v ? $NF : v } END { printf "%.0f
 # fm_ceilings S: dsana's GFLOP/s and GB/s at S s/iteration on Fashion-MNIST, and the
 # machine's ceilings (bench/peak.c, built as the `peak` target next to dsana's build).
 fm_ceilings() {
-  local s=$1 nnz_tr nnz_te rows k=10 peak dir
-  nnz_tr=$("$DSANA" data info "$fm_train" | awk '$1 == "nnz:" {print $2}')
-  nnz_te=$("$DSANA" data info "$fm_test" | awk '$1 == "nnz:" {print $2}')
-  rows=$(cat <("$DSANA" data info "$fm_train") <("$DSANA" data info "$fm_test") | awk '$1 == "rows:" {n += $2} END {print n}')
+  local s=$1 info_tr info_te nnz_tr nnz_te rows k peak dir
+  info_tr=$("$DSANA" data info "$fm_train")
+  info_te=$("$DSANA" data info "$fm_test")
+  nnz_tr=$(awk '$1 == "nnz:" {print $2}' <<<"$info_tr")
+  nnz_te=$(awk '$1 == "nnz:" {print $2}' <<<"$info_te")
+  k=$(awk '$1 == "classes:" {print $2}' <<<"$info_tr")
+  rows=$(printf '%s\n%s\n' "$info_tr" "$info_te" | awk '$1 == "rows:" {n += $2} END {print n}')
   local gf gb
   gf=$(calc "(4 * $nnz_tr + 2 * $nnz_te) * $k / $s / 1e9" %.2f)
   gb=$(calc "(($nnz_tr + $nnz_te) * 8 + $rows * 16) / $s / 1e9" %.2f)

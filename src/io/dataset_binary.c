@@ -194,11 +194,6 @@ static int check_header(const char *path, const unsigned char *h, uint64_t size,
   return rc ? rc : check_layout(path, h, size, err, errlen);
 }
 
-/* Open path and map it whole (shared with this process's other users); *size its bytes. */
-static int map_file(const char *path, void **map, uint64_t *size, char *err, size_t errlen) {
-  return io_map_shared(path, BIN_HEADER, map, size, err, errlen);
-}
-
 /* Point ds's arrays into the checked mapping. */
 static void attach(struct dsana_dataset *ds, const unsigned char *h) {
   ds->n_rows = hb_get_u64(h, 16);
@@ -219,7 +214,7 @@ int dsana_dataset_map_binary(const char *path, struct dsana_dataset *ds, char *e
   memset(ds, 0, sizeof *ds);
   if (!path)
     return graph_errf(err, errlen, DSANA_EINVAL, "dataset_map_binary: NULL path");
-  int rc = map_file(path, &map, &size, err, errlen);
+  int rc = io_map_shared(path, BIN_HEADER, &map, &size, err, errlen);
   if (rc)
     return rc;
   const unsigned char *h = map;

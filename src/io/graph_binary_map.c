@@ -101,11 +101,6 @@ static int check_weight_crcs(const char *path, const unsigned char *h, const str
   return 0;
 }
 
-/* Open, stat and map path read-only; *size its size. */
-static int map_file(const char *path, void **map, uint64_t *size, char *err, size_t errlen) {
-  return io_map_shared(path, BIN_MIN_HEADER, map, size, err, errlen);
-}
-
 /* Offset of section s (in_off 0 ... out_w 5) in a checked header. */
 static const void *section(const unsigned char *h, unsigned s) { return h + hb_get_u64(h, 40 + 16 * (size_t)s); }
 
@@ -114,7 +109,7 @@ int dsana_graph_map_binary(const char *path, struct dsana_graph *g, char *err, s
   uint64_t size = 0;
   const struct graph_bin_format *f = NULL;
   memset(g, 0, sizeof *g);
-  int rc = map_file(path, &map, &size, err, errlen);
+  int rc = io_map_shared(path, BIN_MIN_HEADER, &map, &size, err, errlen);
   if (rc)
     return rc;
   const unsigned char *h = map;
