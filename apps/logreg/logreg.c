@@ -3,13 +3,13 @@
  * multinomial) on dsana: options, setup and the app table. The design is
  * in logreg.h.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "apps/apps.h"
+#include "apps/common/app_opts.h"
 #include "logreg.h"
 
 static const struct dsana_app_option lr_options[] = {
@@ -32,7 +32,7 @@ static int lr_create(void **out) {
   struct lr_app *a = calloc(1, sizeof *a);
   if (!a)
     return DSANA_ENOMEM;
-  a->converted_fd[0] = a->converted_fd[1] = -1;
+  sup_data_init(&a->d);
   if (lr_posmap_init(a) != 0) {
     free(a);
     return DSANA_ENOMEM;
@@ -56,63 +56,33 @@ static void lr_destroy(void *app) {
   free(a);
 }
 
-static int parse_double(const char *s, double lo, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v) || v < lo)
-    return DSANA_EINVAL;
-  *out = v;
-  return 0;
-}
-
-/* An integer in [lo, hi]: decimal digits, every one counted (through a
- * double, 2^53 + 1 would round to 2^53 and pass). */
-static int parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
-  char *end;
-  errno = 0;
-  if (s[0] < '0' || s[0] > '9')
-    return DSANA_EINVAL;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || *end || v < lo || v > hi)
-    return DSANA_EINVAL;
-  *out = v;
-  return 0;
-}
-
-static int set_path(char *dst, size_t cap, const char *v) {
-  if (!v[0] || strlen(v) >= cap)
-    return DSANA_EINVAL;
-  memcpy(dst, v, strlen(v) + 1);
-  return 0;
-}
-
 static int lr_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
   struct lr_app *a = app;
   int rc = 0;
   double v;
   if (!name) {
-    rc = a->train_path[0] ? DSANA_EINVAL : set_path(a->train_path, sizeof a->train_path, value);
+    rc = a->d.train_path[0] ? DSANA_EINVAL : app_set_path(a->d.train_path, sizeof a->d.train_path, value);
     if (rc)
       snprintf(err, errlen, "unexpected argument '%s' (one TRAIN file only)", value);
     return rc;
   }
   if (strcmp(name, "test") == 0)
-    rc = set_path(a->test_path, sizeof a->test_path, value);
+    rc = app_set_path(a->d.test_path, sizeof a->d.test_path, value);
   else if (strcmp(name, "model-out") == 0)
-    rc = set_path(a->model_out, sizeof a->model_out, value);
+    rc = app_set_path(a->model_out, sizeof a->model_out, value);
   else if (strcmp(name, "l2") == 0)
-    rc = parse_double(value, 0, &a->l2);
+    rc = app_parse_double(value, 0, INFINITY, &a->l2);
   else if (strcmp(name, "tol") == 0)
-    rc = parse_double(value, 0, &a->tol);
+    rc = app_parse_double(value, 0, INFINITY, &a->tol);
   else if (strcmp(name, "max-iter") == 0)
-    rc = parse_double(value, 1, &v) || v != floor(v) || v > 1e6 ? DSANA_EINVAL : (a->max_iter = (uint32_t)v, 0);
+    rc = app_parse_double(value, 1, INFINITY, &v) || v != floor(v) || v > 1e6 ? DSANA_EINVAL
+                                                                              : (a->max_iter = (uint32_t)v, 0);
   else if (strcmp(name, "batch") == 0)
-    rc = parse_uint(value, 1, 1ull << 40, &a->batch);
+    rc = app_parse_uint(value, 1, 1ull << 40, &a->batch);
   else if (strcmp(name, "seed") == 0)
-    rc = parse_uint(value, 0, 1ull << 53, &a->seed);
+    rc = app_parse_uint(value, 0, 1ull << 53, &a->seed);
   else if (strcmp(name, "lr") == 0)
-    rc = parse_double(value, 0, &a->lr) || a->lr <= 0 ? DSANA_EINVAL : 0;
+    rc = app_parse_double(value, 0, INFINITY, &a->lr) || a->lr <= 0 ? DSANA_EINVAL : 0;
   else
     rc = DSANA_EINVAL;
   if (rc)
@@ -130,7 +100,7 @@ static int lr_set_option(void *app, const char *name, const char *value, char *e
  * converted to binary files the roles map. */
 static int lr_prepare(void *app, char *err, size_t errlen) {
   struct lr_app *a = app;
-  if (!a->train_path[0]) {
+  if (!a->d.train_path[0]) {
     snprintf(err, errlen, "missing TRAIN argument");
     return DSANA_EUSAGE;
   }
@@ -145,8 +115,8 @@ static int lr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
   int rc = lr_load(a, false, err, errlen);
   if (!rc)
     rc = lr_declare(a, job, err, errlen);
-  dsana_dataset_forget_pages(&a->train);
-  dsana_dataset_forget_pages(&a->test);
+  dsana_dataset_forget_pages(&a->d.train);
+  dsana_dataset_forget_pages(&a->d.test);
   return rc;
 }
 

@@ -44,6 +44,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "apps/common/sup_data.h"
 #include "dsana/dataset.h"
 #include "dsana/dsana.h"
 
@@ -114,20 +115,15 @@ struct lr_posmaps {
 
 struct lr_app {
   /* options */
-  char train_path[LR_PATH_MAX], test_path[LR_PATH_MAX], model_out[LR_PATH_MAX];
-  char converted[2][LR_PATH_MAX]; /* binary copies made by prepare(): anonymous files
-                                   * (dsana_outfile_anon) the forked roles map */
-  int converted_fd[2];            /* their descriptors, -1 */
+  struct sup_data d; /* the training and test sets' paths, data and classes */
+  char model_out[LR_PATH_MAX];
   double l2, tol;
   uint32_t max_iter;
   uint64_t batch; /* rows per SGD step; 0: full-batch L-BFGS */
   uint64_t seed;  /* of the SGD batches */
   double lr;      /* SGD's base learning rate */
   /* data */
-  struct dsana_dataset train, test;
-  bool loaded, validated;
-  double *labels; /* distinct training labels, ascending (class c = labels[c]) */
-  uint64_t n_classes;
+  bool validated;
   uint32_t kw;     /* weights per feature: 1 (two classes) or n_classes */
   uint64_t n_keys; /* features + bias */
   uint64_t block;  /* rows per exact partial sum, from the training set alone */
@@ -136,8 +132,6 @@ struct lr_app {
   struct lr_task_data *td;
   uint64_t *key_bits;        /* lr_keys.c: a bitmap over the features, all clear between uses */
   struct lr_posmaps posmaps; /* sparse models' tasks */
-  uint8_t *test_class_ok;    /* per test row: its label is a training class */
-  uint64_t test_unknown;     /* test rows whose class the model does not know */
 };
 
 /* lr_data.c */

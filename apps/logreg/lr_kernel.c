@@ -34,7 +34,7 @@ struct lr_view {
 
 static int view_open(const struct lr_app *a, const double *x, struct lr_view *v) {
   uint32_t K = a->kw;
-  uint64_t F = a->train.n_features, ldw = lr_padded(K);
+  uint64_t F = a->d.train.n_features, ldw = lr_padded(K);
   *v = (struct lr_view){.w = x, .bias = x + F * K, .ldw = K};
   if (a->sparse || ldw == K || K > 12)
     return 0;
@@ -89,12 +89,12 @@ static double loss_of(uint32_t K, const double *z, uint32_t y, double *gz, bool 
 
 /* Test rows: loss and accuracy only. */
 static void eval_test(const struct lr_app *a, struct dsana_task_ctx *ctx, const struct lr_view *m, double *z) {
-  const struct dsana_dataset *ds = &a->test;
+  const struct dsana_dataset *ds = &a->d.test;
   for (uint64_t i = ctx->lo; i < ctx->hi; i++) {
     bool right = false;
     double loss = 0;
-    if (a->test_class_ok[i]) {
-      struct lr_row r = lr_row_of(ds, i, a->train.n_features);
+    if (a->d.test_class_ok[i]) {
+      struct lr_row r = lr_row_of(ds, i, a->d.train.n_features);
       scores(a, m, &r, z);
       loss = loss_of(a->kw, z, lr_class_of(a, ds->label[i]), NULL, &right);
     }
@@ -107,7 +107,7 @@ static void eval_test(const struct lr_app *a, struct dsana_task_ctx *ctx, const 
  * dloss/dz into gz. */
 static void train_loss(const struct lr_app *a, struct dsana_task_ctx *ctx, uint64_t i, const double *z, double *gz) {
   bool right;
-  double loss = loss_of(a->kw, z, lr_class_of(a, a->train.label[i]), gz, &right);
+  double loss = loss_of(a->kw, z, lr_class_of(a, a->d.train.label[i]), gz, &right);
   dsana_xsum_add(&ctx->sums[LR_SUM_LOSS], loss);
   dsana_xsum_add(&ctx->sums[LR_SUM_CORRECT], right);
 }
@@ -124,7 +124,7 @@ static inline uint64_t row_at(const struct row_set *r, uint64_t k) { return r->l
  * contents do not depend on the tasks). */
 static int train_dense(const struct lr_app *a, struct dsana_task_ctx *ctx, const struct row_set *rs,
                        const struct lr_view *m, double *z, double *gz) {
-  const struct dsana_dataset *ds = &a->train;
+  const struct dsana_dataset *ds = &a->d.train;
   uint32_t K = a->kw, Kp = lr_padded(K);
   uint64_t F = ds->n_features, np = (F + 1) * Kp;
   dsana_xsum *out = dsana_push_xsum(ctx, LR_T_G);
@@ -160,7 +160,7 @@ static int train_dense(const struct lr_app *a, struct dsana_task_ctx *ctx, const
  * through a position map (lr_posmap.c). */
 static int train_sparse(struct lr_app *a, struct dsana_task_ctx *ctx, const struct row_set *rs, const struct lr_view *m,
                         double *z, double *gz) {
-  const struct dsana_dataset *ds = &a->train;
+  const struct dsana_dataset *ds = &a->d.train;
   const struct lr_task_data *td = &a->td[ctx->task];
   uint32_t K = a->kw, *pos;
   dsana_xsum *out;
@@ -193,14 +193,14 @@ static int train_sparse(struct lr_app *a, struct dsana_task_ctx *ctx, const stru
 static int train(struct lr_app *a, struct dsana_task_ctx *ctx, const struct lr_view *m, double *z, double *gz) {
   struct row_set rs = {.list = NULL, .lo = ctx->lo, .n = ctx->hi - ctx->lo};
   uint64_t *rows = NULL;
-  if (a->batch && lr_sgd_batch_rows(a, ctx->iter) < a->train.n_rows) {
+  if (a->batch && lr_sgd_batch_rows(a, ctx->iter) < a->d.train.n_rows) {
     int rc = lr_sgd_task_rows(a, ctx, &rows, &rs.n);
     if (rc)
       return rc;
     rs.list = rows;
     double nnz = 0;
     for (uint64_t k = 0; k < rs.n; k++)
-      nnz += (double)(a->train.row_off[rows[k] + 1] - a->train.row_off[rows[k]]);
+      nnz += (double)(a->d.train.row_off[rows[k] + 1] - a->d.train.row_off[rows[k]]);
     ctx->cost = nnz * a->kw + 1;
   }
   int rc = a->sparse ? train_sparse(a, ctx, &rs, m, z, gz) : train_dense(a, ctx, &rs, m, z, gz);
@@ -223,7 +223,7 @@ int lr_run_task(void *app, struct dsana_task_ctx *ctx) {
   struct lr_app *a = app;
   bool test = ctx->task >= a->n_train_tasks;
   const double *x = dsana_read(ctx, LR_T_X);
-  int rc = check_rows(a, ctx, test ? &a->test : &a->train);
+  int rc = check_rows(a, ctx, test ? &a->d.test : &a->d.train);
   double buf[2 * LR_MAX_CLASSES];
   if (rc || !x)
     return rc ? rc : DSANA_ESTATE;

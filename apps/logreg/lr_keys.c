@@ -14,8 +14,8 @@
 #include "logreg.h"
 
 static int build_keys(struct lr_app *a, uint32_t task, struct lr_task_data *td) {
-  const struct dsana_dataset *ds = task >= a->n_train_tasks ? &a->test : &a->train;
-  uint64_t F = a->train.n_features, words = F / 64 + 1, n = 0;
+  const struct dsana_dataset *ds = task >= a->n_train_tasks ? &a->d.test : &a->d.train;
+  uint64_t F = a->d.train.n_features, words = F / 64 + 1, n = 0;
   if (!a->key_bits && !(a->key_bits = calloc(words, sizeof *a->key_bits)))
     return DSANA_ENOMEM;
   uint64_t *bits = a->key_bits;

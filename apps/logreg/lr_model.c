@@ -14,31 +14,14 @@
  * "label<TAB>probability" of the predicted class, in row order (gzip
  * for a name ending in ".gz").
  */
-#define _GNU_SOURCE /* fopencookie */
-#include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <zlib.h>
 
 #include "apps/apps.h"
-#include "dsana/outfile.h"
+#include "apps/common/model_text.h"
 #include "logreg.h"
-
-/* Write text made by fill() to path (dsana/outfile.h: atomic for a
- * regular file, in place for a FIFO or device; gzip for ".gz" when asked). */
-static int write_out(const char *path, unsigned flags, int (*fill)(struct dsana_outfile *o, const void *arg),
-                     const void *arg, char *err, size_t errlen) {
-  struct dsana_outfile *o;
-  int rc = dsana_outfile_open(path, flags, &o, err, errlen);
-  if (rc)
-    return rc;
-  fill(o, arg); /* a failed write is kept by o and reported by commit */
-  return dsana_outfile_commit(o, err, errlen);
-}
 
 struct model_out {
   const struct lr_app *a;
@@ -50,9 +33,9 @@ static int fill_model(struct dsana_outfile *f, const void *arg) {
   const struct lr_app *a = m->a;
   int bad = dsana_outfile_printf(
                 f, "# dsana logreg model\n# features %llu classes %llu weights_per_feature %u l2 %.17g\n# labels",
-                (unsigned long long)a->train.n_features, (unsigned long long)a->n_classes, a->kw, a->l2) < 0;
-  for (uint64_t c = 0; c < a->n_classes; c++)
-    bad |= dsana_outfile_printf(f, " %.17g", a->labels[c]) < 0;
+                (unsigned long long)a->d.train.n_features, (unsigned long long)a->d.n_classes, a->kw, a->l2) < 0;
+  for (uint64_t c = 0; c < a->d.n_classes; c++)
+    bad |= dsana_outfile_printf(f, " %.17g", a->d.labels[c]) < 0;
   bad |= dsana_outfile_write(f, "\n", 1) != 0;
   for (uint64_t i = 0; i < a->n_keys * a->kw && !bad; i++)
     bad = dsana_outfile_printf(f, "%.17g\n", m->w[i]) < 0;
@@ -65,14 +48,14 @@ int lr_output(void *app, const double *values, uint64_t n, uint32_t width, const
   (void)n, (void)width;
   if (a->model_out[0]) {
     struct model_out m = {.a = a, .w = values};
-    int rc = write_out(a->model_out, DSANA_OUT_GZIP_SUFFIX, fill_model, &m, err, errlen);
+    int rc = model_text_write(a->model_out, fill_model, &m, err, errlen);
     if (rc)
       return rc;
   }
   if (!run->quiet) {
     printf("logreg: %llu rows, %llu features, %llu classes, %u iterations%s, %.4f s/iteration\n",
-           (unsigned long long)a->train.n_rows, (unsigned long long)a->train.n_features,
-           (unsigned long long)a->n_classes, run->iters, run->converged ? " (converged)" : "", run->median_iter_s);
+           (unsigned long long)a->d.train.n_rows, (unsigned long long)a->d.train.n_features,
+           (unsigned long long)a->d.n_classes, run->iters, run->converged ? " (converged)" : "", run->median_iter_s);
     fflush(stdout);
   }
   return 0;
@@ -111,33 +94,12 @@ static int read_header(FILE *f, const char *path, struct model *m, char *err, si
   return 0;
 }
 
-/* zlib under stdio: a model written as NAME.gz reads like a plain one
- * (gzread passes plain files through). */
-static ssize_t gz_cookie_read(void *c, char *buf, size_t n) {
-  int got = gzread((gzFile)c, buf, n > INT_MAX ? INT_MAX : (unsigned)n);
-  return got < 0 ? -1 : got;
-}
-
-static int gz_cookie_close(void *c) { return gzclose_r((gzFile)c) == Z_OK ? 0 : EOF; }
-
-static FILE *open_model(const char *path) {
-  gzFile z = gzopen(path, "rb");
-  if (!z)
-    return NULL;
-  FILE *f = fopencookie(z, "r", (cookie_io_functions_t){.read = gz_cookie_read, .close = gz_cookie_close});
-  if (!f)
-    gzclose_r(z);
-  return f;
-}
-
 static int read_model(const char *path, struct model *m, char *err, size_t errlen) {
-  errno = 0;
-  FILE *f = open_model(path);
-  if (!f) {
-    snprintf(err, errlen, "%s: %s", path, errno ? strerror(errno) : "cannot open");
-    return DSANA_EIO;
-  }
-  int rc = read_header(f, path, m, err, errlen);
+  FILE *f;
+  int rc = model_text_open(path, &f, err, errlen);
+  if (rc)
+    return rc;
+  rc = read_header(f, path, m, err, errlen);
   for (uint64_t i = 0; !rc && i < (m->features + 1) * m->kw; i++)
     if (fscanf(f, "%lf", &m->w[i]) != 1 || !isfinite(m->w[i])) {
       snprintf(err, errlen, "%s: weight %llu missing or not a finite number (line %llu)", path,
@@ -215,7 +177,7 @@ int logreg_predict(const char *model_path, const char *data_path, const char *ou
   if (!rc)
     warn_unknown(&m, &ds, data_path);
   if (!rc)
-    rc = write_out(out_path, DSANA_OUT_GZIP_SUFFIX, fill_predictions, &sc, err, errlen);
+    rc = model_text_write(out_path, fill_predictions, &sc, err, errlen);
   if (!rc && accuracy)
     *accuracy = (double)sc.right / (double)ds.n_rows;
   dsana_dataset_fini(&ds);

@@ -128,18 +128,19 @@ static void on_reject(struct lr_app *a, struct dsana_reduce_ctx *ctx, double f) 
 
 static void report(struct lr_app *a, struct dsana_reduce_ctx *ctx, double f) {
   const double *s = ctx->sums;
-  double n = (double)a->train.n_rows;
+  double n = (double)a->d.train.n_rows;
   struct {
     const char *name;
     double value;
-  } m[] = {{"train_loss", f},
-           {"train_accuracy", s[LR_SUM_CORRECT] / n},
-           {"grad_norm", sqrt(s[LR_SUM_GG])},
-           {"step", ctx->globals[LR_G_ALPHA]},
-           {"train_logloss", s[LR_SUM_LOSS] / n}, /* the data's mean loss alone (scikit-learn's log_loss) */
-           {"test_accuracy", a->test_path[0] ? s[LR_SUM_TCORRECT] / (double)a->test.n_rows : NAN},
-           {"test_logloss", a->test_path[0] ? s[LR_SUM_TLOSS] / (double)(a->test.n_rows - a->test_unknown) : NAN}};
-  uint32_t k = a->test_path[0] ? 7 : 5;
+  } m[] = {
+      {"train_loss", f},
+      {"train_accuracy", s[LR_SUM_CORRECT] / n},
+      {"grad_norm", sqrt(s[LR_SUM_GG])},
+      {"step", ctx->globals[LR_G_ALPHA]},
+      {"train_logloss", s[LR_SUM_LOSS] / n}, /* the data's mean loss alone (scikit-learn's log_loss) */
+      {"test_accuracy", a->d.test_path[0] ? s[LR_SUM_TCORRECT] / (double)a->d.test.n_rows : NAN},
+      {"test_logloss", a->d.test_path[0] ? s[LR_SUM_TLOSS] / (double)(a->d.test.n_rows - a->d.test_unknown) : NAN}};
+  uint32_t k = a->d.test_path[0] ? 7 : 5;
   for (uint32_t i = 0; i < k; i++) {
     ctx->metrics[i].name = m[i].name;
     ctx->metrics[i].value = m[i].value;
@@ -158,7 +159,7 @@ int lr_reduce(void *app, struct dsana_reduce_ctx *ctx) {
     ctx->residual = INFINITY;
     return 0;
   }
-  double f = (s[LR_SUM_LOSS] + 0.5 * a->l2 * s[LR_SUM_XX]) / (double)a->train.n_rows;
+  double f = (s[LR_SUM_LOSS] + 0.5 * a->l2 * s[LR_SUM_XX]) / (double)a->d.train.n_rows;
   bool first = ctx->iter == 1;
   if (first || f <= gl[LR_G_FB] + C1 * gl[LR_G_ALPHA] * gl[LR_G_GBD])
     on_accept(a, ctx, f, first);

@@ -31,7 +31,7 @@ int lr_posmap_take(struct lr_app *a, uint32_t **map) {
   while (i < p->n && p->busy[i])
     i++;
   if (i == p->n) { /* all in use: one more, allocated once for the run */
-    uint32_t *m = i < LR_POSMAPS ? malloc((a->train.n_features ? a->train.n_features : 1) * sizeof *m) : NULL;
+    uint32_t *m = i < LR_POSMAPS ? malloc((a->d.train.n_features ? a->d.train.n_features : 1) * sizeof *m) : NULL;
     if (m)
       p->map[p->n++] = m;
     else

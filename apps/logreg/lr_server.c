@@ -34,8 +34,8 @@ int lr_finish(void *app, struct dsana_shard_ctx *ctx) {
   if (a->batch)
     return lr_sgd_finish(a, ctx);
   const uint32_t K = a->kw;
-  const uint64_t F = a->train.n_features;
-  const double inv_n = 1.0 / (double)a->train.n_rows;
+  const uint64_t F = a->d.train.n_features;
+  const double inv_n = 1.0 / (double)a->d.train.n_rows;
   const double *x = ctx->old_values[LR_T_X], *g = ctx->new_values[LR_T_G];
   double *st = ctx->new_values[LR_T_STATE];
   dsana_xsum *S = ctx->sums;

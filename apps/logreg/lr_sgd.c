@@ -3,9 +3,8 @@
  * the alternative to the default full-batch L-BFGS (logreg.h).
  *
  * Batches: every epoch e visits the N training rows in the order of a
- * permutation sigma_e of [0, N), a 4-round Feistel network over the
- * smallest even power of two >= N keyed by (--seed, e), walked in cycles
- * until it lands inside [0, N). Iteration t (1, 2, ...) is step s = t - 1:
+ * permutation sigma_e of [0, N) keyed by (--seed, e) (apps/common/shuffle.h).
+ * Iteration t (1, 2, ...) is step s = t - 1:
  * epoch e = s / spe, batch j = s % spe with spe = ceil(N / B) batches an
  * epoch, rows sigma_e(p) for positions p in [jB, min(jB + B, N)). It is a
  * pure function of (seed, t, N, B): every worker finds the batch's rows of
@@ -27,65 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apps/common/shuffle.h"
 #include "logreg.h"
-
-static uint64_t mix64(uint64_t z) { /* splitmix64's finaliser */
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-struct feistel {
-  uint64_t key, n, mask;
-  unsigned half_bits;
-};
-
-static void feistel_init(struct feistel *f, uint64_t seed, uint64_t epoch, uint64_t n) {
-  unsigned bits = 1;
-  while (bits < 64 && (n - 1) >> bits)
-    bits++;
-  f->half_bits = (bits + 1) / 2;
-  f->mask = (1ULL << f->half_bits) - 1;
-  f->key = mix64(mix64(seed ^ 0x6a09e667f3bcc909ULL) + epoch);
-  f->n = n;
-}
-
-static uint64_t round_fn(const struct feistel *f, unsigned r, uint64_t v) {
-  return mix64(f->key + 0x9e3779b97f4a7c15ULL * (r + 1) + v) & f->mask;
-}
-
-/* sigma_e(p): position p of the epoch -> its row. */
-static uint64_t feistel_fwd(const struct feistel *f, uint64_t p) {
-  do {
-    uint64_t l = p >> f->half_bits, r = p & f->mask;
-    for (unsigned k = 0; k < 4; k++) {
-      uint64_t t = l ^ round_fn(f, k, r);
-      l = r;
-      r = t;
-    }
-    p = l << f->half_bits | r;
-  } while (p >= f->n);
-  return p;
-}
-
-/* sigma_e^-1(i): row i -> its position in the epoch. */
-static uint64_t feistel_inv(const struct feistel *f, uint64_t i) {
-  do {
-    uint64_t l = i >> f->half_bits, r = i & f->mask;
-    for (unsigned k = 4; k-- > 0;) {
-      uint64_t t = r ^ round_fn(f, k, l);
-      r = l;
-      l = t;
-    }
-    i = l << f->half_bits | r;
-  } while (i >= f->n);
-  return i;
-}
 
 static bool lr_sgd_final(const struct lr_app *a, uint32_t iter) { return iter >= a->max_iter; }
 
 uint64_t lr_sgd_batch_rows(const struct lr_app *a, uint32_t iter) {
-  uint64_t n = a->train.n_rows, b = a->batch < n ? a->batch : n, spe = (n + b - 1) / b;
+  uint64_t n = a->d.train.n_rows, b = a->batch < n ? a->batch : n, spe = (n + b - 1) / b;
   if (lr_sgd_final(a, iter))
     return n;
   uint64_t p0 = (uint64_t)((iter - 1) % spe) * b;
@@ -93,7 +40,7 @@ uint64_t lr_sgd_batch_rows(const struct lr_app *a, uint32_t iter) {
 }
 
 bool lr_sgd_scores_test(const struct lr_app *a, uint32_t iter) {
-  uint64_t n = a->train.n_rows, b = a->batch < n ? a->batch : n, spe = (n + b - 1) / b;
+  uint64_t n = a->d.train.n_rows, b = a->batch < n ? a->batch : n, spe = (n + b - 1) / b;
   return lr_sgd_final(a, iter) || (iter - 1) % spe == 0;
 }
 
@@ -103,22 +50,22 @@ static int u64_cmp(const void *x, const void *y) {
 }
 
 int lr_sgd_task_rows(const struct lr_app *a, const struct dsana_task_ctx *ctx, uint64_t **rows, uint64_t *n_rows) {
-  uint64_t n = a->train.n_rows, b = a->batch < n ? a->batch : n, spe = (n + b - 1) / b;
+  uint64_t n = a->d.train.n_rows, b = a->batch < n ? a->batch : n, spe = (n + b - 1) / b;
   uint64_t s = ctx->iter - 1, p0 = (s % spe) * b, p1 = p0 + b < n ? p0 + b : n, span = ctx->hi - ctx->lo;
-  struct feistel f;
-  feistel_init(&f, a->seed, s / spe, n);
+  struct shuffle f;
+  shuffle_init(&f, a->seed, s / spe, n);
   uint64_t *r = malloc((span < b ? span : b) * sizeof *r + 1), k = 0;
   if (!r)
     return DSANA_ENOMEM;
   if (span <= b) { /* fewer rows here than in the batch: test each */
     for (uint64_t i = ctx->lo; i < ctx->hi; i++) {
-      uint64_t p = feistel_inv(&f, i);
+      uint64_t p = shuffle_pos(&f, i);
       if (p >= p0 && p < p1)
         r[k++] = i;
     }
   } else { /* list the batch, keep this task's rows */
     for (uint64_t p = p0; p < p1; p++) {
-      uint64_t i = feistel_fwd(&f, p);
+      uint64_t i = shuffle_row(&f, p);
       if (i >= ctx->lo && i < ctx->hi)
         r[k++] = i;
     }
@@ -133,8 +80,8 @@ int lr_sgd_task_rows(const struct lr_app *a, const struct dsana_task_ctx *ctx, u
 
 int lr_sgd_finish(const struct lr_app *a, struct dsana_shard_ctx *ctx) {
   const uint32_t K = a->kw;
-  const uint64_t F = a->train.n_features;
-  const double inv_b = 1.0 / (double)lr_sgd_batch_rows(a, ctx->iter), reg = a->l2 / (double)a->train.n_rows;
+  const uint64_t F = a->d.train.n_features;
+  const double inv_b = 1.0 / (double)lr_sgd_batch_rows(a, ctx->iter), reg = a->l2 / (double)a->d.train.n_rows;
   const double *x = ctx->old_values[LR_T_X], *g = ctx->new_values[LR_T_G];
   double *gt = ctx->new_values[LR_T_STATE];
   for (uint64_t k = ctx->lo; k < ctx->hi; k++)
@@ -169,7 +116,7 @@ int lr_sgd_reduce(const struct lr_app *a, struct dsana_reduce_ctx *ctx) {
     ctx->residual = INFINITY;
     return 0;
   }
-  double b = (double)lr_sgd_batch_rows(a, ctx->iter), n = (double)a->train.n_rows;
+  double b = (double)lr_sgd_batch_rows(a, ctx->iter), n = (double)a->d.train.n_rows;
   bool scored = lr_sgd_scores_test(a, ctx->iter); /* else the test columns are NaN (null in JSON) */
   gl[LR_G_FINAL] = lr_sgd_final(a, ctx->iter);
   gl[LR_G_ALPHA] = gl[LR_G_FINAL] != 0 ? 0 : a->lr / sqrt((double)ctx->iter);
@@ -184,9 +131,9 @@ int lr_sgd_reduce(const struct lr_app *a, struct dsana_reduce_ctx *ctx) {
            {"step", gl[LR_G_ALPHA]},
            {"batch_rows", b},
            {"train_logloss", s[LR_SUM_LOSS] / b}, /* the rows' mean loss alone (scikit-learn's log_loss) */
-           {"test_accuracy", scored ? s[LR_SUM_TCORRECT] / (double)a->test.n_rows : NAN},
-           {"test_logloss", scored ? s[LR_SUM_TLOSS] / (double)(a->test.n_rows - a->test_unknown) : NAN}};
-  uint32_t k = a->test_path[0] ? 8 : 6; /* a fixed set: the table's columns */
+           {"test_accuracy", scored ? s[LR_SUM_TCORRECT] / (double)a->d.test.n_rows : NAN},
+           {"test_logloss", scored ? s[LR_SUM_TLOSS] / (double)(a->d.test.n_rows - a->d.test_unknown) : NAN}};
+  uint32_t k = a->d.test_path[0] ? 8 : 6; /* a fixed set: the table's columns */
   for (uint32_t i = 0; i < k; i++) {
     ctx->metrics[i].name = m[i].name;
     ctx->metrics[i].value = m[i].value;

@@ -19,7 +19,7 @@
 
 static void init_app(struct lr_app *a, uint64_t rows, uint64_t batch, uint64_t seed) {
   memset(a, 0, sizeof *a);
-  a->train.n_rows = rows;
+  a->d.train.n_rows = rows;
   a->batch = batch;
   a->seed = seed;
   a->max_iter = 1000000;
@@ -29,9 +29,9 @@ static void init_app(struct lr_app *a, uint64_t rows, uint64_t batch, uint64_t s
  * seen[] (counted); returns how many. */
 static uint64_t collect(const struct lr_app *a, uint32_t iter, uint64_t width, uint32_t *seen) {
   uint64_t total = 0;
-  for (uint64_t lo = 0; lo < a->train.n_rows; lo += width) {
+  for (uint64_t lo = 0; lo < a->d.train.n_rows; lo += width) {
     struct dsana_task_ctx ctx = {
-        .iter = iter, .lo = lo, .hi = lo + width < a->train.n_rows ? lo + width : a->train.n_rows};
+        .iter = iter, .lo = lo, .hi = lo + width < a->d.train.n_rows ? lo + width : a->d.train.n_rows};
     uint64_t *rows, n;
     assert_int_equal(lr_sgd_task_rows(a, &ctx, &rows, &n), 0);
     for (uint64_t k = 0; k < n; k++) {

@@ -1,0 +1,102 @@
+/* sup_data.c - a supervised app's training and test sets (sup_data.h). */
+#include "sup_data.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dsana/dsana.h"
+#include "dsana/outfile.h"
+
+void sup_data_init(struct sup_data *d) {
+  memset(d, 0, sizeof *d);
+  d->converted_fd[0] = d->converted_fd[1] = -1;
+}
+
+static int open_set(const char *path, bool check, struct dsana_dataset *ds, char *err, size_t errlen) {
+  if (dsana_dataset_is_binary(path) && !check)
+    return dsana_dataset_map_binary(path, ds, err, errlen);
+  return dsana_dataset_open(path, NULL, ds, err, errlen);
+}
+
+static int mark_test_classes(struct sup_data *d) {
+  if (!d->test_path[0])
+    return 0;
+  if (!(d->test_class_ok = malloc(d->test.n_rows)))
+    return DSANA_ENOMEM;
+  d->test_unknown = 0;
+  for (uint64_t i = 0; i < d->test.n_rows; i++) {
+    uint64_t c;
+    d->test_class_ok[i] = dsana_dataset_class_of(d->labels, d->n_classes, d->test.label[i], &c) == 0;
+    d->test_unknown += !d->test_class_ok[i];
+  }
+  return 0;
+}
+
+int sup_data_load(struct sup_data *d, bool check, char *err, size_t errlen) {
+  if (d->loaded)
+    return 0;
+  const char *train = d->converted[0][0] ? d->converted[0] : d->train_path;
+  const char *test = d->converted[1][0] ? d->converted[1] : d->test_path;
+  int rc = open_set(train, check, &d->train, err, errlen);
+  if (!rc && d->test_path[0])
+    rc = open_set(test, check, &d->test, err, errlen);
+  if (!rc && (rc = dsana_dataset_classes(&d->train, &d->labels, &d->n_classes)) != 0)
+    snprintf(err, errlen, "%s: cannot read its labels: %s", d->train_path, dsana_strerror(rc));
+  if (!rc)
+    rc = mark_test_classes(d);
+  d->loaded = rc == 0;
+  return rc;
+}
+
+/* A text input becomes a binary copy every role maps, in an anonymous
+ * file, so that nothing is left on disk however the run ends. */
+static int convert_one(const char *path, char *out, size_t outlen, int *fd, struct dsana_dataset *ds, char *err,
+                       size_t errlen) {
+  if (dsana_dataset_is_binary(path))
+    return 0;
+  int rc = dsana_outfile_anon(out, outlen, fd, err, errlen);
+  if (!rc)
+    rc = dsana_dataset_write_binary(ds, out, err, errlen);
+  if (rc)
+    out[0] = 0;
+  return rc;
+}
+
+int sup_data_convert(struct sup_data *d, const char *who, char *err, size_t errlen) {
+  int rc = sup_data_load(d, true, err, errlen);
+  if (!rc)
+    rc = convert_one(d->train_path, d->converted[0], sizeof d->converted[0], &d->converted_fd[0], &d->train, err,
+                     errlen);
+  if (!rc && d->test_path[0])
+    rc = convert_one(d->test_path, d->converted[1], sizeof d->converted[1], &d->converted_fd[1], &d->test, err, errlen);
+  if (!rc && d->test_path[0] && d->test.n_features > d->train.n_features)
+    fprintf(stderr, "%s: warning: %s has features up to %llu, the model %llu: the others are ignored\n", who,
+            d->test_path, (unsigned long long)d->test.n_features, (unsigned long long)d->train.n_features);
+  if (!rc && d->test_unknown)
+    fprintf(stderr, "%s: warning: %s: %llu rows have a label the training set lacks (counted as errors)\n", who,
+            d->test_path, (unsigned long long)d->test_unknown);
+  return rc;
+}
+
+void sup_data_fini(struct sup_data *d) {
+  free(d->labels);
+  d->labels = NULL;
+  free(d->test_class_ok);
+  d->test_class_ok = NULL;
+  dsana_dataset_fini(&d->train);
+  dsana_dataset_fini(&d->test);
+  for (int i = 0; i < 2; i++)
+    if (d->converted_fd[i] >= 0) { /* the anonymous copy goes with its last holder */
+      close(d->converted_fd[i]);
+      d->converted_fd[i] = -1;
+    }
+  d->loaded = false;
+}
+
+uint32_t sup_data_class_of(const struct sup_data *d, double label) {
+  uint64_t c = 0;
+  dsana_dataset_class_of(d->labels, d->n_classes, label, &c);
+  return (uint32_t)c;
+}

@@ -1,0 +1,51 @@
+/*
+ * sup_data.h - the inputs of a supervised app (logreg, mlp): a training
+ * set, an optional test set, the classes, and the binary copies of text
+ * inputs that the process starting the job makes so every role maps a
+ * binary file.
+ *
+ * The launcher calls sup_convert() (every byte checked once, text written
+ * to anonymous binary files); each role then calls sup_load(), which maps
+ * the binary files (their rows checked by the tasks that read them).
+ * Classes are the distinct training labels, ascending: class c is
+ * labels[c]. Test rows whose label the training set lacks can never be
+ * predicted right: test_class_ok marks the others.
+ */
+#ifndef DSANA_APPS_COMMON_SUP_DATA_H
+#define DSANA_APPS_COMMON_SUP_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dsana/dataset.h"
+
+#define SUP_PATH_MAX 1024
+
+struct sup_data {
+  char train_path[SUP_PATH_MAX], test_path[SUP_PATH_MAX]; /* test_path[0] == 0: none */
+  char converted[2][SUP_PATH_MAX];                        /* binary copies of text inputs (anonymous files), or "" */
+  int converted_fd[2];                                    /* their descriptors, -1 */
+  struct dsana_dataset train, test;
+  double *labels; /* distinct training labels, ascending */
+  uint64_t n_classes;
+  uint8_t *test_class_ok; /* per test row: its label is a training class */
+  uint64_t test_unknown;  /* test rows whose class the model does not know */
+  bool loaded;
+};
+
+/* Before any other call: no data, no descriptors. */
+void sup_data_init(struct sup_data *d);
+/* Open both sets (mapped binary files unless `check`: then every row is
+ * checked as it is read), their classes and the test rows' marks; once. */
+int sup_data_load(struct sup_data *d, bool check, char *err, size_t errlen);
+/* In the launcher: load with every byte checked, write text inputs to
+ * binary copies, and warn (prefixed by `who`) about test features beyond
+ * the training set's and test labels it lacks. */
+int sup_data_convert(struct sup_data *d, const char *who, char *err, size_t errlen);
+/* Release everything sup_data_load() and sup_data_convert() made. */
+void sup_data_fini(struct sup_data *d);
+/* The class (0..n_classes-1) of a label of the training set. */
+uint32_t sup_data_class_of(const struct sup_data *d, double label);
+
+#endif
