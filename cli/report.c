@@ -17,7 +17,7 @@
 #include "util/log.h"
 #include "util/status.h"
 
-static void print_row(const struct cli_report *rep, const struct rt_iter_report *r) {
+static void print_row(const struct rt_iter_report *r, bool header) {
   double cmax = 0, cmin = 1e300;
   uint32_t tmin = UINT32_MAX, tmax = 0;
   for (uint32_t w = 0; w < r->n_workers; w++) {
@@ -27,7 +27,7 @@ static void print_row(const struct cli_report *rep, const struct rt_iter_report 
     tmin = st->tasks < tmin ? st->tasks : tmin;
     tmax = st->tasks > tmax ? st->tasks : tmax;
   }
-  if (rep->rows == 0) {
+  if (header) {
     printf("%6s %14s %10s %12s %12s %9s", "iter", "residual", "time_s", "compute_max", "compute_min", "tasks");
     for (uint32_t i = 0; i < r->n_metrics; i++)
       printf(" %14s", r->metric_name[i]);
@@ -49,9 +49,9 @@ static void on_iteration(void *arg, const struct rt_iter_report *r) {
   metrics_iteration(rep->metrics, r);
   for (uint32_t w = 0; w < r->n_workers; w++)
     metrics_worker(rep->metrics, r->iter, w, &r->workers[w]);
-  if (!rep->quiet) {
+  if (!rep->quiet && !r->quiet_row) {
     progress_done(&rep->line);
-    print_row(rep, r);
+    print_row(r, rep->printed++ == 0);
   }
   rep->rows++;
   progress_set_figures(&rep->line, r->metric_name, r->metric, r->n_metrics);

@@ -19,6 +19,7 @@ struct cli_report {
   struct progress line;
   bool quiet, progress;
   uint32_t rows;
+  uint32_t printed; /* rows of the table on stdout so far */
   uint64_t start_ns;
   const char *metrics_path;  /* borrowed from the run's configuration */
   const struct cli_run *run; /* borrowed: the command line (the summary's input and options) */

@@ -294,6 +294,10 @@ struct dsana_reduce_ctx {
     double value;
   } metrics[DSANA_MAX_METRICS];
   uint32_t n_metrics;
+  /* out, optional: leave this iteration's row out of the table on the
+   * terminal (it stays in --metrics and the progress line), for apps of
+   * many short iterations that show one row per epoch */
+  bool quiet_row;
 };
 
 /* How the run went, for the app's own report. */

@@ -30,6 +30,7 @@ struct rt_iter_report {
   const struct worker_iter_stats *workers;
   uint32_t n_workers;
   uint32_t n_metrics; /* the app's, from reduce() */
+  bool quiet_row;     /* reduce() asked to leave the row out of the terminal's table */
   const char *metric_name[DSANA_MAX_METRICS];
   double metric[DSANA_MAX_METRICS];
 };

@@ -262,7 +262,8 @@ static int record_iteration(struct scheduler *s, const struct dsana_reduce_ctx *
                              .messages = s->acc.messages,
                              .workers = s->wstats,
                              .n_workers = s->cfg.n_workers,
-                             .n_metrics = ctx->n_metrics};
+                             .n_metrics = ctx->n_metrics,
+                             .quiet_row = ctx->quiet_row};
   s->iter_wall[s->n_iters] = wall;
   s->iter_bound[s->n_iters] = r.bound_s;
   s->iter_tbound[s->n_iters] = r.transfer_bound_s;
