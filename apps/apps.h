@@ -13,6 +13,7 @@
 extern const struct dsana_app pagerank_app;
 extern const struct dsana_app logreg_app;
 extern const struct dsana_app kmeans_app;
+extern const struct dsana_app mlp_app;
 
 /* Score the rows of a dataset with a logistic-regression model file:
  * "label<TAB>probability" per row into out_path (atomically); *accuracy
@@ -20,5 +21,8 @@ extern const struct dsana_app kmeans_app;
  * err naming the file on failure. */
 int logreg_predict(const char *model_path, const char *data_path, const char *out_path, double *accuracy, char *err,
                    size_t errlen);
+/* The same with an MLP model file (dsana mlp --model-out). */
+int mlp_predict(const char *model_path, const char *data_path, const char *out_path, double *accuracy, char *err,
+                size_t errlen);
 
 #endif

@@ -7,7 +7,7 @@
 #include "apps/apps.h"
 #include "runtime/app_check.h"
 
-static const struct dsana_app *const app_list[] = {&pagerank_app, &logreg_app, &kmeans_app, NULL};
+static const struct dsana_app *const app_list[] = {&pagerank_app, &logreg_app, &kmeans_app, &mlp_app, NULL};
 
 const struct dsana_app *const *cli_apps(void) { return app_list; }
 

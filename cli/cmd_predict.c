@@ -1,5 +1,5 @@
 /*
- * cmd_predict.c - `dsana logreg predict MODEL DATA --out FILE`: one line
+ * cmd_predict.c - `dsana logreg|mlp predict MODEL DATA --out FILE`: one line
  * per row of DATA, "label<TAB>probability" of the class the model
  * predicts (dsana/outfile.h: atomic for a regular file, gzip for .gz),
  * checked writable and distinct from MODEL and DATA first; the accuracy
@@ -16,13 +16,17 @@
 #include "exit_codes.h"
 #include "paths.h"
 
-static void usage(FILE *f) {
-  fprintf(f, "usage: dsana logreg predict MODEL DATA --out FILE [--quiet]\n"
-             "Score DATA (libsvm text, .gz, or a dsana binary dataset) with MODEL (dsana logreg --model-out):\n"
-             "FILE gets 'label<TAB>probability' of the predicted class per row; the accuracy is printed.\n");
+static void usage(FILE *f, const char *app) {
+  fprintf(f,
+          "usage: dsana %s predict MODEL DATA --out FILE [--quiet]\n"
+          "Score DATA (libsvm text, .gz, or a dsana binary dataset) with MODEL (dsana %s --model-out):\n"
+          "FILE gets 'label<TAB>probability' of the predicted class per row; the accuracy is printed.\n",
+          app, app);
 }
 
-int cmd_predict_main(int argc, char **argv) {
+int cmd_predict_main(const char *app, int argc, char **argv) {
+  int (*predict)(const char *, const char *, const char *, double *, char *, size_t) =
+      strcmp(app, "mlp") == 0 ? mlp_predict : logreg_predict;
   static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
                                        {"quiet", no_argument, NULL, 'q'},
                                        {"help", no_argument, NULL, 'h'},
@@ -37,25 +41,25 @@ int cmd_predict_main(int argc, char **argv) {
     else if (c == 'q')
       quiet = 1;
     else if (c == 'h') {
-      usage(stdout);
+      usage(stdout, app);
       return CLI_EXIT_OK;
     } else {
-      fprintf(stderr, "dsana logreg predict: %s '%s' (see dsana logreg predict --help)\n",
-              c == ':' ? "missing value for" : "unknown option", argv[optind - 1]);
+      fprintf(stderr, "dsana %s predict: %s '%s' (see dsana %s predict --help)\n", app,
+              c == ':' ? "missing value for" : "unknown option", argv[optind - 1], app);
       return CLI_EXIT_USAGE;
     }
   }
   if (argc - optind != 2 || !out || !out[0]) {
-    fprintf(stderr, "dsana logreg predict: expected MODEL DATA and --out FILE (see dsana logreg predict --help)\n");
+    fprintf(stderr, "dsana %s predict: expected MODEL DATA and --out FILE (see dsana %s predict --help)\n", app, app);
     return CLI_EXIT_USAGE;
   }
   if (cli_check_predict_paths(argv[optind], argv[optind + 1], out) != 0)
     return CLI_EXIT_USAGE;
   char err[1024] = "";
   double accuracy = 0;
-  int rc = logreg_predict(argv[optind], argv[optind + 1], out, &accuracy, err, sizeof err);
+  int rc = predict(argv[optind], argv[optind + 1], out, &accuracy, err, sizeof err);
   if (rc) {
-    fprintf(stderr, "dsana logreg predict: %s\n", err[0] ? err : "failed");
+    fprintf(stderr, "dsana %s predict: %s\n", app, err[0] ? err : "failed");
     return cli_exit_input(rc);
   }
   if (!quiet)

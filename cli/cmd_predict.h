@@ -1,10 +1,10 @@
-/* cmd_predict.h - `dsana logreg predict MODEL DATA --out FILE`: score a
- * dataset with a trained logistic-regression model. */
+/* cmd_predict.h - `dsana logreg|mlp predict MODEL DATA --out FILE`: score
+ * a dataset with a trained logistic-regression or MLP model. */
 #ifndef DSANA_CLI_CMD_PREDICT_H
 #define DSANA_CLI_CMD_PREDICT_H
 
-/* argv[0] is "predict". Returns the exit code: 0 ok, 2 bad usage or bad
- * input, 1 other failures. */
-int cmd_predict_main(int argc, char **argv);
+/* app: "logreg" or "mlp"; argv[0] is "predict". Returns the exit code: 0
+ * ok, 2 bad usage or bad input, 1 other failures. */
+int cmd_predict_main(const char *app, int argc, char **argv);
 
 #endif

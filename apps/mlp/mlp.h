@@ -1,0 +1,199 @@
+/*
+ * mlp.h - private to the multilayer-perceptron app: its options, the
+ * network's layout in the parameter table, and the tables, sums and
+ * globals, shared by
+ *   mlp.c        options, setup, the app table
+ *   mlp_net.c    the layer layout, initial weights, batches and tasks
+ *   mlp_mm.c     dense block products (AVX2 or portable, the same bits)
+ *   mlp_task.c   a task: forward and backward over blocks of rows
+ *   mlp_server.c init(), finish(), update() (SGD with momentum), reduce()
+ *   mlp_model.c  the model file, and scoring new data with it
+ *
+ * Network: F inputs, hidden layers h_1..h_{L-1} (ReLU or tanh), K softmax
+ * outputs (K = the training set's classes). Loss: the mean cross-entropy
+ * over a batch plus (l2 / 2B) |W|^2 over the weights (not the biases),
+ * as scikit-learn's MLPClassifier (alpha = l2).
+ *
+ * Parameters: one table, one double per key, layer by layer: W_l
+ * (n_{l-1} x n_l, row-major: input i's n_l weights together), then b_l.
+ * The first layer's keys come first, so its chunks are the first to reach
+ * a worker (the forward pass needs them first).
+ *
+ * Training: mini-batch SGD, B rows a step in an order shuffled per epoch
+ * (apps/common/shuffle.h). Iteration t = 1, 2, ... takes step t - 1 on its
+ * batch; the last (--max-iter, or --epochs E: E epochs of steps, then
+ * one) evaluates every training row and takes no step.
+ *
+ * Exactness: a batch is cut into blocks of MLP_BLOCK positions; each
+ * block's gradient is computed in double in an order fixed by mlp_mm.c,
+ * then added exactly into the task's push (dsana_push_xsum). Tasks are
+ * runs of blocks: the model is bit-identical for any worker, server, task
+ * or thread count, any mode and any straggler pattern.
+ *
+ * Tables (n_keys = P parameters):
+ *   w      DERIVED  the parameters (what tasks read); written by update()
+ *   g      SUM      the batch's summed loss gradient (exact partials)
+ *   state  STATE    per key: the velocity, and the step's gradient
+ */
+#ifndef DSANA_APPS_MLP_H
+#define DSANA_APPS_MLP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "apps/common/sup_data.h"
+#include "dsana/dsana.h"
+
+#define MLP_MAX_LAYERS 8    /* weight layers: hidden layers + 1 */
+#define MLP_MAX_WIDTH 65536 /* units of a hidden layer, inputs */
+#define MLP_MAX_CLASSES 1024
+#define MLP_BLOCK 32      /* batch positions per exact partial sum */
+#define MLP_MAX_BLOCKS 64 /* blocks of one task at most */
+#define MLP_MAX_PARAMS (1ull << 31)
+
+enum { MLP_T_W = 0, MLP_T_G = 1, MLP_T_STATE = 2 };
+enum { MLP_S_V = 0, MLP_S_G = 1, MLP_STATE_SLOTS = 2 };
+
+/* sums: tasks, then finish() */
+enum {
+  MLP_SUM_LOSS = 0, /* batch rows' cross-entropy */
+  MLP_SUM_CORRECT,
+  MLP_SUM_TLOSS, /* test rows */
+  MLP_SUM_TCORRECT,
+  MLP_SUM_WW, /* |W|^2, weights only */
+  MLP_SUM_GG, /* |step gradient|^2 */
+  MLP_N_SUMS
+};
+
+/* globals */
+enum {
+  MLP_G_FINAL = 0, /* 1: this iteration takes no step */
+  MLP_G_EP_LOSS,   /* the current epoch's batches so far: loss sum, right, rows */
+  MLP_G_EP_RIGHT,
+  MLP_G_EP_ROWS,
+  MLP_N_GLOBALS
+};
+
+enum mlp_act { MLP_RELU = 0, MLP_TANH = 1 };
+
+struct mlp_app {
+  /* options */
+  struct sup_data d; /* paths, sets, classes */
+  char model_out[SUP_PATH_MAX];
+  uint32_t hidden[MLP_MAX_LAYERS]; /* hidden layer widths */
+  uint32_t n_hidden;
+  enum mlp_act act;
+  uint64_t batch, seed;
+  uint32_t epochs, max_iter; /* one of them set; max_iter derived from epochs */
+  bool epochs_set, max_iter_set;
+  double lr, momentum, l2;
+  bool nesterov;
+  /* network */
+  uint32_t n_layers;                  /* weight layers L */
+  uint32_t width[MLP_MAX_LAYERS + 1]; /* n_0 = F .. n_L = K */
+  uint64_t w_off[MLP_MAX_LAYERS + 1]; /* key of W_l[0][0] (l = 1..L) */
+  uint64_t b_off[MLP_MAX_LAYERS + 1]; /* key of b_l[0] */
+  uint64_t n_params;
+  uint64_t spe;      /* steps an epoch */
+  uint32_t n_blocks; /* blocks of a full batch */
+  uint32_t n_train_tasks, n_test_tasks;
+  uint64_t *test_cut; /* n_test_tasks + 1 row bounds */
+  uint8_t *checked;   /* per task: its rows passed dsana_dataset_check */
+};
+
+/* mlp_net.c */
+/* Keys of W_l and b_l (l = 1..L) for layer widths width[0..L]; the parameter count. */
+uint64_t mlp_offsets(uint32_t L, const uint32_t *width, uint64_t *w_off, uint64_t *b_off);
+/* The layer layout from the options and the training set; err names what is too big. */
+int mlp_layout(struct mlp_app *a, char *err, size_t errlen);
+/* Initial value of parameter k: uniform in +-sqrt(6 / (fan_in + fan_out)) of its layer (Glorot). */
+double mlp_initial(const struct mlp_app *a, uint64_t k);
+/* The layer (1..L) of parameter k, and whether it is a weight (not a bias). */
+uint32_t mlp_layer_of(const struct mlp_app *a, uint64_t k, bool *weight);
+bool mlp_final(const struct mlp_app *a, uint32_t iter);
+/* Rows iteration `iter` evaluates: its batch, or (the last) every training row. */
+uint64_t mlp_batch_rows(const struct mlp_app *a, uint32_t iter);
+/* Whether iteration iter scores the test set (the first, each epoch's start, the last). */
+bool mlp_scores_test(const struct mlp_app *a, uint32_t iter);
+/* The training rows of block `blk` of iteration iter's batch, in batch order,
+ * into rows (MLP_BLOCK capacity); their count. */
+uint32_t mlp_block_rows(const struct mlp_app *a, uint32_t iter, uint64_t blk, uint64_t *rows);
+int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errlen);
+
+/* mlp_mm.c: row-major doubles; every implementation gives the same bits. */
+/* Z[s][c] = (bias ? bias[c] : 0) + sum over j < n_in, ascending, of
+ * A[s][j] B[j][c] (one fused multiply-add each), for s < rows (a multiple
+ * of 4) and c < cols (a multiple of 4). For each group of 4 rows, a j at
+ * which all 4 rows of A are 0 is skipped. */
+void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
+               uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
+/* Blocks of rows for a gradient: block b's A at a + b * a_step (rows[b]
+ * rows, lda apart), its D at d + b * d_step (ldd apart). */
+struct mlp_blocks {
+  uint32_t n, rows[MLP_MAX_BLOCKS];
+  const double *a, *d;
+  uint64_t a_step, d_step, lda, ldd;
+};
+/* For each block, G[j][c] = sum over its s < rows[b], ascending, of
+ * A[s][j] D[s][c] (fused multiply-adds from 0; for each group of 4 j, an s
+ * at which A[s][j..j+3] are all 0 is skipped), added exactly into
+ * out[j * ldo + c] for j < n_j, c < n_c; A has a multiple of 4 columns
+ * >= n_j, D a multiple of 4 >= n_c. A tile of out takes every block's
+ * share before the next tile (it stays in cache).
+ * Both products take idx, scratch of MLP_IDX(n) entries, n the widest
+ * n_in; rows <= MLP_BLOCK. */
+void mlp_mm_tn_xsum(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, dsana_xsum *out, uint64_t ldo,
+                    uint32_t *idx);
+#define MLP_IDX(n) (((size_t)(n) / 4 + 1) * MLP_MAX_BLOCKS * (MLP_BLOCK + 1))
+bool mlp_mm_simd(void);
+void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
+                        uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
+void mlp_mm_tn_xsum_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, dsana_xsum *out, uint64_t ldo,
+                             uint32_t *idx);
+static inline uint32_t mlp_pad4(uint64_t n) { return (uint32_t)((n + 3) & ~3ull); }
+
+/* mlp_view.c: the network as a task sees it, with buffers for nb blocks */
+struct mlp_view {
+  uint32_t L, act, nb;
+  uint32_t n[MLP_MAX_LAYERS + 1], np[MLP_MAX_LAYERS + 1]; /* widths, padded to 4 */
+  double *w[MLP_MAX_LAYERS + 1];                          /* W_l, n_{l-1} x np_l (padding 0) */
+  double *wt[MLP_MAX_LAYERS + 1];                         /* W_l^T, n_l x np_{l-1} (l >= 2, with backward) */
+  double *b[MLP_MAX_LAYERS + 1];                          /* b_l, np_l */
+  /* per layer l = 0..L and block, MLP_BLOCK x np_l: the layer's output
+   * (l = 0: the input rows; L: the scores), and dloss/d(its pre-activation) */
+  double *out[MLP_MAX_LAYERS + 1], *delta[MLP_MAX_LAYERS + 1];
+  uint32_t *idx; /* the products' scratch */
+  void *mem;
+};
+/* Layer l's buffer of block b. */
+static inline double *mlp_blk(const struct mlp_view *v, double *const *buf, uint32_t l, uint32_t b) {
+  return buf[l] + (size_t)b * MLP_BLOCK * v->np[l];
+}
+/* A view of parameters p (the table's layout, keys w_off/b_off) for layer
+ * widths n[0..L], with room for nb <= MLP_MAX_BLOCKS blocks; `backward`
+ * adds the transposed weights. 0 or DSANA_ENOMEM. */
+int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_act act, const double *p,
+                  const uint64_t *w_off, const uint64_t *b_off, bool backward, uint32_t nb);
+void mlp_view_close(struct mlp_view *v);
+/* Rows rows[0..m) of ds through the network in block b: out[L] gets the scores. */
+void mlp_forward(struct mlp_view *v, uint32_t b, const struct dsana_dataset *ds, const uint64_t *rows, uint32_t m);
+/* Block b's deltas below the top (delta[L], set by the caller, padded with 0). */
+void mlp_backprop(struct mlp_view *v, uint32_t b, uint32_t m);
+/* A row's softmax cross-entropy for class y from scores z (K classes),
+ * dloss/dz into gz (may be NULL), whether the top class is y. */
+double mlp_softmax_loss(const double *z, uint32_t K, uint32_t y, double *gz, bool *right);
+
+/* mlp_task.c */
+int mlp_run_task(void *app, struct dsana_task_ctx *ctx);
+
+/* mlp_server.c */
+int mlp_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values);
+int mlp_finish(void *app, struct dsana_shard_ctx *ctx);
+int mlp_update(void *app, struct dsana_shard_ctx *ctx);
+int mlp_reduce(void *app, struct dsana_reduce_ctx *ctx);
+
+/* mlp_model.c */
+int mlp_output(void *app, const double *values, uint64_t n, uint32_t width, const struct dsana_run_summary *run,
+               char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,168 @@
+/*
+ * mlp_net.c - the MLP app's network layout in the parameter table, its
+ * initial weights, the batch schedule, and the tasks it declares (mlp.h).
+ *
+ * Any thread: everything here is a pure function of the app's options and
+ * its training set.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apps/common/shuffle.h"
+#include "mlp.h"
+
+uint64_t mlp_offsets(uint32_t L, const uint32_t *width, uint64_t *w_off, uint64_t *b_off) {
+  uint64_t k = 0;
+  for (uint32_t l = 1; l <= L; l++) {
+    w_off[l] = k;
+    k += (uint64_t)width[l - 1] * width[l];
+    b_off[l] = k;
+    k += width[l];
+  }
+  return k;
+}
+
+int mlp_layout(struct mlp_app *a, char *err, size_t errlen) {
+  const struct dsana_dataset *ds = &a->d.train;
+  if (a->d.n_classes < 2 || a->d.n_classes > MLP_MAX_CLASSES || ds->n_features > MLP_MAX_WIDTH) {
+    snprintf(err, errlen, "%s: %llu classes and %llu features (the MLP takes 2 to %d classes, up to %d features)",
+             a->d.train_path, (unsigned long long)a->d.n_classes, (unsigned long long)ds->n_features, MLP_MAX_CLASSES,
+             MLP_MAX_WIDTH);
+    return DSANA_EFORMAT;
+  }
+  a->n_layers = a->n_hidden + 1;
+  a->width[0] = (uint32_t)ds->n_features;
+  for (uint32_t l = 1; l < a->n_layers; l++)
+    a->width[l] = a->hidden[l - 1];
+  a->width[a->n_layers] = (uint32_t)a->d.n_classes;
+  uint64_t k = mlp_offsets(a->n_layers, a->width, a->w_off, a->b_off);
+  if (k > MLP_MAX_PARAMS) {
+    snprintf(err, errlen, "%s: the network has %llu parameters, above the limit of %llu", a->d.train_path,
+             (unsigned long long)k, MLP_MAX_PARAMS);
+    return DSANA_ERANGE;
+  }
+  a->n_params = k;
+  uint64_t n = ds->n_rows, b = a->batch < n ? a->batch : n;
+  a->spe = (n + b - 1) / b;
+  a->n_blocks = (uint32_t)((b + MLP_BLOCK - 1) / MLP_BLOCK);
+  if (!a->max_iter_set) {
+    uint64_t it = (uint64_t)a->epochs * a->spe + 1;
+    if (it > 100000000) {
+      snprintf(err, errlen, "--epochs %u: %llu steps, above the limit of 10^8", a->epochs, (unsigned long long)it);
+      return DSANA_ERANGE;
+    }
+    a->max_iter = (uint32_t)it;
+  }
+  return 0;
+}
+
+uint32_t mlp_layer_of(const struct mlp_app *a, uint64_t k, bool *weight) {
+  uint32_t l = 1;
+  while (l < a->n_layers && k >= a->w_off[l + 1])
+    l++;
+  *weight = k < a->b_off[l];
+  return l;
+}
+
+double mlp_initial(const struct mlp_app *a, uint64_t k) {
+  bool weight;
+  uint32_t l = mlp_layer_of(a, k, &weight);
+  double bound = sqrt(6.0 / ((double)a->width[l - 1] + (double)a->width[l]));
+  uint64_t h = shuffle_mix64(shuffle_mix64(a->seed ^ 0x243f6a8885a308d3ULL) + k);
+  double u = (double)(h >> 11) * 0x1p-53; /* [0, 1) */
+  return bound * (2 * u - 1);
+}
+
+bool mlp_final(const struct mlp_app *a, uint32_t iter) { return iter >= a->max_iter; }
+
+uint64_t mlp_batch_rows(const struct mlp_app *a, uint32_t iter) {
+  uint64_t n = a->d.train.n_rows, b = a->batch < n ? a->batch : n;
+  if (mlp_final(a, iter))
+    return n;
+  uint64_t p0 = (uint64_t)((iter - 1) % a->spe) * b;
+  return p0 + b < n ? b : n - p0;
+}
+
+bool mlp_scores_test(const struct mlp_app *a, uint32_t iter) {
+  return a->d.test_path[0] && (mlp_final(a, iter) || (iter - 1) % a->spe == 0);
+}
+
+uint32_t mlp_block_rows(const struct mlp_app *a, uint32_t iter, uint64_t blk, uint64_t *rows) {
+  uint64_t n = a->d.train.n_rows, b = a->batch < n ? a->batch : n, s = iter - 1;
+  uint64_t p0 = (s % a->spe) * b, p1 = p0 + b < n ? p0 + b : n, lo = p0 + blk * MLP_BLOCK;
+  uint64_t hi = lo + MLP_BLOCK < p1 ? lo + MLP_BLOCK : p1;
+  struct shuffle f;
+  shuffle_init(&f, a->seed, s / a->spe, n);
+  uint32_t m = 0;
+  for (uint64_t p = lo; p < hi; p++)
+    rows[m++] = shuffle_row(&f, p);
+  return m;
+}
+
+/* Training tasks: runs of the batch's blocks; test tasks: row ranges of
+ * the test set, run on the iterations that score it. */
+static int declare_tasks(struct mlp_app *a, struct dsana_job *job, uint32_t want) {
+  uint32_t nt = want < a->n_blocks ? want : a->n_blocks, ne = 0; /* a task of whole blocks */
+  uint64_t tn = a->d.test_path[0] ? a->d.test.n_rows : 0;
+  if (tn)
+    ne = want / 2 ? want / 2 : 1;
+  if (ne > tn)
+    ne = (uint32_t)tn;
+  struct dsana_task_decl *t = calloc((size_t)nt + ne + 1, sizeof *t);
+  free(a->test_cut); /* a setup() run before (the launcher's check) */
+  free(a->checked);
+  a->test_cut = malloc(sizeof *a->test_cut * ((size_t)ne + 1));
+  a->checked = calloc((size_t)nt + ne + 1, 1);
+  if (!t || !a->test_cut || !a->checked) {
+    free(t);
+    return DSANA_ENOMEM;
+  }
+  for (uint32_t i = 0; i < nt; i++) {
+    uint64_t lo = (uint64_t)a->n_blocks * i / nt, hi = (uint64_t)a->n_blocks * (i + 1) / nt;
+    t[i] = (struct dsana_task_decl){.lo = lo, .hi = hi, .cost = (double)(hi - lo) * MLP_BLOCK};
+  }
+  for (uint32_t i = 0; i <= ne; i++)
+    a->test_cut[i] = tn * i / (ne ? ne : 1);
+  for (uint32_t i = 0; i < ne; i++)
+    t[nt + i] = (struct dsana_task_decl){
+        .lo = a->test_cut[i], .hi = a->test_cut[i + 1], .cost = (double)(a->test_cut[i + 1] - a->test_cut[i]) / 4 + 1};
+  a->n_train_tasks = nt;
+  a->n_test_tasks = ne;
+  int rc = dsana_job_set_tasks(job, t, nt + ne);
+  free(t);
+  return rc;
+}
+
+int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errlen) {
+  struct dsana_job_info info;
+  dsana_job_get_info(job, &info);
+  uint32_t id;
+  int rc = 0;
+  if ((rc = dsana_job_add_table(job, "w", a->n_params, 1, DSANA_RULE_DERIVED, &id)) != 0 || id != MLP_T_W ||
+      (rc = dsana_job_add_table(job, "g", a->n_params, 1, DSANA_RULE_SUM, &id)) != 0 || id != MLP_T_G ||
+      (rc = dsana_job_add_table(job, "state", a->n_params, MLP_STATE_SLOTS, DSANA_RULE_STATE, &id)) != 0 ||
+      id != MLP_T_STATE || (rc = declare_tasks(a, job, info.n_workers * info.tasks_per_worker)) != 0) {
+    snprintf(err, errlen, "%s: %s", a->d.train_path,
+             dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc ? rc : DSANA_EINVAL));
+    return rc ? rc : DSANA_EINVAL;
+  }
+  rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, MLP_T_W, 0, a->n_params);
+  for (uint32_t t = 0; !rc && t < a->n_train_tasks; t++)
+    rc = dsana_job_task_writes(job, t, MLP_T_G, 0, a->n_params);
+  if (!rc)
+    rc = dsana_job_set_result_table(job, MLP_T_W);
+  if (!rc)
+    rc = dsana_job_set_sums(job, MLP_N_SUMS);
+  dsana_job_set_convergence(job, 0, a->max_iter);
+  dsana_job_add_fact(job, "rows", (double)a->d.train.n_rows);
+  dsana_job_add_fact(job, "features", (double)a->d.train.n_features);
+  dsana_job_add_fact(job, "classes", (double)a->d.n_classes);
+  dsana_job_add_fact(job, "parameters", (double)a->n_params);
+  if (a->d.test_path[0])
+    dsana_job_add_fact(job, "test_rows", (double)a->d.test.n_rows);
+  if (rc)
+    snprintf(err, errlen, "%s: %s", a->d.train_path, dsana_strerror(rc));
+  return rc;
+}

@@ -1,0 +1,127 @@
+/*
+ * mlp_server.c - the MLP app on a server and the scheduler (mlp.h).
+ *
+ * init(): the parameters' initial values (mlp_initial); velocities 0.
+ * finish(): once a key range's gradient is complete, the step's gradient
+ *   g = (sum of the batch's loss gradients + l2 w) / B (no l2 on the
+ *   biases), kept in the state; |w|^2 and |g|^2 into the sums.
+ * update(): after the commit, SGD with momentum mu and rate eta, as
+ *   scikit-learn's MLPClassifier(solver='sgd'):
+ *     v <- mu v - eta g;   w <- w + v                (--nesterov: w + mu v - eta g)
+ *   the last iteration takes no step.
+ * reduce(): the batch's loss (mean cross-entropy + (l2 / 2B) |W|^2, as
+ *   scikit-learn's loss_curve_) and accuracy, and at each epoch's start
+ *   the means of the epoch before (a row of the terminal's table).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "mlp.h"
+
+int mlp_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values) {
+  const struct mlp_app *a = app;
+  if (table != MLP_T_W)
+    return 0;
+  for (uint64_t k = lo; k < hi; k++)
+    values[k] = mlp_initial(a, k);
+  return 0;
+}
+
+int mlp_finish(void *app, struct dsana_shard_ctx *ctx) {
+  const struct mlp_app *a = app;
+  if (ctx->iter == 0 || mlp_final(a, ctx->iter))
+    return 0;
+  const double inv_b = 1.0 / (double)mlp_batch_rows(a, ctx->iter);
+  const double *w = ctx->old_values[MLP_T_W], *g = ctx->new_values[MLP_T_G];
+  double *st = ctx->new_values[MLP_T_STATE];
+  for (uint64_t k = ctx->lo; k < ctx->hi;) {
+    bool weight;
+    uint32_t l = mlp_layer_of(a, k, &weight);
+    uint64_t end = weight ? a->b_off[l] : a->b_off[l] + a->width[l];
+    end = end < ctx->hi ? end : ctx->hi;
+    for (; k < end; k++) {
+      double gv = (g[k] + (weight ? a->l2 * w[k] : 0.0)) * inv_b;
+      st[k * MLP_STATE_SLOTS + MLP_S_G] = gv;
+      if (weight)
+        dsana_xsum_add(&ctx->sums[MLP_SUM_WW], w[k] * w[k]);
+      dsana_xsum_add(&ctx->sums[MLP_SUM_GG], gv * gv);
+    }
+  }
+  return 0;
+}
+
+int mlp_update(void *app, struct dsana_shard_ctx *ctx) {
+  const struct mlp_app *a = app;
+  const double *w0 = ctx->old_values[MLP_T_W];
+  double *w = ctx->new_values[MLP_T_W], *st = ctx->new_values[MLP_T_STATE];
+  if (ctx->iter == 0)
+    return 0;
+  bool step = ctx->globals[MLP_G_FINAL] == 0;
+  for (uint64_t k = ctx->lo; k < ctx->hi; k++) {
+    if (!step) {
+      w[k] = w0[k];
+      continue;
+    }
+    double *v = &st[k * MLP_STATE_SLOTS + MLP_S_V], g = st[k * MLP_STATE_SLOTS + MLP_S_G];
+    *v = a->momentum * *v - a->lr * g;
+    w[k] = w0[k] + (a->nesterov ? a->momentum * *v - a->lr * g : *v);
+  }
+  return 0;
+}
+
+/* At an epoch's start (and at the end of a run of whole epochs): the mean
+ * loss and accuracy of the epoch before over its batches (NaN else); then
+ * this step's batch joins the running sums in the globals. */
+static void epoch_metrics(const struct mlp_app *a, struct dsana_reduce_ctx *ctx, double loss, double right, double b,
+                          bool step, double *ep_loss, double *ep_acc) {
+  double *gl = ctx->globals;
+  *ep_loss = *ep_acc = NAN;
+  if ((ctx->iter - 1) % a->spe == 0 && gl[MLP_G_EP_ROWS] > 0) {
+    *ep_loss = gl[MLP_G_EP_LOSS] / gl[MLP_G_EP_ROWS];
+    *ep_acc = gl[MLP_G_EP_RIGHT] / gl[MLP_G_EP_ROWS];
+    gl[MLP_G_EP_LOSS] = gl[MLP_G_EP_RIGHT] = gl[MLP_G_EP_ROWS] = 0;
+  }
+  if (step) {
+    gl[MLP_G_EP_LOSS] += loss * b;
+    gl[MLP_G_EP_RIGHT] += right;
+    gl[MLP_G_EP_ROWS] += b;
+  }
+}
+
+int mlp_reduce(void *app, struct dsana_reduce_ctx *ctx) {
+  const struct mlp_app *a = app;
+  double *gl = ctx->globals;
+  const double *s = ctx->sums;
+  if (ctx->iter == 0) {
+    memset(gl, 0, sizeof(double) * DSANA_MAX_GLOBALS);
+    ctx->residual = INFINITY;
+    return 0;
+  }
+  bool final = mlp_final(a, ctx->iter), scored = mlp_scores_test(a, ctx->iter);
+  double b = (double)mlp_batch_rows(a, ctx->iter), nt = (double)a->d.test.n_rows;
+  double loss = s[MLP_SUM_LOSS] / b + (final ? 0 : 0.5 * a->l2 * s[MLP_SUM_WW] / b), ep_loss = NAN, ep_acc = NAN;
+  epoch_metrics(a, ctx, loss, s[MLP_SUM_CORRECT], b, !final, &ep_loss, &ep_acc);
+  gl[MLP_G_FINAL] = final;
+  ctx->converged = false;                                   /* SGD runs its iterations */
+  ctx->quiet_row = !final && (ctx->iter - 1) % a->spe != 0; /* a row per epoch on the terminal */
+  ctx->residual = final ? 0 : sqrt(s[MLP_SUM_GG]);
+  struct {
+    const char *name;
+    double value;
+  } m[] = {{"train_loss", loss},
+           {"train_accuracy", s[MLP_SUM_CORRECT] / b},
+           {"grad_norm", final ? NAN : sqrt(s[MLP_SUM_GG])},
+           {"epochs_done", (double)(ctx->iter - 1) / (double)a->spe},
+           {"epoch_loss", ep_loss},
+           {"epoch_accuracy", ep_acc},
+           {"test_accuracy", scored ? s[MLP_SUM_TCORRECT] / nt : NAN},
+           {"test_logloss",
+            scored && nt > (double)a->d.test_unknown ? s[MLP_SUM_TLOSS] / (nt - (double)a->d.test_unknown) : NAN}};
+  uint32_t k = a->d.test_path[0] ? 8 : 6; /* a fixed set: the table's columns */
+  for (uint32_t i = 0; i < k; i++) {
+    ctx->metrics[i].name = m[i].name;
+    ctx->metrics[i].value = m[i].value;
+  }
+  ctx->n_metrics = k;
+  return 0;
+}

@@ -1,0 +1,149 @@
+/*
+ * mlp_task.c - one task of the MLP app (mlp.h).
+ *
+ * A training task runs the blocks [lo, hi) of its iteration's batch: each
+ * block forward, its softmax loss and top delta, and its deltas down the
+ * layers (mlp_view.c); then each layer's weight and bias gradients of
+ * every block, added exactly into the task's push (a tile of the push
+ * takes all the blocks' shares at once, mlp_mm.c). The last iteration's
+ * tasks evaluate a share of every training row instead, and test tasks
+ * their rows, both forward only.
+ *
+ * Any thread: a task owns its view and reads the data and the parameters.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "mlp.h"
+
+/* Loss and accuracy of block b's rows into the sums (test: the test
+ * columns); with `delta`, dloss/dscores into the block's top delta. */
+static void score_rows(const struct mlp_app *a, struct mlp_view *v, uint32_t b, const struct dsana_dataset *ds,
+                       const uint64_t *rows, uint32_t m, bool test, bool delta, dsana_xsum *sums) {
+  uint32_t L = v->L, K = v->n[L], npk = v->np[L];
+  double *z = mlp_blk(v, v->out, L, b), *d = mlp_blk(v, v->delta, L, b);
+  if (delta) /* padding: columns past K, rows past m */
+    memset(d, 0, sizeof(double) * mlp_pad4(m) * npk);
+  for (uint32_t s = 0; s < m; s++) {
+    bool right = false, known = !test || a->d.test_class_ok[rows[s]];
+    double loss = 0;
+    if (known)
+      loss = mlp_softmax_loss(z + (size_t)s * npk, K, sup_data_class_of(&a->d, ds->label[rows[s]]),
+                              delta ? d + (size_t)s * npk : NULL, &right);
+    dsana_xsum_add(&sums[test ? MLP_SUM_TLOSS : MLP_SUM_LOSS], loss);
+    dsana_xsum_add(&sums[test ? MLP_SUM_TCORRECT : MLP_SUM_CORRECT], right);
+  }
+}
+
+/* The gradients of the view's first nb blocks (rows[b] rows each), layer
+ * by layer, into out. */
+static void gradients(const struct mlp_app *a, struct mlp_view *v, uint32_t nb, const uint32_t *rows, dsana_xsum *out) {
+  for (uint32_t l = v->L; l >= 1; l--) {
+    uint32_t no = v->n[l], npo = v->np[l];
+    struct mlp_blocks bk = {.n = nb,
+                            .a = v->out[l - 1],
+                            .d = v->delta[l],
+                            .a_step = (uint64_t)MLP_BLOCK * v->np[l - 1],
+                            .d_step = (uint64_t)MLP_BLOCK * npo,
+                            .lda = v->np[l - 1],
+                            .ldd = npo};
+    memcpy(bk.rows, rows, sizeof(uint32_t) * nb);
+    mlp_mm_tn_xsum(&bk, v->n[l - 1], no, out + a->w_off[l], no, v->idx);
+    for (uint32_t b = 0; b < nb; b++) {
+      const double *d = mlp_blk(v, v->delta, l, b);
+      for (uint32_t c = 0; c < no; c++) {
+        double g = 0;
+        for (uint32_t s = 0; s < rows[b]; s++)
+          g += d[(size_t)s * npo + c];
+        dsana_xsum_add(&out[a->b_off[l] + c], g);
+      }
+    }
+  }
+}
+
+/* A mapped file's rows are checked once per process, the training set
+ * whole (batches visit every row). */
+static pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int check_rows(struct mlp_app *a, const struct dsana_task_ctx *ctx, bool test) {
+  uint8_t *flag = test ? &a->checked[ctx->task] : &a->checked[a->n_train_tasks + a->n_test_tasks];
+  pthread_mutex_lock(&check_lock);
+  int rc = 0;
+  if (!*flag) {
+    char err[256];
+    rc = test ? dsana_dataset_check(&a->d.test, ctx->lo, ctx->hi, err, sizeof err)
+              : dsana_dataset_check(&a->d.train, 0, a->d.train.n_rows, err, sizeof err);
+    *flag = rc == 0;
+  }
+  pthread_mutex_unlock(&check_lock);
+  return rc;
+}
+
+/* Rows [lo, hi) of ds forward, a block at a time: loss and accuracy only. */
+static void evaluate(const struct mlp_app *a, struct mlp_view *v, const struct dsana_dataset *ds, uint64_t lo,
+                     uint64_t hi, bool test, dsana_xsum *sums) {
+  uint64_t rows[MLP_BLOCK];
+  for (uint64_t i = lo; i < hi; i += MLP_BLOCK) {
+    uint32_t m = (uint32_t)(hi - i < MLP_BLOCK ? hi - i : MLP_BLOCK);
+    for (uint32_t s = 0; s < m; s++)
+      rows[s] = i + s;
+    mlp_forward(v, 0, ds, rows, m);
+    score_rows(a, v, 0, ds, rows, m, test, false, sums);
+  }
+}
+
+/* The task's blocks, up to v->nb at a time. */
+static int train(struct mlp_app *a, struct dsana_task_ctx *ctx, struct mlp_view *v) {
+  uint64_t rows[MLP_BLOCK];
+  uint32_t m[MLP_MAX_BLOCKS];
+  dsana_xsum *out = NULL;
+  double done = 0;
+  for (uint64_t blk = ctx->lo; blk < ctx->hi;) {
+    uint32_t nb = 0;
+    for (; nb < v->nb && blk < ctx->hi; nb++, blk++) {
+      if (!(m[nb] = mlp_block_rows(a, ctx->iter, blk, rows)))
+        break;
+      mlp_forward(v, nb, &a->d.train, rows, m[nb]);
+      score_rows(a, v, nb, &a->d.train, rows, m[nb], false, true, ctx->sums);
+      mlp_backprop(v, nb, m[nb]);
+      done += m[nb];
+    }
+    if (nb == 0)
+      break;
+    if (!out && !(out = dsana_push_xsum(ctx, MLP_T_G)))
+      return DSANA_ESTATE;
+    gradients(a, v, nb, m, out);
+    if (nb < v->nb && blk < ctx->hi) /* the batch ended inside the task */
+      break;
+  }
+  ctx->cost = done + 1;
+  return 0;
+}
+
+int mlp_run_task(void *app, struct dsana_task_ctx *ctx) {
+  struct mlp_app *a = app;
+  bool test = ctx->task >= a->n_train_tasks, final = mlp_final(a, ctx->iter), learn = !test && !final;
+  const double *p = dsana_read(ctx, MLP_T_W);
+  if (!p)
+    return DSANA_ESTATE;
+  if (test && !mlp_scores_test(a, ctx->iter)) {
+    ctx->cost = 1; /* the test set is scored once an epoch */
+    return 0;
+  }
+  uint64_t span = ctx->hi - ctx->lo;
+  uint32_t nb = learn ? (uint32_t)(span < MLP_MAX_BLOCKS ? span : MLP_MAX_BLOCKS) : 1;
+  int rc = check_rows(a, ctx, test);
+  struct mlp_view v;
+  if (rc || (rc = mlp_view_open(&v, a->n_layers, a->width, a->act, p, a->w_off, a->b_off, learn, nb)) != 0)
+    return rc;
+  if (test) {
+    evaluate(a, &v, &a->d.test, ctx->lo, ctx->hi, true, ctx->sums);
+  } else if (final) { /* this task's share of every training row */
+    uint64_t n = a->d.train.n_rows;
+    evaluate(a, &v, &a->d.train, n * ctx->lo / a->n_blocks, n * ctx->hi / a->n_blocks, false, ctx->sums);
+  } else {
+    rc = train(a, ctx, &v);
+  }
+  mlp_view_close(&v);
+  return rc;
+}

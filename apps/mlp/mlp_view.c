@@ -1,0 +1,157 @@
+/*
+ * mlp_view.c - the network as a task (or `dsana mlp predict`) sees it
+ * (mlp.h): a copy of the parameters with every layer padded to a multiple
+ * of 4 units (the products' vectors), the transposed weights for the
+ * backward pass, and per block of rows each layer's outputs and deltas.
+ *
+ * Any thread: a view belongs to the task that opened it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlp.h"
+
+static size_t round64(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
+
+/* Bytes of the view, laid out as mlp_view_open() carves them. */
+static size_t view_bytes(const struct mlp_view *v, bool backward, size_t *idx_n) {
+  size_t total = 0, widest = 0;
+  for (uint32_t l = 0; l <= v->L; l++) {
+    widest = v->np[l] > widest ? v->np[l] : widest;
+    total += 2 * round64(sizeof(double) * MLP_BLOCK * v->nb * v->np[l]); /* out, delta */
+    if (l == 0)
+      continue;
+    total += round64(sizeof(double) * v->n[l - 1] * v->np[l]) + round64(sizeof(double) * v->np[l]);
+    if (backward && l >= 2)
+      total += round64(sizeof(double) * v->n[l] * v->np[l - 1]);
+  }
+  *idx_n = MLP_IDX(widest);
+  return total + round64(sizeof(uint32_t) * *idx_n);
+}
+
+/* W_l padded (rows np_l wide, zeros past n_l) and b_l, from m; the new m. */
+static char *copy_layer(struct mlp_view *v, uint32_t l, const double *p, uint64_t w_off, uint64_t b_off, char *m) {
+  uint32_t ni = v->n[l - 1], no = v->n[l], npo = v->np[l];
+  double *w = v->w[l] = (double *)m;
+  m += round64(sizeof(double) * ni * npo);
+  for (uint32_t i = 0; i < ni; i++) {
+    memcpy(w + (size_t)i * npo, p + w_off + (size_t)i * no, sizeof(double) * no);
+    memset(w + (size_t)i * npo + no, 0, sizeof(double) * (npo - no));
+  }
+  v->b[l] = (double *)m;
+  memcpy(v->b[l], p + b_off, sizeof(double) * no);
+  memset(v->b[l] + no, 0, sizeof(double) * (npo - no));
+  return m + round64(sizeof(double) * npo);
+}
+
+/* W_l^T (n_l rows np_{l-1} wide, zeros past n_{l-1}), from m; the new m. */
+static char *transpose_layer(struct mlp_view *v, uint32_t l, const double *p, uint64_t w_off, char *m) {
+  uint32_t ni = v->n[l - 1], no = v->n[l], npi = v->np[l - 1];
+  double *wt = v->wt[l] = (double *)m;
+  for (uint32_t c = 0; c < no; c++) {
+    for (uint32_t i = 0; i < ni; i++)
+      wt[(size_t)c * npi + i] = p[w_off + (size_t)i * no + c];
+    memset(wt + (size_t)c * npi + ni, 0, sizeof(double) * (npi - ni));
+  }
+  return m + round64(sizeof(double) * no * npi);
+}
+
+int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_act act, const double *p,
+                  const uint64_t *w_off, const uint64_t *b_off, bool backward, uint32_t nb) {
+  memset(v, 0, sizeof *v);
+  v->L = L;
+  v->act = act;
+  v->nb = nb;
+  for (uint32_t l = 0; l <= L; l++) {
+    v->n[l] = n[l];
+    v->np[l] = mlp_pad4(n[l]);
+  }
+  size_t idx_n, bytes = view_bytes(v, backward, &idx_n);
+  char *m = aligned_alloc(64, bytes);
+  if (!m)
+    return DSANA_ENOMEM;
+  v->mem = m;
+  for (uint32_t l = 0; l <= L; l++) {
+    size_t blocks = round64(sizeof(double) * MLP_BLOCK * nb * v->np[l]);
+    v->out[l] = (double *)m;
+    v->delta[l] = (double *)(m + blocks);
+    m += 2 * blocks;
+    if (l >= 1)
+      m = copy_layer(v, l, p, w_off[l], b_off[l], m);
+    if (l >= 2 && backward)
+      m = transpose_layer(v, l, p, w_off[l], m);
+  }
+  v->idx = (uint32_t *)m;
+  return 0;
+}
+
+void mlp_view_close(struct mlp_view *v) {
+  free(v->mem);
+  v->mem = NULL;
+}
+
+/* The rows as a dense matrix (features below n_0), zero rows up to the 4-padding. */
+static void load_rows(struct mlp_view *v, double *x, const struct dsana_dataset *ds, const uint64_t *rows, uint32_t m) {
+  uint32_t np0 = v->np[0];
+  memset(x, 0, sizeof(double) * mlp_pad4(m) * np0);
+  for (uint32_t s = 0; s < m; s++)
+    for (uint64_t e = ds->row_off[rows[s]]; e < ds->row_off[rows[s] + 1] && ds->col[e] < v->n[0]; e++)
+      x[(size_t)s * np0 + ds->col[e]] = dsana_dataset_val(ds, e);
+}
+
+static void activate(const struct mlp_view *v, double *z, size_t count) {
+  if (v->act == MLP_RELU)
+    for (size_t i = 0; i < count; i++)
+      z[i] = z[i] > 0 ? z[i] : 0;
+  else
+    for (size_t i = 0; i < count; i++)
+      z[i] = tanh(z[i]);
+}
+
+void mlp_forward(struct mlp_view *v, uint32_t b, const struct dsana_dataset *ds, const uint64_t *rows, uint32_t m) {
+  uint32_t mp = mlp_pad4(m);
+  load_rows(v, mlp_blk(v, v->out, 0, b), ds, rows, m);
+  for (uint32_t l = 1; l <= v->L; l++) {
+    double *z = mlp_blk(v, v->out, l, b);
+    mlp_mm_nn(mp, v->n[l - 1], v->np[l], mlp_blk(v, v->out, l - 1, b), v->np[l - 1], v->w[l], v->np[l], v->b[l], z,
+              v->np[l], v->idx);
+    if (l < v->L)
+      activate(v, z, (size_t)mp * v->np[l]);
+  }
+}
+
+void mlp_backprop(struct mlp_view *v, uint32_t b, uint32_t m) {
+  uint32_t mp = mlp_pad4(m);
+  for (uint32_t l = v->L; l >= 2; l--) { /* delta_{l-1} = (delta_l W_l^T) * act'(out_{l-1}) */
+    uint32_t np = v->np[l - 1];
+    double *d = mlp_blk(v, v->delta, l - 1, b);
+    const double *h = mlp_blk(v, v->out, l - 1, b);
+    mlp_mm_nn(mp, v->n[l], np, mlp_blk(v, v->delta, l, b), v->np[l], v->wt[l], np, NULL, d, np, v->idx);
+    size_t count = (size_t)mp * np;
+    if (v->act == MLP_RELU)
+      for (size_t i = 0; i < count; i++)
+        d[i] = h[i] > 0 ? d[i] : 0;
+    else
+      for (size_t i = 0; i < count; i++)
+        d[i] *= 1 - h[i] * h[i];
+  }
+}
+
+/* dloss/dz below this is taken as 0 (its products would be subnormal). */
+#define MLP_GRAD_FLOOR 0x1p-200
+
+double mlp_softmax_loss(const double *z, uint32_t K, uint32_t y, double *gz, bool *right) {
+  uint32_t best = 0;
+  for (uint32_t c = 1; c < K; c++)
+    best = z[c] > z[best] ? c : best;
+  double mx = z[best], s = 0;
+  for (uint32_t c = 0; c < K; c++)
+    s += exp(z[c] - mx);
+  for (uint32_t c = 0; gz && c < K; c++) {
+    double g = exp(z[c] - mx) / s - (c == y);
+    gz[c] = fabs(g) < MLP_GRAD_FLOOR ? 0 : g;
+  }
+  *right = best == y;
+  return mx + log(s) - z[y];
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# test_mlp.sh - `dsana mlp` (a multilayer perceptron, exact mini-batch SGD) end to end:
+#   - one full-batch step from the initial weights is -lr times the gradient
+#     an independent reference (tests/ref/ref_mlp.c) computes, for ReLU and
+#     tanh and two hidden layers, with 3 workers and 2 servers;
+#   - the model file is byte-identical for W 1..4, S 1..3, both modes, a
+#     straggler scenario and roles as processes; another --seed changes it;
+#   - the terminal shows one row an epoch, the metrics every iteration;
+#     the run's train_accuracy is the model's (predict agrees);
+#   - bad options and a bad model: exit 2 and one line.
+# timeout: 30 s (CTest; runs in about 3 s)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_bins
+[ -x "${REF_MLP:-}" ] || die "REF_MLP is not set"
+cd "$T"
+
+"$DSANA" data gen logreg --samples 1200 --features 30 --nnz-per-row 10 --classes 4 --seed 5 --out multi.svm >/dev/null
+
+mlp() { # NAME ARGS...: train multi.svm, model into NAME.model, metrics NAME.jsonl
+  local name=$1
+  shift
+  run_capture "$name" "$DSANA" mlp multi.svm --quiet --model-out "$name.model" --metrics "$name.jsonl" "$@"
+  [ "$RC" -eq 0 ] && [ -s "$name.model" ]
+}
+
+# ------------------------------------------------- one full-batch step
+for act in relu tanh; do
+  if mlp "zero.$act" --hidden 7,5 --activation "$act" --batch 1200 --max-iter 1 &&
+    mlp "step.$act" --hidden 7,5 --activation "$act" --batch 1200 --max-iter 2 --momentum 0 --lr 0.5 --l2 0.01 \
+      --workers 3 --servers 2; then
+    out=$("$REF_MLP" step multi.svm "zero.$act.model" "step.$act.model" 0.5 0.01)
+    if awk -v o="$out" 'BEGIN { split(o, f, /[= ]/); exit !(f[2] <= 1e-12 * f[4] && f[4] > 0) }'; then
+      pass "$act, hidden 7,5: one full-batch step is -0.5 x the reference's gradient ($out)"
+    else
+      fail "$act: one step differs from the reference: $out"
+    fi
+  else
+    fail "$act one step: rc=$RC $(head -c 300 "step.$act.err" 2>/dev/null)"
+  fi
+done
+
+# ------------------------------------------------------------- exactness
+common=(--hidden 16,8 --batch 100 --epochs 2 --lr 0.05)
+mlp base "${common[@]}" --workers 1 --servers 1 || fail "base: rc=$RC $(head -c 300 base.err)"
+same=0 runs=0
+for W in 1 2 3 4; do
+  for S in 1 2 3; do
+    for mode in bsp dsana; do
+      [ "$W$S$mode" = 11bsp ] && continue
+      [ $(((W + S) % 2)) -eq 0 ] && [ "$mode" = bsp ] && continue # half the bsp runs: the suite's time
+      runs=$((runs + 1))
+      if mlp "x.$W.$S.$mode" "${common[@]}" --workers "$W" --servers "$S" --mode "$mode" &&
+        cmp -s base.model "x.$W.$S.$mode.model"; then
+        same=$((same + 1))
+      else
+        fail "W=$W S=$S --mode $mode: model differs from W=1 S=1 (rc=$RC $(head -c 200 "x.$W.$S.$mode.err"))"
+      fi
+    done
+  done
+done
+[ "$same" -eq "$runs" ] && pass "--hidden 16,8: $runs runs (W 1..4, S 1..3, bsp/dsana) give W=1 S=1's model byte for byte"
+
+printf '{"workers": [{"speed": 1}, {"speed": 1}, {"speed": 0.5}, {"speed": 0.25}], "transient": {"probability": 0.3, "slowdown": 4, "seed": 9}, "ns_per_cost": 300}' >strag.json
+if mlp strag "${common[@]}" --workers 4 --servers 2 --mode dsana --scenario strag.json --tasks-per-worker 4 &&
+  cmp -s base.model strag.model && mlp procs "${common[@]}" --workers 2 --isolate processes &&
+  cmp -s base.model procs.model; then
+  pass "a straggler scenario (speeds 1, 1, 0.5, 0.25, transient 4x; 4 workers, 2 servers) and roles as processes give the same model"
+else
+  fail "stragglers / processes: rc=$RC, model differs or missing $(head -c 200 strag.err) $(head -c 200 procs.err 2>/dev/null)"
+fi
+
+if mlp seed2 "${common[@]}" --seed 2 && ! cmp -s base.model seed2.model; then
+  pass "--seed 2 gives another model"
+else
+  fail "--seed 2: rc=$RC, should differ from the default"
+fi
+
+# ------------------------------------------------ report, metrics, predict
+# 1200 rows in batches of 100: 12 steps an epoch, 2 epochs, then the evaluation.
+run_capture table "$DSANA" mlp multi.svm "${common[@]}" --test multi.svm
+rows=$(awk '$1 ~ /^[0-9]+$/ { printf "%s,", $1 }' table.out)
+iters=$(jq -s '[.[] | select(.type == "iteration")] | length' base.jsonl)
+scored=$(jq -s '[.[] | select(.type == "iteration" and .epoch_loss != null) | .iter] | join(",")' -r base.jsonl)
+if [ "$RC" -eq 0 ] && [ "$rows" = "1,13,25," ] && [ "$iters" -eq 25 ] && [ "$scored" = 13,25 ]; then
+  pass "one table row an epoch (iterations 1, 13, 25), 25 metrics lines, epoch_loss at 13 and 25"
+else
+  fail "report: rc=$RC table rows '$rows' metrics lines $iters epoch_loss at '$scored'"
+fi
+
+run_capture pred "$DSANA" mlp predict base.model multi.svm --out pred.txt
+acc=$(jq -r 'select(.type == "summary") | .train_accuracy' base.jsonl)
+got=$(sed -n 's/accuracy: //p' pred.out)
+if [ "$RC" -eq 0 ] && [ "$(wc -l <pred.txt)" -eq 1200 ] &&
+  awk -v a="$acc" -v b="$got" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < 1e-6 && a > 0.5) }'; then
+  pass "predict: 1200 lines, accuracy $got = the run's final train_accuracy $acc"
+else
+  fail "predict: rc=$RC accuracy '$got' vs run's '$acc' $(head -c 200 pred.err)"
+fi
+
+# ------------------------------------------------------------- bad input
+for bad in "--hidden 0" "--hidden 8,,4" "--hidden 1,2,3,4,5,6,7,8" "--activation sigmoid" "--momentum 1" \
+  "--lr 0" "--batch 0" "--epochs 0"; do
+  # shellcheck disable=SC2086
+  run_capture bad "$DSANA" mlp multi.svm $bad --quiet
+  if [ "$RC" -eq 2 ] && [ "$(wc -l <bad.err)" -eq 1 ] && grep -q -- "${bad%% *}" bad.err; then
+    pass "mlp $bad: exit 2, one line naming the option"
+  else
+    fail "mlp $bad: rc=$RC $(cat bad.err)"
+  fi
+done
+printf '# dsana mlp model\n# layers 1 widths 30 4 activation relu\n# labels 0 1 2 3\n0.5\n' >short.model
+run_capture badmodel "$DSANA" mlp predict short.model multi.svm --out p2.txt
+if [ "$RC" -eq 2 ] && grep -q "short.model: parameter 2 missing" badmodel.err && [ ! -e p2.txt ]; then
+  pass "predict with a truncated model: exit 2 naming the file and the parameter, no output"
+else
+  fail "truncated model: rc=$RC $(cat badmodel.err)"
+fi
+finish
