@@ -32,6 +32,7 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 [[ $epochs =~ ^[1-9][0-9]*$ ]] || die "--epochs needs a positive integer"
+bench_init
 
 FM=/usr/share/datasets/fashion-mnist
 [[ -r $FM/train-images-idx3-ubyte.gz ]] || die "Fashion-MNIST missing: apt-get install dataset-fashion-mnist"
