@@ -18,13 +18,11 @@
 
 static void report(struct dsana_reduce_ctx *ctx) {
   const double *s = ctx->sums;
-  const char *names[] = {"objective", "changed", "empty", "shift", "moved"};
-  const double values[] = {s[KM_SUM_OBJ], s[KM_SUM_CHANGED], s[KM_SUM_EMPTY], s[KM_SUM_SHIFT], s[KM_SUM_MOVED]};
-  for (uint32_t i = 0; i < 5; i++) {
-    ctx->metrics[i].name = names[i];
-    ctx->metrics[i].value = values[i];
-  }
-  ctx->n_metrics = 5;
+  dsana_reduce_metric(ctx, "objective", s[KM_SUM_OBJ]);
+  dsana_reduce_metric(ctx, "changed", s[KM_SUM_CHANGED]);
+  dsana_reduce_metric(ctx, "empty", s[KM_SUM_EMPTY]);
+  dsana_reduce_metric(ctx, "shift", s[KM_SUM_SHIFT]);
+  dsana_reduce_metric(ctx, "moved", s[KM_SUM_MOVED]);
 }
 
 int km_reduce(void *app, struct dsana_reduce_ctx *ctx) {

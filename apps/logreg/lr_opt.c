@@ -129,23 +129,16 @@ static void on_reject(struct lr_app *a, struct dsana_reduce_ctx *ctx, double f) 
 static void report(struct lr_app *a, struct dsana_reduce_ctx *ctx, double f) {
   const double *s = ctx->sums;
   double n = (double)a->d.train.n_rows;
-  struct {
-    const char *name;
-    double value;
-  } m[] = {
-      {"train_loss", f},
-      {"train_accuracy", s[LR_SUM_CORRECT] / n},
-      {"grad_norm", sqrt(s[LR_SUM_GG])},
-      {"step", ctx->globals[LR_G_ALPHA]},
-      {"train_logloss", s[LR_SUM_LOSS] / n}, /* the data's mean loss alone (scikit-learn's log_loss) */
-      {"test_accuracy", a->d.test_path[0] ? s[LR_SUM_TCORRECT] / (double)a->d.test.n_rows : NAN},
-      {"test_logloss", a->d.test_path[0] ? s[LR_SUM_TLOSS] / (double)(a->d.test.n_rows - a->d.test_unknown) : NAN}};
-  uint32_t k = a->d.test_path[0] ? 7 : 5;
-  for (uint32_t i = 0; i < k; i++) {
-    ctx->metrics[i].name = m[i].name;
-    ctx->metrics[i].value = m[i].value;
+  dsana_reduce_metric(ctx, "train_loss", f);
+  dsana_reduce_metric(ctx, "train_accuracy", s[LR_SUM_CORRECT] / n);
+  dsana_reduce_metric(ctx, "grad_norm", sqrt(s[LR_SUM_GG]));
+  dsana_reduce_metric(ctx, "step", ctx->globals[LR_G_ALPHA]);
+  dsana_reduce_metric(ctx, "train_logloss",
+                      s[LR_SUM_LOSS] / n); /* the data's mean loss alone (scikit-learn's log_loss) */
+  if (a->d.test_path[0]) {
+    dsana_reduce_metric(ctx, "test_accuracy", s[LR_SUM_TCORRECT] / (double)a->d.test.n_rows);
+    dsana_reduce_metric(ctx, "test_logloss", s[LR_SUM_TLOSS] / (double)(a->d.test.n_rows - a->d.test_unknown));
   }
-  ctx->n_metrics = k;
 }
 
 int lr_reduce(void *app, struct dsana_reduce_ctx *ctx) {

@@ -122,22 +122,17 @@ int lr_sgd_reduce(const struct lr_app *a, struct dsana_reduce_ctx *ctx) {
   gl[LR_G_ALPHA] = gl[LR_G_FINAL] != 0 ? 0 : a->lr / sqrt((double)ctx->iter);
   ctx->converged = false; /* SGD runs its --max-iter iterations */
   ctx->residual = sqrt(s[LR_SUM_GG]);
-  struct {
-    const char *name;
-    double value;
-  } m[] = {{"train_loss", s[LR_SUM_LOSS] / b + 0.5 * a->l2 * s[LR_SUM_XX] / n},
-           {"train_accuracy", s[LR_SUM_CORRECT] / b},
-           {"grad_norm", sqrt(s[LR_SUM_GG])},
-           {"step", gl[LR_G_ALPHA]},
-           {"batch_rows", b},
-           {"train_logloss", s[LR_SUM_LOSS] / b}, /* the rows' mean loss alone (scikit-learn's log_loss) */
-           {"test_accuracy", scored ? s[LR_SUM_TCORRECT] / (double)a->d.test.n_rows : NAN},
-           {"test_logloss", scored ? s[LR_SUM_TLOSS] / (double)(a->d.test.n_rows - a->d.test_unknown) : NAN}};
-  uint32_t k = a->d.test_path[0] ? 8 : 6; /* a fixed set: the table's columns */
-  for (uint32_t i = 0; i < k; i++) {
-    ctx->metrics[i].name = m[i].name;
-    ctx->metrics[i].value = m[i].value;
+  dsana_reduce_metric(ctx, "train_loss", s[LR_SUM_LOSS] / b + 0.5 * a->l2 * s[LR_SUM_XX] / n);
+  dsana_reduce_metric(ctx, "train_accuracy", s[LR_SUM_CORRECT] / b);
+  dsana_reduce_metric(ctx, "grad_norm", sqrt(s[LR_SUM_GG]));
+  dsana_reduce_metric(ctx, "step", gl[LR_G_ALPHA]);
+  dsana_reduce_metric(ctx, "batch_rows", b);
+  dsana_reduce_metric(ctx, "train_logloss",
+                      s[LR_SUM_LOSS] / b); /* the rows' mean loss alone (scikit-learn's log_loss) */
+  if (a->d.test_path[0]) {                 /* a fixed set of columns: NaN (null in JSON) when not scored */
+    dsana_reduce_metric(ctx, "test_accuracy", scored ? s[LR_SUM_TCORRECT] / (double)a->d.test.n_rows : NAN);
+    dsana_reduce_metric(ctx, "test_logloss",
+                        scored ? s[LR_SUM_TLOSS] / (double)(a->d.test.n_rows - a->d.test_unknown) : NAN);
   }
-  ctx->n_metrics = k;
   return 0;
 }

@@ -99,29 +99,22 @@ int mlp_reduce(void *app, struct dsana_reduce_ctx *ctx) {
   }
   bool final = mlp_final(a, ctx->iter), scored = mlp_scores_test(a, ctx->iter);
   double b = (double)mlp_batch_rows(a, ctx->iter), nt = (double)a->d.test.n_rows;
-  double loss = s[MLP_SUM_LOSS] / b + (final ? 0 : 0.5 * a->l2 * s[MLP_SUM_WW] / b), ep_loss = NAN, ep_acc = NAN;
+  double loss = s[MLP_SUM_LOSS] / b + (final ? 0 : 0.5 * a->l2 * s[MLP_SUM_WW] / b), ep_loss, ep_acc;
   epoch_metrics(a, ctx, loss, s[MLP_SUM_CORRECT], b, !final, &ep_loss, &ep_acc);
   gl[MLP_G_FINAL] = final;
   ctx->converged = false;                                   /* SGD runs its iterations */
   ctx->quiet_row = !final && (ctx->iter - 1) % a->spe != 0; /* a row per epoch on the terminal */
   ctx->residual = final ? 0 : sqrt(s[MLP_SUM_GG]);
-  struct {
-    const char *name;
-    double value;
-  } m[] = {{"train_loss", loss},
-           {"train_accuracy", s[MLP_SUM_CORRECT] / b},
-           {"grad_norm", final ? NAN : sqrt(s[MLP_SUM_GG])},
-           {"epochs_done", (double)(ctx->iter - 1) / (double)a->spe},
-           {"epoch_loss", ep_loss},
-           {"epoch_accuracy", ep_acc},
-           {"test_accuracy", scored ? s[MLP_SUM_TCORRECT] / nt : NAN},
-           {"test_logloss",
-            scored && nt > (double)a->d.test_unknown ? s[MLP_SUM_TLOSS] / (nt - (double)a->d.test_unknown) : NAN}};
-  uint32_t k = a->d.test_path[0] ? 8 : 6; /* a fixed set: the table's columns */
-  for (uint32_t i = 0; i < k; i++) {
-    ctx->metrics[i].name = m[i].name;
-    ctx->metrics[i].value = m[i].value;
+  dsana_reduce_metric(ctx, "train_loss", loss);
+  dsana_reduce_metric(ctx, "train_accuracy", s[MLP_SUM_CORRECT] / b);
+  dsana_reduce_metric(ctx, "grad_norm", final ? NAN : sqrt(s[MLP_SUM_GG]));
+  dsana_reduce_metric(ctx, "epochs_done", (double)(ctx->iter - 1) / (double)a->spe);
+  dsana_reduce_metric(ctx, "epoch_loss", ep_loss);
+  dsana_reduce_metric(ctx, "epoch_accuracy", ep_acc);
+  if (a->d.test_path[0]) { /* a fixed set of columns: NaN (null in JSON) when not scored */
+    double known = nt - (double)a->d.test_unknown;
+    dsana_reduce_metric(ctx, "test_accuracy", scored ? s[MLP_SUM_TCORRECT] / nt : NAN);
+    dsana_reduce_metric(ctx, "test_logloss", scored && known > 0 ? s[MLP_SUM_TLOSS] / known : NAN);
   }
-  ctx->n_metrics = k;
   return 0;
 }

@@ -300,6 +300,16 @@ struct dsana_reduce_ctx {
   bool quiet_row;
 };
 
+/* Append a named value to reduce()'s metrics (name: a static string);
+ * DSANA_ERANGE, and nothing added, beyond DSANA_MAX_METRICS. */
+static inline int dsana_reduce_metric(struct dsana_reduce_ctx *ctx, const char *name, double value) {
+  if (ctx->n_metrics >= DSANA_MAX_METRICS)
+    return DSANA_ERANGE;
+  ctx->metrics[ctx->n_metrics].name = name;
+  ctx->metrics[ctx->n_metrics++].value = value;
+  return 0;
+}
+
 /* How the run went, for the app's own report. */
 struct dsana_run_summary {
   uint32_t iters;
