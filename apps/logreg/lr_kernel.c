@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apps/common/softmax.h"
 #include "logreg.h"
 
 /* log(1 + e^z), without overflow. */
@@ -55,11 +56,6 @@ static void scores(const struct lr_app *a, const struct lr_view *m, const struct
   lr_row_scores(r, m->w, m->ldw, m->bias, a->kw, z);
 }
 
-/* A row's dloss/dz below this is taken as 0: its products would be
- * subnormal numbers, which cost a CPU a hundred cycles each, and every
- * sum drops them anyway (an exact sum keeps 2^-80 and above). */
-#define LR_GRAD_FLOOR 0x1p-200
-
 /* Loss of scores z for class y, dloss/dz into gz (may be NULL), and
  * whether the predicted class is y. */
 static double loss_of(uint32_t K, const double *z, uint32_t y, double *gz, bool *right) {
@@ -67,24 +63,12 @@ static double loss_of(uint32_t K, const double *z, uint32_t y, double *gz, bool 
     double zz = z[0];
     if (gz) {
       double g = 1.0 / (1.0 + exp(-zz)) - (double)y;
-      gz[0] = fabs(g) < LR_GRAD_FLOOR ? 0 : g;
+      gz[0] = fabs(g) < SOFTMAX_GRAD_FLOOR ? 0 : g;
     }
     *right = (zz > 0) == (y == 1);
     return y ? softplus(-zz) : softplus(zz);
   }
-  uint32_t best = 0;
-  for (uint32_t c = 1; c < K; c++)
-    best = z[c] > z[best] ? c : best;
-  double m = z[best], s = 0, e[LR_MAX_CLASSES];
-  for (uint32_t c = 0; c < K; c++)
-    s += e[c] = exp(z[c] - m);
-  double lse = m + log(s);
-  for (uint32_t c = 0; gz && c < K; c++) { /* p_c = e^(z_c - m) / s */
-    double g = e[c] / s - (c == y);
-    gz[c] = fabs(g) < LR_GRAD_FLOOR ? 0 : g;
-  }
-  *right = best == y;
-  return lse - z[y];
+  return softmax_xent(z, K, y, gz, right);
 }
 
 /* Test rows: loss and accuracy only. */

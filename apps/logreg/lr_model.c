@@ -21,6 +21,7 @@
 
 #include "apps/apps.h"
 #include "apps/common/model_text.h"
+#include "apps/common/softmax.h"
 #include "logreg.h"
 
 struct model_out {
@@ -127,14 +128,7 @@ static uint32_t predict_row(const struct model *m, const struct dsana_dataset *d
     *prob = z[0] > 0 ? p : 1 - p;
     return z[0] > 0;
   }
-  uint32_t best = 0;
-  double s = 0;
-  for (uint32_t c = 1; c < K; c++)
-    best = z[c] > z[best] ? c : best;
-  for (uint32_t c = 0; c < K; c++)
-    s += exp(z[c] - z[best]);
-  *prob = 1 / s;
-  return best;
+  return softmax_top(z, K, prob);
 }
 
 static int fill_predictions(struct dsana_outfile *f, const void *arg) {

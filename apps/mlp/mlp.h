@@ -179,9 +179,6 @@ void mlp_view_close(struct mlp_view *v);
 void mlp_forward(struct mlp_view *v, uint32_t b, const struct dsana_dataset *ds, const uint64_t *rows, uint32_t m);
 /* Block b's deltas below the top (delta[L], set by the caller, padded with 0). */
 void mlp_backprop(struct mlp_view *v, uint32_t b, uint32_t m);
-/* A row's softmax cross-entropy for class y from scores z (K classes),
- * dloss/dz into gz (may be NULL), whether the top class is y. */
-double mlp_softmax_loss(const double *z, uint32_t K, uint32_t y, double *gz, bool *right);
 
 /* mlp_task.c */
 int mlp_run_task(void *app, struct dsana_task_ctx *ctx);

@@ -19,6 +19,7 @@
 
 #include "apps/apps.h"
 #include "apps/common/model_text.h"
+#include "apps/common/softmax.h"
 #include "mlp.h"
 
 static const char *const act_name[] = {"relu", "tanh"};
@@ -140,14 +141,10 @@ static int fill_predictions(struct dsana_outfile *f, const void *arg) {
     mlp_forward(sc->v, 0, sc->ds, rows, n);
     for (uint32_t s = 0; s < n && !bad; s++) {
       const double *z = sc->v->out[m->L] + (size_t)s * sc->v->np[m->L];
-      uint32_t best = 0;
-      double sum = 0;
-      for (uint32_t c = 1; c < K; c++)
-        best = z[c] > z[best] ? c : best;
-      for (uint32_t c = 0; c < K; c++)
-        sum += exp(z[c] - z[best]);
+      double prob;
+      uint32_t best = softmax_top(z, K, &prob);
       sc->right += m->labels[best] == sc->ds->label[i + s];
-      bad = dsana_outfile_printf(f, "%.17g\t%.6f\n", m->labels[best], 1 / sum) < 0;
+      bad = dsana_outfile_printf(f, "%.17g\t%.6f\n", m->labels[best], prob) < 0;
     }
   }
   return bad;

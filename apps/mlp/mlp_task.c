@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "apps/common/softmax.h"
 #include "mlp.h"
 
 /* Loss and accuracy of block b's rows into the sums (test: the test
@@ -28,8 +29,8 @@ static void score_rows(const struct mlp_app *a, struct mlp_view *v, uint32_t b, 
     bool right = false, known = !test || a->d.test_class_ok[rows[s]];
     double loss = 0;
     if (known)
-      loss = mlp_softmax_loss(z + (size_t)s * npk, K, sup_data_class_of(&a->d, ds->label[rows[s]]),
-                              delta ? d + (size_t)s * npk : NULL, &right);
+      loss = softmax_xent(z + (size_t)s * npk, K, sup_data_class_of(&a->d, ds->label[rows[s]]),
+                          delta ? d + (size_t)s * npk : NULL, &right);
     dsana_xsum_add(&sums[test ? MLP_SUM_TLOSS : MLP_SUM_LOSS], loss);
     dsana_xsum_add(&sums[test ? MLP_SUM_TCORRECT : MLP_SUM_CORRECT], right);
   }

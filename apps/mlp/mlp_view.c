@@ -137,21 +137,3 @@ void mlp_backprop(struct mlp_view *v, uint32_t b, uint32_t m) {
         d[i] *= 1 - h[i] * h[i];
   }
 }
-
-/* dloss/dz below this is taken as 0 (its products would be subnormal). */
-#define MLP_GRAD_FLOOR 0x1p-200
-
-double mlp_softmax_loss(const double *z, uint32_t K, uint32_t y, double *gz, bool *right) {
-  uint32_t best = 0;
-  for (uint32_t c = 1; c < K; c++)
-    best = z[c] > z[best] ? c : best;
-  double mx = z[best], s = 0;
-  for (uint32_t c = 0; c < K; c++)
-    s += exp(z[c] - mx);
-  for (uint32_t c = 0; gz && c < K; c++) {
-    double g = exp(z[c] - mx) / s - (c == y);
-    gz[c] = fabs(g) < MLP_GRAD_FLOOR ? 0 : g;
-  }
-  *right = best == y;
-  return mx + log(s) - z[y];
-}
