@@ -46,3 +46,13 @@ uint64_t shuffle_pos(const struct shuffle *f, uint64_t i) {
   } while (i >= f->n);
   return i;
 }
+
+uint64_t shuffle_steps_per_epoch(uint64_t n, uint64_t batch) {
+  uint64_t b = batch < n ? batch : n;
+  return (n + b - 1) / b;
+}
+
+struct shuffle_batch shuffle_batch_of(uint64_t n, uint64_t batch, uint64_t step) {
+  uint64_t b = batch < n ? batch : n, spe = (n + b - 1) / b, p0 = (step % spe) * b;
+  return (struct shuffle_batch){.epoch = step / spe, .p0 = p0, .p1 = p0 + b < n ? p0 + b : n};
+}

@@ -25,6 +25,15 @@ void shuffle_init(struct shuffle *f, uint64_t seed, uint64_t epoch, uint64_t n);
 uint64_t shuffle_row(const struct shuffle *f, uint64_t p);
 /* Row i -> its position in the epoch. */
 uint64_t shuffle_pos(const struct shuffle *f, uint64_t i);
+/* Mini-batch steps over n rows, min(batch, n) rows each: step s = 0, 1, ...
+ * is batch s % spe of epoch s / spe (spe = the steps an epoch, the last
+ * batch of an epoch the rest), the epoch's positions [p0, p1). */
+struct shuffle_batch {
+  uint64_t epoch, p0, p1;
+};
+uint64_t shuffle_steps_per_epoch(uint64_t n, uint64_t batch);
+struct shuffle_batch shuffle_batch_of(uint64_t n, uint64_t batch, uint64_t step);
+
 /* splitmix64's finaliser: a well-mixed 64-bit hash of z. */
 uint64_t shuffle_mix64(uint64_t z);
 

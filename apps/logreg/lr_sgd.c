@@ -32,16 +32,14 @@
 static bool lr_sgd_final(const struct lr_app *a, uint32_t iter) { return iter >= a->max_iter; }
 
 uint64_t lr_sgd_batch_rows(const struct lr_app *a, uint32_t iter) {
-  uint64_t n = a->d.train.n_rows, b = a->batch < n ? a->batch : n, spe = (n + b - 1) / b;
   if (lr_sgd_final(a, iter))
-    return n;
-  uint64_t p0 = (uint64_t)((iter - 1) % spe) * b;
-  return p0 + b < n ? b : n - p0;
+    return a->d.train.n_rows;
+  struct shuffle_batch sb = shuffle_batch_of(a->d.train.n_rows, a->batch, iter - 1);
+  return sb.p1 - sb.p0;
 }
 
 bool lr_sgd_scores_test(const struct lr_app *a, uint32_t iter) {
-  uint64_t n = a->d.train.n_rows, b = a->batch < n ? a->batch : n, spe = (n + b - 1) / b;
-  return lr_sgd_final(a, iter) || (iter - 1) % spe == 0;
+  return lr_sgd_final(a, iter) || (iter - 1) % shuffle_steps_per_epoch(a->d.train.n_rows, a->batch) == 0;
 }
 
 static int u64_cmp(const void *x, const void *y) {
@@ -50,10 +48,11 @@ static int u64_cmp(const void *x, const void *y) {
 }
 
 int lr_sgd_task_rows(const struct lr_app *a, const struct dsana_task_ctx *ctx, uint64_t **rows, uint64_t *n_rows) {
-  uint64_t n = a->d.train.n_rows, b = a->batch < n ? a->batch : n, spe = (n + b - 1) / b;
-  uint64_t s = ctx->iter - 1, p0 = (s % spe) * b, p1 = p0 + b < n ? p0 + b : n, span = ctx->hi - ctx->lo;
+  uint64_t n = a->d.train.n_rows, span = ctx->hi - ctx->lo;
+  struct shuffle_batch sb = shuffle_batch_of(n, a->batch, ctx->iter - 1);
+  uint64_t p0 = sb.p0, p1 = sb.p1, b = p1 - p0;
   struct shuffle f;
-  shuffle_init(&f, a->seed, s / spe, n);
+  shuffle_init(&f, a->seed, sb.epoch, n);
   uint64_t *r = malloc((span < b ? span : b) * sizeof *r + 1), k = 0;
   if (!r)
     return DSANA_ENOMEM;

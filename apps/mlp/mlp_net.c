@@ -45,7 +45,7 @@ int mlp_layout(struct mlp_app *a, char *err, size_t errlen) {
   }
   a->n_params = k;
   uint64_t n = ds->n_rows, b = a->batch < n ? a->batch : n;
-  a->spe = (n + b - 1) / b;
+  a->spe = shuffle_steps_per_epoch(n, a->batch);
   a->n_blocks = (uint32_t)((b + MLP_BLOCK - 1) / MLP_BLOCK);
   if (!a->max_iter_set) {
     uint64_t it = (uint64_t)a->epochs * a->spe + 1;
@@ -78,11 +78,10 @@ double mlp_initial(const struct mlp_app *a, uint64_t k) {
 bool mlp_final(const struct mlp_app *a, uint32_t iter) { return iter >= a->max_iter; }
 
 uint64_t mlp_batch_rows(const struct mlp_app *a, uint32_t iter) {
-  uint64_t n = a->d.train.n_rows, b = a->batch < n ? a->batch : n;
   if (mlp_final(a, iter))
-    return n;
-  uint64_t p0 = (uint64_t)((iter - 1) % a->spe) * b;
-  return p0 + b < n ? b : n - p0;
+    return a->d.train.n_rows;
+  struct shuffle_batch sb = shuffle_batch_of(a->d.train.n_rows, a->batch, iter - 1);
+  return sb.p1 - sb.p0;
 }
 
 bool mlp_scores_test(const struct mlp_app *a, uint32_t iter) {
@@ -90,11 +89,11 @@ bool mlp_scores_test(const struct mlp_app *a, uint32_t iter) {
 }
 
 uint32_t mlp_block_rows(const struct mlp_app *a, uint32_t iter, uint64_t blk, uint64_t *rows) {
-  uint64_t n = a->d.train.n_rows, b = a->batch < n ? a->batch : n, s = iter - 1;
-  uint64_t p0 = (s % a->spe) * b, p1 = p0 + b < n ? p0 + b : n, lo = p0 + blk * MLP_BLOCK;
-  uint64_t hi = lo + MLP_BLOCK < p1 ? lo + MLP_BLOCK : p1;
+  uint64_t n = a->d.train.n_rows;
+  struct shuffle_batch sb = shuffle_batch_of(n, a->batch, iter - 1);
+  uint64_t lo = sb.p0 + blk * MLP_BLOCK, hi = lo + MLP_BLOCK < sb.p1 ? lo + MLP_BLOCK : sb.p1;
   struct shuffle f;
-  shuffle_init(&f, a->seed, s / a->spe, n);
+  shuffle_init(&f, a->seed, sb.epoch, n);
   uint32_t m = 0;
   for (uint64_t p = lo; p < hi; p++)
     rows[m++] = shuffle_row(&f, p);
