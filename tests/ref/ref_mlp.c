@@ -203,5 +203,7 @@ int main(int argc, char **argv) {
       step = fmax(step, fabs(w1 - m0.p[k]));
     }
   printf("maxdiff=%.6g step=%.6g\n", maxdiff, step);
+  free(g), free(m0.p), free(m1.p);
+  free(x.off), free(x.col), free(x.val), free(x.y);
   return 0;
 }
