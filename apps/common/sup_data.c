@@ -14,6 +14,15 @@ void sup_data_init(struct sup_data *d) {
   d->converted_fd[0] = d->converted_fd[1] = -1;
 }
 
+int sup_data_set_train(struct sup_data *d, const char *path, char *err, size_t errlen) {
+  if (d->train_path[0] || !path[0] || strlen(path) >= sizeof d->train_path) {
+    snprintf(err, errlen, "unexpected argument '%s' (one TRAIN file only)", path);
+    return DSANA_EINVAL;
+  }
+  memcpy(d->train_path, path, strlen(path) + 1);
+  return 0;
+}
+
 static int open_set(const char *path, bool check, struct dsana_dataset *ds, char *err, size_t errlen) {
   if (dsana_dataset_is_binary(path) && !check)
     return dsana_dataset_map_binary(path, ds, err, errlen);
@@ -65,6 +74,10 @@ static int convert_one(const char *path, char *out, size_t outlen, int *fd, stru
 }
 
 int sup_data_convert(struct sup_data *d, const char *who, char *err, size_t errlen) {
+  if (!d->train_path[0]) {
+    snprintf(err, errlen, "missing TRAIN argument");
+    return DSANA_EUSAGE;
+  }
   int rc = sup_data_load(d, true, err, errlen);
   if (!rc)
     rc = convert_one(d->train_path, d->converted[0], sizeof d->converted[0], &d->converted_fd[0], &d->train, err,
@@ -78,6 +91,11 @@ int sup_data_convert(struct sup_data *d, const char *who, char *err, size_t errl
     fprintf(stderr, "%s: warning: %s: %llu rows have a label the training set lacks (counted as errors)\n", who,
             d->test_path, (unsigned long long)d->test_unknown);
   return rc;
+}
+
+void sup_data_forget_pages(struct sup_data *d) {
+  dsana_dataset_forget_pages(&d->train);
+  dsana_dataset_forget_pages(&d->test);
 }
 
 void sup_data_fini(struct sup_data *d) {

@@ -36,13 +36,18 @@ struct sup_data {
 
 /* Before any other call: no data, no descriptors. */
 void sup_data_init(struct sup_data *d);
+/* The positional TRAIN argument (set once; a second is an error, one line in err). */
+int sup_data_set_train(struct sup_data *d, const char *path, char *err, size_t errlen);
 /* Open both sets (mapped binary files unless `check`: then every row is
  * checked as it is read), their classes and the test rows' marks; once. */
 int sup_data_load(struct sup_data *d, bool check, char *err, size_t errlen);
-/* In the launcher: load with every byte checked, write text inputs to
+/* In the launcher (DSANA_EUSAGE without a TRAIN argument): load with every byte checked, write text inputs to
  * binary copies, and warn (prefixed by `who`) about test features beyond
  * the training set's and test labels it lacks. */
 int sup_data_convert(struct sup_data *d, const char *who, char *err, size_t errlen);
+/* Let the pages loading touched leave the process's memory (the data
+ * stays mapped: tasks read their rows again). */
+void sup_data_forget_pages(struct sup_data *d);
 /* Release everything sup_data_load() and sup_data_convert() made. */
 void sup_data_fini(struct sup_data *d);
 /* The class (0..n_classes-1) of a label of the training set. */

@@ -3,13 +3,13 @@
  * the launcher's checks (prepare), setup and the app table. The design is
  * in kmeans.h.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "apps/apps.h"
+#include "apps/common/app_opts.h"
 #include "kmeans.h"
 
 static const struct dsana_app_option km_options[] = {
@@ -48,36 +48,6 @@ static void km_destroy(void *app) {
   free(a);
 }
 
-/* An integer in [lo, hi]: decimal digits, every one counted. */
-static int parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
-  char *end;
-  errno = 0;
-  if (s[0] < '0' || s[0] > '9')
-    return DSANA_EINVAL;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || *end || v < lo || v > hi)
-    return DSANA_EINVAL;
-  *out = v;
-  return 0;
-}
-
-static int parse_tol(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v) || v < 0)
-    return DSANA_EINVAL;
-  *out = v;
-  return 0;
-}
-
-static int set_path(char *dst, const char *v) {
-  if (!v[0] || strlen(v) >= KM_PATH_MAX)
-    return DSANA_EINVAL;
-  memcpy(dst, v, strlen(v) + 1);
-  return 0;
-}
-
 static int set_init(struct km_app *a, const char *v) {
   if (strcmp(v, "kmeans++") == 0)
     a->init = KM_INIT_PLUSPLUS;
@@ -106,25 +76,25 @@ static int km_set_option(void *app, const char *name, const char *value, char *e
   uint64_t v = 0;
   int rc;
   if (!name) {
-    rc = a->data_path[0] ? DSANA_EINVAL : set_path(a->data_path, value);
+    rc = a->data_path[0] ? DSANA_EINVAL : app_set_path(a->data_path, sizeof a->data_path, value);
     if (rc)
       snprintf(err, errlen, "unexpected argument '%s' (one DATA file only)", value);
     return rc;
   }
   if (strcmp(name, "k") == 0)
-    rc = parse_uint(value, 1, KM_MAX_K, &a->k);
+    rc = app_parse_uint(value, 1, KM_MAX_K, &a->k);
   else if (strcmp(name, "init") == 0)
     rc = set_init(a, value);
   else if (strcmp(name, "init-centroids") == 0)
-    rc = set_path(a->init_path, value);
+    rc = app_set_path(a->init_path, sizeof a->init_path, value);
   else if (strcmp(name, "seed") == 0)
-    rc = parse_uint(value, 0, 1ull << 53, &a->seed);
+    rc = app_parse_uint(value, 0, 1ull << 53, &a->seed);
   else if (strcmp(name, "max-iter") == 0)
-    rc = parse_uint(value, 1, 1000000, &v) ? DSANA_EINVAL : (a->max_iter = (uint32_t)v, 0);
+    rc = app_parse_uint(value, 1, 1000000, &v) ? DSANA_EINVAL : (a->max_iter = (uint32_t)v, 0);
   else if (strcmp(name, "tol") == 0)
-    rc = parse_tol(value, &a->tol);
+    rc = app_parse_double(value, 0, INFINITY, &a->tol);
   else if (strcmp(name, "out") == 0)
-    rc = set_path(a->out_path, value);
+    rc = app_set_path(a->out_path, sizeof a->out_path, value);
   else
     rc = DSANA_EINVAL;
   if (rc)

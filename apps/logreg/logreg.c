@@ -60,12 +60,8 @@ static int lr_set_option(void *app, const char *name, const char *value, char *e
   struct lr_app *a = app;
   int rc = 0;
   double v;
-  if (!name) {
-    rc = a->d.train_path[0] ? DSANA_EINVAL : app_set_path(a->d.train_path, sizeof a->d.train_path, value);
-    if (rc)
-      snprintf(err, errlen, "unexpected argument '%s' (one TRAIN file only)", value);
-    return rc;
-  }
+  if (!name)
+    return sup_data_set_train(&a->d, value, err, errlen);
   if (strcmp(name, "test") == 0)
     rc = app_set_path(a->d.test_path, sizeof a->d.test_path, value);
   else if (strcmp(name, "model-out") == 0)
@@ -100,10 +96,6 @@ static int lr_set_option(void *app, const char *name, const char *value, char *e
  * converted to binary files the roles map. */
 static int lr_prepare(void *app, char *err, size_t errlen) {
   struct lr_app *a = app;
-  if (!a->d.train_path[0]) {
-    snprintf(err, errlen, "missing TRAIN argument");
-    return DSANA_EUSAGE;
-  }
   return lr_convert_inputs(a, err, errlen);
 }
 
@@ -115,8 +107,7 @@ static int lr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
   int rc = lr_load(a, false, err, errlen);
   if (!rc)
     rc = lr_declare(a, job, err, errlen);
-  dsana_dataset_forget_pages(&a->d.train);
-  dsana_dataset_forget_pages(&a->d.test);
+  sup_data_forget_pages(&a->d);
   return rc;
 }
 

@@ -49,7 +49,6 @@ static void mlp_destroy(void *app) {
   if (!a)
     return;
   sup_data_fini(&a->d);
-  free(a->test_cut);
   free(a->checked);
   free(a);
 }
@@ -101,7 +100,7 @@ static int set_number(struct mlp_app *a, const char *name, const char *value) {
   if (strcmp(name, "seed") == 0)
     return app_parse_uint(value, 0, 1ull << 53, &a->seed);
   if (strcmp(name, "epochs") == 0)
-    return app_parse_uint(value, 1, 100000, &u) ? DSANA_EINVAL : (a->epochs = (uint32_t)u, a->epochs_set = true, 0);
+    return app_parse_uint(value, 1, 100000, &u) ? DSANA_EINVAL : (a->epochs = (uint32_t)u, 0);
   if (strcmp(name, "max-iter") == 0)
     return app_parse_uint(value, 1, 100000000, &u) ? DSANA_EINVAL
                                                    : (a->max_iter = (uint32_t)u, a->max_iter_set = true, 0);
@@ -117,12 +116,8 @@ static int set_number(struct mlp_app *a, const char *name, const char *value) {
 static int mlp_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
   struct mlp_app *a = app;
   int rc;
-  if (!name) {
-    rc = a->d.train_path[0] ? DSANA_EINVAL : app_set_path(a->d.train_path, sizeof a->d.train_path, value);
-    if (rc)
-      snprintf(err, errlen, "unexpected argument '%s' (one TRAIN file only)", value);
-    return rc;
-  }
+  if (!name)
+    return sup_data_set_train(&a->d, value, err, errlen);
   if (strcmp(name, "test") == 0)
     rc = app_set_path(a->d.test_path, sizeof a->d.test_path, value);
   else if (strcmp(name, "model-out") == 0)
@@ -146,10 +141,6 @@ static int mlp_set_option(void *app, const char *name, const char *value, char *
  * converted to binary files the roles map. */
 static int mlp_prepare(void *app, char *err, size_t errlen) {
   struct mlp_app *a = app;
-  if (!a->d.train_path[0]) {
-    snprintf(err, errlen, "missing TRAIN argument");
-    return DSANA_EUSAGE;
-  }
   int rc = sup_data_convert(&a->d, "dsana mlp", err, errlen);
   return rc ? rc : mlp_layout(a, err, errlen);
 }
@@ -163,8 +154,7 @@ static int mlp_setup(void *app, struct dsana_job *job, char *err, size_t errlen)
     rc = mlp_layout(a, err, errlen);
   if (!rc)
     rc = mlp_declare(a, job, err, errlen);
-  dsana_dataset_forget_pages(&a->d.train);
-  dsana_dataset_forget_pages(&a->d.test);
+  sup_data_forget_pages(&a->d);
   return rc;
 }
 

@@ -85,7 +85,7 @@ struct mlp_app {
   enum mlp_act act;
   uint64_t batch, seed;
   uint32_t epochs, max_iter; /* one of them set; max_iter derived from epochs */
-  bool epochs_set, max_iter_set;
+  bool max_iter_set;
   double lr, momentum, l2;
   bool nesterov;
   /* network */
@@ -97,8 +97,7 @@ struct mlp_app {
   uint64_t spe;      /* steps an epoch */
   uint32_t n_blocks; /* blocks of a full batch */
   uint32_t n_train_tasks, n_test_tasks;
-  uint64_t *test_cut; /* n_test_tasks + 1 row bounds */
-  uint8_t *checked;   /* per task: its rows passed dsana_dataset_check */
+  uint8_t *checked; /* per task: its rows passed dsana_dataset_check */
 };
 
 /* mlp_net.c */

@@ -110,11 +110,9 @@ static int declare_tasks(struct mlp_app *a, struct dsana_job *job, uint32_t want
   if (ne > tn)
     ne = (uint32_t)tn;
   struct dsana_task_decl *t = calloc((size_t)nt + ne + 1, sizeof *t);
-  free(a->test_cut); /* a setup() run before (the launcher's check) */
-  free(a->checked);
-  a->test_cut = malloc(sizeof *a->test_cut * ((size_t)ne + 1));
+  free(a->checked); /* a setup() run before (the launcher's check) */
   a->checked = calloc((size_t)nt + ne + 1, 1);
-  if (!t || !a->test_cut || !a->checked) {
+  if (!t || !a->checked) {
     free(t);
     return DSANA_ENOMEM;
   }
@@ -122,11 +120,10 @@ static int declare_tasks(struct mlp_app *a, struct dsana_job *job, uint32_t want
     uint64_t lo = (uint64_t)a->n_blocks * i / nt, hi = (uint64_t)a->n_blocks * (i + 1) / nt;
     t[i] = (struct dsana_task_decl){.lo = lo, .hi = hi, .cost = (double)(hi - lo) * MLP_BLOCK};
   }
-  for (uint32_t i = 0; i <= ne; i++)
-    a->test_cut[i] = tn * i / (ne ? ne : 1);
-  for (uint32_t i = 0; i < ne; i++)
-    t[nt + i] = (struct dsana_task_decl){
-        .lo = a->test_cut[i], .hi = a->test_cut[i + 1], .cost = (double)(a->test_cut[i + 1] - a->test_cut[i]) / 4 + 1};
+  for (uint32_t i = 0; i < ne; i++) {
+    uint64_t lo = tn * i / ne, hi = tn * (i + 1) / ne;
+    t[nt + i] = (struct dsana_task_decl){.lo = lo, .hi = hi, .cost = (double)(hi - lo) / 4 + 1};
+  }
   a->n_train_tasks = nt;
   a->n_test_tasks = ne;
   int rc = dsana_job_set_tasks(job, t, nt + ne);

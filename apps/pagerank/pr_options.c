@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "dsana/outfile.h"
+#include "apps/common/app_opts.h"
 #include "pagerank.h"
 
 const struct dsana_app_option pr_options[] = {
@@ -32,16 +33,6 @@ const struct dsana_app_option pr_options[] = {
     {"dedup", NULL, "collapse duplicate edges, the last weight wins (a networkx DiGraph)", DSANA_OPT_PARAM, NULL},
     {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
 
-static int parse_double(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v))
-    return DSANA_EINVAL;
-  *out = v;
-  return 0;
-}
-
 static int parse_u32(const char *s, uint32_t *out) {
   char *end;
   errno = 0;
@@ -51,13 +42,6 @@ static int parse_u32(const char *s, uint32_t *out) {
   if (errno || *end || v > UINT32_MAX)
     return DSANA_EINVAL;
   *out = (uint32_t)v;
-  return 0;
-}
-
-static int set_path(char *dst, const char *v) {
-  if (!v[0] || strlen(v) >= PR_PATH_MAX)
-    return DSANA_EINVAL;
-  memcpy(dst, v, strlen(v) + 1);
   return 0;
 }
 
@@ -77,23 +61,25 @@ int pr_set_option(void *app, const char *name, const char *value, char *err, siz
   struct pr_app *pr = app;
   int rc = 0;
   if (!name) {
-    rc = pr->graph_path[0] ? DSANA_EINVAL : set_path(pr->graph_path, value);
+    rc = pr->graph_path[0] ? DSANA_EINVAL : app_set_path(pr->graph_path, sizeof pr->graph_path, value);
     if (rc)
       snprintf(err, errlen, "unexpected argument '%s' (one GRAPH only)", value);
     return rc;
   }
   if (strcmp(name, "damping") == 0)
-    rc = parse_double(value, &pr->damping) || !(pr->damping > 0 && pr->damping < 1) ? DSANA_EINVAL : 0;
+    rc = app_parse_double(value, -INFINITY, INFINITY, &pr->damping) || !(pr->damping > 0 && pr->damping < 1)
+             ? DSANA_EINVAL
+             : 0;
   else if (strcmp(name, "tol") == 0)
-    rc = parse_double(value, &pr->tol) || !(pr->tol >= 0) ? DSANA_EINVAL : 0;
+    rc = app_parse_double(value, -INFINITY, INFINITY, &pr->tol) || !(pr->tol >= 0) ? DSANA_EINVAL : 0;
   else if (strcmp(name, "max-iter") == 0)
     rc = parse_u32(value, &pr->max_iter) || pr->max_iter == 0 ? DSANA_EINVAL : 0;
   else if (strcmp(name, "top") == 0)
     rc = parse_u32(value, &pr->top_k);
   else if (strcmp(name, "out") == 0)
-    rc = set_path(pr->out_path, value);
+    rc = app_set_path(pr->out_path, sizeof pr->out_path, value);
   else if (strcmp(name, "personalization") == 0)
-    rc = set_path(pr->pers_path, value);
+    rc = app_set_path(pr->pers_path, sizeof pr->pers_path, value);
   else if (strcmp(name, "dedup") == 0)
     pr->dedup = true;
   else if (strcmp(name, "weighted") == 0)
