@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <string.h>
 #include <sys/types.h>
 #include <zlib.h>
@@ -38,5 +39,35 @@ int model_text_open(const char *path, FILE **f, char *err, size_t errlen) {
     snprintf(err, errlen, "%s: %s", path, errno ? strerror(errno) : "cannot open");
     return DSANA_EIO;
   }
+  return 0;
+}
+
+int model_text_put_body(struct dsana_outfile *o, const double *labels, uint64_t K, const double *v, uint64_t n) {
+  int bad = 0;
+  for (uint64_t c = 0; c < K; c++)
+    bad |= dsana_outfile_printf(o, " %.17g", labels[c]) < 0;
+  bad |= dsana_outfile_write(o, "\n", 1) != 0;
+  for (uint64_t i = 0; i < n && !bad; i++)
+    bad = dsana_outfile_printf(o, "%.17g\n", v[i]) < 0;
+  return bad;
+}
+
+int model_text_get_labels(FILE *f, const char *path, double *labels, uint64_t K, char *err, size_t errlen) {
+  for (uint64_t c = 0; c < K; c++)
+    if (fscanf(f, "%lf", &labels[c]) != 1) {
+      snprintf(err, errlen, "%s: the header lists fewer than %llu labels", path, (unsigned long long)K);
+      return DSANA_EFORMAT;
+    }
+  return 0;
+}
+
+int model_text_get_values(FILE *f, const char *path, const char *what, double *v, uint64_t n, uint64_t first_line,
+                          char *err, size_t errlen) {
+  for (uint64_t i = 0; i < n; i++)
+    if (fscanf(f, "%lf", &v[i]) != 1 || !isfinite(v[i])) {
+      snprintf(err, errlen, "%s: %s %llu missing or not a finite number (line %llu)", path, what,
+               (unsigned long long)i + 1, (unsigned long long)(first_line + i));
+      return DSANA_EFORMAT;
+    }
   return 0;
 }

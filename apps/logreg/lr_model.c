@@ -35,12 +35,7 @@ static int fill_model(struct dsana_outfile *f, const void *arg) {
   int bad = dsana_outfile_printf(
                 f, "# dsana logreg model\n# features %llu classes %llu weights_per_feature %u l2 %.17g\n# labels",
                 (unsigned long long)a->d.train.n_features, (unsigned long long)a->d.n_classes, a->kw, a->l2) < 0;
-  for (uint64_t c = 0; c < a->d.n_classes; c++)
-    bad |= dsana_outfile_printf(f, " %.17g", a->d.labels[c]) < 0;
-  bad |= dsana_outfile_write(f, "\n", 1) != 0;
-  for (uint64_t i = 0; i < a->n_keys * a->kw && !bad; i++)
-    bad = dsana_outfile_printf(f, "%.17g\n", m->w[i]) < 0;
-  return bad;
+  return bad || model_text_put_body(f, a->d.labels, a->d.n_classes, m->w, a->n_keys * a->kw);
 }
 
 int lr_output(void *app, const double *values, uint64_t n, uint32_t width, const struct dsana_run_summary *run,
@@ -87,12 +82,7 @@ static int read_header(FILE *f, const char *path, struct model *m, char *err, si
   m->w = malloc(sizeof *m->w * (F + 1) * kw);
   if (!m->labels || !m->w)
     return DSANA_ENOMEM;
-  for (uint64_t c = 0; c < K; c++)
-    if (fscanf(f, "%lf", &m->labels[c]) != 1) {
-      snprintf(err, errlen, "%s: the header lists fewer than %llu labels", path, K);
-      return DSANA_EFORMAT;
-    }
-  return 0;
+  return model_text_get_labels(f, path, m->labels, K, err, errlen);
 }
 
 static int read_model(const char *path, struct model *m, char *err, size_t errlen) {
@@ -101,12 +91,8 @@ static int read_model(const char *path, struct model *m, char *err, size_t errle
   if (rc)
     return rc;
   rc = read_header(f, path, m, err, errlen);
-  for (uint64_t i = 0; !rc && i < (m->features + 1) * m->kw; i++)
-    if (fscanf(f, "%lf", &m->w[i]) != 1 || !isfinite(m->w[i])) {
-      snprintf(err, errlen, "%s: weight %llu missing or not a finite number (line %llu)", path,
-               (unsigned long long)i + 1, (unsigned long long)i + 4);
-      rc = DSANA_EFORMAT;
-    }
+  if (!rc)
+    rc = model_text_get_values(f, path, "weight", m->w, (m->features + 1) * m->kw, 4, err, errlen);
   fclose(f);
   return rc;
 }

@@ -36,12 +36,7 @@ static int fill_model(struct dsana_outfile *f, const void *arg) {
   for (uint32_t l = 0; l <= a->n_layers; l++)
     bad |= dsana_outfile_printf(f, " %u", a->width[l]) < 0;
   bad |= dsana_outfile_printf(f, " activation %s\n# labels", act_name[a->act]) < 0;
-  for (uint64_t c = 0; c < a->d.n_classes; c++)
-    bad |= dsana_outfile_printf(f, " %.17g", a->d.labels[c]) < 0;
-  bad |= dsana_outfile_write(f, "\n", 1) != 0;
-  for (uint64_t i = 0; i < a->n_params && !bad; i++)
-    bad = dsana_outfile_printf(f, "%.17g\n", m->w[i]) < 0;
-  return bad;
+  return bad || model_text_put_body(f, a->d.labels, a->d.n_classes, m->w, a->n_params);
 }
 
 int mlp_output(void *app, const double *values, uint64_t n, uint32_t width, const struct dsana_run_summary *run,
@@ -97,12 +92,7 @@ static int read_header(FILE *f, const char *path, struct model *m, char *err, si
   m->p = malloc(sizeof *m->p * m->n_params);
   if (!m->labels || !m->p)
     return DSANA_ENOMEM;
-  for (uint32_t c = 0; c < m->width[L]; c++)
-    if (fscanf(f, "%lf", &m->labels[c]) != 1) {
-      snprintf(err, errlen, "%s: the header lists fewer than %u labels", path, m->width[L]);
-      return DSANA_EFORMAT;
-    }
-  return 0;
+  return model_text_get_labels(f, path, m->labels, m->width[L], err, errlen);
 }
 
 static int read_model(const char *path, struct model *m, char *err, size_t errlen) {
@@ -111,12 +101,8 @@ static int read_model(const char *path, struct model *m, char *err, size_t errle
   if (rc)
     return rc;
   rc = read_header(f, path, m, err, errlen);
-  for (uint64_t i = 0; !rc && i < m->n_params; i++)
-    if (fscanf(f, "%lf", &m->p[i]) != 1 || !isfinite(m->p[i])) {
-      snprintf(err, errlen, "%s: parameter %llu missing or not a finite number (line %llu)", path,
-               (unsigned long long)i + 1, (unsigned long long)i + 4);
-      rc = DSANA_EFORMAT;
-    }
+  if (!rc)
+    rc = model_text_get_values(f, path, "parameter", m->p, m->n_params, 4, err, errlen);
   fclose(f);
   return rc;
 }
