@@ -18,6 +18,17 @@ const struct dsana_app *cli_find_app(const char *name) {
   return NULL;
 }
 
+cli_predict_fn cli_find_predict(const char *name) {
+  static const struct {
+    const char *app;
+    cli_predict_fn predict;
+  } predictors[] = {{"logreg", logreg_predict}, {"mlp", mlp_predict}};
+  for (size_t i = 0; i < sizeof predictors / sizeof predictors[0]; i++)
+    if (strcmp(predictors[i].app, name) == 0)
+      return predictors[i].predict;
+  return NULL;
+}
+
 int cli_check_app(const struct dsana_app *app) {
   char err[512];
   int rc = app_check(app, err, sizeof err);

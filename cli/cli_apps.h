@@ -3,11 +3,18 @@
 #ifndef DSANA_CLI_APPS_H
 #define DSANA_CLI_APPS_H
 
+#include <stddef.h>
+
 #include "dsana/dsana.h"
 
 /* NULL-terminated. */
 const struct dsana_app *const *cli_apps(void);
 const struct dsana_app *cli_find_app(const char *name);
+/* `dsana APP predict`: scores a dataset with a model file APP wrote
+ * (apps/apps.h), or NULL for an app without one. */
+typedef int (*cli_predict_fn)(const char *model_path, const char *data_path, const char *out_path, double *accuracy,
+                              char *err, size_t errlen);
+cli_predict_fn cli_find_predict(const char *name);
 /* Before the command line calls any of app's hooks: 0, or DSANA_EINVAL
  * when app breaks the app contract (runtime/app_check.h), said in one line
  * on stderr. */

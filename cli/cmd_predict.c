@@ -9,9 +9,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 
-#include "apps/apps.h"
 #include "dsana/dsana.h"
 #include "exit_codes.h"
 #include "paths.h"
@@ -24,9 +22,7 @@ static void usage(FILE *f, const char *app) {
           app, app);
 }
 
-int cmd_predict_main(const char *app, int argc, char **argv) {
-  int (*predict)(const char *, const char *, const char *, double *, char *, size_t) =
-      strcmp(app, "mlp") == 0 ? mlp_predict : logreg_predict;
+int cmd_predict_main(const char *app, cli_predict_fn predict, int argc, char **argv) {
   static const struct option opts[] = {{"out", required_argument, NULL, 'o'},
                                        {"quiet", no_argument, NULL, 'q'},
                                        {"help", no_argument, NULL, 'h'},

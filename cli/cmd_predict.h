@@ -3,8 +3,11 @@
 #ifndef DSANA_CLI_CMD_PREDICT_H
 #define DSANA_CLI_CMD_PREDICT_H
 
-/* app: "logreg" or "mlp"; argv[0] is "predict". Returns the exit code: 0
- * ok, 2 bad usage or bad input, 1 other failures. */
-int cmd_predict_main(const char *app, int argc, char **argv);
+#include "cli_apps.h"
+
+/* app: the app's name, predict its scorer (cli_find_predict); argv[0] is
+ * "predict". Returns the exit code: 0 ok, 2 bad usage or bad input, 1
+ * other failures. */
+int cmd_predict_main(const char *app, cli_predict_fn predict, int argc, char **argv);
 
 #endif

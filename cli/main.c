@@ -78,8 +78,8 @@ int main(int argc, char **argv) {
     return cmd_sim_main(argc - 1, argv + 1);
   if (strcmp(cmd, "data") == 0)
     return cmd_data_main(argc - 1, argv + 1);
-  if ((strcmp(cmd, "logreg") == 0 || strcmp(cmd, "mlp") == 0) && argc > 2 && strcmp(argv[2], "predict") == 0)
-    return cmd_predict_main(cmd, argc - 2, argv + 2);
+  if (argc > 2 && strcmp(argv[2], "predict") == 0 && cli_find_predict(cmd))
+    return cmd_predict_main(cmd, cli_find_predict(cmd), argc - 2, argv + 2);
   if (strcmp(cmd, "server") == 0 || strcmp(cmd, "worker") == 0)
     return cmd_role_main(cmd, argc - 1, argv + 1);
   if (strcmp(cmd, "scheduler") == 0) {
