@@ -27,9 +27,10 @@ uint64_t mlp_offsets(uint32_t L, const uint32_t *width, uint64_t *w_off, uint64_
 int mlp_layout(struct mlp_app *a, char *err, size_t errlen) {
   const struct dsana_dataset *ds = &a->d.train;
   if (a->d.n_classes < 2 || a->d.n_classes > MLP_MAX_CLASSES || ds->n_features > MLP_MAX_WIDTH) {
-    snprintf(err, errlen, "%s: %llu classes and %llu features (the MLP takes 2 to %d classes, up to %d features)",
-             a->d.train_path, (unsigned long long)a->d.n_classes, (unsigned long long)ds->n_features, MLP_MAX_CLASSES,
-             MLP_MAX_WIDTH);
+    snprintf(err, errlen,
+             "%s: %llu distinct label%s and %llu features (the MLP takes 2 to %d classes, up to %d features)",
+             a->d.train_path, (unsigned long long)a->d.n_classes, a->d.n_classes == 1 ? "" : "s",
+             (unsigned long long)ds->n_features, MLP_MAX_CLASSES, MLP_MAX_WIDTH);
     return DSANA_EFORMAT;
   }
   a->n_layers = a->n_hidden + 1;
