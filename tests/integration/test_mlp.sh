@@ -7,7 +7,7 @@
 #     straggler scenario and roles as processes; another --seed changes it;
 #   - the terminal shows one row an epoch, the metrics every iteration;
 #     the run's train_accuracy is the model's (predict agrees);
-#   - bad options and a bad model: exit 2 and one line.
+#   - bad options, one-label data and a bad model: exit 2 and one line.
 # timeout: 30 s (CTest; runs in about 3 s)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -109,6 +109,13 @@ for bad in "--hidden 0" "--hidden 8,,4" "--hidden 1,2,3,4,5,6,7,8" "--activation
     fail "mlp $bad: rc=$RC $(cat bad.err)"
   fi
 done
+printf '1 1:0.5\n1 2:0.25\n' >one.svm
+run_capture one "$DSANA" mlp one.svm --quiet
+if [ "$RC" -eq 2 ] && [ "$(wc -l <one.err)" -eq 1 ] && grep -q "one.svm: 1 distinct label" one.err; then
+  pass "a training set of one label: exit 2, one line naming the file"
+else
+  fail "one label: rc=$RC $(cat one.err)"
+fi
 printf '# dsana mlp model\n# layers 1 widths 30 4 activation relu\n# labels 0 1 2 3\n0.5\n' >short.model
 run_capture badmodel "$DSANA" mlp predict short.model multi.svm --out p2.txt
 if [ "$RC" -eq 2 ] && grep -q "short.model: parameter 2 missing" badmodel.err && [ ! -e p2.txt ]; then
