@@ -135,7 +135,15 @@ enum dsana_rule {
    * are the same array), read and written only by finish() and update(),
    * kept across iterations and in checkpoints; never pulled or pushed (an
    * optimiser's history, say). */
-  DSANA_RULE_STATE = 3
+  DSANA_RULE_STATE = 3,
+  /* Contributions are integers (doubles without a fraction, below 2^52 in
+   * magnitude) added in double: exact, whatever the order or grouping,
+   * while every partial sum stays below 2^53. Cheaper than SUM (8 bytes a
+   * value on the server, a plain addition): for apps that push fixed-point
+   * numbers. An addend with a fraction, or a partial sum that reaches 2^53,
+   * makes the key's total NaN: the job stops naming the table and key.
+   * Pushed as SUM is, without partial sums (dsana_push_buf, _keys). */
+  DSANA_RULE_ISUM = 4
 };
 
 #define DSANA_MAX_TABLES 16

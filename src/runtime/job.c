@@ -53,7 +53,7 @@ int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys
                         uint32_t *id) {
   if (job->n_tables >= DSANA_MAX_TABLES)
     return job_refuse(job, DSANA_EINVAL, "table '%s': more than %d tables", name, DSANA_MAX_TABLES);
-  if (!name[0] || strlen(name) >= sizeof job->tables[0].name || n_keys == 0 || width == 0 || rule > DSANA_RULE_STATE)
+  if (!name[0] || strlen(name) >= sizeof job->tables[0].name || n_keys == 0 || width == 0 || rule > DSANA_RULE_ISUM)
     return job_refuse(job, DSANA_EINVAL, "table '%s': bad name, size (%llu keys) or width (%u)", name,
                       (unsigned long long)n_keys, width);
   if ((job->max_keys && n_keys > job->max_keys) || n_keys > UINT64_MAX / 8 / width)

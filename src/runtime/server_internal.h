@@ -37,6 +37,7 @@ struct stable {
   bool shared;          /* buffers shared with local workers */
   bool state;           /* a STATE table: buf[0] == buf[1] */
   dsana_xsum *acc;      /* SUM: accumulators of the iteration, (hi - lo) * width */
+  double *iacc;         /* ISUM: the same, plain sums of integers */
   double *prev;         /* compressed pulls: a copy of the version before cur (server_zc.c) */
   int64_t prev_version; /* the version prev holds (INT64_MIN: none yet) */
 };

@@ -51,11 +51,11 @@ static int check_finite(const struct server *sv, uint32_t s, uint64_t lo, uint64
     const double *v = shard_by_key(sv, t, shard_next(sv, t));
     for (uint64_t k = lo * jt->width; k < hi * jt->width; k++)
       if (!isfinite(v[k])) {
-        log_error("diverged in iteration %u: table '%s' key %llu is %g (%s); a smaller step or scaled inputs may "
-                  "help (logreg: lower --lr)",
+        log_error("diverged in iteration %u: table '%s' key %llu is %g (%s); a smaller step (lower --lr) or "
+                  "scaled inputs may help",
                   iter, jt->name, (unsigned long long)(k / jt->width), v[k],
-                  sv->t[t].acc ? "a sum with an addend that is NaN, infinite or beyond 1.2e27"
-                               : "the app's push or finish made it");
+                  sv->t[t].acc || sv->t[t].iacc ? "a sum with an addend that is NaN, infinite or out of range"
+                                                : "the app's push or finish made it");
         return DSANA_ERANGE;
       }
   }
@@ -80,6 +80,11 @@ static int finish_piece(struct server *sv, uint32_t s, uint64_t lo, uint64_t hi,
         next[k] = dsana_xsum_value(&acc[k]);
         acc[k] = (dsana_xsum){0};
       }
+    }
+    if (st->iacc) { /* ISUM: the same, plain */
+      double *acc = st->iacc + (lo - st->lo) * st->width;
+      memcpy(next + lo * st->width, acc, (hi - lo) * st->width * sizeof(double));
+      memset(acc, 0, (hi - lo) * st->width * sizeof(double));
     }
   }
   int rc = sv->app->finish ? sv->app->finish(sv->app_state, &ctx) : 0;
@@ -195,13 +200,41 @@ static int task_ended(struct server *sv, uint32_t task, uint32_t iter, struct rt
   return 0;
 }
 
+/* acc + x for an ISUM table: exact while x is an integer below 2^52 and
+ * the sum stays below 2^53 (ulp 1); else NaN, which stays NaN. For t in
+ * [0, 2^52), t + 2^52 is rounded to an integer: t again only when t is one. */
+static inline double isum_add(double acc, double x) {
+  double t = __builtin_fabs(x), s = acc + x;
+  bool whole = t < 0x1p52 && (t + 0x1p52) - 0x1p52 == t;
+  return whole && __builtin_fabs(s) < 0x1p53 ? s : __builtin_nan("");
+}
+
+/* ISUM values into the plain accumulators. */
+static void apply_isum(struct stable *st, const struct wire_hdr *h, const uint64_t *keys, const double *vals) {
+  uint64_t w = st->width;
+  double *acc = st->iacc - st->lo * w;
+  if (!keys) {
+    double *a = acc + h->key_lo * w;
+    for (uint64_t i = 0; i < h->count * w; i++)
+      a[i] = isum_add(a[i], vals[i]);
+    return;
+  }
+  for (uint64_t i = 0; i < h->count; i++)
+    for (uint64_t j = 0; j < w; j++)
+      acc[keys[i] * w + j] = isum_add(acc[keys[i] * w + j], vals[i * w + j]);
+}
+
 /* Apply checked values: ASSIGN into next, SUM into the accumulators
- * (values added exactly, or partial sums merged). */
+ * (values added exactly, or partial sums merged), ISUM into its own. */
 static void apply(struct server *sv, const struct wire_hdr *h, const void *payload) {
   struct stable *st = &sv->t[h->table];
   uint64_t w = st->width;
   const uint64_t *keys = h->flags & WIRE_F_KEYS ? payload : NULL;
   const double *vals = keys ? (const double *)(keys + h->count) : payload;
+  if (st->iacc) {
+    apply_isum(st, h, keys, vals);
+    return;
+  }
   if (!st->acc) {
     memcpy(shard_by_key(sv, h->table, shard_next(sv, h->table)) + h->key_lo * w, vals,
            (h->key_hi - h->key_lo) * w * sizeof(double));
@@ -247,7 +280,8 @@ static int stage(struct server *sv, const struct wire_hdr *h, const void *payloa
  * task writes the table, its part of the shard inside the message's range. */
 static const char *check_tasks(const struct server *sv, const struct wire_hdr *h, const uint64_t *p) {
   const struct stable *st = &sv->t[h->table];
-  if (h->payload_bytes < 16 || (h->flags & (WIRE_F_KEYS | WIRE_F_XSUM)) || !(h->flags & WIRE_F_END) || st->acc)
+  if (h->payload_bytes < 16 || (h->flags & (WIRE_F_KEYS | WIRE_F_XSUM)) || !(h->flags & WIRE_F_END) || st->acc ||
+      st->iacc)
     return "a task list on something other than ASSIGN values that end their tasks";
   uint64_t n = p[0];
   if (n == 0 || n > sv->job.n_tasks || h->payload_bytes != 8 * (1 + n) + (uint64_t)h->count * st->width * 8 ||
@@ -281,12 +315,12 @@ static const char *check_push(const struct server *sv, const struct wire_hdr *h,
     return "keys outside the task's write range in this shard";
   uint64_t words = h->flags & WIRE_F_XSUM ? DSANA_XSUM_WORDS : 1;
   if ((h->flags & WIRE_F_XSUM) && !st->acc)
-    return "partial sums pushed into an ASSIGN table";
+    return "partial sums pushed into a table that is not SUM";
   if (!(h->flags & WIRE_F_KEYS))
     return h->count == h->key_hi - h->key_lo && h->payload_bytes == (uint64_t)h->count * st->width * 8 * words
                ? NULL
                : "value count does not match the key range";
-  if (!st->acc)
+  if (!st->acc && !st->iacc)
     return "a key list pushed into an ASSIGN table";
   if (h->payload_bytes != (uint64_t)h->count * (st->width * words + 1) * 8 || h->count == 0)
     return "payload does not match the key count";
@@ -356,7 +390,7 @@ static int take_push(struct server *sv, uint32_t worker, const struct wire_hdr *
     drop_staged(sv, h->task); /* another worker runs it now: start over */
     sv->sender[h->task] = worker;
   }
-  bool sum = sv->t[h->table].acc != NULL;
+  bool sum = sv->t[h->table].acc || sv->t[h->table].iacc;
   if (sum && !(h->flags & WIRE_F_END)) {
     int rc = stage(sv, h, payload);
     if (rc)

@@ -11,7 +11,8 @@
  *
  * Apps: "sparse" (written here): sparse reads by key lists, sparse pushes
  * into a SUM table of width 2 (doubles from even tasks, exact partial sums
- * from odd ones), task sums, finish() sums, a STATE table kept across
+ * from odd ones), integers into an ISUM table (sparse from even tasks,
+ * dense from odd ones; a fraction stops the run), task sums, finish() sums, a STATE table kept across
  * iterations and an update() hook driven by reduce()'s globals (both
  * called over small pieces of the shard in half the shapes); and the
  * real PageRank app (dense
@@ -63,7 +64,7 @@ struct sp_app {
   uint32_t n_tasks;
   uint64_t **keys; /* per task, ascending */
   uint64_t *n_keys;
-  uint32_t t_x, t_g, t_h;
+  uint32_t t_x, t_g, t_h, t_n;
   double result[SP_KEYS * SP_WIDTH];
   bool have_result;
   uint32_t *ends; /* (iter, task) completions, SP_ITERS+1 x n_tasks */
@@ -71,6 +72,7 @@ struct sp_app {
   uint32_t *lent; /* per task: lists lent and not given back */
 };
 
+static bool sp_isum_fraction; /* task 0 pushes a fraction into the ISUM table in iteration 2 */
 static bool sp_bad_give_back; /* a list given back that was not lent, or lent 3 times at once */
 static uint64_t sp_given_back;
 
@@ -145,11 +147,15 @@ static int sp_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
   if (!rc)
     rc = dsana_job_add_table(job, "h", SP_KEYS, 1, DSANA_RULE_STATE, &a->t_h);
   if (!rc)
+    rc = dsana_job_add_table(job, "n", SP_KEYS, 1, DSANA_RULE_ISUM, &a->t_n);
+  if (!rc)
     rc = dsana_job_set_tasks(job, t, a->n_tasks);
   if (!rc)
     rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, a->t_x, 0, SP_KEYS);
   if (!rc)
     rc = dsana_job_task_writes(job, DSANA_ALL_TASKS, a->t_g, 0, SP_KEYS);
+  if (!rc)
+    rc = dsana_job_task_writes(job, DSANA_ALL_TASKS, a->t_n, 0, SP_KEYS);
   if (!rc)
     rc = dsana_job_set_result_table(job, a->t_x);
   if (!rc)
@@ -194,6 +200,27 @@ static double sp_contrib(uint32_t t, uint64_t k, uint32_t j, double x, uint32_t 
   return sin(x + 0.25 * j) * (1.0 + 0.001 * t) + 1e-3 * (double)k / (iter + 1);
 }
 
+/* The integer task t pushes into the ISUM table for key k: its first
+ * column's contribution on a grid of 2^-30. */
+static double sp_count(double v) { return trunc(v * 0x1p30); }
+
+/* Into the ISUM table: sparse from even tasks, dense from odd ones. */
+static int sp_push_counts(struct sp_app *a, struct dsana_task_ctx *ctx, const double *x) {
+  uint64_t n = a->n_keys[ctx->task];
+  double *c = NULL;
+  if (ctx->task % 2 == 0 && dsana_push_keys(ctx, a->t_n, a->keys[ctx->task], n, &c) != 0)
+    return DSANA_ESTATE;
+  if (ctx->task % 2 && !(c = dsana_push_buf(ctx, a->t_n)))
+    return DSANA_ESTATE;
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t k = a->keys[ctx->task][i];
+    c[ctx->task % 2 ? k : i] = sp_count(sp_contrib(ctx->task, k, 0, x[k * SP_WIDTH], ctx->iter));
+  }
+  if (sp_isum_fraction && ctx->task == 0 && ctx->iter == 2)
+    c[0] += 0.5;
+  return 0;
+}
+
 /* Odd tasks push exact partial sums, even ones doubles: the totals agree. */
 static int sp_run_task(void *app, struct dsana_task_ctx *ctx) {
   struct sp_app *a = app;
@@ -205,7 +232,7 @@ static int sp_run_task(void *app, struct dsana_task_ctx *ctx) {
     return DSANA_ESTATE; /* running without its key list */
   int rc = ctx->task % 2 ? dsana_push_xsum_keys(ctx, a->t_g, a->keys[ctx->task], n, &parts)
                          : dsana_push_keys(ctx, a->t_g, a->keys[ctx->task], n, &vals);
-  if (rc || !x)
+  if (rc || !x || (rc = sp_push_counts(a, ctx, x)) != 0)
     return rc ? rc : DSANA_ESTATE;
   for (uint64_t i = 0; i < n; i++) {
     uint64_t k = a->keys[ctx->task][i];
@@ -236,13 +263,13 @@ static int sp_finish(void *app, struct dsana_shard_ctx *ctx) {
   struct sp_app *a = app;
   sp_note_range(ctx);
   const double *x0 = ctx->old_values[a->t_x];
-  const double *g = ctx->new_values[a->t_g];
+  const double *g = ctx->new_values[a->t_g], *cnt = ctx->new_values[a->t_n];
   double *x = ctx->new_values[a->t_x], *h = ctx->new_values[a->t_h];
   assert_ptr_equal(h, ctx->old_values[a->t_h]); /* STATE: one copy */
   for (uint64_t k = ctx->lo; k < ctx->hi; k++) {
     for (uint32_t j = 0; j < SP_WIDTH; j++) {
       uint64_t i = k * SP_WIDTH + j;
-      x[i] = ctx->iter == 0 ? x[i] : 0.5 * x0[i] + 0.1 * g[i];
+      x[i] = ctx->iter == 0 ? x[i] : 0.5 * x0[i] + 0.1 * g[i] + (j == 0 ? 0x1p-40 * cnt[k] : 0);
       dsana_xsum_add(&ctx->sums[1], x[i]);
     }
     h[k] += x[k * SP_WIDTH]; /* kept across iterations */
@@ -323,6 +350,7 @@ static void sp_reference(uint32_t n_tasks, double *x) {
     x[i] = x[i] * g0 + 1e-3 * h[i / SP_WIDTH]; /* update() of iteration 0 */
   for (uint32_t it = 1; it <= SP_ITERS; it++) {
     dsana_xsum g[SP_KEYS * SP_WIDTH], s0 = {0};
+    double cnt[SP_KEYS] = {0};
     memset(g, 0, sizeof g);
     memcpy(x0, x, sizeof x0);
     for (uint32_t t = 0; t < n_tasks; t++) {
@@ -332,11 +360,12 @@ static void sp_reference(uint32_t n_tasks, double *x) {
           double v = sp_contrib(t, keys[i], j, x0[keys[i] * SP_WIDTH + j], it);
           dsana_xsum_add(&g[keys[i] * SP_WIDTH + j], v);
           dsana_xsum_add(&s0, v);
+          cnt[keys[i]] += j == 0 ? sp_count(v) : 0;
         }
     }
     dsana_xsum sx = {0};
     for (uint32_t i = 0; i < SP_KEYS * SP_WIDTH; i++) {
-      x[i] = 0.5 * x0[i] + 0.1 * dsana_xsum_value(&g[i]);
+      x[i] = 0.5 * x0[i] + 0.1 * dsana_xsum_value(&g[i]) + (i % SP_WIDTH == 0 ? 0x1p-40 * cnt[i / SP_WIDTH] : 0);
       dsana_xsum_add(&sx, x[i]);
     }
     for (uint32_t k = 0; k < SP_KEYS; k++)
@@ -505,6 +534,23 @@ static void test_sparse_sum_every_interleaving(void **state) {
   }
 }
 
+/* A fraction pushed into an ISUM table stops the run, in every shape. */
+static void test_isum_fraction_stops(void **state) {
+  (void)state;
+  sp_isum_fraction = true;
+  for (uint64_t seed = 1; seed <= 10; seed++) {
+    uint64_t rng = seed * 6151;
+    struct shape sh = random_shape(&rng);
+    void *app;
+    assert_int_equal(sparse_app.create(&app), 0);
+    int rc = run_cluster(&sparse_app, app, NULL, &sh, seed);
+    if (rc != DSANA_ERANGE && rc != DSANA_EPEER && rc != DSANA_EENDED)
+      fail_msg("seed %llu: a fraction in an ISUM push gave %s", (unsigned long long)seed, dsana_strerror(rc));
+    sparse_app.destroy(app);
+  }
+  sp_isum_fraction = false;
+}
+
 /* Exactly once at 64 workers: both policies, with and without
  * chunks, 1..3 servers, random delivery orders. */
 static void test_sparse_sum_64_workers(void **state) {
@@ -660,7 +706,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sparse_sum_every_interleaving), cmocka_unit_test(test_sparse_sum_64_workers),
       cmocka_unit_test(test_sparse_keys_given_back),        cmocka_unit_test(test_pagerank_every_interleaving),
-      cmocka_unit_test(test_kmeans_every_interleaving),
+      cmocka_unit_test(test_kmeans_every_interleaving),     cmocka_unit_test(test_isum_fraction_stops),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
