@@ -26,13 +26,15 @@
  *
  * Exactness: a batch is cut into blocks of MLP_BLOCK positions; each
  * block's gradient is computed in double in an order fixed by mlp_mm.c,
- * then added exactly into the task's push (dsana_push_xsum). Tasks are
+ * then rounded to two fixed-point integers (struct mlp_fix) whose sums
+ * over the blocks are exact in any order, as plain doubles. Tasks are
  * runs of blocks: the model is bit-identical for any worker, server, task
  * or thread count, any mode and any straggler pattern.
  *
  * Tables (n_keys = P parameters):
  *   w      DERIVED  the parameters (what tasks read); written by update()
- *   g      SUM      the batch's summed loss gradient (exact partials)
+ *   g      ISUM     the batch's summed loss gradient: per key the two
+ *                    fixed-point integers' sums (struct mlp_fix)
  *   state  STATE    per key: the velocity, and the step's gradient
  */
 #ifndef DSANA_APPS_MLP_H
@@ -52,6 +54,7 @@
 #define MLP_MAX_PARAMS (1ull << 31)
 
 enum { MLP_T_W = 0, MLP_T_G = 1, MLP_T_STATE = 2 };
+enum { MLP_G_HI = 0, MLP_G_LO = 1, MLP_G_WIDTH = 2 };
 enum { MLP_S_V = 0, MLP_S_G = 1, MLP_STATE_SLOTS = 2 };
 
 /* sums: tasks, then finish() */
@@ -76,6 +79,24 @@ enum {
 
 enum mlp_act { MLP_RELU = 0, MLP_TANH = 1 };
 
+/*
+ * A block's gradient x enters a task's push as two integers:
+ *   h = round(x 2^K),  l = round((x 2^K - h) 2^M)      (to nearest, even)
+ * With n_blocks <= 2^lg blocks a batch, K = 32 - lg and M = 52 - lg, every
+ * sum of them stays below 2^52: exact in doubles in any order, so a task's
+ * push adds them plainly (vectors too) and the servers sum them as an ISUM
+ * table. x = (h + l 2^-M) 2^-K within 2^-(K+M+1) (2^-79 for a batch of
+ * 256, finer than a double's rounding of most gradients); |x| must stay
+ * below 2^20 (a block of 32 rows' gradient): beyond, or NaN, h is NaN and
+ * the job stops as diverged, naming the key.
+ */
+struct mlp_fix {
+  double k_up, m_up; /* 2^K, 2^M */
+  double lim;        /* |h| < lim = 2^(52 - lg) */
+  double hi_val;     /* 2^-K: the value of a unit of h */
+  double lo_val;     /* 2^-(K + M): of l */
+};
+
 struct mlp_app {
   /* options */
   struct sup_data d; /* paths, sets, classes */
@@ -94,8 +115,10 @@ struct mlp_app {
   uint64_t w_off[MLP_MAX_LAYERS + 1]; /* key of W_l[0][0] (l = 1..L) */
   uint64_t b_off[MLP_MAX_LAYERS + 1]; /* key of b_l[0] */
   uint64_t n_params;
-  uint64_t spe;      /* steps an epoch */
-  uint32_t n_blocks; /* blocks of a full batch */
+  uint64_t spe;       /* steps an epoch */
+  uint32_t n_blocks;  /* blocks of a full batch */
+  struct mlp_fix fix; /* the gradient's blocks */
+  struct mlp_fix sq;  /* the squares of |W|^2 and |g|^2, one a parameter */
   uint32_t n_train_tasks, n_test_tasks;
   uint8_t *checked; /* per task: its rows passed dsana_dataset_check */
 };
@@ -135,21 +158,29 @@ struct mlp_blocks {
 };
 /* For each block, G[j][c] = sum over its s < rows[b], ascending, of
  * A[s][j] D[s][c] (fused multiply-adds from 0; for each group of 4 j, an s
- * at which A[s][j..j+3] are all 0 is skipped), added exactly into
- * out[j * ldo + c] for j < n_j, c < n_c; A has a multiple of 4 columns
- * >= n_j, D a multiple of 4 >= n_c. A tile of out takes every block's
- * share before the next tile (it stays in cache).
+ * at which A[s][j..j+3] are all 0 is skipped), added as fixed-point pairs
+ * (mlp_fix_add) into out + 2 (j * ldo + c) for j < n_j, c < n_c; A has a
+ * multiple of 4 columns >= n_j, D a multiple of 4 >= n_c. A tile of out
+ * takes every block's share before the next tile (it stays in cache).
  * Both products take idx, scratch of MLP_IDX(n) entries, n the widest
  * n_in; rows <= MLP_BLOCK. */
-void mlp_mm_tn_xsum(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, dsana_xsum *out, uint64_t ldo,
-                    uint32_t *idx);
+void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *out,
+                   uint64_t ldo, uint32_t *idx);
 #define MLP_IDX(n) (((size_t)(n) / 4 + 1) * MLP_MAX_BLOCKS * (MLP_BLOCK + 1))
 bool mlp_mm_simd(void);
 void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
                         uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
-void mlp_mm_tn_xsum_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, dsana_xsum *out, uint64_t ldo,
-                             uint32_t *idx);
+void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
+                            double *out, uint64_t ldo, uint32_t *idx);
 static inline uint32_t mlp_pad4(uint64_t n) { return (uint32_t)((n + 3) & ~3ull); }
+/* The fixed point for batches of n_blocks blocks. */
+struct mlp_fix mlp_fix_for(uint64_t n_blocks);
+/* x as the pair (h, l) added into o[0], o[1]. */
+void mlp_fix_add(const struct mlp_fix *f, double x, double *o);
+/* The value of a key's summed pair. */
+static inline double mlp_fix_value(const struct mlp_fix *f, double hi, double lo) {
+  return __builtin_fma(hi, f->hi_val, lo * f->lo_val);
+}
 
 /* mlp_view.c: the network as a task sees it, with buffers for nb blocks */
 struct mlp_view {

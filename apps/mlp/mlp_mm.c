@@ -12,6 +12,8 @@
  * one lane each, which is the same chain. Indices at which a whole group
  * of 4 rows (nn) or 4 columns (tn) of A is 0 are skipped by both (ReLU
  * outputs and images are about half zeros), the same groups in both.
+ * A gradient's blocks leave as fixed-point pairs (struct mlp_fix), which
+ * both round the same way.
  */
 #include <math.h>
 
@@ -43,12 +45,33 @@ static uint32_t nonzero_rows(const double *a, uint64_t lda, uint32_t rows, uint3
   return m;
 }
 
+struct mlp_fix mlp_fix_for(uint64_t n_blocks) {
+  int lg = 0;
+  while (lg < 40 && (1ull << lg) < n_blocks)
+    lg++;
+  int k = 32 - lg, m = 52 - lg;
+  return (struct mlp_fix){.k_up = ldexp(1, k),
+                          .m_up = ldexp(1, m),
+                          .lim = ldexp(1, 52 - lg),
+                          .hi_val = ldexp(1, -k),
+                          .lo_val = ldexp(1, -k - m)};
+}
+
+/* nearbyint() rounds to nearest, ties to even (the default mode, which
+ * dsana never changes), as the vector kernel's _mm256_round_pd; the
+ * products by powers of two, y - h and the sums of integers are exact. */
+void mlp_fix_add(const struct mlp_fix *f, double x, double *o) {
+  double y = x * f->k_up, h = nearbyint(y), l = nearbyint((y - h) * f->m_up);
+  o[0] = fabs(h) < f->lim ? o[0] + h : NAN;
+  o[1] += l;
+}
+
 /* The 4 x w tile at (j, c) of a gradient, into out where it is real. */
-static void add_tile(const double *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c, dsana_xsum *out,
-                     uint64_t ldo) {
+static void add_tile(const double *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c,
+                     const struct mlp_fix *f, double *out, uint64_t ldo) {
   for (uint32_t r = 0; r < 4 && j + r < n_j; r++)
     for (uint32_t k = 0; k < w && c + k < n_c; k++)
-      dsana_xsum_add(&out[(uint64_t)(j + r) * ldo + c + k], t[r * w + k]);
+      mlp_fix_add(f, t[r * w + k], out + 2 * ((uint64_t)(j + r) * ldo + c + k));
 }
 
 void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
@@ -65,8 +88,8 @@ void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const doubl
   }
 }
 
-void mlp_mm_tn_xsum_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, dsana_xsum *out, uint64_t ldo,
-                             uint32_t *idx) {
+void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
+                            double *out, uint64_t ldo, uint32_t *idx) {
   uint32_t ncp = mlp_pad4(n_c), m[MLP_MAX_BLOCKS];
   for (uint32_t j = 0; j < n_j; j += 4) {
     for (uint32_t b = 0; b < bk->n; b++)
@@ -83,7 +106,7 @@ void mlp_mm_tn_xsum_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t
               g = fma(A[ix[q] * bk->lda + j + r], D[ix[q] * bk->ldd + c + k], g);
             t[r * 4 + k] = g;
           }
-        add_tile(t, 4, j, c, n_j, n_c, out, ldo);
+        add_tile(t, 4, j, c, n_j, n_c, f, out, ldo);
       }
   }
 }
@@ -163,6 +186,36 @@ AVX2 static void tn_tile(const double *A, uint64_t lda, const double *D, uint64_
   }
 }
 
+/* mlp_fix_add() on 4 lanes: x's pairs into the 4 pairs at o, computed in
+ * the lane order 0 2 1 3 that de-interleaving o's pairs gives. */
+AVX2 static void fix_add4(const struct mlp_fix *f, __m256d x, double *o) {
+  const int near = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  __m256d y = _mm256_mul_pd(_mm256_permute4x64_pd(x, 0xd8), _mm256_set1_pd(f->k_up));
+  __m256d h = _mm256_round_pd(y, near);
+  __m256d l = _mm256_round_pd(_mm256_mul_pd(_mm256_sub_pd(y, h), _mm256_set1_pd(f->m_up)), near);
+  __m256d bad = _mm256_cmp_pd(_mm256_andnot_pd(sign, h), _mm256_set1_pd(f->lim), _CMP_NLT_UQ);
+  __m256d o0 = _mm256_loadu_pd(o), o1 = _mm256_loadu_pd(o + 4); /* h0 l0 h1 l1 | h2 l2 h3 l3 */
+  __m256d hs = _mm256_add_pd(h, _mm256_unpacklo_pd(o0, o1));    /* h0 h2 h1 h3 */
+  __m256d ls = _mm256_add_pd(l, _mm256_unpackhi_pd(o0, o1));
+  hs = _mm256_blendv_pd(hs, _mm256_set1_pd(NAN), bad);
+  _mm256_storeu_pd(o, _mm256_unpacklo_pd(hs, ls));
+  _mm256_storeu_pd(o + 4, _mm256_unpackhi_pd(hs, ls));
+}
+
+/* The 4 x w tile t at (j, c) of a gradient into out: whole vectors where
+ * the tile is real throughout, else add_tile(). */
+AVX2 static void add_tile_avx2(const double *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c,
+                               const struct mlp_fix *f, double *out, uint64_t ldo) {
+  if (j + 4 > n_j || c + w > n_c) {
+    add_tile(t, w, j, c, n_j, n_c, f, out, ldo);
+    return;
+  }
+  for (uint32_t r = 0; r < 4; r++)
+    for (uint32_t k = 0; k < w; k += 4)
+      fix_add4(f, _mm256_loadu_pd(t + r * w + k), out + 2 * ((uint64_t)(j + r) * ldo + c + k));
+}
+
 /* For every group of 4 columns j and block b, the rows s at which
  * A_b[s][j..j+3] is not all 0: list (jg, b) at idx + (jg * nb + b) * MLP_BLOCK,
  * its length at m[jg * nb + b] (MLP_BLOCK fits a byte). */
@@ -174,8 +227,8 @@ static void list_rows(const struct mlp_blocks *bk, uint32_t n_j, uint8_t *m, uin
     }
 }
 
-AVX2 static void mm_tn_xsum_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, dsana_xsum *out, uint64_t ldo,
-                                 uint32_t *idx) {
+AVX2 static void mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
+                                double *out, uint64_t ldo, uint32_t *idx) {
   uint32_t ncp = mlp_pad4(n_c);
   uint8_t *m = (uint8_t *)(idx + (size_t)(n_j / 4 + 1) * bk->n * MLP_BLOCK);
   double t[32];
@@ -191,7 +244,7 @@ AVX2 static void mm_tn_xsum_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint
           size_t at = (size_t)(j / 4) * bk->n + b;
           tn_tile(bk->a + b * bk->a_step + j, bk->lda, bk->d + b * bk->d_step, bk->ldd, idx + at * MLP_BLOCK, m[at], c,
                   wide, t);
-          add_tile(t, wide ? 8 : 4, j, c, n_j, n_c, out, ldo);
+          add_tile_avx2(t, wide ? 8 : 4, j, c, n_j, n_c, f, out, ldo);
         }
     }
 }
@@ -206,12 +259,12 @@ void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uin
     mlp_mm_nn_portable(rows, n_in, cols, A, lda, B, ldb, bias, Z, ldz, idx);
 }
 
-void mlp_mm_tn_xsum(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, dsana_xsum *out, uint64_t ldo,
-                    uint32_t *idx) {
+void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *out,
+                   uint64_t ldo, uint32_t *idx) {
   if (mlp_mm_simd())
-    mm_tn_xsum_avx2(bk, n_j, n_c, out, ldo, idx);
+    mm_tn_fix_avx2(bk, n_j, n_c, f, out, ldo, idx);
   else
-    mlp_mm_tn_xsum_portable(bk, n_j, n_c, out, ldo, idx);
+    mlp_mm_tn_fix_portable(bk, n_j, n_c, f, out, ldo, idx);
 }
 #else
 bool mlp_mm_simd(void) { return false; }
@@ -221,8 +274,8 @@ void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uin
   mlp_mm_nn_portable(rows, n_in, cols, A, lda, B, ldb, bias, Z, ldz, idx);
 }
 
-void mlp_mm_tn_xsum(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, dsana_xsum *out, uint64_t ldo,
-                    uint32_t *idx) {
-  mlp_mm_tn_xsum_portable(bk, n_j, n_c, out, ldo, idx);
+void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *out,
+                   uint64_t ldo, uint32_t *idx) {
+  mlp_mm_tn_fix_portable(bk, n_j, n_c, f, out, ldo, idx);
 }
 #endif

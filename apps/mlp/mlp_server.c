@@ -27,26 +27,47 @@ int mlp_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values
   return 0;
 }
 
+/* Squares for the exact sums |W|^2 and |g|^2: a fixed-point pair a key
+ * (a->sq, for as many addends as parameters), the range's pairs then into
+ * the sum; a square beyond the pairs' range goes into the sum itself. Each
+ * key's share is a function of its value alone: the total is the same
+ * however the keys are cut into ranges, and ~5x cheaper than an exact
+ * addition a key. */
+static void add_square(const struct mlp_fix *f, double x, double *pair, dsana_xsum *sum) {
+  if (x * f->k_up < f->lim)
+    mlp_fix_add(f, x, pair);
+  else
+    dsana_xsum_add(sum, x);
+}
+
+static void flush_squares(const struct mlp_fix *f, const double *pair, dsana_xsum *sum) {
+  dsana_xsum_add(sum, pair[MLP_G_HI] * f->hi_val); /* exact: integers times powers of 2 */
+  dsana_xsum_add(sum, pair[MLP_G_LO] * f->lo_val);
+}
+
 int mlp_finish(void *app, struct dsana_shard_ctx *ctx) {
   const struct mlp_app *a = app;
   if (ctx->iter == 0 || mlp_final(a, ctx->iter))
     return 0;
   const double inv_b = 1.0 / (double)mlp_batch_rows(a, ctx->iter);
   const double *w = ctx->old_values[MLP_T_W], *g = ctx->new_values[MLP_T_G];
-  double *st = ctx->new_values[MLP_T_STATE];
+  double *st = ctx->new_values[MLP_T_STATE], ww[2] = {0, 0}, gg[2] = {0, 0};
   for (uint64_t k = ctx->lo; k < ctx->hi;) {
     bool weight;
     uint32_t l = mlp_layer_of(a, k, &weight);
     uint64_t end = weight ? a->b_off[l] : a->b_off[l] + a->width[l];
     end = end < ctx->hi ? end : ctx->hi;
     for (; k < end; k++) {
-      double gv = (g[k] + (weight ? a->l2 * w[k] : 0.0)) * inv_b;
+      double sum = mlp_fix_value(&a->fix, g[MLP_G_WIDTH * k + MLP_G_HI], g[MLP_G_WIDTH * k + MLP_G_LO]);
+      double gv = (sum + (weight ? a->l2 * w[k] : 0.0)) * inv_b;
       st[k * MLP_STATE_SLOTS + MLP_S_G] = gv;
       if (weight)
-        dsana_xsum_add(&ctx->sums[MLP_SUM_WW], w[k] * w[k]);
-      dsana_xsum_add(&ctx->sums[MLP_SUM_GG], gv * gv);
+        add_square(&a->sq, w[k] * w[k], ww, &ctx->sums[MLP_SUM_WW]);
+      add_square(&a->sq, gv * gv, gg, &ctx->sums[MLP_SUM_GG]);
     }
   }
+  flush_squares(&a->sq, ww, &ctx->sums[MLP_SUM_WW]);
+  flush_squares(&a->sq, gg, &ctx->sums[MLP_SUM_GG]);
   return 0;
 }
 

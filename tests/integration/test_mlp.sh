@@ -7,7 +7,8 @@
 #     straggler scenario and roles as processes; another --seed changes it;
 #   - the terminal shows one row an epoch, the metrics every iteration;
 #     the run's train_accuracy is the model's (predict agrees);
-#   - bad options, one-label data and a bad model: exit 2 and one line.
+#   - bad options, one-label data and a bad model: exit 2 and one line;
+#   - a run whose gradients leave the fixed-point range stops as diverged.
 # timeout: 30 s (CTest; runs in about 3 s)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -122,5 +123,13 @@ if [ "$RC" -eq 2 ] && grep -q "short.model: parameter 2 missing" badmodel.err &&
   pass "predict with a truncated model: exit 2 naming the file and the parameter, no output"
 else
   fail "truncated model: rc=$RC $(cat badmodel.err)"
+fi
+# ------------------------------------------------- a diverging run
+run_capture diverge "$DSANA" mlp multi.svm --quiet --hidden 16 --lr 1e6 --epochs 3 --model-out diverge.model
+if [ "$RC" -eq 1 ] && grep -q "diverged in iteration [0-9]*: table 'g' key [0-9]* is nan" diverge.err &&
+  [ ! -e diverge.model ]; then
+  pass "--lr 1e6: exit 1, '$(grep -m1 -o "diverged in iteration [0-9]*: table 'g' key [0-9]*" diverge.err)', no model"
+else
+  fail "--lr 1e6: rc=$RC $(head -c 300 diverge.err)"
 fi
 finish

@@ -3,9 +3,10 @@
  * the vector kernels give the same bits as the portable ones that call
  * fma() in the documented order, for widths that are and are not
  * multiples of the vector tiles, rows with and without zero groups, and
- * several blocks at once; and the gradient product's exact sums do not
- * depend on how the blocks are grouped into calls (the property that keeps
- * a model independent of the task count). Skips the vector comparison
+ * several blocks at once; the gradient product's fixed-point sums do not
+ * depend on how the blocks are grouped into calls or their order (the
+ * property that keeps a model independent of the task count); and the
+ * fixed-point pairs give back their values and refuse what is too big. Skips the vector comparison
  * when the CPU lacks the kernel.
  */
 #include <setjmp.h>
@@ -80,24 +81,22 @@ static void make_grad(struct grad_case *g, uint64_t *s, uint32_t nb, uint32_t n_
 static void check_tn(uint32_t nb, uint32_t n_j, uint32_t n_c, unsigned zeros, uint64_t *s) {
   struct grad_case g;
   make_grad(&g, s, nb, n_j, n_c, zeros);
-  size_t n_out = (size_t)n_j * n_c;
-  dsana_xsum *o1 = calloc(n_out, sizeof *o1), *o2 = calloc(n_out, sizeof *o2), *o3 = calloc(n_out, sizeof *o3);
+  size_t n_out = (size_t)n_j * n_c * MLP_G_WIDTH;
+  struct mlp_fix f = mlp_fix_for(MLP_MAX_BLOCKS);
+  double *o1 = calloc(n_out, sizeof *o1), *o2 = calloc(n_out, sizeof *o2), *o3 = calloc(n_out, sizeof *o3);
   uint32_t *idx = malloc(sizeof(uint32_t) * MLP_IDX(n_j));
   assert_true(o1 && o2 && o3 && idx);
-  mlp_mm_tn_xsum(&g.bk, n_j, n_c, o1, n_c, idx);
-  mlp_mm_tn_xsum_portable(&g.bk, n_j, n_c, o2, n_c, idx);
-  for (uint32_t b = 0; b < nb; b++) { /* one block a call: the same exact sums */
+  mlp_mm_tn_fix(&g.bk, n_j, n_c, &f, o1, n_c, idx);
+  mlp_mm_tn_fix_portable(&g.bk, n_j, n_c, &f, o2, n_c, idx);
+  for (uint32_t b = nb; b-- > 0;) { /* one block a call, the last first: the same sums */
     struct mlp_blocks one = g.bk;
     one.n = 1;
     one.rows[0] = g.bk.rows[b];
     one.a = g.A + b * g.bk.a_step, one.d = g.D + b * g.bk.d_step;
-    mlp_mm_tn_xsum(&one, n_j, n_c, o3, n_c, idx);
+    mlp_mm_tn_fix(&one, n_j, n_c, &f, o3, n_c, idx);
   }
-  for (size_t i = 0; i < n_out; i++) {
-    double v1 = dsana_xsum_value(&o1[i]), v2 = dsana_xsum_value(&o2[i]), v3 = dsana_xsum_value(&o3[i]);
-    assert_memory_equal(&v1, &v2, sizeof v1);
-    assert_memory_equal(&v1, &v3, sizeof v1);
-  }
+  assert_memory_equal(o1, o2, sizeof(double) * n_out);
+  assert_memory_equal(o1, o3, sizeof(double) * n_out);
   free(g.A), free(g.D), free(o1), free(o2), free(o3), free(idx);
 }
 
@@ -108,6 +107,31 @@ static void test_gradient_product_same_bits_any_grouping(void **state) {
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
     for (unsigned zeros = 0; zeros <= 7; zeros += 7)
       check_tn(shapes[i][0], shapes[i][1], shapes[i][2], zeros, &s);
+}
+
+/* A pair sums back to its value within the grid; pairs of any order of
+ * addition are the same bits; a value beyond the range is NaN. */
+static void test_fixed_point_pairs(void **state) {
+  (void)state;
+  struct mlp_fix f = mlp_fix_for(8);
+  uint64_t s = 11;
+  double xs[8], fwd[2] = {0, 0}, back[2] = {0, 0}, exact = 0;
+  for (int i = 0; i < 8; i++) {
+    xs[i] = rnd(&s, 0) * (i % 2 ? 3e4 : 1e-9);
+    exact += xs[i]; /* near enough for the bound below */
+    mlp_fix_add(&f, xs[i], fwd);
+  }
+  for (int i = 8; i-- > 0;)
+    mlp_fix_add(&f, xs[i], back);
+  assert_memory_equal(fwd, back, sizeof fwd);
+  double v = mlp_fix_value(&f, fwd[MLP_G_HI], fwd[MLP_G_LO]), err = v - exact;
+  assert_true(err < 1e-11 && err > -1e-11);
+  double one[2] = {0, 0};
+  mlp_fix_add(&f, 0.1, one);
+  assert_true(mlp_fix_value(&f, one[0], one[1]) == 0.1);
+  double big[2] = {0, 0};
+  mlp_fix_add(&f, 0x1p21, big);
+  assert_true(big[0] != big[0]);
 }
 
 /* A small product against plain loops: the documented order is a sum. */
@@ -133,6 +157,7 @@ int main(void) {
       cmocka_unit_test(test_forward_product_same_bits),
       cmocka_unit_test(test_gradient_product_same_bits_any_grouping),
       cmocka_unit_test(test_forward_product_is_the_product),
+      cmocka_unit_test(test_fixed_point_pairs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
