@@ -98,9 +98,10 @@ static int push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t 
   struct worker *w = ctx->rt->w;
   struct wpush *p = table < DSANA_MAX_TABLES ? &ctx->rt->wt->push[table] : NULL;
   struct job_range r;
+  if (!p || p->used || !job_task_writes(&w->job, ctx->task, table, &r))
+    return DSANA_EINVAL;
   enum dsana_rule rule = w->job.tables[table].rule;
-  if (!p || p->used || !job_task_writes(&w->job, ctx->task, table, &r) ||
-      (rule != DSANA_RULE_SUM && (rule != DSANA_RULE_ISUM || words != 1)))
+  if (rule != DSANA_RULE_SUM && (rule != DSANA_RULE_ISUM || words != 1))
     return DSANA_EINVAL;
   for (uint64_t i = 0; i < n; i++)
     if (keys[i] < r.lo || keys[i] >= r.hi || (i && keys[i] <= keys[i - 1]))
