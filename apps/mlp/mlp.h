@@ -33,8 +33,8 @@
  *
  * Tables (n_keys = P parameters):
  *   w      DERIVED  the parameters (what tasks read); written by update()
- *   g      ISUM     the batch's summed loss gradient: per key the two
- *                    fixed-point integers' sums (struct mlp_fix)
+ *   gh, gl ISUM     the batch's summed loss gradient: per key the sums of
+ *                    its two fixed-point integers (struct mlp_fix)
  *   state  STATE    per key: the velocity, and the step's gradient
  */
 #ifndef DSANA_APPS_MLP_H
@@ -53,8 +53,7 @@
 #define MLP_MAX_BLOCKS 64 /* blocks of one task at most */
 #define MLP_MAX_PARAMS (1ull << 31)
 
-enum { MLP_T_W = 0, MLP_T_G = 1, MLP_T_STATE = 2 };
-enum { MLP_G_HI = 0, MLP_G_LO = 1, MLP_G_WIDTH = 2 };
+enum { MLP_T_W = 0, MLP_T_GH = 1, MLP_T_GL = 2, MLP_T_STATE = 3 };
 enum { MLP_S_V = 0, MLP_S_G = 1, MLP_STATE_SLOTS = 2 };
 
 /* sums: tasks, then finish() */
@@ -83,16 +82,16 @@ enum mlp_act { MLP_RELU = 0, MLP_TANH = 1 };
  * A block's gradient x enters a task's push as two integers:
  *   h = round(x 2^K),  l = round((x 2^K - h) 2^M)      (to nearest, even)
  * With n_blocks <= 2^lg blocks a batch, K = 32 - lg and M = 52 - lg, every
- * sum of them stays below 2^52: exact in doubles in any order, so a task's
- * push adds them plainly (vectors too) and the servers sum them as an ISUM
- * table. x = (h + l 2^-M) 2^-K within 2^-(K+M+1) (2^-79 for a batch of
+ * sum of them stays below 2^51: exact in doubles in any order, so a task's
+ * push adds them plainly (vectors too) and the servers sum them as ISUM
+ * tables. x = (h + l 2^-M) 2^-K within 2^-(K+M+1) (2^-79 for a batch of
  * 256, finer than a double's rounding of most gradients); |x| must stay
- * below 2^20 (a block of 32 rows' gradient): beyond, or NaN, h is NaN and
- * the job stops as diverged, naming the key.
+ * below 2^19 (a block of 32 rows' gradient): beyond, or NaN, the push
+ * gets a NaN and the job stops as diverged.
  */
 struct mlp_fix {
   double k_up, m_up; /* 2^K, 2^M */
-  double lim;        /* |h| < lim = 2^(52 - lg) */
+  double lim;        /* |x 2^K| < lim = 2^(51 - lg) */
   double hi_val;     /* 2^-K: the value of a unit of h */
   double lo_val;     /* 2^-(K + M): of l */
 };
@@ -159,27 +158,32 @@ struct mlp_blocks {
 /* For each block, G[j][c] = sum over its s < rows[b], ascending, of
  * A[s][j] D[s][c] (fused multiply-adds from 0; for each group of 4 j, an s
  * at which A[s][j..j+3] are all 0 is skipped), added as fixed-point pairs
- * (mlp_fix_add) into out + 2 (j * ldo + c) for j < n_j, c < n_c; A has a
+ * (mlp_fix_add) into oh, ol [j * ldo + c] for j < n_j, c < n_c; A has a
  * multiple of 4 columns >= n_j, D a multiple of 4 >= n_c. A tile of out
  * takes every block's share before the next tile (it stays in cache).
- * Both products take idx, scratch of MLP_IDX(n) entries, n the widest
+ * Both products take idx, scratch of MLP_IDX(n) entries (lists of indices,
+ * and the forward product's packed rows), n the widest
  * n_in; rows <= MLP_BLOCK. */
-void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *out,
-                   uint64_t ldo, uint32_t *idx);
+void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *oh,
+                   double *ol, uint64_t ldo, uint32_t *idx);
 #define MLP_IDX(n) (((size_t)(n) / 4 + 1) * MLP_MAX_BLOCKS * (MLP_BLOCK + 1))
 bool mlp_mm_simd(void);
 void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
                         uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
 void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
-                            double *out, uint64_t ldo, uint32_t *idx);
+                            double *oh, double *ol, uint64_t ldo, uint32_t *idx);
 static inline uint32_t mlp_pad4(uint64_t n) { return (uint32_t)((n + 3) & ~3ull); }
 /* The fixed point for batches of n_blocks blocks. */
 struct mlp_fix mlp_fix_for(uint64_t n_blocks);
-/* x as the pair (h, l) added into o[0], o[1]. */
-void mlp_fix_add(const struct mlp_fix *f, double x, double *o);
-/* The value of a key's summed pair. */
+/* x as the pair (h, l) added into *oh, *ol (out of range: *oh = NaN). */
+void mlp_fix_add(const struct mlp_fix *f, double x, double *oh, double *ol);
+/* The squares of x[0], x[stride], ... (n of them) as pairs, added into
+ * *oh, *ol: false, adding nothing, when one is beyond the range (or NaN). */
+bool mlp_fix_squares(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh, double *ol);
+/* The value of a key's summed pair: both products are exact, the sum
+ * rounds once. */
 static inline double mlp_fix_value(const struct mlp_fix *f, double hi, double lo) {
-  return __builtin_fma(hi, f->hi_val, lo * f->lo_val);
+  return hi * f->hi_val + lo * f->lo_val;
 }
 
 /* mlp_view.c: the network as a task sees it, with buffers for nb blocks */

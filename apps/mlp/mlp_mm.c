@@ -52,26 +52,64 @@ struct mlp_fix mlp_fix_for(uint64_t n_blocks) {
   int k = 32 - lg, m = 52 - lg;
   return (struct mlp_fix){.k_up = ldexp(1, k),
                           .m_up = ldexp(1, m),
-                          .lim = ldexp(1, 52 - lg),
+                          .lim = ldexp(1, 51 - lg),
                           .hi_val = ldexp(1, -k),
                           .lo_val = ldexp(1, -k - m)};
 }
 
-/* nearbyint() rounds to nearest, ties to even (the default mode, which
- * dsana never changes), as the vector kernel's _mm256_round_pd; the
- * products by powers of two, y - h and the sums of integers are exact. */
-void mlp_fix_add(const struct mlp_fix *f, double x, double *o) {
-  double y = x * f->k_up, h = nearbyint(y), l = nearbyint((y - h) * f->m_up);
-  o[0] = fabs(h) < f->lim ? o[0] + h : NAN;
-  o[1] += l;
+/* v rounded to the nearest integer, ties to even, for |v| <= 2^51: the
+ * sum's rounding in the default mode (which dsana never changes) leaves
+ * no fraction at 1.5 * 2^52, and taking it off again is exact. The
+ * vector kernel does the same two operations. */
+static inline double round_int(double v) {
+  const double magic = 0x1.8p52;
+  return (v + magic) - magic;
 }
 
-/* The 4 x w tile at (j, c) of a gradient, into out where it is real. */
+/* y = x 2^K (exact); |y| < lim keeps h and l in round_int()'s range and
+ * their sums exact; y - h is exact (h is y's nearest integer). */
+void mlp_fix_add(const struct mlp_fix *f, double x, double *oh, double *ol) {
+  double y = x * f->k_up;
+  if (!(fabs(y) < f->lim)) {
+    *oh = NAN;
+    return;
+  }
+  double h = round_int(y);
+  *oh += h;
+  *ol += round_int((y - h) * f->m_up);
+}
+
+bool mlp_fix_squares(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh, double *ol) {
+  double h[4] = {0}, l[4] = {0}, far = 0; /* four chains: integer sums, exact in any order */
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int r = 0; r < 4; r++) {
+      double v = x[(i + r) * stride], y = v * v * f->k_up, q = round_int(y);
+      far = y < f->lim ? far : 1; /* NaN too */
+      h[r] += q;
+      l[r] += round_int((y - q) * f->m_up);
+    }
+  for (; i < n; i++) {
+    double v = x[i * stride], y = v * v * f->k_up, q = round_int(y);
+    far = y < f->lim ? far : 1;
+    h[0] += q;
+    l[0] += round_int((y - q) * f->m_up);
+  }
+  if (far != 0)
+    return false;
+  *oh += (h[0] + h[1]) + (h[2] + h[3]);
+  *ol += (l[0] + l[1]) + (l[2] + l[3]);
+  return true;
+}
+
+/* The 4 x w tile at (j, c) of a gradient, into oh, ol where it is real. */
 static void add_tile(const double *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c,
-                     const struct mlp_fix *f, double *out, uint64_t ldo) {
+                     const struct mlp_fix *f, double *oh, double *ol, uint64_t ldo) {
   for (uint32_t r = 0; r < 4 && j + r < n_j; r++)
-    for (uint32_t k = 0; k < w && c + k < n_c; k++)
-      mlp_fix_add(f, t[r * w + k], out + 2 * ((uint64_t)(j + r) * ldo + c + k));
+    for (uint32_t k = 0; k < w && c + k < n_c; k++) {
+      uint64_t at = (uint64_t)(j + r) * ldo + c + k;
+      mlp_fix_add(f, t[r * w + k], oh + at, ol + at);
+    }
 }
 
 void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
@@ -89,7 +127,7 @@ void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const doubl
 }
 
 void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
-                            double *out, uint64_t ldo, uint32_t *idx) {
+                            double *oh, double *ol, uint64_t ldo, uint32_t *idx) {
   uint32_t ncp = mlp_pad4(n_c), m[MLP_MAX_BLOCKS];
   for (uint32_t j = 0; j < n_j; j += 4) {
     for (uint32_t b = 0; b < bk->n; b++)
@@ -106,30 +144,37 @@ void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t 
               g = fma(A[ix[q] * bk->lda + j + r], D[ix[q] * bk->ldd + c + k], g);
             t[r * 4 + k] = g;
           }
-        add_tile(t, 4, j, c, n_j, n_c, f, out, ldo);
+        add_tile(t, 4, j, c, n_j, n_c, f, oh, ol, ldo);
       }
   }
 }
 
 #ifdef MLP_HAVE_AVX2_KERNEL
 #define AVX2 __attribute__((target("avx2,fma")))
-#define MLP_TN_J 64 /* columns of A per strip of the gradient product */
 
-/* Four rows x 4 or 8 columns of Z at (s0, c), over the listed j. */
-AVX2 static void nn_tile(const double *A, uint64_t lda, const double *B, uint64_t ldb, const uint32_t *idx, uint32_t m,
-                         const double *bias, uint32_t c, bool wide, double *Z, uint64_t ldz) {
+#define MLP_NN_KC 128 /* inputs j per pass of the forward product (its B panel stays in L1) */
+
+/* Four rows x 4 or 8 columns of Z at (s0, c), over the listed j (ap: the
+ * 4 rows' values at them, packed 4 a j), continuing each output's chain
+ * from Z (or, with `first`, from the bias). */
+AVX2 static void nn_tile(const double *ap, const uint32_t *idx, uint32_t m, const double *B, uint64_t ldb,
+                         const double *bias, bool first, uint32_t c, bool wide, double *Z, uint64_t ldz) {
   __m256d z0[4], z1[4];
-  __m256d b0 = bias ? _mm256_loadu_pd(bias + c) : _mm256_setzero_pd();
-  __m256d b1 = bias && wide ? _mm256_loadu_pd(bias + c + 4) : _mm256_setzero_pd();
-  for (int r = 0; r < 4; r++)
-    z0[r] = b0, z1[r] = b1;
-  const double *a0 = A, *a1 = A + lda, *a2 = A + 2 * lda, *a3 = A + 3 * lda;
+  for (int r = 0; r < 4; r++) {
+    if (first) {
+      z0[r] = bias ? _mm256_loadu_pd(bias + c) : _mm256_setzero_pd();
+      z1[r] = bias && wide ? _mm256_loadu_pd(bias + c + 4) : _mm256_setzero_pd();
+    } else {
+      z0[r] = _mm256_loadu_pd(Z + r * ldz + c);
+      z1[r] = wide ? _mm256_loadu_pd(Z + r * ldz + c + 4) : _mm256_setzero_pd();
+    }
+  }
   if (wide) {
     for (uint32_t q = 0; q < m; q++) {
-      uint32_t j = idx[q];
-      __m256d w0 = _mm256_loadu_pd(B + j * ldb + c), w1 = _mm256_loadu_pd(B + j * ldb + c + 4);
-      __m256d x0 = _mm256_broadcast_sd(a0 + j), x1 = _mm256_broadcast_sd(a1 + j);
-      __m256d x2 = _mm256_broadcast_sd(a2 + j), x3 = _mm256_broadcast_sd(a3 + j);
+      const double *b = B + idx[q] * ldb + c, *a = ap + 4 * q;
+      __m256d w0 = _mm256_loadu_pd(b), w1 = _mm256_loadu_pd(b + 4);
+      __m256d x0 = _mm256_broadcast_sd(a), x1 = _mm256_broadcast_sd(a + 1);
+      __m256d x2 = _mm256_broadcast_sd(a + 2), x3 = _mm256_broadcast_sd(a + 3);
       z0[0] = _mm256_fmadd_pd(x0, w0, z0[0]), z1[0] = _mm256_fmadd_pd(x0, w1, z1[0]);
       z0[1] = _mm256_fmadd_pd(x1, w0, z0[1]), z1[1] = _mm256_fmadd_pd(x1, w1, z1[1]);
       z0[2] = _mm256_fmadd_pd(x2, w0, z0[2]), z1[2] = _mm256_fmadd_pd(x2, w1, z1[2]);
@@ -137,12 +182,12 @@ AVX2 static void nn_tile(const double *A, uint64_t lda, const double *B, uint64_
     }
   } else {
     for (uint32_t q = 0; q < m; q++) {
-      uint32_t j = idx[q];
-      __m256d w0 = _mm256_loadu_pd(B + j * ldb + c);
-      z0[0] = _mm256_fmadd_pd(_mm256_broadcast_sd(a0 + j), w0, z0[0]);
-      z0[1] = _mm256_fmadd_pd(_mm256_broadcast_sd(a1 + j), w0, z0[1]);
-      z0[2] = _mm256_fmadd_pd(_mm256_broadcast_sd(a2 + j), w0, z0[2]);
-      z0[3] = _mm256_fmadd_pd(_mm256_broadcast_sd(a3 + j), w0, z0[3]);
+      const double *a = ap + 4 * q;
+      __m256d w0 = _mm256_loadu_pd(B + idx[q] * ldb + c);
+      z0[0] = _mm256_fmadd_pd(_mm256_broadcast_sd(a), w0, z0[0]);
+      z0[1] = _mm256_fmadd_pd(_mm256_broadcast_sd(a + 1), w0, z0[1]);
+      z0[2] = _mm256_fmadd_pd(_mm256_broadcast_sd(a + 2), w0, z0[2]);
+      z0[3] = _mm256_fmadd_pd(_mm256_broadcast_sd(a + 3), w0, z0[3]);
     }
   }
   for (int r = 0; r < 4; r++) {
@@ -152,19 +197,61 @@ AVX2 static void nn_tile(const double *A, uint64_t lda, const double *B, uint64_
   }
 }
 
-AVX2 static void mm_nn_avx2(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
-                            uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
-  uint32_t groups = rows / 4, m[MLP_BLOCK / 4];
-  for (uint32_t g = 0; g < groups; g++)
-    m[g] = nonzero_cols(A + 4 * g * lda, lda, n_in, idx + (size_t)g * n_in);
-  for (uint32_t c = 0; c < cols; c += 8) /* a panel of B stays in cache over the row groups */
-    for (uint32_t g = 0; g < groups; g++)
-      nn_tile(A + 4 * g * lda, lda, B, ldb, idx + (size_t)g * n_in, m[g], bias, c, c + 8 <= cols, Z + 4 * g * ldz, ldz);
+/* Group g's listed j (m of them at idx) with their 4 rows of A, packed. */
+static void pack_group(const double *A, uint64_t lda, const uint32_t *idx, uint32_t m, double *ap) {
+  for (uint32_t q = 0; q < m; q++)
+    for (uint32_t r = 0; r < 4; r++)
+      ap[4 * q + r] = A[r * lda + idx[q]];
 }
 
-/* The 4 x 4 or 4 x 8 gradient tile at (j, c) over the listed s, into t. */
-AVX2 static void tn_tile(const double *A, uint64_t lda, const double *D, uint64_t ldd, const uint32_t *idx, uint32_t m,
-                         uint32_t c, bool wide, double *t) {
+/* The scratch at idx: per group its list (n_in entries), then per group
+ * its packed rows (4 n_in doubles), 32-byte aligned. */
+AVX2 static void mm_nn_avx2(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
+                            uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
+  uint32_t groups = rows / 4, m[MLP_BLOCK / 4], at[MLP_BLOCK / 4];
+  double *pack = (double *)(void *)(idx + (((size_t)groups * n_in + 7) & ~(size_t)7));
+  for (uint32_t g = 0; g < groups; g++) {
+    m[g] = nonzero_cols(A + 4 * g * lda, lda, n_in, idx + (size_t)g * n_in);
+    pack_group(A + 4 * g * lda, lda, idx + (size_t)g * n_in, m[g], pack + (size_t)g * 4 * n_in);
+    at[g] = 0;
+  }
+  /* j in passes of MLP_NN_KC: a panel of B (MLP_NN_KC x 8) stays in L1
+   * over the row groups; each output's chain goes on from pass to pass */
+  for (uint32_t j0 = 0; j0 < n_in || j0 == 0; j0 += MLP_NN_KC) {
+    uint32_t end[MLP_BLOCK / 4];
+    for (uint32_t g = 0; g < groups; g++) {
+      const uint32_t *ix = idx + (size_t)g * n_in;
+      end[g] = at[g];
+      while (end[g] < m[g] && ix[end[g]] < j0 + MLP_NN_KC)
+        end[g]++;
+    }
+    for (uint32_t c = 0; c < cols; c += 8)
+      for (uint32_t g = 0; g < groups; g++)
+        nn_tile(pack + (size_t)g * 4 * n_in + 4 * at[g], idx + (size_t)g * n_in + at[g], end[g] - at[g], B, ldb, bias,
+                j0 == 0, c, c + 8 <= cols, Z + 4 * g * ldz, ldz);
+    for (uint32_t g = 0; g < groups; g++)
+      at[g] = end[g];
+  }
+}
+
+/* mlp_fix_add() on 4 lanes, into oh[0..3], ol[0..3]; a lane out of range
+ * sets its bit in *bad instead (the caller then makes the push NaN). */
+AVX2 static void fix_add4(const struct mlp_fix *f, __m256d x, double *oh, double *ol, __m256d *bad) {
+  const __m256d magic = _mm256_set1_pd(0x1.8p52), sign = _mm256_set1_pd(-0.0);
+  __m256d y = _mm256_mul_pd(x, _mm256_set1_pd(f->k_up));
+  *bad = _mm256_or_pd(*bad, _mm256_cmp_pd(_mm256_andnot_pd(sign, y), _mm256_set1_pd(f->lim), _CMP_NLT_UQ));
+  __m256d h = _mm256_sub_pd(_mm256_add_pd(y, magic), magic);
+  __m256d l = _mm256_mul_pd(_mm256_sub_pd(y, h), _mm256_set1_pd(f->m_up));
+  l = _mm256_sub_pd(_mm256_add_pd(l, magic), magic);
+  _mm256_storeu_pd(oh, _mm256_add_pd(_mm256_loadu_pd(oh), h));
+  _mm256_storeu_pd(ol, _mm256_add_pd(_mm256_loadu_pd(ol), l));
+}
+
+/* The 4 x 4 or 4 x 8 gradient tile at (j, c) over the listed s, into oh
+ * and ol (rows ldo apart) when it is real throughout, else into t. */
+AVX2 static bool tn_tile(const double *A, uint64_t lda, const double *D, uint64_t ldd, const uint32_t *idx, uint32_t m,
+                         uint32_t c, bool wide, bool real, const struct mlp_fix *f, double *oh, double *ol,
+                         uint64_t ldo, __m256d *bad, double *t) {
   __m256d g0[4], g1[4];
   for (int r = 0; r < 4; r++)
     g0[r] = g1[r] = _mm256_setzero_pd();
@@ -180,40 +267,17 @@ AVX2 static void tn_tile(const double *A, uint64_t lda, const double *D, uint64_
   }
   uint32_t w = wide ? 8 : 4;
   for (int r = 0; r < 4; r++) {
+    if (real) {
+      fix_add4(f, g0[r], oh + r * ldo, ol + r * ldo, bad);
+      if (wide)
+        fix_add4(f, g1[r], oh + r * ldo + 4, ol + r * ldo + 4, bad);
+      continue;
+    }
     _mm256_storeu_pd(t + r * w, g0[r]);
     if (wide)
       _mm256_storeu_pd(t + r * w + 4, g1[r]);
   }
-}
-
-/* mlp_fix_add() on 4 lanes: x's pairs into the 4 pairs at o, computed in
- * the lane order 0 2 1 3 that de-interleaving o's pairs gives. */
-AVX2 static void fix_add4(const struct mlp_fix *f, __m256d x, double *o) {
-  const int near = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-  const __m256d sign = _mm256_set1_pd(-0.0);
-  __m256d y = _mm256_mul_pd(_mm256_permute4x64_pd(x, 0xd8), _mm256_set1_pd(f->k_up));
-  __m256d h = _mm256_round_pd(y, near);
-  __m256d l = _mm256_round_pd(_mm256_mul_pd(_mm256_sub_pd(y, h), _mm256_set1_pd(f->m_up)), near);
-  __m256d bad = _mm256_cmp_pd(_mm256_andnot_pd(sign, h), _mm256_set1_pd(f->lim), _CMP_NLT_UQ);
-  __m256d o0 = _mm256_loadu_pd(o), o1 = _mm256_loadu_pd(o + 4); /* h0 l0 h1 l1 | h2 l2 h3 l3 */
-  __m256d hs = _mm256_add_pd(h, _mm256_unpacklo_pd(o0, o1));    /* h0 h2 h1 h3 */
-  __m256d ls = _mm256_add_pd(l, _mm256_unpackhi_pd(o0, o1));
-  hs = _mm256_blendv_pd(hs, _mm256_set1_pd(NAN), bad);
-  _mm256_storeu_pd(o, _mm256_unpacklo_pd(hs, ls));
-  _mm256_storeu_pd(o + 4, _mm256_unpackhi_pd(hs, ls));
-}
-
-/* The 4 x w tile t at (j, c) of a gradient into out: whole vectors where
- * the tile is real throughout, else add_tile(). */
-AVX2 static void add_tile_avx2(const double *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c,
-                               const struct mlp_fix *f, double *out, uint64_t ldo) {
-  if (j + 4 > n_j || c + w > n_c) {
-    add_tile(t, w, j, c, n_j, n_c, f, out, ldo);
-    return;
-  }
-  for (uint32_t r = 0; r < 4; r++)
-    for (uint32_t k = 0; k < w; k += 4)
-      fix_add4(f, _mm256_loadu_pd(t + r * w + k), out + 2 * ((uint64_t)(j + r) * ldo + c + k));
+  return real;
 }
 
 /* For every group of 4 columns j and block b, the rows s at which
@@ -228,25 +292,29 @@ static void list_rows(const struct mlp_blocks *bk, uint32_t n_j, uint8_t *m, uin
 }
 
 AVX2 static void mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
-                                double *out, uint64_t ldo, uint32_t *idx) {
+                                double *oh, double *ol, uint64_t ldo, uint32_t *idx) {
   uint32_t ncp = mlp_pad4(n_c);
   uint8_t *m = (uint8_t *)(idx + (size_t)(n_j / 4 + 1) * bk->n * MLP_BLOCK);
   double t[32];
+  __m256d bad = _mm256_setzero_pd();
   list_rows(bk, n_j, m, idx);
-  /* a strip of MLP_TN_J columns of every block's A stays in L2 over the
-   * panels of D, a panel of 8 columns of every block's D in L1 over the
-   * strip, and a tile of out in L1 over the blocks */
-  for (uint32_t j0 = 0; j0 < n_j; j0 += MLP_TN_J)
+  /* rows j..j+3 of the push are done in one pass, left to right (they
+   * stream; a panel of a column of 8 across many rows would thrash L1 at
+   * the rows' power-of-two stride), every block's share of a tile at once;
+   * the blocks' D (32 rows each) stays in L2 */
+  for (uint32_t j = 0; j < n_j; j += 4)
     for (uint32_t c = 0; c < ncp; c += 8) {
-      bool wide = c + 8 <= ncp;
-      for (uint32_t j = j0; j < n_j && j < j0 + MLP_TN_J; j += 4)
-        for (uint32_t b = 0; b < bk->n; b++) {
-          size_t at = (size_t)(j / 4) * bk->n + b;
-          tn_tile(bk->a + b * bk->a_step + j, bk->lda, bk->d + b * bk->d_step, bk->ldd, idx + at * MLP_BLOCK, m[at], c,
-                  wide, t);
-          add_tile_avx2(t, wide ? 8 : 4, j, c, n_j, n_c, f, out, ldo);
-        }
+      bool wide = c + 8 <= ncp, real = j + 4 <= n_j && c + (wide ? 8 : 4) <= n_c;
+      uint64_t at = (uint64_t)j * ldo + c;
+      for (uint32_t b = 0; b < bk->n; b++) {
+        size_t l = (size_t)(j / 4) * bk->n + b;
+        if (!tn_tile(bk->a + b * bk->a_step + j, bk->lda, bk->d + b * bk->d_step, bk->ldd, idx + l * MLP_BLOCK, m[l], c,
+                     wide, real, f, oh + at, ol + at, ldo, &bad, t))
+          add_tile(t, wide ? 8 : 4, j, c, n_j, n_c, f, oh, ol, ldo);
+      }
     }
+  if (_mm256_movemask_pd(bad))
+    oh[0] = NAN; /* a block's gradient out of range: the job stops as diverged */
 }
 
 bool mlp_mm_simd(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
@@ -259,12 +327,12 @@ void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uin
     mlp_mm_nn_portable(rows, n_in, cols, A, lda, B, ldb, bias, Z, ldz, idx);
 }
 
-void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *out,
-                   uint64_t ldo, uint32_t *idx) {
+void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *oh,
+                   double *ol, uint64_t ldo, uint32_t *idx) {
   if (mlp_mm_simd())
-    mm_tn_fix_avx2(bk, n_j, n_c, f, out, ldo, idx);
+    mm_tn_fix_avx2(bk, n_j, n_c, f, oh, ol, ldo, idx);
   else
-    mlp_mm_tn_fix_portable(bk, n_j, n_c, f, out, ldo, idx);
+    mlp_mm_tn_fix_portable(bk, n_j, n_c, f, oh, ol, ldo, idx);
 }
 #else
 bool mlp_mm_simd(void) { return false; }
@@ -274,8 +342,8 @@ void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uin
   mlp_mm_nn_portable(rows, n_in, cols, A, lda, B, ldb, bias, Z, ldz, idx);
 }
 
-void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *out,
-                   uint64_t ldo, uint32_t *idx) {
-  mlp_mm_tn_fix_portable(bk, n_j, n_c, f, out, ldo, idx);
+void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *oh,
+                   double *ol, uint64_t ldo, uint32_t *idx) {
+  mlp_mm_tn_fix_portable(bk, n_j, n_c, f, oh, ol, ldo, idx);
 }
 #endif

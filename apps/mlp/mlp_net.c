@@ -103,11 +103,10 @@ uint32_t mlp_block_rows(const struct mlp_app *a, uint32_t iter, uint64_t blk, ui
   return m;
 }
 
-/* Training tasks: runs of the batch's blocks, at most 2 a worker (each
- * pushes a whole gradient: more tasks balance stragglers finer but cost a
- * gradient's transfer and sum each; --tasks-per-worker 1 for evenly fast
- * workers); test tasks: row ranges of the test set, run on the
- * iterations that score it. */
+/* Training tasks: runs of the batch's blocks (each pushes a whole
+ * gradient: more tasks balance stragglers finer but cost a gradient's
+ * transfer and sum each); test tasks: row ranges of the test set, run on
+ * the iterations that score it. */
 static int declare_tasks(struct mlp_app *a, struct dsana_job *job, uint32_t want) {
   uint32_t nt = want < a->n_blocks ? want : a->n_blocks, ne = 0; /* a task of whole blocks */
   uint64_t tn = a->d.test_path[0] ? a->d.test.n_rows : 0;
@@ -143,17 +142,18 @@ int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errl
   uint32_t id;
   int rc = 0;
   if ((rc = dsana_job_add_table(job, "w", a->n_params, 1, DSANA_RULE_DERIVED, &id)) != 0 || id != MLP_T_W ||
-      (rc = dsana_job_add_table(job, "g", a->n_params, MLP_G_WIDTH, DSANA_RULE_ISUM, &id)) != 0 || id != MLP_T_G ||
+      (rc = dsana_job_add_table(job, "gh", a->n_params, 1, DSANA_RULE_ISUM, &id)) != 0 || id != MLP_T_GH ||
+      (rc = dsana_job_add_table(job, "gl", a->n_params, 1, DSANA_RULE_ISUM, &id)) != 0 || id != MLP_T_GL ||
       (rc = dsana_job_add_table(job, "state", a->n_params, MLP_STATE_SLOTS, DSANA_RULE_STATE, &id)) != 0 ||
-      id != MLP_T_STATE ||
-      (rc = declare_tasks(a, job, info.n_workers * (info.tasks_per_worker < 2 ? info.tasks_per_worker : 2))) != 0) {
+      id != MLP_T_STATE || (rc = declare_tasks(a, job, info.n_workers * info.tasks_per_worker)) != 0) {
     snprintf(err, errlen, "%s: %s", a->d.train_path,
              dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc ? rc : DSANA_EINVAL));
     return rc ? rc : DSANA_EINVAL;
   }
   rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, MLP_T_W, 0, a->n_params);
   for (uint32_t t = 0; !rc && t < a->n_train_tasks; t++)
-    rc = dsana_job_task_writes(job, t, MLP_T_G, 0, a->n_params);
+    if ((rc = dsana_job_task_writes(job, t, MLP_T_GH, 0, a->n_params)) == 0)
+      rc = dsana_job_task_writes(job, t, MLP_T_GL, 0, a->n_params);
   if (!rc)
     rc = dsana_job_set_result_table(job, MLP_T_W);
   if (!rc)

@@ -29,20 +29,26 @@ int mlp_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values
 
 /* Squares for the exact sums |W|^2 and |g|^2: a fixed-point pair a key
  * (a->sq, for as many addends as parameters), the range's pairs then into
- * the sum; a square beyond the pairs' range goes into the sum itself. Each
- * key's share is a function of its value alone: the total is the same
- * however the keys are cut into ranges, and ~5x cheaper than an exact
- * addition a key. */
-static void add_square(const struct mlp_fix *f, double x, double *pair, dsana_xsum *sum) {
-  if (x * f->k_up < f->lim)
-    mlp_fix_add(f, x, pair);
-  else
-    dsana_xsum_add(sum, x);
+ * the sum; when a square of a run is beyond the pairs' range, each of the
+ * run's squares beyond it goes into the sum itself. Each key's share is a
+ * function of its value alone: the total is the same however the keys are
+ * cut into ranges, and far cheaper than an exact addition a key. */
+static void add_squares(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *pair,
+                        dsana_xsum *sum) {
+  if (mlp_fix_squares(f, x, stride, n, &pair[0], &pair[1]))
+    return;
+  for (size_t i = 0; i < n; i++) {
+    double sq = x[i * stride] * x[i * stride];
+    if (sq * f->k_up < f->lim)
+      mlp_fix_add(f, sq, &pair[0], &pair[1]);
+    else
+      dsana_xsum_add(sum, sq);
+  }
 }
 
 static void flush_squares(const struct mlp_fix *f, const double *pair, dsana_xsum *sum) {
-  dsana_xsum_add(sum, pair[MLP_G_HI] * f->hi_val); /* exact: integers times powers of 2 */
-  dsana_xsum_add(sum, pair[MLP_G_LO] * f->lo_val);
+  dsana_xsum_add(sum, pair[0] * f->hi_val); /* exact: integers times powers of 2 */
+  dsana_xsum_add(sum, pair[1] * f->lo_val);
 }
 
 int mlp_finish(void *app, struct dsana_shard_ctx *ctx) {
@@ -50,21 +56,20 @@ int mlp_finish(void *app, struct dsana_shard_ctx *ctx) {
   if (ctx->iter == 0 || mlp_final(a, ctx->iter))
     return 0;
   const double inv_b = 1.0 / (double)mlp_batch_rows(a, ctx->iter);
-  const double *w = ctx->old_values[MLP_T_W], *g = ctx->new_values[MLP_T_G];
+  const double *w = ctx->old_values[MLP_T_W], *gh = ctx->new_values[MLP_T_GH], *gl = ctx->new_values[MLP_T_GL];
   double *st = ctx->new_values[MLP_T_STATE], ww[2] = {0, 0}, gg[2] = {0, 0};
   for (uint64_t k = ctx->lo; k < ctx->hi;) {
     bool weight;
     uint32_t l = mlp_layer_of(a, k, &weight);
     uint64_t end = weight ? a->b_off[l] : a->b_off[l] + a->width[l];
     end = end < ctx->hi ? end : ctx->hi;
-    for (; k < end; k++) {
-      double sum = mlp_fix_value(&a->fix, g[MLP_G_WIDTH * k + MLP_G_HI], g[MLP_G_WIDTH * k + MLP_G_LO]);
-      double gv = (sum + (weight ? a->l2 * w[k] : 0.0)) * inv_b;
-      st[k * MLP_STATE_SLOTS + MLP_S_G] = gv;
-      if (weight)
-        add_square(&a->sq, w[k] * w[k], ww, &ctx->sums[MLP_SUM_WW]);
-      add_square(&a->sq, gv * gv, gg, &ctx->sums[MLP_SUM_GG]);
-    }
+    double l2 = weight ? a->l2 : 0.0;
+    for (uint64_t i = k; i < end; i++)
+      st[i * MLP_STATE_SLOTS + MLP_S_G] = (mlp_fix_value(&a->fix, gh[i], gl[i]) + l2 * w[i]) * inv_b;
+    if (weight)
+      add_squares(&a->sq, w + k, 1, end - k, ww, &ctx->sums[MLP_SUM_WW]);
+    add_squares(&a->sq, st + k * MLP_STATE_SLOTS + MLP_S_G, MLP_STATE_SLOTS, end - k, gg, &ctx->sums[MLP_SUM_GG]);
+    k = end;
   }
   flush_squares(&a->sq, ww, &ctx->sums[MLP_SUM_WW]);
   flush_squares(&a->sq, gg, &ctx->sums[MLP_SUM_GG]);

@@ -38,7 +38,8 @@ static void score_rows(const struct mlp_app *a, struct mlp_view *v, uint32_t b, 
 
 /* The gradients of the view's first nb blocks (rows[b] rows each), layer
  * by layer, into out. */
-static void gradients(const struct mlp_app *a, struct mlp_view *v, uint32_t nb, const uint32_t *rows, double *out) {
+static void gradients(const struct mlp_app *a, struct mlp_view *v, uint32_t nb, const uint32_t *rows, double *oh,
+                      double *ol) {
   for (uint32_t l = v->L; l >= 1; l--) {
     uint32_t no = v->n[l], npo = v->np[l];
     struct mlp_blocks bk = {.n = nb,
@@ -49,14 +50,14 @@ static void gradients(const struct mlp_app *a, struct mlp_view *v, uint32_t nb, 
                             .lda = v->np[l - 1],
                             .ldd = npo};
     memcpy(bk.rows, rows, sizeof(uint32_t) * nb);
-    mlp_mm_tn_fix(&bk, v->n[l - 1], no, &a->fix, out + MLP_G_WIDTH * a->w_off[l], no, v->idx);
+    mlp_mm_tn_fix(&bk, v->n[l - 1], no, &a->fix, oh + a->w_off[l], ol + a->w_off[l], no, v->idx);
     for (uint32_t b = 0; b < nb; b++) {
       const double *d = mlp_blk(v, v->delta, l, b);
       for (uint32_t c = 0; c < no; c++) {
         double g = 0;
         for (uint32_t s = 0; s < rows[b]; s++)
           g += d[(size_t)s * npo + c];
-        mlp_fix_add(&a->fix, g, out + MLP_G_WIDTH * (a->b_off[l] + c));
+        mlp_fix_add(&a->fix, g, oh + a->b_off[l] + c, ol + a->b_off[l] + c);
       }
     }
   }
@@ -97,7 +98,7 @@ static void evaluate(const struct mlp_app *a, struct mlp_view *v, const struct d
 static int train(struct mlp_app *a, struct dsana_task_ctx *ctx, struct mlp_view *v) {
   uint64_t rows[MLP_BLOCK];
   uint32_t m[MLP_MAX_BLOCKS];
-  double *out = NULL;
+  double *oh = NULL, *ol = NULL;
   double done = 0;
   for (uint64_t blk = ctx->lo; blk < ctx->hi;) {
     uint32_t nb = 0;
@@ -111,9 +112,9 @@ static int train(struct mlp_app *a, struct dsana_task_ctx *ctx, struct mlp_view 
     }
     if (nb == 0)
       break;
-    if (!out && !(out = dsana_push_buf(ctx, MLP_T_G)))
+    if (!oh && (!(oh = dsana_push_buf(ctx, MLP_T_GH)) || !(ol = dsana_push_buf(ctx, MLP_T_GL))))
       return DSANA_ESTATE;
-    gradients(a, v, nb, m, out);
+    gradients(a, v, nb, m, oh, ol);
     if (nb < v->nb && blk < ctx->hi) /* the batch ended inside the task */
       break;
   }

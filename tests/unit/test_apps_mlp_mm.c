@@ -81,19 +81,20 @@ static void make_grad(struct grad_case *g, uint64_t *s, uint32_t nb, uint32_t n_
 static void check_tn(uint32_t nb, uint32_t n_j, uint32_t n_c, unsigned zeros, uint64_t *s) {
   struct grad_case g;
   make_grad(&g, s, nb, n_j, n_c, zeros);
-  size_t n_out = (size_t)n_j * n_c * MLP_G_WIDTH;
+  size_t n_out = (size_t)n_j * n_c * 2; /* h then l */
   struct mlp_fix f = mlp_fix_for(MLP_MAX_BLOCKS);
   double *o1 = calloc(n_out, sizeof *o1), *o2 = calloc(n_out, sizeof *o2), *o3 = calloc(n_out, sizeof *o3);
   uint32_t *idx = malloc(sizeof(uint32_t) * MLP_IDX(n_j));
   assert_true(o1 && o2 && o3 && idx);
-  mlp_mm_tn_fix(&g.bk, n_j, n_c, &f, o1, n_c, idx);
-  mlp_mm_tn_fix_portable(&g.bk, n_j, n_c, &f, o2, n_c, idx);
+  size_t l = n_out / 2;
+  mlp_mm_tn_fix(&g.bk, n_j, n_c, &f, o1, o1 + l, n_c, idx);
+  mlp_mm_tn_fix_portable(&g.bk, n_j, n_c, &f, o2, o2 + l, n_c, idx);
   for (uint32_t b = nb; b-- > 0;) { /* one block a call, the last first: the same sums */
     struct mlp_blocks one = g.bk;
     one.n = 1;
     one.rows[0] = g.bk.rows[b];
     one.a = g.A + b * g.bk.a_step, one.d = g.D + b * g.bk.d_step;
-    mlp_mm_tn_fix(&one, n_j, n_c, &f, o3, n_c, idx);
+    mlp_mm_tn_fix(&one, n_j, n_c, &f, o3, o3 + l, n_c, idx);
   }
   assert_memory_equal(o1, o2, sizeof(double) * n_out);
   assert_memory_equal(o1, o3, sizeof(double) * n_out);
@@ -119,19 +120,28 @@ static void test_fixed_point_pairs(void **state) {
   for (int i = 0; i < 8; i++) {
     xs[i] = rnd(&s, 0) * (i % 2 ? 3e4 : 1e-9);
     exact += xs[i]; /* near enough for the bound below */
-    mlp_fix_add(&f, xs[i], fwd);
+    mlp_fix_add(&f, xs[i], &fwd[0], &fwd[1]);
   }
   for (int i = 8; i-- > 0;)
-    mlp_fix_add(&f, xs[i], back);
+    mlp_fix_add(&f, xs[i], &back[0], &back[1]);
   assert_memory_equal(fwd, back, sizeof fwd);
-  double v = mlp_fix_value(&f, fwd[MLP_G_HI], fwd[MLP_G_LO]), err = v - exact;
+  double v = mlp_fix_value(&f, fwd[0], fwd[1]), err = v - exact;
   assert_true(err < 1e-11 && err > -1e-11);
   double one[2] = {0, 0};
-  mlp_fix_add(&f, 0.1, one);
+  mlp_fix_add(&f, 0.1, &one[0], &one[1]);
   assert_true(mlp_fix_value(&f, one[0], one[1]) == 0.1);
   double big[2] = {0, 0};
-  mlp_fix_add(&f, 0x1p21, big);
+  mlp_fix_add(&f, 0x1p19, &big[0], &big[1]);
   assert_true(big[0] != big[0]);
+  struct grad_case g; /* the gradient product flags it too */
+  uint64_t s2 = 5;
+  make_grad(&g, &s2, 1, 4, 4, 0);
+  g.A[0] = 0x1p30;
+  uint32_t idx[MLP_IDX(4)];
+  double oh[16] = {0}, ol[16] = {0};
+  mlp_mm_tn_fix(&g.bk, 4, 4, &f, oh, ol, 4, idx);
+  assert_true(oh[0] != oh[0]);
+  free(g.A), free(g.D);
 }
 
 /* A small product against plain loops: the documented order is a sum. */
