@@ -4,7 +4,8 @@
 #     an independent reference (tests/ref/ref_mlp.c) computes, for ReLU and
 #     tanh and two hidden layers, with 3 workers and 2 servers;
 #   - the model file is byte-identical for W 1..4, S 1..3, both modes, a
-#     straggler scenario and roles as processes; another --seed changes it;
+#     straggler scenario and roles as processes, after a worker killed
+#     mid-push and after --resume from a checkpoint; another --seed changes it;
 #   - the terminal shows one row an epoch, the metrics every iteration;
 #     the run's train_accuracy is the model's (predict agrees);
 #   - bad options, one-label data and a bad model: exit 2 and one line;
@@ -69,6 +70,23 @@ if mlp strag "${common[@]}" --workers 4 --servers 2 --mode dsana --scenario stra
   pass "a straggler scenario (speeds 1, 1, 0.5, 0.25, transient 4x; 4 workers, 2 servers) and roles as processes give the same model"
 else
   fail "stragglers / processes: rc=$RC, model differs or missing $(head -c 200 strag.err) $(head -c 200 procs.err 2>/dev/null)"
+fi
+
+# a worker killed mid-push: its tasks go to the others, the model is the same
+if DSANA_FAULT="worker=1,iter=4,point=mid-push,how=kill" mlp killed "${common[@]}" --workers 3 --servers 2 &&
+  grep -q "worker 1 lost" killed.err && cmp -s base.model killed.model; then
+  pass "a worker killed mid-push in iteration 4: $(grep -m1 -o 'worker 1 lost[^:]*' killed.err); the same model"
+else
+  fail "killed worker: rc=$RC, model differs or missing $(head -c 300 killed.err)"
+fi
+# a server killed: the job stops naming its checkpoint; --resume (with other workers) gives the same model
+DSANA_FAULT="server=1,iter=9,point=commit,how=kill" run_capture stopped "$DSANA" mlp multi.svm "${common[@]}" --quiet \
+  --workers 3 --servers 2 --checkpoint ck --checkpoint-every 4 --max-restarts 0 --model-out stopped.model
+if [ "$RC" -eq 1 ] && grep -q "continue with --resume ck" stopped.err && [ ! -e stopped.model ] &&
+  mlp resumed "${common[@]}" --workers 2 --servers 2 --resume ck && cmp -s base.model resumed.model; then
+  pass "a server killed after iteration 9, --resume from iteration 8 with 2 workers: the same model"
+else
+  fail "resume: rc=$RC, model differs or missing $(head -c 300 stopped.err) $(head -c 300 resumed.err 2>/dev/null)"
 fi
 
 if mlp seed2 "${common[@]}" --seed 2 && ! cmp -s base.model seed2.model; then
