@@ -22,7 +22,10 @@ static const struct dsana_app_option mlp_options[] = {
      "10"},
     {"max-iter", "K", "K iterations instead of --epochs (the last evaluates every row), 1..10^8", DSANA_OPT_REPORT,
      NULL},
-    {"lr", "ETA", "learning rate, > 0", DSANA_OPT_PARAM, "0.01"},
+    {"lr", "ETA", "learning rate, > 0", DSANA_OPT_PARAM, "0.1"},
+    {"lr-schedule", "constant|cosine",
+     "the rate over the steps: constant, or cosine (lr (1 + cos(pi s / S)) / 2 at step s of S)", DSANA_OPT_PARAM,
+     "constant"},
     {"momentum", "MU", "momentum, in [0, 1)", DSANA_OPT_PARAM, "0.9"},
     {"nesterov", NULL, "Nesterov's momentum (scikit-learn's default)", DSANA_OPT_PARAM, NULL},
     {"l2", "L", "L2 penalty on the weights, >= 0 (scikit-learn's alpha)", DSANA_OPT_PARAM, "1e-4"},
@@ -80,6 +83,7 @@ static const char *option_rule(const char *name) {
     const char *name, *rule;
   } rules[] = {{"hidden", "comma-separated widths, 1..7 layers of 1..65536 units"},
                {"activation", "relu or tanh"},
+               {"lr-schedule", "constant or cosine"},
                {"batch", "an integer in 1..1099511627776"},
                {"epochs", "an integer in 1..100000"},
                {"max-iter", "an integer in 1..100000000"},
@@ -128,6 +132,10 @@ static int mlp_set_option(void *app, const char *name, const char *value, char *
     rc = strcmp(value, "relu") == 0   ? (a->act = MLP_RELU, 0)
          : strcmp(value, "tanh") == 0 ? (a->act = MLP_TANH, 0)
                                       : DSANA_EINVAL;
+  else if (strcmp(name, "lr-schedule") == 0)
+    rc = strcmp(value, "constant") == 0 ? (a->cosine = false, 0)
+         : strcmp(value, "cosine") == 0 ? (a->cosine = true, 0)
+                                        : DSANA_EINVAL;
   else if (strcmp(name, "nesterov") == 0)
     rc = (a->nesterov = true, 0);
   else
@@ -170,7 +178,8 @@ const struct dsana_app mlp_app = {
             "penalised (scikit-learn's MLPClassifier with alpha = l2). Each epoch visits the rows in a new\n"
             "order (a shuffle seeded by --seed and the epoch), --batch rows a step:\n"
             "  v <- momentum v - lr g;  w <- w + v   (--nesterov: w <- w + momentum v - lr g)\n"
-            "with g the batch's mean gradient. After --epochs epochs (or --max-iter K - 1 steps) one more\n"
+            "with g the batch's mean gradient; --lr-schedule cosine anneals lr to 0 over the steps. After --epochs "
+            "epochs (or --max-iter K - 1 steps) one more\n"
             "iteration evaluates every training row and takes no step: the run's train_loss and\n"
             "train_accuracy are the model's. Other iterations report their batch's loss and accuracy\n"
             "(before the step), epoch_loss and epoch_accuracy at an epoch's last step, and the test set's\n"

@@ -107,7 +107,7 @@ struct mlp_app {
   uint32_t epochs, max_iter; /* one of them set; max_iter derived from epochs */
   bool max_iter_set;
   double lr, momentum, l2;
-  bool nesterov;
+  bool nesterov, cosine; /* cosine: the rate anneals over the steps (mlp_rate) */
   /* network */
   uint32_t n_layers;                  /* weight layers L */
   uint32_t width[MLP_MAX_LAYERS + 1]; /* n_0 = F .. n_L = K */
@@ -132,6 +132,8 @@ double mlp_initial(const struct mlp_app *a, uint64_t k);
 /* The layer (1..L) of parameter k, and whether it is a weight (not a bias). */
 uint32_t mlp_layer_of(const struct mlp_app *a, uint64_t k, bool *weight);
 bool mlp_final(const struct mlp_app *a, uint32_t iter);
+/* The learning rate of iteration iter's step (iter - 1 of max_iter - 1 steps). */
+double mlp_rate(const struct mlp_app *a, uint32_t iter);
 /* Rows iteration `iter` evaluates: its batch, or (the last) every training row. */
 uint64_t mlp_batch_rows(const struct mlp_app *a, uint32_t iter);
 /* Whether iteration iter scores the test set (the first, each epoch's start, the last). */

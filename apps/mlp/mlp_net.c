@@ -80,6 +80,13 @@ double mlp_initial(const struct mlp_app *a, uint64_t k) {
 
 bool mlp_final(const struct mlp_app *a, uint32_t iter) { return iter >= a->max_iter; }
 
+double mlp_rate(const struct mlp_app *a, uint32_t iter) {
+  if (!a->cosine || a->max_iter < 2)
+    return a->lr;
+  double s = (double)(iter - 1), steps = (double)(a->max_iter - 1);
+  return a->lr * 0.5 * (1.0 + cos(M_PI * s / steps));
+}
+
 uint64_t mlp_batch_rows(const struct mlp_app *a, uint32_t iter) {
   if (mlp_final(a, iter))
     return a->d.train.n_rows;

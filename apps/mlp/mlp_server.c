@@ -5,8 +5,9 @@
  * finish(): once a key range's gradient is complete, the step's gradient
  *   g = (sum of the batch's loss gradients + l2 w) / B (no l2 on the
  *   biases), kept in the state; |w|^2 and |g|^2 into the sums.
- * update(): after the commit, SGD with momentum mu and rate eta, as
- *   scikit-learn's MLPClassifier(solver='sgd'):
+ * update(): after the commit, SGD with momentum mu and rate eta (constant,
+ *   or annealed by --lr-schedule cosine: mlp_rate), as scikit-learn's
+ *   MLPClassifier(solver='sgd'):
  *     v <- mu v - eta g;   w <- w + v                (--nesterov: w + mu v - eta g)
  *   the last iteration takes no step.
  * reduce(): the batch's loss (mean cross-entropy + (l2 / 2B) |W|^2, as
@@ -83,14 +84,15 @@ int mlp_update(void *app, struct dsana_shard_ctx *ctx) {
   if (ctx->iter == 0)
     return 0;
   bool step = ctx->globals[MLP_G_FINAL] == 0;
+  double lr = mlp_rate(a, ctx->iter);
   for (uint64_t k = ctx->lo; k < ctx->hi; k++) {
     if (!step) {
       w[k] = w0[k];
       continue;
     }
     double *v = &st[k * MLP_STATE_SLOTS + MLP_S_V], g = st[k * MLP_STATE_SLOTS + MLP_S_G];
-    *v = a->momentum * *v - a->lr * g;
-    w[k] = w0[k] + (a->nesterov ? a->momentum * *v - a->lr * g : *v);
+    *v = a->momentum * *v - lr * g;
+    w[k] = w0[k] + (a->nesterov ? a->momentum * *v - lr * g : *v);
   }
   return 0;
 }

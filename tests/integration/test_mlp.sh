@@ -6,6 +6,7 @@
 #   - the model file is byte-identical for W 1..4, S 1..3, both modes, a
 #     straggler scenario and roles as processes, after a worker killed
 #     mid-push and after --resume from a checkpoint; another --seed changes it;
+#   - --lr-schedule cosine: the first step at the full rate, the same in every layout;
 #   - the terminal shows one row an epoch, the metrics every iteration;
 #     the run's train_accuracy is the model's (predict agrees);
 #   - bad options, one-label data and a bad model: exit 2 and one line;
@@ -89,6 +90,16 @@ else
   fail "resume: rc=$RC, model differs or missing $(head -c 300 stopped.err) $(head -c 300 resumed.err 2>/dev/null)"
 fi
 
+# --lr-schedule cosine: its first step is at the full rate (one step: the constant run's
+# model), later ones lower (another model), the same in every layout
+if mlp cos1 "${common[@]}" --max-iter 2 --lr-schedule cosine && mlp const1 "${common[@]}" --max-iter 2 &&
+  cmp -s cos1.model const1.model && mlp cos "${common[@]}" --lr-schedule cosine && ! cmp -s base.model cos.model &&
+  mlp cos.w3 "${common[@]}" --lr-schedule cosine --workers 3 --servers 2 --mode dsana && cmp -s cos.model cos.w3.model; then
+  pass "--lr-schedule cosine: one step as the constant rate's, then another model, the same with 3 workers x 2 servers"
+else
+  fail "--lr-schedule cosine: rc=$RC $(head -c 300 cos.err 2>/dev/null)"
+fi
+
 if mlp seed2 "${common[@]}" --seed 2 && ! cmp -s base.model seed2.model; then
   pass "--seed 2 gives another model"
 else
@@ -119,7 +130,7 @@ fi
 
 # ------------------------------------------------------------- bad input
 for bad in "--hidden 0" "--hidden 8,,4" "--hidden 1,2,3,4,5,6,7,8" "--activation sigmoid" "--momentum 1" \
-  "--lr 0" "--batch 0" "--epochs 0"; do
+  "--lr 0" "--batch 0" "--epochs 0" "--lr-schedule step"; do
   # shellcheck disable=SC2086
   run_capture bad "$DSANA" mlp multi.svm $bad --quiet
   if [ "$RC" -eq 2 ] && [ "$(wc -l <bad.err)" -eq 1 ] && grep -q -- "${bad%% *}" bad.err; then
