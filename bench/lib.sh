@@ -83,6 +83,17 @@ bench_init() {
   BENCH_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 }
 
+fashion_mnist() { # -> "TRAIN TEST": Fashion-MNIST as dsana datasets, converted once into results/data
+  local fm=/usr/share/datasets/fashion-mnist data=$BENCH_DIR/results/data
+  [[ -r $fm/train-images-idx3-ubyte.gz ]] || die "Fashion-MNIST missing: apt-get install dataset-fashion-mnist"
+  mkdir -p "$data"
+  [[ -s $data/fm-train.bin ]] || "$DSANA" data convert --idx "$fm/train-images-idx3-ubyte.gz" \
+    "$fm/train-labels-idx1-ubyte.gz" "$data/fm-train.bin" >/dev/null
+  [[ -s $data/fm-test.bin ]] || "$DSANA" data convert --idx "$fm/t10k-images-idx3-ubyte.gz" \
+    "$fm/t10k-labels-idx1-ubyte.gz" "$data/fm-test.bin" >/dev/null
+  echo "$data/fm-train.bin $data/fm-test.bin"
+}
+
 graph_kron() { # SCALE -> path
   local s=$1 f
   [[ $s =~ ^[0-9]+$ ]] || die "bad scale '$s'"
