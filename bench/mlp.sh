@@ -11,9 +11,10 @@
 # --batch 256 --momentum 0.9 --nesterov --l2 1e-4), but dsana's rate follows --schedule
 # (default cosine: annealed to 0 over the steps, dsana mlp --lr-schedule; scikit-learn has
 # no cosine schedule and runs its default, 'constant'; --schedule constant compares like with like);
-# dsana --tasks-per-worker T, default 2: on
-# one machine the local worker has a thread a core, and a task a thread and a half-batch
-# each keeps the gradient pushes few). scikit-learn runs partial_fit() an epoch at a
+# dsana --tasks-per-worker T, default 2 (on one machine the local worker has a thread a
+# core, and a task a thread and a half-batch each keeps the gradient pushes few) and
+# --servers 2 (the servers' finish() and update() between steps, each over half the
+# parameters, run on both cores). scikit-learn runs partial_fit() an epoch at a
 # time (one fit(max_iter=E) step by step, the optimiser kept), scored on the test set
 # between epochs outside its clock; dsana scores the test set at each epoch's first
 # iteration, inside its clock (the steps' wall times from the metrics).
@@ -60,7 +61,7 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$DSANA" mlp "$train" --test "$test" --hidden 256 --batch 256 --momentum 0.9 --nesterov \
-  --l2 1e-4 --lr "$lr" --lr-schedule "$schedule" --epochs "$epochs" --tasks-per-worker "$tpw" --quiet \
+  --l2 1e-4 --lr "$lr" --lr-schedule "$schedule" --epochs "$epochs" --tasks-per-worker "$tpw" --servers 2 --quiet \
   --metrics "$out/m.jsonl"
 # per scored epoch e = 0..E: the wall time of the iterations so far, the test accuracy after e epochs
 jq -r '[.[] | select(.type == "iteration")] | foreach .[] as $i ({w: 0}; .w += $i.wall_s; {w, i: $i}) |
@@ -103,7 +104,7 @@ d_tta=$(awk -v a="$s_acc" '$1 > 0 && $3 >= a { print $2; exit }' "$out/dsana.txt
 d_tta_epoch=$(awk -v a="$s_acc" '$1 > 0 && $3 >= a { print $1; exit }' "$out/dsana.txt")
 ratio=$(awk -v a="$d_epoch" -v b="$s_epoch" 'BEGIN { printf "%.2f", a / b }')
 tta=$([[ -n $d_tta ]] && awk -v a="$d_tta" -v b="$s_tta" 'BEGIN { printf "%.2f", a / b }' || echo "not-reached")
-printf 'dsana mlp:    %.3f s/epoch, test accuracy %s after %d epochs (lr %s %s, --tasks-per-worker %s)\n' \
+printf 'dsana mlp:    %.3f s/epoch, test accuracy %s after %d epochs (lr %s %s, --tasks-per-worker %s, 2 servers)\n' \
   "$d_epoch" "$d_acc" "$epochs" "$lr" "$schedule" "$tpw"
 printf 'scikit-learn: %.3f s/epoch, test accuracy %s (lr %s constant, BLAS %s)\n' "$s_epoch" "$s_acc" "$lr" "$blas"
 echo "ratio dsana / scikit-learn per epoch: $ratio"
