@@ -186,7 +186,7 @@ const struct dsana_app mlp_app = {
             "accuracy and log-loss at every epoch's first step (the model after the epoch before) and at the\n"
             "end (nan in between, null in --metrics).\n"
             "The model is bit-identical for any --workers, --servers, --mode, chunk size or straggler\n"
-            "pattern: each block of 32 rows of a batch adds its gradient in a fixed order, and the blocks'\n"
+            "pattern: each block of 64 rows of a batch adds its gradient in a fixed order, and the blocks'\n"
             "sums are added exactly. Model file: '# dsana mlp model', a header line (layer widths,\n"
             "activation), the labels, then one parameter per line (%.17g): W_1 row by row (input i's\n"
             "weights together), b_1, W_2, b_2, ... Score new data: dsana mlp predict MODEL DATA --out FILE.\n",

@@ -49,7 +49,7 @@
 #define MLP_MAX_LAYERS 8    /* weight layers: hidden layers + 1 */
 #define MLP_MAX_WIDTH 65536 /* units of a hidden layer, inputs */
 #define MLP_MAX_CLASSES 1024
-#define MLP_BLOCK 32      /* batch positions per exact partial sum */
+#define MLP_BLOCK 64      /* batch positions per exact partial sum */
 #define MLP_MAX_BLOCKS 64 /* blocks of one task at most */
 #define MLP_MAX_PARAMS (1ull << 31)
 
@@ -86,7 +86,7 @@ enum mlp_act { MLP_RELU = 0, MLP_TANH = 1 };
  * push adds them plainly (vectors too) and the servers sum them as ISUM
  * tables. x = (h + l 2^-M) 2^-K within 2^-(K+M+1) (2^-79 for a batch of
  * 256, finer than a double's rounding of most gradients); |x| must stay
- * below 2^19 (a block of 32 rows' gradient): beyond, or NaN, the push
+ * below 2^19 (a block of 64 rows' gradient): beyond, or NaN, the push
  * gets a NaN and the job stops as diverged.
  */
 struct mlp_fix {

@@ -301,7 +301,7 @@ AVX2 static void mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint3
   /* rows j..j+3 of the push are done in one pass, left to right (they
    * stream; a panel of a column of 8 across many rows would thrash L1 at
    * the rows' power-of-two stride), every block's share of a tile at once;
-   * the blocks' D (32 rows each) stays in L2 */
+   * the blocks' D (MLP_BLOCK rows each) stays in L2 */
   for (uint32_t j = 0; j < n_j; j += 4)
     for (uint32_t c = 0; c < ncp; c += 8) {
       bool wide = c + 8 <= ncp, real = j + 4 <= n_j && c + (wide ? 8 : 4) <= n_c;

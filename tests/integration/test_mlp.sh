@@ -44,7 +44,7 @@ for act in relu tanh; do
 done
 
 # ------------------------------------------------------------- exactness
-common=(--hidden 16,8 --batch 100 --epochs 2 --lr 0.05)
+common=(--hidden 16,8 --batch 300 --epochs 4 --lr 0.05) # 5 blocks a batch (the last partial): 1..5 tasks
 mlp base "${common[@]}" --workers 1 --servers 1 || fail "base: rc=$RC $(head -c 300 base.err)"
 same=0 runs=0
 for W in 1 2 3 4; do
@@ -107,13 +107,13 @@ else
 fi
 
 # ------------------------------------------------ report, metrics, predict
-# 1200 rows in batches of 100: 12 steps an epoch, 2 epochs, then the evaluation.
+# 1200 rows in batches of 300: 4 steps an epoch, 4 epochs, then the evaluation.
 run_capture table "$DSANA" mlp multi.svm "${common[@]}" --test multi.svm
 rows=$(awk '$1 ~ /^[0-9]+$/ { printf "%s,", $1 }' table.out)
 iters=$(jq -s '[.[] | select(.type == "iteration")] | length' base.jsonl)
 scored=$(jq -s '[.[] | select(.type == "iteration" and .epoch_loss != null) | .iter] | join(",")' -r base.jsonl)
-if [ "$RC" -eq 0 ] && [ "$rows" = "1,13,25," ] && [ "$iters" -eq 25 ] && [ "$scored" = 13,25 ]; then
-  pass "one table row an epoch (iterations 1, 13, 25), 25 metrics lines, epoch_loss at 13 and 25"
+if [ "$RC" -eq 0 ] && [ "$rows" = "1,5,9,13,17," ] && [ "$iters" -eq 17 ] && [ "$scored" = 5,9,13,17 ]; then
+  pass "one table row an epoch (iterations 1, 5, 9, 13, 17), 17 metrics lines, epoch_loss at 5, 9, 13 and 17"
 else
   fail "report: rc=$RC table rows '$rows' metrics lines $iters epoch_loss at '$scored'"
 fi
