@@ -199,7 +199,6 @@ const struct dsana_app mlp_app = {
     .init = mlp_init,
     .run_task = mlp_run_task,
     .finish = mlp_finish,
-    .update = mlp_update,
     .reduce = mlp_reduce,
     .output = mlp_output,
 };

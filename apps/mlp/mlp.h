@@ -6,7 +6,7 @@
  *   mlp_net.c    the layer layout, initial weights, batches and tasks
  *   mlp_mm.c     dense block products (AVX2 or portable, the same bits)
  *   mlp_task.c   a task: forward and backward over blocks of rows
- *   mlp_server.c init(), finish(), update() (SGD with momentum), reduce()
+ *   mlp_server.c init(), finish() (the gradient and the SGD step), reduce()
  *   mlp_model.c  the model file, and scoring new data with it
  *
  * Network: F inputs, hidden layers h_1..h_{L-1} (ReLU or tanh), K softmax
@@ -32,7 +32,7 @@
  * or thread count, any mode and any straggler pattern.
  *
  * Tables (n_keys = P parameters):
- *   w      DERIVED  the parameters (what tasks read); written by update()
+ *   w      DERIVED  the parameters (what tasks read); written by finish()
  *   gh, gl ISUM     the batch's summed loss gradient: per key the sums of
  *                    its two fixed-point integers (struct mlp_fix)
  *   state  STATE    per key: the velocity, and the step's gradient
@@ -53,7 +53,9 @@
 #define MLP_MAX_BLOCKS 64 /* blocks of one task at most */
 #define MLP_MAX_PARAMS (1ull << 31)
 
-enum { MLP_T_W = 0, MLP_T_GH = 1, MLP_T_GL = 2, MLP_T_STATE = 3 };
+/* the gradient's tables first: a diverged run is named by them (the servers
+ * check tables in order), not by the parameters finish() derives from them */
+enum { MLP_T_GH = 0, MLP_T_GL = 1, MLP_T_W = 2, MLP_T_STATE = 3 };
 enum { MLP_S_V = 0, MLP_S_G = 1, MLP_STATE_SLOTS = 2 };
 
 /* sums: tasks, then finish() */
@@ -69,8 +71,7 @@ enum {
 
 /* globals */
 enum {
-  MLP_G_FINAL = 0, /* 1: this iteration takes no step */
-  MLP_G_EP_LOSS,   /* the current epoch's batches so far: loss sum, right, rows */
+  MLP_G_EP_LOSS = 0, /* the current epoch's batches so far: loss sum, right, rows */
   MLP_G_EP_RIGHT,
   MLP_G_EP_ROWS,
   MLP_N_GLOBALS
@@ -222,7 +223,6 @@ int mlp_run_task(void *app, struct dsana_task_ctx *ctx);
 /* mlp_server.c */
 int mlp_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values);
 int mlp_finish(void *app, struct dsana_shard_ctx *ctx);
-int mlp_update(void *app, struct dsana_shard_ctx *ctx);
 int mlp_reduce(void *app, struct dsana_reduce_ctx *ctx);
 
 /* mlp_model.c */

@@ -148,9 +148,9 @@ int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errl
   dsana_job_get_info(job, &info);
   uint32_t id;
   int rc = 0;
-  if ((rc = dsana_job_add_table(job, "w", a->n_params, 1, DSANA_RULE_DERIVED, &id)) != 0 || id != MLP_T_W ||
-      (rc = dsana_job_add_table(job, "gh", a->n_params, 1, DSANA_RULE_ISUM, &id)) != 0 || id != MLP_T_GH ||
+  if ((rc = dsana_job_add_table(job, "gh", a->n_params, 1, DSANA_RULE_ISUM, &id)) != 0 || id != MLP_T_GH ||
       (rc = dsana_job_add_table(job, "gl", a->n_params, 1, DSANA_RULE_ISUM, &id)) != 0 || id != MLP_T_GL ||
+      (rc = dsana_job_add_table(job, "w", a->n_params, 1, DSANA_RULE_DERIVED, &id)) != 0 || id != MLP_T_W ||
       (rc = dsana_job_add_table(job, "state", a->n_params, MLP_STATE_SLOTS, DSANA_RULE_STATE, &id)) != 0 ||
       id != MLP_T_STATE || (rc = declare_tasks(a, job, info.n_workers * info.tasks_per_worker)) != 0) {
     snprintf(err, errlen, "%s: %s", a->d.train_path,

@@ -4,12 +4,13 @@
  * init(): the parameters' initial values (mlp_initial); velocities 0.
  * finish(): once a key range's gradient is complete, the step's gradient
  *   g = (sum of the batch's loss gradients + l2 w) / B (no l2 on the
- *   biases), kept in the state; |w|^2 and |g|^2 into the sums.
- * update(): after the commit, SGD with momentum mu and rate eta (constant,
- *   or annealed by --lr-schedule cosine: mlp_rate), as scikit-learn's
- *   MLPClassifier(solver='sgd'):
+ *   biases), |w|^2 and |g|^2 into the sums, and the step: SGD with
+ *   momentum mu and rate eta (constant, or annealed by --lr-schedule
+ *   cosine: mlp_rate), as scikit-learn's MLPClassifier(solver='sgd'):
  *     v <- mu v - eta g;   w <- w + v                (--nesterov: w + mu v - eta g)
- *   the last iteration takes no step.
+ *   the last iteration takes no step. The step needs nothing from reduce(),
+ *   so it is taken here, as soon as the range is complete, not in an
+ *   update() after the commit that the next pull would wait for.
  * reduce(): the batch's loss (mean cross-entropy + (l2 / 2B) |W|^2, as
  *   scikit-learn's loss_curve_) and accuracy, and at each epoch's start
  *   the means of the epoch before (a row of the terminal's table).
@@ -52,13 +53,28 @@ static void flush_squares(const struct mlp_fix *f, const double *pair, dsana_xsu
   dsana_xsum_add(sum, pair[1] * f->lo_val);
 }
 
+/* The step on keys [lo, hi) from the gradients in the state. */
+static void step(const struct mlp_app *a, uint32_t iter, uint64_t lo, uint64_t hi, const double *w, double *wn,
+                 double *st) {
+  double lr = mlp_rate(a, iter), mu = a->momentum;
+  for (uint64_t k = lo; k < hi; k++) {
+    double *v = &st[k * MLP_STATE_SLOTS + MLP_S_V], g = st[k * MLP_STATE_SLOTS + MLP_S_G];
+    *v = mu * *v - lr * g;
+    wn[k] = w[k] + (a->nesterov ? mu * *v - lr * g : *v);
+  }
+}
+
 int mlp_finish(void *app, struct dsana_shard_ctx *ctx) {
   const struct mlp_app *a = app;
-  if (ctx->iter == 0 || mlp_final(a, ctx->iter))
+  if (ctx->iter == 0)
     return 0;
-  const double inv_b = 1.0 / (double)mlp_batch_rows(a, ctx->iter);
   const double *w = ctx->old_values[MLP_T_W], *gh = ctx->new_values[MLP_T_GH], *gl = ctx->new_values[MLP_T_GL];
-  double *st = ctx->new_values[MLP_T_STATE], ww[2] = {0, 0}, gg[2] = {0, 0};
+  double *wn = ctx->new_values[MLP_T_W], *st = ctx->new_values[MLP_T_STATE], ww[2] = {0, 0}, gg[2] = {0, 0};
+  if (mlp_final(a, ctx->iter)) { /* no step: the parameters stay */
+    memcpy(wn + ctx->lo, w + ctx->lo, sizeof(double) * (ctx->hi - ctx->lo));
+    return 0;
+  }
+  const double inv_b = 1.0 / (double)mlp_batch_rows(a, ctx->iter);
   for (uint64_t k = ctx->lo; k < ctx->hi;) {
     bool weight;
     uint32_t l = mlp_layer_of(a, k, &weight);
@@ -70,30 +86,11 @@ int mlp_finish(void *app, struct dsana_shard_ctx *ctx) {
     if (weight)
       add_squares(&a->sq, w + k, 1, end - k, ww, &ctx->sums[MLP_SUM_WW]);
     add_squares(&a->sq, st + k * MLP_STATE_SLOTS + MLP_S_G, MLP_STATE_SLOTS, end - k, gg, &ctx->sums[MLP_SUM_GG]);
+    step(a, ctx->iter, k, end, w, wn, st);
     k = end;
   }
   flush_squares(&a->sq, ww, &ctx->sums[MLP_SUM_WW]);
   flush_squares(&a->sq, gg, &ctx->sums[MLP_SUM_GG]);
-  return 0;
-}
-
-int mlp_update(void *app, struct dsana_shard_ctx *ctx) {
-  const struct mlp_app *a = app;
-  const double *w0 = ctx->old_values[MLP_T_W];
-  double *w = ctx->new_values[MLP_T_W], *st = ctx->new_values[MLP_T_STATE];
-  if (ctx->iter == 0)
-    return 0;
-  bool step = ctx->globals[MLP_G_FINAL] == 0;
-  double lr = mlp_rate(a, ctx->iter);
-  for (uint64_t k = ctx->lo; k < ctx->hi; k++) {
-    if (!step) {
-      w[k] = w0[k];
-      continue;
-    }
-    double *v = &st[k * MLP_STATE_SLOTS + MLP_S_V], g = st[k * MLP_STATE_SLOTS + MLP_S_G];
-    *v = a->momentum * *v - lr * g;
-    w[k] = w0[k] + (a->nesterov ? a->momentum * *v - lr * g : *v);
-  }
   return 0;
 }
 
@@ -129,7 +126,6 @@ int mlp_reduce(void *app, struct dsana_reduce_ctx *ctx) {
   double b = (double)mlp_batch_rows(a, ctx->iter), nt = (double)a->d.test.n_rows;
   double loss = s[MLP_SUM_LOSS] / b + (final ? 0 : 0.5 * a->l2 * s[MLP_SUM_WW] / b), ep_loss, ep_acc;
   epoch_metrics(a, ctx, loss, s[MLP_SUM_CORRECT], b, !final, &ep_loss, &ep_acc);
-  gl[MLP_G_FINAL] = final;
   ctx->converged = false;                                   /* SGD runs its iterations */
   ctx->quiet_row = !final && (ctx->iter - 1) % a->spe != 0; /* a row per epoch on the terminal */
   ctx->residual = final ? 0 : sqrt(s[MLP_SUM_GG]);
