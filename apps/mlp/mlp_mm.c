@@ -16,6 +16,8 @@
  * both round the same way.
  */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -291,28 +293,52 @@ static void list_rows(const struct mlp_blocks *bk, uint32_t n_j, uint8_t *m, uin
     }
 }
 
+/* Each block's D as panels of 8 columns (rows 64 bytes apart, zeros past
+ * ncp): panel p of block b at dp + (b * n_panels + p) * MLP_BLOCK * 8. */
+static void pack_d(const struct mlp_blocks *bk, uint32_t ncp, double *dp) {
+  uint32_t n_panels = (ncp + 7) / 8;
+  for (uint32_t b = 0; b < bk->n; b++)
+    for (uint32_t p = 0; p < n_panels; p++) {
+      double *o = dp + ((size_t)b * n_panels + p) * MLP_BLOCK * 8;
+      const double *d = bk->d + b * bk->d_step + 8 * p;
+      uint32_t w = ncp - 8 * p < 8 ? ncp - 8 * p : 8;
+      for (uint32_t s = 0; s < bk->rows[b]; s++) {
+        memcpy(o + 8 * s, d + s * bk->ldd, sizeof(double) * w);
+        memset(o + 8 * s + w, 0, sizeof(double) * (8 - w));
+      }
+    }
+}
+
 AVX2 static void mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
                                 double *oh, double *ol, uint64_t ldo, uint32_t *idx) {
-  uint32_t ncp = mlp_pad4(n_c);
+  uint32_t ncp = mlp_pad4(n_c), n_panels = (ncp + 7) / 8;
   uint8_t *m = (uint8_t *)(idx + (size_t)(n_j / 4 + 1) * bk->n * MLP_BLOCK);
   double t[32];
   __m256d bad = _mm256_setzero_pd();
+  double *dp = aligned_alloc(64, sizeof(double) * bk->n * n_panels * MLP_BLOCK * 8);
+  if (!dp) {
+    mlp_mm_tn_fix_portable(bk, n_j, n_c, f, oh, ol, ldo, idx);
+    return;
+  }
+  pack_d(bk, ncp, dp);
   list_rows(bk, n_j, m, idx);
   /* rows j..j+3 of the push are done in one pass, left to right (they
    * stream; a panel of a column of 8 across many rows would thrash L1 at
    * the rows' power-of-two stride), every block's share of a tile at once;
-   * the blocks' D (MLP_BLOCK rows each) stays in L2 */
+   * the blocks' packed D stays in L2 */
   for (uint32_t j = 0; j < n_j; j += 4)
     for (uint32_t c = 0; c < ncp; c += 8) {
       bool wide = c + 8 <= ncp, real = j + 4 <= n_j && c + (wide ? 8 : 4) <= n_c;
       uint64_t at = (uint64_t)j * ldo + c;
       for (uint32_t b = 0; b < bk->n; b++) {
         size_t l = (size_t)(j / 4) * bk->n + b;
-        if (!tn_tile(bk->a + b * bk->a_step + j, bk->lda, bk->d + b * bk->d_step, bk->ldd, idx + l * MLP_BLOCK, m[l], c,
-                     wide, real, f, oh + at, ol + at, ldo, &bad, t))
+        const double *d = dp + ((size_t)b * n_panels + c / 8) * MLP_BLOCK * 8;
+        if (!tn_tile(bk->a + b * bk->a_step + j, bk->lda, d, 8, idx + l * MLP_BLOCK, m[l], 0, wide, real, f, oh + at,
+                     ol + at, ldo, &bad, t))
           add_tile(t, wide ? 8 : 4, j, c, n_j, n_c, f, oh, ol, ldo);
       }
     }
+  free(dp);
   if (_mm256_movemask_pd(bad))
     oh[0] = NAN; /* a block's gradient out of range: the job stops as diverged */
 }
