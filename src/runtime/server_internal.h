@@ -42,6 +42,9 @@ struct stable {
   int64_t prev_version; /* the version prev holds (INT64_MIN: none yet) */
 };
 
+/* A SUM or ISUM table: pushes add up (key lists allowed, staged until the task ends). */
+static inline bool stable_sums(const struct stable *st) { return st->acc || st->iacc; }
+
 /* One key space's completion state. */
 struct sspace {
   uint64_t n_keys, lo, hi; /* the shard of this key space */

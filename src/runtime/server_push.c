@@ -54,8 +54,8 @@ static int check_finite(const struct server *sv, uint32_t s, uint64_t lo, uint64
         log_error("diverged in iteration %u: table '%s' key %llu is %g (%s); a smaller step (lower --lr) or "
                   "scaled inputs may help",
                   iter, jt->name, (unsigned long long)(k / jt->width), v[k],
-                  sv->t[t].acc || sv->t[t].iacc ? "a sum with an addend that is NaN, infinite or out of range"
-                                                : "the app's push or finish made it");
+                  stable_sums(&sv->t[t]) ? "a sum with an addend that is NaN, infinite or out of range"
+                                         : "the app's push or finish made it");
         return DSANA_ERANGE;
       }
   }
@@ -280,8 +280,7 @@ static int stage(struct server *sv, const struct wire_hdr *h, const void *payloa
  * task writes the table, its part of the shard inside the message's range. */
 static const char *check_tasks(const struct server *sv, const struct wire_hdr *h, const uint64_t *p) {
   const struct stable *st = &sv->t[h->table];
-  if (h->payload_bytes < 16 || (h->flags & (WIRE_F_KEYS | WIRE_F_XSUM)) || !(h->flags & WIRE_F_END) || st->acc ||
-      st->iacc)
+  if (h->payload_bytes < 16 || (h->flags & (WIRE_F_KEYS | WIRE_F_XSUM)) || !(h->flags & WIRE_F_END) || stable_sums(st))
     return "a task list on something other than ASSIGN values that end their tasks";
   uint64_t n = p[0];
   if (n == 0 || n > sv->job.n_tasks || h->payload_bytes != 8 * (1 + n) + (uint64_t)h->count * st->width * 8 ||
@@ -320,7 +319,7 @@ static const char *check_push(const struct server *sv, const struct wire_hdr *h,
     return h->count == h->key_hi - h->key_lo && h->payload_bytes == (uint64_t)h->count * st->width * 8 * words
                ? NULL
                : "value count does not match the key range";
-  if (!st->acc && !st->iacc)
+  if (!stable_sums(st))
     return "a key list pushed into an ASSIGN table";
   if (h->payload_bytes != (uint64_t)h->count * (st->width * words + 1) * 8 || h->count == 0)
     return "payload does not match the key count";
@@ -390,7 +389,7 @@ static int take_push(struct server *sv, uint32_t worker, const struct wire_hdr *
     drop_staged(sv, h->task); /* another worker runs it now: start over */
     sv->sender[h->task] = worker;
   }
-  bool sum = sv->t[h->table].acc || sv->t[h->table].iacc;
+  bool sum = stable_sums(&sv->t[h->table]);
   if (sum && !(h->flags & WIRE_F_END)) {
     int rc = stage(sv, h, payload);
     if (rc)
