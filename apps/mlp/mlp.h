@@ -152,16 +152,12 @@ int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errl
 void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
                uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
 /* Blocks of rows for a gradient: block b's A at a + b * a_step (rows[b]
- * rows, lda apart), its D at d + b * d_step (ldd apart); dpack: scratch
- * for the vector kernel's copy of every block's D, MLP_DPACK(n, n_c)
- * doubles, 32-byte aligned (the portable kernel leaves it alone). */
+ * rows, lda apart), its D at d + b * d_step (ldd apart). */
 struct mlp_blocks {
   uint32_t n, rows[MLP_MAX_BLOCKS];
   const double *a, *d;
   uint64_t a_step, d_step, lda, ldd;
-  double *dpack;
 };
-#define MLP_DPACK(nb, n_c) ((size_t)(nb) * (((size_t)(n_c) + 7) / 8) * MLP_BLOCK * 8)
 /* For each block, G[j][c] = sum over its s < rows[b], ascending, of
  * A[s][j] D[s][c] (fused multiply-adds from 0; for each group of 4 j, an s
  * at which A[s][j..j+3] are all 0 is skipped), added as fixed-point pairs
@@ -204,7 +200,6 @@ struct mlp_view {
    * (l = 0: the input rows; L: the scores), and dloss/d(its pre-activation) */
   double *out[MLP_MAX_LAYERS + 1], *delta[MLP_MAX_LAYERS + 1];
   uint32_t *idx; /* the products' scratch */
-  double *dpack; /* the gradient product's (struct mlp_blocks) */
   void *mem;
 };
 /* Layer l's buffer of block b. */

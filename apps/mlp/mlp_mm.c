@@ -16,6 +16,7 @@
  * both round the same way.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -312,8 +313,13 @@ AVX2 static void mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint3
                                 double *oh, double *ol, uint64_t ldo, uint32_t *idx) {
   uint32_t ncp = mlp_pad4(n_c), n_panels = (ncp + 7) / 8;
   uint8_t *m = (uint8_t *)(idx + (size_t)(n_j / 4 + 1) * bk->n * MLP_BLOCK);
-  double t[32], *dp = bk->dpack;
+  double t[32];
   __m256d bad = _mm256_setzero_pd();
+  double *dp = aligned_alloc(64, sizeof(double) * bk->n * n_panels * MLP_BLOCK * 8);
+  if (!dp) {
+    mlp_mm_tn_fix_portable(bk, n_j, n_c, f, oh, ol, ldo, idx);
+    return;
+  }
   pack_d(bk, ncp, dp);
   list_rows(bk, n_j, m, idx);
   /* rows j..j+3 of the push are done in one pass, left to right (they
@@ -332,6 +338,7 @@ AVX2 static void mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint3
           add_tile(t, wide ? 8 : 4, j, c, n_j, n_c, f, oh, ol, ldo);
       }
     }
+  free(dp);
   if (_mm256_movemask_pd(bad))
     oh[0] = NAN; /* a block's gradient out of range: the job stops as diverged */
 }

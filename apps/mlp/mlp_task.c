@@ -48,8 +48,7 @@ static void gradients(const struct mlp_app *a, struct mlp_view *v, uint32_t nb, 
                             .a_step = (uint64_t)MLP_BLOCK * v->np[l - 1],
                             .d_step = (uint64_t)MLP_BLOCK * npo,
                             .lda = v->np[l - 1],
-                            .ldd = npo,
-                            .dpack = v->dpack};
+                            .ldd = npo};
     memcpy(bk.rows, rows, sizeof(uint32_t) * nb);
     mlp_mm_tn_fix(&bk, v->n[l - 1], no, &a->fix, oh + a->w_off[l], ol + a->w_off[l], no, v->idx);
     for (uint32_t b = 0; b < nb; b++) {

@@ -27,8 +27,6 @@ static size_t view_bytes(const struct mlp_view *v, bool backward, size_t *idx_n)
       total += round64(sizeof(double) * v->n[l] * v->np[l - 1]);
   }
   *idx_n = MLP_IDX(widest);
-  if (backward)
-    total += round64(sizeof(double) * MLP_DPACK(v->nb, widest));
   return total + round64(sizeof(uint32_t) * *idx_n);
 }
 
@@ -85,8 +83,6 @@ int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_ac
       m = transpose_layer(v, l, p, w_off[l], m);
   }
   v->idx = (uint32_t *)m;
-  if (backward)
-    v->dpack = (double *)(m + round64(sizeof(uint32_t) * idx_n));
   return 0;
 }
 
