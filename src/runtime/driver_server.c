@@ -7,6 +7,7 @@
 #include "runtime/driver_internal.h"
 #include "runtime/msg.h"
 #include "runtime/trace.h"
+#include "util/affinity.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -38,6 +39,10 @@ static int on_map(struct drv *d, const struct net_msg *m) {
     log_error("%s", err);
   if (!rc)
     drv_name_role(d, map->your_index);
+  /* every role in this process (--isolate threads): server i keeps to the
+   * i-th core, so servers finishing at once run on different cores */
+  if (!rc && d->params.shared_process && affinity_bind_nth(map->your_index) != 0)
+    log_debug("cannot bind server %u to a CPU", map->your_index);
   if (!rc && map->scenario_path[0])
     rc = drv_open_outbox(d, &sc, UINT32_MAX);
   if (!rc && !d->outbox)

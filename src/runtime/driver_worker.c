@@ -127,7 +127,10 @@ static int after_join(struct drv *d) {
     if (emulate_init(&d->emu[i], worker_slots(d->w), d->sc.ns_per_cost) != 0)
       return DSANA_ENOMEM;
   worker_set_one_block_items(d->w, d->sc.ns_per_cost == 0);
-  return pool_create(threads, run_item, d, &d->pool);
+  /* every role in this process (--isolate threads): its workers' compute
+   * threads are the machine's, numbered worker by worker over the cores */
+  int64_t first_cpu = d->params.shared_process ? (int64_t)index * threads : -1;
+  return pool_create(threads, first_cpu, run_item, d, &d->pool);
 }
 
 static int fail(struct drv *d, int rc) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "dsana/dsana.h"
+#include "util/affinity.h"
 #include "util/grow.h"
 #include "util/log.h"
 
@@ -66,12 +67,15 @@ static void signal_done(struct pool *p) {
 struct thread_arg {
   struct pool *p;
   uint32_t index;
+  int64_t cpu; /* the n-th CPU this process may run on, modulo their count; < 0: any */
 };
 
 static void *thread_main(void *argp) {
   struct thread_arg ta = *(struct thread_arg *)argp;
   free(argp);
   struct pool *p = ta.p;
+  if (ta.cpu >= 0 && affinity_bind_nth((uint64_t)ta.cpu) != 0)
+    log_debug("pool: cannot bind compute thread %u to a CPU", ta.index);
   pthread_mutex_lock(&p->mu);
   for (;;) {
     while (!p->stop && p->todo.n == 0)
@@ -92,7 +96,7 @@ static void *thread_main(void *argp) {
   return NULL;
 }
 
-int pool_create(uint32_t n_threads, pool_run_fn run, void *arg, struct pool **out) {
+int pool_create(uint32_t n_threads, int64_t first_cpu, pool_run_fn run, void *arg, struct pool **out) {
   struct pool *p = calloc(1, sizeof *p);
   if (!p)
     return DSANA_ENOMEM;
@@ -109,7 +113,7 @@ int pool_create(uint32_t n_threads, pool_run_fn run, void *arg, struct pool **ou
   for (uint32_t i = 0; i < n_threads; i++) {
     struct thread_arg *ta = malloc(sizeof *ta);
     if (ta)
-      *ta = (struct thread_arg){.p = p, .index = i};
+      *ta = (struct thread_arg){.p = p, .index = i, .cpu = first_cpu < 0 ? -1 : first_cpu + i};
     if (!ta || pthread_create(&p->threads[i], NULL, thread_main, ta) != 0) {
       free(ta);
       pool_destroy(p);
