@@ -119,8 +119,8 @@ struct mlp_app {
   uint32_t n_blocks;  /* blocks of a full batch */
   struct mlp_fix fix; /* the gradient's blocks */
   struct mlp_fix sq;  /* the squares of |W|^2 and |g|^2, one a parameter */
-  uint32_t n_train_tasks, n_test_tasks;
-  uint8_t *checked; /* per task: its rows passed dsana_dataset_check */
+  uint32_t n_tasks;
+  uint8_t *checked; /* per task: its test rows passed dsana_dataset_check; then the training set */
 };
 
 /* mlp_net.c */
@@ -135,6 +135,8 @@ uint32_t mlp_layer_of(const struct mlp_app *a, uint64_t k, bool *weight);
 bool mlp_final(const struct mlp_app *a, uint32_t iter);
 /* The learning rate of iteration iter's step (iter - 1 of max_iter - 1 steps). */
 double mlp_rate(const struct mlp_app *a, uint32_t iter);
+/* The test rows [lo, hi) task `task` scores (on iterations that score the test set). */
+void mlp_test_rows(const struct mlp_app *a, uint32_t task, uint64_t *lo, uint64_t *hi);
 /* Rows iteration `iter` evaluates: its batch, or (the last) every training row. */
 uint64_t mlp_batch_rows(const struct mlp_app *a, uint32_t iter);
 /* Whether iteration iter scores the test set (the first, each epoch's start, the last). */
@@ -193,9 +195,9 @@ static inline double mlp_fix_value(const struct mlp_fix *f, double hi, double lo
 struct mlp_view {
   uint32_t L, act, nb;
   uint32_t n[MLP_MAX_LAYERS + 1], np[MLP_MAX_LAYERS + 1]; /* widths, padded to 4 */
-  double *w[MLP_MAX_LAYERS + 1];                          /* W_l, n_{l-1} x np_l (padding 0) */
+  const double *w[MLP_MAX_LAYERS + 1];                    /* W_l, n_{l-1} x np_l (padding 0) */
   double *wt[MLP_MAX_LAYERS + 1];                         /* W_l^T, n_l x np_{l-1} (l >= 2, with backward) */
-  double *b[MLP_MAX_LAYERS + 1];                          /* b_l, np_l */
+  const double *b[MLP_MAX_LAYERS + 1];                    /* b_l, np_l */
   /* per layer l = 0..L and block, MLP_BLOCK x np_l: the layer's output
    * (l = 0: the input rows; L: the scores), and dloss/d(its pre-activation) */
   double *out[MLP_MAX_LAYERS + 1], *delta[MLP_MAX_LAYERS + 1];
@@ -208,7 +210,8 @@ static inline double *mlp_blk(const struct mlp_view *v, double *const *buf, uint
 }
 /* A view of parameters p (the table's layout, keys w_off/b_off) for layer
  * widths n[0..L], with room for nb <= MLP_MAX_BLOCKS blocks; `backward`
- * adds the transposed weights. 0 or DSANA_ENOMEM. */
+ * adds the transposed weights; p must outlive the view (layers that need
+ * no padding are read from it). 0 or DSANA_ENOMEM. */
 int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_act act, const double *p,
                   const uint64_t *w_off, const uint64_t *b_off, bool backward, uint32_t nb);
 void mlp_view_close(struct mlp_view *v);

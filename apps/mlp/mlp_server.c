@@ -53,6 +53,9 @@ static void flush_squares(const struct mlp_fix *f, const double *pair, dsana_xsu
   dsana_xsum_add(sum, pair[1] * f->lo_val);
 }
 
+/* Keys finish() takes through all its passes at a time (they stay in L1). */
+#define MLP_FINISH_RUN 512
+
 /* The step on keys [lo, hi) from the gradients in the state. */
 static void step(const struct mlp_app *a, uint32_t iter, uint64_t lo, uint64_t hi, const double *w, double *wn,
                  double *st) {
@@ -81,13 +84,15 @@ int mlp_finish(void *app, struct dsana_shard_ctx *ctx) {
     uint64_t end = weight ? a->b_off[l] : a->b_off[l] + a->width[l];
     end = end < ctx->hi ? end : ctx->hi;
     double l2 = weight ? a->l2 : 0.0;
-    for (uint64_t i = k; i < end; i++)
-      st[i * MLP_STATE_SLOTS + MLP_S_G] = (mlp_fix_value(&a->fix, gh[i], gl[i]) + l2 * w[i]) * inv_b;
-    if (weight)
-      add_squares(&a->sq, w + k, 1, end - k, ww, &ctx->sums[MLP_SUM_WW]);
-    add_squares(&a->sq, st + k * MLP_STATE_SLOTS + MLP_S_G, MLP_STATE_SLOTS, end - k, gg, &ctx->sums[MLP_SUM_GG]);
-    step(a, ctx->iter, k, end, w, wn, st);
-    k = end;
+    for (; k < end; k = k + MLP_FINISH_RUN < end ? k + MLP_FINISH_RUN : end) {
+      uint64_t e = k + MLP_FINISH_RUN < end ? k + MLP_FINISH_RUN : end;
+      for (uint64_t i = k; i < e; i++)
+        st[i * MLP_STATE_SLOTS + MLP_S_G] = (mlp_fix_value(&a->fix, gh[i], gl[i]) + l2 * w[i]) * inv_b;
+      if (weight)
+        add_squares(&a->sq, w + k, 1, e - k, ww, &ctx->sums[MLP_SUM_WW]);
+      add_squares(&a->sq, st + k * MLP_STATE_SLOTS + MLP_S_G, MLP_STATE_SLOTS, e - k, gg, &ctx->sums[MLP_SUM_GG]);
+      step(a, ctx->iter, k, e, w, wn, st);
+    }
   }
   flush_squares(&a->sq, ww, &ctx->sums[MLP_SUM_WW]);
   flush_squares(&a->sq, gg, &ctx->sums[MLP_SUM_GG]);

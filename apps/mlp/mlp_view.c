@@ -1,8 +1,9 @@
 /*
  * mlp_view.c - the network as a task (or `dsana mlp predict`) sees it
- * (mlp.h): a copy of the parameters with every layer padded to a multiple
- * of 4 units (the products' vectors), the transposed weights for the
- * backward pass, and per block of rows each layer's outputs and deltas.
+ * (mlp.h): the parameters with every layer padded to a multiple of 4
+ * units (the products' vectors; a layer already that wide is read in
+ * place, not copied), the transposed weights for the backward pass, and
+ * per block of rows each layer's outputs and deltas.
  *
  * Any thread: a view belongs to the task that opened it.
  */
@@ -22,7 +23,8 @@ static size_t view_bytes(const struct mlp_view *v, bool backward, size_t *idx_n)
     total += 2 * round64(sizeof(double) * MLP_BLOCK * v->nb * v->np[l]); /* out, delta */
     if (l == 0)
       continue;
-    total += round64(sizeof(double) * v->n[l - 1] * v->np[l]) + round64(sizeof(double) * v->np[l]);
+    if (v->np[l] != v->n[l]) /* else the view reads the parameters in place */
+      total += round64(sizeof(double) * v->n[l - 1] * v->np[l]) + round64(sizeof(double) * v->np[l]);
     if (backward && l >= 2)
       total += round64(sizeof(double) * v->n[l] * v->np[l - 1]);
   }
@@ -30,19 +32,25 @@ static size_t view_bytes(const struct mlp_view *v, bool backward, size_t *idx_n)
   return total + round64(sizeof(uint32_t) * *idx_n);
 }
 
-/* W_l padded (rows np_l wide, zeros past n_l) and b_l, from m; the new m. */
+/* W_l padded (rows np_l wide, zeros past n_l) and b_l, from m; the new m.
+ * A layer whose width needs no padding is read where it is (no copy). */
 static char *copy_layer(struct mlp_view *v, uint32_t l, const double *p, uint64_t w_off, uint64_t b_off, char *m) {
   uint32_t ni = v->n[l - 1], no = v->n[l], npo = v->np[l];
-  double *w = v->w[l] = (double *)m;
-  m += round64(sizeof(double) * ni * npo);
+  if (no == npo) {
+    v->w[l] = p + w_off;
+    v->b[l] = p + b_off;
+    return m;
+  }
+  double *w = (double *)m, *b = (double *)(m + round64(sizeof(double) * ni * npo));
   for (uint32_t i = 0; i < ni; i++) {
     memcpy(w + (size_t)i * npo, p + w_off + (size_t)i * no, sizeof(double) * no);
     memset(w + (size_t)i * npo + no, 0, sizeof(double) * (npo - no));
   }
-  v->b[l] = (double *)m;
-  memcpy(v->b[l], p + b_off, sizeof(double) * no);
-  memset(v->b[l] + no, 0, sizeof(double) * (npo - no));
-  return m + round64(sizeof(double) * npo);
+  memcpy(b, p + b_off, sizeof(double) * no);
+  memset(b + no, 0, sizeof(double) * (npo - no));
+  v->w[l] = w;
+  v->b[l] = b;
+  return (char *)b + round64(sizeof(double) * npo);
 }
 
 /* W_l^T (n_l rows np_{l-1} wide, zeros past n_{l-1}), from m; the new m. */
