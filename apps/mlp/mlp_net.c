@@ -110,20 +110,16 @@ uint32_t mlp_block_rows(const struct mlp_app *a, uint32_t iter, uint64_t blk, ui
   return m;
 }
 
-/* Training tasks: runs of the batch's blocks (each pushes a whole
- * gradient: more tasks balance stragglers finer but cost a gradient's
- * transfer and sum each); test tasks: row ranges of the test set, run on
- * the iterations that score it. */
+/* Tasks: runs of the batch's blocks (each pushes a whole gradient: more
+ * tasks balance stragglers finer but cost a gradient's transfer and sum
+ * each). On the iterations that score the test set, task i also scores
+ * the i-th of as many row ranges of it (mlp_test_rows): no task is there
+ * for the test set alone, so the other iterations schedule nothing more. */
 static int declare_tasks(struct mlp_app *a, struct dsana_job *job, uint32_t want) {
-  uint32_t nt = want < a->n_blocks ? want : a->n_blocks, ne = 0; /* a task of whole blocks */
-  uint64_t tn = a->d.test_path[0] ? a->d.test.n_rows : 0;
-  if (tn)
-    ne = want / 2 ? want / 2 : 1;
-  if (ne > tn)
-    ne = (uint32_t)tn;
-  struct dsana_task_decl *t = calloc((size_t)nt + ne + 1, sizeof *t);
+  uint32_t nt = want < a->n_blocks ? want : a->n_blocks; /* a task of whole blocks */
+  struct dsana_task_decl *t = calloc((size_t)nt + 1, sizeof *t);
   free(a->checked); /* a setup() run before (the launcher's check) */
-  a->checked = calloc((size_t)nt + ne + 1, 1);
+  a->checked = calloc((size_t)nt + 1, 1);
   if (!t || !a->checked) {
     free(t);
     return DSANA_ENOMEM;
@@ -132,15 +128,16 @@ static int declare_tasks(struct mlp_app *a, struct dsana_job *job, uint32_t want
     uint64_t lo = (uint64_t)a->n_blocks * i / nt, hi = (uint64_t)a->n_blocks * (i + 1) / nt;
     t[i] = (struct dsana_task_decl){.lo = lo, .hi = hi, .cost = (double)(hi - lo) * MLP_BLOCK};
   }
-  for (uint32_t i = 0; i < ne; i++) {
-    uint64_t lo = tn * i / ne, hi = tn * (i + 1) / ne;
-    t[nt + i] = (struct dsana_task_decl){.lo = lo, .hi = hi, .cost = (double)(hi - lo) / 4 + 1};
-  }
-  a->n_train_tasks = nt;
-  a->n_test_tasks = ne;
-  int rc = dsana_job_set_tasks(job, t, nt + ne);
+  a->n_tasks = nt;
+  int rc = dsana_job_set_tasks(job, t, nt);
   free(t);
   return rc;
+}
+
+void mlp_test_rows(const struct mlp_app *a, uint32_t task, uint64_t *lo, uint64_t *hi) {
+  uint64_t tn = a->d.test_path[0] ? a->d.test.n_rows : 0;
+  *lo = tn * task / a->n_tasks;
+  *hi = tn * (task + 1) / a->n_tasks;
 }
 
 int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errlen) {
@@ -158,7 +155,7 @@ int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errl
     return rc ? rc : DSANA_EINVAL;
   }
   rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, MLP_T_W, 0, a->n_params);
-  for (uint32_t t = 0; !rc && t < a->n_train_tasks; t++)
+  for (uint32_t t = 0; !rc && t < a->n_tasks; t++)
     if ((rc = dsana_job_task_writes(job, t, MLP_T_GH, 0, a->n_params)) == 0)
       rc = dsana_job_task_writes(job, t, MLP_T_GL, 0, a->n_params);
   if (!rc)

@@ -6,8 +6,9 @@
  * layers (mlp_view.c); then each layer's weight and bias gradients of
  * every block, added as fixed-point pairs into the task's push (a tile of
  * the push takes all the blocks' shares at once, mlp_mm.c). The last iteration's
- * tasks evaluate a share of every training row instead, and test tasks
- * their rows, both forward only.
+ * tasks evaluate a share of every training row instead; on iterations
+ * that score the test set, each task also scores its share of it (both
+ * forward only).
  *
  * Any thread: a task owns its view and reads the data and the parameters.
  */
@@ -68,12 +69,14 @@ static void gradients(const struct mlp_app *a, struct mlp_view *v, uint32_t nb, 
 static pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int check_rows(struct mlp_app *a, const struct dsana_task_ctx *ctx, bool test) {
-  uint8_t *flag = test ? &a->checked[ctx->task] : &a->checked[a->n_train_tasks + a->n_test_tasks];
+  uint8_t *flag = test ? &a->checked[ctx->task] : &a->checked[a->n_tasks];
   pthread_mutex_lock(&check_lock);
   int rc = 0;
   if (!*flag) {
     char err[256];
-    rc = test ? dsana_dataset_check(&a->d.test, ctx->lo, ctx->hi, err, sizeof err)
+    uint64_t lo, hi;
+    mlp_test_rows(a, ctx->task, &lo, &hi);
+    rc = test ? dsana_dataset_check(&a->d.test, lo, hi, err, sizeof err)
               : dsana_dataset_check(&a->d.train, 0, a->d.train.n_rows, err, sizeof err);
     *flag = rc == 0;
   }
@@ -122,30 +125,38 @@ static int train(struct mlp_app *a, struct dsana_task_ctx *ctx, struct mlp_view 
   return 0;
 }
 
+/* The iteration's work for the task on view v: its blocks (a step), or
+ * (the last iteration) its share of every training row; then, when the
+ * iteration scores the test set, its share of that. */
+static int run_on_view(struct mlp_app *a, struct dsana_task_ctx *ctx, struct mlp_view *v, bool final) {
+  int rc = 0;
+  if (final) {
+    uint64_t n = a->d.train.n_rows;
+    evaluate(a, v, &a->d.train, n * ctx->lo / a->n_blocks, n * ctx->hi / a->n_blocks, false, ctx->sums);
+  } else {
+    rc = train(a, ctx, v);
+  }
+  if (!rc && mlp_scores_test(a, ctx->iter) && (rc = check_rows(a, ctx, true)) == 0) {
+    uint64_t lo, hi;
+    mlp_test_rows(a, ctx->task, &lo, &hi);
+    evaluate(a, v, &a->d.test, lo, hi, true, ctx->sums);
+  }
+  return rc;
+}
+
 int mlp_run_task(void *app, struct dsana_task_ctx *ctx) {
   struct mlp_app *a = app;
-  bool test = ctx->task >= a->n_train_tasks, final = mlp_final(a, ctx->iter), learn = !test && !final;
+  bool final = mlp_final(a, ctx->iter);
   const double *p = dsana_read(ctx, MLP_T_W);
   if (!p)
     return DSANA_ESTATE;
-  if (test && !mlp_scores_test(a, ctx->iter)) {
-    ctx->cost = 1; /* the test set is scored once an epoch */
-    return 0;
-  }
   uint64_t span = ctx->hi - ctx->lo;
-  uint32_t nb = learn ? (uint32_t)(span < MLP_MAX_BLOCKS ? span : MLP_MAX_BLOCKS) : 1;
-  int rc = check_rows(a, ctx, test);
+  uint32_t nb = final ? 1 : (uint32_t)(span < MLP_MAX_BLOCKS ? span : MLP_MAX_BLOCKS);
+  int rc = check_rows(a, ctx, false);
   struct mlp_view v;
-  if (rc || (rc = mlp_view_open(&v, a->n_layers, a->width, a->act, p, a->w_off, a->b_off, learn, nb)) != 0)
+  if (rc || (rc = mlp_view_open(&v, a->n_layers, a->width, a->act, p, a->w_off, a->b_off, !final, nb)) != 0)
     return rc;
-  if (test) {
-    evaluate(a, &v, &a->d.test, ctx->lo, ctx->hi, true, ctx->sums);
-  } else if (final) { /* this task's share of every training row */
-    uint64_t n = a->d.train.n_rows;
-    evaluate(a, &v, &a->d.train, n * ctx->lo / a->n_blocks, n * ctx->hi / a->n_blocks, false, ctx->sums);
-  } else {
-    rc = train(a, ctx, &v);
-  }
+  rc = run_on_view(a, ctx, &v, final);
   mlp_view_close(&v);
   return rc;
 }

@@ -118,6 +118,25 @@ else
   fail "report: rc=$RC table rows '$rows' metrics lines $iters epoch_loss at '$scored'"
 fi
 
+# the tasks score the test set between them: with the training set as the
+# test set, the last iteration's test figures are its training figures
+# (every row once), the same with 1 and with 3 workers x 2 servers
+scored_ok=0
+for layout in "--workers 1" "--workers 3 --servers 2"; do
+  # shellcheck disable=SC2086
+  if mlp scored "${common[@]}" --test multi.svm $layout &&
+    jq -es 'map(select(.type == "iteration")) | last | .test_accuracy == .train_accuracy and
+      (.test_logloss - .train_loss | fabs) < 1e-12 and .test_accuracy > 0.4' scored.jsonl >/dev/null &&
+    [ "$(jq -s '[.[] | select(.type == "iteration" and .test_accuracy != null)] | length' scored.jsonl)" -eq 5 ]; then
+    scored_ok=$((scored_ok + 1))
+  fi
+done
+if [ "$scored_ok" -eq 2 ]; then
+  pass "--test: scored at each epoch's start and at the end; the end's figures with the training set are its own"
+else
+  fail "--test scoring: rc=$RC $(jq -c 'select(.type == "iteration") | [.iter, .test_accuracy, .train_accuracy]' scored.jsonl 2>/dev/null | tail -3)"
+fi
+
 run_capture pred "$DSANA" mlp predict base.model multi.svm --out pred.txt
 acc=$(jq -r 'select(.type == "summary") | .train_accuracy' base.jsonl)
 got=$(sed -n 's/accuracy: //p' pred.out)
