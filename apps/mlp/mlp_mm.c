@@ -81,7 +81,8 @@ void mlp_fix_add(const struct mlp_fix *f, double x, double *oh, double *ol) {
   *ol += round_int((y - h) * f->m_up);
 }
 
-bool mlp_fix_squares(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh, double *ol) {
+bool mlp_fix_squares_portable(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh,
+                              double *ol) {
   double h[4] = {0}, l[4] = {0}, far = 0; /* four chains: integer sums, exact in any order */
   size_t i = 0;
   for (; i + 4 <= n; i += 4)
@@ -249,6 +250,46 @@ AVX2 static void fix_add4(const struct mlp_fix *f, __m256d x, double *oh, double
   _mm256_storeu_pd(ol, _mm256_add_pd(_mm256_loadu_pd(ol), l));
 }
 
+/* Four squares' pairs (lanes of x) into the chains h, l; out of range into far. */
+AVX2 static inline void square4(const struct mlp_fix *f, __m256d x, __m256d *h, __m256d *l, __m256d *far) {
+  const __m256d magic = _mm256_set1_pd(0x1.8p52);
+  __m256d y = _mm256_mul_pd(_mm256_mul_pd(x, x), _mm256_set1_pd(f->k_up));
+  *far = _mm256_or_pd(*far, _mm256_cmp_pd(y, _mm256_set1_pd(f->lim), _CMP_NLT_UQ));
+  __m256d q = _mm256_sub_pd(_mm256_add_pd(y, magic), magic);
+  __m256d r = _mm256_mul_pd(_mm256_sub_pd(y, q), _mm256_set1_pd(f->m_up));
+  *h = _mm256_add_pd(*h, q);
+  *l = _mm256_add_pd(*l, _mm256_sub_pd(_mm256_add_pd(r, magic), magic));
+}
+
+/* Stride 1 or 2, 8 values a pass in two chains (a stride-2 pass loads
+ * 16 doubles, so it stops before reading past the last value); the rest
+ * by the portable loop. The lanes' order differs from the portable
+ * loop's: integer sums, the same bits. */
+AVX2 static bool squares_avx2(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh,
+                              double *ol) {
+  __m256d h0 = _mm256_setzero_pd(), h1 = h0, l0 = h0, l1 = h0, far = h0;
+  size_t i = 0;
+  if (stride == 1)
+    for (; i + 8 <= n; i += 8) {
+      square4(f, _mm256_loadu_pd(x + i), &h0, &l0, &far);
+      square4(f, _mm256_loadu_pd(x + i + 4), &h1, &l1, &far);
+    }
+  else
+    for (; i + 9 <= n; i += 8) {   /* p[15] = x[2 i + 15] <= x[2 (n - 1)] */
+      const double *p = x + 2 * i; /* values at p[0], p[2], ..., p[14] */
+      square4(f, _mm256_unpacklo_pd(_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)), &h0, &l0, &far);
+      square4(f, _mm256_unpacklo_pd(_mm256_loadu_pd(p + 8), _mm256_loadu_pd(p + 12)), &h1, &l1, &far);
+    }
+  double hs[4], ls[4], rest[2] = {0, 0};
+  if (_mm256_movemask_pd(far) || !mlp_fix_squares_portable(f, x + i * stride, stride, n - i, &rest[0], &rest[1]))
+    return false;
+  _mm256_storeu_pd(hs, _mm256_add_pd(h0, h1));
+  _mm256_storeu_pd(ls, _mm256_add_pd(l0, l1));
+  *oh += ((hs[0] + hs[1]) + (hs[2] + hs[3])) + rest[0];
+  *ol += ((ls[0] + ls[1]) + (ls[2] + ls[3])) + rest[1];
+  return true;
+}
+
 /* The 4 x 4 or 4 x 8 gradient tile at (j, c) over the listed s, into oh
  * and ol (rows ldo apart) when it is real throughout, else into t. */
 AVX2 static bool tn_tile(const double *A, uint64_t lda, const double *D, uint64_t ldd, const uint32_t *idx, uint32_t m,
@@ -345,6 +386,12 @@ AVX2 static void mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint3
 
 bool mlp_mm_simd(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 
+bool mlp_fix_squares(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh, double *ol) {
+  if (mlp_mm_simd() && (stride == 1 || stride == 2))
+    return squares_avx2(f, x, stride, n, oh, ol);
+  return mlp_fix_squares_portable(f, x, stride, n, oh, ol);
+}
+
 void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
                uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
   if (mlp_mm_simd())
@@ -362,6 +409,10 @@ void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, cons
 }
 #else
 bool mlp_mm_simd(void) { return false; }
+
+bool mlp_fix_squares(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh, double *ol) {
+  return mlp_fix_squares_portable(f, x, stride, n, oh, ol);
+}
 
 void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
                uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {

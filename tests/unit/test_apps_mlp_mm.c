@@ -6,7 +6,8 @@
  * several blocks at once; the gradient product's fixed-point sums do not
  * depend on how the blocks are grouped into calls or their order (the
  * property that keeps a model independent of the task count); and the
- * fixed-point pairs give back their values and refuse what is too big. Skips the vector comparison
+ * fixed-point pairs give back their values and refuse what is too big,
+ * and their squares (|W|^2) are the same bits by either loop. Skips the vector comparison
  * when the CPU lacks the kernel.
  */
 #include <setjmp.h>
@@ -144,6 +145,30 @@ static void test_fixed_point_pairs(void **state) {
   free(g.A), free(g.D);
 }
 
+/* The squares' pairs: the vector loop's are the portable loop's bits for
+ * strides 1 and 2 and every tail length, and both refuse (adding
+ * nothing) when one square is beyond the range. */
+static void test_squares_same_bits(void **state) {
+  (void)state;
+  struct mlp_fix f = mlp_fix_for(1000);
+  uint64_t s = 17;
+  double x[2 * 40];
+  for (size_t i = 0; i < 2 * 40; i++)
+    x[i] = rnd(&s, 1) * (i % 3 ? 1e-3 : 2.0);
+  for (size_t stride = 1; stride <= 2; stride++)
+    for (size_t n = 0; n <= 40; n++) {
+      double v[2] = {1, 2}, p[2] = {1, 2};
+      assert_true(mlp_fix_squares(&f, x, stride, n, &v[0], &v[1]));
+      assert_true(mlp_fix_squares_portable(&f, x, stride, n, &p[0], &p[1]));
+      assert_memory_equal(v, p, sizeof v);
+    }
+  x[2 * 13] = 0x1p20; /* its square is beyond the range */
+  double v[2] = {1, 2};
+  assert_false(mlp_fix_squares(&f, x, 2, 40, &v[0], &v[1]));
+  assert_false(mlp_fix_squares(&f, x, 1, 40, &v[0], &v[1]));
+  assert_true(v[0] == 1 && v[1] == 2);
+}
+
 /* A small product against plain loops: the documented order is a sum. */
 static void test_forward_product_is_the_product(void **state) {
   (void)state;
@@ -168,6 +193,7 @@ int main(void) {
       cmocka_unit_test(test_gradient_product_same_bits_any_grouping),
       cmocka_unit_test(test_forward_product_is_the_product),
       cmocka_unit_test(test_fixed_point_pairs),
+      cmocka_unit_test(test_squares_same_bits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
