@@ -37,13 +37,13 @@ struct stable {
   bool shared;          /* buffers shared with local workers */
   bool state;           /* a STATE table: buf[0] == buf[1] */
   dsana_xsum *acc;      /* SUM: accumulators of the iteration, (hi - lo) * width */
-  double *iacc;         /* ISUM: the same, plain sums of integers */
+  bool isum;            /* ISUM: pushes add into the next version itself (zeroed as an iteration begins) */
   double *prev;         /* compressed pulls: a copy of the version before cur (server_zc.c) */
   int64_t prev_version; /* the version prev holds (INT64_MIN: none yet) */
 };
 
 /* A SUM or ISUM table: pushes add up (key lists allowed, staged until the task ends). */
-static inline bool stable_sums(const struct stable *st) { return st->acc || st->iacc; }
+static inline bool stable_sums(const struct stable *st) { return st->acc || st->isum; }
 
 /* One key space's completion state. */
 struct sspace {

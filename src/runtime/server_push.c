@@ -40,6 +40,32 @@ void spush_free(struct server *sv) {
   free(sv->deferred);
 }
 
+/* Whether v[0..n) are all finite: one branch-free pass (it vectorizes). */
+static bool all_finite(const double *v, uint64_t n) {
+  const uint64_t exp = 0x7ff0000000000000ull; /* all ones: infinite or NaN */
+  uint64_t bad = 0;
+  for (uint64_t k = 0; k < n; k++) {
+    uint64_t b;
+    memcpy(&b, &v[k], sizeof b);
+    bad |= (b & exp) == exp;
+  }
+  return !bad;
+}
+
+/* The first value of v[lo..hi) that is not finite (hi when none), runs
+ * of them checked at once. */
+static uint64_t first_not_finite(const double *v, uint64_t lo, uint64_t hi) {
+  const uint64_t run = 2048;
+  for (; lo < hi; lo += run) {
+    if (all_finite(v + lo, hi - lo < run ? hi - lo : run))
+      continue;
+    while (isfinite(v[lo]))
+      lo++;
+    return lo;
+  }
+  return hi;
+}
+
 /* Every value of segment [lo, hi) of key space s is finite, or the job
  * stops here with the first that is not: its table, key and iteration (a
  * SUM whose addend could not be summed exactly is NaN, dsana_xsum). */
@@ -49,15 +75,15 @@ static int check_finite(const struct server *sv, uint32_t s, uint64_t lo, uint64
     if (jt->space != s)
       continue;
     const double *v = shard_by_key(sv, t, shard_next(sv, t));
-    for (uint64_t k = lo * jt->width; k < hi * jt->width; k++)
-      if (!isfinite(v[k])) {
-        log_error("diverged in iteration %u: table '%s' key %llu is %g (%s); a smaller step (lower --lr) or "
-                  "scaled inputs may help",
-                  iter, jt->name, (unsigned long long)(k / jt->width), v[k],
-                  stable_sums(&sv->t[t]) ? "a sum with an addend that is NaN, infinite or out of range"
-                                         : "the app's push or finish made it");
-        return DSANA_ERANGE;
-      }
+    uint64_t k = first_not_finite(v, lo * jt->width, hi * jt->width);
+    if (k < hi * jt->width) {
+      log_error("diverged in iteration %u: table '%s' key %llu is %g (%s); a smaller step (lower --lr) or "
+                "scaled inputs may help",
+                iter, jt->name, (unsigned long long)(k / jt->width), v[k],
+                stable_sums(&sv->t[t]) ? "a sum with an addend that is NaN, infinite or out of range"
+                                       : "the app's push or finish made it");
+      return DSANA_ERANGE;
+    }
   }
   return 0;
 }
@@ -80,11 +106,6 @@ static int finish_piece(struct server *sv, uint32_t s, uint64_t lo, uint64_t hi,
         next[k] = dsana_xsum_value(&acc[k]);
         acc[k] = (dsana_xsum){0};
       }
-    }
-    if (st->iacc) { /* ISUM: the same, plain */
-      double *acc = st->iacc + (lo - st->lo) * st->width;
-      memcpy(next + lo * st->width, acc, (hi - lo) * st->width * sizeof(double));
-      memset(acc, 0, (hi - lo) * st->width * sizeof(double));
     }
   }
   int rc = sv->app->finish ? sv->app->finish(sv->app_state, &ctx) : 0;
@@ -153,6 +174,9 @@ int spush_begin(struct server *sv, struct rt_outq *out) {
   for (uint32_t t = 0; t < sv->job.n_tasks; t++)
     sv->tasks_left += sv->tseg_off[t] < sv->tseg_off[t + 1];
   sv->segs_left = 0;
+  for (uint32_t t = 0; t < sv->job.n_tables; t++) /* ISUM sums build up in the next version itself */
+    if (sv->t[t].isum)
+      memset(sv->t[t].buf[shard_next(sv, t)], 0, sizeof(double) * (sv->t[t].hi - sv->t[t].lo) * sv->t[t].width);
   spull_begin(sv);
   for (uint32_t s = 0; s < sv->job.n_spaces; s++) {
     struct sspace *sp = &sv->sp[s];
@@ -209,10 +233,10 @@ static inline double isum_add(double acc, double x) {
   return whole && __builtin_fabs(s) < 0x1p53 ? s : __builtin_nan("");
 }
 
-/* ISUM values into the plain accumulators. */
-static void apply_isum(struct stable *st, const struct wire_hdr *h, const uint64_t *keys, const double *vals) {
+/* ISUM values added into the next version (acc, by key). */
+static void apply_isum(const struct stable *st, double *acc, const struct wire_hdr *h, const uint64_t *keys,
+                       const double *vals) {
   uint64_t w = st->width;
-  double *acc = st->iacc - st->lo * w;
   if (!keys) {
     double *a = acc + h->key_lo * w;
     for (uint64_t i = 0; i < h->count * w; i++)
@@ -225,14 +249,14 @@ static void apply_isum(struct stable *st, const struct wire_hdr *h, const uint64
 }
 
 /* Apply checked values: ASSIGN into next, SUM into the accumulators
- * (values added exactly, or partial sums merged), ISUM into its own. */
+ * (values added exactly, or partial sums merged), ISUM added into next itself. */
 static void apply(struct server *sv, const struct wire_hdr *h, const void *payload) {
   struct stable *st = &sv->t[h->table];
   uint64_t w = st->width;
   const uint64_t *keys = h->flags & WIRE_F_KEYS ? payload : NULL;
   const double *vals = keys ? (const double *)(keys + h->count) : payload;
-  if (st->iacc) {
-    apply_isum(st, h, keys, vals);
+  if (st->isum) {
+    apply_isum(st, shard_by_key(sv, h->table, shard_next(sv, h->table)), h, keys, vals);
     return;
   }
   if (!st->acc) {

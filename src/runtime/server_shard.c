@@ -40,8 +40,7 @@ static int alloc_table(struct server *sv, uint32_t t) {
   }
   if (jt->rule == DSANA_RULE_SUM && !(st->acc = calloc(n ? n : 1, sizeof *st->acc)))
     return DSANA_ENOMEM;
-  if (jt->rule == DSANA_RULE_ISUM && !(st->iacc = big_calloc(n ? n : 1, sizeof *st->iacc)))
-    return DSANA_ENOMEM;
+  st->isum = jt->rule == DSANA_RULE_ISUM;
   return 0;
 }
 
@@ -180,7 +179,6 @@ void shard_free(struct server *sv) {
         free(st->buf[b]);
     }
     free(st->acc);
-    free(st->iacc);
     struct sspace *sp = &sv->sp[t];
     free(sp->seg_lo);
     free(sp->seg_writers);
