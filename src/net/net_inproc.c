@@ -38,6 +38,7 @@ struct ip_msg {
   bool from_dialer;
   void *payload;
   size_t len;
+  struct net_release rel; /* fn set: payload is lent, rel.fn(rel.arg) instead of free() */
 };
 
 struct ip_queue {
@@ -84,7 +85,10 @@ static int ip_queue_init(struct ip_queue *q) {
 }
 
 static void ip_msg_free(struct ip_msg *m) {
-  free(m->payload);
+  if (m->rel.fn)
+    m->rel.fn(m->rel.arg);
+  else
+    free(m->payload);
   free(m);
 }
 
@@ -266,19 +270,9 @@ static struct ip_queue *ip_dest(struct net_sock *s, const struct net_peer *to) {
   return NULL;
 }
 
-static int ip_send(struct net_sock *s, const struct net_peer *to, const uint8_t *hdr, void *payload, size_t len,
-                   bool owned) {
-  struct ip_msg *m = calloc(1, sizeof *m);
-  void *copy = owned ? payload : (len ? malloc(len) : NULL);
-  if (!m || (len && !copy)) {
-    free(m);
-    free(copy);
-    return DSANA_ENOMEM;
-  }
-  if (!owned && len)
-    memcpy(copy, payload, len);
+/* Queue m (its payload and release set) for the peer `to` of s. */
+static int ip_enqueue(struct net_sock *s, const struct net_peer *to, const uint8_t *hdr, struct ip_msg *m, size_t len) {
   memcpy(m->hdr, hdr, WIRE_HDR_BYTES);
-  m->payload = copy;
   m->len = len;
   m->from_dialer = !s->listener;
   m->from_id = s->listener ? 0 : ((struct ip_dialer *)s->impl)->self_id;
@@ -304,6 +298,34 @@ static int ip_send(struct net_sock *s, const struct net_peer *to, const uint8_t 
   return 0;
 }
 
+static int ip_send(struct net_sock *s, const struct net_peer *to, const uint8_t *hdr, void *payload, size_t len,
+                   bool owned) {
+  struct ip_msg *m = calloc(1, sizeof *m);
+  void *copy = owned ? payload : (len ? malloc(len) : NULL);
+  if (!m || (len && !copy)) {
+    free(m);
+    free(copy);
+    return DSANA_ENOMEM;
+  }
+  if (!owned && len)
+    memcpy(copy, payload, len);
+  m->payload = copy;
+  return ip_enqueue(s, to, hdr, m, len);
+}
+
+/* The receiver gets the payload itself (no copy); rel runs when it is done. */
+static int ip_send_lent(struct net_sock *s, const struct net_peer *to, const uint8_t *hdr, const void *payload,
+                        size_t len, struct net_release rel) {
+  struct ip_msg *m = calloc(1, sizeof *m);
+  if (!m) {
+    rel.fn(rel.arg);
+    return DSANA_ENOMEM;
+  }
+  m->payload = (void *)payload;
+  m->rel = rel;
+  return ip_enqueue(s, to, hdr, m, len);
+}
+
 static struct ip_queue *ip_queue_of(struct net_sock *s) {
   return s->listener ? &((struct ip_endpoint *)s->impl)->q : &((struct ip_dialer *)s->impl)->q;
 }
@@ -323,15 +345,28 @@ static int ip_recv(struct net_sock *s, struct net_msg *m) {
   int rc = net_accept(s, s->listener ? &from : NULL, im->hdr, WIRE_HDR_BYTES, im->len > 0, im->len, &m->hdr);
   if (rc == 0) {
     m->from = from;
-    m->payload = im->payload; /* malloc'ed: 8-aligned */
+    m->payload = im->payload; /* malloc'ed or lent: 8-aligned */
     m->store = im->payload ? NET_STORE_HEAP : NET_STORE_NONE;
+    if (im->rel.fn) { /* lent: released when the receiver is done */
+      m->store = NET_STORE_IMPL;
+      memcpy(m->impl, &im->rel, sizeof im->rel);
+      im->rel.fn = NULL;
+    }
     im->payload = NULL;
   }
   ip_msg_free(im);
   return rc;
 }
 
-static void ip_msg_fini(struct net_msg *m) { net_msg_free_copy(m); }
+static void ip_msg_fini(struct net_msg *m) {
+  if (m->store != NET_STORE_IMPL) {
+    net_msg_free_copy(m);
+    return;
+  }
+  struct net_release rel;
+  memcpy(&rel, m->impl, sizeof rel);
+  rel.fn(rel.arg);
+}
 
 static int ip_timer_fd(uint64_t until_ns) {
   int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -496,6 +531,7 @@ const struct net_ops net_inproc_ops = {
     .dial = ip_dial,
     .close = ip_close,
     .send = ip_send,
+    .send_lent = ip_send_lent,
     .recv = ip_recv,
     .msg_fini = ip_msg_fini,
     .poll = ip_poll,

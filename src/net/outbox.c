@@ -122,6 +122,15 @@ int net_outbox_send(struct net_outbox *o, struct net_sock *s, const struct net_p
   return outbox_queue(o, s, to, h, copy, len, priority);
 }
 
+int net_outbox_send_lent(struct net_outbox *o, struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
+                         const void *payload, size_t len, uint64_t priority, struct net_release rel) {
+  if (!net_outbox_emulating(o))
+    return net_send_lent(s, to, h, payload, len, rel);
+  int rc = net_outbox_send(o, s, to, h, payload, len, priority);
+  rel.fn(rel.arg);
+  return rc;
+}
+
 int net_outbox_send_owned(struct net_outbox *o, struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
                           void *payload, size_t len, uint64_t priority) {
   if (!net_outbox_emulating(o))

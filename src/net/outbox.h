@@ -36,6 +36,10 @@ int net_outbox_send(struct net_outbox *o, struct net_sock *s, const struct net_p
  * (freed once sent or dropped, at once on failure). */
 int net_outbox_send_owned(struct net_outbox *o, struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
                           void *payload, size_t len, uint64_t priority);
+/* A lent payload (net_send_lent): sent as it is without an emulated link;
+ * a link's queue keeps a copy and releases it at once. */
+int net_outbox_send_lent(struct net_outbox *o, struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
+                         const void *payload, size_t len, uint64_t priority, struct net_release rel);
 /* Send everything whose time has come. *next_ns (if not NULL) gets the
  * time the next pending message may leave, or 0 when none is pending. A
  * message that cannot be sent (peer gone) is dropped and the rest still

@@ -111,6 +111,16 @@ int net_send(struct net_sock *s, const struct net_peer *to, const struct wire_hd
 /* The same, taking over a malloc()ed payload (freed once sent, or at once
  * on failure). */
 int net_send_owned(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, void *payload, size_t len);
+/* The same, with a payload lent by its owner: rel.fn(rel.arg) once the
+ * transport and the receiver are done with it (from any thread; at once
+ * when the transport copies it, or on failure). The in-process transport
+ * hands the payload itself to the receiver: no copy. */
+struct net_release {
+  void (*fn)(void *arg);
+  void *arg;
+};
+int net_send_lent(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, const void *payload,
+                  size_t len, struct net_release rel);
 
 /* Receive one valid message, waiting up to timeout_ms (-1 = forever, 0 =
  * poll). Returns 0, DSANA_EAGAIN when nothing valid arrived in time, or

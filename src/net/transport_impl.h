@@ -20,6 +20,11 @@ struct net_ops {
   /* hdr is the encoded, checked header; `owned` payloads are the
    * transport's from now on (freed once sent or on failure). */
   int (*send)(struct net_sock *s, const struct net_peer *to, const uint8_t *hdr, void *payload, size_t len, bool owned);
+  /* optional (NULL: send a copy, then release): a payload lent until the
+   * receiver is done with it, then rel.fn(rel.arg), from any thread (or at
+   * once on failure) */
+  int (*send_lent)(struct net_sock *s, const struct net_peer *to, const uint8_t *hdr, const void *payload, size_t len,
+                   struct net_release rel);
   /* One queued message without waiting: 0 (valid, in *m), DSANA_EAGAIN,
    * DSANA_EPROTO (one invalid message dropped, counted), DSANA_ENET. */
   int (*recv)(struct net_sock *s, struct net_msg *m);

@@ -168,12 +168,19 @@ static int send_one(struct drv *d, struct rt_out *o, bool direct) {
   const struct net_peer *to = o->peer.len ? &o->peer : NULL;
   size_t len = (size_t)o->hdr.payload_bytes;
   void *owned = o->owned;
+  struct net_release lent = o->lent;
   o->owned = NULL;
+  o->lent.fn = NULL;
   if (!s) {
     free(owned);
+    if (lent.fn)
+      lent.fn(lent.arg);
     log_error("no connection to %s %u", rt_role_name(o->role), o->index);
     return DSANA_ESTATE;
   }
+  if (lent.fn)
+    return direct ? net_send_lent(s, to, &o->hdr, o->payload, len, lent)
+                  : net_outbox_send_lent(d->outbox, s, to, &o->hdr, o->payload, len, o->priority, lent);
   if (direct)
     return owned ? net_send_owned(s, to, &o->hdr, owned, len) : net_send(s, to, &o->hdr, o->payload, len);
   return owned ? net_outbox_send_owned(d->outbox, s, to, &o->hdr, owned, len, o->priority)

@@ -61,6 +61,16 @@ int rt_send_owned(struct rt_outq *q, enum rt_role role, uint32_t index, const st
   return rt_add(q, role, index, NULL, h, NULL, payload, len, priority);
 }
 
+int rt_send_lent(struct rt_outq *q, enum rt_role role, uint32_t index, const struct wire_hdr *h, const void *payload,
+                 size_t len, uint64_t priority, struct net_release rel) {
+  int rc = rt_add(q, role, index, NULL, h, payload, NULL, len, priority);
+  if (rc)
+    rel.fn(rel.arg);
+  else
+    q->v[q->n - 1].lent = rel;
+  return rc;
+}
+
 int rt_reply(struct rt_outq *q, const struct net_peer *to, const struct wire_hdr *h, const void *payload, size_t len,
              uint64_t priority) {
   return rt_add(q, ROLE_WORKER, UINT32_MAX, to, h, payload, NULL, len, priority);
@@ -72,8 +82,11 @@ int rt_reply_owned(struct rt_outq *q, const struct net_peer *to, const struct wi
 }
 
 void rt_outq_clear(struct rt_outq *q) {
-  for (size_t i = 0; i < q->n; i++)
+  for (size_t i = 0; i < q->n; i++) {
     free(q->v[i].owned);
+    if (q->v[i].lent.fn)
+      q->v[i].lent.fn(q->v[i].lent.arg);
+  }
   q->n = 0;
 }
 

@@ -57,9 +57,10 @@ struct rt_out {
   uint32_t index;
   struct net_peer peer;
   struct wire_hdr hdr;
-  const void *payload; /* borrowed: valid until the driver drains the queue */
-  void *owned;         /* non-NULL: malloc()ed payload the queue owns */
-  uint64_t priority;   /* lower leaves first on an emulated link */
+  const void *payload;     /* borrowed: valid until the driver drains the queue */
+  void *owned;             /* non-NULL: malloc()ed payload the queue owns */
+  struct net_release lent; /* fn set: payload is lent; the transport (or the queue, unsent) releases it */
+  uint64_t priority;       /* lower leaves first on an emulated link */
 };
 
 struct rt_outq {
@@ -78,6 +79,10 @@ int rt_reply_owned(struct rt_outq *q, const struct net_peer *to, const struct wi
                    uint64_t priority);
 int rt_send_owned(struct rt_outq *q, enum rt_role role, uint32_t index, const struct wire_hdr *h, void *payload,
                   size_t len, uint64_t priority);
+/* The same with a lent payload (net_send_lent: no copy in one process;
+ * released at once on failure). */
+int rt_send_lent(struct rt_outq *q, enum rt_role role, uint32_t index, const struct wire_hdr *h, const void *payload,
+                 size_t len, uint64_t priority, struct net_release rel);
 /* The scheduler's ABORT as a server or worker takes it (logged):
  * DSANA_ERESTART when the job rolls back (WIRE_F_ROLLBACK: register again),
  * else DSANA_EPEER. */

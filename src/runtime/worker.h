@@ -32,13 +32,15 @@
 struct worker;
 
 /* One task push prepared by the task (dsana_push_buf / dsana_push_keys). */
+struct refbuf;
+
 struct wpush {
   double *buf;          /* dense: indexed by key (buf[k * width]); sparse: n * width */
   dsana_xsum *xbuf;     /* exact pushes (dsana_push_xsum*): as buf, of partial sums */
   const uint64_t *keys; /* sparse: the task's keys, NULL = dense */
   uint64_t n;
-  double *mem;    /* what to free (per-instance buffers) */
-  size_t mem_cap; /* doubles in mem, reused by the next instance */
+  struct refbuf *mem; /* the per-instance buffer (buf, xbuf, sparse values): lent to the messages that carry it,
+                        reused by the next instance once they are done with it */
   bool used;
 };
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runtime/worker_internal.h"
+#include "util/refbuf.h"
 
 void worker_exec(struct witem *it) {
   struct wtask *wt = it->wt;
@@ -60,16 +61,17 @@ uint64_t dsana_block_keys(const struct dsana_task_ctx *ctx) {
 }
 
 /* n doubles of p's own memory, zeroed (reused across instances). */
+/* n zeroed doubles for an instance's push: the last instance's buffer
+ * unless it is too small or a message still holds it (lent, in flight). */
 static double *push_mem(struct wpush *p, size_t n) {
-  if (p->mem_cap < n) {
-    free(p->mem);
-    p->mem = malloc((n ? n : 1) * sizeof(double));
-    p->mem_cap = p->mem ? n : 0;
-    if (!p->mem)
+  if (!p->mem || refbuf_shared(p->mem) || refbuf_cap(p->mem) < n) {
+    refbuf_drop(p->mem);
+    if (!(p->mem = refbuf_new(n ? n : 1)))
       return NULL;
   }
-  memset(p->mem, 0, n * sizeof(double));
-  return p->mem;
+  double *m = refbuf_data(p->mem);
+  memset(m, 0, n * sizeof(double));
+  return m;
 }
 
 double *dsana_push_buf(struct dsana_task_ctx *ctx, uint32_t table) {

@@ -49,6 +49,10 @@ static int merge_run(struct worker *w, struct rt_out *const *run, size_t n, stru
 
 /* Move entry o to out (taking its payload). */
 static int move_one(struct rt_out *o, struct rt_outq *out) {
+  struct net_release lent = o->lent;
+  o->lent.fn = NULL;
+  if (lent.fn)
+    return rt_send_lent(out, o->role, o->index, &o->hdr, o->payload, o->hdr.payload_bytes, o->priority, lent);
   int rc = o->owned ? rt_send_owned(out, o->role, o->index, &o->hdr, o->owned, o->hdr.payload_bytes, o->priority)
                     : rt_send(out, o->role, o->index, &o->hdr, NULL, 0);
   o->owned = NULL;

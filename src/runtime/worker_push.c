@@ -15,6 +15,7 @@
 #include "runtime/worker_internal.h"
 #include "util/grow.h"
 #include "util/log.h"
+#include "util/refbuf.h"
 
 static struct wire_hdr push_hdr(const struct worker *w, const struct wtask *wt, uint32_t table) {
   struct wire_hdr h = wire_hdr_make(WIRE_PUSH, w->index);
@@ -25,9 +26,12 @@ static struct wire_hdr push_hdr(const struct worker *w, const struct wtask *wt, 
 }
 
 /* A dense push of keys [lo, hi) of table t: p indexed by key, `words`
- * doubles per value (1; DSANA_XSUM_WORDS for exact partial sums). */
+ * doubles per value (1; DSANA_XSUM_WORDS for exact partial sums). With
+ * `lend` (the buffer p lies in), each message holds it and carries its
+ * slice without a copy where the transport can; else the slices are
+ * borrowed (copied as they leave). */
 static int push_dense(struct worker *w, const struct wtask *wt, uint32_t t, const double *p, uint32_t words,
-                      uint64_t lo, uint64_t hi, struct rt_outq *out) {
+                      uint64_t lo, uint64_t hi, struct refbuf *lend, struct rt_outq *out) {
   const struct job_table *jt = &w->job.tables[t];
   uint64_t per = jt->width * words, max_keys = w->values_per_msg / per ? w->values_per_msg / per : 1;
   for (uint64_t at = lo; at < hi;) {
@@ -41,7 +45,12 @@ static int push_dense(struct worker *w, const struct wtask *wt, uint32_t t, cons
     h.key_lo = at;
     h.key_hi = end;
     h.count = (uint32_t)(end - at);
-    int rc = rt_send(out, ROLE_SERVER, s, &h, p + at * per, (end - at) * per * sizeof(double));
+    const double *slice = p + at * per;
+    size_t bytes = (end - at) * per * sizeof(double);
+    if (lend)
+      refbuf_hold(lend);
+    int rc = lend ? rt_send_lent(out, ROLE_SERVER, s, &h, slice, bytes, 0, (struct net_release){refbuf_drop, lend})
+                  : rt_send(out, ROLE_SERVER, s, &h, slice, bytes);
     if (rc)
       return rc;
     at = end;
@@ -135,8 +144,10 @@ static int build_pushes(struct worker *w, struct wtask *wt, struct rt_outq *out)
     } else if (p->used) {
       uint32_t words = p->xbuf ? DSANA_XSUM_WORDS : 1;
       const double *vals = p->xbuf ? (const double *)(const void *)p->xbuf : p->buf;
+      /* SUM and ISUM pushes live in the instance's own buffer (ASSIGN: the worker's) */
+      struct refbuf *lend = job->tables[r->table].rule == DSANA_RULE_ASSIGN ? NULL : p->mem;
       rc = p->keys ? push_sparse(w, wt, r->table, p->keys, vals, words, p->n, out)
-                   : push_dense(w, wt, r->table, vals, words, r->lo, r->hi, out);
+                   : push_dense(w, wt, r->table, vals, words, r->lo, r->hi, lend, out);
     }
   }
   if (!rc && job->wr_off[wt->task] < job->wr_off[wt->task + 1])
@@ -154,8 +165,8 @@ static int build_pushes(struct worker *w, struct wtask *wt, struct rt_outq *out)
 static int own_payloads(struct rt_outq *q, size_t first) {
   for (size_t i = first; i < q->n; i++) {
     struct rt_out *o = &q->v[i];
-    if (o->owned || !o->hdr.payload_bytes)
-      continue;
+    if (o->owned || o->lent.fn || !o->hdr.payload_bytes)
+      continue; /* a lent payload is held until the message is done */
     if (!(o->owned = malloc(o->hdr.payload_bytes)))
       return DSANA_ENOMEM;
     memcpy(o->owned, o->payload, o->hdr.payload_bytes);

@@ -27,6 +27,7 @@
 
 #include "runtime/trace.h"
 #include "runtime/worker_internal.h"
+#include "util/refbuf.h"
 #include "util/log.h"
 
 int wtasks_alloc(struct worker *w) {
@@ -49,7 +50,7 @@ void wtasks_free(struct worker *w) {
   for (uint32_t i = 0; w->slots && i < w->n_slots; i++) {
     free(w->slots[i].sums);
     for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++)
-      free(w->slots[i].push[t].mem);
+      refbuf_drop(w->slots[i].push[t].mem);
   }
   free(w->slots);
   free(w->order);
@@ -73,7 +74,7 @@ static struct wtask *instance_begin(struct worker *w, uint32_t task, uint32_t it
   memcpy(push, wt->push, sizeof push);
   memset(wt, 0, sizeof *wt);
   for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++)
-    wt->push[t] = (struct wpush){.mem = push[t].mem, .mem_cap = push[t].mem_cap}; /* buf, xbuf, keys: none */
+    wt->push[t] = (struct wpush){.mem = push[t].mem}; /* buf, xbuf, keys: none */
   memset(sums, 0, DSANA_MAX_SUMS * sizeof *sums);
   wt->live = true;
   wt->task = task;
