@@ -8,8 +8,8 @@
  * (chosen at run time when the CPU has them) and a portable one calling
  * C's fma() in the same order. The order of every output element is a
  * single chain of fused multiply-adds over the reduction index, ascending,
- * from the bias (or 0); the vector kernel computes 4 x 8 outputs at once,
- * one lane each, which is the same chain. Indices at which a whole group
+ * from the bias (or 0); the vector kernels compute 4 x 12 or 4 x 8 outputs
+ * at once, one lane each, which is the same chain. Indices at which a whole group
  * of 4 rows (nn) or 4 columns (tn) of A is 0 are skipped by both (ReLU
  * outputs and images are about half zeros), the same groups in both.
  * A gradient's blocks leave as fixed-point pairs (struct mlp_fix), which
@@ -200,6 +200,38 @@ AVX2 static void nn_tile(const double *ap, const uint32_t *idx, uint32_t m, cons
   }
 }
 
+/* Four rows x 12 columns of Z at (s0, c): nn_tile's chains, three vectors a row. */
+AVX2 static void nn_tile12(const double *ap, const uint32_t *idx, uint32_t m, const double *B, uint64_t ldb,
+                           const double *bias, bool first, uint32_t c, double *Z, uint64_t ldz) {
+  __m256d z0[4], z1[4], z2[4];
+  for (int r = 0; r < 4; r++) {
+    if (first) {
+      z0[r] = bias ? _mm256_loadu_pd(bias + c) : _mm256_setzero_pd();
+      z1[r] = bias ? _mm256_loadu_pd(bias + c + 4) : _mm256_setzero_pd();
+      z2[r] = bias ? _mm256_loadu_pd(bias + c + 8) : _mm256_setzero_pd();
+    } else {
+      z0[r] = _mm256_loadu_pd(Z + r * ldz + c);
+      z1[r] = _mm256_loadu_pd(Z + r * ldz + c + 4);
+      z2[r] = _mm256_loadu_pd(Z + r * ldz + c + 8);
+    }
+  }
+  for (uint32_t q = 0; q < m; q++) {
+    const double *b = B + idx[q] * ldb + c, *a = ap + 4 * q;
+    __m256d w0 = _mm256_loadu_pd(b), w1 = _mm256_loadu_pd(b + 4), w2 = _mm256_loadu_pd(b + 8);
+    for (int r = 0; r < 4; r++) {
+      __m256d x = _mm256_broadcast_sd(a + r);
+      z0[r] = _mm256_fmadd_pd(x, w0, z0[r]);
+      z1[r] = _mm256_fmadd_pd(x, w1, z1[r]);
+      z2[r] = _mm256_fmadd_pd(x, w2, z2[r]);
+    }
+  }
+  for (int r = 0; r < 4; r++) {
+    _mm256_storeu_pd(Z + r * ldz + c, z0[r]);
+    _mm256_storeu_pd(Z + r * ldz + c + 4, z1[r]);
+    _mm256_storeu_pd(Z + r * ldz + c + 8, z2[r]);
+  }
+}
+
 /* Group g's listed j (m of them at idx) with their 4 rows of A, packed. */
 static void pack_group(const double *A, uint64_t lda, const uint32_t *idx, uint32_t m, double *ap) {
   for (uint32_t q = 0; q < m; q++)
@@ -228,7 +260,12 @@ AVX2 static void mm_nn_avx2(uint32_t rows, uint32_t n_in, uint32_t cols, const d
       while (end[g] < m[g] && ix[end[g]] < j0 + MLP_NN_KC)
         end[g]++;
     }
-    for (uint32_t c = 0; c < cols; c += 8)
+    uint32_t c = 0;
+    for (; c + 12 <= cols; c += 12) /* 12 wide: three B vectors a j for four broadcasts */
+      for (uint32_t g = 0; g < groups; g++)
+        nn_tile12(pack + (size_t)g * 4 * n_in + 4 * at[g], idx + (size_t)g * n_in + at[g], end[g] - at[g], B, ldb, bias,
+                  j0 == 0, c, Z + 4 * g * ldz, ldz);
+    for (; c < cols; c += 8)
       for (uint32_t g = 0; g < groups; g++)
         nn_tile(pack + (size_t)g * 4 * n_in + 4 * at[g], idx + (size_t)g * n_in + at[g], end[g] - at[g], B, ldb, bias,
                 j0 == 0, c, c + 8 <= cols, Z + 4 * g * ldz, ldz);
