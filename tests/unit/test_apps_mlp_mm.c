@@ -52,7 +52,8 @@ static void test_forward_product_same_bits(void **state) {
   if (!mlp_mm_simd())
     skip();
   uint64_t s = 1;
-  const uint32_t shapes[][3] = {{4, 1, 4}, {4, 7, 12}, {8, 30, 16}, {32, 33, 20}, {32, 64, 256}, {12, 5, 4}, {8, 10, 28}};
+  const uint32_t shapes[][3] = {{4, 1, 4},     {4, 7, 12}, {8, 30, 16}, {32, 33, 20},
+                                {32, 64, 256}, {12, 5, 4}, {8, 10, 28}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
     for (unsigned zeros = 0; zeros <= 6; zeros += 3) {
       check_nn(shapes[i][0], shapes[i][1], shapes[i][2], zeros, true, &s);
