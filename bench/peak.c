@@ -40,9 +40,13 @@ struct job {
 };
 
 #if defined(__x86_64__)
-/* 10 independent chains of 4-wide fused multiply-adds: 80 flops a round. */
+/* 10 independent chains of 4-wide fused multiply-adds: 80 flops a round.
+ * Each chain starts from its own value: chains alike from the start are
+ * one chain to the compiler, which then runs one and counts ten. */
 __attribute__((target("avx2,fma"))) static double flops_avx2(void) {
-  __m256d a0 = _mm256_set1_pd(0.1), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, a8 = a0, a9 = a0;
+  __m256d a0 = _mm256_set1_pd(0.10), a1 = _mm256_set1_pd(0.11), a2 = _mm256_set1_pd(0.12), a3 = _mm256_set1_pd(0.13),
+          a4 = _mm256_set1_pd(0.14), a5 = _mm256_set1_pd(0.15), a6 = _mm256_set1_pd(0.16), a7 = _mm256_set1_pd(0.17),
+          a8 = _mm256_set1_pd(0.18), a9 = _mm256_set1_pd(0.19);
   __m256d m = _mm256_set1_pd(0.999999), c = _mm256_set1_pd(1e-7);
   for (unsigned long long k = 0; k < FLOP_ROUNDS; k++) {
     a0 = _mm256_fmadd_pd(a0, m, c);
@@ -69,8 +73,8 @@ __attribute__((target("avx2,fma"))) static double flops_avx2(void) {
 static double flops_sse2(void) {
   typedef double v2 __attribute__((vector_size(16)));
   v2 a[10], m = {0.999999, 0.999999}, c = {1e-7, 1e-7};
-  for (int i = 0; i < 10; i++)
-    a[i] = (v2){0.1, 0.1};
+  for (int i = 0; i < 10; i++) /* distinct starts: see flops_avx2() */
+    a[i] = (v2){0.1 + 0.01 * i, 0.1 + 0.01 * i};
   for (unsigned long long k = 0; k < FLOP_ROUNDS; k++)
     for (int i = 0; i < 10; i++)
       a[i] = a[i] * m + c;
