@@ -154,9 +154,14 @@ int net_peer_id(const struct net_peer *p, uint32_t *self_id) {
   return 0;
 }
 
-/* Why a message must not leave (NULL: it may): the receiver would drop it. */
-static const char *send_refusal(const struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h,
-                                const void *payload, size_t len, uint8_t *hdr) {
+/* Refuse here what the receiver would drop: the bug is on this side. The
+ * payload is borrowed (copied by the transport), `owned` (the transport's
+ * from now on) or `lent` (lent->fn(lent->arg) once no one needs it: by the
+ * receiver where the transport passes it on, else here, after the copy or
+ * the refusal). */
+static int net_send_checked(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, void *payload,
+                            size_t len, bool owned, const struct net_release *lent) {
+  uint8_t hdr[WIRE_HDR_BYTES];
   struct wire_hdr check;
   const char *why = NULL;
   wire_encode(h, hdr);
@@ -167,26 +172,27 @@ static const char *send_refusal(const struct net_sock *s, const struct net_peer 
   else if (s->listener && (!to || to->len == 0 || to->len > sizeof to->id))
     why = "no peer to send to";
   else
-    wire_decode(hdr, WIRE_HDR_BYTES, UINT64_MAX, &check, &why);
-  return why;
-}
-
-/* Refuse here what the receiver would drop: the bug is on this side. */
-static int net_send_checked(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, void *payload,
-                            size_t len, bool owned) {
-  uint8_t hdr[WIRE_HDR_BYTES];
-  const char *why = send_refusal(s, to, h, payload, len, hdr);
+    wire_decode(hdr, sizeof hdr, UINT64_MAX, &check, &why);
   if (why) {
     log_error("net: refusing to send %s: %s", wire_type_name(h->type), why);
     if (owned)
       free(payload);
+    if (lent)
+      lent->fn(lent->arg);
     return DSANA_EINVAL;
   }
   if (owned && len == 0) {
     free(payload);
     payload = NULL;
   }
-  int rc = s->ops->send(s, to, hdr, payload, len, owned);
+  int rc;
+  if (lent && s->ops->send_lent && len > 0) {
+    rc = s->ops->send_lent(s, to, hdr, payload, len, *lent);
+  } else {
+    rc = s->ops->send(s, to, hdr, payload, len, owned);
+    if (lent) /* copied (or not sent): the lender has it back */
+      lent->fn(lent->arg);
+  }
   if (rc == 0) {
     s->stats.msgs_out++;
     s->stats.bytes_out += WIRE_HDR_BYTES + (uint64_t)len;
@@ -195,27 +201,16 @@ static int net_send_checked(struct net_sock *s, const struct net_peer *to, const
 }
 
 int net_send(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, const void *payload, size_t len) {
-  return net_send_checked(s, to, h, (void *)payload, len, false);
+  return net_send_checked(s, to, h, (void *)payload, len, false, NULL);
 }
 
 int net_send_owned(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, void *payload, size_t len) {
-  return net_send_checked(s, to, h, payload, len, true);
+  return net_send_checked(s, to, h, payload, len, true, NULL);
 }
 
 int net_send_lent(struct net_sock *s, const struct net_peer *to, const struct wire_hdr *h, const void *payload,
                   size_t len, struct net_release rel) {
-  uint8_t hdr[WIRE_HDR_BYTES];
-  if (!s->ops->send_lent || len == 0 || send_refusal(s, to, h, payload, len, hdr)) {
-    int rc = net_send(s, to, h, payload, len); /* a copy (or the refusal, logged) */
-    rel.fn(rel.arg);
-    return rc;
-  }
-  int rc = s->ops->send_lent(s, to, hdr, payload, len, rel);
-  if (rc == 0) {
-    s->stats.msgs_out++;
-    s->stats.bytes_out += WIRE_HDR_BYTES + (uint64_t)len;
-  }
-  return rc;
+  return net_send_checked(s, to, h, (void *)payload, len, false, &rel);
 }
 
 int net_recv(struct net_sock *s, struct net_msg *m, int timeout_ms) {
