@@ -185,6 +185,7 @@ void mlp_fix_add(const struct mlp_fix *f, double x, double *oh, double *ol);
 /* The squares of x[0], x[stride], ... (n of them) as pairs, added into
  * *oh, *ol: false, adding nothing, when one is beyond the range (or NaN). */
 bool mlp_fix_squares(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh, double *ol);
+/* The same in plain C (mlp_fix_squares takes the vector loop where it can). */
 bool mlp_fix_squares_portable(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh,
                               double *ol);
 /* The value of a key's summed pair: both products are exact, the sum

@@ -84,8 +84,8 @@ int mlp_finish(void *app, struct dsana_shard_ctx *ctx) {
     uint64_t end = weight ? a->b_off[l] : a->b_off[l] + a->width[l];
     end = end < ctx->hi ? end : ctx->hi;
     double l2 = weight ? a->l2 : 0.0;
-    for (; k < end; k = k + MLP_FINISH_RUN < end ? k + MLP_FINISH_RUN : end) {
-      uint64_t e = k + MLP_FINISH_RUN < end ? k + MLP_FINISH_RUN : end;
+    for (uint64_t e; k < end; k = e) {
+      e = k + MLP_FINISH_RUN < end ? k + MLP_FINISH_RUN : end;
       for (uint64_t i = k; i < e; i++)
         st[i * MLP_STATE_SLOTS + MLP_S_G] = (mlp_fix_value(&a->fix, gh[i], gl[i]) + l2 * w[i]) * inv_b;
       if (weight)

@@ -74,10 +74,10 @@ static int check_rows(struct mlp_app *a, const struct dsana_task_ctx *ctx, bool 
   int rc = 0;
   if (!*flag) {
     char err[256];
-    uint64_t lo, hi;
-    mlp_test_rows(a, ctx->task, &lo, &hi);
-    rc = test ? dsana_dataset_check(&a->d.test, lo, hi, err, sizeof err)
-              : dsana_dataset_check(&a->d.train, 0, a->d.train.n_rows, err, sizeof err);
+    uint64_t lo = 0, hi = a->d.train.n_rows;
+    if (test)
+      mlp_test_rows(a, ctx->task, &lo, &hi);
+    rc = dsana_dataset_check(test ? &a->d.test : &a->d.train, lo, hi, err, sizeof err);
     *flag = rc == 0;
   }
   pthread_mutex_unlock(&check_lock);

@@ -31,9 +31,9 @@
 
 struct worker;
 
-/* One task push prepared by the task (dsana_push_buf / dsana_push_keys). */
 struct refbuf;
 
+/* One task push prepared by the task (dsana_push_buf / dsana_push_keys). */
 struct wpush {
   double *buf;          /* dense: indexed by key (buf[k * width]); sparse: n * width */
   dsana_xsum *xbuf;     /* exact pushes (dsana_push_xsum*): as buf, of partial sums */

@@ -60,7 +60,6 @@ uint64_t dsana_block_keys(const struct dsana_task_ctx *ctx) {
   return b == JOB_NONE ? 0 : w->blocks ? w->mirror.t[b].chunk_keys : w->job.tables[b].n_keys;
 }
 
-/* n doubles of p's own memory, zeroed (reused across instances). */
 /* n zeroed doubles for an instance's push: the last instance's buffer
  * unless it is too small or a message still holds it (lent, in flight). */
 static double *push_mem(struct wpush *p, size_t n) {

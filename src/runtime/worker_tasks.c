@@ -27,8 +27,8 @@
 
 #include "runtime/trace.h"
 #include "runtime/worker_internal.h"
-#include "util/refbuf.h"
 #include "util/log.h"
+#include "util/refbuf.h"
 
 int wtasks_alloc(struct worker *w) {
   uint32_t n = w->job.n_tasks;
