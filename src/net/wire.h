@@ -26,8 +26,8 @@
 
 #define WIRE_MAGIC 0x414e5344u
 #define WIRE_VERSION \
-  5 /* 3: typed task/chunk/flags/count/buffer fields; 4: BYE carries the role's usage;
-                          5: exact sums are 32 bytes (192 bits and flags) */
+  6 /* 3: typed task/chunk/flags/count/buffer fields; 4: BYE carries the role's usage;
+                          5: exact sums are 32 bytes (192 bits and flags); 6: WIRE_F_THROUGH */
 #define WIRE_HDR_BYTES 64
 #define WIRE_DEFAULT_MAX_PAYLOAD ((uint64_t)64 << 20)
 
@@ -84,7 +84,11 @@ enum wire_type {
 /* ABORT from the scheduler: the job was stopped on purpose (the scheduler
  * was interrupted): nothing failed, end with success */
 #define WIRE_F_ENDED 2048u
-#define WIRE_F_ALL 4095u
+/* PUSH: the task has now sent this server every value it writes below key_hi
+ * (in every table of this table's key space): those keys may be final before
+ * its last message (WIRE_F_END) arrives. Dense values only. */
+#define WIRE_F_THROUGH 4096u
+#define WIRE_F_ALL 8191u
 
 struct wire_hdr {
   uint32_t magic;

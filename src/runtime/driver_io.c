@@ -141,19 +141,34 @@ static struct net_sock *sock_for(struct drv *d, const struct rt_out *o) {
   return d->servers && o->index < d->n_servers ? d->servers[o->index] : NULL;
 }
 
-/* The worker's fault points around a task's pushes (fault.h). A push is
- * mid-push when it follows another in the same flush (one task's or a
- * batch's), or the previous push sent was of the same task and iteration
- * (a task's pushes split over flushes). */
+/* 1 + (iter << 32 | task) of push o: which task instance it belongs to. */
+static uint64_t push_key(const struct rt_out *o) { return 1 + ((uint64_t)o->hdr.iter << 32 | o->hdr.task); }
+
+static bool push_of(const struct rt_out *o, uint64_t key) { return o->hdr.type == WIRE_PUSH && push_key(o) == key; }
+
+/* The worker's fault points around a task's pushes (fault.h): before the
+ * first push of a flush (unless it continues a task's pushes split over
+ * flushes); mid-push before the middle one of a task's messages in this
+ * flush (half of them sent), before a single-message task's push that
+ * follows others in the flush, or before a split task's later messages. */
 static void push_faults(struct drv *d, size_t i) {
   const struct rt_out *o = &d->out.v[i];
   if (d->role != ROLE_WORKER || o->hdr.type != WIRE_PUSH)
     return;
-  bool run = i > 0 && d->out.v[i - 1].hdr.type == WIRE_PUSH;
-  uint64_t key = 1 + ((uint64_t)o->hdr.iter << 32 | o->hdr.task);
-  bool first = !run && d->last_push != key;
+  uint64_t key = push_key(o);
+  bool split = d->last_push == key, run = i > 0 && d->out.v[i - 1].hdr.type == WIRE_PUSH;
   d->last_push = key;
-  fault_point(&d->fault, first ? FAULT_BEFORE_PUSH : FAULT_MID_PUSH, o->hdr.iter);
+  if (d->fault.point == FAULT_NONE)
+    return;
+  size_t a = i, b = i + 1;
+  while (a > 0 && push_of(&d->out.v[a - 1], key))
+    a--;
+  while (b < d->out.n && push_of(&d->out.v[b], key))
+    b++;
+  if (!run && !split)
+    fault_point(&d->fault, FAULT_BEFORE_PUSH, o->hdr.iter);
+  else if ((i == a && (split || b - a == 1)) || (b - a >= 2 && i == a + (b - a) / 2))
+    fault_point(&d->fault, FAULT_MID_PUSH, o->hdr.iter);
 }
 
 static void push_done_faults(struct drv *d, size_t i) {

@@ -56,6 +56,11 @@ int rt_send(struct rt_outq *q, enum rt_role role, uint32_t index, const struct w
   return rt_add(q, role, index, NULL, h, payload, NULL, len, 0);
 }
 
+int rt_send_priority(struct rt_outq *q, enum rt_role role, uint32_t index, const struct wire_hdr *h,
+                     const void *payload, size_t len, uint64_t priority) {
+  return rt_add(q, role, index, NULL, h, payload, NULL, len, priority);
+}
+
 int rt_send_owned(struct rt_outq *q, enum rt_role role, uint32_t index, const struct wire_hdr *h, void *payload,
                   size_t len, uint64_t priority) {
   return rt_add(q, role, index, NULL, h, NULL, payload, len, priority);

@@ -71,6 +71,9 @@ struct rt_outq {
 /* Append a message with a borrowed payload (payload_bytes set from len). */
 int rt_send(struct rt_outq *q, enum rt_role role, uint32_t index, const struct wire_hdr *h, const void *payload,
             size_t len);
+/* The same, leaving an emulated link by priority (lower first), not 0. */
+int rt_send_priority(struct rt_outq *q, enum rt_role role, uint32_t index, const struct wire_hdr *h,
+                     const void *payload, size_t len, uint64_t priority);
 /* Append a message to a listener's peer. */
 int rt_reply(struct rt_outq *q, const struct net_peer *to, const struct wire_hdr *h, const void *payload, size_t len,
              uint64_t priority);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "dsana/dsana.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 static enum fault_point point_named(const char *s, bool server) {
@@ -58,6 +59,11 @@ void fault_point(const struct fault_plan *plan, enum fault_point at, uint32_t it
     log_warn("fault injection: dying after committing iteration %u", iter);
   else
     log_warn("fault injection: dying at iteration %u", iter);
+  /* mid-push: the messages sent before this point reach their servers (a
+   * transport's I/O thread carries them), as when a worker dies with half
+   * a push delivered */
+  if (at == FAULT_MID_PUSH)
+    clock_sleep_ns(200000000);
   if (plan->how == FAULT_KILL)
     raise(SIGKILL);
   _exit(FAULT_EXIT_CODE);

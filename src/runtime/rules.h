@@ -20,6 +20,13 @@
 #define WPUSH_BATCH_NS 50000
 #define WPUSH_BATCH_TASKS 64
 
+/* The priority of a worker's pushes and reports on its link (lower leaves
+ * first, equal ones in order): above its pull requests (0), which are
+ * small and what a server needs before it can stream the next iteration's
+ * input to it, and behind nothing else, so a report never overtakes the
+ * pushes it reports. */
+#define RT_PRIORITY_PUSH 1
+
 /* The priority of a pull answer on a server's link; lower leaves first:
  * the running iteration before the next one, lower chunks first (a task's
  * blocks run in chunk order), and within a chunk lower-numbered workers

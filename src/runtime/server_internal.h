@@ -12,7 +12,8 @@
  * `next` is filled by the pushes of iteration version+1. Per key space the
  * shard is cut into segments at chunk boundaries and at the edges of every
  * task's write ranges; a segment is final once every task writing it has
- * ended (its end marker arrived), and then finish() runs on it; a chunk is
+ * ended (its end marker arrived) or sent it whole (a WIRE_F_THROUGH mark at
+ * or beyond its end), and then finish() runs on it; a chunk is
  * final once all its segments are. Pulls of iteration version+1 read cur;
  * pulls of version+2 (a worker fetching ahead) read next's final chunks as
  * they appear and go on reading the same buffer once it is committed.
@@ -112,6 +113,8 @@ struct server {
   uint8_t *ended;                  /* per task: its end marker of version+1 arrived */
   uint32_t *sender;                /* per task: the worker whose pushes are being kept */
   struct staged **staging;         /* per task: SUM pushes held until its end */
+  uint64_t *through;               /* per task: its values below this key arrived whole (WIRE_F_THROUGH) */
+  uint32_t *released;              /* per task: its segments final so far (from s0 of its only tseg) */
   uint32_t tasks_left;             /* tasks writing here, not ended */
   uint32_t segs_left;              /* segments of every key space, not final */
   dsana_xsum sums[DSANA_MAX_SUMS]; /* of the finished ranges of version+1 */

@@ -168,6 +168,8 @@ int spush_begin(struct server *sv, struct rt_outq *out) {
   memset(sv->sums, 0, sizeof sv->sums);
   memset(sv->ended, 0, sv->job.n_tasks);
   memset(sv->sender, 0xff, sizeof *sv->sender * sv->job.n_tasks);
+  memset(sv->through, 0, sizeof *sv->through * sv->job.n_tasks);
+  memset(sv->released, 0, sizeof *sv->released * sv->job.n_tasks);
   for (uint32_t t = 0; t < sv->job.n_tasks; t++)
     drop_staged(sv, t);
   sv->tasks_left = 0;
@@ -207,19 +209,38 @@ int spush_all_final(struct server *sv, struct rt_outq *out) {
   return sv->completed ? 0 : report(sv, (uint32_t)(sv->version + 1), out);
 }
 
-/* Task `task` ended here: its segments lose a writer. */
+/* Task `task` ended here: its segments lose a writer (those it has not
+ * sent whole before: see through_final). */
 static int task_ended(struct server *sv, uint32_t task, uint32_t iter, struct rt_outq *out) {
   sv->ended[task] = 1;
   drop_staged(sv, task);
   sv->tasks_left--;
   for (uint32_t i = sv->tseg_off[task]; i < sv->tseg_off[task + 1]; i++) {
     const struct tseg *g = &sv->tseg[i];
-    for (uint32_t k = g->s0; k < g->s1; k++)
+    for (uint32_t k = g->s0 + (i == sv->tseg_off[task] ? sv->released[task] : 0); k < g->s1; k++)
       if (--sv->sp[g->space].seg_left[k] == 0) {
         int rc = segment_final(sv, g->space, k, iter, out);
         if (rc)
           return rc;
       }
+  }
+  return 0;
+}
+
+/* Task `task` (one key space here: check_push) sent every value it writes
+ * below key hi: the segments it wrote whole lose it as a writer. */
+static int through_final(struct server *sv, uint32_t task, uint64_t hi, uint32_t iter, struct rt_outq *out) {
+  const struct tseg *g = &sv->tseg[sv->tseg_off[task]];
+  struct sspace *sp = &sv->sp[g->space];
+  if (hi > sv->through[task])
+    sv->through[task] = hi;
+  for (uint32_t k = g->s0 + sv->released[task]; k < g->s1 && sp->seg_lo[k + 1] <= sv->through[task]; k++) {
+    sv->released[task]++;
+    if (--sp->seg_left[k] == 0) {
+      int rc = segment_final(sv, g->space, k, iter, out);
+      if (rc)
+        return rc;
+    }
   }
   return 0;
 }
@@ -329,8 +350,12 @@ static const char *check_push(const struct server *sv, const struct wire_hdr *h,
   if (h->table >= sv->job.n_tables || !job_task_writes(&sv->job, h->task, h->table, &r))
     return "the task does not write this table";
   if (h->flags & WIRE_F_TASKS)
-    return check_tasks(sv, h, payload);
+    return h->flags & WIRE_F_THROUGH ? "a task list marked through a key" : check_tasks(sv, h, payload);
   const struct stable *st = &sv->t[h->table];
+  if ((h->flags & WIRE_F_THROUGH) &&
+      ((h->flags & WIRE_F_KEYS) || h->count == 0 || sv->tseg_off[h->task + 1] - sv->tseg_off[h->task] != 1 ||
+       sv->tseg[sv->tseg_off[h->task]].space != sv->job.tables[h->table].space))
+    return "marked through a key: not dense values of the one key space the task writes here";
   if (h->payload_bytes == 0 && h->count == 0)
     return h->flags & WIRE_F_KEYS ? "an empty key list" : NULL; /* an end marker alone */
   uint64_t lo = r.lo > st->lo ? r.lo : st->lo, hi = r.hi < st->hi ? r.hi : st->hi;
@@ -397,6 +422,32 @@ static int take_tasks(struct server *sv, const struct wire_hdr *h, const uint64_
   return 0;
 }
 
+/* The part of push *h below the key its task had sent whole (a task re-run
+ * after its first worker was lost sends those again): left out of *h and
+ * *payload. A key list across that key cannot come from the same task
+ * (its pushes there were dense): the job stops rather than guess. */
+static int skip_through(const struct server *sv, struct wire_hdr *h, const void **payload) {
+  uint64_t through = sv->through[h->task];
+  if (h->count == 0 || h->key_lo >= through)
+    return 0;
+  if (h->key_hi <= through) {
+    h->count = 0;
+    h->payload_bytes = 0;
+    return 0;
+  }
+  if (h->flags & WIRE_F_KEYS) {
+    log_error("task %u pushed a key list across key %llu, up to which it had pushed dense values", h->task,
+              (unsigned long long)through);
+    return DSANA_EPROTO;
+  }
+  uint64_t skip = through - h->key_lo, per = sv->t[h->table].width * (h->flags & WIRE_F_XSUM ? DSANA_XSUM_WORDS : 1);
+  *payload = (const double *)*payload + skip * per;
+  h->key_lo = through;
+  h->count -= (uint32_t)skip;
+  h->payload_bytes -= skip * per * sizeof(double);
+  return 0;
+}
+
 static int take_push(struct server *sv, uint32_t worker, const struct wire_hdr *h, const void *payload,
                      struct rt_outq *out) {
   const char *why = check_push(sv, h, payload);
@@ -413,18 +464,24 @@ static int take_push(struct server *sv, uint32_t worker, const struct wire_hdr *
     drop_staged(sv, h->task); /* another worker runs it now: start over */
     sv->sender[h->task] = worker;
   }
-  bool sum = stable_sums(&sv->t[h->table]);
-  if (sum && !(h->flags & WIRE_F_END)) {
-    int rc = stage(sv, h, payload);
-    if (rc)
+  struct wire_hdr v = *h;
+  int rc = skip_through(sv, &v, &payload);
+  if (rc)
+    return rc;
+  bool sum = stable_sums(&sv->t[h->table]), ends = h->flags & (WIRE_F_END | WIRE_F_THROUGH);
+  if (sum && !ends) {
+    if (v.count && (rc = stage(sv, &v, payload)) != 0)
       return rc;
   } else {
     for (const struct staged *s = sv->staging[h->task]; s; s = s->next)
       apply(sv, &s->hdr, s->payload);
-    if (h->count)
-      apply(sv, h, payload);
+    drop_staged(sv, h->task);
+    if (v.count)
+      apply(sv, &v, payload);
   }
-  return h->flags & WIRE_F_END ? task_ended(sv, h->task, h->iter, out) : 0;
+  if (h->flags & WIRE_F_END)
+    return task_ended(sv, h->task, h->iter, out);
+  return h->flags & WIRE_F_THROUGH ? through_final(sv, h->task, h->key_hi, h->iter, out) : 0;
 }
 
 int spush_on_push(struct server *sv, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out) {

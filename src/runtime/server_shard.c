@@ -161,8 +161,10 @@ int shard_alloc(struct server *sv) {
   sv->ended = calloc(n, 1);
   sv->sender = calloc(n, sizeof *sv->sender);
   sv->staging = calloc(n, sizeof *sv->staging);
+  sv->through = calloc(n, sizeof *sv->through);
+  sv->released = calloc(n, sizeof *sv->released);
   sv->running_seen = calloc((size_t)sv->map->n_workers * DSANA_MAX_TABLES + 1, sizeof *sv->running_seen);
-  if (!rc && (!sv->ended || !sv->sender || !sv->staging || !sv->running_seen))
+  if (!rc && (!sv->ended || !sv->sender || !sv->staging || !sv->through || !sv->released || !sv->running_seen))
     rc = DSANA_ENOMEM;
   if (rc)
     log_error("cannot allocate the shard: %s", dsana_strerror(rc));
@@ -193,5 +195,7 @@ void shard_free(struct server *sv) {
   free(sv->ended);
   free(sv->sender);
   free(sv->staging);
+  free(sv->through);
+  free(sv->released);
   free(sv->running_seen);
 }

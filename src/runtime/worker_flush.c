@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/rules.h"
 #include "runtime/worker_internal.h"
 
 /* A single-task dense ASSIGN push that ends its task: may merge. */
@@ -44,7 +45,7 @@ static int merge_run(struct worker *w, struct rt_out *const *run, size_t n, stru
   h.flags = WIRE_F_END | WIRE_F_TASKS;
   h.key_hi = run[n - 1]->hdr.key_hi;
   h.count = (uint32_t)keys;
-  return rt_send_owned(out, ROLE_SERVER, run[0]->index, &h, buf, bytes, 0);
+  return rt_send_owned(out, ROLE_SERVER, run[0]->index, &h, buf, bytes, RT_PRIORITY_PUSH);
 }
 
 /* Move entry o to out (taking its payload). */
@@ -104,7 +105,7 @@ int wflush(struct worker *w, struct rt_outq *out) {
   w->done_len = 0;
   w->done_count = 0;
   w->last_sent_ns = rt_now(w->env);
-  return rt_send_owned(out, ROLE_SCHEDULER, 0, &h, buf, len, 0);
+  return rt_send_owned(out, ROLE_SCHEDULER, 0, &h, buf, len, RT_PRIORITY_PUSH);
 }
 
 void wflush_fini(struct worker *w) {

@@ -25,37 +25,116 @@ static struct wire_hdr push_hdr(const struct worker *w, const struct wtask *wt, 
   return h;
 }
 
-/* A dense push of keys [lo, hi) of table t: p indexed by key, `words`
- * doubles per value (1; DSANA_XSUM_WORDS for exact partial sums). With
- * `lend` (the buffer p lies in), each message holds it and carries its
- * slice without a copy where the transport can; else the slices are
- * borrowed (copied as they leave). */
-static int push_dense(struct worker *w, const struct wtask *wt, uint32_t t, const double *p, uint32_t words,
-                      uint64_t lo, uint64_t hi, struct refbuf *lend, struct rt_outq *out) {
-  const struct job_table *jt = &w->job.tables[t];
-  uint64_t per = jt->width * words, max_keys = w->values_per_msg / per ? w->values_per_msg / per : 1;
+/* One message of a dense push: keys [lo, hi) of table t to server s, with
+ * `flags` added. SUM and ISUM values are lent from the instance's own
+ * buffer (each message holds it and carries its slice without a copy
+ * where the transport can); ASSIGN values, the worker's, are borrowed
+ * (copied as they leave). */
+static int push_piece(struct worker *w, const struct wtask *wt, uint32_t t, uint32_t s, uint64_t lo, uint64_t hi,
+                      uint32_t flags, struct rt_outq *out) {
+  const struct wpush *p = &wt->push[t];
+  uint32_t words = p->xbuf ? DSANA_XSUM_WORDS : 1;
+  const double *vals = p->xbuf ? (const double *)(const void *)p->xbuf : p->buf;
+  struct refbuf *lend = w->job.tables[t].rule == DSANA_RULE_ASSIGN ? NULL : p->mem;
+  uint64_t per = w->job.tables[t].width * words;
+  struct wire_hdr h = push_hdr(w, wt, t);
+  h.flags = flags | (words == DSANA_XSUM_WORDS ? WIRE_F_XSUM : 0);
+  h.key_lo = lo;
+  h.key_hi = hi;
+  h.count = (uint32_t)(hi - lo);
+  const double *slice = vals + lo * per;
+  size_t bytes = (hi - lo) * per * sizeof(double);
+  if (!lend)
+    return rt_send_priority(out, ROLE_SERVER, s, &h, slice, bytes, RT_PRIORITY_PUSH);
+  refbuf_hold(lend);
+  return rt_send_lent(out, ROLE_SERVER, s, &h, slice, bytes, RT_PRIORITY_PUSH, (struct net_release){refbuf_drop, lend});
+}
+/* Keys of table t one message may carry. */
+static uint64_t piece_keys(const struct worker *w, const struct wtask *wt, uint32_t t) {
+  uint64_t per = w->job.tables[t].width * (wt->push[t].xbuf ? DSANA_XSUM_WORDS : 1);
+  return w->values_per_msg / per ? w->values_per_msg / per : 1;
+}
+
+/* A dense push of keys [lo, hi) of table t, cut at the servers' shard
+ * boundaries and the message size. */
+static int push_dense(struct worker *w, const struct wtask *wt, uint32_t t, uint64_t lo, uint64_t hi,
+                      struct rt_outq *out) {
+  uint64_t n_keys = w->job.tables[t].n_keys, max_keys = piece_keys(w, wt, t);
   for (uint64_t at = lo; at < hi;) {
-    uint32_t s = shard_of(jt->n_keys, w->map->n_servers, at);
+    uint32_t s = shard_of(n_keys, w->map->n_servers, at);
     uint64_t slo, shi;
-    shard_range(jt->n_keys, w->map->n_servers, s, &slo, &shi);
+    shard_range(n_keys, w->map->n_servers, s, &slo, &shi);
     uint64_t end = hi < shi ? hi : shi;
     end = end - at > max_keys ? at + max_keys : end;
-    struct wire_hdr h = push_hdr(w, wt, t);
-    h.flags = words == DSANA_XSUM_WORDS ? WIRE_F_XSUM : 0;
-    h.key_lo = at;
-    h.key_hi = end;
-    h.count = (uint32_t)(end - at);
-    const double *slice = p + at * per;
-    size_t bytes = (end - at) * per * sizeof(double);
-    if (lend)
-      refbuf_hold(lend);
-    int rc = lend ? rt_send_lent(out, ROLE_SERVER, s, &h, slice, bytes, 0, (struct net_release){refbuf_drop, lend})
-                  : rt_send(out, ROLE_SERVER, s, &h, slice, bytes);
+    int rc = push_piece(w, wt, t, s, at, end, 0, out);
     if (rc)
       return rc;
     at = end;
   }
   return 0;
+}
+
+/* The chunk size of the key space a task's pushes go through chunk by
+ * chunk in (0: they do not): every range it writes is a dense push of the
+ * same keys of one chunked key space, and, when its pushes wait to leave
+ * with the next tiny tasks' (`waits`), none is ASSIGN (those merge). */
+static uint64_t rounds_chunk(const struct worker *w, const struct wtask *wt, bool waits) {
+  const struct dsana_job *job = &w->job;
+  uint32_t a = job->wr_off[wt->task], b = job->wr_off[wt->task + 1];
+  if (a == b)
+    return 0;
+  const struct job_range *r0 = &job->wr[a];
+  uint32_t space = job->tables[r0->table].space;
+  for (uint32_t i = a; i < b; i++) {
+    const struct job_range *r = &job->wr[i];
+    const struct wpush *p = &wt->push[r->table];
+    if (!p->used || p->keys || job->tables[r->table].space != space || r->lo != r0->lo || r->hi != r0->hi ||
+        (waits && job->tables[r->table].rule == DSANA_RULE_ASSIGN))
+      return 0;
+  }
+  uint64_t c = w->map->chunk_keys[space];
+  return c && c < job->tables[r0->table].n_keys ? c : 0;
+}
+
+/* The task's pushes chunk by chunk (rounds_chunk): every table's piece of
+ * a chunk, the last marked WIRE_F_THROUGH (the server may finish those
+ * keys before the task's last message), the servers' pieces taking turns
+ * so that all shards become final together as the link carries them. */
+static int push_rounds(struct worker *w, const struct wtask *wt, uint64_t chunk, struct rt_outq *out) {
+  const struct dsana_job *job = &w->job;
+  uint32_t a = job->wr_off[wt->task], b = job->wr_off[wt->task + 1], n_srv = w->map->n_servers;
+  const struct job_range *r0 = &job->wr[a];
+  uint64_t n_keys = job->tables[r0->table].n_keys, max_keys = UINT64_MAX;
+  for (uint32_t i = a; i < b; i++) {
+    uint64_t m = piece_keys(w, wt, job->wr[i].table);
+    max_keys = m < max_keys ? m : max_keys;
+  }
+  uint64_t *at = malloc(2 * sizeof *at * n_srv), *stop = at + n_srv;
+  if (!at)
+    return DSANA_ENOMEM;
+  for (uint32_t s = 0; s < n_srv; s++) {
+    uint64_t slo, shi;
+    shard_range(n_keys, n_srv, s, &slo, &shi);
+    stop[s] = r0->hi < shi ? r0->hi : shi;
+    at[s] = r0->lo > slo ? r0->lo : slo;
+  }
+  int rc = 0;
+  for (bool more = true; more && !rc;) {
+    more = false;
+    for (uint32_t s = 0; s < n_srv && !rc; s++) {
+      if (at[s] >= stop[s])
+        continue;
+      uint64_t end = (at[s] / chunk + 1) * chunk;
+      end = end < stop[s] ? end : stop[s];
+      end = end - at[s] > max_keys ? at[s] + max_keys : end;
+      for (uint32_t i = a; i < b && !rc; i++)
+        rc = push_piece(w, wt, job->wr[i].table, s, at[s], end, i + 1 == b ? WIRE_F_THROUGH : 0, out);
+      at[s] = end;
+      more = true;
+    }
+  }
+  free(at);
+  return rc;
 }
 
 /* A sparse push: keys[0..n) with values vals (n * width values of `words`
@@ -81,7 +160,7 @@ static int push_sparse(struct worker *w, const struct wtask *wt, uint32_t t, con
     h.key_lo = keys[i];
     h.key_hi = keys[j - 1] + 1;
     h.count = (uint32_t)cnt;
-    int rc = rt_send_owned(out, ROLE_SERVER, s, &h, buf, bytes, 0);
+    int rc = rt_send_owned(out, ROLE_SERVER, s, &h, buf, bytes, RT_PRIORITY_PUSH);
     if (rc)
       return rc;
     i = j;
@@ -125,10 +204,10 @@ static int mark_ends(struct worker *w, const struct wtask *wt, const uint8_t *to
 }
 
 /* The pushes of a finished instance, into q. */
-static int build_pushes(struct worker *w, struct wtask *wt, struct rt_outq *out) {
+static int build_pushes(struct worker *w, struct wtask *wt, bool waits, struct rt_outq *out) {
   const struct dsana_job *job = &w->job;
   size_t first = out->n;
-  uint64_t t0 = rt_now(w->env);
+  uint64_t t0 = rt_now(w->env), chunk = rounds_chunk(w, wt, waits);
   uint8_t *touched = calloc(w->map->n_servers, 1);
   if (!touched)
     return DSANA_ENOMEM;
@@ -141,15 +220,14 @@ static int build_pushes(struct worker *w, struct wtask *wt, struct rt_outq *out)
       log_error("task %u did not push its keys [%llu, %llu) of ASSIGN table '%s'", wt->task, (unsigned long long)r->lo,
                 (unsigned long long)r->hi, job->tables[r->table].name);
       rc = DSANA_EINVAL;
-    } else if (p->used) {
-      uint32_t words = p->xbuf ? DSANA_XSUM_WORDS : 1;
+    } else if (p->used && !chunk) {
       const double *vals = p->xbuf ? (const double *)(const void *)p->xbuf : p->buf;
-      /* SUM and ISUM pushes live in the instance's own buffer (ASSIGN: the worker's) */
-      struct refbuf *lend = job->tables[r->table].rule == DSANA_RULE_ASSIGN ? NULL : p->mem;
-      rc = p->keys ? push_sparse(w, wt, r->table, p->keys, vals, words, p->n, out)
-                   : push_dense(w, wt, r->table, vals, words, r->lo, r->hi, lend, out);
+      rc = p->keys ? push_sparse(w, wt, r->table, p->keys, vals, p->xbuf ? DSANA_XSUM_WORDS : 1, p->n, out)
+                   : push_dense(w, wt, r->table, r->lo, r->hi, out);
     }
   }
+  if (!rc && chunk)
+    rc = push_rounds(w, wt, chunk, out);
   if (!rc && job->wr_off[wt->task] < job->wr_off[wt->task + 1])
     rc = mark_ends(w, wt, touched, first, out);
   free(touched);
@@ -215,7 +293,7 @@ int wpush_finished(struct worker *w, struct wtask *wt, bool more_ahead, struct r
   bool defer = wt->compute_ns < WPUSH_BATCH_NS && w->done_count + 1 < WPUSH_BATCH_TASKS;
   struct rt_outq *q = defer ? &w->pend : out;
   size_t first = q->n;
-  int rc = build_pushes(w, wt, q);
+  int rc = build_pushes(w, wt, defer, q);
   if (!rc && defer)
     rc = own_payloads(q, first);
   if (!rc)

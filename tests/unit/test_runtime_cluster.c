@@ -12,12 +12,14 @@
  * Apps: "sparse" (written here): sparse reads by key lists, sparse pushes
  * into a SUM table of width 2 (doubles from even tasks, exact partial sums
  * from odd ones), integers into an ISUM table (sparse from even tasks,
- * dense from odd ones; a fraction stops the run), task sums, finish() sums, a STATE table kept across
- * iterations and an update() hook driven by reduce()'s globals (both
- * called over small pieces of the shard in half the shapes); and the
- * real PageRank app (dense
- * ASSIGN pushes, block-wise tasks over chunks, fetching and running ahead);
- * and the real k-means app (two key spaces: a DERIVED table finish()
+ * dense from odd ones; a fraction stops the run), task sums, finish()
+ * sums, a STATE table kept across iterations and an update() hook driven
+ * by reduce()'s globals (both called over small pieces of the shard in
+ * half the shapes), and its variant "sparse-dense" whose pushes are all
+ * dense (sent chunk by chunk, each chunk final at its server before the
+ * task's last message); the real PageRank app (dense ASSIGN pushes,
+ * block-wise tasks over chunks, fetching and running ahead); and the real
+ * k-means app (two key spaces: a DERIVED table finish()
  * derives from exact SUM partials, an ASSIGN table each task reads and
  * writes its own range of, the initial values made by every server).
  * Half the shapes pull compressed (--compress on: XOR bases kept across
@@ -69,6 +71,7 @@ struct sp_app {
   bool have_result;
   uint32_t *ends; /* (iter, task) completions, SP_ITERS+1 x n_tasks */
   bool give_back; /* "sparse-done": key lists lent per run (task_keys_done) */
+  bool dense;     /* "sparse-dense": every push dense (pieces chunk by chunk, WIRE_F_THROUGH) */
   uint32_t *lent; /* per task: lists lent and not given back */
 };
 
@@ -95,6 +98,13 @@ static int sp_create(void **out) {
   struct sp_app *a = calloc(1, sizeof *a);
   *out = a;
   return a ? 0 : DSANA_ENOMEM;
+}
+
+static int sp_create_dense(void **out) {
+  int rc = sp_create(out);
+  if (!rc)
+    ((struct sp_app *)*out)->dense = true;
+  return rc;
 }
 
 static int sp_create_done(void **out) {
@@ -204,17 +214,19 @@ static double sp_contrib(uint32_t t, uint64_t k, uint32_t j, double x, uint32_t 
  * column's contribution on a grid of 2^-30. */
 static double sp_count(double v) { return trunc(v * 0x1p30); }
 
-/* Into the ISUM table: sparse from even tasks, dense from odd ones. */
+/* Into the ISUM table: sparse from even tasks, dense from odd ones (all
+ * dense in "sparse-dense"). */
 static int sp_push_counts(struct sp_app *a, struct dsana_task_ctx *ctx, const double *x) {
   uint64_t n = a->n_keys[ctx->task];
+  bool dense = a->dense || ctx->task % 2;
   double *c = NULL;
-  if (ctx->task % 2 == 0 && dsana_push_keys(ctx, a->t_n, a->keys[ctx->task], n, &c) != 0)
+  if (!dense && dsana_push_keys(ctx, a->t_n, a->keys[ctx->task], n, &c) != 0)
     return DSANA_ESTATE;
-  if (ctx->task % 2 && !(c = dsana_push_buf(ctx, a->t_n)))
+  if (dense && !(c = dsana_push_buf(ctx, a->t_n)))
     return DSANA_ESTATE;
   for (uint64_t i = 0; i < n; i++) {
     uint64_t k = a->keys[ctx->task][i];
-    c[ctx->task % 2 ? k : i] = sp_count(sp_contrib(ctx->task, k, 0, x[k * SP_WIDTH], ctx->iter));
+    c[dense ? k : i] = sp_count(sp_contrib(ctx->task, k, 0, x[k * SP_WIDTH], ctx->iter));
   }
   if (sp_isum_fraction && ctx->task == 0 && ctx->iter == 2)
     c[0] += 0.5;
@@ -230,18 +242,23 @@ static int sp_run_task(void *app, struct dsana_task_ctx *ctx) {
   uint64_t n = a->n_keys[ctx->task];
   if (a->give_back && a->lent[ctx->task] == 0)
     return DSANA_ESTATE; /* running without its key list */
-  int rc = ctx->task % 2 ? dsana_push_xsum_keys(ctx, a->t_g, a->keys[ctx->task], n, &parts)
-                         : dsana_push_keys(ctx, a->t_g, a->keys[ctx->task], n, &vals);
+  int rc = 0;
+  if (a->dense &&
+      !(ctx->task % 2 ? (void *)(parts = dsana_push_xsum(ctx, a->t_g)) : (void *)(vals = dsana_push_buf(ctx, a->t_g))))
+    rc = DSANA_ESTATE;
+  else if (!a->dense)
+    rc = ctx->task % 2 ? dsana_push_xsum_keys(ctx, a->t_g, a->keys[ctx->task], n, &parts)
+                       : dsana_push_keys(ctx, a->t_g, a->keys[ctx->task], n, &vals);
   if (rc || !x || (rc = sp_push_counts(a, ctx, x)) != 0)
     return rc ? rc : DSANA_ESTATE;
   for (uint64_t i = 0; i < n; i++) {
-    uint64_t k = a->keys[ctx->task][i];
+    uint64_t k = a->keys[ctx->task][i], at = (a->dense ? k : i) * SP_WIDTH;
     for (uint32_t j = 0; j < SP_WIDTH; j++) {
       double v = sp_contrib(ctx->task, k, j, x[k * SP_WIDTH + j], ctx->iter);
       if (parts)
-        dsana_xsum_add(&parts[i * SP_WIDTH + j], v);
+        dsana_xsum_add(&parts[at + j], v);
       else
-        vals[i * SP_WIDTH + j] = v;
+        vals[at + j] = v;
       dsana_xsum_add(&ctx->sums[0], v);
     }
   }
@@ -335,6 +352,23 @@ static const struct dsana_app sparse_done_app = {.name = "sparse-done",
                                                  .reduce = sp_reduce,
                                                  .output = sp_output};
 
+/* The same with every push dense: tasks send theirs chunk by chunk, each
+ * chunk marked final at its server (WIRE_F_THROUGH) before the task ends. */
+static const struct dsana_app sparse_dense_app = {.name = "sparse-dense",
+                                                  .summary = "test",
+                                                  .args = "",
+                                                  .create = sp_create_dense,
+                                                  .destroy = sp_destroy,
+                                                  .set_option = sp_set_option,
+                                                  .setup = sp_setup,
+                                                  .init = sp_init,
+                                                  .task_keys = sp_task_keys,
+                                                  .run_task = sp_run_task,
+                                                  .finish = sp_finish,
+                                                  .update = sp_update,
+                                                  .reduce = sp_reduce,
+                                                  .output = sp_output};
+
 /* The same computation, plainly, with exact sums per key. */
 static void sp_reference(uint32_t n_tasks, double *x) {
   double x0[SP_KEYS * SP_WIDTH], h[SP_KEYS] = {0};
@@ -387,7 +421,8 @@ struct shape {
   uint64_t piece; /* run_config.hook_piece_keys (0: the default) */
 };
 
-static const struct dsana_app *const test_apps[] = {&sparse_app, &sparse_done_app, &pagerank_app, &kmeans_app, NULL};
+static const struct dsana_app *const test_apps[] = {&sparse_app,   &sparse_done_app, &sparse_dense_app,
+                                                    &pagerank_app, &kmeans_app,      NULL};
 
 /* Run a whole cluster in this thread, every choice from the seed. */
 static int run_cluster(const struct dsana_app *app, void *app_state, const struct app_args *args,
@@ -531,6 +566,22 @@ static void test_sparse_sum_every_interleaving(void **state) {
     uint64_t rng = seed * 7919;
     struct shape sh = random_shape(&rng);
     check_sparse(seed, &sh);
+  }
+}
+
+/* Every push dense: with chunks, a task's pushes go chunk by chunk and its
+ * servers finish each chunk once every task sent it whole, before their
+ * last messages arrive; the bytes are the same in every interleaving. */
+static void test_dense_pushes_chunk_by_chunk(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 60; seed++) {
+    uint64_t rng = seed * 3571;
+    struct shape sh = random_shape(&rng);
+    if (seed % 2) { /* small chunks: several pieces to every server */
+      sh.chunk = CHUNK_FIXED;
+      sh.chunk_bytes = 8 * (1 + rng_below(&rng, 24));
+    }
+    check_sparse_app(&sparse_dense_app, seed, &sh);
   }
 }
 
@@ -705,8 +756,9 @@ static int teardown(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sparse_sum_every_interleaving), cmocka_unit_test(test_sparse_sum_64_workers),
-      cmocka_unit_test(test_sparse_keys_given_back),        cmocka_unit_test(test_pagerank_every_interleaving),
-      cmocka_unit_test(test_kmeans_every_interleaving),     cmocka_unit_test(test_isum_fraction_stops),
+      cmocka_unit_test(test_sparse_keys_given_back),        cmocka_unit_test(test_dense_pushes_chunk_by_chunk),
+      cmocka_unit_test(test_pagerank_every_interleaving),   cmocka_unit_test(test_kmeans_every_interleaving),
+      cmocka_unit_test(test_isum_fraction_stops),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
