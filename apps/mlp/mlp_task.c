@@ -37,10 +37,33 @@ static void score_rows(const struct mlp_app *a, struct mlp_view *v, uint32_t b, 
   }
 }
 
+/* Rows of the first layer's weight gradient between two announcements
+ * that the keys below are final (a multiple of 4: the product's groups). */
+static uint32_t ready_step(uint32_t n_in) { return (n_in / 16 + 3) / 4 * 4; }
+
+/* G = the first layer's weight gradient, rows of slices of ready_step():
+ * with `ctx` (the task's last blocks), after each slice the keys of its
+ * rows and below are final, so the runtime may send them while the rest is
+ * computed (every other layer's keys are above them, done already). */
+static void first_layer(const struct mlp_app *a, const struct mlp_blocks *bk, uint32_t n_in, uint32_t no, double *oh,
+                        double *ol, uint32_t *idx, struct dsana_task_ctx *ctx) {
+  uint32_t step = ctx ? ready_step(n_in) : n_in;
+  for (uint32_t j = 0; j < n_in; j += step) {
+    uint32_t n = n_in - j < step ? n_in - j : step;
+    struct mlp_blocks s = *bk;
+    s.a = bk->a + j;
+    mlp_mm_tn_fix(&s, n, no, &a->fix, oh + a->w_off[1] + (uint64_t)j * no, ol + a->w_off[1] + (uint64_t)j * no, no,
+                  idx);
+    if (ctx)
+      dsana_push_ready(ctx, a->w_off[1] + (uint64_t)(j + n) * no);
+  }
+}
+
 /* The gradients of the view's first nb blocks (rows[b] rows each), layer
- * by layer, into out. */
+ * by layer from the top, into out; with ctx, the task's last blocks
+ * (first_layer()). */
 static void gradients(const struct mlp_app *a, struct mlp_view *v, uint32_t nb, const uint32_t *rows, double *oh,
-                      double *ol) {
+                      double *ol, struct dsana_task_ctx *ctx) {
   for (uint32_t l = v->L; l >= 1; l--) {
     uint32_t no = v->n[l], npo = v->np[l];
     struct mlp_blocks bk = {.n = nb,
@@ -51,7 +74,10 @@ static void gradients(const struct mlp_app *a, struct mlp_view *v, uint32_t nb, 
                             .lda = v->np[l - 1],
                             .ldd = npo};
     memcpy(bk.rows, rows, sizeof(uint32_t) * nb);
-    mlp_mm_tn_fix(&bk, v->n[l - 1], no, &a->fix, oh + a->w_off[l], ol + a->w_off[l], no, v->idx);
+    if (l == 1)
+      first_layer(a, &bk, v->n[0], no, oh, ol, v->idx, ctx);
+    else
+      mlp_mm_tn_fix(&bk, v->n[l - 1], no, &a->fix, oh + a->w_off[l], ol + a->w_off[l], no, v->idx);
     for (uint32_t b = 0; b < nb; b++) {
       const double *d = mlp_blk(v, v->delta, l, b);
       for (uint32_t c = 0; c < no; c++) {
@@ -117,8 +143,9 @@ static int train(struct mlp_app *a, struct dsana_task_ctx *ctx, struct mlp_view 
       break;
     if (!oh && (!(oh = dsana_push_buf(ctx, MLP_T_GH)) || !(ol = dsana_push_buf(ctx, MLP_T_GL))))
       return DSANA_ESTATE;
-    gradients(a, v, nb, m, oh, ol);
-    if (nb < v->nb && blk < ctx->hi) /* the batch ended inside the task */
+    bool last = nb < v->nb || blk >= ctx->hi; /* the task's or the batch's end */
+    gradients(a, v, nb, m, oh, ol, last ? ctx : NULL);
+    if (last)
       break;
   }
   ctx->cost = done + 1;

@@ -269,6 +269,16 @@ int dsana_push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *
 dsana_xsum *dsana_push_xsum(struct dsana_task_ctx *ctx, uint32_t table);
 int dsana_push_xsum_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n,
                          dsana_xsum **values);
+/* Optional, from run_task(): every value this task instance pushes below
+ * key `hi` is final (it writes none of them again), in every table it
+ * writes; call it once all its push buffers exist. The runtime may send
+ * those keys while the task computes the rest, so a large push overlaps
+ * the task that makes it (as a network's gradient leaves layer by layer
+ * during the backward pass, P3). Honoured when every table the task
+ * writes is a dense push (dsana_push_buf, dsana_push_xsum) of the same
+ * keys, in one chunked key space; otherwise, or for a lower hi than
+ * before, it does nothing. */
+void dsana_push_ready(struct dsana_task_ctx *ctx, uint64_t hi);
 
 /* --------------------------------------------------------------- server */
 

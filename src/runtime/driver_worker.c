@@ -21,8 +21,11 @@
 #include "util/clock.h"
 #include "util/log.h"
 
+static void on_push_ready(void *arg, _Atomic uint64_t *ready, uint64_t hi);
+
 int drv_worker_open(struct drv *d) {
   int rc = drv_open_ctx(d);
+  d->env.push_ready = on_push_ready;
   if (!rc)
     rc = drv_dial_scheduler(d);
   if (!rc)
@@ -48,21 +51,64 @@ void drv_worker_close(struct drv *d) {
     scenario_fini(&d->sc);
 }
 
-/* On a compute thread: run the item, then stretch it to the modelled time. */
+/* What the item running on a thread said is final so far
+ * (dsana_push_ready), kept until its modelled clock gets there. */
+#define ITEM_MARKS 64
+struct item_marks {
+  struct drv *d;
+  bool stretch; /* emulated: the item's time is stretched */
+  uint64_t t0;
+  _Atomic uint64_t *ready;
+  uint32_t n;
+  uint64_t at[ITEM_MARKS], hi[ITEM_MARKS]; /* ns into the real run; the key */
+};
+static _Thread_local struct item_marks *tl_marks;
+
+/* Pushes below hi are final: the control thread may send them. */
+static void publish(struct drv *d, _Atomic uint64_t *ready, uint64_t hi) {
+  atomic_store_explicit(ready, hi, memory_order_release);
+  if (d->pool)
+    pool_wake(d->pool);
+}
+
+static void on_push_ready(void *arg, _Atomic uint64_t *ready, uint64_t hi) {
+  struct item_marks *m = tl_marks;
+  if (!m || !m->stretch) {
+    publish(arg, ready, hi);
+    return;
+  }
+  if (m->n == ITEM_MARKS) /* full: the last mark moves on */
+    m->n--;
+  m->ready = ready;
+  m->at[m->n] = clock_now_ns() - m->t0;
+  m->hi[m->n++] = hi;
+}
+
+static void mark_reached(void *arg, uint32_t i) {
+  struct item_marks *m = arg;
+  publish(m->d, m->ready, m->hi[i]);
+}
+
+/* On a compute thread: run the item, then stretch it to the modelled time
+ * (what it said final along the way is published on that clock). */
 static void run_item(void *arg, struct witem *it, uint32_t thread) {
   struct drv *d = arg;
   uint32_t iter = it->wt->iter;
   if (it->kind == WITEM_RUN || it->kind == WITEM_BEGIN)
     fault_point(&d->fault, FAULT_BEFORE_TASK, iter);
-  uint64_t t0 = clock_now_ns();
-  worker_exec(it);
-  uint64_t real = clock_now_ns() - t0;
   struct emulate *e = &d->emu[thread < d->n_emu ? thread : 0];
+  double slowdown = scenario_slowdown(&d->sc, worker_index(d->w), iter);
+  uint64_t t0 = clock_now_ns();
+  struct item_marks marks = {.d = d, .stretch = it->kind != WITEM_BEGIN && emulate_stretches(e, slowdown), .t0 = t0};
+  tl_marks = &marks;
+  worker_exec(it);
+  tl_marks = NULL;
+  uint64_t real = clock_now_ns() - t0;
   uint64_t over0 = e->overrun_ns;
   it->real_ns = real;
+  struct emulate_marks em = {.start_ns = t0, .real_at = marks.at, .n = marks.n, .at = mark_reached, .arg = &marks};
   it->modelled_ns = it->kind == WITEM_BEGIN ? real /* not timed: it may build per-task data once */
-                                            : emulate_work(e, it->slot, real, it->cost,
-                                                           scenario_slowdown(&d->sc, worker_index(d->w), iter));
+                                            : emulate_work_marked(e, it->slot, real, it->cost, slowdown, &em);
   it->overrun_ns = e->overrun_ns - over0;
   static const char *const names[] = {"task", "task begin", "block", "task end"};
   trace_span(d->env.trace, names[it->kind], "compute", t0, clock_now_ns(), iter, "task", it->wt->task);
@@ -238,9 +284,13 @@ static int dispatch(struct drv *d) {
   return rc ? rc : drv_flush(d, false);
 }
 
+/* Finished items, and what running ones said is final (sent first: it
+ * was final first). */
 static int take_done(struct drv *d) {
   struct witem it;
-  int rc = 0;
+  int rc = worker_push_progress(d->w, &d->out);
+  if (!rc)
+    rc = drv_flush(d, false);
   while (!rc && d->pool && pool_take(d->pool, &it)) {
     observe(d, &it);
     if ((rc = worker_work_done(d->w, &it, &d->out)) == 0)

@@ -55,4 +55,23 @@ void emulate_set_sleep(struct emulate *e, emulate_sleep_fn fn, void *arg);
  * and added to overrun_ns. */
 uint64_t emulate_work(struct emulate *e, uint64_t slot, uint64_t real_ns, double cost, double slowdown);
 
+/* Points inside a piece of work that must happen on the modelled clock
+ * (what the work made ready by then): point i, reached real_at[i] ns into
+ * the real run (ascending), happens start_ns + real_at[i] x modelled /
+ * real, when at(arg, i) is called; without a stretch, at once. */
+struct emulate_marks {
+  uint64_t start_ns; /* clock_now_ns() when the work began */
+  const uint64_t *real_at;
+  uint32_t n;
+  void (*at)(void *arg, uint32_t i);
+  void *arg;
+};
+/* emulate_work(), calling each mark's at() on the way (marks may be NULL). */
+uint64_t emulate_work_marked(struct emulate *e, uint64_t slot, uint64_t real_ns, double cost, double slowdown,
+                             const struct emulate_marks *marks);
+/* Whether work at this slowdown is stretched at all. */
+static inline int emulate_stretches(const struct emulate *e, double slowdown) {
+  return e->ns_per_cost > 0 || slowdown > 1.0;
+}
+
 #endif

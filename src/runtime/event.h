@@ -14,6 +14,7 @@
 #ifndef DSANA_RUNTIME_EVENT_H
 #define DSANA_RUNTIME_EVENT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -134,6 +135,11 @@ struct rt_env {
   int (*send_scheduler_now)(void *arg, const struct wire_hdr *h);
   /* This role's timeline trace (trace.h; NULL: not traced). */
   struct trace *trace;
+  /* Worker, on a compute thread (dsana_push_ready): the running item's
+   * pushes below key hi are final. The driver stores hi into *ready and
+   * wakes the control thread once the item's modelled clock gets there
+   * (NULL: the caller stores it at once). */
+  void (*push_ready)(void *arg, _Atomic uint64_t *ready, uint64_t hi);
 };
 
 static inline uint64_t rt_now(const struct rt_env *e) { return e->now_ns(e->arg); }

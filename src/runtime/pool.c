@@ -174,6 +174,7 @@ bool pool_take(struct pool *p, struct witem *it) {
 uint32_t pool_in_flight(const struct pool *p) { return p->in_flight; }
 uint32_t pool_threads(const struct pool *p) { return p->n_threads; }
 int pool_fd(const struct pool *p) { return p->efd; }
+void pool_wake(struct pool *p) { signal_done(p); }
 uint32_t pool_pending(const struct pool *p) { return (uint32_t)p->todo.n; }
 
 void pool_run(struct pool *p, uint32_t k) {

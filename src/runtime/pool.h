@@ -38,6 +38,9 @@ uint32_t pool_in_flight(const struct pool *p);
 uint32_t pool_threads(const struct pool *p);
 /* Readable while finished items wait (-1 for a manual pool). */
 int pool_fd(const struct pool *p);
+/* Make the fd readable from any thread (a running item has news for the
+ * owner: dsana_push_ready); the next pool_take() clears it. */
+void pool_wake(struct pool *p);
 /* Manual pool: items queued and not run. */
 uint32_t pool_pending(const struct pool *p);
 /* Manual pool: run the k-th queued item now (k < pool_pending()). */

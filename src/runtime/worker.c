@@ -253,6 +253,8 @@ int worker_next_work(struct worker *w, struct witem *it, struct rt_outq *out) {
 
 int worker_work_done(struct worker *w, struct witem *it, struct rt_outq *out) { return wtasks_done(w, it, out); }
 
+int worker_push_progress(struct worker *w, struct rt_outq *out) { return w->map ? wpush_progress(w, out) : 0; }
+
 bool worker_stopped(const struct worker *w) { return w->stopped; }
 const struct msg_cluster_map *worker_map(const struct worker *w) { return w->map; }
 uint32_t worker_index(const struct worker *w) { return w->index; }

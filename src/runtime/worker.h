@@ -20,6 +20,7 @@
 #ifndef DSANA_RUNTIME_WORKER_H
 #define DSANA_RUNTIME_WORKER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -71,6 +72,10 @@ struct wtask {
   struct dsana_task_rt rt;
   dsana_xsum *sums; /* n_sums (DSANA_MAX_SUMS for the ctx), owned */
   struct wpush push[DSANA_MAX_TABLES];
+  /* pushes that leave while the task runs (dsana_push_ready) */
+  uint64_t ready_asked;      /* compute thread: the highest key the task said so far */
+  _Atomic uint64_t ready_hi; /* published (env push_ready): pushes below this key are final */
+  uint64_t sent_hi;          /* control thread: the pushes below this key have left */
 };
 
 /* A piece of work for the driver: one hook call of one task instance. */
@@ -100,6 +105,9 @@ int worker_on_tick(struct worker *w, uint64_t now_ns, struct rt_outq *out);
 int worker_next_work(struct worker *w, struct witem *it, struct rt_outq *out);
 /* An item the driver ran. */
 int worker_work_done(struct worker *w, struct witem *it, struct rt_outq *out);
+/* Send what running tasks said is final (dsana_push_ready), in whole
+ * chunks; the driver calls it when a compute thread wakes it. */
+int worker_push_progress(struct worker *w, struct rt_outq *out);
 
 /* For the driver. */
 bool worker_stopped(const struct worker *w);                      /* STOP received: leave once sent */

@@ -1,13 +1,18 @@
 /*
  * worker_exec.c - running one work item (a hook call of a task instance)
  * on any of the worker's compute threads, and the task-side API apps call
- * from those hooks (dsana_read, dsana_push_buf, dsana_push_keys).
+ * from those hooks (dsana_read, dsana_push_buf, dsana_push_keys,
+ * dsana_push_ready).
  *
  * Thread safety: the control thread sets an instance up and does not touch
  * it while one of its items runs; values the hook reads (mirror chunks the
  * control thread said are complete, the globals) are not written while any
  * item runs that may read them. Push buffers are the instance's own, or
- * (ASSIGN) disjoint ranges of one worker-wide buffer.
+ * (ASSIGN) disjoint ranges of one worker-wide buffer. The one exception:
+ * once a task publishes that its pushes below a key are final
+ * (ready_hi, release), the control thread sends those keys while the task
+ * writes the others, and reads the instance's push set-up, which no longer
+ * changes (dsana_push_ready needs every buffer to exist).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +136,18 @@ int dsana_push_xsum_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint6
   if (!rc)
     *values = ctx->rt->wt->push[table].xbuf = (dsana_xsum *)(void *)m; /* malloc'ed: 16-aligned */
   return rc;
+}
+
+void dsana_push_ready(struct dsana_task_ctx *ctx, uint64_t hi) {
+  struct worker *w = ctx->rt->w;
+  struct wtask *wt = ctx->rt->wt;
+  if (hi <= wt->ready_asked || !wpush_chunk(w, wt, false))
+    return;
+  wt->ready_asked = hi;
+  if (w->env->push_ready)
+    w->env->push_ready(w->env->arg, &wt->ready_hi, hi);
+  else
+    atomic_store_explicit(&wt->ready_hi, hi, memory_order_release);
 }
 
 dsana_xsum *dsana_push_xsum(struct dsana_task_ctx *ctx, uint32_t table) {

@@ -55,7 +55,7 @@ static int move_one(struct rt_out *o, struct rt_outq *out) {
   if (lent.fn)
     return rt_send_lent(out, o->role, o->index, &o->hdr, o->payload, o->hdr.payload_bytes, o->priority, lent);
   int rc = o->owned ? rt_send_owned(out, o->role, o->index, &o->hdr, o->owned, o->hdr.payload_bytes, o->priority)
-                    : rt_send(out, o->role, o->index, &o->hdr, NULL, 0);
+                    : rt_send_priority(out, o->role, o->index, &o->hdr, NULL, 0, o->priority);
   o->owned = NULL;
   return rc;
 }

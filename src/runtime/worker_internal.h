@@ -77,6 +77,14 @@ int wtasks_done(struct worker *w, struct witem *it, struct rt_outq *out);
  * sent at once, or kept with other tiny tasks' until wflush(); with
  * more_ahead (the worker holds work beyond what runs now) the report waits. */
 int wpush_finished(struct worker *w, struct wtask *wt, bool more_ahead, struct rt_outq *out);
+/* The chunk size of the key space an instance's pushes go through chunk
+ * by chunk in, each chunk final at its server before the task ends (0:
+ * they do not): every range it writes is a dense push of the same keys of
+ * one chunked key space, and, when its pushes wait to leave with the next
+ * tiny tasks' (`waits`), none is ASSIGN (those merge). Any thread. */
+uint64_t wpush_chunk(const struct worker *w, const struct wtask *wt, bool waits);
+/* Send what running instances said is final (dsana_push_ready). */
+int wpush_progress(struct worker *w, struct rt_outq *out);
 
 /* worker_flush.c: send what waits: pushes (runs of adjacent ASSIGN ranges
  * to one server merged into one message) and one TASK_DONE report. */

@@ -74,11 +74,7 @@ static int push_dense(struct worker *w, const struct wtask *wt, uint32_t t, uint
   return 0;
 }
 
-/* The chunk size of the key space a task's pushes go through chunk by
- * chunk in (0: they do not): every range it writes is a dense push of the
- * same keys of one chunked key space, and, when its pushes wait to leave
- * with the next tiny tasks' (`waits`), none is ASSIGN (those merge). */
-static uint64_t rounds_chunk(const struct worker *w, const struct wtask *wt, bool waits) {
+uint64_t wpush_chunk(const struct worker *w, const struct wtask *wt, bool waits) {
   const struct dsana_job *job = &w->job;
   uint32_t a = job->wr_off[wt->task], b = job->wr_off[wt->task + 1];
   if (a == b)
@@ -96,15 +92,16 @@ static uint64_t rounds_chunk(const struct worker *w, const struct wtask *wt, boo
   return c && c < job->tables[r0->table].n_keys ? c : 0;
 }
 
-/* The task's pushes chunk by chunk (rounds_chunk): every table's piece of
- * a chunk, the last marked WIRE_F_THROUGH (the server may finish those
- * keys before the task's last message), the servers' pieces taking turns
- * so that all shards become final together as the link carries them. */
-static int push_rounds(struct worker *w, const struct wtask *wt, uint64_t chunk, struct rt_outq *out) {
+/* The task's pushes of keys [from, to) chunk by chunk (wpush_chunk):
+ * every table's piece of a chunk, the last marked WIRE_F_THROUGH (the
+ * server may finish those keys before the task's last message), the
+ * servers' pieces taking turns so that all shards become final together
+ * as the link carries them. */
+static int push_rounds(struct worker *w, const struct wtask *wt, uint64_t chunk, uint64_t from, uint64_t to,
+                       struct rt_outq *out) {
   const struct dsana_job *job = &w->job;
   uint32_t a = job->wr_off[wt->task], b = job->wr_off[wt->task + 1], n_srv = w->map->n_servers;
-  const struct job_range *r0 = &job->wr[a];
-  uint64_t n_keys = job->tables[r0->table].n_keys, max_keys = UINT64_MAX;
+  uint64_t n_keys = job->tables[job->wr[a].table].n_keys, max_keys = UINT64_MAX;
   for (uint32_t i = a; i < b; i++) {
     uint64_t m = piece_keys(w, wt, job->wr[i].table);
     max_keys = m < max_keys ? m : max_keys;
@@ -115,8 +112,8 @@ static int push_rounds(struct worker *w, const struct wtask *wt, uint64_t chunk,
   for (uint32_t s = 0; s < n_srv; s++) {
     uint64_t slo, shi;
     shard_range(n_keys, n_srv, s, &slo, &shi);
-    stop[s] = r0->hi < shi ? r0->hi : shi;
-    at[s] = r0->lo > slo ? r0->lo : slo;
+    stop[s] = to < shi ? to : shi;
+    at[s] = from > slo ? from : slo;
   }
   int rc = 0;
   for (bool more = true; more && !rc;) {
@@ -134,6 +131,40 @@ static int push_rounds(struct worker *w, const struct wtask *wt, uint64_t chunk,
     }
   }
   free(at);
+  return rc;
+}
+
+/* The bytes of out's messages from `first` on: this worker's traffic. */
+static void count_out(struct worker *w, const struct rt_outq *out, size_t first) {
+  for (size_t i = first; i < out->n; i++)
+    w->bytes_out += WIRE_HDR_BYTES + out->v[i].hdr.payload_bytes;
+}
+
+/* What running instance wt said is final, in whole chunks. */
+static int push_ready_part(struct worker *w, struct wtask *wt, struct rt_outq *out) {
+  uint64_t hi = atomic_load_explicit(&wt->ready_hi, memory_order_acquire); /* its push buffers are set up */
+  uint64_t chunk = hi > wt->sent_hi ? wpush_chunk(w, wt, false) : 0;
+  if (!chunk)
+    return 0;
+  const struct job_range *r0 = &w->job.wr[w->job.wr_off[wt->task]];
+  hi = hi < r0->hi ? hi / chunk * chunk : r0->hi;
+  uint64_t from = wt->sent_hi > r0->lo ? wt->sent_hi : r0->lo;
+  if (hi <= from)
+    return 0;
+  size_t first = out->n;
+  int rc = push_rounds(w, wt, chunk, from, hi, out);
+  wt->sent_hi = hi;
+  count_out(w, out, first);
+  return rc;
+}
+
+int wpush_progress(struct worker *w, struct rt_outq *out) {
+  int rc = 0;
+  for (uint32_t i = 0; !rc && i < w->n_held; i++) {
+    struct wtask *wt = &w->slots[w->order[i]];
+    if (wt->running && !wt->provisional)
+      rc = push_ready_part(w, wt, out);
+  }
   return rc;
 }
 
@@ -196,7 +227,7 @@ static int mark_ends(struct worker *w, const struct wtask *wt, const uint8_t *to
     }
     struct wire_hdr h = push_hdr(w, wt, table);
     h.flags = WIRE_F_END;
-    int rc = rt_send(out, ROLE_SERVER, s, &h, NULL, 0);
+    int rc = rt_send_priority(out, ROLE_SERVER, s, &h, NULL, 0, RT_PRIORITY_PUSH); /* behind what it ends */
     if (rc)
       return rc;
   }
@@ -207,7 +238,7 @@ static int mark_ends(struct worker *w, const struct wtask *wt, const uint8_t *to
 static int build_pushes(struct worker *w, struct wtask *wt, bool waits, struct rt_outq *out) {
   const struct dsana_job *job = &w->job;
   size_t first = out->n;
-  uint64_t t0 = rt_now(w->env), chunk = rounds_chunk(w, wt, waits);
+  uint64_t t0 = rt_now(w->env), chunk = wpush_chunk(w, wt, waits);
   uint8_t *touched = calloc(w->map->n_servers, 1);
   if (!touched)
     return DSANA_ENOMEM;
@@ -226,13 +257,14 @@ static int build_pushes(struct worker *w, struct wtask *wt, bool waits, struct r
                    : push_dense(w, wt, r->table, r->lo, r->hi, out);
     }
   }
-  if (!rc && chunk)
-    rc = push_rounds(w, wt, chunk, out);
+  if (!rc && chunk) {
+    const struct job_range *r0 = &job->wr[job->wr_off[wt->task]];
+    rc = push_rounds(w, wt, chunk, wt->sent_hi > r0->lo ? wt->sent_hi : r0->lo, r0->hi, out);
+  }
   if (!rc && job->wr_off[wt->task] < job->wr_off[wt->task + 1])
     rc = mark_ends(w, wt, touched, first, out);
   free(touched);
-  for (size_t i = first; i < out->n; i++)
-    w->bytes_out += WIRE_HDR_BYTES + out->v[i].hdr.payload_bytes;
+  count_out(w, out, first);
   trace_span(w->env->trace, "push", "transfer", t0, rt_now(w->env), wt->iter, "task", wt->task);
   return rc;
 }

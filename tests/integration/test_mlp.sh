@@ -64,11 +64,12 @@ for W in 1 2 3 4; do
 done
 [ "$same" -eq "$runs" ] && pass "--hidden 16,8: $runs runs (W 1..4, S 1..3, bsp/dsana) give W=1 S=1's model byte for byte"
 
-printf '{"workers": [{"speed": 1}, {"speed": 1}, {"speed": 0.5}, {"speed": 0.25}], "transient": {"probability": 0.3, "slowdown": 4, "seed": 9}, "ns_per_cost": 300}' >strag.json
-if mlp strag "${common[@]}" --workers 4 --servers 2 --mode dsana --scenario strag.json --tasks-per-worker 4 &&
+# links: pushes leave chunk by chunk while their tasks run (--chunk 800), behind pull requests
+printf '{"workers": [{"speed": 1}, {"speed": 1}, {"speed": 0.5}, {"speed": 0.25}], "transient": {"probability": 0.3, "slowdown": 4, "seed": 9}, "ns_per_cost": 300, "link": {"bandwidth_mbit": 100, "latency_ms": 0.2}}' >strag.json
+if mlp strag "${common[@]}" --workers 4 --servers 2 --mode dsana --scenario strag.json --tasks-per-worker 4 --chunk 800 &&
   cmp -s base.model strag.model && mlp procs "${common[@]}" --workers 2 --isolate processes &&
   cmp -s base.model procs.model; then
-  pass "a straggler scenario (speeds 1, 1, 0.5, 0.25, transient 4x; 4 workers, 2 servers) and roles as processes give the same model"
+  pass "a straggler scenario (speeds 1, 1, 0.5, 0.25, transient 4x, 100 Mbit/s links; 4 workers, 2 servers) and roles as processes give the same model"
 else
   fail "stragglers / processes: rc=$RC, model differs or missing $(head -c 200 strag.err) $(head -c 200 procs.err 2>/dev/null)"
 fi

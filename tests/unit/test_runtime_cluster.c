@@ -17,7 +17,8 @@
  * by reduce()'s globals (both called over small pieces of the shard in
  * half the shapes), and its variant "sparse-dense" whose pushes are all
  * dense (sent chunk by chunk, each chunk final at its server before the
- * task's last message); the real PageRank app (dense ASSIGN pushes,
+ * task's last message, the first chunks while the task still runs:
+ * dsana_push_ready); the real PageRank app (dense ASSIGN pushes,
  * block-wise tasks over chunks, fetching and running ahead); and the real
  * k-means app (two key spaces: a DERIVED table finish()
  * derives from exact SUM partials, an ASSIGN table each task reads and
@@ -261,6 +262,8 @@ static int sp_run_task(void *app, struct dsana_task_ctx *ctx) {
         vals[at + j] = v;
       dsana_xsum_add(&ctx->sums[0], v);
     }
+    if (a->dense && i % 8 == 7) /* keys up to k are final: they may leave while the task goes on */
+      dsana_push_ready(ctx, k + 1);
   }
   if (ctx->iter <= SP_ITERS + 1 && ctx->task < 256)
     sp_ends[ctx->iter][ctx->task]++;

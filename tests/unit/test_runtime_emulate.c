@@ -3,8 +3,9 @@
  * the cost model (scenario ns_per_cost) times a piece from its cost alone,
  * whatever it took here and whichever piece ran before; the measured model
  * uses the fastest time a slot has run so far; real time past the model is
- * returned and counted as overrun. Durations are a few microseconds, so the
- * sleeps the model asks for are short; no test asserts on wall time.
+ * returned and counted as overrun; points inside a piece (what it made
+ * ready) happen on the modelled clock. Durations are a few microseconds, so
+ * the sleeps the model asks for are short; no test asserts on wall time.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -98,11 +99,62 @@ static void test_sleep_hook(void **unused) {
   emulate_fini(&e);
 }
 
+struct marks_seen {
+  struct sleeps *sl;
+  int n;
+  uint32_t which[4];
+  int sleeps_before[4];
+};
+
+static void on_mark(void *arg, uint32_t i) {
+  struct marks_seen *m = arg;
+  if (m->n < 4) {
+    m->which[m->n] = i;
+    m->sleeps_before[m->n] = m->sl->calls;
+  }
+  m->n++;
+}
+
+/* Points inside a piece of work happen on the modelled clock: a point a
+ * quarter into the real run, a quarter into the modelled one, in order,
+ * each after the sleep that leads to it; without a stretch, at once. */
+static void test_marks_on_the_modelled_clock(void **unused) {
+  struct emulate e;
+  struct sleeps sl = {0};
+  struct marks_seen seen = {.sl = &sl};
+  assert_int_equal(emulate_init(&e, 0, 1e6), 0);
+  emulate_set_sleep(&e, record_sleep, &sl);
+  uint64_t start = clock_now_ns(), at[3] = {250, 500, 900};
+  struct emulate_marks mk = {.start_ns = start, .real_at = at, .n = 3, .at = on_mark, .arg = &seen};
+  assert_int_equal(emulate_work_marked(&e, 0, 1000, 50, 1.0, &mk), 50000000); /* 50 ms modelled, 1 us real */
+  assert_int_equal(seen.n, 3);
+  assert_int_equal(sl.calls, 4); /* to each point, then to the end */
+  const uint64_t want[3] = {start + 12500000, start + 25000000, start + 45000000};
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(seen.which[i], i);
+    assert_int_equal(seen.sleeps_before[i], i + 1);
+    assert_int_equal(sl.until[i], want[i]);
+  }
+  assert_true(sl.until[3] >= start + 49000000);
+  emulate_fini(&e);
+
+  struct sleeps none = {0};
+  struct marks_seen now = {.sl = &none};
+  mk.arg = &now;
+  assert_int_equal(emulate_init(&e, 0, 0), 0);
+  emulate_set_sleep(&e, record_sleep, &none);
+  assert_int_equal(emulate_work_marked(&e, 0, 1000, 1, 1.0, &mk), 1000);
+  assert_int_equal(now.n, 3);
+  assert_int_equal(none.calls, 0);
+  emulate_fini(&e);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cost_model),
       cmocka_unit_test(test_measured_model),
       cmocka_unit_test(test_sleep_hook),
+      cmocka_unit_test(test_marks_on_the_modelled_clock),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
