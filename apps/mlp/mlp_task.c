@@ -38,30 +38,60 @@ static void score_rows(const struct mlp_app *a, struct mlp_view *v, uint32_t b, 
 }
 
 /* Rows of the first layer's weight gradient between two announcements
- * that the keys below are final (a multiple of 4: the product's groups). */
+ * that they are final (a multiple of 4: the product's groups). */
 static uint32_t ready_step(uint32_t n_in) { return (n_in / 16 + 3) / 4 * 4; }
 
-/* G = the first layer's weight gradient, rows of slices of ready_step():
- * with `ctx` (the task's last blocks), after each slice the keys of its
- * rows and below are final, so the runtime may send them while the rest is
- * computed (every other layer's keys are above them, done already). */
+/* The first row of part p of the first layer's n_in rows: the row of
+ * server p's (of S) first key, down to a multiple of 4 (a row across two
+ * shards starts the later one's part: that server's first keys come first). */
+static uint32_t part_row(const struct mlp_app *a, uint32_t p, uint32_t S, uint32_t n_in, uint32_t no) {
+  uint64_t key = (uint64_t)(((unsigned __int128)a->n_params * p) / S);
+  uint64_t row = key > a->w_off[1] ? (key - a->w_off[1]) / no / 4 * 4 : 0;
+  return row < n_in ? (uint32_t)row : n_in;
+}
+
+/* Rows [j, j + n) of the first layer's weight gradient, then, with ctx,
+ * their keys said final. */
+static void first_rows(const struct mlp_app *a, const struct mlp_blocks *bk, uint32_t j, uint32_t n, uint32_t no,
+                       double *oh, double *ol, uint32_t *idx, struct dsana_task_ctx *ctx) {
+  struct mlp_blocks s = *bk;
+  s.a = bk->a + j;
+  uint64_t at = a->w_off[1] + (uint64_t)j * no;
+  mlp_mm_tn_fix(&s, n, no, &a->fix, oh + at, ol + at, no, idx);
+  if (ctx)
+    dsana_push_ready(ctx, at, at + (uint64_t)n * no);
+}
+
+/* The first layer's weight gradient; with `ctx` (the task's last blocks)
+ * in slices of ready_step() rows each said final as it is done, every
+ * server's rows in ascending order, the servers' taking turns (dsana.h),
+ * so that each server's chunks leave while the rest is computed. Every
+ * other key is above these and final already. Each row's sums are the
+ * same however the rows are sliced (groups of 4 rows stay together). */
 static void first_layer(const struct mlp_app *a, const struct mlp_blocks *bk, uint32_t n_in, uint32_t no, double *oh,
                         double *ol, uint32_t *idx, struct dsana_task_ctx *ctx) {
-  uint32_t step = ctx ? ready_step(n_in) : n_in;
-  for (uint32_t j = 0; j < n_in; j += step) {
-    uint32_t n = n_in - j < step ? n_in - j : step;
-    struct mlp_blocks s = *bk;
-    s.a = bk->a + j;
-    mlp_mm_tn_fix(&s, n, no, &a->fix, oh + a->w_off[1] + (uint64_t)j * no, ol + a->w_off[1] + (uint64_t)j * no, no,
-                  idx);
-    if (ctx)
-      dsana_push_ready(ctx, a->w_off[1] + (uint64_t)(j + n) * no);
+  if (!ctx) {
+    first_rows(a, bk, 0, n_in, no, oh, ol, idx, NULL);
+    return;
+  }
+  dsana_push_ready(ctx, a->w_off[1] + (uint64_t)n_in * no, a->n_params);
+  uint32_t S = dsana_servers(ctx), step = ready_step(n_in);
+  for (uint32_t k = 0, more = 1; more; k++) {
+    more = 0;
+    for (uint32_t p = 0; p < S; p++) {
+      uint32_t lo = part_row(a, p, S, n_in, no), hi = p + 1 == S ? n_in : part_row(a, p + 1, S, n_in, no);
+      uint32_t j = lo + k * step;
+      if (j < hi) {
+        first_rows(a, bk, j, hi - j < step ? hi - j : step, no, oh, ol, idx, ctx);
+        more = 1;
+      }
+    }
   }
 }
 
 /* The gradients of the view's first nb blocks (rows[b] rows each), layer
- * by layer from the top, into out; with ctx, the task's last blocks
- * (first_layer()). */
+ * by layer from the top, each layer's biases before its weights, into
+ * out; with ctx, the task's last blocks (first_layer()). */
 static void gradients(const struct mlp_app *a, struct mlp_view *v, uint32_t nb, const uint32_t *rows, double *oh,
                       double *ol, struct dsana_task_ctx *ctx) {
   for (uint32_t l = v->L; l >= 1; l--) {
@@ -74,11 +104,7 @@ static void gradients(const struct mlp_app *a, struct mlp_view *v, uint32_t nb, 
                             .lda = v->np[l - 1],
                             .ldd = npo};
     memcpy(bk.rows, rows, sizeof(uint32_t) * nb);
-    if (l == 1)
-      first_layer(a, &bk, v->n[0], no, oh, ol, v->idx, ctx);
-    else
-      mlp_mm_tn_fix(&bk, v->n[l - 1], no, &a->fix, oh + a->w_off[l], ol + a->w_off[l], no, v->idx);
-    for (uint32_t b = 0; b < nb; b++) {
+    for (uint32_t b = 0; b < nb; b++) { /* the biases first: the weights of layer 1 go last */
       const double *d = mlp_blk(v, v->delta, l, b);
       for (uint32_t c = 0; c < no; c++) {
         double g = 0;
@@ -87,6 +113,10 @@ static void gradients(const struct mlp_app *a, struct mlp_view *v, uint32_t nb, 
         mlp_fix_add(&a->fix, g, oh + a->b_off[l] + c, ol + a->b_off[l] + c);
       }
     }
+    if (l == 1)
+      first_layer(a, &bk, v->n[0], no, oh, ol, v->idx, ctx);
+    else
+      mlp_mm_tn_fix(&bk, v->n[l - 1], no, &a->fix, oh + a->w_off[l], ol + a->w_off[l], no, v->idx);
   }
 }
 

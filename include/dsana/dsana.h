@@ -269,16 +269,23 @@ int dsana_push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *
 dsana_xsum *dsana_push_xsum(struct dsana_task_ctx *ctx, uint32_t table);
 int dsana_push_xsum_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n,
                          dsana_xsum **values);
-/* Optional, from run_task(): every value this task instance pushes below
- * key `hi` is final (it writes none of them again), in every table it
+/* Optional, from run_task(): every value this task instance pushes for
+ * keys [lo, hi) is final (it writes none of them again), in every table it
  * writes; call it once all its push buffers exist. The runtime may send
  * those keys while the task computes the rest, so a large push overlaps
  * the task that makes it (as a network's gradient leaves layer by layer
- * during the backward pass, P3). Honoured when every table the task
- * writes is a dense push (dsana_push_buf, dsana_push_xsum) of the same
- * keys, in one chunked key space; otherwise, or for a lower hi than
- * before, it does nothing. */
-void dsana_push_ready(struct dsana_task_ctx *ctx, uint64_t hi);
+ * during the backward pass, P3): a server's keys leave from its shard's
+ * start up to the first key not yet said final, in whole chunks. Honoured
+ * when every table the task writes is a dense push (dsana_push_buf,
+ * dsana_push_xsum) of the same keys, in one chunked key space, for the
+ * first 64 ranges of a task instance; otherwise it does nothing (the keys
+ * leave when the task ends). */
+void dsana_push_ready(struct dsana_task_ctx *ctx, uint64_t lo, uint64_t hi);
+/* The number of servers S: server i holds keys [i * N / S, (i + 1) * N / S)
+ * (integer division) of every table of N keys. A task that makes a large
+ * push piece by piece (dsana_push_ready) keeps every server's link busy by
+ * making each server's keys in ascending order, all servers' at once. */
+uint32_t dsana_servers(const struct dsana_task_ctx *ctx);
 
 /* --------------------------------------------------------------- server */
 

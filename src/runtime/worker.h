@@ -73,10 +73,17 @@ struct wtask {
   dsana_xsum *sums; /* n_sums (DSANA_MAX_SUMS for the ctx), owned */
   struct wpush push[DSANA_MAX_TABLES];
   /* pushes that leave while the task runs (dsana_push_ready) */
-  uint64_t ready_asked;      /* compute thread: the highest key the task said so far */
-  _Atomic uint64_t ready_hi; /* published (env push_ready): pushes below this key are final */
-  uint64_t sent_hi;          /* control thread: the pushes below this key have left */
+  struct wready *ready;       /* WT_READY_MAX key ranges the task said final (compute thread; kept for the slot) */
+  uint32_t ready_n;           /* of them, said */
+  _Atomic uint64_t ready_pub; /* published (env push_ready): ready[0, ready_pub) may be read */
+  uint64_t *sent;             /* control thread, per server: its keys below this have left (kept for the slot) */
 };
+
+/* A key range of a task's pushes said final (dsana_push_ready). */
+struct wready {
+  uint64_t lo, hi;
+};
+#define WT_READY_MAX 64
 
 /* A piece of work for the driver: one hook call of one task instance. */
 struct witem {

@@ -9,10 +9,10 @@
  * control thread said are complete, the globals) are not written while any
  * item runs that may read them. Push buffers are the instance's own, or
  * (ASSIGN) disjoint ranges of one worker-wide buffer. The one exception:
- * once a task publishes that its pushes below a key are final
- * (ready_hi, release), the control thread sends those keys while the task
- * writes the others, and reads the instance's push set-up, which no longer
- * changes (dsana_push_ready needs every buffer to exist).
+ * once a task publishes key ranges of its pushes as final (ready_pub,
+ * release), the control thread sends those keys while the task writes the
+ * others, and reads the instance's push set-up, which no longer changes
+ * (dsana_push_ready needs every buffer to exist), and the ranges published.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +58,8 @@ const double *dsana_read(const struct dsana_task_ctx *ctx, uint32_t table) {
     return NULL;
   return w->mirror.t[table].values;
 }
+
+uint32_t dsana_servers(const struct dsana_task_ctx *ctx) { return ctx->rt->w->map->n_servers; }
 
 uint64_t dsana_block_keys(const struct dsana_task_ctx *ctx) {
   const struct worker *w = ctx->rt->w;
@@ -138,16 +140,18 @@ int dsana_push_xsum_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint6
   return rc;
 }
 
-void dsana_push_ready(struct dsana_task_ctx *ctx, uint64_t hi) {
+void dsana_push_ready(struct dsana_task_ctx *ctx, uint64_t lo, uint64_t hi) {
   struct worker *w = ctx->rt->w;
   struct wtask *wt = ctx->rt->wt;
-  if (hi <= wt->ready_asked || !wpush_chunk(w, wt, false))
+  if (lo >= hi || wt->ready_n == WT_READY_MAX || !wpush_chunk(w, wt, false))
+    return; /* (beyond the ranges kept, the keys leave when the task ends) */
+  if (!wt->ready && !(wt->ready = malloc(WT_READY_MAX * sizeof *wt->ready)))
     return;
-  wt->ready_asked = hi;
+  wt->ready[wt->ready_n++] = (struct wready){lo, hi};
   if (w->env->push_ready)
-    w->env->push_ready(w->env->arg, &wt->ready_hi, hi);
+    w->env->push_ready(w->env->arg, &wt->ready_pub, wt->ready_n);
   else
-    atomic_store_explicit(&wt->ready_hi, hi, memory_order_release);
+    atomic_store_explicit(&wt->ready_pub, wt->ready_n, memory_order_release);
 }
 
 dsana_xsum *dsana_push_xsum(struct dsana_task_ctx *ctx, uint32_t table) {

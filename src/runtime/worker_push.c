@@ -92,45 +92,45 @@ uint64_t wpush_chunk(const struct worker *w, const struct wtask *wt, bool waits)
   return c && c < job->tables[r0->table].n_keys ? c : 0;
 }
 
-/* The task's pushes of keys [from, to) chunk by chunk (wpush_chunk):
- * every table's piece of a chunk, the last marked WIRE_F_THROUGH (the
- * server may finish those keys before the task's last message), the
- * servers' pieces taking turns so that all shards become final together
- * as the link carries them. */
-static int push_rounds(struct worker *w, const struct wtask *wt, uint64_t chunk, uint64_t from, uint64_t to,
-                       struct rt_outq *out) {
+/* Keys [*lo, *hi) of server s's shard that the instance writes (its
+ * first range's: wpush_chunk() makes them all alike). */
+static void task_shard(const struct worker *w, const struct wtask *wt, uint32_t s, uint64_t *lo, uint64_t *hi) {
+  const struct job_range *r0 = &w->job.wr[w->job.wr_off[wt->task]];
+  uint64_t slo, shi;
+  shard_range(w->job.tables[r0->table].n_keys, w->map->n_servers, s, &slo, &shi);
+  *lo = r0->lo > slo ? r0->lo : slo;
+  *hi = r0->hi < shi ? r0->hi : shi;
+}
+
+/* The task's pushes chunk by chunk (wpush_chunk), of keys [wt->sent[s],
+ * to[s]) to each server s: every table's piece of a chunk, the last marked
+ * WIRE_F_THROUGH (the server may finish those keys before the task's last
+ * message), the servers' pieces taking turns so that all shards become
+ * final together as the link carries them. */
+static int push_rounds(struct worker *w, struct wtask *wt, uint64_t chunk, const uint64_t *to, struct rt_outq *out) {
   const struct dsana_job *job = &w->job;
   uint32_t a = job->wr_off[wt->task], b = job->wr_off[wt->task + 1], n_srv = w->map->n_servers;
-  uint64_t n_keys = job->tables[job->wr[a].table].n_keys, max_keys = UINT64_MAX;
+  uint64_t max_keys = UINT64_MAX;
   for (uint32_t i = a; i < b; i++) {
     uint64_t m = piece_keys(w, wt, job->wr[i].table);
     max_keys = m < max_keys ? m : max_keys;
-  }
-  uint64_t *at = malloc(2 * sizeof *at * n_srv), *stop = at + n_srv;
-  if (!at)
-    return DSANA_ENOMEM;
-  for (uint32_t s = 0; s < n_srv; s++) {
-    uint64_t slo, shi;
-    shard_range(n_keys, n_srv, s, &slo, &shi);
-    stop[s] = to < shi ? to : shi;
-    at[s] = from > slo ? from : slo;
   }
   int rc = 0;
   for (bool more = true; more && !rc;) {
     more = false;
     for (uint32_t s = 0; s < n_srv && !rc; s++) {
-      if (at[s] >= stop[s])
+      uint64_t at = wt->sent[s];
+      if (at >= to[s])
         continue;
-      uint64_t end = (at[s] / chunk + 1) * chunk;
-      end = end < stop[s] ? end : stop[s];
-      end = end - at[s] > max_keys ? at[s] + max_keys : end;
+      uint64_t end = (at / chunk + 1) * chunk;
+      end = end < to[s] ? end : to[s];
+      end = end - at > max_keys ? at + max_keys : end;
       for (uint32_t i = a; i < b && !rc; i++)
-        rc = push_piece(w, wt, job->wr[i].table, s, at[s], end, i + 1 == b ? WIRE_F_THROUGH : 0, out);
-      at[s] = end;
+        rc = push_piece(w, wt, job->wr[i].table, s, at, end, i + 1 == b ? WIRE_F_THROUGH : 0, out);
+      wt->sent[s] = end;
       more = true;
     }
   }
-  free(at);
   return rc;
 }
 
@@ -140,31 +140,59 @@ static void count_out(struct worker *w, const struct rt_outq *out, size_t first)
     w->bytes_out += WIRE_HDR_BYTES + out->v[i].hdr.payload_bytes;
 }
 
-/* What running instance wt said is final, in whole chunks. */
-static int push_ready_part(struct worker *w, struct wtask *wt, struct rt_outq *out) {
-  uint64_t hi = atomic_load_explicit(&wt->ready_hi, memory_order_acquire); /* its push buffers are set up */
-  uint64_t chunk = hi > wt->sent_hi ? wpush_chunk(w, wt, false) : 0;
+/* The end of the run of ranges[0, n) that covers key x onwards (x when
+ * none covers it). */
+static uint64_t covered_from(const struct wready *r, uint64_t n, uint64_t x) {
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (uint64_t i = 0; i < n; i++)
+      if (r[i].lo <= x && x < r[i].hi) {
+        x = r[i].hi;
+        grew = true;
+      }
+  }
+  return x;
+}
+
+/* What running instance wt said is final (its published ranges): to each
+ * server, its keys from the shard's start up to the first one not said, in
+ * whole chunks (or to the shard's end). */
+static int push_ready_part(struct worker *w, struct wtask *wt, uint64_t *to, struct rt_outq *out) {
+  uint64_t n = atomic_load_explicit(&wt->ready_pub, memory_order_acquire); /* its push buffers are set up */
+  uint64_t chunk = n ? wpush_chunk(w, wt, false) : 0;
   if (!chunk)
     return 0;
-  const struct job_range *r0 = &w->job.wr[w->job.wr_off[wt->task]];
-  hi = hi < r0->hi ? hi / chunk * chunk : r0->hi;
-  uint64_t from = wt->sent_hi > r0->lo ? wt->sent_hi : r0->lo;
-  if (hi <= from)
+  bool any = false;
+  for (uint32_t s = 0; s < w->map->n_servers; s++) {
+    uint64_t lo, hi;
+    task_shard(w, wt, s, &lo, &hi);
+    if (wt->sent[s] < lo)
+      wt->sent[s] = lo;
+    uint64_t x = covered_from(wt->ready, n, wt->sent[s]);
+    to[s] = x >= hi ? hi : x / chunk * chunk;
+    to[s] = to[s] > wt->sent[s] ? to[s] : wt->sent[s];
+    any |= to[s] > wt->sent[s];
+  }
+  if (!any)
     return 0;
   size_t first = out->n;
-  int rc = push_rounds(w, wt, chunk, from, hi, out);
-  wt->sent_hi = hi;
+  int rc = push_rounds(w, wt, chunk, to, out);
   count_out(w, out, first);
   return rc;
 }
 
 int wpush_progress(struct worker *w, struct rt_outq *out) {
+  uint64_t *to = NULL;
   int rc = 0;
   for (uint32_t i = 0; !rc && i < w->n_held; i++) {
     struct wtask *wt = &w->slots[w->order[i]];
-    if (wt->running && !wt->provisional)
-      rc = push_ready_part(w, wt, out);
+    if (!wt->running || wt->provisional || !atomic_load_explicit(&wt->ready_pub, memory_order_relaxed))
+      continue;
+    if (!to && !(to = malloc(w->map->n_servers * sizeof *to)))
+      return DSANA_ENOMEM;
+    rc = push_ready_part(w, wt, to, out);
   }
+  free(to);
   return rc;
 }
 
@@ -234,6 +262,21 @@ static int mark_ends(struct worker *w, const struct wtask *wt, const uint8_t *to
   return 0;
 }
 
+/* The keys of a finished instance not sent while it ran, chunk by chunk. */
+static int push_rest(struct worker *w, struct wtask *wt, uint64_t chunk, struct rt_outq *out) {
+  uint64_t *to = malloc(w->map->n_servers * sizeof *to);
+  if (!to)
+    return DSANA_ENOMEM;
+  for (uint32_t s = 0; s < w->map->n_servers; s++) {
+    uint64_t lo;
+    task_shard(w, wt, s, &lo, &to[s]);
+    wt->sent[s] = wt->sent[s] > lo ? wt->sent[s] : lo;
+  }
+  int rc = push_rounds(w, wt, chunk, to, out);
+  free(to);
+  return rc;
+}
+
 /* The pushes of a finished instance, into q. */
 static int build_pushes(struct worker *w, struct wtask *wt, bool waits, struct rt_outq *out) {
   const struct dsana_job *job = &w->job;
@@ -257,10 +300,8 @@ static int build_pushes(struct worker *w, struct wtask *wt, bool waits, struct r
                    : push_dense(w, wt, r->table, r->lo, r->hi, out);
     }
   }
-  if (!rc && chunk) {
-    const struct job_range *r0 = &job->wr[job->wr_off[wt->task]];
-    rc = push_rounds(w, wt, chunk, wt->sent_hi > r0->lo ? wt->sent_hi : r0->lo, r0->hi, out);
-  }
+  if (!rc && chunk)
+    rc = push_rest(w, wt, chunk, out);
   if (!rc && job->wr_off[wt->task] < job->wr_off[wt->task + 1])
     rc = mark_ends(w, wt, touched, first, out);
   free(touched);

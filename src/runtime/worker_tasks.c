@@ -41,7 +41,8 @@ int wtasks_alloc(struct worker *w) {
   if (!w->slots || !w->order || !w->queue || !w->ran || (w->sparse && !w->tkeys))
     return DSANA_ENOMEM;
   for (uint32_t i = 0; i < w->n_slots; i++)
-    if (!(w->slots[i].sums = calloc(DSANA_MAX_SUMS, sizeof(dsana_xsum))))
+    if (!(w->slots[i].sums = calloc(DSANA_MAX_SUMS, sizeof(dsana_xsum))) ||
+        !(w->slots[i].sent = calloc(w->map->n_servers, sizeof(uint64_t))))
       return DSANA_ENOMEM;
   return 0;
 }
@@ -49,6 +50,8 @@ int wtasks_alloc(struct worker *w) {
 void wtasks_free(struct worker *w) {
   for (uint32_t i = 0; w->slots && i < w->n_slots; i++) {
     free(w->slots[i].sums);
+    free(w->slots[i].sent);
+    free(w->slots[i].ready);
     for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++)
       refbuf_drop(w->slots[i].push[t].mem);
   }
@@ -70,9 +73,15 @@ static struct wtask *instance_begin(struct worker *w, uint32_t task, uint32_t it
   struct wtask *wt = &w->slots[s];
   const struct dsana_task_decl *d = &w->job.tasks[task];
   dsana_xsum *sums = wt->sums;
+  uint64_t *sent = wt->sent;
+  struct wready *ready = wt->ready;
   struct wpush push[DSANA_MAX_TABLES];
   memcpy(push, wt->push, sizeof push);
   memset(wt, 0, sizeof *wt);
+  atomic_init(&wt->ready_pub, 0);
+  wt->ready = ready;
+  wt->sent = sent;
+  memset(sent, 0, w->map->n_servers * sizeof *sent);
   for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++)
     wt->push[t] = (struct wpush){.mem = push[t].mem}; /* buf, xbuf, keys: none */
   memset(sums, 0, DSANA_MAX_SUMS * sizeof *sums);
@@ -152,6 +161,7 @@ int wtasks_receive(struct worker *w, const uint32_t *tasks, uint32_t n) {
 
 int wtasks_iter_start(struct worker *w, bool ran_before, struct rt_outq *out) {
   w->n_ran = 0;
+  w->ahead_after = 0;
   w->last_task_end_ns = 0;
   drop_provisional(w, w->iter);
   /* fetch the tables now if this worker ran tasks in the iteration before
@@ -164,7 +174,8 @@ int wtasks_fetch_ahead(struct worker *w, uint32_t iter, struct rt_outq *out) {
     return 0;
   drop_provisional(w, UINT32_MAX);
   bool idle = w->q_len == 0 && w->n_held == 0;
-  if (!idle && !w->blocks)
+  w->ahead_after = idle || w->blocks ? 0 : iter; /* the tasks it holds read this iteration's input */
+  if (w->ahead_after)
     return 0;
   int rc = mirror_prefetch(&w->mirror, iter, out);
   if (idle)
@@ -361,7 +372,10 @@ int wtasks_done(struct worker *w, struct witem *it, struct rt_outq *out) {
     return 0;
   }
   for (uint32_t i = 0; i < w->n_held; i++)
-    if (&w->slots[w->order[i]] == wt)
-      return instance_finish(w, i, out);
+    if (&w->slots[w->order[i]] == wt) {
+      int rc = instance_finish(w, i, out);
+      bool idle = w->q_len == 0 && w->n_held == 0;
+      return rc || !idle || !w->ahead_after ? rc : wtasks_fetch_ahead(w, w->ahead_after, out);
+    }
   return DSANA_ESTATE;
 }

@@ -263,7 +263,7 @@ static int sp_run_task(void *app, struct dsana_task_ctx *ctx) {
       dsana_xsum_add(&ctx->sums[0], v);
     }
     if (a->dense && i % 8 == 7) /* keys up to k are final: they may leave while the task goes on */
-      dsana_push_ready(ctx, k + 1);
+      dsana_push_ready(ctx, i < 16 ? 0 : a->keys[ctx->task][i - 16] + 1, k + 1); /* ranges overlap */
   }
   if (ctx->iter <= SP_ITERS + 1 && ctx->task < 256)
     sp_ends[ctx->iter][ctx->task]++;
