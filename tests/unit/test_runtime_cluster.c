@@ -324,53 +324,22 @@ static int sp_output(void *app, const double *values, uint64_t n, uint32_t width
   return 0;
 }
 
-static const struct dsana_app sparse_app = {.name = "sparse",
-                                            .summary = "test",
-                                            .args = "",
-                                            .create = sp_create,
-                                            .destroy = sp_destroy,
-                                            .set_option = sp_set_option,
-                                            .setup = sp_setup,
-                                            .init = sp_init,
-                                            .task_keys = sp_task_keys,
-                                            .run_task = sp_run_task,
-                                            .finish = sp_finish,
-                                            .update = sp_update,
-                                            .reduce = sp_reduce,
-                                            .output = sp_output};
+/* The sparse app's hooks under a name, with a create() choosing the
+ * variant and, for one of them, task_keys_done(). */
+#define SPARSE_APP(nm, create_fn, done_fn)                                                                             \
+  {                                                                                                                    \
+    .name = nm, .summary = "test", .args = "", .create = create_fn, .destroy = sp_destroy,                             \
+    .set_option = sp_set_option, .setup = sp_setup, .init = sp_init, .task_keys = sp_task_keys,                        \
+    .task_keys_done = done_fn, .run_task = sp_run_task, .finish = sp_finish, .update = sp_update, .reduce = sp_reduce, \
+    .output = sp_output                                                                                                \
+  }
+static const struct dsana_app sparse_app = SPARSE_APP("sparse", sp_create, NULL);
 /* The same, taking its key lists back after each run of a task. */
-static const struct dsana_app sparse_done_app = {.name = "sparse-done",
-                                                 .summary = "test",
-                                                 .args = "",
-                                                 .create = sp_create_done,
-                                                 .destroy = sp_destroy,
-                                                 .set_option = sp_set_option,
-                                                 .setup = sp_setup,
-                                                 .init = sp_init,
-                                                 .task_keys = sp_task_keys,
-                                                 .task_keys_done = sp_task_keys_done,
-                                                 .run_task = sp_run_task,
-                                                 .finish = sp_finish,
-                                                 .update = sp_update,
-                                                 .reduce = sp_reduce,
-                                                 .output = sp_output};
-
+static const struct dsana_app sparse_done_app = SPARSE_APP("sparse-done", sp_create_done, sp_task_keys_done);
 /* The same with every push dense: tasks send theirs chunk by chunk, each
- * chunk marked final at its server (WIRE_F_THROUGH) before the task ends. */
-static const struct dsana_app sparse_dense_app = {.name = "sparse-dense",
-                                                  .summary = "test",
-                                                  .args = "",
-                                                  .create = sp_create_dense,
-                                                  .destroy = sp_destroy,
-                                                  .set_option = sp_set_option,
-                                                  .setup = sp_setup,
-                                                  .init = sp_init,
-                                                  .task_keys = sp_task_keys,
-                                                  .run_task = sp_run_task,
-                                                  .finish = sp_finish,
-                                                  .update = sp_update,
-                                                  .reduce = sp_reduce,
-                                                  .output = sp_output};
+ * chunk final at its server before the task's last message, the first ones
+ * while the task runs (dsana_push_ready). */
+static const struct dsana_app sparse_dense_app = SPARSE_APP("sparse-dense", sp_create_dense, NULL);
 
 /* The same computation, plainly, with exact sums per key. */
 static void sp_reference(uint32_t n_tasks, double *x) {
