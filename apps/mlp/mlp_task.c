@@ -62,19 +62,20 @@ static void first_rows(const struct mlp_app *a, const struct mlp_blocks *bk, uin
     dsana_push_ready(ctx, at, at + (uint64_t)n * no);
 }
 
-/* The first layer's weight gradient; with `ctx` (the task's last blocks)
- * in slices of ready_step() rows each said final as it is done, every
- * server's rows in ascending order, the servers' taking turns (dsana.h),
- * so that each server's chunks leave while the rest is computed. Every
- * other key is above these and final already. Each row's sums are the
- * same however the rows are sliced (groups of 4 rows stay together). */
+/* The first layer's weight gradient. With `ctx` (the task's last blocks)
+ * and a runtime that sends pushes during a task (each slice packs the
+ * deltas again: not for nothing): in slices of ready_step() rows, each
+ * said final as it is done, every server's rows in ascending order, the
+ * servers' taking turns (dsana.h), so that each server's chunks leave while
+ * the rest is computed; every other key is above these and final already.
+ * Each row's sums are the same however the rows are sliced (groups of 4
+ * rows stay together). */
 static void first_layer(const struct mlp_app *a, const struct mlp_blocks *bk, uint32_t n_in, uint32_t no, double *oh,
                         double *ol, uint32_t *idx, struct dsana_task_ctx *ctx) {
-  if (!ctx) {
-    first_rows(a, bk, 0, n_in, no, oh, ol, idx, NULL);
+  if (!ctx || !dsana_push_ready(ctx, a->w_off[1] + (uint64_t)n_in * no, a->n_params)) {
+    first_rows(a, bk, 0, n_in, no, oh, ol, idx, NULL); /* the push leaves at the end anyway: one product */
     return;
   }
-  dsana_push_ready(ctx, a->w_off[1] + (uint64_t)n_in * no, a->n_params);
   uint32_t S = dsana_servers(ctx), step = ready_step(n_in);
   for (uint32_t k = 0, more = 1; more; k++) {
     more = 0;

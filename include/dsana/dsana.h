@@ -278,9 +278,10 @@ int dsana_push_xsum_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint6
  * start up to the first key not yet said final, in whole chunks. Honoured
  * when every table the task writes is a dense push (dsana_push_buf,
  * dsana_push_xsum) of the same keys, in one chunked key space, for the
- * first 64 ranges of a task instance; otherwise it does nothing (the keys
- * leave when the task ends). */
-void dsana_push_ready(struct dsana_task_ctx *ctx, uint64_t lo, uint64_t hi);
+ * first 64 ranges of a task instance: true. Otherwise it does nothing (the
+ * keys leave when the task ends) and says false, so a task need not cut its
+ * work into pieces for it. */
+bool dsana_push_ready(struct dsana_task_ctx *ctx, uint64_t lo, uint64_t hi);
 /* The number of servers S: server i holds keys [i * N / S, (i + 1) * N / S)
  * (integer division) of every table of N keys. A task that makes a large
  * push piece by piece (dsana_push_ready) keeps every server's link busy by

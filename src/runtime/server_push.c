@@ -488,8 +488,10 @@ int spush_on_push(struct server *sv, const struct rt_from *from, const struct ne
   const struct wire_hdr *h = &m->hdr;
   if ((int64_t)h->iter == sv->version + 2 && sv->completed)
     return defer(sv, from, h, m->payload);
-  if ((int64_t)h->iter == sv->version + 1 && sv->completed && h->count == 0 && (h->flags & WIRE_F_END))
-    return 0; /* the end marker of a task that sent every chunk through before: nothing left */
+  bool done = (int64_t)h->iter < sv->version + 1 || ((int64_t)h->iter == sv->version + 1 && sv->completed);
+  if (done && h->count == 0 && (h->flags & WIRE_F_END))
+    return 0; /* the end marker of a task that sent every chunk through before (its iteration may even be
+                 committed: the marker and the commit come by different ways) */
   if ((int64_t)h->iter != sv->version + 1 || sv->completed) {
     log_warn("dropped PUSH from worker %u (iteration %u, task %u): this shard is at iteration %lld%s", from->index,
              h->iter, h->task, (long long)sv->version + 1, sv->completed ? " (complete)" : "");

@@ -140,18 +140,19 @@ int dsana_push_xsum_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint6
   return rc;
 }
 
-void dsana_push_ready(struct dsana_task_ctx *ctx, uint64_t lo, uint64_t hi) {
+bool dsana_push_ready(struct dsana_task_ctx *ctx, uint64_t lo, uint64_t hi) {
   struct worker *w = ctx->rt->w;
   struct wtask *wt = ctx->rt->wt;
   if (lo >= hi || wt->ready_n == WT_READY_MAX || !wpush_chunk(w, wt, false))
-    return; /* (beyond the ranges kept, the keys leave when the task ends) */
+    return false; /* (beyond the ranges kept, the keys leave when the task ends) */
   if (!wt->ready && !(wt->ready = malloc(WT_READY_MAX * sizeof *wt->ready)))
-    return;
+    return false;
   wt->ready[wt->ready_n++] = (struct wready){lo, hi};
   if (w->env->push_ready)
     w->env->push_ready(w->env->arg, &wt->ready_pub, wt->ready_n);
   else
     atomic_store_explicit(&wt->ready_pub, wt->ready_n, memory_order_release);
+  return true;
 }
 
 dsana_xsum *dsana_push_xsum(struct dsana_task_ctx *ctx, uint32_t table) {
