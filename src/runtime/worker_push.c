@@ -49,6 +49,7 @@ static int push_piece(struct worker *w, const struct wtask *wt, uint32_t t, uint
   refbuf_hold(lend);
   return rt_send_lent(out, ROLE_SERVER, s, &h, slice, bytes, RT_PRIORITY_PUSH, (struct net_release){refbuf_drop, lend});
 }
+
 /* Keys of table t one message may carry. */
 static uint64_t piece_keys(const struct worker *w, const struct wtask *wt, uint32_t t) {
   uint64_t per = w->job.tables[t].width * (wt->push[t].xbuf ? DSANA_XSUM_WORDS : 1);
