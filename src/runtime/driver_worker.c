@@ -21,7 +21,7 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-static void on_push_ready(void *arg, _Atomic uint64_t *ready, uint64_t hi);
+static void on_push_ready(void *arg, _Atomic uint64_t *ready, uint64_t n);
 
 int drv_worker_open(struct drv *d) {
   int rc = drv_open_ctx(d);
@@ -51,8 +51,8 @@ void drv_worker_close(struct drv *d) {
     scenario_fini(&d->sc);
 }
 
-/* What the item running on a thread said is final so far
- * (dsana_push_ready), kept until its modelled clock gets there. */
+/* How many key ranges the item running on a thread has said final so far
+ * (dsana_push_ready), each count kept until its modelled clock gets there. */
 #define ITEM_MARKS 64
 struct item_marks {
   struct drv *d;
@@ -60,33 +60,34 @@ struct item_marks {
   uint64_t t0;
   _Atomic uint64_t *ready;
   uint32_t n;
-  uint64_t at[ITEM_MARKS], hi[ITEM_MARKS]; /* ns into the real run; the key */
+  uint64_t at[ITEM_MARKS], n_said[ITEM_MARKS]; /* ns into the real run; ranges said by then */
 };
 static _Thread_local struct item_marks *tl_marks;
 
-/* Pushes below hi are final: the control thread may send them. */
-static void publish(struct drv *d, _Atomic uint64_t *ready, uint64_t hi) {
-  atomic_store_explicit(ready, hi, memory_order_release);
+/* The first n ranges said final may be read: the control thread may send
+ * their keys. */
+static void publish(struct drv *d, _Atomic uint64_t *ready, uint64_t n) {
+  atomic_store_explicit(ready, n, memory_order_release);
   if (d->pool)
     pool_wake(d->pool);
 }
 
-static void on_push_ready(void *arg, _Atomic uint64_t *ready, uint64_t hi) {
+static void on_push_ready(void *arg, _Atomic uint64_t *ready, uint64_t n) {
   struct item_marks *m = tl_marks;
   if (!m || !m->stretch) {
-    publish(arg, ready, hi);
+    publish(arg, ready, n);
     return;
   }
   if (m->n == ITEM_MARKS) /* full: the last mark moves on */
     m->n--;
   m->ready = ready;
   m->at[m->n] = clock_now_ns() - m->t0;
-  m->hi[m->n++] = hi;
+  m->n_said[m->n++] = n;
 }
 
 static void mark_reached(void *arg, uint32_t i) {
   struct item_marks *m = arg;
-  publish(m->d, m->ready, m->hi[i]);
+  publish(m->d, m->ready, m->n_said[i]);
 }
 
 /* On a compute thread: run the item, then stretch it to the modelled time

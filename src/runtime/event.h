@@ -136,10 +136,10 @@ struct rt_env {
   /* This role's timeline trace (trace.h; NULL: not traced). */
   struct trace *trace;
   /* Worker, on a compute thread (dsana_push_ready): the running item's
-   * pushes below key hi are final. The driver stores hi into *ready and
-   * wakes the control thread once the item's modelled clock gets there
-   * (NULL: the caller stores it at once). */
-  void (*push_ready)(void *arg, _Atomic uint64_t *ready, uint64_t hi);
+   * first n key ranges said final may be read. The driver stores n into
+   * *ready and wakes the control thread once the item's modelled clock
+   * gets there (NULL: the caller stores it at once). */
+  void (*push_ready)(void *arg, _Atomic uint64_t *ready, uint64_t n);
 };
 
 static inline uint64_t rt_now(const struct rt_env *e) { return e->now_ns(e->arg); }

@@ -53,6 +53,7 @@ struct worker {
   struct wkeys *tkeys;                  /* n_tasks * n_tables, lazily */
   double *assign_buf[DSANA_MAX_TABLES]; /* dense ASSIGN push buffers (n_keys * width) */
   uint64_t values_per_msg;
+  uint64_t *push_to; /* per server: where a task's pushes sent chunk by chunk stop this time (worker_push.c) */
   /* what waits to leave together (worker_flush.c) */
   struct rt_outq pend;
   uint8_t *done_buf; /* TASK_DONE records */

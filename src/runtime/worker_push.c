@@ -93,14 +93,17 @@ uint64_t wpush_chunk(const struct worker *w, const struct wtask *wt, bool waits)
   return c && c < job->tables[r0->table].n_keys ? c : 0;
 }
 
-/* Keys [*lo, *hi) of server s's shard that the instance writes (its
- * first range's: wpush_chunk() makes them all alike). */
-static void task_shard(const struct worker *w, const struct wtask *wt, uint32_t s, uint64_t *lo, uint64_t *hi) {
+/* The end of the keys of server s's shard that the instance writes (its
+ * first range's: wpush_chunk() makes them all alike); wt->sent[s] is moved
+ * up to their start, so [wt->sent[s], end) is what is left to send. */
+static uint64_t shard_end(const struct worker *w, struct wtask *wt, uint32_t s) {
   const struct job_range *r0 = &w->job.wr[w->job.wr_off[wt->task]];
   uint64_t slo, shi;
   shard_range(w->job.tables[r0->table].n_keys, w->map->n_servers, s, &slo, &shi);
-  *lo = r0->lo > slo ? r0->lo : slo;
-  *hi = r0->hi < shi ? r0->hi : shi;
+  uint64_t lo = r0->lo > slo ? r0->lo : slo;
+  if (wt->sent[s] < lo)
+    wt->sent[s] = lo;
+  return r0->hi < shi ? r0->hi : shi;
 }
 
 /* The task's pushes chunk by chunk (wpush_chunk), of keys [wt->sent[s],
@@ -158,18 +161,14 @@ static uint64_t covered_from(const struct wready *r, uint64_t n, uint64_t x) {
 /* What running instance wt said is final (its published ranges): to each
  * server, its keys from the shard's start up to the first one not said, in
  * whole chunks (or to the shard's end). */
-static int push_ready_part(struct worker *w, struct wtask *wt, uint64_t *to, struct rt_outq *out) {
+static int push_ready_part(struct worker *w, struct wtask *wt, struct rt_outq *out) {
   uint64_t n = atomic_load_explicit(&wt->ready_pub, memory_order_acquire); /* its push buffers are set up */
-  uint64_t chunk = n ? wpush_chunk(w, wt, false) : 0;
+  uint64_t chunk = n ? wpush_chunk(w, wt, false) : 0, *to = w->push_to;
   if (!chunk)
     return 0;
   bool any = false;
   for (uint32_t s = 0; s < w->map->n_servers; s++) {
-    uint64_t lo, hi;
-    task_shard(w, wt, s, &lo, &hi);
-    if (wt->sent[s] < lo)
-      wt->sent[s] = lo;
-    uint64_t x = covered_from(wt->ready, n, wt->sent[s]);
+    uint64_t hi = shard_end(w, wt, s), x = covered_from(wt->ready, n, wt->sent[s]);
     to[s] = x >= hi ? hi : x / chunk * chunk;
     to[s] = to[s] > wt->sent[s] ? to[s] : wt->sent[s];
     any |= to[s] > wt->sent[s];
@@ -183,17 +182,12 @@ static int push_ready_part(struct worker *w, struct wtask *wt, uint64_t *to, str
 }
 
 int wpush_progress(struct worker *w, struct rt_outq *out) {
-  uint64_t *to = NULL;
   int rc = 0;
   for (uint32_t i = 0; !rc && i < w->n_held; i++) {
     struct wtask *wt = &w->slots[w->order[i]];
-    if (!wt->running || wt->provisional || !atomic_load_explicit(&wt->ready_pub, memory_order_relaxed))
-      continue;
-    if (!to && !(to = malloc(w->map->n_servers * sizeof *to)))
-      return DSANA_ENOMEM;
-    rc = push_ready_part(w, wt, to, out);
+    if (wt->running && !wt->provisional)
+      rc = push_ready_part(w, wt, out);
   }
-  free(to);
   return rc;
 }
 
@@ -265,17 +259,9 @@ static int mark_ends(struct worker *w, const struct wtask *wt, const uint8_t *to
 
 /* The keys of a finished instance not sent while it ran, chunk by chunk. */
 static int push_rest(struct worker *w, struct wtask *wt, uint64_t chunk, struct rt_outq *out) {
-  uint64_t *to = malloc(w->map->n_servers * sizeof *to);
-  if (!to)
-    return DSANA_ENOMEM;
-  for (uint32_t s = 0; s < w->map->n_servers; s++) {
-    uint64_t lo;
-    task_shard(w, wt, s, &lo, &to[s]);
-    wt->sent[s] = wt->sent[s] > lo ? wt->sent[s] : lo;
-  }
-  int rc = push_rounds(w, wt, chunk, to, out);
-  free(to);
-  return rc;
+  for (uint32_t s = 0; s < w->map->n_servers; s++)
+    w->push_to[s] = shard_end(w, wt, s);
+  return push_rounds(w, wt, chunk, w->push_to, out);
 }
 
 /* The pushes of a finished instance, into q. */

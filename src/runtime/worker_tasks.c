@@ -38,7 +38,8 @@ int wtasks_alloc(struct worker *w) {
   w->queue = calloc(n, sizeof *w->queue);
   w->ran = calloc(n, sizeof *w->ran);
   w->tkeys = w->sparse ? calloc((size_t)n * w->job.n_tables, sizeof *w->tkeys) : NULL;
-  if (!w->slots || !w->order || !w->queue || !w->ran || (w->sparse && !w->tkeys))
+  w->push_to = calloc(w->map->n_servers, sizeof *w->push_to);
+  if (!w->slots || !w->order || !w->queue || !w->ran || (w->sparse && !w->tkeys) || !w->push_to)
     return DSANA_ENOMEM;
   for (uint32_t i = 0; i < w->n_slots; i++)
     if (!(w->slots[i].sums = calloc(DSANA_MAX_SUMS, sizeof(dsana_xsum))) ||
@@ -55,6 +56,7 @@ void wtasks_free(struct worker *w) {
     for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++)
       refbuf_drop(w->slots[i].push[t].mem);
   }
+  free(w->push_to);
   free(w->slots);
   free(w->order);
   free(w->queue);
@@ -169,11 +171,14 @@ int wtasks_iter_start(struct worker *w, bool ran_before, struct rt_outq *out) {
   return ran_before ? mirror_prefetch(&w->mirror, w->iter, out) : 0;
 }
 
+/* No task held or queued: what the worker has fetched is read by no one. */
+static bool holds_nothing(const struct worker *w) { return w->q_len == 0 && w->n_held == 0; }
+
 int wtasks_fetch_ahead(struct worker *w, uint32_t iter, struct rt_outq *out) {
   if (iter != w->iter + 1)
     return 0;
   drop_provisional(w, UINT32_MAX);
-  bool idle = w->q_len == 0 && w->n_held == 0;
+  bool idle = holds_nothing(w);
   w->ahead_after = idle || w->blocks ? 0 : iter; /* the tasks it holds read this iteration's input */
   if (w->ahead_after)
     return 0;
@@ -374,8 +379,7 @@ int wtasks_done(struct worker *w, struct witem *it, struct rt_outq *out) {
   for (uint32_t i = 0; i < w->n_held; i++)
     if (&w->slots[w->order[i]] == wt) {
       int rc = instance_finish(w, i, out);
-      bool idle = w->q_len == 0 && w->n_held == 0;
-      return rc || !idle || !w->ahead_after ? rc : wtasks_fetch_ahead(w, w->ahead_after, out);
+      return rc || !holds_nothing(w) || !w->ahead_after ? rc : wtasks_fetch_ahead(w, w->ahead_after, out);
     }
   return DSANA_ESTATE;
 }
