@@ -154,6 +154,8 @@ for ((i = 1; i <= trials; i++)); do
   else
     bad=$((bad + 1))
     echo "trial $i: $what: FAILED: $verdict"
+    # the roles started on their own (kill-server-alone) say why they did not come back
+    if [[ -s roles.err ]]; then echo "  their roles said: $(tail -c 1500 roles.err | tr "\n" "|")"; fi
   fi
 done
 printf '\n%-15s %7s %10s %22s\n' fault trials identical "time / fault-free"
