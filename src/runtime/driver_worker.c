@@ -256,12 +256,17 @@ static bool run_here(const struct drv *d, const struct witem *it, double spent_n
   return est > 0 && spent_ns + est < INLINE_MAX_NS;
 }
 
+/* What the item's end queued leaves before the next item runs: a finished
+ * task's ASSIGN pushes borrow the worker's buffers, which the next
+ * instance of the same task (running ahead) rewrites from its first item. */
 static int run_inline(struct drv *d, struct witem *it) {
   run_item(d, it, 0);
   observe(d, it);
   d->ran_inline = true;
   int rc = drv_flush(d, false);
-  return rc ? rc : worker_work_done(d->w, it, &d->out);
+  if (!rc)
+    rc = worker_work_done(d->w, it, &d->out);
+  return rc ? rc : drv_flush(d, false);
 }
 
 /* Hand the pool what can run now (short tasks run here, run_here()). */

@@ -27,6 +27,25 @@ if [ "$RC" -eq 0 ] && cmp -s "$T/base.out" "$T/st.out"; then
 else
   fail "chunking alone: rc=$RC"
 fi
+# Running ahead with one task a worker: the next instance of a task starts
+# as soon as it finishes, so a push still borrowing the worker's buffer
+# must leave first. Every iteration's residual (the servers' finish over
+# the pushed ranks) is bsp's, not only the converged ranks.
+run_capture tb "$DSANA" pagerank "$T/g.bin" --workers 2 --servers 1 --mode bsp --tol 0 --max-iter 12 --quiet \
+  --metrics "$T/tb.jsonl" --out "$T/tb.out"
+residuals() { jq -r 'select(.type == "iteration") | .residual' "$1" | tr '\n' ' '; }
+want=$(residuals "$T/tb.jsonl")
+for args in "--workers 1 --servers 1 --chunk 8" "--workers 3 --servers 2 --chunk 8" "--workers 2 --servers 1 --chunk 4K"; do
+  bad=0
+  for run in 1 2 3; do
+    # shellcheck disable=SC2086
+    run_capture "ta.$run" "$DSANA" pagerank "$T/g.bin" $args --sched static --tasks-per-worker 1 --tol 0 \
+      --max-iter 12 --quiet --metrics "$T/ta.jsonl" --out "$T/ta.out"
+    [ "$RC" -eq 0 ] && [ "$(residuals "$T/ta.jsonl")" = "$want" ] && cmp -s "$T/tb.out" "$T/ta.out" || bad=$((bad + 1))
+  done
+  [ "$bad" -eq 0 ] && pass "static, one task a worker, $args: every iteration's residual is bsp's (3 runs)" ||
+    fail "static, one task a worker, $args: $bad of 3 runs strayed from bsp's residuals"
+done
 # With an emulated link, transfers go as messages and workers fetch the next
 # iteration's input across the barrier, also with one chunk as large as the
 # table (what auto picks for a small table): still identical.
