@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "dsana/dsana.h"
 #include "net/transport_impl.h"
 #include "util/clock.h"
+#include "util/cpu_busy.h"
 #include "util/log.h"
 
 struct ip_msg {
@@ -103,11 +105,12 @@ static void ip_queue_fini(struct ip_queue *q) {
 
 static void ip_queue_push(struct ip_queue *q, struct ip_msg *m) {
   m->next = NULL;
-  if (q->tail)
+  if (q->tail) { /* not empty: its eventfd is readable already */
     q->tail->next = m;
-  else
-    q->head = m;
-  q->tail = m;
+    q->tail = m;
+    return;
+  }
+  q->head = q->tail = m;
   uint64_t one = 1;
   if (write(q->efd, &one, sizeof one) < 0 && errno != EAGAIN)
     log_debug("inproc: eventfd write failed");
@@ -378,6 +381,49 @@ static int ip_timer_fd(uint64_t until_ns) {
   return fd;
 }
 
+/* Waiting by polling before sleeping. On a virtual machine waking a
+ * thread whose vCPU halted costs tens of microseconds, more than a short
+ * iteration's whole work, so a thread whose recent waits were short first
+ * polls its queues and descriptors (yielding the CPU between polls) for up
+ * to IP_SPIN_NS, as MPI's shared-memory transport does; a thread whose
+ * waits are long, or that would take a core from compute threads
+ * (cpu_busy.h), sleeps at once. DSANA_SPIN_US overrides the
+ * budget (0: never poll). */
+#define IP_SPIN_NS 100000u
+
+static uint64_t ip_spin_budget(void) {
+  static _Atomic uint64_t budget = UINT64_MAX;
+  uint64_t b = budget;
+  if (b == UINT64_MAX) {
+    const char *e = getenv("DSANA_SPIN_US");
+    char *end;
+    unsigned long long us = e ? strtoull(e, &end, 10) : 0;
+    b = e && *e && !*end && us < 1000000u ? us * 1000u : IP_SPIN_NS;
+    budget = b;
+  }
+  return b;
+}
+
+/* Each thread's last wait, whose length decides whether the next polls. */
+static _Thread_local uint64_t ip_last_wait_ns;
+
+/* Poll p without sleeping until something is ready, the budget is spent or
+ * `until` (a deadline of the caller's, 0: none) comes: poll(2)'s count, 0
+ * when nothing came. */
+static int ip_spin(struct pollfd *p, int total, uint64_t start, uint64_t until) {
+  uint64_t budget = ip_spin_budget();
+  if (!budget || ip_last_wait_ns > budget || !cpu_busy_core_free())
+    return 0;
+  if (!until || until > start + budget)
+    until = start + budget;
+  uint64_t now = start;
+  int rc;
+  while ((rc = poll(p, (nfds_t)total, 0)) == 0 && (now = clock_now_ns()) < until && cpu_busy_core_free())
+    sched_yield();
+  ip_last_wait_ns = now - start;
+  return rc;
+}
+
 static int ip_poll(struct net_sock *const *socks, int n, const int *fds, int nfds, int timeout_ms, uint64_t until_ns,
                    bool *ready, bool *fd_ready) {
   uint64_t now = until_ns ? clock_now_ns() : 0;
@@ -399,12 +445,20 @@ static int ip_poll(struct net_sock *const *socks, int n, const int *fds, int nfd
   /* retried on signals with what is left of the timeout, so a stream of
    * them cannot stretch the wait */
   uint64_t deadline = timeout_ms > 0 ? clock_now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
-  int rc;
-  while ((rc = poll(p, (nfds_t)total, timeout_ms)) < 0 && errno == EINTR)
-    if (timeout_ms > 0 && (timeout_ms = net_ms_left(deadline)) == 0) {
-      rc = 0;
-      break;
-    }
+  uint64_t slept = clock_now_ns(), until = until_ns;
+  if (deadline && (!until || deadline < until))
+    until = deadline;
+  int rc = timeout_ms != 0 ? ip_spin(p, n + nfds, slept, until) : 0;
+  if (rc == 0 && timeout_ms != 0) {
+    while ((rc = poll(p, (nfds_t)total, timeout_ms)) < 0 && errno == EINTR)
+      if (timeout_ms > 0 && (timeout_ms = net_ms_left(deadline)) == 0) {
+        rc = 0;
+        break;
+      }
+    ip_last_wait_ns = clock_now_ns() - slept;
+  } else if (rc == 0) {
+    rc = poll(p, (nfds_t)total, 0);
+  }
   int got = 0;
   for (int i = 0; i < n; i++)
     got += ready[i] = rc > 0 && (p[i].revents & POLLIN);

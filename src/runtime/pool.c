@@ -11,6 +11,7 @@
 
 #include "dsana/dsana.h"
 #include "util/affinity.h"
+#include "util/cpu_busy.h"
 #include "util/grow.h"
 #include "util/log.h"
 
@@ -84,7 +85,9 @@ static void *thread_main(void *argp) {
       break;
     struct witem it = ring_pop_at(&p->todo, 0);
     pthread_mutex_unlock(&p->mu);
+    cpu_busy_add(1);
     p->run(p->arg, &it, ta.index);
+    cpu_busy_add(-1);
     pthread_mutex_lock(&p->mu);
     bool first = p->done.n == 0;
     if (ring_push(&p->done, &it) != 0)
