@@ -65,7 +65,7 @@ static const struct cli_common_opt common[] = {
      "dynamic or static"},
     {{"tasks-per-worker", required_argument, NULL, OPT_TPW},
      "N",
-     "tasks per worker per iteration (default 16)",
+     "tasks per worker per iteration (default 16; PageRank makes fewer where they would be tiny)",
      "an integer in 1..65536"},
     {{"chunk", required_argument, NULL, OPT_CHUNK},
      "BYTES|auto|off",
@@ -283,6 +283,7 @@ static int set_common(struct cli_run *r, int id, const char *v) {
     c->sched_set = true;
     return sched_kind_parse(v, &c->sched);
   case OPT_TPW:
+    c->tasks_per_worker_set = true;
     return cli_parse_u32(v, 1, 1u << 16, &c->tasks_per_worker);
   case OPT_SCENARIO:
     return copy_str(c->scenario_path, sizeof c->scenario_path, v);

@@ -174,6 +174,12 @@ struct dsana_job_info {
    * work may move from servers to tasks (as PageRank's contributions do).
    * The same for every role of a job (false in the launcher's check). */
   bool local;
+  /* The user left --tasks-per-worker at its default and no scenario models
+   * the compute: an app may declare fewer than n_workers *
+   * tasks_per_worker tasks where they would be too small to pay for what
+   * each costs the runtime (a hand-out, a push, a report: tens of
+   * microseconds), down to one a worker. The same for every role. */
+  bool tasks_auto;
 };
 void dsana_job_get_info(const struct dsana_job *job, struct dsana_job_info *info);
 

@@ -25,6 +25,7 @@ enum { ISOLATE_AUTO = 0, ISOLATE_PROCESSES, ISOLATE_THREADS };
 struct run_config {
   uint32_t n_workers, n_servers;
   uint32_t tasks_per_worker;
+  bool tasks_per_worker_set; /* --tasks-per-worker given: apps declare exactly that many */
   enum run_mode mode;
   enum sched_kind sched;
   bool sched_set; /* --sched given explicitly (overrides --mode) */

@@ -47,6 +47,7 @@ struct app_args {
 #define MAP_F_FETCH_AHEAD 1u /* workers may fetch iteration t+1's input during t */
 #define MAP_F_LOCAL 2u       /* dsana_job_info.local */
 #define MAP_F_COMPRESS 4u    /* workers ask for compressed answers (WIRE_F_ZSTD), not shared buffers */
+#define MAP_F_TASKS_AUTO 8u  /* dsana_job_info.tasks_auto */
 
 struct msg_cluster_map {
   uint32_t n_servers, n_workers, your_index;

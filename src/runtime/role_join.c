@@ -75,6 +75,7 @@ int role_join(const struct role_params *p, const struct msg_cluster_map *map, co
   job_init(job, map->n_workers, map->n_servers, map->tasks_per_worker, role);
   job->max_keys = p->cfg->max_keys;
   job->info.local = (map->flags & MAP_F_LOCAL) != 0;
+  job->info.tasks_auto = (map->flags & MAP_F_TASKS_AUTO) != 0;
   if ((rc = (*app)->setup(*app_state, job, err, sizeof err)) != 0 || (rc = job_finalize(job, err, sizeof err)) != 0) {
     log_error("%s", err[0] ? err : dsana_strerror(rc));
     return rc;

@@ -75,6 +75,8 @@ static int setup(struct scheduler *s) {
   s->job.max_keys = s->cfg.max_keys;
   /* the launcher's own folder holds every endpoint, and no link is modelled */
   s->job.info.local = s->cfg.local_dir[0] && !rc && rt_slowest_link(&s->sc) == 0;
+  /* no scenario: a task's cost is real time, and the user left the count to us */
+  s->job.info.tasks_auto = !s->cfg.tasks_per_worker_set && !s->cfg.scenario_path[0];
   if (!rc)
     rc = s->app->setup(s->app_state, &s->job, err, sizeof err);
   if (!rc)

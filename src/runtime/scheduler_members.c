@@ -23,7 +23,7 @@ static void fill_map(const struct scheduler *s, struct msg_cluster_map *map) {
   map->sched = s->cfg.sched;
   map->tasks_per_worker = s->cfg.tasks_per_worker;
   map->flags = (s->fetch_ahead ? MAP_F_FETCH_AHEAD : 0) | (s->job.info.local ? MAP_F_LOCAL : 0) |
-               (s->compress ? MAP_F_COMPRESS : 0);
+               (s->compress ? MAP_F_COMPRESS : 0) | (s->job.info.tasks_auto ? MAP_F_TASKS_AUTO : 0);
   map->n_spaces = s->job.n_spaces;
   memcpy(map->chunk_keys, s->chunk_keys, sizeof map->chunk_keys);
   map->peer_timeout_s = s->cfg.peer_timeout_s;
