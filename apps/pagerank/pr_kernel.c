@@ -9,6 +9,7 @@
  * loops are those of plain PageRank, unchanged.
  */
 #include <math.h>
+#include <string.h>
 
 #include "pagerank.h"
 
@@ -46,18 +47,93 @@ int pr_task_block(void *app, struct dsana_task_ctx *ctx, uint64_t c) {
   return 0;
 }
 
+/* Exact sums of non-negative addends over a range. An addend below 2^-17
+ * is, scaled by 2^80, an integer below 2^63 (what dsana_xsum_add adds for
+ * it): those go into plain 128-bit integers, four of them so that the
+ * additions do not wait on each other, which no run of fewer than 2^65
+ * addends overflows; the rest (larger, negative, not finite) go to
+ * dsana_xsum_add. The total has the bits of adding each with
+ * dsana_xsum_add. */
+__attribute__((noinline)) static void pr_sum_rest(dsana_xsum *rest, double x) { dsana_xsum_add(rest, x); }
+
+/* x scaled by 2^80 when that is an integer below 2^63, else 0 (x added to
+ * *rest). */
+static inline uint64_t pr_scaled(dsana_xsum *rest, double x) {
+  double y = x * 0x1p80;
+  if (y >= 0 && y < 0x1p63)
+    return (uint64_t)(int64_t)y;
+  pr_sum_rest(rest, x);
+  return 0;
+}
+
+static dsana_xsum pr_sum_total(dsana_xsum t, const unsigned __int128 *lane, int n) {
+  for (int j = 0; j < n; j++) {
+    unsigned __int128 old = t.lo;
+    t.lo += lane[j];
+    t.hi += t.lo < old;
+  }
+  return t;
+}
+
+/* r if d is 0, else +0.0, without a branch (dangling vertices come in no
+ * order a branch predictor could follow). */
+static inline double if_dangling(uint32_t d, double r) {
+  uint64_t bits;
+  memcpy(&bits, &r, sizeof bits);
+  bits &= (uint64_t)0 - (d == 0);
+  memcpy(&r, &bits, sizeof r);
+  return r;
+}
+
+/* The rank held by the dangling vertices of [lo, hi). */
+static dsana_xsum dangling_mass(const double *rank, const uint32_t *deg, uint64_t lo, uint64_t hi) {
+  dsana_xsum rest = {0};
+  unsigned __int128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  uint64_t v = lo;
+  for (; v + 4 <= hi; v += 4) {
+    a0 += pr_scaled(&rest, if_dangling(deg[v], rank[v]));
+    a1 += pr_scaled(&rest, if_dangling(deg[v + 1], rank[v + 1]));
+    a2 += pr_scaled(&rest, if_dangling(deg[v + 2], rank[v + 2]));
+    a3 += pr_scaled(&rest, if_dangling(deg[v + 3], rank[v + 3]));
+  }
+  for (; v < hi; v++)
+    a0 += pr_scaled(&rest, if_dangling(deg[v], rank[v]));
+  return pr_sum_total(rest, (unsigned __int128[]){a0, a1, a2, a3}, 4);
+}
+
+/* The L1 change sum |rank - old| over [lo, hi). */
+static dsana_xsum l1_change(const double *rank, const double *old, uint64_t lo, uint64_t hi) {
+  dsana_xsum rest = {0};
+  unsigned __int128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  uint64_t v = lo;
+  for (; v + 4 <= hi; v += 4) {
+    a0 += pr_scaled(&rest, fabs(rank[v] - old[v]));
+    a1 += pr_scaled(&rest, fabs(rank[v + 1] - old[v + 1]));
+    a2 += pr_scaled(&rest, fabs(rank[v + 2] - old[v + 2]));
+    a3 += pr_scaled(&rest, fabs(rank[v + 3] - old[v + 3]));
+  }
+  for (; v < hi; v++)
+    a0 += pr_scaled(&rest, fabs(rank[v] - old[v]));
+  return pr_sum_total(rest, (unsigned __int128[]){a0, a1, a2, a3}, 4);
+}
+
+/* contrib[v] = rank[v] / out-degree (0 for a dangling vertex) over [lo, hi). */
+static void contributions(const double *rank, const uint32_t *deg, uint64_t lo, uint64_t hi, double *contrib) {
+  for (uint64_t v = lo; v < hi; v++) { /* branch-free: r / max(d, 1), then +0.0 where d is 0 */
+    uint32_t d = deg[v];
+    double q = rank[v] / (double)(d + (d == 0));
+    uint64_t bits;
+    memcpy(&bits, &q, sizeof bits);
+    bits &= (uint64_t)0 - (d != 0);
+    memcpy(&contrib[v], &bits, sizeof bits);
+  }
+}
+
 /* Fused runs: the contributions of the task's new ranks, and their
  * dangling mass, while the ranks are still in cache. */
 static void pr_fuse(const struct pr_app *pr, struct dsana_task_ctx *ctx, const double *rank) {
-  double *contrib = dsana_push_buf(ctx, pr->t_contrib);
-  const uint32_t *deg = pr->g.out_deg;
-  dsana_xsum dangling = {0};
-  for (uint64_t v = ctx->lo; v < ctx->hi; v++) {
-    double r = rank[v];
-    uint32_t d = deg[v];
-    dsana_xsum_add(&dangling, d ? 0.0 : r);
-    contrib[v] = d ? r / (double)d : 0.0;
-  }
+  contributions(rank, pr->g.out_deg, ctx->lo, ctx->hi, dsana_push_buf(ctx, pr->t_contrib));
+  dsana_xsum dangling = dangling_mass(rank, pr->g.out_deg, ctx->lo, ctx->hi);
   dsana_xsum_merge(&ctx->sums[PR_SUM_DANGLING], &dangling);
 }
 
@@ -137,16 +213,10 @@ int pr_run_task(void *app, struct dsana_task_ctx *ctx) {
 static int pr_finish_fused(const struct pr_app *pr, struct dsana_shard_ctx *ctx) {
   const double *rank = ctx->new_values[pr->t_rank];
   const double *old = ctx->old_values[pr->t_rank];
-  dsana_xsum acc = {0};
-  if (ctx->iter == 0) {
-    for (uint64_t v = ctx->lo; v < ctx->hi; v++)
-      dsana_xsum_add(&acc, pr->g.out_deg[v] ? 0.0 : rank[v]);
-    ctx->sums[PR_SUM_DANGLING] = acc;
-    return 0;
-  }
-  for (uint64_t v = ctx->lo; v < ctx->hi; v++)
-    dsana_xsum_add(&acc, fabs(rank[v] - old[v]));
-  ctx->sums[PR_SUM_RESIDUAL] = acc;
+  if (ctx->iter == 0)
+    ctx->sums[PR_SUM_DANGLING] = dangling_mass(rank, pr->g.out_deg, ctx->lo, ctx->hi);
+  else
+    ctx->sums[PR_SUM_RESIDUAL] = l1_change(rank, old, ctx->lo, ctx->hi);
   return 0;
 }
 
@@ -157,21 +227,9 @@ int pr_finish(void *app, struct dsana_shard_ctx *ctx) {
   if (pr->fused)
     return pr_finish_fused(pr, ctx);
   const double *rank = ctx->new_values[pr->t_rank];
-  const double *old = ctx->old_values[pr->t_rank];
-  double *contrib = ctx->new_values[pr->t_contrib];
-  const uint32_t *deg = pr->g.out_deg;
-  dsana_xsum res = {0}, dangling = {0};
-  /* branch-free per key: about a third of a Kronecker graph's vertices are
-   * dangling, in no particular order */
-  for (uint64_t v = ctx->lo; v < ctx->hi; v++) {
-    double r = rank[v];
-    if (ctx->iter > 0)
-      dsana_xsum_add(&res, fabs(r - old[v]));
-    uint32_t d = deg[v];
-    dsana_xsum_add(&dangling, d ? 0.0 : r);
-    contrib[v] = d ? r / (double)d : 0.0;
-  }
-  ctx->sums[PR_SUM_RESIDUAL] = res;
-  ctx->sums[PR_SUM_DANGLING] = dangling;
+  if (ctx->iter > 0)
+    ctx->sums[PR_SUM_RESIDUAL] = l1_change(rank, ctx->old_values[pr->t_rank], ctx->lo, ctx->hi);
+  ctx->sums[PR_SUM_DANGLING] = dangling_mass(rank, pr->g.out_deg, ctx->lo, ctx->hi);
+  contributions(rank, pr->g.out_deg, ctx->lo, ctx->hi, ctx->new_values[pr->t_contrib]);
   return 0;
 }
