@@ -386,8 +386,8 @@ static int ip_timer_fd(uint64_t until_ns) {
  * iteration's whole work, so a thread whose recent waits were short first
  * polls its queues and descriptors (yielding the CPU between polls) for up
  * to IP_SPIN_NS, as MPI's shared-memory transport does; a thread whose
- * waits are long, or that would take a core from compute threads
- * (cpu_busy.h), sleeps at once. DSANA_SPIN_US overrides the
+ * waits are long, or in a process whose compute threads are at work
+ * (cpu_busy.h: polling would take their CPU time), sleeps at once. DSANA_SPIN_US overrides the
  * budget (0: never poll). */
 #define IP_SPIN_NS 100000u
 
@@ -412,13 +412,13 @@ static _Thread_local uint64_t ip_last_wait_ns;
  * when nothing came. */
 static int ip_spin(struct pollfd *p, int total, uint64_t start, uint64_t until) {
   uint64_t budget = ip_spin_budget();
-  if (!budget || ip_last_wait_ns > budget || !cpu_busy_core_free())
+  if (!budget || ip_last_wait_ns > budget || !cpu_busy_quiet(start))
     return 0;
   if (!until || until > start + budget)
     until = start + budget;
   uint64_t now = start;
   int rc;
-  while ((rc = poll(p, (nfds_t)total, 0)) == 0 && (now = clock_now_ns()) < until && cpu_busy_core_free())
+  while ((rc = poll(p, (nfds_t)total, 0)) == 0 && (now = clock_now_ns()) < until && cpu_busy_quiet(now))
     sched_yield();
   ip_last_wait_ns = now - start;
   return rc;
