@@ -418,10 +418,36 @@ static int ip_spin(struct pollfd *p, int total, uint64_t start, uint64_t until) 
     until = start + budget;
   uint64_t now = start;
   int rc;
-  while ((rc = poll(p, (nfds_t)total, 0)) == 0 && (now = clock_now_ns()) < until && cpu_busy_quiet(now))
+  while (((rc = poll(p, (nfds_t)total, 0)) == 0 || (rc < 0 && errno == EINTR)) && (now = clock_now_ns()) < until &&
+         cpu_busy_quiet(now))
     sched_yield();
   ip_last_wait_ns = now - start;
+  return rc < 0 && errno == EINTR ? 0 : rc; /* a signal: the sleeping poll below retries */
+}
+
+/* poll(2) until something is ready or timeout_ms (-1: none) is over,
+ * retried on signals with what is left of the timeout, so a stream of them
+ * cannot stretch the wait. */
+static int ip_sleep(struct pollfd *p, int total, int timeout_ms, uint64_t deadline) {
+  int rc;
+  while ((rc = poll(p, (nfds_t)total, timeout_ms)) < 0 && errno == EINTR)
+    if (timeout_ms > 0 && (timeout_ms = net_ms_left(deadline)) == 0)
+      return 0;
   return rc;
+}
+
+/* What ip_poll() waits on: the queues' eventfds, the other descriptors,
+ * the timer (-1: none), into `into` (NULL: allocated). */
+static struct pollfd *ip_pollfds(struct pollfd *into, struct net_sock *const *socks, int n, const int *fds, int nfds,
+                                 int tfd) {
+  struct pollfd *p = into ? into : malloc(sizeof *p * (size_t)(n + nfds + 1));
+  for (int i = 0; p && i < n; i++)
+    p[i] = (struct pollfd){.fd = ip_queue_of(socks[i])->efd, .events = POLLIN};
+  for (int i = 0; p && i < nfds; i++)
+    p[n + i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+  if (p)
+    p[n + nfds] = (struct pollfd){.fd = tfd, .events = POLLIN};
+  return p;
 }
 
 static int ip_poll(struct net_sock *const *socks, int n, const int *fds, int nfds, int timeout_ms, uint64_t until_ns,
@@ -431,33 +457,21 @@ static int ip_poll(struct net_sock *const *socks, int n, const int *fds, int nfd
     timeout_ms = 0;
   int tfd = until_ns && timeout_ms != 0 ? ip_timer_fd(until_ns) : -1;
   int total = n + nfds + 1;
-  struct pollfd stack[16], *p = total <= 16 ? stack : malloc(sizeof *p * (size_t)total);
+  struct pollfd stack[16], *p = ip_pollfds(total <= 16 ? stack : NULL, socks, n, fds, nfds, tfd);
   if (!p) {
     if (tfd >= 0)
       close(tfd);
     return DSANA_ENOMEM;
   }
-  for (int i = 0; i < n; i++)
-    p[i] = (struct pollfd){.fd = ip_queue_of(socks[i])->efd, .events = POLLIN};
-  for (int i = 0; i < nfds; i++)
-    p[n + i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
-  p[n + nfds] = (struct pollfd){.fd = tfd, .events = POLLIN};
-  /* retried on signals with what is left of the timeout, so a stream of
-   * them cannot stretch the wait */
-  uint64_t deadline = timeout_ms > 0 ? clock_now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
-  uint64_t slept = clock_now_ns(), until = until_ns;
-  if (deadline && (!until || deadline < until))
-    until = deadline;
-  int rc = timeout_ms != 0 ? ip_spin(p, n + nfds, slept, until) : 0;
-  if (rc == 0 && timeout_ms != 0) {
-    while ((rc = poll(p, (nfds_t)total, timeout_ms)) < 0 && errno == EINTR)
-      if (timeout_ms > 0 && (timeout_ms = net_ms_left(deadline)) == 0) {
-        rc = 0;
-        break;
-      }
-    ip_last_wait_ns = clock_now_ns() - slept;
-  } else if (rc == 0) {
-    rc = poll(p, (nfds_t)total, 0);
+  uint64_t start = clock_now_ns(), deadline = timeout_ms > 0 ? start + (uint64_t)timeout_ms * 1000000u : 0;
+  uint64_t until = deadline && (!until_ns || deadline < until_ns) ? deadline : until_ns;
+  int rc = timeout_ms != 0 ? ip_spin(p, n + nfds, start, until) : 0;
+  if (rc == 0 && deadline)
+    timeout_ms = net_ms_left(deadline); /* what the polling left of the wait */
+  if (rc == 0) {
+    rc = ip_sleep(p, total, timeout_ms, deadline);
+    if (timeout_ms != 0)
+      ip_last_wait_ns = clock_now_ns() - start;
   }
   int got = 0;
   for (int i = 0; i < n; i++)
