@@ -99,8 +99,7 @@ static int map_get_head(struct rbuf *r, struct msg_cluster_map *m) {
   m->resume_iter = rbuf_u32(r);
   if (r->err || m->n_servers == 0 || m->n_servers > MSG_MAX_SERVERS || m->n_workers == 0 ||
       m->n_workers > MSG_MAX_WORKERS || m->sched > SCHED_DYNAMIC || m->tasks_per_worker == 0 ||
-      !(m->peer_timeout_s > 0) || !(m->heartbeat_s > 0) || m->max_payload < 4096 ||
-      (m->flags & ~(MAP_F_FETCH_AHEAD | MAP_F_LOCAL | MAP_F_COMPRESS | MAP_F_TASKS_AUTO)))
+      !(m->peer_timeout_s > 0) || !(m->heartbeat_s > 0) || m->max_payload < 4096 || (m->flags & ~MAP_F_ALL))
     return DSANA_EPROTO;
   return 0;
 }

@@ -48,6 +48,8 @@ struct app_args {
 #define MAP_F_LOCAL 2u       /* dsana_job_info.local */
 #define MAP_F_COMPRESS 4u    /* workers ask for compressed answers (WIRE_F_ZSTD), not shared buffers */
 #define MAP_F_TASKS_AUTO 8u  /* dsana_job_info.tasks_auto */
+#define MAP_F_ALL \
+  (MAP_F_FETCH_AHEAD | MAP_F_LOCAL | MAP_F_COMPRESS | MAP_F_TASKS_AUTO) /* a map with others is refused */
 
 struct msg_cluster_map {
   uint32_t n_servers, n_workers, your_index;

@@ -84,8 +84,7 @@ static void fuzz_map(const uint8_t *p, size_t len) {
     return;
   if (m->n_servers < 1 || m->n_servers > MSG_MAX_SERVERS || m->n_workers < 1 || m->args.n > MSG_MAX_ARGS ||
       !(m->peer_timeout_s > 0) || !(m->heartbeat_s > 0) || m->tasks_per_worker < 1 || m->sched > SCHED_DYNAMIC ||
-      m->n_spaces > DSANA_MAX_TABLES || (m->flags & ~(MAP_F_FETCH_AHEAD | MAP_F_LOCAL | MAP_F_COMPRESS)) != 0 ||
-      m->max_payload < 4096)
+      m->n_spaces > DSANA_MAX_TABLES || (m->flags & ~MAP_F_ALL) != 0 || m->max_payload < 4096)
     abort();
   fuzz_check_str(m->app, sizeof m->app);
   fuzz_check_str(m->scenario_path, sizeof m->scenario_path);
