@@ -18,6 +18,7 @@
 #include "runtime/fault.h"
 #include "runtime/msg.h"
 #include "runtime/trace.h"
+#include "util/affinity.h"
 #include "util/clock.h"
 #include "util/log.h"
 
@@ -175,8 +176,13 @@ static int after_join(struct drv *d) {
       return DSANA_ENOMEM;
   worker_set_one_block_items(d->w, d->sc.ns_per_cost == 0);
   /* every role in this process (--isolate threads): its workers' compute
-   * threads are the machine's, numbered worker by worker over the cores */
+   * threads are the machine's, numbered worker by worker over the cores;
+   * with several workers, worker w's own thread keeps to the w-th core, or
+   * the kernel queues the workers the scheduler wakes at once on its own
+   * core, one after another (tasks of a small graph never overlapped) */
   int64_t first_cpu = d->params.shared_process ? (int64_t)index * threads : -1;
+  if (first_cpu >= 0 && map->n_workers > 1 && affinity_bind_nth(index) != 0)
+    log_debug("cannot bind worker %u to a CPU", index);
   return pool_create(threads, first_cpu, run_item, d, &d->pool);
 }
 
