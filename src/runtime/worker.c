@@ -11,7 +11,6 @@
 #include "runtime/role_join.h"
 #include "runtime/trace.h"
 #include "runtime/worker_internal.h"
-#include "util/bigmem.h"
 #include "util/log.h"
 
 int worker_create(const struct role_params *p, const struct rt_env *env, struct worker **out) {
@@ -34,8 +33,6 @@ void worker_destroy(struct worker *w) {
   wtasks_free(w);
   wflush_fini(w);
   mirror_fini(&w->mirror);
-  for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++)
-    free(w->assign_buf[t]);
   job_fini(&w->job);
   if (w->own_app && w->app)
     w->app->destroy(w->app_state);
@@ -74,18 +71,6 @@ static bool only_block_table_dense(const struct worker *w) {
   return true;
 }
 
-static int alloc_assign_bufs(struct worker *w) {
-  for (uint32_t t = 0; t < w->job.n_tables; t++) {
-    const struct job_table *jt = &w->job.tables[t];
-    bool written = false;
-    for (uint32_t i = 0; i < w->job.n_tasks * (jt->rule == DSANA_RULE_ASSIGN) && !written; i++)
-      written = w->job.wr_off[i] < w->job.wr_off[i + 1] && job_task_writes(&w->job, i, t, &(struct job_range){0});
-    if (written && !(w->assign_buf[t] = big_calloc(jt->n_keys * jt->width, sizeof(double))))
-      return DSANA_ENOMEM;
-  }
-  return 0;
-}
-
 /* Set up from the cluster map: the app, the job, the mirror, the tasks. */
 static int join(struct worker *w) {
   w->index = w->map->your_index;
@@ -106,8 +91,6 @@ static int join(struct worker *w) {
   w->run_ahead =
       w->blocks && w->map->sched == SCHED_STATIC && (w->map->flags & MAP_F_FETCH_AHEAD) && only_block_table_dense(w);
   w->values_per_msg = config_values_per_msg(w->map->max_payload);
-  if ((rc = alloc_assign_bufs(w)) != 0)
-    return rc;
   return wtasks_alloc(w);
 }
 

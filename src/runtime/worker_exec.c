@@ -67,16 +67,18 @@ uint64_t dsana_block_keys(const struct dsana_task_ctx *ctx) {
   return b == JOB_NONE ? 0 : w->blocks ? w->mirror.t[b].chunk_keys : w->job.tables[b].n_keys;
 }
 
-/* n zeroed doubles for an instance's push: the last instance's buffer
- * unless it is too small or a message still holds it (lent, in flight). */
-static double *push_mem(struct wpush *p, size_t n) {
+/* n doubles for an instance's push, zeroed if `zero` (sums; an ASSIGN
+ * task writes every value): the last instance's buffer unless it is too
+ * small or a message still holds it (lent, in flight). */
+static double *push_mem(struct wpush *p, size_t n, bool zero) {
   if (!p->mem || refbuf_shared(p->mem) || refbuf_cap(p->mem) < n) {
     refbuf_drop(p->mem);
     if (!(p->mem = refbuf_new(n ? n : 1)))
       return NULL;
   }
   double *m = refbuf_data(p->mem);
-  memset(m, 0, n * sizeof(double));
+  if (zero)
+    memset(m, 0, n * sizeof(double));
   return m;
 }
 
@@ -89,12 +91,8 @@ double *dsana_push_buf(struct dsana_task_ctx *ctx, uint32_t table) {
   if (p->used)
     return p->buf;
   const struct job_table *jt = &w->job.tables[table];
-  if (jt->rule == DSANA_RULE_ASSIGN) {
-    p->buf = w->assign_buf[table];
-  } else {
-    double *m = push_mem(p, (r.hi - r.lo) * jt->width);
-    p->buf = m ? m - r.lo * jt->width : NULL;
-  }
+  double *m = push_mem(p, (r.hi - r.lo) * jt->width, jt->rule != DSANA_RULE_ASSIGN);
+  p->buf = m ? m - r.lo * jt->width : NULL;
   p->used = p->buf != NULL;
   return p->buf;
 }
@@ -114,7 +112,7 @@ static int push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t 
   for (uint64_t i = 0; i < n; i++)
     if (keys[i] < r.lo || keys[i] >= r.hi || (i && keys[i] <= keys[i - 1]))
       return DSANA_EINVAL;
-  double *m = push_mem(p, n * w->job.tables[table].width * words);
+  double *m = push_mem(p, n * w->job.tables[table].width * words, true);
   if (!m)
     return DSANA_ENOMEM;
   p->keys = keys;
@@ -165,7 +163,7 @@ dsana_xsum *dsana_push_xsum(struct dsana_task_ctx *ctx, uint32_t table) {
   if (p->used)
     return p->xbuf;
   uint32_t width = w->job.tables[table].width;
-  double *m = push_mem(p, (r.hi - r.lo) * width * DSANA_XSUM_WORDS);
+  double *m = push_mem(p, (r.hi - r.lo) * width * DSANA_XSUM_WORDS, true);
   if (!m)
     return NULL;
   p->xbuf = (dsana_xsum *)(void *)m - r.lo * width;

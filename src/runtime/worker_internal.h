@@ -50,8 +50,7 @@ struct worker {
   uint32_t q_head, q_len;
   uint32_t *ran; /* tasks completed in iteration `iter`, in order */
   uint32_t n_ran;
-  struct wkeys *tkeys;                  /* n_tasks * n_tables, lazily */
-  double *assign_buf[DSANA_MAX_TABLES]; /* dense ASSIGN push buffers (n_keys * width) */
+  struct wkeys *tkeys; /* n_tasks * n_tables, lazily */
   uint64_t values_per_msg;
   uint64_t *push_to; /* per server: where a task's pushes sent chunk by chunk stop this time (worker_push.c) */
   /* what waits to leave together (worker_flush.c) */
