@@ -8,7 +8,8 @@
 # iteration (median of the runs' medians, min-max), the scheduler's messages
 # per iteration (metrics), and the ratio to two loopback round trips (the
 # floor: ~90 us each across vCPUs on this machine, see
-# ../shared/MACHINE.md; the target is 0.25 ms for 4 workers), for each
+# ../shared/MACHINE.md; the target is 0.25 ms for 4 workers, 0.1 ms with
+# the roles as threads of one process), for each
 # --isolate given (default both: the roles as processes, or as threads of
 # one process). Runs alternate over the configurations and hold
 # /tmp/dsana-bench.lock.
@@ -27,7 +28,7 @@ while [[ $# -gt 0 ]]; do
   --iters) iters=$2; shift 2 ;;
   --workers) workers=$2; shift 2 ;;
   --isolate) isolates=$2; shift 2 ;;
-  -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   -*) die "unknown option '$1' (see --help)" ;;
   *) graph=$1; shift ;;
   esac
