@@ -75,58 +75,57 @@ static dsana_xsum pr_sum_total(dsana_xsum t, const unsigned __int128 *lane, int 
   return t;
 }
 
-/* r if d is 0, else +0.0, without a branch (dangling vertices come in no
+/* x if keep, else +0.0, without a branch (dangling vertices come in no
  * order a branch predictor could follow). */
-static inline double if_dangling(uint32_t d, double r) {
+static inline double keep_if(bool keep, double x) {
   uint64_t bits;
-  memcpy(&bits, &r, sizeof bits);
-  bits &= (uint64_t)0 - (d == 0);
-  memcpy(&r, &bits, sizeof r);
-  return r;
+  memcpy(&bits, &x, sizeof bits);
+  bits &= (uint64_t)0 - keep;
+  memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+/* The exact sum of addend(a, b, v) over [lo, hi), in four lanes (above). */
+typedef double pr_addend(const double *a, const void *b, uint64_t v);
+__attribute__((always_inline)) static inline dsana_xsum lanes_sum(pr_addend *addend, const double *a, const void *b,
+                                                                  uint64_t lo, uint64_t hi) {
+  dsana_xsum rest = {0};
+  unsigned __int128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  uint64_t v = lo;
+  for (; v + 4 <= hi; v += 4) {
+    a0 += pr_scaled(&rest, addend(a, b, v));
+    a1 += pr_scaled(&rest, addend(a, b, v + 1));
+    a2 += pr_scaled(&rest, addend(a, b, v + 2));
+    a3 += pr_scaled(&rest, addend(a, b, v + 3));
+  }
+  for (; v < hi; v++)
+    a0 += pr_scaled(&rest, addend(a, b, v));
+  return pr_sum_total(rest, (unsigned __int128[]){a0, a1, a2, a3}, 4);
+}
+
+static inline double dangling_rank(const double *rank, const void *deg, uint64_t v) {
+  return keep_if(((const uint32_t *)deg)[v] == 0, rank[v]);
+}
+
+static inline double rank_change(const double *rank, const void *old, uint64_t v) {
+  return fabs(rank[v] - ((const double *)old)[v]);
 }
 
 /* The rank held by the dangling vertices of [lo, hi). */
 static dsana_xsum dangling_mass(const double *rank, const uint32_t *deg, uint64_t lo, uint64_t hi) {
-  dsana_xsum rest = {0};
-  unsigned __int128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-  uint64_t v = lo;
-  for (; v + 4 <= hi; v += 4) {
-    a0 += pr_scaled(&rest, if_dangling(deg[v], rank[v]));
-    a1 += pr_scaled(&rest, if_dangling(deg[v + 1], rank[v + 1]));
-    a2 += pr_scaled(&rest, if_dangling(deg[v + 2], rank[v + 2]));
-    a3 += pr_scaled(&rest, if_dangling(deg[v + 3], rank[v + 3]));
-  }
-  for (; v < hi; v++)
-    a0 += pr_scaled(&rest, if_dangling(deg[v], rank[v]));
-  return pr_sum_total(rest, (unsigned __int128[]){a0, a1, a2, a3}, 4);
+  return lanes_sum(dangling_rank, rank, deg, lo, hi);
 }
 
 /* The L1 change sum |rank - old| over [lo, hi). */
 static dsana_xsum l1_change(const double *rank, const double *old, uint64_t lo, uint64_t hi) {
-  dsana_xsum rest = {0};
-  unsigned __int128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-  uint64_t v = lo;
-  for (; v + 4 <= hi; v += 4) {
-    a0 += pr_scaled(&rest, fabs(rank[v] - old[v]));
-    a1 += pr_scaled(&rest, fabs(rank[v + 1] - old[v + 1]));
-    a2 += pr_scaled(&rest, fabs(rank[v + 2] - old[v + 2]));
-    a3 += pr_scaled(&rest, fabs(rank[v + 3] - old[v + 3]));
-  }
-  for (; v < hi; v++)
-    a0 += pr_scaled(&rest, fabs(rank[v] - old[v]));
-  return pr_sum_total(rest, (unsigned __int128[]){a0, a1, a2, a3}, 4);
+  return lanes_sum(rank_change, rank, old, lo, hi);
 }
 
-/* contrib[v] = rank[v] / out-degree (0 for a dangling vertex) over [lo, hi). */
+/* contrib[v] = rank[v] / out-degree (0 for a dangling vertex) over [lo, hi):
+ * r / max(d, 1), then +0.0 where d is 0. */
 static void contributions(const double *rank, const uint32_t *deg, uint64_t lo, uint64_t hi, double *contrib) {
-  for (uint64_t v = lo; v < hi; v++) { /* branch-free: r / max(d, 1), then +0.0 where d is 0 */
-    uint32_t d = deg[v];
-    double q = rank[v] / (double)(d + (d == 0));
-    uint64_t bits;
-    memcpy(&bits, &q, sizeof bits);
-    bits &= (uint64_t)0 - (d != 0);
-    memcpy(&contrib[v], &bits, sizeof bits);
-  }
+  for (uint64_t v = lo; v < hi; v++)
+    contrib[v] = keep_if(deg[v] != 0, rank[v] / (double)(deg[v] + (deg[v] == 0)));
 }
 
 /* Fused runs: the contributions of the task's new ranks, and their
