@@ -387,8 +387,8 @@ static int ip_timer_fd(uint64_t until_ns) {
  * polls its queues and descriptors (yielding the CPU between polls) for up
  * to IP_SPIN_NS, as MPI's shared-memory transport does; a thread whose
  * waits are long, or in a process whose compute threads are at work
- * (cpu_busy.h: polling would take their CPU time), sleeps at once. DSANA_SPIN_US overrides the
- * budget (0: never poll). */
+ * (cpu_busy.h: polling would take their CPU time), sleeps at once.
+ * DSANA_SPIN_US overrides the budget (0: never poll). */
 #define IP_SPIN_NS 100000u
 
 static uint64_t ip_spin_budget(void) {
@@ -452,8 +452,8 @@ static struct pollfd *ip_pollfds(struct pollfd *into, struct net_sock *const *so
 
 static int ip_poll(struct net_sock *const *socks, int n, const int *fds, int nfds, int timeout_ms, uint64_t until_ns,
                    bool *ready, bool *fd_ready) {
-  uint64_t now = until_ns ? clock_now_ns() : 0;
-  if (until_ns && until_ns <= now)
+  uint64_t start = clock_now_ns();
+  if (until_ns && until_ns <= start)
     timeout_ms = 0;
   int tfd = until_ns && timeout_ms != 0 ? ip_timer_fd(until_ns) : -1;
   int total = n + nfds + 1;
@@ -463,7 +463,7 @@ static int ip_poll(struct net_sock *const *socks, int n, const int *fds, int nfd
       close(tfd);
     return DSANA_ENOMEM;
   }
-  uint64_t start = clock_now_ns(), deadline = timeout_ms > 0 ? start + (uint64_t)timeout_ms * 1000000u : 0;
+  uint64_t deadline = timeout_ms > 0 ? start + (uint64_t)timeout_ms * 1000000u : 0;
   uint64_t until = deadline && (!until_ns || deadline < until_ns) ? deadline : until_ns;
   int rc = timeout_ms != 0 ? ip_spin(p, n + nfds, start, until) : 0;
   if (rc == 0 && deadline)

@@ -263,8 +263,9 @@ static bool run_here(const struct drv *d, const struct witem *it, double spent_n
 }
 
 /* What the item's end queued leaves before the next item runs: a finished
- * task's ASSIGN pushes borrow the worker's buffers, which the next
- * instance of the same task (running ahead) rewrites from its first item. */
+ * task's small ASSIGN pushes borrow its buffer (worker_push.c), which the
+ * next instance of the same task (running ahead) may reuse from its first
+ * item. */
 static int run_inline(struct drv *d, struct witem *it) {
   run_item(d, it, 0);
   observe(d, it);
