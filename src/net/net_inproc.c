@@ -391,17 +391,27 @@ static int ip_timer_fd(uint64_t until_ns) {
  * DSANA_SPIN_US overrides the budget (0: never poll). */
 #define IP_SPIN_NS 100000u
 
+static uint64_t ip_spin_ns = IP_SPIN_NS;
+static pthread_once_t ip_spin_once = PTHREAD_ONCE_INIT;
+
+/* DSANA_SPIN_US, read once: a whole number of microseconds below 10^6, or
+ * one line saying it is ignored. */
+static void ip_spin_read(void) {
+  const char *e = getenv("DSANA_SPIN_US");
+  if (!e)
+    return;
+  char *end;
+  unsigned long long us = strtoull(e, &end, 10);
+  if (*e >= '0' && *e <= '9' && !*end && us < 1000000u)
+    ip_spin_ns = us * 1000u;
+  else
+    log_warn("DSANA_SPIN_US='%s' ignored: want whole microseconds below 1000000 (0: no polling); polling up to %u us",
+             e, IP_SPIN_NS / 1000u);
+}
+
 static uint64_t ip_spin_budget(void) {
-  static _Atomic uint64_t budget = UINT64_MAX;
-  uint64_t b = budget;
-  if (b == UINT64_MAX) {
-    const char *e = getenv("DSANA_SPIN_US");
-    char *end;
-    unsigned long long us = e ? strtoull(e, &end, 10) : 0;
-    b = e && *e && !*end && us < 1000000u ? us * 1000u : IP_SPIN_NS;
-    budget = b;
-  }
-  return b;
+  pthread_once(&ip_spin_once, ip_spin_read);
+  return ip_spin_ns;
 }
 
 /* Each thread's last wait, whose length decides whether the next polls. */

@@ -5,7 +5,8 @@
 # least), and the ranks are those of any other split; --tasks-per-worker and
 # a scenario (whose stragglers need many tasks to balance) keep the count
 # asked for. The spin-before-sleep of the in-process transport off
-# (DSANA_SPIN_US=0) gives the same ranks.
+# (DSANA_SPIN_US=0) gives the same ranks; a malformed DSANA_SPIN_US is
+# ignored with one line.
 # timeout: 60 s (CTest; about ten times its run time)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -28,6 +29,7 @@ run asked small.bin --tasks-per-worker 16
 printf '{"workers": [{"speed": 1}, {"speed": 1}, {"speed": 0.5}, {"speed": 0.25}]}' >stragglers.json
 run scen small.bin --scenario stragglers.json
 DSANA_SPIN_US=0 run nospin small.bin
+DSANA_SPIN_US=soon run badspin small.bin
 run big big.bin
 
 # 1024 vertices + ~8k edges: far below 4 tasks of 32768 edges + vertices
@@ -43,7 +45,9 @@ want=$(jq -r 'select(.type == "summary") | (.input.vertices + .input.edges) / 32
 [ "$(tasks big.jsonl)" = "$want" ] && [ "$want" -gt 4 ] && [ "$want" -lt 64 ] &&
   pass "a larger graph: $want tasks, as many as its work fills" ||
   fail "a larger graph: $(tasks big.jsonl) tasks, want $want"
-for other in asked scen nospin; do
+[ "$(grep -c "DSANA_SPIN_US='soon' ignored" badspin.err)" = 1 ] && [ "$(wc -l <badspin.err)" = 1 ] &&
+  pass "a malformed DSANA_SPIN_US: one line says it is ignored" || fail "DSANA_SPIN_US=soon: $(head -c 300 badspin.err)"
+for other in asked scen nospin badspin; do
   cmp -s auto.tsv "$other.tsv" && pass "ranks identical: left to dsana vs $other" ||
     fail "ranks differ: left to dsana vs $other"
 done
