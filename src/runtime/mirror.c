@@ -180,6 +180,11 @@ int mirror_need(struct mirror *m, uint32_t t, uint32_t iter, uint64_t from_chunk
   return mirror_fresh(m, t, iter, out);
 }
 
+void mirror_iter_start(struct mirror *m, uint32_t iter) {
+  m->iter_now = iter;
+  m->ahead_in = m->ahead_raw = 0;
+}
+
 int mirror_prefetch(struct mirror *m, uint32_t iter, struct rt_outq *out) {
   for (uint32_t t = 0; t < m->n_tables; t++)
     if (m->t[t].values && !m->t[t].sparse) {

@@ -81,6 +81,8 @@ struct mirror {
   const double **shm;             /* per (server, table, buffer): mapped server buffers */
   uint64_t bytes_in;              /* reply bytes taken (header + payload), cumulative */
   uint64_t bytes_in_raw;          /* the same before compression (header + values) */
+  uint32_t iter_now;              /* the worker's iteration (mirror_iter_start) */
+  uint64_t ahead_in, ahead_raw;   /* of those: pieces of a later iteration, not yet its worker's */
   bool compress;                  /* dense pulls ask for compressed answers (mirror_set_compress) */
   uint64_t max_raw_bytes;         /* compressing: the largest piece of values decoded */
   struct zcodec *zc;              /* compressing: the decoder */
@@ -116,6 +118,10 @@ int mirror_need(struct mirror *m, uint32_t t, uint32_t iter, uint64_t from_chunk
 void mirror_release(struct mirror *m);
 /* Dense: request again every table used before, for iteration iter. */
 int mirror_prefetch(struct mirror *m, uint32_t iter, struct rt_outq *out);
+/* The worker starts iteration iter: the pieces of it fetched ahead during
+ * the one before stop being ahead_in (a task's record reports the bytes of
+ * its own iteration's input: bytes_in - ahead_in). */
+void mirror_iter_start(struct mirror *m, uint32_t iter);
 /* Dense: [lo, hi) of t for iter is complete. */
 bool mirror_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi);
 /* Dense: chunk c of table t for iter is complete. */

@@ -13,6 +13,17 @@ static inline size_t mirror_shm_slot(uint32_t s, uint32_t t, uint32_t b) {
   return ((size_t)s * DSANA_MAX_TABLES + t) * 2 + b;
 }
 
+/* A piece of iteration iter was taken: `bytes` as it came, `raw` before
+ * compression. */
+static inline void mirror_count_in(struct mirror *m, uint32_t iter, uint64_t bytes, uint64_t raw) {
+  m->bytes_in += bytes;
+  m->bytes_in_raw += raw;
+  if (iter > m->iter_now) {
+    m->ahead_in += bytes;
+    m->ahead_raw += raw;
+  }
+}
+
 /* mirror.c */
 uint64_t mirror_chunk_len(const struct mirror_table *mt, uint64_t c);
 /* Keys of [lo, hi) a dense fetch asks for (read keys inside the cover). */

@@ -199,8 +199,8 @@ int mirror_sparse_take(struct mirror *m, uint32_t s, const struct net_msg *msg) 
   const double *src = msg->payload;
   for (uint64_t i = i0; i < i1; i++)
     memcpy(mt->values + r->keys[i] * mt->width, src + (i - i0) * mt->width, mt->width * sizeof(double));
-  m->bytes_in += WIRE_HDR_BYTES + h->payload_bytes;
-  m->bytes_in_raw += WIRE_HDR_BYTES + h->payload_bytes; /* never compressed */
+  mirror_count_in(m, h->iter, WIRE_HDR_BYTES + h->payload_bytes,
+                  WIRE_HDR_BYTES + h->payload_bytes); /* never compressed */
   r->got += i1 - i0;
   if (r->got == r->n) {
     *pp = r->next;

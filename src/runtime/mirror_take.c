@@ -130,10 +130,9 @@ static void dense_store(struct mirror *m, struct mirror_table *mt, const struct 
   mt->chunk_got[c] += keys;
   if (h->iter == mt->iter)
     mt->missing -= keys;
-  if (!(h->flags & WIRE_F_SHARED)) { /* shared buffers cross no link */
-    m->bytes_in += WIRE_HDR_BYTES + h->payload_bytes;
-    m->bytes_in_raw += WIRE_HDR_BYTES + (uint64_t)h->count * w * sizeof(double);
-  }
+  if (!(h->flags & WIRE_F_SHARED)) /* shared buffers cross no link */
+    mirror_count_in(m, h->iter, WIRE_HDR_BYTES + h->payload_bytes,
+                    WIRE_HDR_BYTES + (uint64_t)h->count * w * sizeof(double));
 }
 
 static int dense_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {

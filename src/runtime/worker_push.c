@@ -328,14 +328,14 @@ static int add_record(struct worker *w, struct wtask *wt) {
       .compute_ns = wt->compute_ns,
       .wait_ns = wt->wait_ns,
       .idle_ns = w->last_task_end_ns && wt->start_ns > w->last_task_end_ns ? wt->start_ns - w->last_task_end_ns : 0,
-      .bytes_in = w->mirror.bytes_in - w->bytes_in_mark,
-      .bytes_in_raw = w->mirror.bytes_in_raw - w->bytes_in_raw_mark,
+      .bytes_in = w->mirror.bytes_in - w->mirror.ahead_in - w->bytes_in_mark,
+      .bytes_in_raw = w->mirror.bytes_in_raw - w->mirror.ahead_raw - w->bytes_in_raw_mark,
       .bytes_out = w->bytes_out - w->bytes_out_mark,
       .overlap_ns = wt->overlap_ns,
       .overrun_ns = wt->overrun_ns};
   memcpy(d.sums, wt->sums, w->job.n_sums * sizeof *d.sums);
-  w->bytes_in_mark = w->mirror.bytes_in;
-  w->bytes_in_raw_mark = w->mirror.bytes_in_raw;
+  w->bytes_in_mark = w->mirror.bytes_in - w->mirror.ahead_in; /* the next iteration's count when it starts */
+  w->bytes_in_raw_mark = w->mirror.bytes_in_raw - w->mirror.ahead_raw;
   w->bytes_out_mark = w->bytes_out;
   w->last_task_end_ns = now;
   size_t len = msg_task_done_bytes(w->job.n_sums);

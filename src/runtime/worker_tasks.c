@@ -166,6 +166,7 @@ int wtasks_iter_start(struct worker *w, bool ran_before, struct rt_outq *out) {
   w->ahead_after = 0;
   w->last_task_end_ns = 0;
   drop_provisional(w, w->iter);
+  mirror_iter_start(&w->mirror, w->iter);
   /* fetch the tables now if this worker ran tasks in the iteration before
    * (it most likely runs some again); else on its first task */
   return ran_before ? mirror_prefetch(&w->mirror, w->iter, out) : 0;
