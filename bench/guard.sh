@@ -19,7 +19,13 @@
 #      iteration lines' scheduler_messages (median over the rounds);
 #  (e) heterogeneous ratio: `--workers 4 --servers 2 --scenario
 #      bench/scenarios/heterogeneous-cloud.json --tol 0 --max-iter 60`, --mode
-#      bsp and dsana alternated, one pair per round: median dsana / median bsp.
+#      bsp and dsana alternated, one pair per round: median dsana / median bsp;
+#  (f) link latencies per iteration (bench/hops.sh in small): the same cluster at
+#      link latency 0.05 and 2 ms, --mode dsana, 30 iterations: (ms at 2 - ms at
+#      0.05) / 1.95, median over the rounds (a dataflow iteration pays 2);
+#  (g) overlap: Kronecker 15, 2 workers of speed 1, 1 server, 400 Mbit/s + 0.3 ms,
+#      --mode dsana, 12 iterations: median_iter_s over max(bound_s,
+#      transfer_bound_s) (1.0: compute and transfer fully overlapped).
 # Rounds: --runs N (default 3). Lower is better for every figure. Each compared
 # figure (every one but the absolute times and rtt_us) is checked against FILE
 # (default bench/guard-baseline.txt, lines `name value`): exit 1 naming every
@@ -156,7 +162,21 @@ job() {
 opt() { jq -r "select(.type==\"summary\") | .$1 // empty | numbers" "$JOB_M" | tail -n 1; }
 
 fixed_args=(--mode dsana --threads 1 --servers 1 --tol 0)
-rtt=() fw1=() fw4=() wake=() cpu=() s_wake=() s_cpu=() s_msgs=() it_msgs=() het_bsp=() het_dsana=()
+rtt=() fw1=() fw4=() wake=() cpu=() s_wake=() s_cpu=() s_msgs=() it_msgs=() het_bsp=() het_dsana=() hops=() ovl=()
+# the heterogeneous cluster at another link latency (f), and the overlap case (g)
+hops_scenario() { # LATENCY_MS -> file
+  local f=$SCRATCH/hops-$1.json
+  jq -c --argjson l "$1" '.link.latency_ms = $l' "$HET_SCENARIO" >"$f" || die "cannot write $f"
+  echo "$f"
+}
+OVL_SCENARIO=$SCRATCH/overlap.json
+echo '{"workers":[{"speed":1},{"speed":1}],"ns_per_cost":3,"time_scale":4,"link":{"bandwidth_mbit":400,"latency_ms":0.3}}' >"$OVL_SCENARIO"
+ovl_graph=$GRAPHS/kron-s15-ef16-seed3.bin
+if [[ ! -s $ovl_graph ]]; then
+  "$DSANA" graph gen kron --scale 15 --edge-factor 16 --seed 3 --out "$ovl_graph.tmp.$$" >/dev/null ||
+    die "dsana graph gen kron --scale 15 failed"
+  mv "$ovl_graph.tmp.$$" "$ovl_graph"
+fi
 for ((r = 1; r <= runs; r++)); do
   out=$("$ZMQ_RTT" ipc 2>"$SCRATCH/zmq_rtt.err") || die "$ZMQ_RTT failed (exit status $?): $(head -c 300 "$SCRATCH/zmq_rtt.err")"
   [[ $out =~ ^[0-9.]+$ ]] || die "zmq_rtt printed '$out', not a number"
@@ -186,6 +206,16 @@ for ((r = 1; r <= runs; r++)); do
     v=$(summary_field "$JOB_M" median_iter_s)
     if [[ $mode == bsp ]]; then het_bsp+=("$v"); else het_dsana+=("$v"); fi
   done
+  job "hops-lo-$r" --workers 4 --servers 2 --scenario "$(hops_scenario 0.05)" --mode dsana --tol 0 --max-iter 30
+  lo=$(summary_field "$JOB_M" median_iter_s)
+  job "hops-hi-$r" --workers 4 --servers 2 --scenario "$(hops_scenario 2)" --mode dsana --tol 0 --max-iter 30
+  hi=$(summary_field "$JOB_M" median_iter_s)
+  hops+=("$(calc "($hi - $lo) * 1000 / 1.95" %.3f)")
+  graph_saved=$graph graph=$ovl_graph
+  job "overlap-$r" --workers 2 --servers 1 --scenario "$OVL_SCENARIO" --mode dsana --tol 0 --max-iter 12
+  graph=$graph_saved
+  ovl+=("$(jq -r 'select(.type=="summary") | .median_iter_s / ([.bound_s, .transfer_bound_s] | max)' "$JOB_M" | tail -n 1)")
+  note "round $r/$runs: hops ${hops[-1]} latencies/iteration, overlap ${ovl[-1]} x max(compute, transfer)"
   note "round $r/$runs: rtt ${rtt[-1]} us, W=1 ${fw1[-1]} s, W=4 ${fw4[-1]} s/iteration, ${wake[-1]} wake-ups and ${cpu[-1]} CPU ms per iteration, het bsp ${het_bsp[-1]} dsana ${het_dsana[-1]} s/iteration"
 done
 
@@ -219,6 +249,8 @@ hb=$(med "${het_bsp[@]}") hd=$(med "${het_dsana[@]}")
 fig het_bsp_ms "$(calc "$hb * 1000" %.4f)" ms 0 "heterogeneous-cloud, W=4 S=2, $HET_ITERS iterations"
 fig het_dsana_ms "$(calc "$hd * 1000" %.4f)" ms 0 "same, --mode dsana"
 fig het_dsana_bsp "$(calc "$hd / $hb" %.4g)" ratio 1 "median dsana / median bsp"
+fig hops_per_iter "$(med4 "${hops[@]}")" count 1 "heterogeneous-cloud at 0.05 and 2 ms, dsana: link latencies per iteration"
+fig overlap_x_bound "$(med4 "${ovl[@]}")" ratio 1 "Kronecker 15, 2 workers, 400 Mbit/s + 0.3 ms: iteration / max(compute, transfer)"
 
 # ---- comparison -----------------------------------------------------------------
 declare -A BASE BASE_LINE
