@@ -50,8 +50,6 @@ struct drv {
   bool have_sc;
   struct emulate *emu; /* worker: per compute thread (one when manual) */
   uint32_t n_emu;
-  struct net_msg *held; /* per server: a reply the worker could not take yet */
-  bool *has_held;
   size_t serving;          /* server: pulls with more to send now */
   bool ran_inline;         /* worker: ran an item on this thread in this step */
   uint64_t last_push;      /* worker: 1 + (iter << 32 | task) of the last push, 0: none (fault points) */

@@ -4,9 +4,7 @@
  * the state machine offers run on the pool; each is timed and, on an
  * emulated cluster, stretched to the modelled time of a node of the
  * scenario's speed (emulate.h) on the thread that ran it, while this
- * thread keeps the link and the heartbeats going. A reply the state
- * machine cannot take yet is held here, with its server's stream behind
- * it, and offered again after every event.
+ * thread keeps the link and the heartbeats going.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,11 +37,6 @@ int drv_worker_open(struct drv *d) {
 void drv_worker_close(struct drv *d) {
   pool_destroy(d->pool); /* joins: nothing runs after this */
   d->pool = NULL;
-  for (uint32_t s = 0; d->has_held && s < d->n_servers; s++)
-    if (d->has_held[s])
-      net_msg_fini(&d->held[s]);
-  free(d->held);
-  free(d->has_held);
   for (uint32_t i = 0; d->emu && i < d->n_emu; i++)
     emulate_fini(&d->emu[i]);
   free(d->emu);
@@ -153,9 +146,7 @@ static int after_join(struct drv *d) {
   uint32_t index = worker_index(d->w);
   d->n_servers = map->n_servers;
   d->servers = calloc(d->n_servers, sizeof *d->servers);
-  d->held = calloc(d->n_servers, sizeof *d->held);
-  d->has_held = calloc(d->n_servers, sizeof *d->has_held);
-  if (!d->servers || !d->held || !d->has_held)
+  if (!d->servers)
     return DSANA_ENOMEM;
   for (uint32_t s = 0; s < d->n_servers; s++)
     if (net_dial(d->ctx, map->server_addr[s], rt_dial_id(ROLE_WORKER, index, (uint32_t)getpid()), &d->servers[s]) !=
@@ -206,26 +197,19 @@ static int from_scheduler(struct drv *d, const struct net_msg *m) {
   return rc ? rc : drv_flush(d, false);
 }
 
-/* Offer server s's held reply again; true when it was taken. */
-static int offer_held(struct drv *d, uint32_t s) {
-  struct rt_from from = {.role = ROLE_SERVER, .index = s};
-  int rc = worker_on_msg(d->w, &from, &d->held[s], &d->out);
-  if (rc == DSANA_EAGAIN)
-    return 0;
-  net_msg_fini(&d->held[s]);
-  d->has_held[s] = false;
-  return rc ? rc : drv_flush(d, false);
-}
-
-/* Replies from server s: take them until one must be held. */
+/* Replies from server s (at most 64 at a time: the others get their turn). */
 static int from_server(struct drv *d, uint32_t s) {
+  struct rt_from from = {.role = ROLE_SERVER, .index = s};
   int rc = 0;
-  for (int n = 0; !rc && !d->has_held[s] && n < 64; n++) {
-    if ((rc = net_recv(d->servers[s], &d->held[s], 0)) == DSANA_EAGAIN)
+  for (int n = 0; !rc && n < 64; n++) {
+    struct net_msg m;
+    if ((rc = net_recv(d->servers[s], &m, 0)) == DSANA_EAGAIN)
       return 0;
-    d->has_held[s] = rc == 0;
     if (!rc)
-      rc = offer_held(d, s);
+      rc = worker_on_msg(d->w, &from, &m, &d->out);
+    net_msg_fini(&m);
+    if (!rc)
+      rc = drv_flush(d, false);
   }
   return rc;
 }
@@ -318,11 +302,10 @@ static int wait_input(struct drv *d, int timeout_ms, bool *sched_ready, bool *sr
   uint32_t map[1 + MSG_MAX_SERVERS];
   int n = 0;
   socks[n++] = d->sched;
-  for (uint32_t s = 0; d->servers && s < d->n_servers; s++)
-    if (!d->has_held[s]) {
-      map[n] = s;
-      socks[n++] = d->servers[s];
-    }
+  for (uint32_t s = 0; d->servers && s < d->n_servers; s++) {
+    map[n] = s;
+    socks[n++] = d->servers[s];
+  }
   bool ready[1 + MSG_MAX_SERVERS], fd_ready = false;
   int fd = d->pool ? pool_fd(d->pool) : -1;
   int rc = net_poll(socks, n, &fd, fd >= 0, timeout_ms, net_outbox_due_ns(d->outbox), ready, &fd_ready);
@@ -353,7 +336,7 @@ int drv_worker_step(struct drv *d, int timeout_ms) {
     net_msg_fini(&m);
   }
   for (uint32_t s = 0; !rc && d->servers && s < d->n_servers; s++)
-    rc = d->has_held[s] ? offer_held(d, s) : srv_ready[s] ? from_server(d, s) : 0;
+    rc = srv_ready[s] ? from_server(d, s) : 0;
   if (!rc && (rc = net_outbox_pump(d->outbox, clock_now_ns(), NULL)) == 0)
     rc = worker_on_tick(d->w, clock_now_ns(), &d->out);
   if (!rc)

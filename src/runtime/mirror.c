@@ -68,9 +68,10 @@ void mirror_fini(struct mirror *m) {
     struct mirror_table *mt = &m->t[t];
     free(mt->values);
     free(mt->chunk_want);
-    free(mt->chunk_got);
-    free(mt->chunk_iter);
-    free(mt->have);
+    for (int p = 0; p < 2; p++) {
+      free(mt->chunk_got[p]);
+      free(mt->have[p]);
+    }
     free(mt->key_iter);
     free(mt->key_req);
     mirror_sparse_free(mt);
@@ -90,12 +91,17 @@ uint64_t mirror_wanted_keys(const struct mirror_table *mt, uint64_t lo, uint64_t
   return lo < hi ? keymask_count(mt->unread, lo, hi) : 0;
 }
 
-/* Ask every server for table t of iteration iter, the new front. */
+/* Ask every server for table t of iteration iter (its buffer emptied). */
 static int mirror_ask(struct mirror *m, uint32_t t, uint32_t iter, struct rt_outq *out) {
   struct mirror_table *mt = &m->t[t];
-  mt->iter = iter;
-  mt->missing = mirror_wanted_keys(mt, 0, mt->n_keys);
-  mt->ahead_want = 0;
+  uint32_t p = iter & 1u;
+  memset(mt->chunk_got[p], 0, sizeof(uint64_t) * mt->n_chunks);
+  memset(mt->have[p], 0, sizeof(uint64_t) * keymask_words(mt->n_keys));
+  mt->asked[p] = iter;
+  mt->missing[p] = mirror_wanted_keys(mt, 0, mt->n_keys);
+  mt->iter = iter > mt->iter ? iter : mt->iter;
+  if (mt->pending == iter)
+    mt->pending = 0;
   for (uint32_t s = 0; s < m->n_servers; s++) {
     struct wire_hdr h = wire_hdr_make(WIRE_PULL, m->self);
     h.table = t;
@@ -115,69 +121,44 @@ static int mirror_ask(struct mirror *m, uint32_t t, uint32_t iter, struct rt_out
 }
 
 static int mirror_alloc_dense(struct mirror_table *mt) {
-  mt->values = big_calloc(mt->n_keys * mt->width, sizeof(double));
+  mt->values = big_calloc(2 * mt->n_keys * mt->width, sizeof(double));
   mt->chunk_want = calloc(mt->n_chunks, sizeof(uint64_t));
-  mt->chunk_got = calloc(mt->n_chunks, sizeof(uint64_t));
-  mt->chunk_iter = calloc(mt->n_chunks, sizeof(uint32_t));
-  mt->have = calloc(keymask_words(mt->n_keys), sizeof(uint64_t));
-  if (!mt->values || !mt->chunk_want || !mt->chunk_got || !mt->chunk_iter || !mt->have)
+  for (int p = 0; p < 2; p++) {
+    mt->chunk_got[p] = calloc(mt->n_chunks, sizeof(uint64_t));
+    mt->have[p] = calloc(keymask_words(mt->n_keys), sizeof(uint64_t));
+    if (!mt->chunk_got[p] || !mt->have[p])
+      return DSANA_ENOMEM;
+  }
+  if (!mt->values || !mt->chunk_want)
     return DSANA_ENOMEM;
   for (uint64_t c = 0; c < mt->n_chunks; c++)
     mt->chunk_want[c] = mirror_wanted_keys(mt, c * mt->chunk_keys, c * mt->chunk_keys + mirror_chunk_len(mt, c));
   return 0;
 }
 
-/* Start table t afresh for iter: nothing received, every chunk iter's. */
-static int mirror_fresh(struct mirror *m, uint32_t t, uint32_t iter, struct rt_outq *out) {
-  struct mirror_table *mt = &m->t[t];
-  if ((!mt->values && mirror_alloc_dense(mt) != 0) || mirror_zc_fresh(m, mt) != 0)
-    return DSANA_ENOMEM;
-  memset(mt->chunk_got, 0, sizeof(uint64_t) * mt->n_chunks);
-  memset(mt->have, 0, sizeof(uint64_t) * keymask_words(mt->n_keys));
-  for (uint64_t c = 0; c < mt->n_chunks; c++)
-    mt->chunk_iter[c] = iter;
-  mt->switched_hi = mt->n_chunks;
-  mt->behind = 0;
-  return mirror_ask(m, t, iter, out);
+/* Compressing, iter-1 is asked for and still arriving: its pieces may be
+ * XORed with iter-2, which buffer iter & 1 holds until iter is asked for. */
+static bool ask_waits(const struct mirror *m, const struct mirror_table *mt, uint32_t iter) {
+  uint32_t q = (iter - 1) & 1u;
+  return m->compress && iter > 1 && mt->asked[q] == iter - 1 && mt->missing[q] > 0;
 }
 
 int mirror_request(struct mirror *m, uint32_t t, uint32_t iter, struct rt_outq *out) {
   struct mirror_table *mt = &m->t[t];
-  if (!mt->values || (iter != mt->iter && iter != mt->iter + 1))
-    return mirror_fresh(m, t, iter, out);
-  if (iter == mt->iter)
+  if (!mt->values && mirror_alloc_dense(mt) != 0)
+    return DSANA_ENOMEM;
+  if (mt->asked[iter & 1u] == iter || mt->pending == iter)
     return 0;
-  if (mt->behind > 0) {
-    mt->ahead_want = iter; /* asked for once every chunk holds the front */
-    return 0;
+  if (mt->pending) { /* a later iteration is wanted: the waiting one goes now */
+    int rc = mirror_ask(m, t, mt->pending, out);
+    if (rc)
+      return rc;
   }
-  mt->switched_hi = 0; /* ahead: chunks keep their values until they switch */
-  mt->busy_from = 0;
-  mt->behind = 0;
-  for (uint64_t c = 0; c < mt->n_chunks; c++) {
-    /* a chunk outside the cover gets no piece to switch it: at the front now */
-    uint64_t lo = c * mt->chunk_keys;
-    if (lo + mirror_chunk_len(mt, c) <= mt->cover_lo || lo >= mt->cover_hi)
-      mt->chunk_iter[c] = iter;
-    else
-      mt->behind++;
+  if (ask_waits(m, mt, iter)) {
+    mt->pending = iter;
+    return 0;
   }
   return mirror_ask(m, t, iter, out);
-}
-
-int mirror_need(struct mirror *m, uint32_t t, uint32_t iter, uint64_t from_chunk, struct rt_outq *out) {
-  struct mirror_table *mt = &m->t[t];
-  if (mt->values && mt->iter == iter + 1 && from_chunk >= mt->switched_hi) {
-    mt->busy_from = from_chunk;
-    return 0;
-  }
-  if (mt->values && mt->iter == iter) {
-    mt->busy_from = UINT64_MAX; /* nobody reads an older iteration */
-    return 0;
-  }
-  /* a chunk it needs has switched already, or nobody reads the front's
-   * values any more */
-  return mirror_fresh(m, t, iter, out);
 }
 
 void mirror_iter_start(struct mirror *m, uint32_t iter) {
@@ -196,20 +177,27 @@ int mirror_prefetch(struct mirror *m, uint32_t iter, struct rt_outq *out) {
 }
 
 int mirror_kick(struct mirror *m, struct rt_outq *out) {
-  int zrc = mirror_zc_kick(m, out);
-  if (zrc)
-    return zrc;
   for (uint32_t t = 0; t < m->n_tables; t++) {
     struct mirror_table *mt = &m->t[t];
-    int rc = mt->ahead_want && mt->behind == 0 ? mirror_request(m, t, mt->ahead_want, out) : 0;
+    int rc = mt->pending && !ask_waits(m, mt, mt->pending) ? mirror_ask(m, t, mt->pending, out) : 0;
     if (rc)
       return rc;
   }
-  return 0;
+  return mirror_zc_kick(m, out);
+}
+
+uint64_t mirror_missing(const struct mirror *m, uint32_t t) {
+  const struct mirror_table *mt = &m->t[t];
+  return mt->iter ? mt->missing[mt->iter & 1u] : 0;
+}
+
+const double *mirror_values(const struct mirror *m, uint32_t t, uint32_t iter) {
+  const struct mirror_table *mt = &m->t[t];
+  return !mt->values || mt->sparse ? mt->values : mirror_buf(mt, iter);
 }
 
 bool mirror_chunk_in(const struct mirror_table *mt, uint32_t iter, uint64_t c) {
-  return mt->chunk_iter[c] == iter && mt->chunk_got[c] == mt->chunk_want[c];
+  return iter && mt->asked[iter & 1u] == iter && mt->chunk_got[iter & 1u][c] == mt->chunk_want[c];
 }
 
 bool mirror_chunk_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t c) {
@@ -219,15 +207,10 @@ bool mirror_chunk_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint6
 
 bool mirror_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi) {
   const struct mirror_table *mt = &m->t[t];
-  if (!mt->values || (mt->iter != iter && mt->iter != iter + 1))
+  if (!mt->values || mt->asked[iter & 1u] != iter)
     return false;
   for (uint64_t c = lo / mt->chunk_keys; lo < hi && c <= (hi - 1) / mt->chunk_keys; c++)
     if (!mirror_chunk_in(mt, iter, c))
       return false;
   return true;
-}
-
-void mirror_release(struct mirror *m) {
-  for (uint32_t t = 0; t < m->n_tables; t++)
-    m->t[t].busy_from = UINT64_MAX;
 }

@@ -10,12 +10,16 @@
  * answer in pieces that never straddle a chunk (`chunk_keys` keys of the
  * table's key space), and a chunk is usable once all its wanted keys of
  * that iteration arrived, so a task can start on the first chunks while
- * later ones are still on the wire. Fetching ahead: asking for iteration
- * front+1 keeps every chunk's current values; a chunk switches to the new
- * iteration when its first new piece arrives, provided no held task reads
- * it for the old one any more (mirror_need()); a piece that cannot be taken
- * yet is held back by the driver (mirror_take() says MIRROR_HOLD) with its
- * server's stream behind it, so a table is never buffered twice.
+ * later ones are still on the wire. A dense table has two buffers, one per
+ * parity of the iteration: iteration t+1's values arrive (fetched ahead,
+ * streamed by the servers as each chunk becomes final) while tasks of t
+ * still read t's, and a task handed late in t reads t's chunks whatever has
+ * arrived for t+1. Asking for iteration i empties buffer i & 1, which held
+ * i-2: the worker never asks beyond the iteration after its own, so nobody
+ * reads i-2 any more. Every piece is taken at once. Compressing, the ask
+ * for i waits until i-1 is complete (pieces of i-1 XORed with i-2 decode
+ * against buffer i & 1 until then; see mirror_zc.c): the servers cannot
+ * finish a chunk of i before this worker's tasks read all of i-1 anyway.
  *
  * Sparse (tables the app lists keys for, task_keys()): a task asks for its
  * keys of an iteration; keys already asked for by an earlier request of
@@ -48,21 +52,17 @@ struct mirror_table {
   uint32_t width;
   uint64_t n_keys, chunk_keys, n_chunks;
   uint64_t cover_lo, cover_hi; /* dense: the keys asked for */
-  double *values;              /* n_keys * width, indexed by key; NULL until first used */
+  double *values;              /* indexed by key; dense: two buffers of n_keys * width (buffer p at
+                                * values + p * n_keys * width), sparse: one; NULL until first used */
   const uint64_t *unread;      /* borrowed: keys no task reads, NULL = all read */
-  /* dense */
-  uint64_t *chunk_want; /* wanted keys of each chunk: complete when chunk_got reaches it */
-  uint64_t *chunk_got;  /* wanted keys of each chunk received for chunk_iter[c] */
-  uint32_t *chunk_iter; /* the iteration each chunk's values belong to */
-  uint64_t *have;       /* bitmap: keys received (no key twice) */
-  uint32_t iter;        /* the iteration requested last (the front), 0 = none */
-  uint64_t missing;     /* wanted keys of `iter` not yet received */
-  uint64_t busy_from;   /* chunks >= this are still read for iter-1 */
-  uint64_t switched_hi; /* chunks < this may have switched to iter (fetching ahead) */
-  uint64_t behind;      /* chunks not switched to iter yet */
-  uint32_t ahead_want;  /* iter+1 asked for while chunks were behind: asked once none is */
-  uint32_t *chunk_base; /* compressing: the iteration whose complete values chunk c held when it
-                         * switched to chunk_iter[c] (0: none), what DELTA pieces XOR (mirror_zc.c) */
+  /* dense, per buffer p (iterations of parity p) */
+  uint64_t *chunk_want;   /* wanted keys of each chunk: complete when chunk_got reaches it */
+  uint64_t *chunk_got[2]; /* wanted keys of each chunk received for asked[p] */
+  uint64_t *have[2];      /* bitmap: keys received for asked[p] (no key twice) */
+  uint32_t asked[2];      /* the iteration buffer p was asked for (0 = none) */
+  uint64_t missing[2];    /* wanted keys of asked[p] not yet received */
+  uint32_t iter;          /* the iteration requested last (the front), 0 = none */
+  uint32_t pending;       /* compressing: an iteration to ask for once the one before is in (0 = none) */
   /* sparse */
   uint32_t *key_iter;      /* per key: the iteration it was asked for (0 = never) */
   uint32_t *key_req;       /* per key: the request (sequence) that asked for it */
@@ -92,8 +92,6 @@ struct mirror {
   uint64_t wait_since_ns; /* for traces */
 };
 
-enum mirror_take_rc { MIRROR_TAKEN = 0, MIRROR_HOLD = 1 };
-
 /* Set up for the tables of job this worker may read; chunk_keys per key
  * space (0 = whole). `sparse_tables` bit t: table t is read by key lists. */
 int mirror_init(struct mirror *m, const struct dsana_job *job, const uint64_t *chunk_keys, uint32_t sparse_tables,
@@ -105,18 +103,11 @@ void mirror_fini(struct mirror *m);
  * pieces of at most max_raw_bytes of values. DSANA_ENOMEM. */
 int mirror_set_compress(struct mirror *m, uint64_t max_raw_bytes);
 
-/* Dense: ask every server for table t as of the end of iteration iter-1
- * (nothing if already asked for iter). iter = front+1 fetches ahead (see
- * above); any other iteration starts the table afresh. */
+/* Dense: ask every server for table t as of the end of iteration iter-1,
+ * into buffer iter & 1 (nothing if already asked for iter). The caller
+ * reads no iteration before iter-1 any more. */
 int mirror_request(struct mirror *m, uint32_t t, uint32_t iter, struct rt_outq *out);
-/* Dense: the worker still reads chunks >= from_chunk of table t for
- * iteration iter (UINT64_MAX: none). Fetching ahead, chunks below may
- * switch to the front; if one it still needs switched already, the table
- * is fetched again for iter. */
-int mirror_need(struct mirror *m, uint32_t t, uint32_t iter, uint64_t from_chunk, struct rt_outq *out);
-/* The worker reads no older iteration than the front of any dense table. */
-void mirror_release(struct mirror *m);
-/* Dense: request again every table used before, for iteration iter. */
+/* Dense: request every table used before, for iteration iter. */
 int mirror_prefetch(struct mirror *m, uint32_t iter, struct rt_outq *out);
 /* The worker starts iteration iter: the pieces of it fetched ahead during
  * the one before stop being ahead_in (a task's record reports the bytes of
@@ -126,8 +117,14 @@ void mirror_iter_start(struct mirror *m, uint32_t iter);
 bool mirror_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi);
 /* Dense: chunk c of table t for iter is complete. */
 bool mirror_chunk_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t c);
-/* Asks pending once every chunk is at the front, and plain asks for
- * compressed pieces that did not decode (call after taking pieces). */
+/* Table t's values of iteration iter, indexed by key (dense: its buffer;
+ * sparse: the one buffer), NULL before first use. */
+const double *mirror_values(const struct mirror *m, uint32_t t, uint32_t iter);
+/* Dense: keys of the front iteration of table t not received yet. */
+uint64_t mirror_missing(const struct mirror *m, uint32_t t);
+/* Asks that waited for the iteration before them to be complete, and plain
+ * asks for compressed pieces that did not decode (call after taking
+ * pieces). */
 int mirror_kick(struct mirror *m, struct rt_outq *out);
 
 /* Sparse: task `task` reads keys[0..n) of table t in iteration iter: ask
@@ -136,9 +133,7 @@ int mirror_sparse_request(struct mirror *m, uint32_t t, uint32_t iter, uint32_t 
                           uint32_t *ticket, struct rt_outq *out);
 bool mirror_sparse_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint32_t ticket);
 
-/* A PULL_REPLY from server s: MIRROR_TAKEN (stored, or dropped with a log
- * line), or MIRROR_HOLD: offer it again later and nothing more from s
- * before it (its chunk is still read for the previous iteration). */
-int mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg);
+/* A PULL_REPLY from server s: stored, or dropped with a log line. */
+void mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg);
 
 #endif

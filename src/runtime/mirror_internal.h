@@ -28,17 +28,17 @@ static inline void mirror_count_in(struct mirror *m, uint32_t iter, uint64_t byt
 uint64_t mirror_chunk_len(const struct mirror_table *mt, uint64_t c);
 /* Keys of [lo, hi) a dense fetch asks for (read keys inside the cover). */
 uint64_t mirror_wanted_keys(const struct mirror_table *mt, uint64_t lo, uint64_t hi);
-/* Chunk c holds iteration iter's complete values. */
+/* Chunk c holds iteration iter's complete values (in buffer iter & 1). */
 bool mirror_chunk_in(const struct mirror_table *mt, uint32_t iter, uint64_t c);
+/* Buffer p of dense table mt, indexed by key. */
+static inline double *mirror_buf(const struct mirror_table *mt, uint32_t p) {
+  return mt->values + (p & 1u) * mt->n_keys * mt->width;
+}
 
 /* mirror_zc.c: compressed pieces */
 /* The compression flags of a pull of [lo, hi) of mt for iter. */
 uint32_t mirror_zc_ask_flags(const struct mirror *m, const struct mirror_table *mt, uint32_t iter, uint64_t lo,
                              uint64_t hi);
-/* mt starts afresh: no chunk has a base. DSANA_ENOMEM. */
-int mirror_zc_fresh(const struct mirror *m, struct mirror_table *mt);
-/* Chunk c switches to a new iteration: its values become its base if complete. */
-void mirror_zc_switch(struct mirror_table *mt, uint64_t c);
 /* Decode compressed piece msg from server s (checked but for its
  * payload) of mt: the values in *src (the mirror's scratch), or why not
  * (nothing changed); a piece that does not decode is asked for again,
@@ -52,6 +52,6 @@ void mirror_zc_fini(struct mirror *m);
 /* mirror_sparse.c */
 void mirror_sparse_free(struct mirror_table *mt);
 /* An answer to a sparse request of table t from server s (see mirror_take). */
-int mirror_sparse_take(struct mirror *m, uint32_t s, const struct net_msg *msg);
+void mirror_sparse_take(struct mirror *m, uint32_t s, const struct net_msg *msg);
 
 #endif

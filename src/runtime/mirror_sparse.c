@@ -170,7 +170,7 @@ static bool mark_idx(struct mirror_req *r, uint64_t i0, uint64_t i1) {
   return true;
 }
 
-int mirror_sparse_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
+void mirror_sparse_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
   const struct wire_hdr *h = &msg->hdr;
   struct mirror_table *mt = &m->t[h->table];
   struct mirror_req **pp = mt->values ? find_req(mt, s, h->task, h->iter) : NULL;
@@ -180,7 +180,7 @@ int mirror_sparse_take(struct mirror *m, uint32_t s, const struct net_msg *msg) 
   if (!r) {
     log_debug("dropped PULL_REPLY from server %u (table %u, task %u, iteration %u): no such request", s, h->table,
               h->task, h->iter);
-    return MIRROR_TAKEN;
+    return;
   }
   i0 = sorted_lower_bound_u64(r->keys, r->n, h->key_lo);
   i1 = sorted_lower_bound_u64(r->keys, r->n, h->key_hi);
@@ -194,7 +194,7 @@ int mirror_sparse_take(struct mirror *m, uint32_t s, const struct net_msg *msg) 
   if (why) {
     log_warn("dropped PULL_REPLY from server %u (table %u, task %u, keys [%llu, %llu)): %s", s, h->table, h->task,
              (unsigned long long)h->key_lo, (unsigned long long)h->key_hi, why);
-    return MIRROR_TAKEN;
+    return;
   }
   const double *src = msg->payload;
   for (uint64_t i = i0; i < i1; i++)
@@ -208,5 +208,4 @@ int mirror_sparse_take(struct mirror *m, uint32_t s, const struct net_msg *msg) 
     mt->req_open--;
     update_done(mt);
   }
-  return MIRROR_TAKEN;
 }

@@ -30,36 +30,6 @@ static bool mark_keys(uint64_t *have, uint64_t lo, uint64_t hi) {
   return true;
 }
 
-static void clear_keys(uint64_t *have, uint64_t lo, uint64_t hi) {
-  for (uint64_t k = lo; k < hi;) {
-    uint64_t end = (k / 64 + 1) * 64 < hi ? (k / 64 + 1) * 64 : hi;
-    have[k / 64] &= ~bit_mask(k, end);
-    k = end;
-  }
-}
-
-enum admit { ADMIT_TAKE, ADMIT_HOLD, ADMIT_DROP };
-
-/* May a piece of chunk c for iteration iter be stored now? A chunk still
- * holding an older iteration switches to iter once nobody reads it. */
-static enum admit admit(struct mirror_table *mt, uint32_t iter, uint64_t c) {
-  if (mt->chunk_iter[c] == iter)
-    return ADMIT_TAKE; /* the front's, or the previous iteration's still arriving */
-  if (iter != mt->iter)
-    return ADMIT_DROP;
-  if (mt->chunk_iter[c] + 1 == iter && c >= mt->busy_from)
-    return ADMIT_HOLD; /* still read for the previous iteration */
-  mirror_zc_switch(mt, c);
-  uint64_t lo = c * mt->chunk_keys;
-  clear_keys(mt->have, lo, lo + mirror_chunk_len(mt, c));
-  mt->chunk_got[c] = 0;
-  mt->chunk_iter[c] = iter;
-  mt->behind--;
-  if (c + 1 > mt->switched_hi)
-    mt->switched_hi = c + 1;
-  return ADMIT_TAKE;
-}
-
 /* Values of a shared-buffer answer: where h's keys are in server s's
  * mapped buffer, or NULL with *why. */
 static const double *shm_source(struct mirror *m, uint32_t s, const struct wire_hdr *h, uint64_t slo, uint64_t shi,
@@ -110,70 +80,68 @@ static const char *dense_check(struct mirror *m, uint32_t s, const struct net_ms
   return NULL;
 }
 
-/* Store a checked dense piece. */
+/* Store a checked dense piece in its iteration's buffer. */
 static void dense_store(struct mirror *m, struct mirror_table *mt, const struct wire_hdr *h, const double *src) {
   uint64_t c = h->key_lo / mt->chunk_keys, w = mt->width;
   uint64_t t0 = m->env->trace ? rt_now(m->env) : 0;
+  double *dst = mirror_buf(mt, h->iter);
   if (h->flags & WIRE_F_PACKED && w == 1)
-    keymask_unpack(mt->unread, src, h->key_lo, h->key_hi, mt->values);
+    keymask_unpack(mt->unread, src, h->key_lo, h->key_hi, dst);
   else if (h->flags & WIRE_F_PACKED) {
     for (uint64_t k = h->key_lo; k < h->key_hi; k++)
       if (keymask_read(mt->unread, k)) {
-        memcpy(mt->values + k * w, src, w * sizeof(double));
+        memcpy(dst + k * w, src, w * sizeof(double));
         src += w;
       }
   } else
-    memcpy(mt->values + h->key_lo * w, src, (h->key_hi - h->key_lo) * w * sizeof(double));
+    memcpy(dst + h->key_lo * w, src, (h->key_hi - h->key_lo) * w * sizeof(double));
   if (t0)
     trace_span(m->env->trace, "piece in", "transfer", t0, rt_now(m->env), h->iter, "chunk", (double)c);
   uint64_t keys = keymask_count(mt->unread, h->key_lo, h->key_hi);
-  mt->chunk_got[c] += keys;
-  if (h->iter == mt->iter)
-    mt->missing -= keys;
+  mt->chunk_got[h->iter & 1u][c] += keys;
+  mt->missing[h->iter & 1u] -= keys;
   if (!(h->flags & WIRE_F_SHARED)) /* shared buffers cross no link */
     mirror_count_in(m, h->iter, WIRE_HDR_BYTES + h->payload_bytes,
                     WIRE_HDR_BYTES + (uint64_t)h->count * w * sizeof(double));
 }
 
-static int dense_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
+static void dense_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
   const struct wire_hdr *h = &msg->hdr;
   struct mirror_table *mt = &m->t[h->table];
   uint64_t slo, shi;
   shard_range(mt->n_keys, m->n_servers, s, &slo, &shi);
   const double *src = NULL;
   const char *why = NULL;
-  enum admit a = ADMIT_DROP;
-  if (!mt->values || h->iter + 1 < mt->iter) {
+  /* a piece of an iteration whose buffer was asked for a later one since
+   * (the worker moved on) is no one's */
+  if (!mt->values || h->iter < mt->asked[h->iter & 1u]) {
     log_debug("dropped PULL_REPLY from server %u for iteration %u: superseded", s, h->iter);
-    return MIRROR_TAKEN;
+    return;
   }
-  if (h->iter != mt->iter && h->iter + 1 != mt->iter)
+  if (h->iter == 0 || h->iter != mt->asked[h->iter & 1u])
     why = "iteration not asked for";
   else if ((why = dense_check(m, s, msg, slo, shi, &src)) != NULL)
     ;
-  else if ((a = admit(mt, h->iter, h->key_lo / mt->chunk_keys)) == ADMIT_HOLD)
-    return MIRROR_HOLD;
-  else if (a == ADMIT_DROP) {
-    log_debug("dropped PULL_REPLY from server %u for iteration %u: superseded", s, h->iter);
-    return MIRROR_TAKEN;
-  } else if ((h->flags & WIRE_F_ZSTD) && (why = mirror_zc_decode(m, s, mt, msg, &src)) != NULL)
+  else if ((h->flags & WIRE_F_ZSTD) && (why = mirror_zc_decode(m, s, mt, msg, &src)) != NULL)
     ;
-  else if (!mark_keys(mt->have, h->key_lo, h->key_hi))
+  else if (!mark_keys(mt->have[h->iter & 1u], h->key_lo, h->key_hi))
     why = "keys received twice";
   if (why) {
     log_warn("dropped PULL_REPLY from server %u (table %u, iteration %u, keys [%llu, %llu)): %s", s, h->table, h->iter,
              (unsigned long long)h->key_lo, (unsigned long long)h->key_hi, why);
-    return MIRROR_TAKEN;
+    return;
   }
   dense_store(m, mt, h, src);
-  return MIRROR_TAKEN;
 }
 
-int mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
+void mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
   const struct wire_hdr *h = &msg->hdr;
   if (h->type != WIRE_PULL_REPLY || h->table >= m->n_tables || !m->t[h->table].used || s >= m->n_servers) {
     log_warn("dropped %s from server %u: table %u not read here", wire_type_name(h->type), s, h->table);
-    return MIRROR_TAKEN;
+    return;
   }
-  return m->t[h->table].sparse ? mirror_sparse_take(m, s, msg) : dense_take(m, s, msg);
+  if (m->t[h->table].sparse)
+    mirror_sparse_take(m, s, msg);
+  else
+    dense_take(m, s, msg);
 }

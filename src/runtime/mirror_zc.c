@@ -3,16 +3,12 @@
  * mirror.h, net/zcodec.h).
  *
  * A server may XOR the values of iteration t with those of iteration t-1
- * (WIRE_F_DELTA) only if the worker holds exactly those: a pull says so
- * when every chunk it covers holds iteration t-1's complete values. A
- * chunk keeps them as its base when it switches to t (chunk_base), and the
- * keys of a piece not received yet for t still hold them, so a DELTA piece
- * decodes against the mirror's values in place; one whose chunk has no
- * such base (the table started afresh since the pull) is dropped, as is
- * any piece that does not decode: nothing of it is applied. The keys of
- * one that does not decode are asked for again without compression (a
- * corrupted payload costs a round trip, not the job); the others are
- * answered by the pulls that started the table afresh.
+ * (WIRE_F_DELTA) only if the worker holds exactly those: a pull of t says
+ * so when its other buffer holds all of t-1 (the ask for t waits for that,
+ * mirror.h), and the piece decodes against it. A piece whose base is not
+ * complete (the table was asked for afresh since), or that does not
+ * decode, is not applied: its keys are asked for again without
+ * compression (a corrupted payload costs a round trip, not the job).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,38 +36,17 @@ int mirror_set_compress(struct mirror *m, uint64_t max_raw_bytes) {
 void mirror_zc_fini(struct mirror *m) {
   zcodec_destroy(m->zc);
   zcodec_piece_fini(&m->zpiece);
-  for (uint32_t t = 0; t < m->n_tables; t++)
-    free(m->t[t].chunk_base);
   free(m->refetch);
-}
-
-/* Chunk c holds iteration iter's complete values. */
-static bool complete(const struct mirror_table *mt, uint32_t iter, uint64_t c) {
-  return iter && mt->chunk_iter[c] == iter && mt->chunk_got[c] == mt->chunk_want[c];
 }
 
 uint32_t mirror_zc_ask_flags(const struct mirror *m, const struct mirror_table *mt, uint32_t iter, uint64_t lo,
                              uint64_t hi) {
+  (void)lo;
+  (void)hi; /* a buffer is asked for whole: the other holds (or gets) all of iter-1 */
   if (!m->compress)
     return 0;
-  for (uint64_t c = lo / mt->chunk_keys; lo < hi && c <= (hi - 1) / mt->chunk_keys; c++)
-    if (!complete(mt, iter - 1, c))
-      return WIRE_F_ZSTD;
-  return WIRE_F_ZSTD | WIRE_F_DELTA;
-}
-
-int mirror_zc_fresh(const struct mirror *m, struct mirror_table *mt) {
-  if (!m->compress)
-    return 0;
-  if (!mt->chunk_base && !(mt->chunk_base = malloc(mt->n_chunks * sizeof *mt->chunk_base)))
-    return DSANA_ENOMEM;
-  memset(mt->chunk_base, 0, mt->n_chunks * sizeof *mt->chunk_base);
-  return 0;
-}
-
-void mirror_zc_switch(struct mirror_table *mt, uint64_t c) {
-  if (mt->chunk_base)
-    mt->chunk_base[c] = complete(mt, mt->chunk_iter[c], c) ? mt->chunk_iter[c] : 0;
+  uint32_t q = (iter - 1) & 1u;
+  return iter > 1 && mt->asked[q] == iter - 1 && mt->missing[q] == 0 ? WIRE_F_ZSTD | WIRE_F_DELTA : WIRE_F_ZSTD;
 }
 
 /* Ask server s for piece h again, plainly (nothing if out of memory: the
@@ -112,16 +87,18 @@ const char *mirror_zc_decode(struct mirror *m, uint32_t s, const struct mirror_t
     return "compressed answer not asked for";
   if (words > m->max_raw_bytes / sizeof(double))
     return "compressed piece larger than a message";
-  if (delta && (h->iter < 2 || !mt->chunk_base || mt->chunk_base[c] != h->iter - 1))
+  if (delta && (h->iter < 2 || !mirror_chunk_in(mt, h->iter - 1, c))) {
+    refetch(m, s, h); /* its base is incomplete: a piece of iter-1 was dropped */
     return "XORed with values this worker does not hold";
+  }
   if (zcodec_piece_reserve(&m->zpiece, words) != 0)
     return "out of memory for decoding";
   const double *base = NULL;
   if (delta && (h->flags & WIRE_F_PACKED)) {
-    keymask_pack_wide(mt->unread, mt->values, mt->width, h->key_lo, h->key_hi, m->zpiece.base);
+    keymask_pack_wide(mt->unread, mirror_buf(mt, h->iter - 1), mt->width, h->key_lo, h->key_hi, m->zpiece.base);
     base = m->zpiece.base;
   } else if (delta) {
-    base = mt->values + h->key_lo * mt->width;
+    base = mirror_buf(mt, h->iter - 1) + h->key_lo * mt->width;
   }
   const char *why = NULL;
   int rc = zcodec_decode(m->zc, msg->payload, (size_t)h->payload_bytes, base, m->zpiece.vals, words, &why);

@@ -79,25 +79,19 @@ static int hand_out(struct scheduler *s, uint32_t w) {
   return rc == DSANA_EAGAIN ? 0 : rc;
 }
 
-/* With fetching ahead, a worker left with nothing to do in this iteration
- * starts fetching the next one's input: servers stream it chunk by chunk
- * as the rest of the cluster finishes them, so the transfer overlaps the
- * end of this iteration. Once every task is handed out, the word goes to
- * every worker at once, to act on after the tasks it holds (its reports,
- * behind its pushes on a slow link, would bring it late). Should a task of
- * this iteration reach it after all (a lost worker's), it fetches this
- * iteration's input again. */
+/* With fetching ahead, a worker that runs tasks in this iteration fetches
+ * the next one's input at once, into its mirror's other buffer: servers
+ * stream each chunk as it becomes final, so the transfer overlaps this
+ * iteration's work, and a task handed to it late still reads this
+ * iteration's values. The word rides ITER_START; a worker handed its first
+ * task later gets it then. */
 static void fetch_ahead(struct scheduler *s, uint32_t w, bool starting, struct rt_outq *out) {
   struct peer_slot *p = &s->workers[w];
   /* a worker that ran nothing in this iteration is unlikely to run anything
    * in the next one: its table would be fetched for nothing */
   if (p->handed == 0)
     return;
-  /* static, block-wise: its tasks are all handed at the start (idle for
-   * the policy); else: all done and nothing to steal */
-  bool done = p->outstanding == 0 || sched_remaining(s->policy) == 0 ||
-              (s->cfg.sched == SCHED_STATIC && s->blocks && sched_queued_cost(s->policy, w) <= 0);
-  if (!s->fetch_ahead || p->ahead || !done || p->lost || p->joining || s->stopping ||
+  if (!s->fetch_ahead || p->ahead || p->lost || p->joining || s->stopping ||
       (s->job.max_iter && s->iter >= s->job.max_iter))
     return;
   p->ahead = true;
@@ -433,8 +427,7 @@ int sch_on_task_done(struct scheduler *s, uint32_t w, const struct net_msg *m, s
   int rc = hand_out(s, w);
   if (!rc)
     rc = flush_batch(s, w, out);
-  for (uint32_t v = 0; !rc && v < s->cfg.n_workers; v++)
-    if (v == w || sched_remaining(s->policy) == 0)
-      fetch_ahead(s, v, false, out);
+  if (!rc)
+    fetch_ahead(s, w, false, out);
   return rc ? rc : maybe_end(s, out);
 }

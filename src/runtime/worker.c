@@ -63,10 +63,11 @@ static void find_sparse(struct worker *w) {
       }
 }
 
-/* Only the block table is read densely: running ahead fetches nothing else. */
-static bool only_block_table_dense(const struct worker *w) {
+/* The block table is the only table read: running ahead fetches nothing
+ * else (a sparse table has one buffer, which the running iteration reads). */
+static bool only_block_table_read(const struct worker *w) {
   for (uint32_t t = 0; t < w->job.n_tables; t++)
-    if (t != w->job.block_table && w->mirror.t[t].used && !w->mirror.t[t].sparse)
+    if (t != w->job.block_table && w->mirror.t[t].used)
       return false;
   return true;
 }
@@ -88,8 +89,7 @@ static int join(struct worker *w) {
   /* block by block when the block table comes in several chunks (or the
    * app has block hooks only: then one block when it comes whole) */
   w->blocks = b != JOB_NONE && w->app->task_block && (w->mirror.t[b].n_chunks > 1 || !w->app->run_task);
-  w->run_ahead =
-      w->blocks && w->map->sched == SCHED_STATIC && (w->map->flags & MAP_F_FETCH_AHEAD) && only_block_table_dense(w);
+  w->run_ahead = w->blocks && (w->map->flags & MAP_F_FETCH_AHEAD) && only_block_table_read(w);
   w->values_per_msg = config_values_per_msg(w->map->max_payload);
   return wtasks_alloc(w);
 }
@@ -200,8 +200,7 @@ int worker_on_msg(struct worker *w, const struct rt_from *from, const struct net
     log_warn("ignored %s from server %u", wire_type_name(m->hdr.type), from->index);
     return 0;
   }
-  if (mirror_take(&w->mirror, from->index, m) == MIRROR_HOLD)
-    return DSANA_EAGAIN;
+  mirror_take(&w->mirror, from->index, m);
   return mirror_kick(&w->mirror, out);
 }
 

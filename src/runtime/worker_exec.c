@@ -56,7 +56,7 @@ const double *dsana_read(const struct dsana_task_ctx *ctx, uint32_t table) {
   struct job_range r;
   if (table >= w->job.n_tables || !job_task_reads(&w->job, ctx->task, table, &r))
     return NULL;
-  return w->mirror.t[table].values;
+  return mirror_values(&w->mirror, table, ctx->iter);
 }
 
 uint32_t dsana_servers(const struct dsana_task_ctx *ctx) { return ctx->rt->w->map->n_servers; }

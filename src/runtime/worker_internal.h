@@ -35,11 +35,10 @@ struct worker {
   /* the iteration */
   uint32_t iter; /* started last (ITER_START) */
   double globals[DSANA_MAX_GLOBALS];
-  bool blocks;          /* tasks run block by block as the block table's chunks arrive */
-  bool run_ahead;       /* static scheduling, fetching ahead: done tasks start again for the next iteration */
-  uint32_t ahead_iter;  /* FETCH_AHEAD received for this iteration (0 = none) */
-  uint32_t ahead_after; /* FETCH_AHEAD for this iteration came while tasks ran: once they are done (0 = none) */
-  uint32_t sparse;      /* bit t: table t is read by key lists */
+  bool blocks;         /* tasks run block by block as the block table's chunks arrive */
+  bool run_ahead;      /* static scheduling, fetching ahead: done tasks start again for the next iteration */
+  uint32_t ahead_iter; /* FETCH_AHEAD received for this iteration (0 = none) */
+  uint32_t sparse;     /* bit t: table t is read by key lists */
   bool one_block_items;
   /* tasks */
   struct wtask *slots; /* 2 x n_tasks: this iteration's and the next one's */

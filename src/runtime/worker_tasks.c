@@ -12,15 +12,16 @@
  * contiguous assignment), which lets the servers' chunks of the next
  * iteration become final early and in order.
  *
- * Running ahead: under static scheduling a worker runs the same tasks every
- * iteration. Once the scheduler has nothing more for it in iteration t
- * (FETCH_AHEAD), it fetches t+1's input chunk by chunk as the chunks it has
- * finished reading for t switch over (mirror.h), and each task it finishes
- * for t starts again, provisionally, for t+1: its blocks run as t+1's
- * chunks arrive, before the scheduler's barrier. A provisional instance
- * ends (the end needs t+1's globals) only after ITER_START of t+1 and the
- * TASKS that hands it to this worker again; one never handed is dropped.
- * Sums still run in chunk order, so results are unchanged.
+ * Running ahead: a worker mostly runs the same tasks every iteration (the
+ * plan is sticky). Told to fetch ahead (WIRE_F_AHEAD with ITER_START of
+ * t, or FETCH_AHEAD), it asks for t+1's input at once, into the mirror's
+ * other buffer (mirror.h): servers stream each chunk as it becomes final.
+ * Each task it finishes for t starts again, provisionally, for t+1: its
+ * blocks run as t+1's chunks arrive, before the scheduler's barrier. A
+ * provisional instance ends (the end needs t+1's globals) only after
+ * ITER_START of t+1 and the TASKS that hands it to this worker again; one
+ * never handed is dropped. Sums still run in chunk order, so results are
+ * unchanged.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,26 @@ void wtasks_free(struct worker *w) {
 
 /* ---- instances ------------------------------------------------------------ */
 
+/* Add slot s to the order instances are served in: the order they came,
+ * except block-wise instances, by iteration then task (ascending keys
+ * under contiguous assignment): their blocks run chunk by chunk over every
+ * instance held, so a task's end and push come in key order whatever order
+ * they were handed in, and the servers' chunks of the next iteration
+ * become final early and in the order the next iteration reads them. */
+static void order_insert(struct worker *w, uint32_t s) {
+  uint32_t at = w->n_held;
+  const struct wtask *wt = &w->slots[s];
+  while (w->blocks && at > 0) {
+    const struct wtask *prev = &w->slots[w->order[at - 1]];
+    if (prev->iter < wt->iter || (prev->iter == wt->iter && prev->task < wt->task))
+      break;
+    at--;
+  }
+  memmove(&w->order[at + 1], &w->order[at], sizeof *w->order * (w->n_held - at));
+  w->order[at] = s;
+  w->n_held++;
+}
+
 static struct wtask *instance_begin(struct worker *w, uint32_t task, uint32_t iter, bool provisional) {
   uint32_t s = 0;
   while (s < w->n_slots && w->slots[s].live)
@@ -96,7 +117,7 @@ static struct wtask *instance_begin(struct worker *w, uint32_t task, uint32_t it
   wt->rt = (struct dsana_task_rt){.w = w, .wt = wt};
   wt->ctx = (struct dsana_task_ctx){
       .task = task, .iter = iter, .lo = d->lo, .hi = d->hi, .globals = w->globals, .sums = sums, .rt = &wt->rt};
-  w->order[w->n_held++] = s;
+  order_insert(w, s);
   return wt;
 }
 
@@ -163,7 +184,6 @@ int wtasks_receive(struct worker *w, const uint32_t *tasks, uint32_t n) {
 
 int wtasks_iter_start(struct worker *w, bool ran_before, struct rt_outq *out) {
   w->n_ran = 0;
-  w->ahead_after = 0;
   w->last_task_end_ns = 0;
   drop_provisional(w, w->iter);
   mirror_iter_start(&w->mirror, w->iter);
@@ -172,20 +192,10 @@ int wtasks_iter_start(struct worker *w, bool ran_before, struct rt_outq *out) {
   return ran_before ? mirror_prefetch(&w->mirror, w->iter, out) : 0;
 }
 
-/* No task held or queued: what the worker has fetched is read by no one. */
-static bool holds_nothing(const struct worker *w) { return w->q_len == 0 && w->n_held == 0; }
-
 int wtasks_fetch_ahead(struct worker *w, uint32_t iter, struct rt_outq *out) {
-  if (iter != w->iter + 1)
-    return 0;
-  drop_provisional(w, UINT32_MAX);
-  bool idle = holds_nothing(w);
-  w->ahead_after = idle || w->blocks ? 0 : iter; /* the tasks it holds read this iteration's input */
-  if (w->ahead_after)
+  if (iter != w->iter + 1 || w->ahead_iter == iter)
     return 0;
   int rc = mirror_prefetch(&w->mirror, iter, out);
-  if (idle)
-    mirror_release(&w->mirror);
   if (rc || !w->run_ahead)
     return rc;
   w->ahead_iter = iter;
@@ -243,8 +253,8 @@ static int input_ready(struct worker *w, struct wtask *wt, bool *ready, struct r
         return rc;
       *ready = *ready && mirror_sparse_ready(&w->mirror, r->table, wt->iter, wt->tickets[r->table]);
     } else {
-      /* the whole table, read at once: nothing older is read any more */
-      if ((rc = mirror_need(&w->mirror, r->table, wt->iter, 0, out)) != 0)
+      /* the whole table, read at once */
+      if ((rc = mirror_request(&w->mirror, r->table, wt->iter, out)) != 0)
         return rc;
       *ready = *ready && mirror_ready(&w->mirror, r->table, wt->iter, r->lo, r->hi);
     }
@@ -253,22 +263,18 @@ static int input_ready(struct worker *w, struct wtask *wt, bool *ready, struct r
   return 0;
 }
 
-/* Block mode: tell the mirror which chunks of the block table the held
- * instances still read: from the lowest next block of the oldest
- * iteration held (see mirror_need). */
+/* Block mode: the block table is asked for every iteration a held
+ * instance reads (the running one, and the next when running ahead). */
 static int blocks_need(struct worker *w, struct rt_outq *out) {
-  uint32_t oldest = UINT32_MAX;
-  uint64_t from = UINT64_MAX;
+  uint32_t asked = 0;
   for (uint32_t i = 0; i < w->n_held; i++) {
-    const struct wtask *wt = &w->slots[w->order[i]];
-    if (wt->iter < oldest) {
-      oldest = wt->iter;
-      from = wt->next_chunk;
-    } else if (wt->iter == oldest && wt->next_chunk < from) {
-      from = wt->next_chunk;
-    }
+    uint32_t iter = w->slots[w->order[i]].iter;
+    int rc = iter == asked ? 0 : mirror_request(&w->mirror, w->job.block_table, iter, out);
+    if (rc)
+      return rc;
+    asked = iter;
   }
-  return w->n_held ? mirror_need(&w->mirror, w->job.block_table, oldest, from, out) : 0;
+  return 0;
 }
 
 /* ---- items ------------------------------------------------------------- */
@@ -298,7 +304,7 @@ static int instance_item(struct worker *w, struct wtask *wt, struct witem *it, b
     it->kind = WITEM_BLOCK;
     it->chunk = wt->next_chunk;
     it->chunk_end = c;
-    it->overlap = mt->missing > 0;
+    it->overlap = mirror_missing(&w->mirror, w->job.block_table) > 0;
     *found = true;
     return 0;
   }
@@ -379,8 +385,7 @@ int wtasks_done(struct worker *w, struct witem *it, struct rt_outq *out) {
   }
   for (uint32_t i = 0; i < w->n_held; i++)
     if (&w->slots[w->order[i]] == wt) {
-      int rc = instance_finish(w, i, out);
-      return rc || !holds_nothing(w) || !w->ahead_after ? rc : wtasks_fetch_ahead(w, w->ahead_after, out);
+      return instance_finish(w, i, out);
     }
   return DSANA_ESTATE;
 }

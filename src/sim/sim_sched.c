@@ -5,7 +5,7 @@
  * ITER_START (one to each worker in turn up to its depth, then block-wise
  * workers' budget); then per TASK_DONE the records go to sched_report() and
  * the worker is topped up to its depth through sched_next() (stealing
- * included); a worker left with nothing is told to fetch ahead. Once every
+ * included); a worker running tasks is told to fetch ahead at once. Once every
  * server reported and every task is done: the iteration's record to the
  * observer, ITER_END to the servers, and the next ITER_START.
  */
@@ -98,15 +98,13 @@ static struct sim_msg *batch_msg(struct sim *sim, enum sim_msg_type type, uint32
   return m;
 }
 
-/* fetch_ahead() of scheduler_iter.c: a worker with nothing left fetches t+1's input. */
+/* fetch_ahead() of scheduler_iter.c: a worker running tasks fetches t+1's input at once. */
 static double fetch_ahead(struct sim *sim, uint32_t w, bool starting, double t) {
   struct sim_sched *s = &sim->s;
   struct sim_wslot *p = &s->w[w];
   if (p->handed == 0)
     return t;
-  bool done = p->outstanding == 0 ||
-              (sim->cfg->sched == SCHED_STATIC && sim->wk.blocks && sched_queued_cost(s->policy, w) <= 0);
-  if (!sim->wk.fetch_ahead || p->ahead || !done || s->iter >= sim->opt->max_iter)
+  if (!sim->wk.fetch_ahead || p->ahead || s->iter >= sim->opt->max_iter)
     return t;
   p->ahead = true;
   if (starting)

@@ -152,8 +152,7 @@ static void enqueue(struct sim *sim, uint32_t i, const struct sim_msg *m) {
 /* The scheduler says: fetch iteration iter's input now (fetch_ahead). */
 static double fetch_ahead(struct sim *sim, uint32_t i, uint32_t iter, double t) {
   struct sim_worker *w = &sim->w[i];
-  bool idle = w->q_len == 0 && w->running == NONE;
-  if (iter != w->iter + 1 || (!idle && !sim->wk.blocks))
+  if (iter != w->iter + 1)
     return t;
   return pull(sim, i, iter, t);
 }

@@ -94,13 +94,12 @@ static struct wire_hdr encode_piece(struct fixture *f, uint32_t iter, uint64_t l
   return h;
 }
 
-/* Offer [lo, hi) of iter compressed; the mirror's answer. */
-static int zpiece(struct fixture *f, uint32_t iter, uint64_t lo, uint64_t hi, bool delta) {
+/* Offer [lo, hi) of iter compressed. */
+static void zpiece(struct fixture *f, uint32_t iter, uint64_t lo, uint64_t hi, bool delta) {
   uint8_t *p;
   struct wire_hdr h = encode_piece(f, iter, lo, hi, delta, &p);
-  int rc = offer(f, 0, &h, (const double *)p);
+  offer(f, 0, &h, (const double *)p);
   free(p);
-  return rc;
 }
 
 static void check_conv(struct fixture *f, uint32_t iter, uint64_t lo, uint64_t hi) {
@@ -108,7 +107,7 @@ static void check_conv(struct fixture *f, uint32_t iter, uint64_t lo, uint64_t h
   for (uint64_t k = lo; k < hi; k++)
     for (uint32_t j = 0; j < w; j++)
       if (keymask_read(f->m.t[0].unread, k))
-        assert_true(f->m.t[0].values[k * w + j] == conv(iter, k, j));
+        assert_true(mirror_values(&f->m, 0, iter)[k * w + j] == conv(iter, k, j));
 }
 
 /* mirror_kick() asks n times for keys of [3 CK, 4 CK) of iteration 2
@@ -131,7 +130,7 @@ static void first_iteration(struct fixture *f) {
   assert_int_equal(mirror_request(&f->m, 0, 1, &f->q), 0);
   assert_int_equal(pull_flags(f, 1), WIRE_F_ZSTD);
   for (uint64_t c = 0; c < N / CK; c++)
-    assert_int_equal(zpiece(f, 1, c * CK, (c + 1) * CK, false), MIRROR_TAKEN);
+    zpiece(f, 1, c * CK, (c + 1) * CK, false);
   assert_true(mirror_ready(&f->m, 0, 1, 0, N));
   check_conv(f, 1, 0, N);
 }
@@ -145,13 +144,12 @@ static void test_asks_and_decodes(void **state) {
   /* every chunk holds iteration 1: iteration 2 may come XORed with it */
   assert_int_equal(mirror_request(&f->m, 0, 2, &f->q), 0);
   assert_int_equal(pull_flags(f, 2), WIRE_F_ZSTD | WIRE_F_DELTA);
-  mirror_release(&f->m);
   for (uint64_t c = 0; c < N / CK; c++) {
     if (c == 4) { /* a chunk in two pieces: the second XORs values still iteration 1's */
-      assert_int_equal(zpiece(f, 2, 4 * CK, 4 * CK + 15, true), MIRROR_TAKEN);
-      assert_int_equal(zpiece(f, 2, 4 * CK + 15, 5 * CK, true), MIRROR_TAKEN);
+      zpiece(f, 2, 4 * CK, 4 * CK + 15, true);
+      zpiece(f, 2, 4 * CK + 15, 5 * CK, true);
     } else {
-      assert_int_equal(zpiece(f, 2, c * CK, (c + 1) * CK, c % 2 == 0), MIRROR_TAKEN); /* either kind */
+      zpiece(f, 2, c * CK, (c + 1) * CK, c % 2 == 0); /* either kind */
     }
   }
   assert_true(mirror_ready(&f->m, 0, 2, 0, N));
@@ -170,7 +168,6 @@ static void test_bad_pieces_dropped(void **state) {
   first_iteration(f);
   assert_int_equal(mirror_request(&f->m, 0, 2, &f->q), 0);
   rt_outq_clear(&f->q);
-  mirror_release(&f->m);
   uint64_t sent = f->m.bytes_in;
   uint8_t *p;
   struct wire_hdr good = encode_piece(f, 2, 3 * CK, 4 * CK, true, &p), h;
@@ -180,19 +177,19 @@ static void test_bad_pieces_dropped(void **state) {
   /* truncated, trailing bytes, the wrong count */
   h = good;
   h.payload_bytes = len - 1;
-  assert_int_equal(offer(f, 0, &h, (const double *)p), MIRROR_TAKEN);
+  offer(f, 0, &h, (const double *)p);
   memcpy(bad, p, len);
   memset(bad + len, 0, 8);
   h = good;
   h.payload_bytes = len + 8;
-  assert_int_equal(offer(f, 0, &h, (const double *)bad), MIRROR_TAKEN);
+  offer(f, 0, &h, (const double *)bad);
   h = good;
   h.count = CK - 1;
   h.key_hi = 4 * CK - 1;
-  assert_int_equal(offer(f, 0, &h, (const double *)p), MIRROR_TAKEN);
+  offer(f, 0, &h, (const double *)p);
   h = good;
   h.count = CK + 1;
-  assert_int_equal(offer(f, 0, &h, (const double *)p), MIRROR_TAKEN);
+  offer(f, 0, &h, (const double *)p);
   assert_false(mirror_chunk_ready(&f->m, 0, 2, 3));
   assert_int_equal(f->m.bytes_in, sent);
   check_conv(f, 1, 3 * CK, 4 * CK);
@@ -200,11 +197,11 @@ static void test_bad_pieces_dropped(void **state) {
    * short) are asked for again, uncompressed */
   expect_refetch(f, 3);
   /* the good piece still goes in */
-  assert_int_equal(offer(f, 0, &good, (const double *)p), MIRROR_TAKEN);
+  offer(f, 0, &good, (const double *)p);
   assert_true(mirror_chunk_ready(&f->m, 0, 2, 3));
   check_conv(f, 2, 3 * CK, 4 * CK);
   /* and a second copy of it is refused (keys received twice) */
-  assert_int_equal(offer(f, 0, &good, (const double *)p), MIRROR_TAKEN);
+  offer(f, 0, &good, (const double *)p);
   check_conv(f, 2, 3 * CK, 4 * CK);
   free(bad);
   free(p);
@@ -223,15 +220,14 @@ static void test_flipped_bytes(void **state) {
   uint8_t *bad = malloc(len);
   assert_non_null(bad);
   for (size_t i = 0; i < len; i++) {
-    void *g;
+    void *g = NULL;
     assert_int_equal(setup(&g), 0);
     first_iteration(g);
     assert_int_equal(mirror_request(&((struct fixture *)g)->m, 0, 2, &((struct fixture *)g)->q), 0);
-    mirror_release(&((struct fixture *)g)->m);
     rt_outq_clear(&((struct fixture *)g)->q);
     memcpy(bad, p, len);
     bad[i] ^= 0x10;
-    assert_int_equal(offer(g, 0, &good, (const double *)bad), MIRROR_TAKEN);
+    offer(g, 0, &good, (const double *)bad);
     if (mirror_chunk_ready(&((struct fixture *)g)->m, 0, 2, 3)) {
       check_conv(g, 2, 3 * CK, 4 * CK);
     } else {
@@ -251,12 +247,48 @@ static void test_delta_without_base_dropped(void **state) {
   struct fixture *f = *state;
   assert_int_equal(mirror_request(&f->m, 0, 2, &f->q), 0); /* fresh: chunks hold nothing */
   assert_int_equal(pull_flags(f, 2), WIRE_F_ZSTD);
-  assert_int_equal(zpiece(f, 2, 0, CK, true), MIRROR_TAKEN);
+  zpiece(f, 2, 0, CK, true);
   assert_false(mirror_chunk_ready(&f->m, 0, 2, 0));
   check_untouched(f, 0, 0, CK);
-  assert_int_equal(zpiece(f, 2, 0, CK, false), MIRROR_TAKEN);
+  zpiece(f, 2, 0, CK, false);
   assert_true(mirror_chunk_ready(&f->m, 0, 2, 0));
   check_conv(f, 2, 0, CK);
+}
+
+/* The ask for iteration 2 waits until all of 1 is in (its pieces XORed
+ * with nothing decode in the buffer 2 would empty): then it goes, once,
+ * XORed with 1. An ask for 3 meanwhile sends the waiting one first. */
+static void test_ask_waits_for_base(void **state) {
+  struct fixture *f = *state;
+  assert_int_equal(mirror_request(&f->m, 0, 1, &f->q), 0);
+  assert_int_equal(pull_flags(f, 1), WIRE_F_ZSTD);
+  zpiece(f, 1, 0, CK, false);
+  assert_int_equal(mirror_request(&f->m, 0, 2, &f->q), 0);
+  assert_int_equal(f->q.n, 0); /* waits */
+  for (uint64_t c = 1; c < N / CK; c++) {
+    assert_int_equal(mirror_kick(&f->m, &f->q), 0);
+    assert_int_equal(f->q.n, 0);
+    zpiece(f, 1, c * CK, (c + 1) * CK, false);
+  }
+  assert_int_equal(mirror_kick(&f->m, &f->q), 0);
+  assert_int_equal(pull_flags(f, 2), WIRE_F_ZSTD | WIRE_F_DELTA);
+  assert_int_equal(mirror_kick(&f->m, &f->q), 0);
+  assert_int_equal(f->q.n, 0); /* once */
+  zpiece(f, 2, 0, CK, true);
+  assert_true(mirror_chunk_ready(&f->m, 0, 2, 0));
+  check_conv(f, 2, 0, CK);
+  check_conv(f, 1, 0, N);
+  /* 3 waits for the rest of 2; an ask for 4 sends 3 at once (plain: 2 is
+   * not whole), and 4 waits for 3 */
+  assert_int_equal(mirror_request(&f->m, 0, 3, &f->q), 0);
+  assert_int_equal(f->q.n, 0);
+  assert_int_equal(mirror_request(&f->m, 0, 4, &f->q), 0);
+  assert_int_equal(pull_flags(f, 3), WIRE_F_ZSTD);
+  for (uint64_t c = 0; c < N / CK; c++)
+    zpiece(f, 3, c * CK, (c + 1) * CK, false);
+  assert_int_equal(mirror_kick(&f->m, &f->q), 0);
+  assert_int_equal(pull_flags(f, 4), WIRE_F_ZSTD | WIRE_F_DELTA);
+  check_conv(f, 3, 0, N);
 }
 
 /* Width 2, every other key unread: pieces are packed, and so is the base. */
@@ -265,9 +297,8 @@ static void test_packed_delta(void **state) {
   first_iteration(f);
   assert_int_equal(mirror_request(&f->m, 0, 2, &f->q), 0);
   assert_int_equal(pull_flags(f, 2), WIRE_F_ZSTD | WIRE_F_DELTA);
-  mirror_release(&f->m);
   for (uint64_t c = 0; c < N / CK; c++)
-    assert_int_equal(zpiece(f, 2, c * CK, (c + 1) * CK, true), MIRROR_TAKEN);
+    zpiece(f, 2, c * CK, (c + 1) * CK, true);
   assert_true(mirror_ready(&f->m, 0, 2, 0, N));
   check_conv(f, 2, 0, N);
 }
@@ -276,7 +307,7 @@ static void test_packed_delta(void **state) {
 static void test_not_asked(void **state) {
   struct fixture *f = *state;
   request(f, 0, 1); /* plain pulls: no compression flag */
-  assert_int_equal(zpiece(f, 1, 0, CK, false), MIRROR_TAKEN);
+  zpiece(f, 1, 0, CK, false);
   assert_false(mirror_chunk_ready(&f->m, 0, 1, 0));
   check_untouched(f, 0, 0, CK);
 }
@@ -287,6 +318,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_bad_pieces_dropped, setup, teardown),
       cmocka_unit_test_setup_teardown(test_flipped_bytes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_delta_without_base_dropped, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ask_waits_for_base, setup, teardown),
       cmocka_unit_test_setup_teardown(test_packed_delta, setup_packed, teardown),
       cmocka_unit_test_setup_teardown(test_not_asked, setup_plain, teardown),
   };
