@@ -1,7 +1,8 @@
 /* chunk.c - see chunk.h. */
 #include "policy/chunk.h"
 
-#define CHUNK_MIN_BYTES ((uint64_t)64 << 10)
+#define CHUNK_MIN_BYTES ((uint64_t)8 << 10)
+#define CHUNK_MAX_PER_SHARD 16     /* the pipeline's fill and drain are 1/16 of a shard: more buys little */
 #define LOOPBACK_BYTES_PER_S 1.5e9 /* assumed when the link is not throttled */
 
 uint64_t chunk_auto_count(const struct chunk_inputs *in) {
@@ -11,7 +12,8 @@ uint64_t chunk_auto_count(const struct chunk_inputs *in) {
   /* overhead / (bytes / bw) <= frac  =>  bytes >= overhead * bw / frac */
   double want = in->msg_overhead_s > 0 ? in->msg_overhead_s * bw / frac : 1;
   uint64_t chunks = 1;
-  while ((double)chunks * want < (double)shard && shard / (chunks * 2) >= CHUNK_MIN_BYTES)
+  while ((double)chunks * want < (double)shard && shard / (chunks * 2) >= CHUNK_MIN_BYTES &&
+         chunks < CHUNK_MAX_PER_SHARD)
     chunks *= 2;
   return chunks;
 }

@@ -23,8 +23,11 @@ struct chunk_inputs {
 /* Chunks per server shard: a power of two, the fewest whose count reaches
  * shard / (the size at which a message's overhead is overhead_fraction of
  * its transfer), so the overhead stays under about twice the fraction and
- * chunks line up with the shards; none smaller than 64 KiB. table_bytes is
- * what a transfer of the whole table carries. */
+ * chunks line up with the shards; none smaller than 8 KiB, at most 16. An
+ * iteration's transfer waits for one chunk at its start (the first must be
+ * in before work begins) and its end (the last task's last block): 16
+ * chunks keep that to a sixteenth. table_bytes is what a transfer of the
+ * whole table carries. */
 uint64_t chunk_auto_count(const struct chunk_inputs *in);
 
 /* How a run asked for chunks (--chunk). */
@@ -43,9 +46,13 @@ struct chunk_request {
 
 /* Per-message cost and overhead share chunk sizing aims for: ~0.1 ms per
  * piece, measured by chunk-size sweeps on this machine (bench/overlap.sh,
- * real graphs over 1 Gbit/s); chunks of ~2 ms of transfer keep it near 5%. */
+ * real graphs over 1 Gbit/s). That cost is the sender's and receiver's
+ * CPU, which overlaps the link's transfer of other pieces: a chunk of 0.2
+ * ms of transfer keeps it under half the link's time (the before-stop
+ * hook's overlap case, Kronecker 15 over 400 Mbit/s: 16 KiB chunks ran at
+ * 0.73-0.76 of max(compute, transfer), 64 KiB at 0.67, 128 KiB at 0.57). */
 #define CHUNK_MSG_OVERHEAD_S 100e-6
-#define CHUNK_OVERHEAD_FRACTION 0.05
+#define CHUNK_OVERHEAD_FRACTION 0.5
 /* Links of unknown speed across machines: a common cloud VM's 1 Gbit/s. A
  * guess too slow makes chunks finer than needed, which costs little; one
  * too fast leaves a slow link without overlap (bench/netns.sh at 1 Gbit/s:
