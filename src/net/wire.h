@@ -26,8 +26,8 @@
 
 #define WIRE_MAGIC 0x414e5344u
 #define WIRE_VERSION \
-  6 /* 3: typed task/chunk/flags/count/buffer fields; 4: BYE carries the role's usage;
-                          5: exact sums are 32 bytes (192 bits and flags); 6: WIRE_F_THROUGH */
+  7 /* 3: typed task/chunk/flags/count/buffer fields; 4: BYE carries the role's usage;
+                          5: exact sums are 32 bytes (192 bits and flags); 6: WIRE_F_THROUGH; 7: READY */
 #define WIRE_HDR_BYTES 64
 #define WIRE_DEFAULT_MAX_PAYLOAD ((uint64_t)64 << 20)
 
@@ -53,7 +53,8 @@ enum wire_rule { WIRE_P_NONE, WIRE_P_FIXED, WIRE_P_WORDS, WIRE_P_VAR };
   X(ABORT, 14, WIRE_P_VAR, 512)            \
   X(BYE, 15, WIRE_P_VAR, 64)               \
   X(CKPT_DONE, 16, WIRE_P_NONE, 0)         \
-  X(FETCH_AHEAD, 17, WIRE_P_NONE, 0)
+  X(FETCH_AHEAD, 17, WIRE_P_VAR, 1 << 22)  \
+  X(READY, 18, WIRE_P_NONE, 0)
 
 enum wire_type {
 #define WIRE_TYPE_ENUM(name, val, rule, bytes) WIRE_##name = (val),

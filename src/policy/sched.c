@@ -328,6 +328,11 @@ uint32_t sched_remaining(const struct sched *s) {
   return s->unstarted;
 }
 
+uint32_t sched_queued_tasks(const struct sched *s, uint32_t w, const uint32_t **tasks) {
+  *tasks = s->qbuf + s->head[w];
+  return s->tail[w] - s->head[w];
+}
+
 double sched_queued_cost(const struct sched *s, uint32_t w) {
   if (s == NULL || w >= s->n_workers || !s->in_iter)
     return 0;

@@ -78,6 +78,10 @@ double sched_speed_est(const struct sched *s, uint32_t w);
 uint32_t sched_stolen(const struct sched *s, uint32_t w);
 /* Tasks still unstarted in the whole iteration. */
 uint32_t sched_remaining(const struct sched *s);
+/* The tasks queued for w (unstarted, in the order w would get them):
+ * *tasks points into the policy, valid until the next call that changes
+ * the queues; their count. */
+uint32_t sched_queued_tasks(const struct sched *s, uint32_t w, const uint32_t **tasks);
 /* Cost still queued for w (its unstarted tasks) in the current iteration;
  * right after sched_begin_iter() this is w's assigned cost. */
 double sched_queued_cost(const struct sched *s, uint32_t w);

@@ -166,6 +166,25 @@ void mirror_iter_start(struct mirror *m, uint32_t iter) {
   m->ahead_in = m->ahead_raw = 0;
 }
 
+int mirror_prefetch_all(struct mirror *m, uint32_t iter, struct rt_outq *out) {
+  for (uint32_t t = 0; t < m->n_tables; t++)
+    if (m->t[t].used && !m->t[t].sparse) {
+      int rc = mirror_request(m, t, iter, out);
+      if (rc)
+        return rc;
+    }
+  return 0;
+}
+
+bool mirror_all_ready(const struct mirror *m, uint32_t iter) {
+  for (uint32_t t = 0; t < m->n_tables; t++) {
+    const struct mirror_table *mt = &m->t[t];
+    if (mt->used && !mt->sparse && !mirror_ready(m, t, iter, mt->cover_lo, mt->cover_hi))
+      return false;
+  }
+  return true;
+}
+
 int mirror_prefetch(struct mirror *m, uint32_t iter, struct rt_outq *out) {
   for (uint32_t t = 0; t < m->n_tables; t++)
     if (m->t[t].values && !m->t[t].sparse) {

@@ -107,6 +107,11 @@ int mirror_set_compress(struct mirror *m, uint64_t max_raw_bytes);
  * into buffer iter & 1 (nothing if already asked for iter). The caller
  * reads no iteration before iter-1 any more. */
 int mirror_request(struct mirror *m, uint32_t t, uint32_t iter, struct rt_outq *out);
+/* Dense: request every table some task reads, for iteration iter (the
+ * job's first: the worker does not know its tasks yet). */
+int mirror_prefetch_all(struct mirror *m, uint32_t iter, struct rt_outq *out);
+/* Every dense table some task reads holds iteration iter's complete values. */
+bool mirror_all_ready(const struct mirror *m, uint32_t iter);
 /* Dense: request every table used before, for iteration iter. */
 int mirror_prefetch(struct mirror *m, uint32_t iter, struct rt_outq *out);
 /* The worker starts iteration iter: the pieces of it fetched ahead during

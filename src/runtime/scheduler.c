@@ -230,6 +230,8 @@ static int dispatch(struct scheduler *s, enum rt_role role, uint32_t idx, const 
     return role == ROLE_SERVER ? sch_on_final_data(s, idx, m) : 0;
   case WIRE_CKPT_DONE:
     return role == ROLE_SERVER ? sch_on_ckpt_done(s, idx, m) : 0;
+  case WIRE_READY:
+    return role == ROLE_WORKER ? sch_on_ready(s, idx, m, out) : 0;
   case WIRE_HEARTBEAT:
     return 0;
   case WIRE_ABORT:

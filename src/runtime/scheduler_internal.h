@@ -34,6 +34,7 @@ struct peer_slot {
   uint32_t threads;     /* worker: its compute threads (REGISTER) */
   uint32_t handed;      /* worker: tasks handed in this iteration */
   bool ahead;           /* worker: told to fetch the next iteration's input */
+  bool ready;           /* worker: joined and holds the first iteration's input (READY) */
   struct net_peer peer;
   char addr[CONFIG_ADDR_MAX];
   uint64_t last_heard_ns;
@@ -135,6 +136,13 @@ int sch_start_iteration(struct scheduler *s, struct rt_outq *out);
 int sch_on_report(struct scheduler *s, uint32_t server, const struct net_msg *m, struct rt_outq *out);
 int sch_on_task_done(struct scheduler *s, uint32_t worker, const struct net_msg *m, struct rt_outq *out);
 int sch_on_ckpt_done(struct scheduler *s, uint32_t server, const struct net_msg *m);
+/* A fresh job whose servers hold their initial values: every worker
+ * fetches iteration 1's input now (FETCH_AHEAD before any ITER_START), and
+ * iteration 0 ends once each is READY. */
+int sch_load_first_input(struct scheduler *s, struct rt_outq *out);
+int sch_on_ready(struct scheduler *s, uint32_t worker, const struct net_msg *m, struct rt_outq *out);
+/* End the iteration if everything it waits for is in. */
+int sch_maybe_end(struct scheduler *s, struct rt_outq *out);
 /* Top every worker up to its depth and send the batches. */
 int sch_hand_out_all(struct scheduler *s, struct rt_outq *out);
 

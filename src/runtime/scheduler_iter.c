@@ -338,8 +338,65 @@ static int end_iteration(struct scheduler *s, struct rt_outq *out) {
   return stop ? sch_stop(s, out) : sch_start_iteration(s, out);
 }
 
-static int maybe_end(struct scheduler *s, struct rt_outq *out) {
-  bool tasks_done = s->iter == 0 || s->acc.tasks_done == s->job.n_tasks;
+/* Iteration 0 (the servers' initial values) ends once every worker taking
+ * part is READY too: joined, and holding iteration 1's input. */
+static bool workers_ready(const struct scheduler *s) {
+  for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
+    const struct peer_slot *p = &s->workers[w];
+    if (p->registered && !p->lost && !p->joining && !p->ready)
+      return false;
+  }
+  return true;
+}
+
+/* Iteration 1's plan: the policy's queues as sch_start_iteration() will
+ * lay them out (the same state, so the same plan). */
+static int plan_first(struct scheduler *s) {
+  bool *alive;
+  int rc = alive_mask(s, &alive);
+  if (rc)
+    return rc;
+  rc = sched_begin_iter(s->policy, alive);
+  free(alive);
+  return rc;
+}
+
+int sch_load_first_input(struct scheduler *s, struct rt_outq *out) {
+  /* block-wise tasks start (task_begin: a task's data laid out, its buffers
+   * touched) as part of loading, like the next iteration's in steady state */
+  bool plan = s->blocks && s->fetch_ahead;
+  int rc = plan ? plan_first(s) : 0;
+  for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++) {
+    struct peer_slot *p = &s->workers[w];
+    if (!p->registered || p->lost)
+      continue;
+    const uint32_t *tasks = NULL;
+    uint32_t n = plan ? sched_queued_tasks(s->policy, w, &tasks) : 0;
+    n = n < ids_fitting(s->cfg.max_payload_bytes) ? n : ids_fitting(s->cfg.max_payload_bytes);
+    uint8_t *buf = n ? malloc(4 * (size_t)n) : NULL;
+    if (n && !buf)
+      return DSANA_ENOMEM;
+    for (uint32_t i = 0; i < n; i++)
+      wire_put_u32(buf + 4 * i, tasks[i]);
+    struct wire_hdr h = wire_hdr_make(WIRE_FETCH_AHEAD, 0);
+    h.iter = 1;
+    h.count = n;
+    rc = buf ? sch_send_owned(s, p, &h, buf, 4 * (size_t)n, out) : sch_send(s, p, &h, NULL, 0, out);
+  }
+  return rc;
+}
+
+int sch_on_ready(struct scheduler *s, uint32_t w, const struct net_msg *m, struct rt_outq *out) {
+  if (s->iter != 0 || m->hdr.iter != 1) {
+    log_warn("dropped READY from worker %u for iteration %u (at %u)", w, m->hdr.iter, s->iter);
+    return 0;
+  }
+  s->workers[w].ready = true;
+  return sch_maybe_end(s, out);
+}
+
+int sch_maybe_end(struct scheduler *s, struct rt_outq *out) {
+  bool tasks_done = s->iter == 0 ? workers_ready(s) : s->acc.tasks_done == s->job.n_tasks;
   if (!s->stopping && s->acc.reports == s->cfg.n_servers && tasks_done)
     return end_iteration(s, out);
   return 0;
@@ -378,7 +435,9 @@ int sch_on_report(struct scheduler *s, uint32_t server, const struct net_msg *m,
   for (uint32_t k = 0; k < s->job.n_sums; k++)
     dsana_xsum_merge(&s->acc.sums[k], &sums[k]);
   s->acc.reports++;
-  return maybe_end(s, out);
+  /* the initial values are in every shard: servers answer pulls now */
+  int rc = s->iter == 0 && s->acc.reports == s->cfg.n_servers ? sch_load_first_input(s, out) : 0;
+  return rc ? rc : sch_maybe_end(s, out);
 }
 
 /* One TASK_DONE record of worker w. */
@@ -429,5 +488,5 @@ int sch_on_task_done(struct scheduler *s, uint32_t w, const struct net_msg *m, s
     rc = flush_batch(s, w, out);
   if (!rc)
     fetch_ahead(s, w, false, out);
-  return rc ? rc : maybe_end(s, out);
+  return rc ? rc : sch_maybe_end(s, out);
 }

@@ -97,6 +97,8 @@ int sch_lose_worker(struct scheduler *s, uint32_t w, const char *why, struct rt_
       sched_drop_worker(s->policy, w, t);
   /* the others may be idle: give each something to do */
   int rc = sch_hand_out_all(s, out);
+  if (!rc && s->iter == 0) /* iteration 0 may have waited for it to be READY */
+    rc = sch_maybe_end(s, out);
   return rc ? rc : take_waiting(s, w, out); /* a replacement waiting for this place */
 }
 

@@ -141,6 +141,44 @@ static int on_tasks(struct worker *w, const struct net_msg *m) {
   return take_tasks(w, m->payload, h->count);
 }
 
+/* READY for iteration iter: joined, and (when it was fetched ahead) its input in. */
+static int send_ready(struct worker *w, uint32_t iter, struct rt_outq *out) {
+  struct wire_hdr h = wire_hdr_make(WIRE_READY, w->index);
+  h.iter = iter;
+  return rt_send(out, ROLE_SCHEDULER, 0, &h, NULL, 0);
+}
+
+static int maybe_ready(struct worker *w, struct rt_outq *out) {
+  uint32_t iter = w->ready_iter;
+  if (!iter || !mirror_all_ready(&w->mirror, iter) || !wtasks_all_begun(w))
+    return 0;
+  w->ready_iter = 0;
+  return send_ready(w, iter, out);
+}
+
+/* FETCH_AHEAD before the first ITER_START: the job starts. Its first
+ * iteration's input is final (servers hold the initial values) unless the
+ * app rewrites it at the commit (an update hook, no MAP_F_FETCH_AHEAD):
+ * fetch it now, as part of loading, so that iteration 1 costs what any
+ * other does; and begin the tasks of the plan it carries (count task ids),
+ * as a worker running ahead begins the next iteration's. READY once the
+ * input is in and the tasks begun (at once without fetching). */
+static int first_input(struct worker *w, const struct net_msg *m, struct rt_outq *out) {
+  const struct wire_hdr *h = &m->hdr;
+  if (h->payload_bytes != (uint64_t)h->count * 4) {
+    log_warn("dropped FETCH_AHEAD for iteration %u: %u tasks in %llu bytes", h->iter, h->count,
+             (unsigned long long)h->payload_bytes);
+    return 0;
+  }
+  if (!(w->map->flags & MAP_F_FETCH_AHEAD))
+    return send_ready(w, h->iter, out);
+  w->ready_iter = h->iter;
+  int rc = mirror_prefetch_all(&w->mirror, h->iter, out);
+  for (uint32_t i = 0; !rc && i < h->count && w->run_ahead; i++)
+    rc = wtasks_begin_ahead(w, wire_get_u32((const uint8_t *)m->payload + 4 * i), h->iter);
+  return rc ? rc : maybe_ready(w, out);
+}
+
 static int on_scheduler(struct worker *w, const struct net_msg *m, struct rt_outq *out) {
   const struct wire_hdr *h = &m->hdr;
   if (!w->map && h->type != WIRE_CLUSTER_MAP && h->type != WIRE_ABORT && h->type != WIRE_HEARTBEAT)
@@ -153,7 +191,7 @@ static int on_scheduler(struct worker *w, const struct net_msg *m, struct rt_out
   case WIRE_TASKS:
     return on_tasks(w, m);
   case WIRE_FETCH_AHEAD:
-    return wtasks_fetch_ahead(w, h->iter, out);
+    return w->iter == 0 ? first_input(w, m, out) : wtasks_fetch_ahead(w, h->iter, out);
   case WIRE_STOP: {
     w->stopped = true;
     return usage_send_bye(w->env, &w->usage, w->index, h->iter, out);
@@ -201,7 +239,8 @@ int worker_on_msg(struct worker *w, const struct rt_from *from, const struct net
     return 0;
   }
   mirror_take(&w->mirror, from->index, m);
-  return mirror_kick(&w->mirror, out);
+  int rc = mirror_kick(&w->mirror, out);
+  return rc ? rc : maybe_ready(w, out);
 }
 
 int worker_on_tick(struct worker *w, uint64_t now_ns, struct rt_outq *out) {
@@ -233,7 +272,10 @@ int worker_next_work(struct worker *w, struct witem *it, struct rt_outq *out) {
   return wtasks_next(w, it, out);
 }
 
-int worker_work_done(struct worker *w, struct witem *it, struct rt_outq *out) { return wtasks_done(w, it, out); }
+int worker_work_done(struct worker *w, struct witem *it, struct rt_outq *out) {
+  int rc = wtasks_done(w, it, out);
+  return rc ? rc : maybe_ready(w, out);
+}
 
 int worker_push_progress(struct worker *w, struct rt_outq *out) { return w->map ? wpush_progress(w, out) : 0; }
 

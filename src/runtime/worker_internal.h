@@ -36,8 +36,9 @@ struct worker {
   uint32_t iter; /* started last (ITER_START) */
   double globals[DSANA_MAX_GLOBALS];
   bool blocks;         /* tasks run block by block as the block table's chunks arrive */
-  bool run_ahead;      /* static scheduling, fetching ahead: done tasks start again for the next iteration */
+  bool run_ahead;      /* fetching ahead, block-wise: done tasks start again for the next iteration */
   uint32_t ahead_iter; /* FETCH_AHEAD received for this iteration (0 = none) */
+  uint32_t ready_iter; /* the job's first iteration, whose input it fetches before it starts: READY once in */
   uint32_t sparse;     /* bit t: table t is read by key lists */
   bool one_block_items;
   /* tasks */
@@ -68,6 +69,11 @@ void wtasks_free(struct worker *w);
 int wtasks_receive(struct worker *w, const uint32_t *tasks, uint32_t n);
 /* ITER_START of w->iter (already set). */
 int wtasks_iter_start(struct worker *w, bool ran_before, struct rt_outq *out);
+/* Task `task` starts provisionally for iteration iter (the job's first,
+ * during loading): only its task_begin() runs before ITER_START. */
+int wtasks_begin_ahead(struct worker *w, uint32_t task, uint32_t iter);
+/* Every instance held has begun (task_begin ran). */
+bool wtasks_all_begun(const struct worker *w);
 /* FETCH_AHEAD for iteration iter. */
 int wtasks_fetch_ahead(struct worker *w, uint32_t iter, struct rt_outq *out);
 int wtasks_next(struct worker *w, struct witem *it, struct rt_outq *out);

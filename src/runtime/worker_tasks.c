@@ -192,6 +192,23 @@ int wtasks_iter_start(struct worker *w, bool ran_before, struct rt_outq *out) {
   return ran_before ? mirror_prefetch(&w->mirror, w->iter, out) : 0;
 }
 
+int wtasks_begin_ahead(struct worker *w, uint32_t task, uint32_t iter) {
+  if (task >= w->job.n_tasks) {
+    log_warn("dropped a planned task %u of iteration %u: no such task", task, iter);
+    return 0;
+  }
+  if (!instance_begin(w, task, iter, true))
+    log_debug("no room to begin task %u ahead", task);
+  return 0;
+}
+
+bool wtasks_all_begun(const struct worker *w) {
+  for (uint32_t i = 0; i < w->n_held; i++)
+    if (!w->slots[w->order[i]].begun)
+      return false;
+  return true;
+}
+
 int wtasks_fetch_ahead(struct worker *w, uint32_t iter, struct rt_outq *out) {
   if (iter != w->iter + 1 || w->ahead_iter == iter)
     return 0;
@@ -294,6 +311,8 @@ static int instance_item(struct worker *w, struct wtask *wt, struct witem *it, b
     return 0;
   }
   const struct mirror_table *mt = &w->mirror.t[w->job.block_table];
+  if (w->iter == 0) /* loading: tasks begin, their blocks wait for the job's first ITER_START */
+    return 0;
   if (wt->next_chunk < mt->n_chunks) {
     uint64_t c = wt->next_chunk;
     while (c < mt->n_chunks && mirror_chunk_ready(&w->mirror, w->job.block_table, wt->iter, c) &&
