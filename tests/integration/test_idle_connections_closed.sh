@@ -9,7 +9,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins
 PY=/usr/bin/python3
-[ -x "$PY" ] || { echo "SKIP: $PY is missing"; exit 0; }
+[ -x "$PY" ] || skip "$PY is missing"
 cd "$T"
 head -c 32 /dev/urandom | base64 >job.token
 "$DSANA" graph gen uniform --vertices 2000 --edges 16000 --seed 8 --out g.bin >/dev/null
