@@ -7,7 +7,7 @@
 # injection: dying at iteration I") and the launcher's or scheduler's word
 # on the loss. The jobs run their roles as processes (--isolate processes),
 # the only way a worker can die alone.
-# timeout: 50 s (CTest; about three times its run time)
+# timeout: 60 s (CTest; 12-16 s under nice on a busy 2-core machine)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require_bins

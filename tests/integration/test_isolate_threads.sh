@@ -9,7 +9,7 @@
 # with one line and exit 2: DSANA_FAULT, --scheduler, --transport mpi;
 # without --isolate, DSANA_FAULT selects processes. After a SIGKILL of the
 # process, its janitor removes the job's folder.
-# timeout: 30 s (CTest; about three times its run time, and a 1.5 s sleep)
+# timeout: 45 s (CTest; 8-13 s under nice on a busy 2-core machine, with a 1.5 s sleep)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins

@@ -5,6 +5,7 @@
 # ran); a killed rank stops the job (the fault injector says it fired) and
 # --resume from its checkpoint finishes it with the same bytes; what MPI cannot do is refused
 # with one line and exit 2. Skipped (77) when mpirun is not installed.
+# timeout: 60 s (CTest; 9-19 s under nice on a busy 2-core machine: five mpirun jobs of 5-6 ranks)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require_bins
