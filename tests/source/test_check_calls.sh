@@ -47,12 +47,13 @@ awks=()
 for a in mawk gawk original-awk busybox; do
   p=$(command -v "$a" || true)
   [ -n "$p" ] || continue
-  [ "$a" != busybox ] || "$p" awk 'BEGIN {}' 2>/dev/null || continue
   mkdir -p "$T/bin-$a"
   if [ "$a" = busybox ]; then
+    "$p" awk 'BEGIN {}' 2>/dev/null || continue # a busybox built without awk
     printf '#!/bin/sh\nexec %s awk "$@"\n' "$p" >"$T/bin-$a/awk"
     chmod +x "$T/bin-$a/awk"
   else
+    "$p" 'BEGIN {}' 2>/dev/null || continue # an awk that does not start here
     ln -s "$p" "$T/bin-$a/awk"
   fi
   awks+=("$a")
