@@ -10,23 +10,33 @@
 # headers include/dsana/*.h. The three middle layers do not include each
 # other. Apps include only include/dsana/*.h and their own folder's
 # headers (never src/); public headers include only public headers.
-# Prints one line per offending include (file:line: what and why) and
-# exits 1 if there is any; 0 otherwise.
+# Both forms count: #include "…" and #include <…> of a project header
+# (src/, include/ and the repository root are on the include path, so
+# <runtime/job.h> is src/runtime/job.h); <…> of anything else is a system
+# header. Prints one line per offending include (file:line: what and why)
+# and exits 1 if there is any; 0 otherwise. ROOT (default: this repository)
+# holds cli/, apps/, src/ and include/; tests/source/test_check_layers.sh
+# plants violations in a temporary one.
+#
+# usage: check-layers.sh [ROOT]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "${1:-$(dirname "$0")/..}"
 
-rank() { # layer name -> rank
+rank_of() { # layer name -> its rank, in $rank
   case $1 in
-  cli) echo 6 ;; apps | sim) echo 5 ;; runtime) echo 4 ;; policy | net | io) echo 3 ;; util) echo 2 ;; dsana) echo 0 ;;
-  *) echo -1 ;;
+  cli) rank=6 ;; apps | sim) rank=5 ;; runtime) rank=4 ;; policy | net | io) rank=3 ;; util) rank=2 ;; dsana) rank=0 ;;
+  *) rank=-1 ;;
   esac
 }
 
-layer_of_file() { # path of a source file -> its layer
+layer_of_file() { # path of a source file -> its layer, in $layer
   case $1 in
-  cli/*) echo cli ;; apps/*) echo apps ;; include/dsana/*) echo dsana ;;
-  src/*) echo "$1" | cut -d/ -f2 ;;
-  *) echo "" ;;
+  cli/*) layer=cli ;; apps/*) layer=apps ;; include/dsana/*) layer=dsana ;;
+  src/*)
+    layer=${1#src/}
+    layer=${layer%%/*}
+    ;;
+  *) layer="" ;;
   esac
 }
 
@@ -39,43 +49,59 @@ report() {
   bad=$((bad + 1))
 }
 
-while IFS= read -r file; do
-  from=$(layer_of_file "$file")
+# one grep over every file: file:line:#include ...
+mapfile -t files < <(find cli apps src include -name '*.[ch]' | sort)
+while IFS=: read -r file line inc; do
+  layer_of_file "$file"
+  from=$layer
   [ -n "$from" ] || continue
-  dir=$(dirname "$file")
-  while IFS=: read -r line inc; do
-    target=${inc#*\"}
-    target=${target%\"*}
+  dir=${file%/*}
+  inc=${inc#*include}
+  inc=${inc#"${inc%%[\"<]*}"} # from the opening quote or bracket on
+  if [[ $inc == \"* ]]; then
+    target=${inc#\"}
+    target=${target%%\"*}
+    shown="\"$target\""
     if [ -f "$dir/$target" ] && [[ $target != */* ]]; then
       continue # a header of the same folder
     fi
-    to=${target%%/*}
-    [[ $target == */* ]] || to=""
-    if [ "$from" = dsana ]; then
-      [ "$to" = dsana ] || report "$file:$line: public header includes \"$target\" (only include/dsana/ headers)"
-      continue
+  else
+    target=${inc#<}
+    target=${target%%>*}
+    shown="<$target>"
+    # a project header only if the include path finds it in the project
+    if [ ! -f "src/$target" ] && [ ! -f "include/$target" ] && { [[ $target != */* ]] || [ ! -f "$target" ]; }; then
+      continue # a system header
     fi
-    if [ "$from" = apps ]; then
-      if [ "$to" != dsana ] && [[ $target != apps/* ]]; then
-        report "$file:$line: app includes \"$target\" (apps see only include/dsana/ and their own headers)"
-      fi
-      continue
+  fi
+  to=${target%%/*}
+  [[ $target == */* ]] || to=""
+  if [ "$from" = dsana ]; then
+    [ "$to" = dsana ] || report "$file:$line: public header includes $shown (only include/dsana/ headers)"
+    continue
+  fi
+  if [ "$from" = apps ]; then
+    if [ "$to" != dsana ] && [[ $target != apps/* ]]; then
+      report "$file:$line: app includes $shown (apps see only include/dsana/ and their own headers)"
     fi
-    if [ "$from" = sim ] && [ "$to" = runtime ] && [[ $SIM_RUNTIME_OK != *" $target "* ]]; then
-      report "$file:$line: the simulator includes \"$target\" (only the runtime's plain-data headers:$SIM_RUNTIME_OK)"
-      continue
-    fi
-    rf=$(rank "$from")
-    rt=$(rank "${to:-none}")
-    if [ "$rt" -lt 0 ]; then
-      report "$file:$line: \"$target\" is not a header of any layer"
-    elif [ "$rt" -gt "$rf" ]; then
-      report "$file:$line: $from includes \"$target\" from $to, a layer above it"
-    elif [ "$rt" -eq "$rf" ] && [ "$to" != "$from" ]; then
-      report "$file:$line: $from includes \"$target\" from $to, a layer beside it"
-    fi
-  done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file" || true)
-done < <(find cli apps src include -name '*.[ch]' | sort)
+    continue
+  fi
+  if [ "$from" = sim ] && [ "$to" = runtime ] && [[ $SIM_RUNTIME_OK != *" $target "* ]]; then
+    report "$file:$line: the simulator includes $shown (only the runtime's plain-data headers:$SIM_RUNTIME_OK)"
+    continue
+  fi
+  rank_of "$from"
+  rf=$rank
+  rank_of "${to:-none}"
+  rt=$rank
+  if [ "$rt" -lt 0 ]; then
+    report "$file:$line: $shown is not a header of any layer"
+  elif [ "$rt" -gt "$rf" ]; then
+    report "$file:$line: $from includes $shown from $to, a layer above it"
+  elif [ "$rt" -eq "$rf" ] && [ "$to" != "$from" ]; then
+    report "$file:$line: $from includes $shown from $to, a layer beside it"
+  fi
+done < <(grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]' "${files[@]}" || true)
 
 if [ "$bad" -ne 0 ]; then
   echo "check-layers: $bad include(s) against the layer order" >&2

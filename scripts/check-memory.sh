@@ -60,8 +60,8 @@ tally_logs() {
 FAILED=0
 SUMMARY=()
 
-# record NAME RC LOG...: one summary line; a failure when rc != 0 or the
-# logs show errors or lost blocks.
+# record NAME RC LOG...: one summary line; a failure when rc is neither 0
+# nor 77 (skipped), or the logs show errors or lost blocks.
 record() {
   local name=$1 rc=$2
   shift 2
@@ -72,6 +72,8 @@ record() {
     verdict=FAIL
   elif [ "$rc" -eq 124 ]; then
     verdict="FAIL (timed out under valgrind)"
+  elif [ "$rc" -eq 77 ]; then
+    verdict="skipped (exit 77: it says why in its log)"
   elif [ "$rc" -ne 0 ]; then
     verdict="FAIL (exit $rc, no valgrind error: the run itself failed)"
   fi

@@ -13,8 +13,9 @@ run_capture ref "$DSANA" pagerank "$T/g.bin" --workers 3 --servers 2 --tol 1e-12
 [ "$RC" -eq 0 ] || die "reference failed: $(cat "$T/ref.err")"
 
 DSANA_FAULT="server=1,iter=17,point=commit,how=kill" run_capture kill "$DSANA" pagerank "$T/g.bin" --workers 3 \
-  --servers 2 --tol 1e-12 --quiet --out "$T/out" --checkpoint "$T/ck" --checkpoint-every 5 --max-restarts 0
-if [ "$RC" -eq 1 ] && grep -q "server 1 (pid [0-9]*) was killed by signal 9" "$T/kill.err" &&
+  --servers 2 --tol 1e-12 --quiet --out "$T/out" --checkpoint "$T/ck" --checkpoint-every 5 --max-restarts 0 --isolate processes
+if [ "$RC" -eq 1 ] && grep -q "server 1: fault injection: dying after committing iteration 17" "$T/kill.err" &&
+  grep -q "server 1 (pid [0-9]*) was killed by signal 9" "$T/kill.err" &&
   grep -q "last complete checkpoint: iteration 15 in $T/ck; continue with --resume $T/ck" "$T/kill.err" &&
   [ ! -e "$T/out" ]; then
   pass "killed server: the job stops and names the checkpoint ($(grep -m1 'last complete' "$T/kill.err" | sed 's/.*: last/last/'))"
@@ -31,8 +32,9 @@ else
 fi
 # automatic recovery: the same kill, the job goes on from iteration 15 by itself
 DSANA_FAULT="server=1,iter=17,point=commit,how=kill" run_capture auto "$DSANA" pagerank "$T/g.bin" --workers 3 \
-  --servers 2 --tol 1e-12 --quiet --out "$T/auto.out" --checkpoint "$T/cka" --checkpoint-every 5
+  --servers 2 --tol 1e-12 --quiet --out "$T/auto.out" --checkpoint "$T/cka" --checkpoint-every 5 --isolate processes
 if [ "$RC" -eq 0 ] && cmp -s "$T/ref.out" "$T/auto.out" &&
+  grep -q "server 1: fault injection: dying after committing iteration 17" "$T/auto.err" &&
   grep -q "automatic recovery 1 of 3: every role restarts after iteration 15" "$T/auto.err"; then
   pass "killed server, automatic recovery: $(grep -m1 'automatic recovery' "$T/auto.err" | sed 's/^dsana[^:]*: //'); the same bytes"
 else
@@ -63,8 +65,9 @@ else
 fi
 # a failure that repeats from the same point is not retried forever
 DSANA_FAULT="server=0,iter=3,point=commit,how=exit" run_capture early "$DSANA" pagerank "$T/g.bin" --workers 2 \
-  --servers 2 --quiet --checkpoint "$T/ck2" --checkpoint-every 5
-if [ "$RC" -eq 1 ] && grep -q "no complete checkpoint in $T/ck2" "$T/early.err"; then
+  --servers 2 --quiet --checkpoint "$T/ck2" --checkpoint-every 5 --isolate processes
+if [ "$RC" -eq 1 ] && grep -q "server 0: fault injection: dying after committing iteration 3" "$T/early.err" &&
+  grep -q "no complete checkpoint in $T/ck2" "$T/early.err"; then
   pass "a server lost before the first checkpoint: says there is none"
 else
   fail "early loss: rc=$RC $(head -c 300 "$T/early.err")"

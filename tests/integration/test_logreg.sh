@@ -73,7 +73,8 @@ fi
 # (static: dynamic scheduling may give a worker it measured slow no task in
 # iteration 4, and the fault would not fire)
 if DSANA_FAULT="worker=1,iter=4,point=mid-push,how=kill" lr killed multi.svm --workers 3 --servers 2 --max-iter 25 \
-  --sched static --peer-timeout 2 && cmp -s base.multi.model killed.model && grep -q "worker 1 lost" killed.err; then
+  --sched static --peer-timeout 2 --isolate processes && cmp -s base.multi.model killed.model &&
+  grep -q "worker 1: fault injection: dying at iteration 4" killed.err && grep -q "worker 1 lost" killed.err; then
   pass "multi: worker 1 SIGKILLed in the middle of its push in iteration 4: the model is unchanged"
 else
   fail "multi with a killed worker: rc=$RC $(head -c 300 killed.err)"
@@ -82,8 +83,10 @@ fi
 # A server killed after a checkpoint: --resume reaches the same model (the
 # optimiser's history is in the servers' STATE table and the globals).
 DSANA_FAULT="server=1,iter=13,point=commit,how=kill" run_capture ckill "$DSANA" logreg multi.svm --workers 2 \
-  --servers 2 --max-iter 25 --quiet --model-out ck.model --checkpoint ck --checkpoint-every 5 --max-restarts 0
-if [ "$RC" -eq 1 ] && grep -q "last complete checkpoint: iteration 10" ckill.err && [ ! -e ck.model ]; then
+  --servers 2 --max-iter 25 --quiet --model-out ck.model --checkpoint ck --checkpoint-every 5 --max-restarts 0 \
+  --isolate processes
+if [ "$RC" -eq 1 ] && grep -q "server 1: fault injection: dying after committing iteration 13" ckill.err &&
+  grep -q "last complete checkpoint: iteration 10" ckill.err && [ ! -e ck.model ]; then
   lr resumed multi.svm --workers 3 --servers 2 --max-iter 25 --resume ck
   if [ "$RC" -eq 0 ] && cmp -s base.multi.model resumed.model; then
     pass "multi: resumed from the checkpoint of iteration 10 (with 3 workers instead of 2): the same model"

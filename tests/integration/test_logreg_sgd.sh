@@ -102,8 +102,10 @@ fi
 
 # A server killed after a checkpoint: --resume continues the same batches.
 DSANA_FAULT="server=1,iter=13,point=commit,how=kill" run_capture ckill "$DSANA" logreg multi.svm --batch 64 \
-  --workers 2 --servers 2 --max-iter 40 --quiet --model-out ck.model --checkpoint ck --checkpoint-every 5 --max-restarts 0
-if [ "$RC" -eq 1 ] && grep -q "last complete checkpoint: iteration 10" ckill.err && [ ! -e ck.model ] &&
+  --workers 2 --servers 2 --max-iter 40 --quiet --model-out ck.model --checkpoint ck --checkpoint-every 5 --max-restarts 0 \
+  --isolate processes
+if [ "$RC" -eq 1 ] && grep -q "server 1: fault injection: dying after committing iteration 13" ckill.err &&
+  grep -q "last complete checkpoint: iteration 10" ckill.err && [ ! -e ck.model ] &&
   lr resumed multi.svm --batch 64 --max-iter 40 --workers 3 --servers 2 --resume ck && cmp -s base.multi.model resumed.model; then
   pass "multi --batch 64: a server killed in iteration 13, resumed from iteration 10 with 3 workers: the same model"
 else

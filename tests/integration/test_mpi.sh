@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # test_mpi.sh - the MPI transport (--transport mpi) under a real mpirun: one
 # role per rank gives the same bytes as a local cluster of the same shape,
-# in bsp and dsana modes; a killed rank stops the job and --resume from its
-# checkpoint finishes it with the same bytes; what MPI cannot do is refused
+# in bsp and dsana modes (each run's metrics summary names the mode that
+# ran); a killed rank stops the job (the fault injector says it fired) and
+# --resume from its checkpoint finishes it with the same bytes; what MPI cannot do is refused
 # with one line and exit 2. Skipped (77) when mpirun is not installed.
+# timeout: 60 s (CTest; 9-19 s under nice on a busy 2-core machine: five mpirun jobs of 5-6 ranks)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 require_bins
@@ -24,29 +26,49 @@ mpi_run() { # NAME RANKS ARGS... (dsana's arguments)
   note "mpirun -n $ranks ($name): $((($(date +%s%N) - t0) / 1000000)) ms, exit $RC"
 }
 
+# expect_mode NAME FILE WANT: the metrics summary (FILE's last line) says
+# the run's mode was WANT: the option reached the run.
+expect_mode() {
+  local last mode
+  last=$(tail -n 1 "$2" 2>/dev/null || true)
+  mode=$(grep -o '"mode":"[a-z]*"' <<<"$last" | head -n 1 | cut -d'"' -f4 || true)
+  if [[ $last == *'"type":"summary"'* ]] && [ "$mode" = "$3" ]; then
+    pass "$1 ran mode $3 (metrics summary)"
+  else
+    fail "$1: want mode $3 in the metrics summary, got '${mode:-none}': $(head -c 300 <<<"$last")"
+  fi
+}
+
 "$DSANA" graph gen kron --scale 10 --edge-factor 8 --seed 3 --out "$T/g.bin" >/dev/null
 export DSANA_FAULT=""
 
-# One scheduler, one server, three workers: the same bytes as a local run
-# (which test_pagerank_exact.sh holds to the reference).
-"$DSANA" pagerank "$T/g.bin" --workers 3 --servers 1 --tol 1e-12 --quiet --out "$T/local.tsv"
-mpi_run bsp 5 pagerank "$T/g.bin" --servers 1 --transport mpi --tol 1e-12 --quiet --out "$T/mpi.tsv"
+# One scheduler, one server, three workers, --mode bsp: the same bytes as a
+# local run (which test_pagerank_exact.sh holds to the reference).
+"$DSANA" pagerank "$T/g.bin" --workers 3 --servers 1 --mode bsp --tol 1e-12 --quiet --out "$T/local.tsv" \
+  --metrics "$T/local.jsonl"
+expect_mode "the local --mode bsp run" "$T/local.jsonl" bsp
+mpi_run bsp 5 pagerank "$T/g.bin" --servers 1 --mode bsp --transport mpi --tol 1e-12 --quiet --out "$T/mpi.tsv" \
+  --metrics "$T/bsp.jsonl"
 if [ "$RC" -eq 0 ] && cmp -s "$T/local.tsv" "$T/mpi.tsv"; then
-  pass "mpirun -n 5 --transport mpi (bsp) gives the local run's bytes"
+  pass "mpirun -n 5 --transport mpi --mode bsp gives the local run's bytes"
 else
   fail "mpirun -n 5 (bsp): rc=$RC $(head -c 400 "$T/bsp.err")"
 fi
+expect_mode "mpirun -n 5 --mode bsp" "$T/bsp.jsonl" bsp
 
 # Two servers, dynamic scheduling and chunked transfers.
 "$DSANA" pagerank "$T/g.bin" --workers 3 --servers 2 --mode dsana --tol 1e-12 --quiet --out "$T/local6.tsv"
-mpi_run dsana 6 pagerank "$T/g.bin" --servers 2 --mode dsana --transport mpi --tol 1e-12 --quiet --out "$T/mpi6.tsv"
+mpi_run dsana 6 pagerank "$T/g.bin" --servers 2 --mode dsana --transport mpi --tol 1e-12 --quiet --out "$T/mpi6.tsv" \
+  --metrics "$T/dsana.jsonl"
 if [ "$RC" -eq 0 ] && cmp -s "$T/local6.tsv" "$T/mpi6.tsv"; then
   pass "mpirun -n 6 --servers 2 --mode dsana gives the local run's bytes"
 else
   fail "mpirun -n 6 (dsana): rc=$RC $(head -c 400 "$T/dsana.err")"
 fi
+expect_mode "mpirun -n 6 --mode dsana" "$T/dsana.jsonl" dsana
 
-# A rank that dies ends the MPI job; the checkpoint taken before resumes it.
+# A rank that dies ends the MPI job; the checkpoint taken before resumes it
+# (in the default mode, dsana: the bytes are those of every mode, local.tsv).
 # (static: dynamic scheduling may give a worker it measured slow no task in
 # iteration 5, and the fault would not fire)
 DSANA_FAULT="worker=1,iter=5,point=before-push,how=kill" mpi_run lost 5 pagerank "$T/g.bin" --servers 1 \

@@ -7,7 +7,7 @@
 # magic); a truncated gzip; a non-numeric field; a negative id; a one-field
 # line; an empty graph (comments only); a truncated binary graph; a binary
 # graph with a patched version field; bad option values.
-# timeout: 40 s (CTest; about three times its run time)
+# timeout: 20 s (CTest; about three times its run time on a busy 2-core machine)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins
@@ -54,12 +54,16 @@ expect_bad() {
   fi
 }
 
-# rand_bytes N SEED: N deterministic pseudo-random bytes on stdout.
+# rand_bytes N SEED: N deterministic pseudo-random bytes on stdout. Each
+# byte in this shell (printf -v): a $(...) per byte forked 4096 subshells,
+# which took most of this test's time, and bash reseeds RANDOM in every
+# subshell, so the bytes were not the seed's.
 rand_bytes() {
-  local n=$1 i fmt=""
+  local n=$1 i hex fmt=""
   RANDOM=$2
   for ((i = 0; i < n; i++)); do
-    fmt+=$(printf '\\x%02x' $((RANDOM % 256)))
+    printf -v hex '\\x%02x' $((RANDOM % 256))
+    fmt+=$hex
   done
   printf %b "$fmt"
 }

@@ -373,6 +373,9 @@ static void test_key_range_inverted(void **state) {
   expect_accept(&h, MAXP);
 }
 
+/* One test per payload rule a type has. WIRE_P_FIXED (exactly N bytes) has
+ * no type in this wire version, so it has no test: one here could only skip,
+ * and cmocka counts a skip as a pass. A type that takes it brings its test. */
 static void test_rule_none(void **state) {
   (void)state;
   int n = 0;
@@ -392,26 +395,6 @@ static void test_rule_none(void **state) {
   struct wire_hdr stop = wire_hdr_make(WIRE_STOP, 0);
   stop.payload_bytes = 1;
   expect_reject(&stop, MAXP, "payload not allowed for this type");
-}
-
-static void test_rule_fixed(void **state) {
-  (void)state;
-  int n = 0;
-  for (size_t i = 0; i < NTYPES; i++) {
-    if (all_types[i].rule != WIRE_P_FIXED)
-      continue;
-    n++;
-    const uint64_t k = all_types[i].bytes;
-    struct wire_hdr h = valid_hdr(&all_types[i]);
-    expect_accept(&h, MAXP);
-    const uint64_t bad[] = {0, k - 1, k + 1, 2 * k, UINT64_MAX};
-    for (size_t j = 0; j < 5; j++) {
-      h.payload_bytes = bad[j];
-      expect_reject(&h, MAXP, "payload length differs from the type's size");
-    }
-  }
-  if (n == 0)
-    skip(); /* no type of version 3 has a fixed-size payload */
 }
 
 /* WORDS: any whole number of 8-byte words (values, keys), whatever the key
@@ -611,7 +594,6 @@ int main(void) {
       cmocka_unit_test(test_compression_flags),
       cmocka_unit_test(test_key_range_inverted),
       cmocka_unit_test(test_rule_none),
-      cmocka_unit_test(test_rule_fixed),
       cmocka_unit_test(test_rule_words),
       cmocka_unit_test(test_rule_var),
       cmocka_unit_test(test_payload_over_limit),

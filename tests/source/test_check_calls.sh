@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# test_check_calls.sh - scripts/check-calls.sh against planted trees: a
+# three-file circle and a two-file pair fail and are named with one
+# function per call; a tree calling one way passes; an allowed circle
+# passes and a stale allowlist entry fails; comments and literals do not
+# call, nested calls do. Under every awk found here (mawk, gawk, busybox),
+# so the check holds on a machine whose awk is any of them.
+# timeout: 30 s
+set -euo pipefail
+SRC=${DSANA_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+# shellcheck source=tests/integration/lib.sh
+source "$SRC/tests/integration/lib.sh"
+CHECK=$SRC/scripts/check-calls.sh
+
+# plant DIR FILE BODY: write DIR/src/x/FILE with BODY
+plant() {
+  mkdir -p "$1/src/x"
+  printf '%s\n' "$3" >"$1/src/x/$2"
+}
+
+# A one-way tree: a.c -> b.c -> c.c; c.c mentions a_entry in a comment and
+# a string only, and defines a static function of a.c's name.
+clean=$T/clean
+plant "$clean" a.c '#include "x.h"
+int a_entry(int v) { return b_step(v) + 1; }'
+plant "$clean" b.c 'int b_step(int v) { return c_leaf(v) * 2; }'
+plant "$clean" c.c '/* c_leaf never calls a_entry(v): the comment does not count */
+static int a_local(int v) { return v; }
+int c_leaf(int v) {
+  const char *s = "a_entry(";
+  char q = '"'"'"'"'"';
+  // a_entry(v) in a line comment
+  return a_local(v) + (int)s[0] + q;
+}'
+
+# The same tree with c.c calling a.c back, nested in another call: a circle of three.
+circle=$T/circle
+cp -r "$clean" "$circle"
+plant "$circle" c.c 'int c_leaf(int v) { return abs(a_entry(v)); }'
+
+# A two-file pair: b.c and c.c call each other.
+pair=$T/pair
+cp -r "$clean" "$pair"
+plant "$pair" c.c 'int c_leaf(int v) { return v > 0 ? b_step(v - 1) : 0; }'
+
+awks=()
+for a in mawk gawk original-awk busybox; do
+  p=$(command -v "$a" || true)
+  [ -n "$p" ] || continue
+  mkdir -p "$T/bin-$a"
+  if [ "$a" = busybox ]; then
+    "$p" awk 'BEGIN {}' 2>/dev/null || continue # a busybox built without awk
+    printf '#!/bin/sh\nexec %s awk "$@"\n' "$p" >"$T/bin-$a/awk"
+    chmod +x "$T/bin-$a/awk"
+  else
+    "$p" 'BEGIN {}' 2>/dev/null || continue # an awk that does not start here
+    ln -s "$p" "$T/bin-$a/awk"
+  fi
+  awks+=("$a")
+done
+[ ${#awks[@]} -gt 0 ] || awks=(default)
+
+for a in "${awks[@]}"; do
+  path=$PATH
+  [ "$a" = default ] || path=$T/bin-$a:$PATH
+  check() { PATH=$path bash "$CHECK" "$@"; }
+  note "awk: $a"
+
+  if check "$clean" >"$T/out" 2>&1; then
+    pass "$a: a tree calling one way passes"
+  else
+    fail "$a: a tree calling one way fails: $(cat "$T/out")"
+  fi
+
+  RC=0
+  check "$circle" >"$T/out" 2>&1 || RC=$?
+  if [ "$RC" -eq 1 ] && grep -q '3 files of src/x call in a circle' "$T/out" &&
+    grep -q 'a.c calls b_step (b.c)' "$T/out" && grep -q 'b.c calls c_leaf (c.c)' "$T/out" &&
+    grep -q 'c.c calls a_entry (a.c)' "$T/out"; then
+    pass "$a: a three-file circle fails, named with one function per call"
+  else
+    fail "$a: a three-file circle: exit $RC, $(cat "$T/out")"
+  fi
+
+  RC=0
+  check "$pair" >"$T/out" 2>&1 || RC=$?
+  if [ "$RC" -eq 1 ] &&
+    grep -q 'src/x/b.c and src/x/c.c call each other (src/x/b.c calls c_leaf, src/x/c.c calls b_step)' "$T/out"; then
+    pass "$a: two files calling each other fail"
+  else
+    fail "$a: a two-file pair: exit $RC, $(cat "$T/out")"
+  fi
+
+  mkdir -p "$circle/scripts"
+  printf '# planted: allowed on purpose\nsrc/x/c.c   src/x/a.c src/x/b.c # any order\n' >"$circle/scripts/check-calls.allow"
+  RC=0
+  check "$circle" >"$T/out" 2>&1 || RC=$?
+  if [ "$RC" -eq 0 ] && grep -q 'allowed in scripts/check-calls.allow: 3 files of src/x' "$T/out"; then
+    pass "$a: an allowed circle is reported and passes"
+  else
+    fail "$a: an allowed circle: exit $RC, $(cat "$T/out")"
+  fi
+
+  mkdir -p "$clean/scripts"
+  cp "$circle/scripts/check-calls.allow" "$clean/scripts/"
+  RC=0
+  check "$clean" >"$T/out" 2>&1 || RC=$?
+  if [ "$RC" -eq 1 ] && grep -q 'stale entry in scripts/check-calls.allow' "$T/out"; then
+    pass "$a: an allowlist entry that is no circle fails"
+  else
+    fail "$a: a stale allowlist entry: exit $RC, $(cat "$T/out")"
+  fi
+  rm -rf "$clean/scripts" "$circle/scripts"
+done
+finish
