@@ -102,10 +102,15 @@ static inline bool graph_weight_ok(double w) { return w > 0.0 && w <= DBL_MAX; }
 int graph_copy(const struct dsana_graph *in, bool dedup, bool weights, struct dsana_graph *out, char *err,
                size_t errlen);
 
+/* The longest line the text readers take, without its '\n' (libsvm rows
+ * may be longer: DS_LIBSVM_MAX_LINE). */
+#define GRAPH_TEXT_MAX_LINE ((size_t)1 << 20)
+
 /* Line-block reader over a plain or gzip file (zlib reads both). */
 struct graph_text {
   const char *path;
   gzFile gz;
+  size_t max_line; /* longest line taken (GRAPH_TEXT_MAX_LINE after open; set before the first next) */
   char *buf;
   size_t cap;   /* allocated bytes of buf */
   size_t len;   /* valid bytes in buf */
@@ -118,8 +123,12 @@ struct graph_text {
 int graph_text_open(struct graph_text *t, const char *path, char *err, size_t errlen);
 /* Next block of whole lines [*p, *end), the last byte always '\n' (a final
  * line without one gets it added). Returns 1 with a block, 0 at end of
- * file, or a negative code (gzip errors, read errors) with err set. */
-int graph_text_next(struct graph_text *t, const char **p, const char **end, char *err, size_t errlen);
+ * file, or a negative code (gzip errors, read errors, DSANA_EFORMAT for a
+ * line longer than t->max_line) with err set. lines_done: the lines of the
+ * blocks handed out before (the caller counts them), so that a long line's
+ * message names its number. */
+int graph_text_next(struct graph_text *t, uint64_t lines_done, const char **p, const char **end, char *err,
+                    size_t errlen);
 void graph_text_close(struct graph_text *t);
 
 /* The text parsers: read every block of t into g. */

@@ -223,7 +223,7 @@ int graph_parse_mtx(struct graph_text *t, const struct dsana_graph_opts *opts, s
   const char *p, *end;
   int rc;
   memset(g, 0, sizeof *g);
-  while ((rc = graph_text_next(t, &p, &end, err, errlen)) == 1) {
+  while ((rc = graph_text_next(t, x.line, &p, &end, err, errlen)) == 1) {
     rc = parse_block(&x, p, end, err, errlen);
     if (rc)
       break;

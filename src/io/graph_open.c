@@ -70,7 +70,7 @@ int dsana_graph_open(const char *path, const struct dsana_graph_opts *opts, stru
   int rc = graph_text_open(&t, path, err, errlen);
   if (rc)
     return rc;
-  rc = graph_text_next(&t, &p, &end, err, errlen);
+  rc = graph_text_next(&t, 0, &p, &end, err, errlen);
   if (rc < 0) {
     graph_text_close(&t);
     return rc;

@@ -172,7 +172,7 @@ static int read_all(struct graph_text *t, struct snap_edges *se, char *err, size
   const char *p, *end;
   int rc;
   bool first = true;
-  while ((rc = graph_text_next(t, &p, &end, err, errlen)) == 1) {
+  while ((rc = graph_text_next(t, se->line, &p, &end, err, errlen)) == 1) {
     if (first && (rc = dense_line(se, p, err, errlen)) != 0)
       return rc;
     first = false;

@@ -9,7 +9,16 @@
  * while a small one (a config-sized graph, a fuzz input) does not pay for
  * allocating and touching 8 MiB per open; zlib's buffers likewise shrink
  * to a small file's size.
+ *
+ * A line is at most t->max_line bytes (without its '\n'; 1 MiB unless the
+ * format asks for more): a longer one is refused with the file and its
+ * line number, so a file without line breaks (/dev/zero, a binary file)
+ * fails after reading a bounded amount instead of growing the buffer until
+ * memory runs out. Each block is checked for long lines in strides of
+ * max_line bytes, one memrchr per stride, so the check costs nothing on
+ * the short lines of real files.
  */
+#define _GNU_SOURCE /* memrchr */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -43,6 +52,7 @@ int graph_text_open(struct graph_text *t, const char *path, char *err, size_t er
     return graph_errf(err, errlen, DSANA_ENOMEM, "%s: cannot start zlib reader", path);
   }
   gzbuffer(t->gz, gz_buffer_bytes(fd));
+  t->max_line = GRAPH_TEXT_MAX_LINE;
   t->cap = TEXT_FIRST_BLOCK_BYTES;
   t->buf = malloc(t->cap + 1);
   if (!t->buf) {
@@ -112,7 +122,31 @@ static bool grow(struct graph_text *t, size_t ncap) {
   return true;
 }
 
-int graph_text_next(struct graph_text *t, const char **p, const char **end, char *err, size_t errlen) {
+static int too_long(const struct graph_text *t, uint64_t line, char *err, size_t errlen) {
+  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: line longer than %zu bytes (the longest a line may be)",
+                    t->path, (unsigned long long)line, t->max_line);
+}
+
+/* Whether every line of the block [0, t->block) is at most max_line bytes;
+ * names the first longer one (lines_done lines came before the block). A
+ * window of max_line + 1 bytes from a line's start holds that line's '\n'
+ * if the line is short enough; the window's last '\n' starts the next one. */
+static int check_lines(const struct graph_text *t, uint64_t lines_done, char *err, size_t errlen) {
+  const char *p = t->buf, *end = t->buf + t->block;
+  while ((size_t)(end - p) > t->max_line + 1) {
+    const char *nl = memrchr(p, '\n', t->max_line + 1);
+    if (!nl) {
+      for (const char *q = t->buf; q < p; q++) /* (only on the way out) */
+        lines_done += *q == '\n';
+      return too_long(t, lines_done + 1, err, errlen);
+    }
+    p = nl + 1;
+  }
+  return 0;
+}
+
+int graph_text_next(struct graph_text *t, uint64_t lines_done, const char **p, const char **end, char *err,
+                    size_t errlen) {
   if (t->replay) {
     t->replay = false;
     if (!t->block)
@@ -153,10 +187,15 @@ int graph_text_next(struct graph_text *t, const char **p, const char **end, char
       t->block = t->len;
       break;
     }
-    /* A line longer than the buffer: grow. */
-    if (!grow(t, t->cap * 2))
+    /* A line longer than the buffer: grow, up to the longest line read. */
+    if (t->len > t->max_line)
+      return too_long(t, lines_done + 1, err, errlen);
+    if (!grow(t, t->cap * 2 < t->max_line + 1 ? t->cap * 2 : t->max_line + 1))
       return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory (line over %zu bytes)", t->path, t->cap);
   }
+  int rc = check_lines(t, lines_done, err, errlen);
+  if (rc)
+    return rc;
   *p = t->buf;
   *end = t->buf + t->block;
   return 1;

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# test_input_strict.sh - every input is refused (exit 2, one line on stderr
+# naming the file and the line or byte offset) or read as a strict reader
+# would; never a hang, a crash or a silently different answer. Inputs at
+# the edges of the readers: lines without end, misspelt banners, unparsed
+# fields, trailing bytes, numbers past their meaning, repeated options,
+# loose model files.
+# timeout: 60 s (CTest; about three times its run time)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+require_bins
+cd "$T"
+
+# run_limited NAME CMD...: as run_capture, but a run that would grow without
+# bound on a bad build fails instead of taking the machine's memory: 2 GB of
+# address space, 30 s.
+run_limited() {
+  local name=$1
+  shift
+  RC=0
+  (ulimit -v 2000000 && exec timeout 30 "$@") >"$T/$name.out" 2>"$T/$name.err" || RC=$?
+}
+
+# expect_refused CASE FILE LINE KEYWORD CMD...
+#   FILE:    a string stderr must contain (the file name), or "" for none
+#   LINE:    the line stderr must name ("FILE:LINE" or "line LINE"), or ""
+#   KEYWORD: another string stderr must contain, or ""
+expect_refused() {
+  local case=$1 file=$2 line=$3 keyword=$4
+  shift 4
+  run_limited "$case" "$@"
+  local err="$case.err" problems=() nl
+  nl=$(stderr_lines "$err")
+  [ "$RC" -eq 2 ] || problems+=("exit $RC (expected 2)")
+  [ "$nl" -eq 1 ] || problems+=("$nl lines on stderr (expected 1)")
+  if [ -n "$file" ] && ! grep -qF -- "$file" "$err"; then
+    problems+=("stderr does not name the file '$file'")
+  fi
+  if [ -n "$line" ] && ! grep -qE -- "(:$line([^0-9]|\$)|line $line([^0-9]|\$))" "$err"; then
+    problems+=("stderr does not name line $line")
+  fi
+  if [ -n "$keyword" ] && ! grep -qF -- "$keyword" "$err"; then
+    problems+=("stderr does not mention '$keyword'")
+  fi
+  if [ "${#problems[@]}" -eq 0 ]; then
+    pass "$case: exit 2: $(head -n 1 "$err")"
+  else
+    local p joined=""
+    for p in "${problems[@]}"; do joined+="$p; "; done
+    fail "$case: $(show_cmd "$@"): ${joined}stderr was: $(head -c 600 "$err" | sed 's/$/\\n/' | tr -d '\n')"
+  fi
+}
+
+# expect_ok CASE CMD...: exit 0 (stdout in CASE.out).
+expect_ok() {
+  local case=$1
+  shift
+  run_limited "$case" "$@"
+  if [ "$RC" -eq 0 ]; then
+    pass "$case: exit 0"
+  else
+    fail "$case: $(show_cmd "$@"): exit $RC (expected 0); stderr: $(head -c 600 "$case.err")"
+  fi
+}
+
+# line_of N: a line of N bytes (without its '\n'): "1 2" then blanks.
+line_of() {
+  printf '1 2'
+  head -c $(($1 - 3)) /dev/zero | tr '\0' ' '
+  printf '\n'
+}
+
+MIB=1048576
+printf '0 1\n1 2\n2 0\n' >small.txt
+
+note "1. a line has a bounded length (1 MiB; libsvm 64 MiB)"
+expect_refused zero_graph /dev/zero 1 "longer than" "$DSANA" graph info /dev/zero
+expect_refused zero_pagerank /dev/zero 1 "longer than" "$DSANA" pagerank /dev/zero --out out.zero --quiet
+expect_refused zero_data /dev/zero 1 "longer than" "$DSANA" data info /dev/zero
+{ awk 'BEGIN { for (i = 0; i < 200000; i++) print i, (i + 1) % 200000 }'; line_of $((MIB + 1)); } >long_mid.txt
+{ awk 'BEGIN { for (i = 0; i < 200000; i++) print i, (i + 1) % 200000 }'; line_of $MIB; } >long_ok.txt
+expect_refused long_mid long_mid.txt 200001 "longer than" "$DSANA" graph info long_mid.txt
+expect_ok long_ok "$DSANA" graph info long_ok.txt
+{ printf '%%%%MatrixMarket matrix coordinate pattern general\n3 3 1\n'; line_of $((MIB + 1)); } >long.mtx
+expect_refused long_mtx long.mtx 3 "longer than" "$DSANA" graph info long.mtx
+{ printf '0 1\n'; line_of $((MIB + 1)); } >long_pers.txt
+expect_refused long_pers long_pers.txt 2 "longer than" \
+  "$DSANA" pagerank small.txt --personalization long_pers.txt --out out.pers --quiet
+
+finish
