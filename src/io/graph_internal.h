@@ -106,10 +106,31 @@ int graph_copy(const struct dsana_graph *in, bool dedup, bool weights, struct ds
  * may be longer: DS_LIBSVM_MAX_LINE). */
 #define GRAPH_TEXT_MAX_LINE ((size_t)1 << 20)
 
-/* Line-block reader over a plain or gzip file (zlib reads both). */
+/* The bytes of a plain file, or of a gzip file (starts with 1f 8b)
+ * inflated: members one after another, zero padding at the end; any other
+ * trailing byte is an error naming its offset (graph_text_src.c). */
+struct graph_src {
+  const char *path;
+  int fd;
+  bool fd_open, gzip, zs_live;
+  bool in_eof; /* read() has returned 0 */
+  bool end;    /* gzip: the last member and its padding are read */
+  z_stream zs; /* next_in/avail_in: the unread input in in (plain files too) */
+  unsigned char *in;
+  size_t in_cap;
+  uint64_t in_off; /* file offset of in[0] */
+};
+/* Open path; one line "PATH: reason" in err on failure (DSANA_EIO, DSANA_ENOMEM). */
+int graph_src_open(struct graph_src *s, const char *path, char *err, size_t errlen);
+/* Up to want bytes into buf, *got of them (0 at the end); a negative code
+ * with err set on read errors and bad gzip data. */
+int graph_src_read(struct graph_src *s, char *buf, size_t want, size_t *got, char *err, size_t errlen);
+void graph_src_close(struct graph_src *s);
+
+/* Line-block reader over a plain or gzip file (graph_src). */
 struct graph_text {
   const char *path;
-  gzFile gz;
+  struct graph_src src;
   size_t max_line; /* longest line taken (GRAPH_TEXT_MAX_LINE after open; set before the first next) */
   char *buf;
   size_t cap;   /* allocated bytes of buf */

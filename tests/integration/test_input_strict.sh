@@ -87,4 +87,21 @@ expect_refused long_mtx long.mtx 3 "longer than" "$DSANA" graph info long.mtx
 expect_refused long_pers long_pers.txt 2 "longer than" \
   "$DSANA" pagerank small.txt --personalization long_pers.txt --out out.pers --quiet
 
+note "3. gzip: members may follow one another, nothing else may follow them"
+printf '0 1\n1 2\n' | gzip -n -c >a.txt.gz
+printf '2 0\n' | gzip -n -c >b.txt.gz
+cat a.txt.gz b.txt.gz >two.txt.gz
+{ cat a.txt.gz; printf 'garbage\n'; } >junk.txt.gz
+{ cat a.txt.gz; head -c 100 /dev/zero; } >padded.txt.gz
+{ cat a.txt.gz; head -c 100 /dev/zero; printf x; } >padjunk.txt.gz
+gz_bytes=$(wc -c <a.txt.gz)
+expect_ok two_members "$DSANA" graph info two.txt.gz
+if grep -q '^edges: 3$' two_members.out; then pass "two members: 3 edges"; else fail "two members: $(tr '\n' ' ' <two_members.out)"; fi
+expect_ok padded "$DSANA" graph info padded.txt.gz
+expect_refused junk junk.txt.gz "" "offset $gz_bytes" "$DSANA" graph info junk.txt.gz
+expect_refused padjunk padjunk.txt.gz "" "offset $gz_bytes" "$DSANA" graph info padjunk.txt.gz
+printf '1 1:0.5\n' | gzip -n -c >d.svm.gz
+{ cat d.svm.gz; printf 'x'; } >junk.svm.gz
+expect_refused junk_svm junk.svm.gz "" "trailing garbage" "$DSANA" data info junk.svm.gz
+
 finish
