@@ -93,8 +93,11 @@ int graph_sum_out_w(const char *path, uint64_t n, const uint64_t *in_off, const 
  * hex) ending at a blank or '\n': true with *out and *end past it. */
 bool graph_scan_number(const char *p, const char **end, double *out);
 
-/* An edge weight is a positive finite number. */
-static inline bool graph_weight_ok(double w) { return w > 0.0 && w <= DBL_MAX; }
+/* An edge weight is a positive finite number, and a normal one: a
+ * subnormal weight's reciprocal (1 / out-weight) overflows. GRAPH_WEIGHT_RANGE
+ * says so in messages. */
+static inline bool graph_weight_ok(double w) { return w >= DBL_MIN && w <= DBL_MAX; }
+#define GRAPH_WEIGHT_RANGE "positive finite number (2.2250738585072014e-308 to 1.7976931348623157e+308)"
 
 /* A heap copy of in (orig_id copied; in_w and out_w too when weights and in
  * has them, out_w re-summed after dedup), duplicates collapsed when dedup.

@@ -177,8 +177,8 @@ static int value(struct mtx *x, const char **pp, double *w, char *err, size_t er
   }
   if (x->weighted && !graph_weight_ok(v)) {
     graph_token(p, tok, sizeof tok);
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a positive finite number", x->path,
-                      ln, tok);
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a " GRAPH_WEIGHT_RANGE, x->path, ln,
+                      tok);
   }
   *w = v;
   *pp = end;

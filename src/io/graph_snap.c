@@ -72,7 +72,7 @@ static int scan_weight(const struct snap_edges *se, uint64_t line, const char **
   }
   char tok[48];
   graph_token(*pp, tok, sizeof tok);
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a positive finite number", se->path,
+  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a " GRAPH_WEIGHT_RANGE, se->path,
                     (unsigned long long)line, tok);
 }
 

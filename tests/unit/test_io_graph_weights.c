@@ -7,6 +7,7 @@
  * its strictness: misspelt banners, values checked even when unused, no
  * field after the value.
  */
+#include <float.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -57,9 +58,10 @@ static void test_snap_weights(void **state) {
 static void test_snap_bad_weights(void **state) {
   static const struct {
     const char *line, *tok;
-  } bad[] = {{"2 3 foo", "'foo'"},   {"2 3 0", "'0'"},         {"2 3 -1", "'-1'"},         {"2 3 inf", "'inf'"},
-             {"2 3 nan", "'nan'"},   {"2 3 1e400", "'1e400'"}, {"2 3 1e-400", "'1e-400'"}, {"2 3 0x10", "'0x10'"},
-             {"2 3 1.5x", "'1.5x'"}, {"2 3 -0", "'-0'"}};
+  } bad[] = {{"2 3 foo", "'foo'"},       {"2 3 0", "'0'"},           {"2 3 -1", "'-1'"},
+             {"2 3 inf", "'inf'"},       {"2 3 nan", "'nan'"},       {"2 3 1e400", "'1e400'"},
+             {"2 3 1e-400", "'1e-400'"}, {"2 3 0x10", "'0x10'"},     {"2 3 1.5x", "'1.5x'"},
+             {"2 3 -0", "'-0'"},         {"2 3 5e-324", "'5e-324'"}, {"2 3 2.2e-308", "'2.2e-308'"}};
   struct dsana_graph_opts wo = {.weighted = true};
   char text[128];
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -67,7 +69,12 @@ static void test_snap_bad_weights(void **state) {
     const char *p = text_file("w.txt", text);
     expect_open_fails(p, &wo, DSANA_EFORMAT, "w.txt:3: edge weight ", "is not a positive finite number");
     assert_non_null(strstr(errbuf, bad[i].tok));
+    assert_non_null(strstr(errbuf, "(2.2250738585072014e-308 to 1.7976931348623157e+308)")); /* the range */
   }
+  struct dsana_graph gmin; /* the smallest normal weight is one */
+  open_ok(text_file("w.txt", "1 2 2.2250738585072014e-308\n2 1 1\n"), &wo, &gmin);
+  assert_true(gmin.in_w[1] == DBL_MIN);
+  dsana_graph_fini(&gmin);
   expect_open_fails(text_file("w.txt", "1 2 1\n2 3\n"), &wo, DSANA_EFORMAT, "w.txt:2: expected 3 fields", "found 2");
   expect_open_fails(text_file("w.txt", "1 2 1\n2\n"), &wo, DSANA_EFORMAT, "w.txt:2: expected 3 fields", "found 1");
   /* each weight finite, their sum not */
