@@ -311,7 +311,7 @@ int cmd_role_main(const char *role, int argc, char **argv) {
               : c == 'n' ? "an integer in 1..1024"
               : c == 'b' ? "a host name or address"
               : c == 't' ? "a file name"
-                         : "a number of seconds > 0");
+                         : CLI_SECONDS_EXPECT);
       return CLI_EXIT_USAGE;
     }
   }

@@ -110,11 +110,11 @@ static const struct cli_common_opt common[] = {
     {{"register-timeout", required_argument, NULL, OPT_REG_TIMEOUT},
      "SECONDS",
      "wait this long for all roles to register (default 30)",
-     "a number of seconds > 0"},
+     CLI_SECONDS_EXPECT},
     {{"peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT},
      "SECONDS",
      "a peer silent this long is lost (default 5)",
-     "a number of seconds > 0"},
+     CLI_SECONDS_EXPECT},
     {{"on-worker-loss", required_argument, NULL, OPT_WORKER_LOSS},
      "reassign|fail",
      "a lost worker's tasks go to the others (default), or the job stops",
@@ -200,7 +200,7 @@ int cli_parse_seconds(const char *s, double *out) {
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v) || v <= 0)
+  if (errno || end == s || *end || !(v >= CLI_SECONDS_MIN && v <= CLI_SECONDS_MAX))
     return DSANA_EINVAL;
   *out = v;
   return 0;

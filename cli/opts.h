@@ -66,6 +66,13 @@ int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 /* The same for 64 bits: decimal digits only, every digit counted (no
  * rounding through a double: 2^53 + 1 is above 2^53). */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* A duration in seconds within [CLI_SECONDS_MIN, CLI_SECONDS_MAX]: the
+ * timeouts become ns and ms counts and deadlines on the clock, which a
+ * larger value overflows (a peer "silent for 0.0 s" was lost at once) and
+ * a tiny one rounds to nothing. CLI_SECONDS_EXPECT says so in an error. */
+#define CLI_SECONDS_MIN 1e-3
+#define CLI_SECONDS_MAX 1e6
+#define CLI_SECONDS_EXPECT "a number of seconds in [0.001, 1e6]"
 int cli_parse_seconds(const char *s, double *out);
 
 /* Whether v is a --scheduler address: tcp://HOST:PORT (port 1..65535),

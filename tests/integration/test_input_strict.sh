@@ -104,4 +104,14 @@ printf '1 1:0.5\n' | gzip -n -c >d.svm.gz
 { cat d.svm.gz; printf 'x'; } >junk.svm.gz
 expect_refused junk_svm junk.svm.gz "" "trailing garbage" "$DSANA" data info junk.svm.gz
 
+note "5. timeouts within what their ns and ms counts hold"
+for v in 1e12 1e300 1e11 1e-320; do
+  expect_refused "peer_timeout_$v" "" "" "--peer-timeout $v: invalid value (a number of seconds in [0.001, 1e6])" \
+    "$DSANA" pagerank small.txt --peer-timeout "$v" --out "out.pt.$v" --quiet
+  expect_refused "register_timeout_$v" "" "" "--register-timeout $v: invalid value" \
+    "$DSANA" pagerank small.txt --register-timeout "$v" --out "out.rt.$v" --quiet
+done
+expect_refused worker_peer_timeout "" "" "--peer-timeout 1e12: invalid value" \
+  "$DSANA" worker --scheduler tcp://127.0.0.1:9 --peer-timeout 1e12
+
 finish
