@@ -75,6 +75,16 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 #define CLI_SECONDS_EXPECT "a number of seconds in [0.001, 1e6]"
 int cli_parse_seconds(const char *s, double *out);
 
+/* An option that takes a value given twice ("--workers 2 ... --workers 4")
+ * is refused by every command: it used to take the last value without a
+ * word, so a script appending an option a command line already has ran
+ * something else than it showed. A flag without a value may repeat
+ * (--verbose twice means debug). Call once per option getopt_long returns,
+ * with val its value and seen one bool per row of table (zeroed before the
+ * first): the option's name if it is a repeat, else NULL. */
+struct option;
+const char *cli_repeated_option(const struct option *table, bool *seen, int val);
+
 /* Whether v is a --scheduler address: tcp://HOST:PORT (port 1..65535),
  * ipc://PATH or another scheme the transport knows; CLI_ADDR_EXPECT says
  * so in an error. */

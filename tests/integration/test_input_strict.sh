@@ -114,4 +114,17 @@ done
 expect_refused worker_peer_timeout "" "" "--peer-timeout 1e12: invalid value" \
   "$DSANA" worker --scheduler tcp://127.0.0.1:9 --peer-timeout 1e12
 
+note "6. an option with a value is given once (flags may repeat)"
+expect_refused twice_workers "" "" "--workers given twice" \
+  "$DSANA" pagerank small.txt --workers 2 --out out.tw --workers 3 --quiet
+expect_refused twice_app "" "" "--tol given twice" "$DSANA" pagerank small.txt --tol 1e-3 --tol 1e-4 --out out.ta
+expect_refused twice_role "" "" "--peer-timeout given twice" \
+  "$DSANA" worker --scheduler tcp://127.0.0.1:9 --peer-timeout 2 --peer-timeout 3
+expect_refused twice_graph "" "" "--reorder given twice" \
+  "$DSANA" graph convert small.txt g.bin --reorder degree --reorder none
+expect_refused twice_data "" "" "--samples given twice" \
+  "$DSANA" data gen logreg --samples 3 --features 2 --nnz-per-row 1 --samples 4 --out d.svm
+expect_refused twice_predict "" "" "--out given twice" "$DSANA" logreg predict m.txt d.svm -o p1 --out p2
+expect_ok twice_flag "$DSANA" pagerank small.txt --quiet --out out.tf --quiet
+
 finish
