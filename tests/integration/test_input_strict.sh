@@ -127,4 +127,40 @@ expect_refused twice_data "" "" "--samples given twice" \
 expect_refused twice_predict "" "" "--out given twice" "$DSANA" logreg predict m.txt d.svm -o p1 --out p2
 expect_ok twice_flag "$DSANA" pagerank small.txt --quiet --out out.tf --quiet
 
+note "7. model files for predict: strict, line by line"
+run_limited gen "$DSANA" data gen logreg --samples 200 --features 5 --nnz-per-row 3 --seed 1 --out d.svm
+run_limited train_lr "$DSANA" logreg d.svm --model-out lr.model --quiet --max-iter 5
+run_limited train_mlp "$DSANA" mlp d.svm --model-out mlp.model --quiet --epochs 1 --hidden 4
+[ -s lr.model ] && [ -s mlp.model ] || die "training the models failed: $(cat train_lr.err train_mlp.err)"
+expect_ok lr_model_ok "$DSANA" logreg predict lr.model d.svm --out p.lr
+expect_ok mlp_model_ok "$DSANA" mlp predict mlp.model d.svm --out p.mlp
+# bad_model NAME APP LINE KEYWORD: NAME.model (made by the caller) refused naming LINE
+bad_model() {
+  expect_refused "model_$1" "$1.model" "$3" "$4" "$DSANA" "$2" predict "$1.model" d.svm --out "p.$1"
+}
+sed '3s/.*/# labels nan 1/' lr.model >nanlabel.model
+bad_model nanlabel logreg 3 "not a finite number"
+sed '3s/.*/# labels -inf 1/' lr.model >inflabel.model
+bad_model inflabel logreg 3 "not a finite number"
+sed '3s/.*/# labels 1 1/' lr.model >duplabel.model
+bad_model duplabel logreg 3 "twice"
+sed '3s/$/ 7/' lr.model >morelabels.model
+bad_model morelabels logreg 3 "more than"
+{ cat lr.model; echo 0.5; } >extraline.model
+bad_model extraline logreg 10 "more lines"
+sed '4s/$/ 7/' lr.model >extratoken.model
+bad_model extratoken logreg 4 "more than one number"
+sed '5s/^\(..\)./\1\x00/' lr.model >nul.model
+bad_model nul logreg 5 "NUL byte"
+{ head -n 4 lr.model; head -c 2000000 /dev/zero | tr '\0' 1; echo; tail -n +6 lr.model; } >longline.model
+bad_model longline logreg 5 "longer than"
+sed '2s/$/ x/' lr.model >header.model
+bad_model header logreg 2 "bad header"
+{ cat mlp.model; echo 0.5; } >mlpextra.model
+bad_model mlpextra mlp "$(($(wc -l <mlp.model) + 1))" "more lines"
+sed '3s/.*/# labels -1 nan/' mlp.model >mlpnan.model
+bad_model mlpnan mlp 3 "not a finite number"
+sed '2s/$/ relu/' mlp.model >mlphdr.model
+bad_model mlphdr mlp 2 "bad header"
+
 finish
