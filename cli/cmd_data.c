@@ -125,9 +125,15 @@ static int take_opt(struct data_cli *c, int ch, const char *name, char **argv, c
  * Returns -1 to continue, else an exit code. */
 static int parse_opts(struct data_cli *c, int argc, char **argv, const struct option *longopts, const char *help) {
   int ch, idx = -1;
-  optind = 0; /* glibc: full re-initialisation, the main CLI may have used getopt */
+  bool seen[64] = {false}; /* (the data commands' tables are shorter) */
+  optind = 0;              /* glibc: full re-initialisation, the main CLI may have used getopt */
   opterr = 0;
   while ((ch = getopt_long(argc, argv, ":h", longopts, &idx)) != -1) {
+    const char *twice = cli_repeated_option(longopts, seen, ch);
+    if (twice) {
+      fprintf(stderr, "dsana data %s: --%s given twice (give each option once)\n", c->cmd, twice);
+      return CLI_EXIT_USAGE;
+    }
     int rc = take_opt(c, ch, idx >= 0 ? longopts[idx].name : "?", argv, help);
     if (rc >= 0)
       return rc;

@@ -12,6 +12,7 @@
 
 #include "dsana/dsana.h"
 #include "exit_codes.h"
+#include "opts.h"
 #include "paths.h"
 
 static void usage(FILE *f, const char *app) {
@@ -31,7 +32,13 @@ int cmd_predict_main(const char *app, cli_predict_fn predict, int argc, char **a
   int quiet = 0;
   opterr = 0;
   optind = 1;
+  bool seen[sizeof opts / sizeof opts[0]] = {false};
   for (int c; (c = getopt_long(argc, argv, ":ho:q", opts, NULL)) != -1;) {
+    const char *twice = cli_repeated_option(opts, seen, c);
+    if (twice) {
+      fprintf(stderr, "dsana %s predict: --%s given twice (give each option once)\n", app, twice);
+      return CLI_EXIT_USAGE;
+    }
     if (c == 'o')
       out = optarg;
     else if (c == 'q')

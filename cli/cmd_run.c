@@ -277,8 +277,14 @@ int cmd_role_main(const char *role, int argc, char **argv) {
   uint32_t index = UINT32_MAX;
   opterr = 0;
   optind = 1;
+  bool seen[sizeof opts / sizeof opts[0]] = {false};
   for (int c; (c = getopt_long(argc, argv, ":hv", opts, NULL)) != -1;) {
     int bad = 0;
+    const char *twice = cli_repeated_option(opts, seen, c);
+    if (twice) {
+      fprintf(stderr, "dsana %s: --%s given twice (give each option once)\n", role, twice);
+      return CLI_EXIT_USAGE;
+    }
     if (c == 's')
       bad = snprintf(cfg.scheduler_addr, sizeof cfg.scheduler_addr, "%s", optarg) >= (int)sizeof cfg.scheduler_addr;
     else if (c == 'i')
@@ -311,7 +317,7 @@ int cmd_role_main(const char *role, int argc, char **argv) {
               : c == 'n' ? "an integer in 1..1024"
               : c == 'b' ? "a host name or address"
               : c == 't' ? "a file name"
-                         : "a number of seconds > 0");
+                         : CLI_SECONDS_EXPECT);
       return CLI_EXIT_USAGE;
     }
   }

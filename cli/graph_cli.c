@@ -108,9 +108,15 @@ static int take_opt(struct graph_cli *c, int ch, char **argv, const char *help) 
 
 int graph_cli_parse(struct graph_cli *c, int argc, char **argv, const struct option *longopts, const char *help) {
   int ch;
-  optind = 0; /* glibc: full re-initialisation, the main CLI may have used getopt */
+  bool seen[64] = {false}; /* (the graph commands' tables are shorter) */
+  optind = 0;              /* glibc: full re-initialisation, the main CLI may have used getopt */
   opterr = 0;
   while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    const char *twice = cli_repeated_option(longopts, seen, ch);
+    if (twice) {
+      fprintf(stderr, "dsana graph %s: --%s given twice (give each option once)\n", c->cmd, twice);
+      return CLI_EXIT_USAGE;
+    }
     int rc = take_opt(c, ch, argv, help);
     if (rc >= 0)
       return rc;

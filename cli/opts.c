@@ -110,11 +110,11 @@ static const struct cli_common_opt common[] = {
     {{"register-timeout", required_argument, NULL, OPT_REG_TIMEOUT},
      "SECONDS",
      "wait this long for all roles to register (default 30)",
-     "a number of seconds > 0"},
+     CLI_SECONDS_EXPECT},
     {{"peer-timeout", required_argument, NULL, OPT_PEER_TIMEOUT},
      "SECONDS",
      "a peer silent this long is lost (default 5)",
-     "a number of seconds > 0"},
+     CLI_SECONDS_EXPECT},
     {{"on-worker-loss", required_argument, NULL, OPT_WORKER_LOSS},
      "reassign|fail",
      "a lost worker's tasks go to the others (default), or the job stops",
@@ -200,7 +200,7 @@ int cli_parse_seconds(const char *s, double *out) {
   char *end;
   errno = 0;
   double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v) || v <= 0)
+  if (errno || end == s || *end || !(v >= CLI_SECONDS_MIN && v <= CLI_SECONDS_MAX))
     return DSANA_EINVAL;
   *out = v;
   return 0;
@@ -440,11 +440,21 @@ static int check_transport(struct cli_run *r, bool reassign_given) {
   return 0;
 }
 
-static int parse_loop(struct cli_run *r, int argc, char **argv, const struct option *table) {
-  opterr = 0;
-  optind = 1;
+const char *cli_repeated_option(const struct option *table, bool *seen, int val) {
+  size_t i = 0;
+  while (table[i].name && table[i].val != val)
+    i++;
+  if (!table[i].name || table[i].has_arg == no_argument)
+    return NULL;
+  if (seen[i])
+    return table[i].name;
+  seen[i] = true;
+  return NULL;
+}
+
+static int parse_options(struct cli_run *r, int argc, char **argv, const struct option *table, bool *seen,
+                         bool *reassign_given) {
   int id;
-  bool reassign_given = false;
   while ((id = getopt_long(argc, argv, ":h", table, NULL)) != -1) {
     if (id == '?' || id == ':') {
       const char *bad = argv[optind - 1];
@@ -455,6 +465,11 @@ static int parse_loop(struct cli_run *r, int argc, char **argv, const struct opt
     if (id == OPT_HELP || id == 'h') {
       r->help = 1; /* the caller prints the usage it runs */
       return 0;
+    }
+    const char *twice = cli_repeated_option(table, seen, id);
+    if (twice) {
+      fprintf(stderr, "dsana %s: --%s given twice (give each option once)\n", cli_command(r), twice);
+      return DSANA_EUSAGE;
     }
     if (id >= OPT_APP_BASE) {
       const struct dsana_app_option *o = &r->app->options[id - OPT_APP_BASE];
@@ -467,8 +482,25 @@ static int parse_loop(struct cli_run *r, int argc, char **argv, const struct opt
       return DSANA_EUSAGE;
     }
     if (id == OPT_WORKER_LOSS)
-      reassign_given = !r->cfg.fail_on_worker_loss;
+      *reassign_given = !r->cfg.fail_on_worker_loss;
   }
+  return 0;
+}
+
+static int parse_loop(struct cli_run *r, int argc, char **argv, const struct option *table) {
+  opterr = 0;
+  optind = 1;
+  bool reassign_given = false;
+  size_t n_opts = 0;
+  while (table[n_opts].name)
+    n_opts++;
+  bool *seen = calloc(n_opts + 1, sizeof *seen);
+  if (!seen)
+    return DSANA_ENOMEM;
+  int rc = parse_options(r, argc, argv, table, seen, &reassign_given);
+  free(seen);
+  if (rc)
+    return rc;
   if (check_transport(r, reassign_given) != 0)
     return DSANA_EUSAGE;
   for (int i = optind; i < argc; i++)

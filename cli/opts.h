@@ -66,7 +66,24 @@ int cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 /* The same for 64 bits: decimal digits only, every digit counted (no
  * rounding through a double: 2^53 + 1 is above 2^53). */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* A duration in seconds within [CLI_SECONDS_MIN, CLI_SECONDS_MAX]: the
+ * timeouts become ns and ms counts and deadlines on the clock, which a
+ * larger value overflows (a peer "silent for 0.0 s" was lost at once) and
+ * a tiny one rounds to nothing. CLI_SECONDS_EXPECT says so in an error. */
+#define CLI_SECONDS_MIN 1e-3
+#define CLI_SECONDS_MAX 1e6
+#define CLI_SECONDS_EXPECT "a number of seconds in [0.001, 1e6]"
 int cli_parse_seconds(const char *s, double *out);
+
+/* An option that takes a value given twice ("--workers 2 ... --workers 4")
+ * is refused by every command: it used to take the last value without a
+ * word, so a script appending an option a command line already has ran
+ * something else than it showed. A flag without a value may repeat
+ * (--verbose twice means debug). Call once per option getopt_long returns,
+ * with val its value and seen one bool per row of table (zeroed before the
+ * first): the option's name if it is a repeat, else NULL. */
+struct option;
+const char *cli_repeated_option(const struct option *table, bool *seen, int val);
 
 /* Whether v is a --scheduler address: tcp://HOST:PORT (port 1..65535),
  * ipc://PATH or another scheme the transport knows; CLI_ADDR_EXPECT says

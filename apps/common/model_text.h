@@ -21,13 +21,30 @@ int model_text_write(const char *path, int (*fill)(struct dsana_outfile *o, cons
  * (the labels, %.17g, after the header's "# labels"), then the n values
  * one a line (%.17g). Non-zero after a failed write (the outfile keeps it). */
 int model_text_put_body(struct dsana_outfile *o, const double *labels, uint64_t K, const double *v, uint64_t n);
-/* Read them back: K labels, then n finite values (the first on line
- * `first_line`); DSANA_EFORMAT with one line naming the file, and the
- * value (`what` and its number) and its line. */
-int model_text_get_labels(FILE *f, const char *path, double *labels, uint64_t K, char *err, size_t errlen);
-int model_text_get_values(FILE *f, const char *path, const char *what, double *v, uint64_t n, uint64_t first_line,
-                          char *err, size_t errlen);
-/* Open path for reading, plain or gzip; one line in err on failure (DSANA_EIO). */
-int model_text_open(const char *path, FILE **f, char *err, size_t errlen);
+/* Reading one back, strictly, line by line: a line is at most
+ * MODEL_TEXT_LINE_MAX bytes and holds no NUL byte (a trailing '\r' is
+ * dropped); every number is a finite decimal number, one per value line,
+ * and nothing may follow the last value. Every error is DSANA_EFORMAT (or
+ * DSANA_EIO, DSANA_ENOMEM) with one line naming the file and the line. */
+#define MODEL_TEXT_LINE_MAX 65536
+struct model_text_in {
+  FILE *f;
+  const char *path;
+  uint64_t line; /* the number of the line in buf */
+  char *buf;     /* MODEL_TEXT_LINE_MAX + 1 bytes: the line, without '\n' */
+};
+/* Open path for reading, plain or gzip; one line in err on failure
+ * (DSANA_EIO). Close with model_text_close (also after a failed open). */
+int model_text_open(const char *path, struct model_text_in *in, char *err, size_t errlen);
+void model_text_close(struct model_text_in *in);
+/* The next line into in->buf: 1, or 0 at the end of the file, or an error. */
+int model_text_line(struct model_text_in *in, char *err, size_t errlen);
+/* The next line must be `want`, else "not a dsana `kind` model". */
+int model_text_expect(struct model_text_in *in, const char *want, const char *kind, char *err, size_t errlen);
+/* The labels line: "# labels" then exactly K distinct finite numbers. */
+int model_text_get_labels(struct model_text_in *in, double *labels, uint64_t K, char *err, size_t errlen);
+/* Then n lines of one finite number each (`what` names them in
+ * messages: "weight 3"), and the end of the file. */
+int model_text_get_values(struct model_text_in *in, const char *what, double *v, uint64_t n, char *err, size_t errlen);
 
 #endif

@@ -65,14 +65,21 @@ struct model {
   double *labels, *w;
 };
 
-static int read_header(FILE *f, const char *path, struct model *m, char *err, size_t errlen) {
+static int read_header(struct model_text_in *in, struct model *m, char *err, size_t errlen) {
   unsigned long long F, K;
   unsigned kw;
   double l2;
-  if (fscanf(f, "# dsana logreg model # features %llu classes %llu weights_per_feature %u l2 %lf # labels", &F, &K, &kw,
-             &l2) != 4 ||
-      K < 2 || K > LR_MAX_CLASSES || kw != (K == 2 ? 1 : K) || F >= UINT32_MAX) {
-    snprintf(err, errlen, "%s: not a dsana logreg model (bad header)", path);
+  int end = -1;
+  int rc = model_text_expect(in, "# dsana logreg model", "logreg", err, errlen);
+  if (!rc)
+    rc = model_text_line(in, err, errlen);
+  if (rc < 0)
+    return rc;
+  if (rc == 0 ||
+      sscanf(in->buf, "# features %llu classes %llu weights_per_feature %u l2 %lf%n", &F, &K, &kw, &l2, &end) != 4 ||
+      end < 0 || in->buf[end] || !isfinite(l2) || K < 2 || K > LR_MAX_CLASSES || kw != (K == 2 ? 1 : K) ||
+      F >= UINT32_MAX) {
+    snprintf(err, errlen, "%s:%llu: not a dsana logreg model (bad header)", in->path, (unsigned long long)in->line);
     return DSANA_EFORMAT;
   }
   m->features = F;
@@ -82,18 +89,17 @@ static int read_header(FILE *f, const char *path, struct model *m, char *err, si
   m->w = malloc(sizeof *m->w * (F + 1) * kw);
   if (!m->labels || !m->w)
     return DSANA_ENOMEM;
-  return model_text_get_labels(f, path, m->labels, K, err, errlen);
+  return model_text_get_labels(in, m->labels, K, err, errlen);
 }
 
 static int read_model(const char *path, struct model *m, char *err, size_t errlen) {
-  FILE *f;
-  int rc = model_text_open(path, &f, err, errlen);
-  if (rc)
-    return rc;
-  rc = read_header(f, path, m, err, errlen);
+  struct model_text_in in;
+  int rc = model_text_open(path, &in, err, errlen);
   if (!rc)
-    rc = model_text_get_values(f, path, "weight", m->w, (m->features + 1) * m->kw, 4, err, errlen);
-  fclose(f);
+    rc = read_header(&in, m, err, errlen);
+  if (!rc)
+    rc = model_text_get_values(&in, "weight", m->w, (m->features + 1) * m->kw, err, errlen);
+  model_text_close(&in);
   return rc;
 }
 

@@ -67,43 +67,59 @@ struct model {
   double *labels, *p;
 };
 
-static int read_header(FILE *f, const char *path, struct model *m, char *err, size_t errlen) {
-  unsigned L;
+/* "# layers L widths w_0 .. w_L activation A" (the line in in->buf). */
+static bool layers_line(const char *p, struct model *m, unsigned *L, char act[8]) {
+  int n = -1;
+  if (sscanf(p, "# layers %u widths%n", L, &n) != 1 || n < 0 || *L < 1 || *L > MLP_MAX_LAYERS)
+    return false;
+  p += n;
+  for (uint32_t l = 0; l <= *L; l++, p += n) {
+    n = -1;
+    if (sscanf(p, "%u%n", &m->width[l], &n) != 1 || n < 0 || m->width[l] < 1 ||
+        m->width[l] > (l == *L ? MLP_MAX_CLASSES : MLP_MAX_WIDTH))
+      return false;
+  }
+  n = -1;
+  if (sscanf(p, " activation %7s%n", act, &n) != 1 || n < 0 || p[n] || m->width[*L] < 2)
+    return false;
+  return strcmp(act, "relu") == 0 || strcmp(act, "tanh") == 0;
+}
+
+static int read_header(struct model_text_in *in, struct model *m, char *err, size_t errlen) {
+  unsigned L = 0;
   char act[8];
-  int ok = fscanf(f, "# dsana mlp model # layers %u widths", &L) == 1 && L >= 1 && L <= MLP_MAX_LAYERS;
-  for (uint32_t l = 0; ok && l <= L; l++)
-    ok = fscanf(f, "%u", &m->width[l]) == 1 && m->width[l] >= 1 &&
-         m->width[l] <= (l == L ? MLP_MAX_CLASSES : MLP_MAX_WIDTH);
-  ok = ok && fscanf(f, " activation %7s # labels", act) == 1 && L >= 1 && m->width[L] >= 2;
-  ok = ok && (strcmp(act, "relu") == 0 || strcmp(act, "tanh") == 0);
-  if (!ok) {
-    snprintf(err, errlen, "%s: not a dsana mlp model (bad header)", path);
+  int rc = model_text_expect(in, "# dsana mlp model", "mlp", err, errlen);
+  if (!rc)
+    rc = model_text_line(in, err, errlen);
+  if (rc < 0)
+    return rc;
+  if (rc == 0 || !layers_line(in->buf, m, &L, act)) {
+    snprintf(err, errlen, "%s:%llu: not a dsana mlp model (bad header)", in->path, (unsigned long long)in->line);
     return DSANA_EFORMAT;
   }
   m->L = L;
   m->act = strcmp(act, "relu") == 0 ? MLP_RELU : MLP_TANH;
   m->n_params = mlp_offsets(L, m->width, m->w_off, m->b_off);
   if (m->n_params > MLP_MAX_PARAMS) {
-    snprintf(err, errlen, "%s: %llu parameters, above the limit of %llu", path, (unsigned long long)m->n_params,
-             MLP_MAX_PARAMS);
+    snprintf(err, errlen, "%s:%llu: %llu parameters, above the limit of %llu", in->path, (unsigned long long)in->line,
+             (unsigned long long)m->n_params, MLP_MAX_PARAMS);
     return DSANA_EFORMAT;
   }
   m->labels = malloc(sizeof *m->labels * m->width[L]);
   m->p = malloc(sizeof *m->p * m->n_params);
   if (!m->labels || !m->p)
     return DSANA_ENOMEM;
-  return model_text_get_labels(f, path, m->labels, m->width[L], err, errlen);
+  return model_text_get_labels(in, m->labels, m->width[L], err, errlen);
 }
 
 static int read_model(const char *path, struct model *m, char *err, size_t errlen) {
-  FILE *f;
-  int rc = model_text_open(path, &f, err, errlen);
-  if (rc)
-    return rc;
-  rc = read_header(f, path, m, err, errlen);
+  struct model_text_in in;
+  int rc = model_text_open(path, &in, err, errlen);
   if (!rc)
-    rc = model_text_get_values(f, path, "parameter", m->p, m->n_params, 4, err, errlen);
-  fclose(f);
+    rc = read_header(&in, m, err, errlen);
+  if (!rc)
+    rc = model_text_get_values(&in, "parameter", m->p, m->n_params, err, errlen);
+  model_text_close(&in);
   return rc;
 }
 

@@ -53,7 +53,12 @@ int ds_out_finish(struct ds_out *o, bool ok, int saved_errno, char *err, size_t 
 /* Mapped datasets: compare every section's CRC-32 with the header's. */
 int ds_binary_verify_crcs(const struct dsana_dataset *ds, char *err, size_t errlen);
 
-/* Parse every block of t as libsvm text into ds (opts may be NULL). */
+/* The longest libsvm line taken, without its '\n': 64 MiB (a dense row of
+ * about five million "index:value" pairs); longer ones are refused. */
+#define DS_LIBSVM_MAX_LINE ((size_t)64 << 20)
+
+/* Parse every block of t as libsvm text into ds (opts may be NULL); sets
+ * t->max_line to DS_LIBSVM_MAX_LINE. */
 int ds_parse_libsvm(struct graph_text *t, const struct dsana_dataset_opts *opts, struct dsana_dataset *ds, char *err,
                     size_t errlen);
 

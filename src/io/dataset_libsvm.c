@@ -286,6 +286,7 @@ int ds_parse_libsvm(struct graph_text *t, const struct dsana_dataset_opts *opts,
   const char *p, *end;
   int rc;
   memset(ds, 0, sizeof *ds);
+  t->max_line = DS_LIBSVM_MAX_LINE;
   if (opts && opts->n_features_max && opts->n_features_max < b.feature_limit)
     b.feature_limit = opts->n_features_max;
   if (!grow_rows(&b) || !grow_nnz(&b)) {
@@ -293,7 +294,7 @@ int ds_parse_libsvm(struct graph_text *t, const struct dsana_dataset_opts *opts,
     return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", t->path);
   }
   b.row_off[0] = 0;
-  while ((rc = graph_text_next(t, &p, &end, err, errlen)) == 1)
+  while ((rc = graph_text_next(t, b.line, &p, &end, err, errlen)) == 1)
     if ((rc = parse_block(&b, p, end, err, errlen)) != 0)
       break;
   if (rc) {

@@ -41,7 +41,8 @@ int dsana_dataset_open(const char *path, const struct dsana_dataset_opts *opts, 
   int rc = graph_text_open(&t, path, err, errlen);
   if (rc)
     return rc;
-  rc = graph_text_next(&t, &p, &end, err, errlen);
+  t.max_line = DS_LIBSVM_MAX_LINE; /* (the block peeked at is the parser's first) */
+  rc = graph_text_next(&t, 0, &p, &end, err, errlen);
   if (rc == 1 && looks_like_idx(p, end))
     rc = graph_errf(err, errlen, DSANA_EFORMAT,
                     "%s: offset 0: an IDX file (MNIST format): read images and labels together "

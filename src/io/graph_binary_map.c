@@ -148,8 +148,8 @@ int dsana_graph_map_binary(const char *path, struct dsana_graph *g, char *err, s
 static int check_weights(const struct dsana_graph *g, uint64_t lo, uint64_t hi, char *err, size_t errlen) {
   for (uint64_t k = g->in_off[lo]; k < g->in_off[hi]; k++)
     if (!graph_weight_ok(g->in_w[k]))
-      return graph_errf(err, errlen, DSANA_EFORMAT, "in_w[%llu] = %g: not a positive finite weight",
-                        (unsigned long long)k, g->in_w[k]);
+      return graph_errf(err, errlen, DSANA_EFORMAT, "in_w[%llu] = %g: not a " GRAPH_WEIGHT_RANGE, (unsigned long long)k,
+                        g->in_w[k]);
   for (uint64_t v = lo; v < hi; v++) {
     double s = g->out_w[v];
     if (!(isfinite(s) && s >= 0.0) || (s > 0.0) != (g->out_deg[v] > 0))

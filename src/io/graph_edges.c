@@ -48,7 +48,7 @@ int dsana_graph_from_weighted_edges(uint64_t n, uint64_t m, const uint32_t *src,
     return graph_errf(err, errlen, DSANA_EINVAL, "graph_from_weighted_edges: NULL weights");
   for (uint64_t i = 0; i < m; i++)
     if (!graph_weight_ok(w[i]))
-      return graph_errf(err, errlen, DSANA_ERANGE, "edge %llu: weight %g is not a positive finite number",
+      return graph_errf(err, errlen, DSANA_ERANGE, "edge %llu: weight %g is not a " GRAPH_WEIGHT_RANGE,
                         (unsigned long long)i, w[i]);
   static double no_edges[1]; /* w may be NULL without edges; the graph is weighted all the same */
   struct graph_edges e = {.n = n,

@@ -93,8 +93,11 @@ int graph_sum_out_w(const char *path, uint64_t n, const uint64_t *in_off, const 
  * hex) ending at a blank or '\n': true with *out and *end past it. */
 bool graph_scan_number(const char *p, const char **end, double *out);
 
-/* An edge weight is a positive finite number. */
-static inline bool graph_weight_ok(double w) { return w > 0.0 && w <= DBL_MAX; }
+/* An edge weight is a positive finite number, and a normal one: a
+ * subnormal weight's reciprocal (1 / out-weight) overflows. GRAPH_WEIGHT_RANGE
+ * says so in messages. */
+static inline bool graph_weight_ok(double w) { return w >= DBL_MIN && w <= DBL_MAX; }
+#define GRAPH_WEIGHT_RANGE "positive finite number (2.2250738585072014e-308 to 1.7976931348623157e+308)"
 
 /* A heap copy of in (orig_id copied; in_w and out_w too when weights and in
  * has them, out_w re-summed after dedup), duplicates collapsed when dedup.
@@ -102,10 +105,36 @@ static inline bool graph_weight_ok(double w) { return w > 0.0 && w <= DBL_MAX; }
 int graph_copy(const struct dsana_graph *in, bool dedup, bool weights, struct dsana_graph *out, char *err,
                size_t errlen);
 
-/* Line-block reader over a plain or gzip file (zlib reads both). */
+/* The longest line the text readers take, without its '\n' (libsvm rows
+ * may be longer: DS_LIBSVM_MAX_LINE). */
+#define GRAPH_TEXT_MAX_LINE ((size_t)1 << 20)
+
+/* The bytes of a plain file, or of a gzip file (starts with 1f 8b)
+ * inflated: members one after another, zero padding at the end; any other
+ * trailing byte is an error naming its offset (graph_text_src.c). */
+struct graph_src {
+  const char *path;
+  int fd;
+  bool fd_open, gzip, zs_live;
+  bool in_eof; /* read() has returned 0 */
+  bool end;    /* gzip: the last member and its padding are read */
+  z_stream zs; /* next_in/avail_in: the unread input in in (plain files too) */
+  unsigned char *in;
+  size_t in_cap;
+  uint64_t in_off; /* file offset of in[0] */
+};
+/* Open path; one line "PATH: reason" in err on failure (DSANA_EIO, DSANA_ENOMEM). */
+int graph_src_open(struct graph_src *s, const char *path, char *err, size_t errlen);
+/* Up to want bytes into buf, *got of them (0 at the end); a negative code
+ * with err set on read errors and bad gzip data. */
+int graph_src_read(struct graph_src *s, char *buf, size_t want, size_t *got, char *err, size_t errlen);
+void graph_src_close(struct graph_src *s);
+
+/* Line-block reader over a plain or gzip file (graph_src). */
 struct graph_text {
   const char *path;
-  gzFile gz;
+  struct graph_src src;
+  size_t max_line; /* longest line taken (GRAPH_TEXT_MAX_LINE after open; set before the first next) */
   char *buf;
   size_t cap;   /* allocated bytes of buf */
   size_t len;   /* valid bytes in buf */
@@ -118,8 +147,12 @@ struct graph_text {
 int graph_text_open(struct graph_text *t, const char *path, char *err, size_t errlen);
 /* Next block of whole lines [*p, *end), the last byte always '\n' (a final
  * line without one gets it added). Returns 1 with a block, 0 at end of
- * file, or a negative code (gzip errors, read errors) with err set. */
-int graph_text_next(struct graph_text *t, const char **p, const char **end, char *err, size_t errlen);
+ * file, or a negative code (gzip errors, read errors, DSANA_EFORMAT for a
+ * line longer than t->max_line) with err set. lines_done: the lines of the
+ * blocks handed out before (the caller counts them), so that a long line's
+ * message names its number. */
+int graph_text_next(struct graph_text *t, uint64_t lines_done, const char **p, const char **end, char *err,
+                    size_t errlen);
 void graph_text_close(struct graph_text *t);
 
 /* The text parsers: read every block of t into g. */

@@ -2,12 +2,17 @@
  * graph_mtx.c - Matrix Market coordinate files as graphs: entry (i, j) is
  * the edge i -> j (row to column); pattern, real and integer fields, general
  * or symmetric (symmetric adds j -> i for i != j, with the same value).
- * Values are ignored unless opts->weighted, which reads each as the edge
- * weight (positive finite; a pattern file is then an error). undirected
+ * Values are checked whatever the options (a finite decimal number, an
+ * integer in an integer file) and ignored unless opts->weighted, which
+ * reads each as the edge weight (positive finite; a pattern file is then
+ * an error). A field after the value (after the column in a pattern file)
+ * is refused: the format has none, and one usually means the banner names
+ * the wrong field type. undirected
  * mirrors the entries of a general file (a symmetric file already is).
  * Indices are 1-based and kept as original ids: vertex v has orig_id v + 1,
  * n = max(rows, cols).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +25,8 @@ struct mtx {
   const char *path;
   uint64_t line;
   int stage; /* 0 banner, 1 size line, 2 entries */
-  bool symmetric, valued, weighted;
+  bool symmetric, valued, integer, weighted;
+  char field[32]; /* the banner's field word, for messages */
   uint64_t rows, cols, nnz, seen;
   uint32_t *src, *dst;
   double *w; /* weights when weighted */
@@ -61,6 +67,8 @@ static int banner(struct mtx *x, const char *p, char *err, size_t errlen) {
     x->valued = true;
   else
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s:1: unsupported Matrix Market field '%s'", x->path, w[3]);
+  x->integer = strcmp(w[3], "integer") == 0;
+  memcpy(x->field, w[3], sizeof x->field);
   if (strcmp(w[4], "general") == 0)
     x->symmetric = false;
   else if (strcmp(w[4], "symmetric") == 0)
@@ -139,22 +147,54 @@ static bool push(struct mtx *x, uint32_t s, uint32_t d, double w) {
   return true;
 }
 
-/* The value field at *pp: the weight when weighted, else just present. */
+/* [+-]digits up to end: an integer field's value. */
+static bool integer_syntax(const char *p, const char *end) {
+  p += *p == '+' || *p == '-';
+  if (p == end)
+    return false;
+  for (; p < end; p++)
+    if ((unsigned)(*p - '0') > 9)
+      return false;
+  return true;
+}
+
+/* The value field at *pp, checked as the banner's field says whether or
+ * not it is used: the weight when weighted. *pp moves past it. */
 static int value(struct mtx *x, const char **pp, double *w, char *err, size_t errlen) {
   char tok[48];
   unsigned long long ln = (unsigned long long)x->line;
-  const char *p = *pp, *end;
+  const char *p = *pp, *end = p;
+  double v = 0;
   while (is_blank(*p))
     p++;
   if (*p == '\n')
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: missing value", x->path, ln);
-  if (x->weighted && !(graph_scan_number(p, &end, w) && graph_weight_ok(*w))) {
+  bool num = graph_scan_number(p, &end, &v) && isfinite(v);
+  if (!num || (x->integer && !integer_syntax(p, end))) {
     graph_token(p, tok, sizeof tok);
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a positive finite number", x->path,
-                      ln, tok);
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: value '%s' is not %s (the banner says %s)", x->path, ln,
+                      tok, x->integer ? "an integer" : "a finite decimal number", x->field);
   }
-  *pp = p;
+  if (x->weighted && !graph_weight_ok(v)) {
+    graph_token(p, tok, sizeof tok);
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a " GRAPH_WEIGHT_RANGE, x->path, ln,
+                      tok);
+  }
+  *w = v;
+  *pp = end;
   return 0;
+}
+
+/* Nothing but blanks after the entry's last field at p. */
+static int line_end(const struct mtx *x, const char *p, char *err, size_t errlen) {
+  char tok[48];
+  while (is_blank(*p))
+    p++;
+  if (*p == '\n')
+    return 0;
+  graph_token(p, tok, sizeof tok);
+  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: extra field '%s' after 'row col%s' (the banner says %s)",
+                    x->path, (unsigned long long)x->line, tok, x->valued ? " value" : "", x->field);
 }
 
 static int entry(struct mtx *x, const char *p, char *err, size_t errlen) {
@@ -172,6 +212,8 @@ static int entry(struct mtx *x, const char *p, char *err, size_t errlen) {
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: bad index '%s'", x->path, ln, tok);
   }
   int rc = x->valued ? value(x, &p, &w, err, errlen) : 0;
+  if (!rc)
+    rc = line_end(x, p, err, errlen);
   if (rc)
     return rc;
   if (i == 0 || j == 0)
@@ -223,7 +265,7 @@ int graph_parse_mtx(struct graph_text *t, const struct dsana_graph_opts *opts, s
   const char *p, *end;
   int rc;
   memset(g, 0, sizeof *g);
-  while ((rc = graph_text_next(t, &p, &end, err, errlen)) == 1) {
+  while ((rc = graph_text_next(t, x.line, &p, &end, err, errlen)) == 1) {
     rc = parse_block(&x, p, end, err, errlen);
     if (rc)
       break;

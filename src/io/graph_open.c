@@ -4,7 +4,10 @@
  * copied to the heap only for dedup of a file that has duplicates;
  * anything else goes through the text block reader (plain or gzip) and is
  * Matrix Market when its first line is the "%%MatrixMarket" banner, a SNAP
- * edge list otherwise.
+ * edge list otherwise. A first line that looks like a misspelt banner
+ * ("%MatrixMarket", "%% Matrix Market", "%%MatrixMarkt") is refused rather
+ * than read as a SNAP comment, which would make the entries edges and the
+ * size line an edge too.
  */
 #include <string.h>
 #include <strings.h>
@@ -13,6 +16,19 @@
 #include "io/graph_internal.h"
 
 static const char MTX_BANNER[] = "%%MatrixMarket";
+
+/* A first line at p (not the banner) meant as one: "%%" then anything, or
+ * '%'s and blanks then "matrix" in any case. SNAP comments (KONECT's
+ * "% sym unweighted", say) start with one '%' and go on otherwise. */
+static bool misspelt_banner(const char *p) {
+  if (p[0] != '%')
+    return false;
+  if (p[1] == '%')
+    return true;
+  while (*p == '%' || graph_is_blank(*p))
+    p++;
+  return strncasecmp(p, "matrix", 6) == 0;
+}
 
 /* Whether a mapped graph can be handed out as it is for opts (after its
  * weights were hidden, if unasked for). */
@@ -70,13 +86,23 @@ int dsana_graph_open(const char *path, const struct dsana_graph_opts *opts, stru
   int rc = graph_text_open(&t, path, err, errlen);
   if (rc)
     return rc;
-  rc = graph_text_next(&t, &p, &end, err, errlen);
+  rc = graph_text_next(&t, 0, &p, &end, err, errlen);
   if (rc < 0) {
     graph_text_close(&t);
     return rc;
   }
   bool mtx =
       rc == 1 && (size_t)(end - p) >= sizeof MTX_BANNER - 1 && strncasecmp(p, MTX_BANNER, sizeof MTX_BANNER - 1) == 0;
+  if (rc == 1 && !mtx && misspelt_banner(p)) {
+    char tok[48];
+    graph_token(p, tok, sizeof tok);
+    rc = graph_errf(err, errlen, DSANA_EFORMAT,
+                    "%s:1: misspelt Matrix Market banner '%s' (want '%s matrix coordinate ...'; SNAP comments start "
+                    "with '#')",
+                    path, tok, MTX_BANNER);
+    graph_text_close(&t);
+    return rc;
+  }
   t.replay = true;
   rc = mtx ? graph_parse_mtx(&t, opts, g, err, errlen) : graph_parse_snap(&t, opts, g, err, errlen);
   graph_text_close(&t);

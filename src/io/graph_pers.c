@@ -112,7 +112,7 @@ static int read_file(struct pers *ps, char *err, size_t errlen) {
   int rc = graph_text_open(&t, ps->path, err, errlen);
   if (rc)
     return rc;
-  while ((rc = graph_text_next(&t, &p, &end, err, errlen)) == 1)
+  while ((rc = graph_text_next(&t, ps->line, &p, &end, err, errlen)) == 1)
     if ((rc = parse_block(ps, p, end, err, errlen)) != 0)
       break;
   graph_text_close(&t);

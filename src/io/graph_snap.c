@@ -72,7 +72,7 @@ static int scan_weight(const struct snap_edges *se, uint64_t line, const char **
   }
   char tok[48];
   graph_token(*pp, tok, sizeof tok);
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a positive finite number", se->path,
+  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a " GRAPH_WEIGHT_RANGE, se->path,
                     (unsigned long long)line, tok);
 }
 
@@ -172,7 +172,7 @@ static int read_all(struct graph_text *t, struct snap_edges *se, char *err, size
   const char *p, *end;
   int rc;
   bool first = true;
-  while ((rc = graph_text_next(t, &p, &end, err, errlen)) == 1) {
+  while ((rc = graph_text_next(t, se->line, &p, &end, err, errlen)) == 1) {
     if (first && (rc = dense_line(se, p, err, errlen)) != 0)
       return rc;
     first = false;

@@ -1,48 +1,39 @@
 /*
  * graph_text.c - the block reader under the text parsers (SNAP, Matrix
- * Market). zlib's gzread reads plain and gzip files alike; we hand the
- * parsers big blocks of whole lines so their scanners can use '\n' as a
+ * Market, libsvm). graph_text_src.c reads plain and gzip files alike; we
+ * hand the parsers big blocks of whole lines so their scanners can use '\n' as a
  * sentinel and never check for the end of the buffer inside a line.
  *
  * A file starts in a small block and moves to the full 8 MiB one only once
  * it fills the small one, so a big file is read in the same 8 MiB blocks
  * while a small one (a config-sized graph, a fuzz input) does not pay for
- * allocating and touching 8 MiB per open; zlib's buffers likewise shrink
- * to a small file's size.
+ * allocating and touching 8 MiB per open; the input buffer likewise
+ * shrinks to a small file's size.
+ *
+ * A line is at most t->max_line bytes (without its '\n'; 1 MiB unless the
+ * format asks for more): a longer one is refused with the file and its
+ * line number, so a file without line breaks (/dev/zero, a binary file)
+ * fails after reading a bounded amount instead of growing the buffer until
+ * memory runs out. Each block is checked for long lines in strides of
+ * max_line bytes, one memrchr per stride, so the check costs nothing on
+ * the short lines of real files.
  */
-#include <errno.h>
-#include <fcntl.h>
+#define _GNU_SOURCE /* memrchr */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "dsana/dsana.h"
 #include "io/graph_internal.h"
 
-enum { TEXT_FIRST_BLOCK_BYTES = 64u << 10, TEXT_BLOCK_BYTES = 8u << 20, TEXT_GZ_BUFFER_BYTES = 1u << 18 };
-
-/* zlib's buffers: 256 KiB (zlib allocates that in and twice that out),
- * or a small regular file's size, which one read takes whole. */
-static unsigned gz_buffer_bytes(int fd) {
-  struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < TEXT_GZ_BUFFER_BYTES)
-    return st.st_size < 4096 ? 4096u : (unsigned)st.st_size;
-  return TEXT_GZ_BUFFER_BYTES;
-}
+enum { TEXT_FIRST_BLOCK_BYTES = 64u << 10, TEXT_BLOCK_BYTES = 8u << 20 };
 
 int graph_text_open(struct graph_text *t, const char *path, char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
   t->path = path;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return graph_errf(err, errlen, DSANA_EIO, "%s: %s", path, strerror(errno));
-  t->gz = gzdopen(fd, "rb");
-  if (!t->gz) {
-    close(fd);
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: cannot start zlib reader", path);
-  }
-  gzbuffer(t->gz, gz_buffer_bytes(fd));
+  int rc = graph_src_open(&t->src, path, err, errlen);
+  if (rc)
+    return rc;
+  t->max_line = GRAPH_TEXT_MAX_LINE;
   t->cap = TEXT_FIRST_BLOCK_BYTES;
   t->buf = malloc(t->cap + 1);
   if (!t->buf) {
@@ -53,51 +44,20 @@ int graph_text_open(struct graph_text *t, const char *path, char *err, size_t er
 }
 
 void graph_text_close(struct graph_text *t) {
-  if (t->gz)
-    gzclose(t->gz);
+  graph_src_close(&t->src);
   free(t->buf);
   memset(t, 0, sizeof *t);
-}
-
-/* Turn the stream's error state into a message; 0 if none. */
-static int gz_failure(struct graph_text *t, char *err, size_t errlen) {
-  int zerr = Z_OK;
-  const char *msg = gzerror(t->gz, &zerr);
-  long long off = (long long)gzoffset(t->gz);
-  switch (zerr) {
-  case Z_OK:
-  case Z_STREAM_END:
-    return 0;
-  case Z_ERRNO:
-    return graph_errf(err, errlen, DSANA_EIO, "%s: %s", t->path, strerror(errno));
-  case Z_BUF_ERROR:
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %lld: unexpected end of gzip data", t->path, off);
-  case Z_MEM_ERROR:
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory in zlib", t->path);
-  default:
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %lld: not a valid gzip stream (%s)", t->path, off,
-                      msg ? msg : "corrupt data");
-  }
 }
 
 /* Read as much as fits after t->len; sets eof. */
 static int fill(struct graph_text *t, char *err, size_t errlen) {
   while (!t->eof && t->len < t->cap) {
-    size_t want = t->cap - t->len;
-    if (want > (1u << 30))
-      want = 1u << 30;
-    int got = gzread(t->gz, t->buf + t->len, (unsigned)want);
-    if (got < 0) {
-      int rc = gz_failure(t, err, errlen);
-      return rc ? rc : graph_errf(err, errlen, DSANA_EIO, "%s: read error", t->path);
-    }
-    if (got == 0) {
-      int rc = gz_failure(t, err, errlen);
-      if (rc)
-        return rc;
-      t->eof = true;
-    }
-    t->len += (size_t)got;
+    size_t got = 0;
+    int rc = graph_src_read(&t->src, t->buf + t->len, t->cap - t->len, &got, err, errlen);
+    if (rc)
+      return rc;
+    t->eof = got == 0;
+    t->len += got;
   }
   return 0;
 }
@@ -112,7 +72,31 @@ static bool grow(struct graph_text *t, size_t ncap) {
   return true;
 }
 
-int graph_text_next(struct graph_text *t, const char **p, const char **end, char *err, size_t errlen) {
+static int too_long(const struct graph_text *t, uint64_t line, char *err, size_t errlen) {
+  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: line longer than %zu bytes (the longest a line may be)",
+                    t->path, (unsigned long long)line, t->max_line);
+}
+
+/* Whether every line of the block [0, t->block) is at most max_line bytes;
+ * names the first longer one (lines_done lines came before the block). A
+ * window of max_line + 1 bytes from a line's start holds that line's '\n'
+ * if the line is short enough; the window's last '\n' starts the next one. */
+static int check_lines(const struct graph_text *t, uint64_t lines_done, char *err, size_t errlen) {
+  const char *p = t->buf, *end = t->buf + t->block;
+  while ((size_t)(end - p) > t->max_line + 1) {
+    const char *nl = memrchr(p, '\n', t->max_line + 1);
+    if (!nl) {
+      for (const char *q = t->buf; q < p; q++) /* (only on the way out) */
+        lines_done += *q == '\n';
+      return too_long(t, lines_done + 1, err, errlen);
+    }
+    p = nl + 1;
+  }
+  return 0;
+}
+
+int graph_text_next(struct graph_text *t, uint64_t lines_done, const char **p, const char **end, char *err,
+                    size_t errlen) {
   if (t->replay) {
     t->replay = false;
     if (!t->block)
@@ -153,10 +137,15 @@ int graph_text_next(struct graph_text *t, const char **p, const char **end, char
       t->block = t->len;
       break;
     }
-    /* A line longer than the buffer: grow. */
-    if (!grow(t, t->cap * 2))
+    /* A line longer than the buffer: grow, up to the longest line read. */
+    if (t->len > t->max_line)
+      return too_long(t, lines_done + 1, err, errlen);
+    if (!grow(t, t->cap * 2 < t->max_line + 1 ? t->cap * 2 : t->max_line + 1))
       return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory (line over %zu bytes)", t->path, t->cap);
   }
+  int rc = check_lines(t, lines_done, err, errlen);
+  if (rc)
+    return rc;
   *p = t->buf;
   *end = t->buf + t->block;
   return 1;

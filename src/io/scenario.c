@@ -26,6 +26,11 @@
 #include "util/splitmix.h"
 
 #define SEED_MAX 9007199254740992.0 /* 2^53: the largest exactly representable run */
+/* The links dsana emulates: 1 bit/s to 1 Pbit/s, 1 ns to 1000 s of latency. */
+#define LINK_MIN_MBIT 1e-6
+#define LINK_MAX_MBIT 1e9
+#define LINK_MIN_MS 1e-6
+#define LINK_MAX_MS 1e6
 
 /* Where messages go while parsing one file. */
 struct parse_ctx {
@@ -100,8 +105,16 @@ static int parse_link(const struct parse_ctx *c, const cJSON *obj, const char *p
     return fail(c, DSANA_EFORMAT, "%s.bandwidth_mbit: must be >= 0 (0 = unlimited)", path);
   if (ms < 0)
     return fail(c, DSANA_EFORMAT, "%s.latency_ms: must be >= 0", path);
-  if (!isfinite(mbit * 1e6 / 8.0))
-    return fail(c, DSANA_EFORMAT, "%s.bandwidth_mbit: too large", path);
+  /* Past these the link's figures (ns per byte, latency in whole ns) under-
+   * or overflow: a tiny bandwidth ran as an unlimited link, a tiny latency
+   * as none. */
+  if (mbit != 0 && !(mbit >= LINK_MIN_MBIT && mbit <= LINK_MAX_MBIT))
+    return fail(c, DSANA_EFORMAT,
+                "%s.bandwidth_mbit: %g out of range (0 = unlimited, else %g to %g: 1 bit/s to 1 Pbit/s)", path, mbit,
+                LINK_MIN_MBIT, LINK_MAX_MBIT);
+  if (ms != 0 && !(ms >= LINK_MIN_MS && ms <= LINK_MAX_MS))
+    return fail(c, DSANA_EFORMAT, "%s.latency_ms: %g out of range (0, else %g to %g: 1 ns to 1000 s)", path, ms,
+                LINK_MIN_MS, LINK_MAX_MS);
   if (has_bw)
     link->bandwidth_bytes_per_s = mbit * 1e6 / 8.0;
   if (has_lat)

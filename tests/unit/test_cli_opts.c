@@ -102,6 +102,14 @@ static void test_number_parsers(void **state) {
   assert_int_equal(cli_parse_seconds("2.5", &d), 0);
   assert_int_equal(cli_parse_seconds("nan", &d), DSANA_EINVAL);
   assert_int_equal(cli_parse_seconds("-1", &d), DSANA_EINVAL);
+  /* within what the timeouts' ns and ms counts hold */
+  assert_int_equal(cli_parse_seconds("1e6", &d), 0);
+  assert_int_equal(cli_parse_seconds("0.001", &d), 0);
+  assert_int_equal(cli_parse_seconds("1e12", &d), DSANA_EINVAL);
+  assert_int_equal(cli_parse_seconds("1e300", &d), DSANA_EINVAL);
+  assert_int_equal(cli_parse_seconds("1e11", &d), DSANA_EINVAL);
+  assert_int_equal(cli_parse_seconds("1e-320", &d), DSANA_EINVAL);
+  assert_int_equal(cli_parse_seconds("0", &d), DSANA_EINVAL);
 }
 
 int main(void) {

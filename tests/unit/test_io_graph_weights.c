@@ -3,8 +3,11 @@
  * graph.h): edge weights and their out-weight sums, bad weights named by
  * file and line, networkx's last-weight-wins dedup, the warning for ignored
  * columns, undirected input, dsana's dense-id edge lists (gen -> text and
- * gen -> binary are the same graph), and Matrix Market's index 0 message.
+ * gen -> binary are the same graph), Matrix Market's index 0 message, and
+ * its strictness: misspelt banners, values checked even when unused, no
+ * field after the value.
  */
+#include <float.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,9 +58,10 @@ static void test_snap_weights(void **state) {
 static void test_snap_bad_weights(void **state) {
   static const struct {
     const char *line, *tok;
-  } bad[] = {{"2 3 foo", "'foo'"},   {"2 3 0", "'0'"},         {"2 3 -1", "'-1'"},         {"2 3 inf", "'inf'"},
-             {"2 3 nan", "'nan'"},   {"2 3 1e400", "'1e400'"}, {"2 3 1e-400", "'1e-400'"}, {"2 3 0x10", "'0x10'"},
-             {"2 3 1.5x", "'1.5x'"}, {"2 3 -0", "'-0'"}};
+  } bad[] = {{"2 3 foo", "'foo'"},       {"2 3 0", "'0'"},           {"2 3 -1", "'-1'"},
+             {"2 3 inf", "'inf'"},       {"2 3 nan", "'nan'"},       {"2 3 1e400", "'1e400'"},
+             {"2 3 1e-400", "'1e-400'"}, {"2 3 0x10", "'0x10'"},     {"2 3 1.5x", "'1.5x'"},
+             {"2 3 -0", "'-0'"},         {"2 3 5e-324", "'5e-324'"}, {"2 3 2.2e-308", "'2.2e-308'"}};
   struct dsana_graph_opts wo = {.weighted = true};
   char text[128];
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -65,7 +69,12 @@ static void test_snap_bad_weights(void **state) {
     const char *p = text_file("w.txt", text);
     expect_open_fails(p, &wo, DSANA_EFORMAT, "w.txt:3: edge weight ", "is not a positive finite number");
     assert_non_null(strstr(errbuf, bad[i].tok));
+    assert_non_null(strstr(errbuf, "(2.2250738585072014e-308 to 1.7976931348623157e+308)")); /* the range */
   }
+  struct dsana_graph gmin; /* the smallest normal weight is one */
+  open_ok(text_file("w.txt", "1 2 2.2250738585072014e-308\n2 1 1\n"), &wo, &gmin);
+  assert_true(gmin.in_w[1] == DBL_MIN);
+  dsana_graph_fini(&gmin);
   expect_open_fails(text_file("w.txt", "1 2 1\n2 3\n"), &wo, DSANA_EFORMAT, "w.txt:2: expected 3 fields", "found 2");
   expect_open_fails(text_file("w.txt", "1 2 1\n2\n"), &wo, DSANA_EFORMAT, "w.txt:2: expected 3 fields", "found 1");
   /* each weight finite, their sum not */
@@ -243,6 +252,38 @@ static void test_dense_id_line(void **state) {
                     "d.txt:1: ", "vertices");
 }
 
+static void test_mtx_strict(void **state) {
+  (void)state;
+  struct dsana_graph_opts wo = {.weighted = true};
+  struct dsana_graph g;
+  const char *p = text_file("b.mtx", "%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n");
+  expect_open_fails(p, NULL, DSANA_EFORMAT, "b.mtx:1: misspelt Matrix Market banner '%MatrixMarket'", NULL);
+  p = text_file("b.mtx", "%% Matrix Market matrix coordinate pattern general\n3 3 1\n1 2\n");
+  expect_open_fails(p, NULL, DSANA_EFORMAT, "b.mtx:1: misspelt Matrix Market banner", NULL);
+  p = text_file("b.mtx", "% matrixmarket matrix coordinate pattern general\n3 3 1\n1 2\n");
+  expect_open_fails(p, NULL, DSANA_EFORMAT, "b.mtx:1: misspelt Matrix Market banner", NULL);
+  open_ok(text_file("k.txt", "% sym unweighted\n1 2\n2 3\n"), NULL, &g); /* KONECT's comment: SNAP */
+  assert_int_equal(g.m, 2);
+  dsana_graph_fini(&g);
+  p = text_file("v.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 abc\n2 3 1\n");
+  expect_open_fails(p, NULL, DSANA_EFORMAT, "v.mtx:3: value 'abc' is not a finite decimal number", NULL);
+  p = text_file("v.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1\n2 3 1e400\n");
+  expect_open_fails(p, NULL, DSANA_EFORMAT, "v.mtx:4: value '1e400' is not a finite decimal number", NULL);
+  p = text_file("v.mtx", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 2 1.5\n");
+  expect_open_fails(p, NULL, DSANA_EFORMAT, "v.mtx:3: value '1.5' is not an integer", NULL);
+  expect_open_fails(p, &wo, DSANA_EFORMAT, "v.mtx:3: value '1.5' is not an integer", NULL);
+  p = text_file("v.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1 7\n2 3 1\n");
+  expect_open_fails(p, NULL, DSANA_EFORMAT, "v.mtx:3: extra field '7' after 'row col value'", NULL);
+  expect_open_fails(p, &wo, DSANA_EFORMAT, "v.mtx:3: extra field '7' after 'row col value'", NULL);
+  p = text_file("v.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3 0.5\n");
+  expect_open_fails(p, NULL, DSANA_EFORMAT, "v.mtx:4: extra field '0.5' after 'row col' (the banner says pattern)",
+                    NULL);
+  /* negative and zero values are matrix entries: fine unweighted, blanks after them too */
+  open_ok(text_file("v.mtx", "%%MatrixMarket matrix coordinate integer general\n3 3 2\n1 2 -3 \r\n2 3 +0\n"), NULL, &g);
+  assert_int_equal(g.m, 2);
+  dsana_graph_fini(&g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_snap_weights),
@@ -251,6 +292,7 @@ int main(void) {
       cmocka_unit_test(test_undirected),
       cmocka_unit_test(test_mtx_weights),
       cmocka_unit_test(test_mtx_index_zero),
+      cmocka_unit_test(test_mtx_strict),
       cmocka_unit_test(test_gen_text_equals_binary),
       cmocka_unit_test(test_dense_id_line),
   };
