@@ -183,7 +183,7 @@ static int after_join(struct drv *d) {
   int64_t first_cpu = d->params.shared_process ? (int64_t)index * threads : -1;
   if (first_cpu >= 0 && map->n_workers > 1 && affinity_bind_nth(index) != 0)
     log_debug("cannot bind worker %u to a CPU", index);
-  return pool_create(threads, first_cpu, run_item, d, &d->pool);
+  return pool_create(threads, first_cpu, index, run_item, d, &d->pool);
 }
 
 static int fail(struct drv *d, int rc) {
