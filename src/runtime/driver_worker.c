@@ -143,6 +143,8 @@ static int on_map(struct drv *d, const struct net_msg *m) {
     rc = trace_open_role(map->trace_path, "worker", 3, index, &d->env.trace);
   if (!rc)
     d->fault = fault_plan_for(&d->cfg.fault, false, index);
+  if (!rc) /* the app's setup may take long: heartbeats go on meanwhile */
+    rc = drv_keepalive_start(d, index, map->heartbeat_s);
   free(map);
   return rc;
 }
@@ -203,6 +205,7 @@ static int from_scheduler(struct drv *d, const struct net_msg *m) {
     rc = worker_on_msg(d->w, &from, m, &d->out);
   if (!rc && !joined && worker_map(d->w))
     rc = after_join(d);
+  drv_keepalive_stop(d); /* joined (or failed): this thread sends again */
   return rc ? rc : drv_flush(d, false);
 }
 
