@@ -1,6 +1,7 @@
 /* sup_data.c - a supervised app's training and test sets (sup_data.h). */
 #include "sup_data.h"
 
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "dsana/dsana.h"
 #include "dsana/outfile.h"
+#include "prepared.h"
 
 void sup_data_init(struct sup_data *d) {
   memset(d, 0, sizeof *d);
@@ -43,11 +45,23 @@ static int mark_test_classes(struct sup_data *d) {
   return 0;
 }
 
+/* What a role maps for input `path`: this state's binary copy, else (a
+ * role run as a thread of the process that made one) the copy prepare()
+ * made of it, else the input itself. */
+static const char *source_of(const char *path, const char *converted, bool check, char *found, size_t len) {
+  if (converted[0])
+    return converted;
+  if (!check && prepared_find(path, "", found, len))
+    return found;
+  return path;
+}
+
 int sup_data_load(struct sup_data *d, bool check, char *err, size_t errlen) {
   if (d->loaded)
     return 0;
-  const char *train = d->converted[0][0] ? d->converted[0] : d->train_path;
-  const char *test = d->converted[1][0] ? d->converted[1] : d->test_path;
+  char found[2][SUP_PATH_MAX];
+  const char *train = source_of(d->train_path, d->converted[0], check, found[0], sizeof found[0]);
+  const char *test = source_of(d->test_path, d->converted[1], check, found[1], sizeof found[1]);
   int rc = open_set(train, check, &d->train, err, errlen);
   if (!rc && d->test_path[0])
     rc = open_set(test, check, &d->test, err, errlen);
@@ -68,9 +82,27 @@ static int convert_one(const char *path, char *out, size_t outlen, int *fd, stru
   int rc = dsana_outfile_anon(out, outlen, fd, err, errlen);
   if (!rc)
     rc = dsana_dataset_write_binary(ds, out, err, errlen);
+  if (!rc && prepared_note(path, "", out) != 0)
+    fprintf(stderr, "dsana: warning: %s: roles run as threads will read it again\n", path);
   if (rc)
     out[0] = 0;
   return rc;
+}
+
+/* The sets parsed into the heap leave it: this process maps the binary
+ * copies too, so its roles' pages are the page cache's, shared. */
+static int map_copies(struct sup_data *d, char *err, size_t errlen) {
+  if (!d->converted[0][0] && !d->converted[1][0])
+    return 0;
+  free(d->labels);
+  d->labels = NULL;
+  free(d->test_class_ok);
+  d->test_class_ok = NULL;
+  dsana_dataset_fini(&d->train);
+  dsana_dataset_fini(&d->test);
+  malloc_trim(0); /* the parser grew its arrays on the heap, which keeps freed pages otherwise */
+  d->loaded = false;
+  return sup_data_load(d, false, err, errlen);
 }
 
 int sup_data_convert(struct sup_data *d, const char *who, char *err, size_t errlen) {
@@ -84,6 +116,8 @@ int sup_data_convert(struct sup_data *d, const char *who, char *err, size_t errl
                      errlen);
   if (!rc && d->test_path[0])
     rc = convert_one(d->test_path, d->converted[1], sizeof d->converted[1], &d->converted_fd[1], &d->test, err, errlen);
+  if (!rc)
+    rc = map_copies(d, err, errlen);
   if (!rc && d->test_path[0] && d->test.n_features > d->train.n_features)
     fprintf(stderr, "%s: warning: %s has features up to %llu, the model %llu: the others are ignored\n", who,
             d->test_path, (unsigned long long)d->test.n_features, (unsigned long long)d->train.n_features);
@@ -107,6 +141,7 @@ void sup_data_fini(struct sup_data *d) {
   dsana_dataset_fini(&d->test);
   for (int i = 0; i < 2; i++)
     if (d->converted_fd[i] >= 0) { /* the anonymous copy goes with its last holder */
+      prepared_forget(d->converted[i]);
       close(d->converted_fd[i]);
       d->converted_fd[i] = -1;
     }

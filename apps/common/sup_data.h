@@ -5,8 +5,11 @@
  * binary file.
  *
  * The launcher calls sup_convert() (every byte checked once, text written
- * to anonymous binary files); each role then calls sup_load(), which maps
- * the binary files (their rows checked by the tasks that read them).
+ * to anonymous binary files, which it maps from then on); each role then
+ * calls sup_load(), which maps the binary files (their rows checked by the
+ * tasks that read them): its own state's, or, run as a thread of the
+ * launcher with a state of its own, the copies the launcher noted
+ * (prepared.h).
  * Classes are the distinct training labels, ascending: class c is
  * labels[c]. Test rows whose label the training set lacks can never be
  * predicted right: test_class_ok marks the others.

@@ -4,10 +4,14 @@
  * its shape checked against --k, the tasks (row ranges cut at the fixed
  * blocks of kmeans.h, about equal non-zeros each) and the tables.
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "apps/common/prepared.h"
+#include "dsana/outfile.h"
 #include "kmeans.h"
 
 uint64_t km_block_rows(uint64_t n) {
@@ -45,11 +49,17 @@ static int check_shape(const struct km_app *a, char *err, size_t errlen) {
 int km_load(struct km_app *a, bool check, char *err, size_t errlen) {
   if (a->loaded)
     return 0;
-  int rc = open_data(a->data_path, check, &a->ds, err, errlen);
+  /* this state's binary copy, else (a role run as a thread of the process
+   * that made one) the copy prepare() made, else DATA itself */
+  char found[KM_PATH_MAX];
+  const char *path = a->converted[0]                                                  ? a->converted
+                     : !check && prepared_find(a->data_path, "", found, sizeof found) ? found
+                                                                                      : a->data_path;
+  int rc = open_data(path, check, &a->ds, err, errlen);
   if (rc)
     return rc;
   a->loaded = true;
-  a->validated = !dsana_dataset_is_binary(a->data_path) || check;
+  a->validated = !dsana_dataset_is_binary(path) || check;
   a->block = km_block_rows(a->ds.n_rows);
   return check_shape(a, err, errlen);
 }
@@ -62,11 +72,40 @@ int km_validate(struct km_app *a, char *err, size_t errlen) {
   return rc;
 }
 
+int km_convert(struct km_app *a, char *err, size_t errlen) {
+  if (a->converted[0] || dsana_dataset_is_binary(a->data_path))
+    return 0;
+  int rc = dsana_outfile_anon(a->converted, sizeof a->converted, &a->converted_fd, err, errlen);
+  if (!rc)
+    rc = dsana_dataset_write_binary(&a->ds, a->converted, err, errlen);
+  if (rc) {
+    a->converted[0] = 0;
+    return rc;
+  }
+  if (prepared_note(a->data_path, "", a->converted) != 0)
+    fprintf(stderr, "dsana kmeans: warning: %s: roles run as threads will read it again\n", a->data_path);
+  /* the parsed rows leave the heap: this process maps the copy too (its
+   * rows were checked as they were parsed) */
+  dsana_dataset_fini(&a->ds);
+  malloc_trim(0); /* the parser grew its arrays on the heap, which keeps freed pages otherwise */
+  if ((rc = dsana_dataset_map_binary(a->converted, &a->ds, err, errlen)) != 0) {
+    a->loaded = false;
+    return rc;
+  }
+  a->validated = true;
+  return 0;
+}
+
 void km_data_fini(struct km_app *a) {
   free(a->checked);
   a->checked = NULL;
   dsana_dataset_fini(&a->ds);
   a->loaded = false;
+  if (a->converted_fd >= 0) { /* the anonymous copy goes with its last holder */
+    prepared_forget(a->converted);
+    close(a->converted_fd);
+    a->converted_fd = -1;
+  }
 }
 
 /* Tasks: row ranges; a row costs K multiply-adds per non-zero and K more. */

@@ -30,6 +30,7 @@ static int km_create(void **out) {
   struct km_app *a = calloc(1, sizeof *a);
   if (!a)
     return DSANA_ENOMEM;
+  a->converted_fd = -1;
   int rc = dsana_app_set_defaults(&kmeans_app, a); /* --init, --seed, --max-iter, --tol */
   if (rc) {
     free(a);
@@ -103,8 +104,9 @@ static int km_set_option(void *app, const char *name, const char *value, char *e
 }
 
 /* In the process that starts the job: every row checked, the shape
- * checked against --k, the initial centroids made once (the roles it
- * forks inherit them; roles started on their own make their own). */
+ * checked against --k, text converted once to a binary copy every role
+ * maps, the initial centroids made once (the roles it forks inherit them;
+ * roles started on their own, or run as its threads, make their own). */
 static int km_prepare(void *app, char *err, size_t errlen) {
   struct km_app *a = app;
   if (!a->data_path[0]) {
@@ -116,6 +118,8 @@ static int km_prepare(void *app, char *err, size_t errlen) {
     return DSANA_EUSAGE;
   }
   int rc = km_load(a, true, err, errlen);
+  if (!rc)
+    rc = km_convert(a, err, errlen);
   return rc ? rc : km_seed(a, err, errlen);
 }
 

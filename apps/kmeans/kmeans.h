@@ -79,6 +79,8 @@ struct km_app {
   double tol;
   uint32_t max_iter;
   /* data (every role) */
+  char converted[KM_PATH_MAX]; /* prepare()'s binary copy of a text DATA (an anonymous file), or "" */
+  int converted_fd;            /* its descriptor, -1 */
   struct dsana_dataset ds;
   bool loaded, validated; /* validated: every row checked (else a task checks its own) */
   uint64_t block;         /* rows per exact partial sum */
@@ -93,6 +95,10 @@ struct km_app {
 /* Read DATA once (every row checked when `check`, else a binary file is
  * mapped and its rows checked by whoever reads them). */
 int km_load(struct km_app *a, bool check, char *err, size_t errlen);
+/* In the process that starts the job, after km_load(a, true): a text DATA
+ * is written to a binary copy (an anonymous file) that this process and
+ * every role map from then on (apps/common/prepared.h). */
+int km_convert(struct km_app *a, char *err, size_t errlen);
 /* Check every row of a mapped file before reading them all (seeding, the
  * final objective). */
 int km_validate(struct km_app *a, char *err, size_t errlen);

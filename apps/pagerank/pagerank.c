@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "apps/apps.h"
+#include "apps/common/prepared.h"
 #include "pagerank.h"
 
 static int pr_create(void **out) {
@@ -36,8 +37,10 @@ static void pr_destroy(void *app) {
   free(pr->blocks);
   if (pr->loaded)
     dsana_graph_fini(&pr->g);
-  if (pr->converted_fd >= 0)
+  if (pr->converted_fd >= 0) {
+    prepared_forget(pr->converted);
     close(pr->converted_fd); /* the anonymous copy goes with its last holder */
+  }
   free(pr->pers);
   free(pr);
 }

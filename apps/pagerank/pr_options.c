@@ -17,6 +17,7 @@
 
 #include "dsana/outfile.h"
 #include "apps/common/app_opts.h"
+#include "apps/common/prepared.h"
 #include "pagerank.h"
 
 const struct dsana_app_option pr_options[] = {
@@ -104,6 +105,12 @@ static struct dsana_graph_opts pr_graph_opts(const struct pr_app *pr, bool warn)
       .dedup = pr->dedup, .weighted = pr->weighted, .undirected = pr->undirected, .warn = warn ? pr_warn : NULL};
 }
 
+/* The options that shape the graph read from a file: the key of the
+ * binary copy prepare() makes (apps/common/prepared.h). */
+static void pr_shape(const struct pr_app *pr, char *shape, size_t len) {
+  snprintf(shape, len, "dedup=%d weighted=%d undirected=%d", pr->dedup, pr->weighted, pr->undirected);
+}
+
 static int pr_check_graph(const struct pr_app *pr, const struct dsana_graph *g, char *err, size_t errlen) {
   if (g->m == 0 || g->n == 0) {
     snprintf(err, errlen, "%s: empty graph (no edges)", pr->graph_path);
@@ -139,6 +146,10 @@ int pr_prepare(void *app, char *err, size_t errlen) {
              (rc = dsana_outfile_anon(pr->converted, sizeof pr->converted, &pr->converted_fd, err, errlen)) == 0) {
     rc = dsana_graph_write_binary(&g, pr->converted, err, errlen);
     pr->validated = rc == 0;
+    char shape[64];
+    pr_shape(pr, shape, sizeof shape);
+    if (!rc && prepared_note(pr->graph_path, shape, pr->converted) != 0)
+      fprintf(stderr, "dsana pagerank: warning: %s: roles run as threads will read it again\n", pr->graph_path);
   }
   dsana_graph_fini(&g);
   return rc;
@@ -147,9 +158,15 @@ int pr_prepare(void *app, char *err, size_t errlen) {
 int pr_load(struct pr_app *pr, char *err, size_t errlen) {
   if (pr->loaded)
     return 0;
-  const char *path = pr->converted[0] ? pr->converted : pr->graph_path;
+  /* this state's binary copy, else (a role run as a thread of the process
+   * that made one) the copy prepare() made, else the graph itself */
+  char shape[64], found[PR_PATH_MAX];
+  pr_shape(pr, shape, sizeof shape);
+  const char *path = pr->converted[0]                                            ? pr->converted
+                     : prepared_find(pr->graph_path, shape, found, sizeof found) ? found
+                                                                                 : pr->graph_path;
   struct dsana_graph_opts opts = pr_graph_opts(pr, false); /* the launcher warned */
-  bool map = pr->converted[0] || (dsana_graph_is_binary(path) && !pr->dedup && !pr->undirected);
+  bool map = path != pr->graph_path || (dsana_graph_is_binary(path) && !pr->dedup && !pr->undirected);
   int rc = map ? dsana_graph_map_binary(path, &pr->g, err, errlen) : dsana_graph_open(path, &opts, &pr->g, err, errlen);
   if (rc)
     return rc;

@@ -5,6 +5,7 @@
  * allocations (with transparent huge pages), and the two-thread fork/join
  * the builder and the generators run their passes on.
  */
+#define _GNU_SOURCE /* pthread_getname_np */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 
 #include "dsana/dsana.h"
 #include "io/graph_internal.h"
+#include "util/proctitle.h"
 
 bool graph_file_has_magic(const char *path, const char magic[8]) {
   char head[8];
@@ -89,10 +91,14 @@ struct par_job {
   void (*fn)(void *, unsigned, unsigned);
   void *arg;
   unsigned t, nthreads;
+  const char *parent; /* the starting thread's name */
 };
 
 static void *par_main(void *p) {
   struct par_job *j = p;
+  char suffix[16];
+  snprintf(suffix, sizeof suffix, ".p%u", j->t);
+  proctitle_thread_helper(j->parent, suffix); /* "dsana-sched.p1": whose helper it is */
   j->fn(j->arg, j->t, j->nthreads);
   return NULL;
 }
@@ -102,10 +108,13 @@ void graph_parallel(void (*fn)(void *arg, unsigned t, unsigned nthreads), void *
   pthread_t tid[MAXT];
   struct par_job jobs[MAXT];
   bool started[MAXT] = {false};
+  char parent[16] = "dsana";
   if (nthreads > MAXT)
     nthreads = MAXT;
+  if (nthreads > 1)
+    pthread_getname_np(pthread_self(), parent, sizeof parent);
   for (unsigned t = 1; t < nthreads; t++) {
-    jobs[t] = (struct par_job){fn, arg, t, nthreads};
+    jobs[t] = (struct par_job){fn, arg, t, nthreads, parent};
     started[t] = pthread_create(&tid[t], NULL, par_main, &jobs[t]) == 0;
   }
   fn(arg, 0, nthreads);

@@ -5,6 +5,7 @@
  *   driver.c          the API (driver.h): create, step, run, destroy
  *   driver_sched.c, driver_server.c, driver_worker.c   one role each
  *   driver_io.c       transport, sending the state machine's messages, env
+ *   driver_keepalive.c   heartbeats from a helper thread while a role joins
  */
 #ifndef DSANA_RUNTIME_DRIVER_INTERNAL_H
 #define DSANA_RUNTIME_DRIVER_INTERNAL_H
@@ -50,13 +51,28 @@ struct drv {
   bool have_sc;
   struct emulate *emu; /* worker: per compute thread (one when manual) */
   uint32_t n_emu;
-  size_t serving;          /* server: pulls with more to send now */
-  bool ran_inline;         /* worker: ran an item on this thread in this step */
-  uint64_t last_push;      /* worker: 1 + (iter << 32 | task) of the last push, 0: none (fault points) */
-  struct fault_plan fault; /* worker: the part of cfg.fault that names it */
-  double ns_per_cost;      /* worker: measured compute per unit of a task's cost hint (0: none yet) */
-  double item_ns[4];       /* worker: recent time of an item, per witem_kind (0: none yet) */
+  size_t serving;           /* server: pulls with more to send now */
+  bool ran_inline;          /* worker: ran an item on this thread in this step */
+  uint64_t last_push;       /* worker: 1 + (iter << 32 | task) of the last push, 0: none (fault points) */
+  struct fault_plan fault;  /* worker: the part of cfg.fault that names it */
+  double ns_per_cost;       /* worker: measured compute per unit of a task's cost hint (0: none yet) */
+  double item_ns[4];        /* worker: recent time of an item, per witem_kind (0: none yet) */
+  struct drv_keepalive *ka; /* server, worker: heartbeats while joining (driver_keepalive.c), or NULL */
 };
+
+/* driver_keepalive.c: from the cluster map until the role has joined (the
+ * app's setup, loading its data however long, and the server's initial
+ * values), a helper thread sends the scheduler a heartbeat every
+ * heartbeat_s on the role's dialer, so that loading never counts as
+ * silence. Meanwhile this thread sends on that dialer only through
+ * drv_keepalive_send(). Start once the map is read, stop (joins the
+ * helper) before the role's own messages go out again; both from the
+ * role's thread, and stop again on any path out (nothing if not started). */
+int drv_keepalive_start(struct drv *d, uint32_t index, double heartbeat_s);
+void drv_keepalive_stop(struct drv *d);
+/* Send h to the scheduler now, past the outbox (under the helper's lock
+ * while it runs). */
+int drv_keepalive_send(struct drv *d, const struct wire_hdr *h);
 
 /* driver_io.c */
 int drv_open_ctx(struct drv *d);

@@ -50,7 +50,7 @@ static void env_buffer_release(void *arg, const void *p, size_t bytes) {
 
 static int env_send_scheduler_now(void *arg, const struct wire_hdr *h) {
   struct drv *d = arg;
-  return d->sched ? net_send(d->sched, NULL, h, NULL, 0) : 0;
+  return d->sched ? drv_keepalive_send(d, h) : 0;
 }
 
 int drv_open_ctx(struct drv *d) {
@@ -118,6 +118,7 @@ void drv_report_failure(struct drv *d, int rc) {
 }
 
 void drv_close_io(struct drv *d) {
+  drv_keepalive_stop(d); /* before the dialer it sends on closes */
   net_outbox_destroy(d->outbox);
   d->outbox = NULL;
   for (uint32_t s = 0; d->servers && s < d->n_servers; s++)

@@ -51,6 +51,8 @@ static int on_map(struct drv *d, const struct net_msg *m) {
     drv_share(d);
     rc = trace_open_role(map->trace_path, "server", 2, map->your_index, &d->env.trace);
   }
+  if (!rc) /* the app's setup may take long: heartbeats go on meanwhile */
+    rc = drv_keepalive_start(d, map->your_index, map->heartbeat_s);
   scenario_fini(&sc);
   free(map);
   return rc == DSANA_EPROTO ? 0 : rc;
@@ -69,6 +71,7 @@ static int deliver(struct drv *d, int sock, struct net_msg *m) {
   int rc = sock == 0 && m->hdr.type == WIRE_CLUSTER_MAP && !d->outbox ? on_map(d, m) : 0;
   if (!rc)
     rc = server_on_msg(d->sv, &from, m, &d->out);
+  drv_keepalive_stop(d); /* joined (or failed): this thread sends again */
   if (rc)
     return rc;
   if (!server_stopped(d->sv))

@@ -136,6 +136,8 @@ static int on_map(struct drv *d, const struct net_msg *m) {
     rc = trace_open_role(map->trace_path, "worker", 3, index, &d->env.trace);
   if (!rc)
     d->fault = fault_plan_for(&d->cfg.fault, false, index);
+  if (!rc) /* the app's setup may take long: heartbeats go on meanwhile */
+    rc = drv_keepalive_start(d, index, map->heartbeat_s);
   free(map);
   return rc;
 }
@@ -174,7 +176,7 @@ static int after_join(struct drv *d) {
   int64_t first_cpu = d->params.shared_process ? (int64_t)index * threads : -1;
   if (first_cpu >= 0 && map->n_workers > 1 && affinity_bind_nth(index) != 0)
     log_debug("cannot bind worker %u to a CPU", index);
-  return pool_create(threads, first_cpu, run_item, d, &d->pool);
+  return pool_create(threads, first_cpu, index, run_item, d, &d->pool);
 }
 
 static int fail(struct drv *d, int rc) {
@@ -194,6 +196,7 @@ static int from_scheduler(struct drv *d, const struct net_msg *m) {
     rc = worker_on_msg(d->w, &from, m, &d->out);
   if (!rc && !joined && worker_map(d->w))
     rc = after_join(d);
+  drv_keepalive_stop(d); /* joined (or failed): this thread sends again */
   return rc ? rc : drv_flush(d, false);
 }
 

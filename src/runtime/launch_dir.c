@@ -108,7 +108,7 @@ static void janitor_run(int rd, const char *dir, dev_t dev, ino_t ino) {
   signal(SIGTERM, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
   close_all_but(rd);
-  proctitle_set("dsana janitor", "dsana: janitor of %s", dir);
+  proctitle_set("dsana-janitor", "dsana: janitor of %s", dir);
   for (char c;;) { /* nothing is ever written: end-of-file is the signal */
     ssize_t r = read(rd, &c, 1);
     if (r == 0 || (r < 0 && errno != EINTR))

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "runtime/launch_internal.h"
+#include "runtime/role_title.h"
 #include "runtime/runtime.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -47,6 +48,7 @@ struct role_thread {
 
 static void *role_main(void *arg) {
   struct role_thread *t = arg;
+  role_thread_title(t->role, t->p.index); /* "dsana-wrk-2" in ps -L and top -H */
   t->rc = driver_run(t->role, &t->p);
   atomic_store(&t->done, true);
   return NULL;

@@ -4,12 +4,14 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "dsana/dsana.h"
+#include "runtime/role_title.h"
 #include "util/affinity.h"
 #include "util/cpu_busy.h"
 #include "util/grow.h"
@@ -68,13 +70,17 @@ static void signal_done(struct pool *p) {
 struct thread_arg {
   struct pool *p;
   uint32_t index;
-  int64_t cpu; /* the n-th CPU this process may run on, modulo their count; < 0: any */
+  uint32_t worker; /* the worker it computes for (its name) */
+  int64_t cpu;     /* the n-th CPU this process may run on, modulo their count; < 0: any */
 };
 
 static void *thread_main(void *argp) {
   struct thread_arg ta = *(struct thread_arg *)argp;
   free(argp);
   struct pool *p = ta.p;
+  char suffix[16];
+  snprintf(suffix, sizeof suffix, ".t%u", ta.index);
+  role_helper_title(ROLE_WORKER, ta.worker, suffix);
   if (ta.cpu >= 0 && affinity_bind_nth((uint64_t)ta.cpu) != 0)
     log_debug("pool: cannot bind compute thread %u to a CPU", ta.index);
   pthread_mutex_lock(&p->mu);
@@ -99,7 +105,7 @@ static void *thread_main(void *argp) {
   return NULL;
 }
 
-int pool_create(uint32_t n_threads, int64_t first_cpu, pool_run_fn run, void *arg, struct pool **out) {
+int pool_create(uint32_t n_threads, int64_t first_cpu, uint32_t worker, pool_run_fn run, void *arg, struct pool **out) {
   struct pool *p = calloc(1, sizeof *p);
   if (!p)
     return DSANA_ENOMEM;
@@ -116,7 +122,7 @@ int pool_create(uint32_t n_threads, int64_t first_cpu, pool_run_fn run, void *ar
   for (uint32_t i = 0; i < n_threads; i++) {
     struct thread_arg *ta = malloc(sizeof *ta);
     if (ta)
-      *ta = (struct thread_arg){.p = p, .index = i, .cpu = first_cpu < 0 ? -1 : first_cpu + i};
+      *ta = (struct thread_arg){.p = p, .index = i, .worker = worker, .cpu = first_cpu < 0 ? -1 : first_cpu + i};
     if (!ta || pthread_create(&p->threads[i], NULL, thread_main, ta) != 0) {
       free(ta);
       pool_destroy(p);

@@ -25,7 +25,9 @@ typedef void (*pool_run_fn)(void *arg, struct witem *it, uint32_t thread);
  * may use, modulo their count (when the caller knows the threads it binds
  * are all the compute threads of the machine: numbering them from 0
  * spreads them over the cores); < 0: the kernel places them. */
-int pool_create(uint32_t n_threads, int64_t first_cpu, pool_run_fn run, void *arg, struct pool **out);
+/* worker: the index of the worker the threads compute for, which names
+ * them ("dsana-wrk-3.t0", "dsana-wrk-3.t1" ..., role_title.h). */
+int pool_create(uint32_t n_threads, int64_t first_cpu, uint32_t worker, pool_run_fn run, void *arg, struct pool **out);
 /* Stop and join the threads (items not run are dropped). */
 void pool_destroy(struct pool *p);
 /* Queue a copy of it. */

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* prctl names */
 #include "util/proctitle.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,4 +98,18 @@ void proctitle_set(const char *name, const char *fmt, ...) {
   va_end(ap);
   size_t used = n < 0 ? 0 : (size_t)n >= title_cap ? title_cap - 1 : (size_t)n;
   memset(title_at + used, 0, title_cap - used); /* no old argument shows through */
+}
+
+void proctitle_thread_set(const char *name) {
+  char comm[16];
+  size_t n = strnlen(name, sizeof comm - 1);
+  memcpy(comm, name, n);
+  comm[n] = '\0';
+  pthread_setname_np(pthread_self(), comm);
+}
+
+void proctitle_thread_helper(const char *parent, const char *suffix) {
+  char comm[32];
+  int n = snprintf(comm, sizeof comm, "%s%s", parent, suffix);
+  proctitle_thread_set(n > 0 && n < 16 ? comm : parent);
 }

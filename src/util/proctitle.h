@@ -17,4 +17,14 @@ char **proctitle_init(int argc, char **argv);
 /* Set the kernel's name (name: cut to 15 bytes) and the title (printf). */
 void proctitle_set(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Name the calling thread only (the kernel's name of a thread: ps -L,
+ * top -H, /proc/PID/task/TID/comm), cut to 15 bytes; the process title
+ * is left alone. A thread starts with its creator's name. */
+void proctitle_thread_set(const char *name);
+
+/* Name the calling thread, a helper of the thread named `parent`: parent
+ * followed by suffix (".p1") when both fit in 15 bytes, else parent alone
+ * (a name cut short could name another thread). */
+void proctitle_thread_helper(const char *parent, const char *suffix);
+
 #endif

@@ -3,7 +3,7 @@
 # ps and top: each process's title (/proc/PID/cmdline) reads
 # "dsana: scheduler (job DIR)", "dsana: server 0 (job DIR)", "dsana:
 # worker 1 (job DIR)" with the job's folder, and its kernel name
-# (/proc/PID/comm) "dsana sched", "dsana srv 0", "dsana wrk 1". Roles
+# (/proc/PID/comm) "dsana-sched", "dsana-srv-0", "dsana-wrk-1". Roles
 # started on their own (dsana scheduler|server|worker) name the scheduler's
 # address instead, and a server or worker its index once it has joined.
 set -euo pipefail
@@ -30,8 +30,8 @@ for _ in $(seq 600); do
 done
 dir=$(ls -d tmp/dsana-* 2>/dev/null | head -n 1)
 dir=$T/$dir
-for want in "dsana: scheduler (job $dir)|dsana sched" "dsana: server 0 (job $dir)|dsana srv 0" \
-  "dsana: worker 0 (job $dir)|dsana wrk 0" "dsana: worker 1 (job $dir)|dsana wrk 1"; do
+for want in "dsana: scheduler (job $dir)|dsana-sched" "dsana: server 0 (job $dir)|dsana-srv-0" \
+  "dsana: worker 0 (job $dir)|dsana-wrk-0" "dsana: worker 1 (job $dir)|dsana-wrk-1"; do
   if grep -qF -- "$want" <<<"$(sed 's/ *|/|/' <<<"$titles")"; then
     pass "a role titled '$want'"
   else
@@ -68,8 +68,8 @@ for _ in $(seq 600); do
   [ "$(grep -Ec '^dsana: (scheduler|server [0-9]|worker [0-9])' <<<"$titles")" -ge 4 ] && break
   sleep 0.1
 done
-for want in "dsana: scheduler (listening on $addr)|dsana sched" "dsana: server 0 (scheduler $addr)|dsana srv 0" \
-  "dsana: worker 0 (scheduler $addr)|dsana wrk 0" "dsana: worker 1 (scheduler $addr)|dsana wrk 1"; do
+for want in "dsana: scheduler (listening on $addr)|dsana-sched" "dsana: server 0 (scheduler $addr)|dsana-srv-0" \
+  "dsana: worker 0 (scheduler $addr)|dsana-wrk-0" "dsana: worker 1 (scheduler $addr)|dsana-wrk-1"; do
   if grep -qxF -- "$want" <<<"$titles"; then
     pass "a role started on its own titled '$want'"
   else
