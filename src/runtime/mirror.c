@@ -215,10 +215,6 @@ const double *mirror_values(const struct mirror *m, uint32_t t, uint32_t iter) {
   return !mt->values || mt->sparse ? mt->values : mirror_buf(mt, iter);
 }
 
-bool mirror_chunk_in(const struct mirror_table *mt, uint32_t iter, uint64_t c) {
-  return iter && mt->asked[iter & 1u] == iter && mt->chunk_got[iter & 1u][c] == mt->chunk_want[c];
-}
-
 bool mirror_chunk_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t c) {
   const struct mirror_table *mt = &m->t[t];
   return mt->values && c < mt->n_chunks && mirror_chunk_in(mt, iter, c);

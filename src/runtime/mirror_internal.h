@@ -29,7 +29,9 @@ uint64_t mirror_chunk_len(const struct mirror_table *mt, uint64_t c);
 /* Keys of [lo, hi) a dense fetch asks for (read keys inside the cover). */
 uint64_t mirror_wanted_keys(const struct mirror_table *mt, uint64_t lo, uint64_t hi);
 /* Chunk c holds iteration iter's complete values (in buffer iter & 1). */
-bool mirror_chunk_in(const struct mirror_table *mt, uint32_t iter, uint64_t c);
+static inline bool mirror_chunk_in(const struct mirror_table *mt, uint32_t iter, uint64_t c) {
+  return iter && mt->asked[iter & 1u] == iter && mt->chunk_got[iter & 1u][c] == mt->chunk_want[c];
+}
 /* Buffer p of dense table mt, indexed by key. */
 static inline double *mirror_buf(const struct mirror_table *mt, uint32_t p) {
   return mt->values + (p & 1u) * mt->n_keys * mt->width;

@@ -101,7 +101,7 @@ else
   fail "killed worker: rc=$RC $(head -c 300 killed.err)"
 fi
 # a checkpoint every 3 iterations, stopped at 5; resumed with 3 workers to 12
-if km ck blobs.svm "${opts[@]}" --max-iter 5 --servers 2 --checkpoint ck --checkpoint-every 3 --quiet &&
+if km ck blobs.svm --k 9 --tol 0 --max-iter 5 --servers 2 --checkpoint ck --checkpoint-every 3 --quiet &&
   km resumed blobs.svm --max-iter 12 --workers 3 --resume ck --quiet && cmp -s base.txt resumed.txt; then
   pass "resumed from the checkpoint of iteration 3 (3 workers instead of 1): the same centroids"
 else

@@ -19,8 +19,8 @@ head -c 32 /dev/urandom | base64 >job.token
 cat >slow.json <<'JSON'
 {"workers": [{"speed": 1}, {"speed": 1}, {"speed": 1}], "ns_per_cost": 1000, "time_scale": 1}
 JSON
-JOB=(k.bin --workers 2 --servers 2 --max-iter 40 --tol 0 --quiet)
-"$DSANA" pagerank "${JOB[@]}" --out ref.tsv || die "fault-free run failed"
+JOB=(k.bin --servers 2 --max-iter 40 --tol 0 --quiet)
+"$DSANA" pagerank "${JOB[@]}" --workers 2 --out ref.tsv || die "fault-free run failed"
 
 # run NAME SCHEDULER-OPTIONS...: the scheduler, two servers (the one that
 # gets index 1 dies after committing iteration 7), NW workers (default 2;
