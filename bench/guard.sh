@@ -24,7 +24,8 @@
 #      link latency 0.05 and 2 ms, --mode dsana, 30 iterations: (ms at 2 - ms at
 #      0.05) / 1.95, median over the rounds (a dataflow iteration pays 2);
 #  (g) overlap: Kronecker 15, 2 workers of speed 1, 1 server, 400 Mbit/s + 0.3 ms,
-#      --mode dsana, 12 iterations: median_iter_s over max(bound_s,
+#      --mode dsana, 12 iterations, the roles as threads (the default, as the
+#      before-stop hook runs it): median_iter_s over max(bound_s,
 #      transfer_bound_s) (1.0: compute and transfer fully overlapped).
 # Rounds: --runs N (default 3). Lower is better for every figure. Each compared
 # figure (every one but the absolute times and rtt_us) is checked against FILE
@@ -142,12 +143,13 @@ fi
 # ---- runs ------------------------------------------------------------------------
 # job TAG ARGS...: `dsana pagerank GRAPH --quiet --metrics M ARGS` under GNU time;
 # sets JOB_M (metrics), JOB_W (voluntary context switches), JOB_CPU (user+sys s).
+# The roles run as processes (JOB_ISOLATE=threads: as threads of one process).
 job() {
   local tag=$1
   shift
   JOB_M=$SCRATCH/$tag.jsonl
   local tf=$SCRATCH/$tag.time
-  if ! /usr/bin/time -f '%w %U %S' -o "$tf" "$DSANA" pagerank "$graph" --isolate processes --quiet --metrics "$JOB_M" "$@" \
+  if ! /usr/bin/time -f '%w %U %S' -o "$tf" "$DSANA" pagerank "$graph" --isolate "${JOB_ISOLATE:-processes}" --quiet --metrics "$JOB_M" "$@" \
     >"$SCRATCH/$tag.stdout" 2>"$SCRATCH/$tag.err"; then
     echo "error: run '$tag' failed: $DSANA pagerank $graph --quiet --metrics $JOB_M $*" >&2
     tail -n 20 "$SCRATCH/$tag.err" >&2
@@ -212,7 +214,7 @@ for ((r = 1; r <= runs; r++)); do
   hi=$(summary_field "$JOB_M" median_iter_s)
   hops+=("$(calc "($hi - $lo) * 1000 / 1.95" %.3f)")
   graph_saved=$graph graph=$ovl_graph
-  job "overlap-$r" --workers 2 --servers 1 --scenario "$OVL_SCENARIO" --mode dsana --tol 0 --max-iter 12
+  JOB_ISOLATE=threads job "overlap-$r" --workers 2 --servers 1 --scenario "$OVL_SCENARIO" --mode dsana --tol 0 --max-iter 12
   graph=$graph_saved
   ovl+=("$(jq -r 'select(.type=="summary") | .median_iter_s / ([.bound_s, .transfer_bound_s] | max)' "$JOB_M" | tail -n 1)")
   note "round $r/$runs: hops ${hops[-1]} latencies/iteration, overlap ${ovl[-1]} x max(compute, transfer)"

@@ -19,15 +19,21 @@
 #define HANDOUT_HOLD_S 1e-3
 /* ... but never more than this many. */
 #define HANDOUT_DEPTH_MAX 64
-/* With chunked transfers and block-wise tasks a worker overlaps all the
- * tasks it holds with the transfer, so it gets this share of its assigned
- * work at once; the rest stays with the policy for balancing and stealing.
- * Without blocks a worker holds only its depth: a share handed at once
- * cannot move when the worker turns out slow in this iteration (a
- * transient straggler), which costs more than the round trips it saves
- * (bench/stragglers.sh, homogeneous cloud: 1.43x -> 1.10x on the mean
- * iteration with 0.75 of the share at once). */
-#define HANDOUT_BLOCKS_SHARE_AT_ONCE 0.75
+/* With chunked transfers and block-wise tasks a worker gets its whole
+ * assigned share at once: its blocks run chunk by chunk over every task it
+ * holds, so a task handed later starts from the first chunk after the
+ * others are done, and its push (and the next iteration's chunks it
+ * writes) comes a refill's round trip and a task's compute late. Holding a
+ * quarter back for stealing cost more than stealing saved, transient
+ * stragglers included (PageRank, 4 workers, 2 servers, to 1e-6, three
+ * alternated runs: soc-Slashdot0902 on the homogeneous cloud with 4x
+ * transient stragglers 1.12-1.36 s -> 0.67-1.02 s, heterogeneous 0.72 ->
+ * 0.70-0.72 s; the overlap case's iteration 8: its four held-back tasks
+ * pushed 2.4 ms after the rest). Without blocks a worker holds only its
+ * depth: a share handed at once cannot move when the worker turns out slow
+ * in this iteration (bench/stragglers.sh, homogeneous cloud: 1.43x -> 1.10x
+ * on the mean iteration when the rest stays with the policy). */
+#define HANDOUT_BLOCKS_SHARE_AT_ONCE 1.0
 
 /* Tasks worker w should hold at a time: all (UINT32_MAX) under static
  * scheduling; else by its estimated speed (cost units per second over all
