@@ -8,7 +8,9 @@
  * A message queued at time t may leave at t + L (latency, pipelined: many
  * messages can be "in flight"), and departures are serialized at B by a
  * token bucket without burst (token_bucket.h: a message of s bytes occupies
- * the link for s / B). Pending messages are copied, so callers may reuse
+ * the link for s / B). Whenever the link is free it carries the
+ * highest-priority message ready by then: one still in its latency holds
+ * up none that is ready. Pending messages are copied, so callers may reuse
  * their buffers at once. The owner pumps the outbox from its loop and
  * polls with net_poll_until(..., net_outbox_due_ns()) to wake on time.
  *

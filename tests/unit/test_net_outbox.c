@@ -168,7 +168,7 @@ static void test_bandwidth_serialized(void **state) {
 
   /* nothing may leave before the first message has crossed the link */
   uint64_t next = 0;
-  assert_int_equal(net_outbox_pump(o, t0, &next), 0);
+  assert_int_equal(net_outbox_pump(o, t1, &next), 0);
   assert_int_equal(net_outbox_pending(o), N);
   assert_true(next >= t0 + d);
   assert_true(next <= t1 + d);
@@ -196,9 +196,13 @@ static void test_bandwidth_serialized(void **state) {
   assert_int_equal(net_outbox_due_ns(o), 0);
 
   /* the link stays busy until the last departure we drove it to: a message
-   * queued now starts no sooner than that, even if the wall clock is behind */
+   * queued now starts no sooner than that, even if the wall clock is behind
+   * (the choice of what starts then is made then: something better may
+   * still come), and crosses a link time later */
   assert_int_equal(send_id(o, f, 77, n_doubles, 0), 0);
   assert_int_equal(net_outbox_pump(o, 0, &next), 0);
+  assert_true(next >= last_due);
+  assert_int_equal(net_outbox_pump(o, next, &next), 0);
   assert_true(next >= last_due + d);
   assert_int_equal(net_outbox_pump(o, UINT64_MAX, &next), 0);
   assert_int_equal(next, 0);
@@ -248,7 +252,7 @@ static void test_latency_pipelined(void **state) {
   uint64_t t1 = clock_now_ns();
 
   uint64_t next = 0;
-  assert_int_equal(net_outbox_pump(o, t0, &next), 0);
+  assert_int_equal(net_outbox_pump(o, t1, &next), 0);
   assert_int_equal(net_outbox_pending(o), 2);
   assert_true(next >= t0 + L && next <= t1 + L);
   assert_int_equal(net_outbox_pump(o, t0 + L - 1, &next), 0);
@@ -271,7 +275,7 @@ static void test_latency_pipelined(void **state) {
   assert_int_equal(send_id(o2, f, 3, 119, 0), 0);
   assert_int_equal(send_id(o2, f, 4, 119, 0), 0);
   t1 = clock_now_ns();
-  assert_int_equal(net_outbox_pump(o2, t0, &next), 0);
+  assert_int_equal(net_outbox_pump(o2, t1, &next), 0);
   assert_true(next >= t0 + L + d && next <= t1 + L + d);
   uint64_t first = next;
   assert_int_equal(net_outbox_pump(o2, first, &next), 0);
@@ -286,7 +290,8 @@ static void test_latency_pipelined(void **state) {
 }
 
 /* A lower priority value queued later leaves first; equal priorities keep
- * their order. */
+ * their order. The first one queued finds the link idle and leaves first
+ * whatever its priority: the link does not wait for a better one. */
 static void test_priority_order(void **state) {
   struct fixture *f = *state;
   const double bw = 1e6;
@@ -294,12 +299,12 @@ static void test_priority_order(void **state) {
   struct net_outbox *o = NULL;
   assert_int_equal(net_outbox_create(bw, 0, &o), 0);
   const uint64_t prio[] = {5, 5, 9, 1, 5, 0, 1};
-  const uint32_t expect[] = {5, 3, 6, 0, 1, 4, 2}; /* ids in order of departure */
+  const uint32_t expect[] = {0, 5, 3, 6, 1, 4, 2}; /* ids in order of departure */
   enum { N = sizeof prio / sizeof prio[0] };
   for (uint32_t i = 0; i < N; i++)
     assert_int_equal(send_id(o, f, i, 119, prio[i]), 0);
   uint64_t next = 0;
-  assert_int_equal(net_outbox_pump(o, 0, &next), 0);
+  assert_int_equal(net_outbox_pump(o, clock_now_ns(), &next), 0);
   for (uint32_t i = 0; i < N; i++) {
     uint64_t due = next;
     assert_int_equal(net_outbox_pump(o, due, &next), 0);
@@ -309,17 +314,44 @@ static void test_priority_order(void **state) {
       assert_int_equal(next, due + d);
   }
 
-  /* one queued late with a better priority overtakes what is still waiting */
-  assert_int_equal(send_id(o, f, 10, 119, 3), 0);
-  assert_int_equal(send_id(o, f, 11, 119, 3), 0);
-  assert_int_equal(net_outbox_pump(o, 0, &next), 0);
-  uint64_t due = next;
-  assert_int_equal(net_outbox_pump(o, due, &next), 0);
+  /* one queued late with a better priority overtakes what is still waiting
+   * (11, while 10 is on an idle link's wire) */
+  struct net_outbox *o3 = NULL;
+  assert_int_equal(net_outbox_create(bw, 0, &o3), 0);
+  assert_int_equal(send_id(o3, f, 10, 119, 3), 0);
+  assert_int_equal(send_id(o3, f, 11, 119, 3), 0);
+  assert_int_equal(net_outbox_pump(o3, clock_now_ns(), &next), 0);
+  assert_int_equal(net_outbox_pending(o3), 2);     /* 10 on the link until next */
+  assert_int_equal(send_id(o3, f, 12, 119, 2), 0); /* queued after 11, leaves before it */
+  assert_int_equal(net_outbox_pump(o3, UINT64_MAX, &next), 0);
   assert_int_equal(recv_id(f), 10);
-  assert_int_equal(send_id(o, f, 12, 119, 2), 0); /* queued after 11, leaves before it */
-  assert_int_equal(net_outbox_pump(o, UINT64_MAX, &next), 0);
   assert_int_equal(recv_id(f), 12);
   assert_int_equal(recv_id(f), 11);
+  net_outbox_destroy(o3);
+  net_outbox_destroy(o);
+}
+
+/* A better message still in its latency holds up none that is ready: the
+ * link, free once A has crossed, carries B (ready, worse priority) rather
+ * than idle until C (better, queued late) is ready. */
+static void test_latency_does_not_block_ready(void **state) {
+  struct fixture *f = *state;
+  const double bw = 1e5; /* 10 ms a message */
+  const uint64_t d = dur_ns(8 * 119, bw), L = 1000000000ull;
+  struct net_outbox *o = NULL;
+  assert_int_equal(net_outbox_create(bw, 1.0, &o), 0);
+  assert_int_equal(send_id(o, f, 1, 119, 5), 0); /* A */
+  assert_int_equal(send_id(o, f, 2, 119, 9), 0); /* B */
+  uint64_t t1 = clock_now_ns(), next = 0;
+  assert_int_equal(net_outbox_pump(o, t1, &next), 0); /* A takes the link at its ready time */
+  assert_true(next <= t1 + L + d);
+  while (clock_now_ns() < t1 + 2 * d) /* let time pass: C is queued after A has left */
+    ;
+  assert_int_equal(send_id(o, f, 3, 119, 0), 0); /* C: ready only after A has crossed */
+  assert_int_equal(net_outbox_pump(o, UINT64_MAX, &next), 0);
+  assert_int_equal(recv_id(f), 1);
+  assert_int_equal(recv_id(f), 2);
+  assert_int_equal(recv_id(f), 3);
   net_outbox_destroy(o);
 }
 
@@ -331,10 +363,10 @@ static void test_flush_sends_all(void **state) {
   for (uint32_t i = 0; i < 20; i++)
     assert_int_equal(send_id(o, f, i, 100, i % 3), 0);
   assert_int_equal(net_outbox_pending(o), 20);
-  uint64_t due = net_outbox_due_ns(o);
-  assert_true(due > clock_now_ns());
   uint64_t next = 0;
   assert_int_equal(net_outbox_pump(o, clock_now_ns(), &next), 0);
+  uint64_t due = net_outbox_due_ns(o);
+  assert_true(due > clock_now_ns());
   assert_int_equal(next, due); /* the time a pump is due is the next delivery */
   assert_int_equal(net_outbox_pending(o), 20);
   expect_nothing(f);
@@ -363,6 +395,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_pump_late_sends_all_due, setup, teardown),
       cmocka_unit_test_setup_teardown(test_latency_pipelined, setup, teardown),
       cmocka_unit_test_setup_teardown(test_priority_order, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_latency_does_not_block_ready, setup, teardown),
       cmocka_unit_test_setup_teardown(test_flush_sends_all, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
