@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/hops.sh [--quick] [--runs N] [--graph FILE] [--latencies "L1 L2 ..."] [--modes "M1 M2"]
-#              [--check]
+#              [--isolate threads|processes] [--check]
 #
 # Link latencies on an iteration's critical path. Sweeps the emulated link latency L
 # (default 0.05 0.5 1 2 ms) at a fixed bandwidth (1 Gbit/s) on a heterogeneous cluster
@@ -8,7 +8,8 @@
 # PageRank on p2p-Gnutella31 (../shared/data/graphs; Kronecker 16 when it is absent,
 # or --graph FILE), 30 iterations --tol 0, each mode (bsp and dsana by default) run
 # --runs times (default 3; --quick: 1 and 15 iterations) per latency, modes and
-# latencies alternated. Per mode it fits ms per iteration = intercept + slope * L
+# latencies alternated, the roles as threads of one process (dsana's default; --isolate
+# processes: one process each). Per mode it fits ms per iteration = intercept + slope * L
 # (least squares over the latencies, on the median of the runs' steady medians):
 #   slope      link latencies per iteration (pull-and-barrier BSP ~4, a dataflow 2);
 #   intercept  the zero-latency iteration; over max(compute bound, transfer bound) it
@@ -32,6 +33,7 @@ lats="0.05 0.5 1 2"
 modes="bsp dsana"
 check=0
 quick=0
+isolate=threads
 while [[ $# -gt 0 ]]; do
   case $1 in
   --quick) quick=1 ;;
@@ -53,6 +55,11 @@ while [[ $# -gt 0 ]]; do
   --modes)
     [[ $# -ge 2 && $2 =~ ^(bsp|dsana)( (bsp|dsana))*$ ]] || die "--modes takes bsp and/or dsana"
     modes=$2
+    shift
+    ;;
+  --isolate)
+    [[ $# -ge 2 && $2 =~ ^(threads|processes)$ ]] || die "--isolate takes threads or processes"
+    isolate=$2
     shift
     ;;
   --check) check=1 ;;
@@ -97,19 +104,19 @@ scenario_for() {
 
 CSV=$RESULTS/hops.csv
 FIT=$RESULTS/hops-fit.csv
-hdr=date,commit,graph,mode,latency_ms,run,median_iter_ms,iter1_ms,iter2_ms,compute_bound_ms,transfer_bound_ms
-echo "dsana hops — $DSANA ($BENCH_COMMIT), $BENCH_HOST; $(basename "$graph"), $iters iterations, $runs run(s) per point" >&2
+hdr=date,commit,graph,isolate,mode,latency_ms,run,median_iter_ms,iter1_ms,iter2_ms,compute_bound_ms,transfer_bound_ms
+echo "dsana hops — $DSANA ($BENCH_COMMIT), $BENCH_HOST; $(basename "$graph"), $iters iterations, $runs run(s) per point, roles as $isolate" >&2
 declare -A MED
 for ((r = 1; r <= runs; r++)); do
   for lat in $lats; do
     for mode in $modes; do
       tag=$mode-$lat-$r
-      run_pagerank "$tag" "$graph" --workers 4 --servers 2 --mode "$mode" --scenario "$(scenario_for "$lat")" \
+      RUN_ISOLATE=$isolate run_pagerank "$tag" "$graph" --workers 4 --servers 2 --mode "$mode" --scenario "$(scenario_for "$lat")" \
         --tol 0 --max-iter "$iters" --top 0
       m=$RUN_METRICS
       read -r med cb tb < <(jq -r 'select(.type=="summary") | "\(.median_iter_s) \(.bound_s) \(.transfer_bound_s)"' "$m" | tail -n 1)
       read -r i1 i2 < <(jq -rs '[.[] | select(.type=="iteration")] | "\(.[0].wall_s) \(.[1].wall_s)"' "$m")
-      row="$BENCH_DATE,$BENCH_COMMIT,$(basename "$graph"),$mode,$lat,$r,$(calc "$med * 1000" %.4f),$(calc "$i1 * 1000" %.4f),$(calc "$i2 * 1000" %.4f),$(calc "$cb * 1000" %.4f),$(calc "$tb * 1000" %.4f)"
+      row="$BENCH_DATE,$BENCH_COMMIT,$(basename "$graph"),$isolate,$mode,$lat,$r,$(calc "$med * 1000" %.4f),$(calc "$i1 * 1000" %.4f),$(calc "$i2 * 1000" %.4f),$(calc "$cb * 1000" %.4f),$(calc "$tb * 1000" %.4f)"
       csv_row "$CSV" "$hdr" "$row"
       MED[$mode,$lat]+="$(calc "$med * 1000" %.4f) "
       MED[$mode,$lat,i1]+="$(calc "$i1 * 1000" %.4f) "
@@ -128,7 +135,7 @@ fit() {
              b = (n * sxy - sx * sy) / d; printf "%.4f %.4f\n", b, (sy - b * sx) / n }'
 }
 
-fit_hdr=date,commit,graph,mode,runs,latencies_ms,slope_latencies_per_iter,intercept_ms,bound_ms,intercept_over_bound,iter1_over_median,iter2_over_median
+fit_hdr=date,commit,graph,isolate,mode,runs,latencies_ms,slope_latencies_per_iter,intercept_ms,bound_ms,intercept_over_bound,iter1_over_median,iter2_over_median
 lat0=${lats%% *}
 fail=0
 {
@@ -158,7 +165,7 @@ fail=0
     r1=$(calc "$i1 / $m0" %.2f)
     r2=$(calc "$i2 / $m0" %.2f)
     echo "| $mode | ${cells% / } | $slope | $icpt | $bound | $ratio | $r1 | $r2 |"
-    csv_row "$FIT" "$fit_hdr" "$BENCH_DATE,$BENCH_COMMIT,$(basename "$graph"),$mode,$runs,${lats// /;},$slope,$icpt,$bound,$ratio,$r1,$r2"
+    csv_row "$FIT" "$fit_hdr" "$BENCH_DATE,$BENCH_COMMIT,$(basename "$graph"),$isolate,$mode,$runs,${lats// /;},$slope,$icpt,$bound,$ratio,$r1,$r2"
     if [[ $mode == dsana ]] && ((check)); then
       if [[ $(calc "$slope > $SLOPE_MAX || $ratio > $INTERCEPT_MAX" %d) == 1 ]]; then
         echo "dsana: slope $slope (target <= $SLOPE_MAX) or intercept/bound $ratio (target <= $INTERCEPT_MAX) missed" >&2

@@ -6,7 +6,8 @@
 #   graph_counts FILE     print "VERTICES EDGES" of a graph (dsana graph info)
 #   graph_read_keys FILE  print how many vertices have an out-edge (the keys pulls carry)
 #   run_pagerank TAG G .. run one `dsana pagerank G ..` with metrics and peak RSS, the roles as
-#                         processes (the emulated cluster's nodes; peak RSS per role); sets
+#                         processes (the emulated cluster's nodes; peak RSS per role; RUN_ISOLATE=threads:
+#                         as threads of one process, dsana's default); sets
 #                         RUN_METRICS, RUN_RSS_KB, RUN_OUT (see below)
 #   summary_field M KEY   a field of the metrics file's summary line
 #   stats N...            print "median min max" of the numbers (sort -g + awk)
@@ -137,7 +138,7 @@ run_pagerank() {
   RUN_METRICS=$SCRATCH/$tag.jsonl
   local rss=$SCRATCH/$tag.rss err=$SCRATCH/$tag.err
   rm -f "$RUN_METRICS" "$rss"
-  if ! /usr/bin/time -f %M -o "$rss" "$DSANA" pagerank "$graph" --isolate processes --quiet --metrics "$RUN_METRICS" "$@" \
+  if ! /usr/bin/time -f %M -o "$rss" "$DSANA" pagerank "$graph" --isolate "${RUN_ISOLATE:-processes}" --quiet --metrics "$RUN_METRICS" "$@" \
     >"$SCRATCH/$tag.stdout" 2>"$err"; then
     echo "error: run '$tag' failed: $DSANA pagerank $graph --quiet --metrics $RUN_METRICS $*" >&2
     tail -n 20 "$err" >&2
