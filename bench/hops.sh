@@ -83,12 +83,7 @@ INTERCEPT_MAX=1.25
 shared=${SHARED_DATA:-$REPO/../shared/data}/graphs/p2p-Gnutella31.txt.gz
 if [[ -z $graph ]]; then
   if [[ -r $shared ]]; then
-    graph=$GRAPHS/real-p2p-Gnutella31.bin
-    if [[ ! -s $graph || $shared -nt $graph ]]; then
-      note "converting $shared -> $graph"
-      "$DSANA" graph convert "$shared" "$graph.tmp.$$" >/dev/null || die "dsana graph convert $shared failed"
-      mv "$graph.tmp.$$" "$graph"
-    fi
+    graph=$(graph_real "$shared")
   else
     note "$shared is absent: Kronecker scale 16 instead"
     graph=$(graph_kron 16)

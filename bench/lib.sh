@@ -3,6 +3,7 @@
 #
 #   bench_init            set BENCH_DIR, REPO, RESULTS, GRAPHS; check tools; find/build dsana
 #   graph_kron SCALE      print the path of a cached Kronecker graph (edge factor 16, seed 1)
+#   graph_real SRC.txt.gz print the path of a real graph's binary conversion, cached
 #   graph_counts FILE     print "VERTICES EDGES" of a graph (dsana graph info)
 #   graph_read_keys FILE  print how many vertices have an out-edge (the keys pulls carry)
 #   run_pagerank TAG G .. run one `dsana pagerank G ..` with metrics and peak RSS, the roles as
@@ -103,6 +104,19 @@ graph_kron() { # SCALE -> path
     note "generating Kronecker scale $s -> $f"
     "$DSANA" graph gen kron --scale "$s" --edge-factor 16 --seed 1 --out "$f.tmp.$$" >/dev/null ||
       { rm -f "$f.tmp.$$"; die "dsana graph gen kron --scale $s failed"; }
+    mv "$f.tmp.$$" "$f"
+  fi
+  echo "$f"
+}
+
+graph_real() { # SRC.txt.gz -> path of its binary conversion in the graph cache (real-NAME.bin)
+  local src=$1 name f
+  name=$(basename "$src" .txt.gz)
+  f=$GRAPHS/real-$name.bin
+  if [[ ! -s $f || $src -nt $f ]]; then
+    note "converting $src -> $f"
+    "$DSANA" graph convert "$src" "$f.tmp.$$" >/dev/null ||
+      { rm -f "$f.tmp.$$"; die "dsana graph convert $src failed"; }
     mv "$f.tmp.$$" "$f"
   fi
   echo "$f"

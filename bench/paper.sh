@@ -95,19 +95,6 @@ add_graph() { # LABEL PATH
   G_LABEL+=("$1") G_PATH+=("$2") G_V+=("$v") G_E+=("$e") G_R+=("$(graph_read_keys "$2")")
 }
 
-real_graph() { # SRC.txt.gz -> cached binary path
-  local src=$1 name f
-  name=$(basename "$src" .txt.gz)
-  f=$GRAPHS/real-$name.bin
-  if [[ ! -s $f || $src -nt $f ]]; then
-    note "converting $src -> $f"
-    "$DSANA" graph convert "$src" "$f.tmp.$$" >/dev/null ||
-      { rm -f "$f.tmp.$$"; die "dsana graph convert $src failed"; }
-    mv "$f.tmp.$$" "$f"
-  fi
-  echo "$f"
-}
-
 graph_source=
 if [[ -n $kron_scales ]]; then
   graph_source="Kronecker scales ${kron_scales// /, } (--kron)"
@@ -119,7 +106,7 @@ elif compgen -G "$SHARED_GRAPHS/*.txt.gz" >/dev/null; then
   graph_source="the four largest real graphs in $SHARED_GRAPHS"
   declare -a cand=()
   for src in "$SHARED_GRAPHS"/*.txt.gz; do
-    f=$(real_graph "$src")
+    f=$(graph_real "$src")
     read -r v e < <(graph_counts "$f")
     cand+=("$e $(basename "$src" .txt.gz) $f")
   done
