@@ -157,8 +157,10 @@ local_trial() { # KIND ROLE AT FREEZE
     sleep_until "$start" "$3"
     if [[ -z $lpid ]]; then
       miss="no launcher under timeout"
+    elif ! alive "$lpid"; then
+      miss="the job had ended"
     elif ! pid=$(role_pid "$lpid" "$2"); then
-      if alive "$lpid"; then miss="no live process $(role_comm "$2") under the running launcher"; else miss="the job had ended"; fi
+      miss="no live process $(role_comm "$2") (or titled 'dsana: $2') under the launcher, which was running"
     else
       case $1 in
       stop-worker) kill -STOP "$pid" 2>/dev/null && injected=1; sleep "$4"; kill -CONT "$pid" 2>/dev/null ;;
