@@ -227,7 +227,7 @@ static int dispatch(struct scheduler *s, enum rt_role role, uint32_t idx, const 
   case WIRE_TASK_DONE:
     return role == ROLE_WORKER ? sch_on_task_done(s, idx, m, out) : 0;
   case WIRE_FINAL_DATA:
-    return role == ROLE_SERVER ? sch_on_final_data(s, idx, m) : 0;
+    return role == ROLE_SERVER ? sch_on_final_data(s, idx, m, out) : 0;
   case WIRE_CKPT_DONE:
     return role == ROLE_SERVER ? sch_on_ckpt_done(s, idx, m) : 0;
   case WIRE_READY:

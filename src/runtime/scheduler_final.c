@@ -10,14 +10,26 @@
 #include "runtime/scheduler_internal.h"
 #include "util/log.h"
 
+/* STOP to the servers (they send their part of the result) or, once the
+ * result is complete, to the workers: a server lost before its part came
+ * rolls the job back, and the workers must still be there to register
+ * again. */
+static void send_stop(struct scheduler *s, bool workers, struct rt_outq *out) {
+  struct wire_hdr h = wire_hdr_make(WIRE_STOP, 0);
+  h.iter = s->iter;
+  sch_broadcast(s, !workers, workers, &h, NULL, 0, out);
+  s->workers_stopped |= workers;
+}
+
 int sch_stop(struct scheduler *s, struct rt_outq *out) {
   s->stopping = true;
   const struct job_table *jt = &s->job.tables[s->job.result_table];
-  if (!(s->result = calloc(jt->n_keys * jt->width, sizeof(double))))
+  size_t n = jt->n_keys * jt->width;
+  if (!(s->result = calloc(n ? n : 1, sizeof(double))))
     return DSANA_ENOMEM;
-  struct wire_hdr h = wire_hdr_make(WIRE_STOP, 0);
-  h.iter = s->iter;
-  sch_broadcast(s, true, true, &h, NULL, 0, out);
+  send_stop(s, false, out);
+  if (jt->n_keys == 0)
+    send_stop(s, true, out);
   return 0;
 }
 
@@ -55,7 +67,7 @@ void sch_check_finished(struct scheduler *s) {
     s->finished = true;
 }
 
-int sch_on_final_data(struct scheduler *s, uint32_t server, const struct net_msg *m) {
+int sch_on_final_data(struct scheduler *s, uint32_t server, const struct net_msg *m, struct rt_outq *out) {
   const struct wire_hdr *h = &m->hdr;
   const struct job_table *jt = &s->job.tables[s->job.result_table];
   uint64_t lo, hi;
@@ -69,6 +81,8 @@ int sch_on_final_data(struct scheduler *s, uint32_t server, const struct net_msg
   }
   memcpy(s->result + h->key_lo * jt->width, m->payload, h->payload_bytes);
   s->result_keys += h->key_hi - h->key_lo;
+  if (s->result_keys == jt->n_keys && !s->workers_stopped)
+    send_stop(s, true, out);
   sch_check_finished(s);
   return 0;
 }

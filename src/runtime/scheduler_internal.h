@@ -93,6 +93,7 @@ struct scheduler {
   uint64_t refused_peers, dropped_msgs; /* by the listener (scheduler_note_listener) */
   uint32_t n_iters, cap_iters;
   bool stopping, finished;
+  bool workers_stopped; /* STOP went to the workers (the result is complete) */
   double *result;
   uint64_t result_keys;
   uint32_t byes;
@@ -125,7 +126,9 @@ int sch_rollback(struct scheduler *s, struct rt_outq *out, const char *fmt, ...)
 /* scheduler_final.c */
 /* Stop after this iteration: ask the servers for the result. */
 int sch_stop(struct scheduler *s, struct rt_outq *out);
-int sch_on_final_data(struct scheduler *s, uint32_t server, const struct net_msg *m);
+/* A server's part of the result; the workers are told to stop once it is
+ * all in (until then a lost server can still roll the job back). */
+int sch_on_final_data(struct scheduler *s, uint32_t server, const struct net_msg *m, struct rt_outq *out);
 /* A role's BYE: add the steady iterations' usage it counted (usage.h). */
 void sch_take_usage(struct scheduler *s, const struct net_msg *m);
 /* Sets s->finished once every role said BYE and the result is complete. */
