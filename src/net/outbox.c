@@ -253,6 +253,17 @@ uint64_t net_outbox_due_ns(const struct net_outbox *o) {
   return o->has_flight ? o->flight_end_ns : start > o->latency_ns ? start - o->latency_ns : start ? 1 : 0;
 }
 
+/* Deliver everything in h now, in its order. */
+static int flush_heap(struct pheap *h) {
+  while (h->n > 0) {
+    struct pending p = heap_pop(h);
+    int rc = outbox_deliver(&p);
+    if (rc)
+      return rc;
+  }
+  return 0;
+}
+
 int net_outbox_flush(struct net_outbox *o) {
   if (!o)
     return 0;
@@ -262,14 +273,8 @@ int net_outbox_flush(struct net_outbox *o) {
     if (rc)
       return rc;
   }
-  for (struct pheap *h = &o->ready; h; h = h == &o->ready ? &o->waiting : NULL)
-    while (h->n > 0) {
-      struct pending p = heap_pop(h);
-      int rc = outbox_deliver(&p);
-      if (rc)
-        return rc;
-    }
-  return 0;
+  int rc = flush_heap(&o->ready);
+  return rc ? rc : flush_heap(&o->waiting);
 }
 
 size_t net_outbox_discard(struct net_outbox *o) {

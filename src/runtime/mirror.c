@@ -166,15 +166,19 @@ void mirror_iter_start(struct mirror *m, uint32_t iter) {
   m->ahead_in = m->ahead_raw = 0;
 }
 
-int mirror_prefetch_all(struct mirror *m, uint32_t iter, struct rt_outq *out) {
+/* Request iteration iter of every dense table some task reads (all) or
+ * that this worker has read before. */
+static int prefetch(struct mirror *m, uint32_t iter, bool all, struct rt_outq *out) {
   for (uint32_t t = 0; t < m->n_tables; t++)
-    if (m->t[t].used && !m->t[t].sparse) {
+    if (m->t[t].used && !m->t[t].sparse && (all || m->t[t].values)) {
       int rc = mirror_request(m, t, iter, out);
       if (rc)
         return rc;
     }
   return 0;
 }
+
+int mirror_prefetch_all(struct mirror *m, uint32_t iter, struct rt_outq *out) { return prefetch(m, iter, true, out); }
 
 bool mirror_all_ready(const struct mirror *m, uint32_t iter) {
   for (uint32_t t = 0; t < m->n_tables; t++) {
@@ -185,15 +189,7 @@ bool mirror_all_ready(const struct mirror *m, uint32_t iter) {
   return true;
 }
 
-int mirror_prefetch(struct mirror *m, uint32_t iter, struct rt_outq *out) {
-  for (uint32_t t = 0; t < m->n_tables; t++)
-    if (m->t[t].values && !m->t[t].sparse) {
-      int rc = mirror_request(m, t, iter, out);
-      if (rc)
-        return rc;
-    }
-  return 0;
-}
+int mirror_prefetch(struct mirror *m, uint32_t iter, struct rt_outq *out) { return prefetch(m, iter, false, out); }
 
 int mirror_kick(struct mirror *m, struct rt_outq *out) {
   for (uint32_t t = 0; t < m->n_tables; t++) {

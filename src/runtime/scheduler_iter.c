@@ -26,6 +26,12 @@ static uint32_t ids_fitting(uint64_t room) {
   return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
+/* n task ids as u32 words at dst (TASKS, ITER_START and FETCH_AHEAD payloads). */
+static void put_ids(uint8_t *dst, const uint32_t *ids, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    wire_put_u32(dst + 4 * i, ids[i]);
+}
+
 /* Send the batch of tasks w got in this pass, in as many messages as the
  * payload limit needs. */
 static int flush_batch(struct scheduler *s, uint32_t w, struct rt_outq *out) {
@@ -36,8 +42,7 @@ static int flush_batch(struct scheduler *s, uint32_t w, struct rt_outq *out) {
     uint8_t *buf = malloc(4 * (size_t)n);
     if (!buf)
       return DSANA_ENOMEM;
-    for (uint32_t i = 0; i < n; i++)
-      wire_put_u32(buf + 4 * i, p->batch[at + i]);
+    put_ids(buf, p->batch + at, n);
     struct wire_hdr h = wire_hdr_make(WIRE_TASKS, 0);
     h.iter = s->iter;
     h.count = n;
@@ -158,8 +163,7 @@ static int send_starts(struct scheduler *s, struct rt_outq *out) {
     if (!buf)
       return DSANA_ENOMEM;
     msg_globals_encode(s->globals, buf);
-    for (uint32_t i = 0; i < n; i++)
-      wire_put_u32(buf + MSG_GLOBALS_BYTES + 4 * i, p->batch[i]);
+    put_ids(buf + MSG_GLOBALS_BYTES, p->batch, n);
     struct wire_hdr h = wire_hdr_make(WIRE_ITER_START, 0);
     h.iter = s->iter;
     h.count = n;
@@ -376,8 +380,7 @@ int sch_load_first_input(struct scheduler *s, struct rt_outq *out) {
     uint8_t *buf = n ? malloc(4 * (size_t)n) : NULL;
     if (n && !buf)
       return DSANA_ENOMEM;
-    for (uint32_t i = 0; i < n; i++)
-      wire_put_u32(buf + 4 * i, tasks[i]);
+    put_ids(buf, tasks, n);
     struct wire_hdr h = wire_hdr_make(WIRE_FETCH_AHEAD, 0);
     h.iter = 1;
     h.count = n;
