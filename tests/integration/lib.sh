@@ -128,6 +128,27 @@ stderr_lines() {
   awk 'END { print NR }' "$1"
 }
 
+# refusal_problems ERR FILE LINE KEYWORD: what is wrong with a refusal of bad
+# input whose exit status is $RC and stderr the file ERR, into the array
+# PROBLEMS (empty: exit 2, one line, naming FILE, LINE and KEYWORD, each
+# unchecked when ""; LINE as "FILE:LINE" or "line LINE").
+refusal_problems() {
+  local err=$1 file=$2 line=$3 keyword=$4 nl
+  PROBLEMS=()
+  nl=$(stderr_lines "$err")
+  [ "$RC" -eq 2 ] || PROBLEMS+=("exit $RC (expected 2)")
+  [ "$nl" -eq 1 ] || PROBLEMS+=("$nl lines on stderr (expected 1)")
+  if [ -n "$file" ] && ! grep -qF -- "$file" "$err"; then
+    PROBLEMS+=("stderr does not name the file '$file'")
+  fi
+  if [ -n "$line" ] && ! grep -qE -- "(:$line([^0-9]|\$)|line $line([^0-9]|\$))" "$err"; then
+    PROBLEMS+=("stderr does not name line $line")
+  fi
+  if [ -n "$keyword" ] && ! grep -qF -- "$keyword" "$err"; then
+    PROBLEMS+=("stderr does not mention '$keyword'")
+  fi
+}
+
 require_bins() {
   [ -n "${DSANA:-}" ] || die "DSANA is not set"
   [ -n "${REF_PAGERANK:-}" ] || die "REF_PAGERANK is not set"

@@ -36,19 +36,9 @@ expect_refused() {
   local case=$1 file=$2 line=$3 keyword=$4
   shift 4
   run_limited "$case" "$@"
-  local err="$case.err" problems=() nl
-  nl=$(stderr_lines "$err")
-  [ "$RC" -eq 2 ] || problems+=("exit $RC (expected 2)")
-  [ "$nl" -eq 1 ] || problems+=("$nl lines on stderr (expected 1)")
-  if [ -n "$file" ] && ! grep -qF -- "$file" "$err"; then
-    problems+=("stderr does not name the file '$file'")
-  fi
-  if [ -n "$line" ] && ! grep -qE -- "(:$line([^0-9]|\$)|line $line([^0-9]|\$))" "$err"; then
-    problems+=("stderr does not name line $line")
-  fi
-  if [ -n "$keyword" ] && ! grep -qF -- "$keyword" "$err"; then
-    problems+=("stderr does not mention '$keyword'")
-  fi
+  local err="$case.err"
+  refusal_problems "$err" "$file" "$line" "$keyword"
+  local problems=("${PROBLEMS[@]}")
   if [ "${#problems[@]}" -eq 0 ]; then
     pass "$case: exit 2: $(head -n 1 "$err")"
   else

@@ -28,20 +28,9 @@ expect_bad() {
   local shown
   shown=$(show_cmd "${cmd[@]}")
   run_capture "$case" "${cmd[@]}"
-  local err="$case.err" problems=()
-  local nl
-  nl=$(stderr_lines "$err")
-  [ "$RC" -eq 2 ] || problems+=("exit $RC (expected 2)")
-  [ "$nl" -eq 1 ] || problems+=("$nl lines on stderr (expected 1)")
-  if [ -n "$file" ] && ! grep -qF -- "$file" "$err"; then
-    problems+=("stderr does not name the file '$file'")
-  fi
-  if [ -n "$line" ] && ! grep -qE -- "(:$line([^0-9]|\$)|line $line([^0-9]|\$))" "$err"; then
-    problems+=("stderr does not name line $line")
-  fi
-  if [ -n "$keyword" ] && ! grep -qF -- "$keyword" "$err"; then
-    problems+=("stderr does not mention '$keyword'")
-  fi
+  local err="$case.err"
+  refusal_problems "$err" "$file" "$line" "$keyword"
+  local problems=("${PROBLEMS[@]}")
   if [ -e "$out" ]; then
     problems+=("left a file at --out ($out, $(wc -c <"$out") bytes)")
   fi
