@@ -44,7 +44,9 @@ struct worker {
   /* tasks */
   struct wtask *slots; /* 2 x n_tasks: this iteration's and the next one's */
   uint32_t n_slots;
-  uint32_t *order; /* held instances (slot indices) in the order they started */
+  dsana_xsum *slot_sums; /* the slots' sums, DSANA_MAX_SUMS each */
+  uint64_t *slot_sent;   /* the slots' sent marks, one per server each */
+  uint32_t *order;       /* held instances (slot indices) in the order they started */
   uint32_t n_held;
   uint32_t *queue; /* received, not started: a ring of n_tasks */
   uint32_t q_head, q_len;

@@ -40,19 +40,26 @@ int wtasks_alloc(struct worker *w) {
   w->ran = calloc(n, sizeof *w->ran);
   w->tkeys = w->sparse ? calloc((size_t)n * w->job.n_tables, sizeof *w->tkeys) : NULL;
   w->push_to = calloc(w->map->n_servers, sizeof *w->push_to);
-  if (!w->slots || !w->order || !w->queue || !w->ran || (w->sparse && !w->tkeys) || !w->push_to)
+  /* every slot's sums and sent marks in one block each: a block per slot
+   * (4 KiB of sums) grew a thread's malloc arena a page at a time, one
+   * mprotect() under the process's memory-map lock each, which 64 workers
+   * starting at once queued on for seconds */
+  w->slot_sums = calloc((size_t)w->n_slots * DSANA_MAX_SUMS, sizeof *w->slot_sums);
+  w->slot_sent = calloc((size_t)w->n_slots * w->map->n_servers, sizeof *w->slot_sent);
+  if (!w->slots || !w->order || !w->queue || !w->ran || (w->sparse && !w->tkeys) || !w->push_to || !w->slot_sums ||
+      !w->slot_sent)
     return DSANA_ENOMEM;
-  for (uint32_t i = 0; i < w->n_slots; i++)
-    if (!(w->slots[i].sums = calloc(DSANA_MAX_SUMS, sizeof(dsana_xsum))) ||
-        !(w->slots[i].sent = calloc(w->map->n_servers, sizeof(uint64_t))))
-      return DSANA_ENOMEM;
+  for (uint32_t i = 0; i < w->n_slots; i++) {
+    w->slots[i].sums = w->slot_sums + (size_t)i * DSANA_MAX_SUMS;
+    w->slots[i].sent = w->slot_sent + (size_t)i * w->map->n_servers;
+  }
   return 0;
 }
 
 void wtasks_free(struct worker *w) {
+  free(w->slot_sums);
+  free(w->slot_sent);
   for (uint32_t i = 0; w->slots && i < w->n_slots; i++) {
-    free(w->slots[i].sums);
-    free(w->slots[i].sent);
     free(w->slots[i].ready);
     for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++)
       refbuf_drop(w->slots[i].push[t].mem);
