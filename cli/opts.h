@@ -12,8 +12,8 @@
 #include <stdio.h>
 
 #include "dsana/dsana.h"
-#include "runtime/config.h"
-#include "runtime/msg.h"
+#include "runtime/core/config.h"
+#include "runtime/msg/msg.h"
 
 struct cli_run {
   struct run_config cfg;

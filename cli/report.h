@@ -11,7 +11,7 @@
 #include "metrics.h"
 #include "opts.h"
 #include "progress.h"
-#include "runtime/observer.h"
+#include "runtime/core/observer.h"
 
 struct cli_report {
   struct rt_observer observer; /* hand &observer to the scheduler */

@@ -19,7 +19,7 @@ set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
 
 shopt -s nullglob
-files=(src/*/*.c apps/*/*.c cli/*.c)
+files=(src/*/*.c src/*/*/*.c apps/*/*.c cli/*.c)
 allow=scripts/check-calls.allow
 [ -f "$allow" ] || allow=/dev/null
 [ ${#files[@]} -gt 0 ] || {

@@ -12,7 +12,7 @@
 # headers (never src/); public headers include only public headers.
 # Both forms count: #include "…" and #include <…> of a project header
 # (src/, include/ and the repository root are on the include path, so
-# <runtime/job.h> is src/runtime/job.h); <…> of anything else is a system
+# <runtime/core/job.h> is src/runtime/core/job.h); <…> of anything else is a system
 # header. Prints one line per offending include (file:line: what and why)
 # and exits 1 if there is any; 0 otherwise. ROOT (default: this repository)
 # holds cli/, apps/, src/ and include/; tests/source/test_check_layers.sh
@@ -41,7 +41,7 @@ layer_of_file() { # path of a source file -> its layer, in $layer
 }
 
 # The runtime headers the simulator may include: plain data and pure functions.
-SIM_RUNTIME_OK=" runtime/job.h runtime/config.h runtime/observer.h runtime/keymask.h runtime/iter_figures.h runtime/rules.h runtime/msg.h "
+SIM_RUNTIME_OK=" runtime/core/job.h runtime/core/config.h runtime/core/observer.h runtime/core/keymask.h runtime/core/iter_figures.h runtime/core/rules.h runtime/msg/msg.h "
 
 bad=0
 report() {

@@ -23,9 +23,9 @@
 #include <stdint.h>
 
 #include "io/scenario.h"
-#include "runtime/config.h"
-#include "runtime/job.h"
-#include "runtime/observer.h"
+#include "runtime/core/config.h"
+#include "runtime/core/job.h"
+#include "runtime/core/observer.h"
 
 /* What a role's CPU spends, and what the transport adds (seconds). The
  * defaults (sim_costs_default) were measured on this machine with

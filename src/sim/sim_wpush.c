@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/rules.h"
+#include "runtime/core/rules.h"
 #include "sim/sim_internal.h"
 
 #define WPUSH_BATCH_S (WPUSH_BATCH_NS / 1e9)

@@ -24,8 +24,8 @@
 #include <zlib.h>
 
 #include "net/wire.h"
-#include "runtime/checkpoint.h"
-#include "runtime/job.h"
+#include "runtime/record/checkpoint.h"
+#include "runtime/core/job.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -24,8 +24,8 @@
 
 #include "net/wire.h"
 #include "policy/sched.h"
-#include "runtime/event.h"
-#include "runtime/msg.h"
+#include "runtime/msg/event.h"
+#include "runtime/msg/msg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -20,9 +20,9 @@
 #include "net/wire.h"
 #include "net/zcodec.h"
 #include "policy/sched.h"
-#include "runtime/checkpoint.h"
-#include "runtime/event.h"
-#include "runtime/msg.h"
+#include "runtime/record/checkpoint.h"
+#include "runtime/msg/event.h"
+#include "runtime/msg/msg.h"
 
 static const char *out_dir;
 

@@ -15,10 +15,10 @@
 #include <cmocka.h>
 
 #include "cli_apps.h"
-#include "runtime/app_check.h"
-#include "runtime/job.h"
-#include "runtime/role_params.h"
-#include "runtime/scheduler.h"
+#include "runtime/role/app_check.h"
+#include "runtime/core/job.h"
+#include "runtime/role/role_params.h"
+#include "runtime/scheduler/scheduler.h"
 #include "sim_tasks.h"
 
 static int t_create(void **app) {

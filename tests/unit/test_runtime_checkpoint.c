@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/checkpoint.h"
+#include "runtime/record/checkpoint.h"
 
 enum { KEYS_A = 5000, KEYS_B = 3001, WIDTH_B = 3 }; /* 40 000 and 72 024 bytes: several 16 KiB chunks */
 

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/emulate.h"
+#include "runtime/driver/emulate.h"
 #include "util/clock.h"
 
 static void test_cost_model(void **unused) {

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "dsana/dsana.h"
-#include "runtime/fault.h"
+#include "runtime/core/fault.h"
 
 static void test_worker_and_server_plans_parse(void **unused) {
   (void)unused;

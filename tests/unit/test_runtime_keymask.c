@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/keymask.h"
+#include "runtime/core/keymask.h"
 
 #define N 1000
 

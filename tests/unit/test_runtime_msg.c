@@ -16,8 +16,8 @@
 
 #include "net/wire.h"
 #include "policy/sched.h"
-#include "runtime/event.h"
-#include "runtime/msg.h"
+#include "runtime/msg/event.h"
+#include "runtime/msg/msg.h"
 
 /* An exact sum holding the 128-bit integer v (sign-extended to 192 bits). */
 static dsana_xsum xsum_of(__int128 v) { return (dsana_xsum){.lo = (unsigned __int128)v, .hi = v < 0 ? UINT64_MAX : 0}; }

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/job.h"
+#include "runtime/core/job.h"
 
 static void test_shards_cover_exactly_once(void **state) {
   (void)state;

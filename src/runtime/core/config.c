@@ -1,6 +1,6 @@
 /* config.c - defaults for struct run_config and the local layout. */
 #define _GNU_SOURCE
-#include "runtime/config.h"
+#include "runtime/core/config.h"
 
 #include <sched.h>
 #include <string.h>

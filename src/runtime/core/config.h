@@ -11,7 +11,7 @@
 #include "policy/chunk.h"
 #include "policy/compress.h"
 #include "policy/sched.h"
-#include "runtime/fault.h"
+#include "runtime/core/fault.h"
 
 #define CONFIG_PATH_MAX 1024
 #define CONFIG_ADDR_MAX 256

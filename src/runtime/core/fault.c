@@ -1,5 +1,5 @@
 /* fault.c - see fault.h. */
-#include "runtime/fault.h"
+#include "runtime/core/fault.h"
 
 #include <ctype.h>
 #include <signal.h>

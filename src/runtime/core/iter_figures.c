@@ -1,11 +1,11 @@
 /* iter_figures.c - chunk sizes, bounds and medians (see iter_figures.h). */
-#include "runtime/iter_figures.h"
+#include "runtime/core/iter_figures.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "policy/chunk.h"
-#include "runtime/keymask.h"
+#include "runtime/core/keymask.h"
 
 double rt_slowest_link(const struct scenario *sc) {
   double bw = sc->global_link.bandwidth_bytes_per_s;

@@ -12,9 +12,9 @@
 #include <stdint.h>
 
 #include "io/scenario.h"
-#include "runtime/config.h"
-#include "runtime/job.h"
-#include "runtime/observer.h"
+#include "runtime/core/config.h"
+#include "runtime/core/job.h"
+#include "runtime/core/observer.h"
 
 /* The slowest emulated link of a scenario (bytes/s; 0: none). */
 double rt_slowest_link(const struct scenario *sc);

@@ -1,6 +1,6 @@
 /* job.c - the dsana_job_* declarations apps make in setup(), and sharding
  * (job.h). Indexing and checking the declarations is in job_index.c. */
-#include "runtime/job.h"
+#include "runtime/core/job.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/keymask.h"
+#include "runtime/core/keymask.h"
 #include "util/grow.h"
 
 void job_init(struct dsana_job *job, uint32_t n_workers, uint32_t n_servers, uint32_t tasks_per_worker,

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/job.h"
+#include "runtime/core/job.h"
 
 /* Declarations ordered by (task, table); a DSANA_ALL_TASKS one sorts as
  * its expansion would, and the expansion happens while indexing. */

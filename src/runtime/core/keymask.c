@@ -1,5 +1,5 @@
 /* keymask.c - see keymask.h. Walks a word of the bitmap at a time. */
-#include "runtime/keymask.h"
+#include "runtime/core/keymask.h"
 
 #include <string.h>
 

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/job.h"
+#include "runtime/core/job.h"
 
 /* A task that computed for less than this sends its pushes and report
  * with the next ones (one message per server and one report for a run of

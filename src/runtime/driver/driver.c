@@ -1,11 +1,11 @@
 /* driver.c - running a role (driver.h): create its driver, step it until
  * it is done, finish and destroy it. */
-#include "runtime/driver.h"
+#include "runtime/driver/driver.h"
 
 #include <stdlib.h>
 
-#include "runtime/driver_internal.h"
-#include "runtime/trace.h"
+#include "runtime/driver/driver_internal.h"
+#include "runtime/record/trace.h"
 #include "util/log.h"
 
 int driver_create(enum rt_role role, const struct role_params *p, bool manual, struct drv **out) {

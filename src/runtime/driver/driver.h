@@ -16,8 +16,8 @@
 
 #include <stdbool.h>
 
-#include "runtime/event.h"
-#include "runtime/role_params.h"
+#include "runtime/msg/event.h"
+#include "runtime/role/role_params.h"
 
 struct drv;
 struct pool;

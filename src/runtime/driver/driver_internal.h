@@ -15,13 +15,13 @@
 #include "io/scenario.h"
 #include "net/outbox.h"
 #include "net/transport.h"
-#include "runtime/driver.h"
-#include "runtime/emulate.h"
-#include "runtime/event.h"
-#include "runtime/pool.h"
-#include "runtime/scheduler.h"
-#include "runtime/server.h"
-#include "runtime/worker.h"
+#include "runtime/driver/driver.h"
+#include "runtime/driver/emulate.h"
+#include "runtime/msg/event.h"
+#include "runtime/worker/pool.h"
+#include "runtime/scheduler/scheduler.h"
+#include "runtime/server/server.h"
+#include "runtime/worker/worker.h"
 
 #define DRV_BATCH 4 /* messages per socket between two pumps */
 

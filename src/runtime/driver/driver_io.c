@@ -10,10 +10,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "runtime/driver_internal.h"
-#include "runtime/fault.h"
+#include "runtime/driver/driver_internal.h"
+#include "runtime/core/fault.h"
 #include "util/clock.h"
-#include "runtime/role_title.h"
+#include "runtime/role/role_title.h"
 #include "util/log.h"
 
 static uint64_t env_now(void *arg) {

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "runtime/driver_internal.h"
-#include "runtime/role_title.h"
+#include "runtime/driver/driver_internal.h"
+#include "runtime/role/role_title.h"
 #include "util/log.h"
 
 struct drv_keepalive {

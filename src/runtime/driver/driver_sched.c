@@ -4,10 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/driver_internal.h"
-#include "runtime/observer.h"
-#include "runtime/runtime.h"
-#include "runtime/trace.h"
+#include "runtime/driver/driver_internal.h"
+#include "runtime/core/observer.h"
+#include "runtime/launch/runtime.h"
+#include "runtime/record/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
 

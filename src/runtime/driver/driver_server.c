@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runtime/driver_internal.h"
-#include "runtime/msg.h"
-#include "runtime/trace.h"
+#include "runtime/driver/driver_internal.h"
+#include "runtime/msg/msg.h"
+#include "runtime/record/trace.h"
 #include "util/affinity.h"
 #include "util/clock.h"
 #include "util/log.h"

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "policy/ewma.h"
-#include "runtime/driver_internal.h"
-#include "runtime/fault.h"
-#include "runtime/msg.h"
-#include "runtime/trace.h"
+#include "runtime/driver/driver_internal.h"
+#include "runtime/core/fault.h"
+#include "runtime/msg/msg.h"
+#include "runtime/record/trace.h"
 #include "util/affinity.h"
 #include "util/clock.h"
 #include "util/log.h"

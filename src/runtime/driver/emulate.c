@@ -1,5 +1,5 @@
 /* emulate.c - modelled compute durations (see emulate.h). */
-#include "runtime/emulate.h"
+#include "runtime/driver/emulate.h"
 
 #include <stdlib.h>
 #include <sys/prctl.h>

@@ -30,9 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/launch_internal.h"
-#include "runtime/runtime.h"
-#include "runtime/trace.h"
+#include "runtime/launch/launch_internal.h"
+#include "runtime/launch/runtime.h"
+#include "runtime/record/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/status.h"

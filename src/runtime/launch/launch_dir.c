@@ -26,7 +26,7 @@
 
 #include "dsana/dsana.h"
 #include "net/transport.h"
-#include "runtime/launch_internal.h"
+#include "runtime/launch/launch_internal.h"
 #include "util/log.h"
 #include "util/proctitle.h"
 

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "runtime/config.h"
+#include "runtime/core/config.h"
 
 /* A fresh folder only this user can enter (mkdtemp in $TMPDIR) into
  * cfg->local_dir, and the scheduler's ipc:// address in it. */

@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/checkpoint.h"
-#include "runtime/launch_internal.h"
-#include "runtime/runtime.h"
+#include "runtime/record/checkpoint.h"
+#include "runtime/launch/launch_internal.h"
+#include "runtime/launch/runtime.h"
 #include "util/log.h"
 
 void runtime_report_checkpoint(const char *dir) {

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runtime/role_title.h"
-#include "runtime/runtime.h"
+#include "runtime/role/role_title.h"
+#include "runtime/launch/runtime.h"
 
 int runtime_run_role(enum rt_role role, const struct role_params *p) {
   role_title_set(role, p->cfg, p->index);

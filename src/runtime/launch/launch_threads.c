@@ -28,9 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/launch_internal.h"
-#include "runtime/role_title.h"
-#include "runtime/runtime.h"
+#include "runtime/launch/launch_internal.h"
+#include "runtime/role/role_title.h"
+#include "runtime/launch/runtime.h"
 #include "util/clock.h"
 #include "util/log.h"
 

@@ -13,11 +13,11 @@
 #ifndef DSANA_RUNTIME_RUNTIME_H
 #define DSANA_RUNTIME_RUNTIME_H
 
-#include "runtime/driver.h"
-#include "runtime/event.h"
-#include "runtime/msg.h"
-#include "runtime/observer.h"
-#include "runtime/role_params.h"
+#include "runtime/driver/driver.h"
+#include "runtime/msg/event.h"
+#include "runtime/msg/msg.h"
+#include "runtime/core/observer.h"
+#include "runtime/role/role_params.h"
 
 /* Run one role of a job until it is done, titled in ps ("dsana: worker 2
  * (job /tmp/dsana-Xy12ab)") and top. */

@@ -1,5 +1,5 @@
 /* codec.c - see codec.h. */
-#include "runtime/codec.h"
+#include "runtime/msg/codec.h"
 
 #include <string.h>
 

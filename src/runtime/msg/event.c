@@ -1,13 +1,13 @@
 /* event.c - the outgoing-message queue of the role state machines, and
  * the scheduler's ABORT as servers and workers take it (event.h). */
-#include "runtime/event.h"
+#include "runtime/msg/event.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "dsana/dsana.h"
 #include "util/grow.h"
-#include "runtime/msg.h"
+#include "runtime/msg/msg.h"
 #include "util/log.h"
 
 const char *rt_role_name(enum rt_role r) {

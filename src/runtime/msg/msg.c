@@ -1,12 +1,12 @@
 /* msg.c - control message payloads (see msg.h). */
-#include "runtime/msg.h"
+#include "runtime/msg/msg.h"
 
 #include <string.h>
 
 #include "net/wire.h"
 #include "policy/sched.h"
-#include "runtime/codec.h"
-#include "runtime/event.h"
+#include "runtime/msg/codec.h"
+#include "runtime/msg/event.h"
 
 int msg_register_encode(const struct msg_register *m, uint8_t *buf, size_t cap, size_t *len) {
   struct wbuf w;

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "dsana/dsana.h"
-#include "runtime/config.h"
+#include "runtime/core/config.h"
 
 #define MSG_MAX_SERVERS 1024
 #define MSG_MAX_ARGS 64

@@ -1,5 +1,5 @@
 /* usage.c - a role's wake-ups and CPU time over the steady iterations (usage.h). */
-#include "runtime/usage.h"
+#include "runtime/msg/usage.h"
 
 #include <stdlib.h>
 

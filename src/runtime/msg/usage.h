@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/event.h"
+#include "runtime/msg/event.h"
 
 /* The first iteration counted: iteration 1 includes setup and first pulls. */
 #define USAGE_FIRST_ITER 2

@@ -3,7 +3,7 @@
  * table its keys and width; CRC-32 of the data; CRC-32 of the header),
  * then the server's shard of every table. The manifest is text with hex floats (%a), so
  * the globals round-trip exactly. */
-#include "runtime/checkpoint.h"
+#include "runtime/record/checkpoint.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -15,8 +15,8 @@
 
 #include "dsana/outfile.h"
 #include "net/wire.h"
-#include "runtime/config.h"
-#include "runtime/job.h"
+#include "runtime/core/config.h"
+#include "runtime/core/job.h"
 #include "util/log.h"
 #include "util/status.h"
 

@@ -14,7 +14,7 @@
  * A role owns its trace (struct trace) and hands it to its state machine
  * in its environment (event.h); nothing is process-global.
  */
-#include "runtime/trace.h"
+#include "runtime/record/trace.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "dsana/dsana.h"
-#include "runtime/trace.h"
+#include "runtime/record/trace.h"
 
 #define TRACE_MAX_EVENTS ((size_t)1 << 20)
 

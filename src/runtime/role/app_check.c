@@ -1,12 +1,12 @@
 /* app_check.c - the app contract, checked once (app_check.h). */
-#include "runtime/app_check.h"
+#include "runtime/role/app_check.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/job.h"
-#include "runtime/msg.h"
+#include "runtime/core/job.h"
+#include "runtime/msg/msg.h"
 
 static int fail(char *err, size_t errlen, const struct dsana_app *app, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

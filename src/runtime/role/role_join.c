@@ -1,11 +1,11 @@
 /* role_join.c - how a server or a worker joins a job (role_join.h). */
-#include "runtime/role_join.h"
+#include "runtime/role/role_join.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "runtime/app_check.h"
+#include "runtime/role/app_check.h"
 #include "util/log.h"
 
 int role_register(struct msg_register *reg, struct rt_outq *out) {

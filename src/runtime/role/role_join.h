@@ -11,10 +11,10 @@
 #include <stdbool.h>
 
 #include "net/transport.h"
-#include "runtime/event.h"
-#include "runtime/job.h"
-#include "runtime/msg.h"
-#include "runtime/role_params.h"
+#include "runtime/msg/event.h"
+#include "runtime/core/job.h"
+#include "runtime/msg/msg.h"
+#include "runtime/role/role_params.h"
 
 /* REGISTER to the scheduler: reg (its role, index, pid, ... filled in; the
  * host name is added here), queued into out. */

@@ -1,6 +1,6 @@
 /* role_params.c - finding an app in the registry the command line hands
  * down (role_params.h). */
-#include "runtime/role_params.h"
+#include "runtime/role/role_params.h"
 
 #include <string.h>
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "dsana/dsana.h"
-#include "runtime/config.h"
+#include "runtime/core/config.h"
 
 struct app_args;
 struct rt_observer;

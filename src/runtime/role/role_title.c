@@ -5,7 +5,7 @@
  * worker's drivers rename a role started on its own once it learns its
  * index, and pool.c names a worker's compute threads.
  */
-#include "runtime/role_title.h"
+#include "runtime/role/role_title.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/config.h"
-#include "runtime/event.h"
+#include "runtime/core/config.h"
+#include "runtime/msg/event.h"
 
 /* Title this process as `role` number `index` (UINT32_MAX: not known yet;
  * the scheduler has none) of the job cfg describes: its folder for a local

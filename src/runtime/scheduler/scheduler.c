@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "policy/compress.h"
-#include "runtime/app_check.h"
-#include "runtime/iter_figures.h"
-#include "runtime/rules.h"
-#include "runtime/scheduler_internal.h"
+#include "runtime/role/app_check.h"
+#include "runtime/core/iter_figures.h"
+#include "runtime/core/rules.h"
+#include "runtime/scheduler/scheduler_internal.h"
 #include "util/log.h"
 
 /* --chunk resolved into keys per chunk of every key space; --compress

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/event.h"
-#include "runtime/role_params.h"
+#include "runtime/msg/event.h"
+#include "runtime/role/role_params.h"
 
 struct scheduler;
 

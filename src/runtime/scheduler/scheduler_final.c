@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/iter_figures.h"
-#include "runtime/scheduler_internal.h"
+#include "runtime/core/iter_figures.h"
+#include "runtime/scheduler/scheduler_internal.h"
 #include "util/log.h"
 
 /* STOP to the servers (they send their part of the result) or, once the

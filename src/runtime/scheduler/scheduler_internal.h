@@ -16,13 +16,13 @@
 
 #include "io/scenario.h"
 #include "policy/sched.h"
-#include "runtime/event.h"
-#include "runtime/job.h"
-#include "runtime/msg.h"
-#include "runtime/observer.h"
-#include "runtime/role_params.h"
-#include "runtime/scheduler.h"
-#include "runtime/usage.h"
+#include "runtime/msg/event.h"
+#include "runtime/core/job.h"
+#include "runtime/msg/msg.h"
+#include "runtime/core/observer.h"
+#include "runtime/role/role_params.h"
+#include "runtime/scheduler/scheduler.h"
+#include "runtime/msg/usage.h"
 
 struct peer_slot {
   bool registered, bye;

@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "policy/handout.h"
-#include "runtime/checkpoint.h"
-#include "runtime/iter_figures.h"
-#include "runtime/scheduler_internal.h"
-#include "runtime/trace.h"
+#include "runtime/record/checkpoint.h"
+#include "runtime/core/iter_figures.h"
+#include "runtime/scheduler/scheduler_internal.h"
+#include "runtime/record/trace.h"
 #include "util/log.h"
 
 /* Task ids that fit in `room` payload bytes, whole 8-byte words. */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/scheduler_internal.h"
+#include "runtime/scheduler/scheduler_internal.h"
 #include "util/log.h"
 
 static void fill_map(const struct scheduler *s, struct msg_cluster_map *map) {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/scheduler_internal.h"
+#include "runtime/scheduler/scheduler_internal.h"
 #include "util/log.h"
 
 int sch_send(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, const void *payload, size_t len,

@@ -9,11 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/checkpoint.h"
-#include "runtime/fault.h"
-#include "runtime/role_join.h"
-#include "runtime/server_internal.h"
-#include "runtime/trace.h"
+#include "runtime/record/checkpoint.h"
+#include "runtime/core/fault.h"
+#include "runtime/role/role_join.h"
+#include "runtime/server/server_internal.h"
+#include "runtime/record/trace.h"
 #include "util/log.h"
 
 int server_create(const struct role_params *p, const struct rt_env *env, const char *addr, struct server **out) {

@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/event.h"
-#include "runtime/role_params.h"
+#include "runtime/msg/event.h"
+#include "runtime/role/role_params.h"
 
 struct server;
 

@@ -22,12 +22,12 @@
 #ifndef DSANA_RUNTIME_SERVER_INTERNAL_H
 #define DSANA_RUNTIME_SERVER_INTERNAL_H
 
-#include "runtime/event.h"
-#include "runtime/job.h"
-#include "runtime/msg.h"
-#include "runtime/role_params.h"
-#include "runtime/server.h"
-#include "runtime/usage.h"
+#include "runtime/msg/event.h"
+#include "runtime/core/job.h"
+#include "runtime/msg/msg.h"
+#include "runtime/role/role_params.h"
+#include "runtime/server/server.h"
+#include "runtime/msg/usage.h"
 
 /* One table's shard. */
 struct stable {

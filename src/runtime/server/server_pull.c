@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/keymask.h"
-#include "runtime/rules.h"
-#include "runtime/server_internal.h"
-#include "runtime/trace.h"
+#include "runtime/core/keymask.h"
+#include "runtime/core/rules.h"
+#include "runtime/server/server_internal.h"
+#include "runtime/record/trace.h"
 #include "util/grow.h"
 #include "util/log.h"
 #include "util/sorted.h"

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/server_internal.h"
-#include "runtime/trace.h"
+#include "runtime/server/server_internal.h"
+#include "runtime/record/trace.h"
 #include "util/grow.h"
 #include "util/log.h"
 

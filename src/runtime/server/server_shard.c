@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/server_internal.h"
+#include "runtime/server/server_internal.h"
 #include "util/bigmem.h"
 #include "util/log.h"
 #include "util/sorted.h"

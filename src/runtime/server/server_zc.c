@@ -24,9 +24,9 @@
 #include <string.h>
 
 #include "net/zcodec.h"
-#include "runtime/fault.h"
-#include "runtime/keymask.h"
-#include "runtime/server_internal.h"
+#include "runtime/core/fault.h"
+#include "runtime/core/keymask.h"
+#include "runtime/server/server_internal.h"
 
 /* One kept encoding. */
 struct szc_entry {

@@ -1,13 +1,13 @@
 /* mirror.c - a worker's copy of the tables it reads: setup and the dense
  * tables, fetched whole chunk by chunk (see mirror.h). Sparse tables are
  * in mirror_sparse.c, checking and storing answers in mirror_take.c. */
-#include "runtime/mirror.h"
+#include "runtime/worker/mirror.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/keymask.h"
-#include "runtime/mirror_internal.h"
+#include "runtime/core/keymask.h"
+#include "runtime/worker/mirror_internal.h"
 #include "util/bigmem.h"
 #include "util/log.h"
 

@@ -40,8 +40,8 @@
 #include <stdint.h>
 
 #include "net/zcodec.h"
-#include "runtime/event.h"
-#include "runtime/job.h"
+#include "runtime/msg/event.h"
+#include "runtime/core/job.h"
 
 struct mirror_req;     /* a sparse request (mirror_sparse.c) */
 struct mirror_refetch; /* a piece to ask for again (mirror_zc.c) */

@@ -6,7 +6,7 @@
 #ifndef DSANA_RUNTIME_MIRROR_INTERNAL_H
 #define DSANA_RUNTIME_MIRROR_INTERNAL_H
 
-#include "runtime/mirror.h"
+#include "runtime/worker/mirror.h"
 
 /* Index of server s's buffer b of table t in mirror.shm. */
 static inline size_t mirror_shm_slot(uint32_t s, uint32_t t, uint32_t b) {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/mirror_internal.h"
-#include "runtime/trace.h"
+#include "runtime/worker/mirror_internal.h"
+#include "runtime/record/trace.h"
 #include "util/log.h"
 #include "util/sorted.h"
 

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/keymask.h"
-#include "runtime/mirror_internal.h"
-#include "runtime/trace.h"
+#include "runtime/core/keymask.h"
+#include "runtime/worker/mirror_internal.h"
+#include "runtime/record/trace.h"
 #include "util/log.h"
 
 /* Bits [lo, hi) of one word, as a mask (lo < hi, same word). */

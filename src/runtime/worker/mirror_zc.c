@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "net/zcodec.h"
-#include "runtime/keymask.h"
-#include "runtime/mirror_internal.h"
+#include "runtime/core/keymask.h"
+#include "runtime/worker/mirror_internal.h"
 #include "util/grow.h"
 #include "util/log.h"
 

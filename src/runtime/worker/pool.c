@@ -1,6 +1,6 @@
 /* pool.c - a worker's compute threads (pool.h): two FIFO rings under one
  * mutex, a condition variable for the threads, an eventfd for the owner. */
-#include "runtime/pool.h"
+#include "runtime/worker/pool.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "dsana/dsana.h"
-#include "runtime/role_title.h"
+#include "runtime/role/role_title.h"
 #include "util/affinity.h"
 #include "util/cpu_busy.h"
 #include "util/grow.h"

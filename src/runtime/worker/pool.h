@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/worker.h"
+#include "runtime/worker/worker.h"
 
 struct pool;
 typedef void (*pool_run_fn)(void *arg, struct witem *it, uint32_t thread);

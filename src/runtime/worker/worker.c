@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/role_join.h"
-#include "runtime/trace.h"
-#include "runtime/worker_internal.h"
+#include "runtime/role/role_join.h"
+#include "runtime/record/trace.h"
+#include "runtime/worker/worker_internal.h"
 #include "util/log.h"
 
 int worker_create(const struct role_params *p, const struct rt_env *env, struct worker **out) {

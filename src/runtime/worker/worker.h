@@ -24,11 +24,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/event.h"
-#include "runtime/job.h"
-#include "runtime/mirror.h"
-#include "runtime/msg.h"
-#include "runtime/role_params.h"
+#include "runtime/msg/event.h"
+#include "runtime/core/job.h"
+#include "runtime/worker/mirror.h"
+#include "runtime/msg/msg.h"
+#include "runtime/role/role_params.h"
 
 struct worker;
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/worker_internal.h"
+#include "runtime/worker/worker_internal.h"
 #include "util/refbuf.h"
 
 void worker_exec(struct witem *it) {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/rules.h"
-#include "runtime/worker_internal.h"
+#include "runtime/core/rules.h"
+#include "runtime/worker/worker_internal.h"
 
 /* A single-task dense ASSIGN push that ends its task: may merge. */
 static bool mergeable(const struct worker *w, const struct rt_out *o) {

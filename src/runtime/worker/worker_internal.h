@@ -6,8 +6,8 @@
 #ifndef DSANA_RUNTIME_WORKER_INTERNAL_H
 #define DSANA_RUNTIME_WORKER_INTERNAL_H
 
-#include "runtime/usage.h"
-#include "runtime/worker.h"
+#include "runtime/msg/usage.h"
+#include "runtime/worker/worker.h"
 
 /* A task's key list of a sparse table (task_keys()), fetched once. */
 struct wkeys {

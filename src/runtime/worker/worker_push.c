@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/rules.h"
-#include "runtime/trace.h"
-#include "runtime/worker_internal.h"
+#include "runtime/core/rules.h"
+#include "runtime/record/trace.h"
+#include "runtime/worker/worker_internal.h"
 #include "util/grow.h"
 #include "util/log.h"
 #include "util/refbuf.h"

@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/trace.h"
-#include "runtime/worker_internal.h"
+#include "runtime/record/trace.h"
+#include "runtime/worker/worker_internal.h"
 #include "util/log.h"
 #include "util/refbuf.h"
 
