@@ -6,7 +6,7 @@
 
 #include "runtime/driver/driver_internal.h"
 #include "runtime/core/observer.h"
-#include "runtime/launch/runtime.h"
+#include "runtime/driver/stop_flag.h"
 #include "runtime/record/trace.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -62,10 +62,10 @@ int drv_sched_step(struct drv *d, int timeout_ms) {
                     &fd_ready);
   if (rc < 0)
     return fail(d, rc);
-  if (runtime_stop_caught()) {
+  if (stop_flag_caught()) {
     char why[96];
     snprintf(why, sizeof why, "the scheduler was stopped (%s): the job ends here, every role with it",
-             strsignal(runtime_stop_caught()));
+             strsignal(stop_flag_caught()));
     return fail(d, scheduler_end(d->s, why, &d->out));
   }
   if (fd_ready && (rc = take_deaths(d)) != 0)

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "runtime/driver/stop_flag.h"
 #include "runtime/launch/launch_internal.h"
 #include "runtime/launch/runtime.h"
 #include "runtime/record/trace.h"
@@ -474,9 +475,7 @@ int runtime_launch_local(const struct role_params *p) {
   return rc;
 }
 
-static volatile sig_atomic_t launch_caught; /* runtime_catch_stop_signals */
-
-static void on_stop_signal(int sig) { launch_caught = sig; }
+static void on_stop_signal(int sig) { stop_flag_set(sig); }
 
 void runtime_catch_stop_signals(void) {
   note_ignored();
@@ -487,18 +486,18 @@ void runtime_catch_stop_signals(void) {
       sigaction(launch_stop_signals[i], &sa, NULL);
 }
 
-int runtime_stop_caught(void) { return launch_caught; }
+int runtime_stop_caught(void) { return stop_flag_caught(); }
 
 void launch_stop_set(sigset_t *set) {
   note_ignored();
   launch_stop_signal = 0;
-  launch_caught = 0;
+  stop_flag_set(0);
   stop_set(set);
 }
 
 void launch_stop_job(int sig) {
   launch_stop_signal = sig;
-  launch_caught = sig;
+  stop_flag_set(sig);
 }
 
-int runtime_launch_signal(void) { return launch_stop_signal ? launch_stop_signal : launch_caught; }
+int runtime_launch_signal(void) { return launch_stop_signal ? launch_stop_signal : stop_flag_caught(); }

@@ -41,7 +41,7 @@ void launch_janitor_stop(struct launch_janitor *j);
  * began, into set; forgets a stop of an earlier launch. */
 void launch_stop_set(sigset_t *set);
 /* A stop signal came: the scheduler ends the job at its next tick
- * (runtime_stop_caught), and the command then dies of sig
+ * (stop_flag_caught, driver/stop_flag.h), and the command then dies of sig
  * (runtime_launch_signal). */
 void launch_stop_job(int sig);
 /* Merge the roles' trace parts in the job's folder into trace_path. */
