@@ -10,6 +10,9 @@
 # headers include/dsana/*.h. The three middle layers do not include each
 # other. Apps include only include/dsana/*.h and their own folder's
 # headers (never src/); public headers include only public headers.
+# Below the runtime (util, io, net, policy) a file does not include the
+# app contract dsana/dsana.h: error codes and exact sums have their own
+# public headers (dsana/error.h, dsana/xsum.h) that dsana.h includes.
 # Both forms count: #include "…" and #include <…> of a project header
 # (src/, include/ and the repository root are on the include path, so
 # <runtime/core/job.h> is src/runtime/core/job.h); <…> of anything else is a system
@@ -83,6 +86,13 @@ while IFS=: read -r file line inc; do
   if [ "$from" = apps ]; then
     if [ "$to" != dsana ] && [[ $target != apps/* ]]; then
       report "$file:$line: app includes $shown (apps see only include/dsana/ and their own headers)"
+    fi
+    continue
+  fi
+  if [ "$target" = dsana/dsana.h ] && [ "$from" != dsana ]; then
+    rank_of "$from"
+    if [ "$rank" -le 3 ]; then
+      report "$file:$line: $from includes $shown, the app contract (only dsana/error.h, dsana/xsum.h and the data formats' headers below the runtime)"
     fi
     continue
   fi

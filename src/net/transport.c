@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "util/clock.h"
 #include "util/log.h"
 

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "policy/ewma.h"
 
 #define SCHED_SAMPLE_CLAMP 2.0
