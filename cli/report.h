@@ -1,7 +1,7 @@
 /*
  * report.h - the run's report for its user (table, progress line,
  * --metrics JSON lines, summary), as the scheduler's observer
- * (runtime/observer.h). Owned by the thread that runs the scheduler.
+ * (runtime/core/observer.h). Owned by the thread that runs the scheduler.
  */
 #ifndef DSANA_CLI_REPORT_H
 #define DSANA_CLI_REPORT_H

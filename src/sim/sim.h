@@ -12,7 +12,7 @@
  *
  * Layer: above src/runtime (it reads a finalized struct dsana_job, the run
  * configuration and the observer types, all plain data, and takes the
- * rules and message sizes it models from runtime/rules.h and msg.h),
+ * rules and message sizes it models from runtime/core/rules.h and msg.h),
  * below cli/.
  */
 #ifndef DSANA_SIM_SIM_H

@@ -1,6 +1,6 @@
 /*
  * fuzz_msg.c - libFuzzer target for the runtime's control-message decoders
- * (runtime/msg.c on runtime/codec.c): the registration and the cluster map,
+ * (runtime/msg/msg.c on runtime/msg/codec.c): the registration and the cluster map,
  * which arrive from peers not yet trusted, plus the fixed-layout records.
  *
  * Input: one selector byte, then the payload.

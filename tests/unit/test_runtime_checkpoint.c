@@ -1,5 +1,5 @@
 /*
- * test_runtime_checkpoint.c - reading a shard file back (runtime/checkpoint.c):
+ * test_runtime_checkpoint.c - reading a shard file back (runtime/record/checkpoint.c):
  * loading it into tables and only checking it (tables NULL, as --resume's
  * validation does, streamed through a small buffer), over tables larger
  * than that buffer, and refusing a shard with a flipped data byte or cut

@@ -1,5 +1,5 @@
 /*
- * test_runtime_msg.c - the control-message payloads (runtime/msg.c on
+ * test_runtime_msg.c - the control-message payloads (runtime/msg/msg.c on
  * codec.c): registration and cluster map round trips, every truncation and
  * out-of-range field refused; TASK_DONE records with their sums; sums and
  * globals bit-exact; and the exact sums themselves (dsana_xsum).
