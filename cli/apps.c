@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "apps/apps.h"
-#include "runtime/app_check.h"
+#include "runtime/role/app_check.h"
 
 static const struct dsana_app *const app_list[] = {&pagerank_app, &logreg_app, &kmeans_app, &mlp_app, NULL};
 

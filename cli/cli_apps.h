@@ -16,7 +16,7 @@ typedef int (*cli_predict_fn)(const char *model_path, const char *data_path, con
                               char *err, size_t errlen);
 cli_predict_fn cli_find_predict(const char *name);
 /* Before the command line calls any of app's hooks: 0, or DSANA_EINVAL
- * when app breaks the app contract (runtime/app_check.h), said in one line
+ * when app breaks the app contract (runtime/role/app_check.h), said in one line
  * on stderr. */
 int cli_check_app(const struct dsana_app *app);
 

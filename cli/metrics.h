@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/observer.h"
+#include "runtime/core/observer.h"
 
 struct cJSON;
 struct metrics;

@@ -12,8 +12,8 @@
 #include <stdio.h>
 
 #include "dsana/dsana.h"
-#include "runtime/config.h"
-#include "runtime/msg.h"
+#include "runtime/core/config.h"
+#include "runtime/msg/msg.h"
 
 struct cli_run {
   struct run_config cfg;
@@ -41,7 +41,7 @@ int cli_add_app_arg(struct cli_run *r, const char *name, const char *value);
  * app's options through cli_parse_run), and what they say it is. */
 void cli_name_command(const char *name);
 const char *cli_command(const struct cli_run *r);
-/* The fault plan of a test run (runtime/fault.h) from DSANA_FAULT: a
+/* The fault plan of a test run (runtime/core/fault.h) from DSANA_FAULT: a
  * malformed one is reported and ignored. */
 void cli_fault_from_env(struct run_config *c);
 

@@ -1,7 +1,7 @@
 /*
  * report.c - what a run shows its user: the per-iteration table on stdout,
  * the live progress line on a terminal, the --metrics JSON lines and the
- * summary line. The scheduler calls these hooks (runtime/observer.h) in the
+ * summary line. The scheduler calls these hooks (runtime/core/observer.h) in the
  * process that runs it.
  */
 #include "report.h"

@@ -1,7 +1,7 @@
 /*
  * report.h - the run's report for its user (table, progress line,
  * --metrics JSON lines, summary), as the scheduler's observer
- * (runtime/observer.h). Owned by the thread that runs the scheduler.
+ * (runtime/core/observer.h). Owned by the thread that runs the scheduler.
  */
 #ifndef DSANA_CLI_REPORT_H
 #define DSANA_CLI_REPORT_H
@@ -11,7 +11,7 @@
 #include "metrics.h"
 #include "opts.h"
 #include "progress.h"
-#include "runtime/observer.h"
+#include "runtime/core/observer.h"
 
 struct cli_report {
   struct rt_observer observer; /* hand &observer to the scheduler */

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "runtime/checkpoint.h"
+#include "runtime/record/checkpoint.h"
 
 struct text {
   char *p;

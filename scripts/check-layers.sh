@@ -10,9 +10,12 @@
 # headers include/dsana/*.h. The three middle layers do not include each
 # other. Apps include only include/dsana/*.h and their own folder's
 # headers (never src/); public headers include only public headers.
+# Below the runtime (util, io, net, policy) a file does not include the
+# app contract dsana/dsana.h: error codes and exact sums have their own
+# public headers (dsana/error.h, dsana/xsum.h) that dsana.h includes.
 # Both forms count: #include "…" and #include <…> of a project header
 # (src/, include/ and the repository root are on the include path, so
-# <runtime/job.h> is src/runtime/job.h); <…> of anything else is a system
+# <runtime/core/job.h> is src/runtime/core/job.h); <…> of anything else is a system
 # header. Prints one line per offending include (file:line: what and why)
 # and exits 1 if there is any; 0 otherwise. ROOT (default: this repository)
 # holds cli/, apps/, src/ and include/; tests/source/test_check_layers.sh
@@ -41,7 +44,7 @@ layer_of_file() { # path of a source file -> its layer, in $layer
 }
 
 # The runtime headers the simulator may include: plain data and pure functions.
-SIM_RUNTIME_OK=" runtime/job.h runtime/config.h runtime/observer.h runtime/keymask.h runtime/iter_figures.h runtime/rules.h runtime/msg.h "
+SIM_RUNTIME_OK=" runtime/core/job.h runtime/core/config.h runtime/core/observer.h runtime/core/keymask.h runtime/core/iter_figures.h runtime/core/rules.h runtime/msg/msg.h "
 
 bad=0
 report() {
@@ -83,6 +86,13 @@ while IFS=: read -r file line inc; do
   if [ "$from" = apps ]; then
     if [ "$to" != dsana ] && [[ $target != apps/* ]]; then
       report "$file:$line: app includes $shown (apps see only include/dsana/ and their own headers)"
+    fi
+    continue
+  fi
+  if [ "$target" = dsana/dsana.h ] && [ "$from" != dsana ]; then
+    rank_of "$from"
+    if [ "$rank" -le 3 ]; then
+      report "$file:$line: $from includes $shown, the app contract (only dsana/error.h, dsana/xsum.h and the data formats' headers below the runtime)"
     fi
     continue
   fi

@@ -1,6 +1,6 @@
 /*
- * dsana.h - the public surface of dsana: error codes, exact sums, and the
- * interface a parameter-server application implements.
+ * dsana.h - the public surface of dsana: error codes (error.h), exact sums
+ * (xsum.h), and the interface a parameter-server application implements.
  *
  * An app declares, in setup():
  *   - tables: arrays of `width` doubles per key, keys 0..n_keys-1, sharded
@@ -27,98 +27,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "error.h" /* DSANA_E* error codes, dsana_strerror() */
+#include "xsum.h"  /* exact sums: dsana_xsum */
+
 /* The version, written only here: CMakeLists.txt reads it for the project. */
 #define DSANA_VERSION_STRING "0.2.0"
-
-/* Error codes: 0 is success, every failure is a negative DSANA_E* value. */
-#define DSANA_ERRNO_MAP(X)                               \
-  X(ENOMEM, -1, "out of memory")                         \
-  X(EINVAL, -2, "invalid argument")                      \
-  X(EIO, -3, "input/output error")                       \
-  X(EFORMAT, -4, "malformed input")                      \
-  X(EPROTO, -5, "protocol error (bad message)")          \
-  X(ETIMEDOUT, -6, "timed out")                          \
-  X(ENET, -7, "network error")                           \
-  X(EPEER, -8, "a peer failed")                          \
-  X(ERANGE, -9, "value out of range")                    \
-  X(EAGAIN, -10, "nothing available now")                \
-  X(ESTATE, -11, "operation not valid in this state")    \
-  X(EUSAGE, -12, "bad command-line usage")               \
-  X(ENOTSUP, -13, "not supported here")                  \
-  X(EINTR, -14, "stopped by a signal")                   \
-  X(ERESTART, -15, "rolled back to the last checkpoint") \
-  X(EENDED, -16, "the scheduler ended the job")
-
-enum dsana_err {
-  DSANA_OK = 0,
-#define DSANA_ERR_ENUM(name, val, text) DSANA_##name = (val),
-  DSANA_ERRNO_MAP(DSANA_ERR_ENUM)
-#undef DSANA_ERR_ENUM
-};
-
-/* Words for an error code; never NULL, static storage. */
-const char *dsana_strerror(int err);
-
-/*
- * Exact, order-independent sums of doubles with a fixed resolution of
- * 2^-80 (each addend is truncated toward zero to that grid): a 192-bit
- * two's-complement fixed-point integer, so totals up to 2^111 (~2.6e33)
- * in magnitude are exact. Partial sums computed on any partition of the
- * addends add up to bit-identical totals: what keeps SUM tables,
- * convergence tests and reported metrics identical for every worker
- * count, server count and schedule.
- * An addend that is NaN, infinite or beyond 2^90 (~1.2e27) in magnitude
- * cannot be summed exactly: it marks the sum invalid (a flag that every
- * merge carries on, whatever the partition) and its value is NaN — the
- * runtime then stops the job naming the table and key, or the sum, never
- * a silently wrong total.
- */
-typedef struct dsana_xsum {
-  unsigned __int128 lo; /* the low 128 bits */
-  uint64_t hi;          /* the high 64 bits (its top bit: the sign) */
-  uint64_t flags;       /* DSANA_XSUM_INVALID: an addend could not be summed */
-} dsana_xsum;
-
-#define DSANA_XSUM_FRAC_BITS 80
-#define DSANA_XSUM_INVALID 1u
-/* doubles' worth of one dsana_xsum (its size on the wire and in pushes) */
-#define DSANA_XSUM_WORDS (sizeof(dsana_xsum) / sizeof(double))
-
-void dsana_xsum_add_bits(dsana_xsum *s, double x);
-/* Add x. Inline fast path: |x| * 2^80 is exact (a power-of-two scaling)
- * and, below 2^63, a cast truncates it exactly: a 64-bit signed addend,
- * sign-extended into the 192 bits (its carry into hi, less one when it is
- * negative). Other addends (and NaN, which fails the comparison) take the
- * general path, which reads the IEEE-754 bits. */
-static inline void dsana_xsum_add(dsana_xsum *s, double x) {
-  double y = (x < 0 ? -x : x) * 0x1p80;
-  if (y < 0x1p63) {
-    long long v = x < 0 ? -(long long)y : (long long)y;
-    unsigned __int128 old = s->lo;
-    s->lo += (unsigned __int128)(__int128)v;
-    s->hi += (uint64_t)(s->lo < old) - (uint64_t)(v < 0);
-    return;
-  }
-  if (y < 0x1p127) { /* |x| < 2^47: two exact 64-bit halves, y = yh * 2^64 + yl */
-    double yh = __builtin_floor(y * 0x1p-64);
-    unsigned __int128 m = (unsigned __int128)(uint64_t)yh << 64 | (uint64_t)(y - yh * 0x1p64), old = s->lo;
-    if (x < 0) {
-      s->lo -= m;
-      s->hi -= s->lo > old;
-    } else {
-      s->lo += m;
-      s->hi += s->lo < old;
-    }
-    return;
-  }
-  dsana_xsum_add_bits(s, x);
-}
-void dsana_xsum_merge(dsana_xsum *into, const dsana_xsum *from);
-/* The total, rounded to a nearby double (the same for the same total);
- * NaN for an invalid sum. */
-double dsana_xsum_value(const dsana_xsum *s);
-/* Is the sum exact (no addend marked it invalid)? */
-static inline bool dsana_xsum_valid(const dsana_xsum *s) { return !(s->flags & DSANA_XSUM_INVALID); }
 
 /* How a server combines the values pushed into a table in one iteration. */
 enum dsana_rule {

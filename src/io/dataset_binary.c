@@ -25,7 +25,7 @@
 
 #include <zlib.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "io/dataset_internal.h"
 #include "util/fdwrite.h"
 #include "util/hostbytes.h"

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "io/dataset_internal.h"
 
 /* " (offset N)" for an item of a mapped file, "" otherwise. */

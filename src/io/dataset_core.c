@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "io/dataset_internal.h"
 
 const char *ds_name(const struct dsana_dataset *ds) { return ds->priv_name ? ds->priv_name : "generated data"; }

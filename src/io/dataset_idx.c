@@ -15,7 +15,7 @@
 
 #include <zlib.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "io/dataset_internal.h"
 
 enum { IDX_IMAGES = 0x00000803, IDX_LABELS = 0x00000801 };

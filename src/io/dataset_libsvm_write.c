@@ -13,7 +13,7 @@
 
 #include <zlib.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "io/dataset_internal.h"
 #include "util/fdwrite.h"
 #include "util/str.h"

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "dsana/outfile.h"
 #include "io/dataset_internal.h"
 

@@ -33,7 +33,7 @@
 
 #include <zlib.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "dsana/outfile.h"
 #include "io/graph_internal.h"
 #include "util/fdwrite.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "io/graph_internal.h"
 
 static int check_ids(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t *dst, char *err, size_t errlen) {

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "io/graph_internal.h"
 
 struct mtx {

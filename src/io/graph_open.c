@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "io/graph_internal.h"
 
 static const char MTX_BANNER[] = "%%MatrixMarket";

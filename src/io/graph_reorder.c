@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "io/graph_internal.h"
 
 /* perm[new] = old by descending in-degree, ties by ascending old index. */

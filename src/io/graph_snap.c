@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "io/graph_internal.h"
 
 static const char DENSE_LINE[] = "# dsana graph: dense ids 0..";

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "io/graph_internal.h"
 
 enum { TEXT_FIRST_BLOCK_BYTES = 64u << 10, TEXT_BLOCK_BYTES = 8u << 20 };

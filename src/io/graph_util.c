@@ -15,7 +15,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "dsana/dsana.h"
 #include "io/graph_internal.h"
 #include "util/proctitle.h"
 

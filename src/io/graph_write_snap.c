@@ -15,7 +15,7 @@
 
 #include <zlib.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "io/graph_internal.h"
 #include "util/str.h"
 

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "io/graph_internal.h"
 
 #define SHARE_MAX 64 /* distinct files mapped at once; more get their own mapping */

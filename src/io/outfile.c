@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "dsana/outfile.h"
 #include "io/outfile_internal.h"
 #include "util/fdwrite.h"

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "dsana/outfile.h"
 #include "io/outfile_internal.h"
 

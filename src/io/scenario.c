@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "util/splitmix.h"
 
 #define SEED_MAX 9007199254740992.0 /* 2^53: the largest exactly representable run */

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "net/transport_impl.h"
 #include "util/clock.h"
 #include "util/cpu_busy.h"

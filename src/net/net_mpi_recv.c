@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "net/net_mpi_internal.h"
 #include "util/clock.h"
 #include "util/log.h"

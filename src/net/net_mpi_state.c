@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "net/net_mpi_internal.h"
 #include "util/clock.h"
 #include "util/log.h"

@@ -30,7 +30,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "net/transport_impl.h"
 #include "util/clock.h"
 #include "util/log.h"

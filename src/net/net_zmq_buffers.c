@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "net/transport_impl.h"
 
 static int zn_buffer_path(struct net_ctx *ctx, const char *name, char *path, size_t len) {

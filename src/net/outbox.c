@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 #include "net/token_bucket.h"
 #include "util/clock.h"
 #include "util/grow.h"

@@ -8,7 +8,7 @@
 #include <sys/random.h>
 #include <zmq.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 
 static const char key_label[] = "dsana curve v1";
 

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 
 struct wire_type_info {
   const char *name;

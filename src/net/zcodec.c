@@ -27,7 +27,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 
 struct zcodec {
   ZSTD_CCtx *cctx;

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 
 int compress_mode_parse(const char *name, enum compress_mode *mode) {
   static const enum compress_mode modes[] = {COMPRESS_AUTO, COMPRESS_OFF, COMPRESS_ON};

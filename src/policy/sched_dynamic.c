@@ -41,7 +41,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 
 #define SCHED_STICKY_EPS 0.05
 

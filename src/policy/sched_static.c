@@ -8,7 +8,7 @@
  */
 #include "policy/sched_internal.h"
 
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 
 static int static_assign(struct sched *s) {
   uint64_t n_alive = 0, T = s->n_tasks;

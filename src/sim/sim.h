@@ -12,7 +12,7 @@
  *
  * Layer: above src/runtime (it reads a finalized struct dsana_job, the run
  * configuration and the observer types, all plain data, and takes the
- * rules and message sizes it models from runtime/rules.h and msg.h),
+ * rules and message sizes it models from runtime/core/rules.h and msg.h),
  * below cli/.
  */
 #ifndef DSANA_SIM_SIM_H
@@ -23,9 +23,9 @@
 #include <stdint.h>
 
 #include "io/scenario.h"
-#include "runtime/config.h"
-#include "runtime/job.h"
-#include "runtime/observer.h"
+#include "runtime/core/config.h"
+#include "runtime/core/job.h"
+#include "runtime/core/observer.h"
 
 /* What a role's CPU spends, and what the transport adds (seconds). The
  * defaults (sim_costs_default) were measured on this machine with

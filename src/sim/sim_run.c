@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/iter_figures.h"
+#include "runtime/core/iter_figures.h"
 #include "sim/sim_internal.h"
 
 static int setup(struct sim *sim) {

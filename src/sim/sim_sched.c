@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "policy/handout.h"
-#include "runtime/iter_figures.h"
-#include "runtime/msg.h"
+#include "runtime/core/iter_figures.h"
+#include "runtime/msg/msg.h"
 #include "sim/sim_internal.h"
 #include "util/grow.h"
 

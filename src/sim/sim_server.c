@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/rules.h"
+#include "runtime/core/rules.h"
 #include "sim/sim_internal.h"
 #include "util/grow.h"
 

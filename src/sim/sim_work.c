@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runtime/iter_figures.h"
-#include "runtime/keymask.h"
-#include "runtime/rules.h"
+#include "runtime/core/iter_figures.h"
+#include "runtime/core/keymask.h"
+#include "runtime/core/rules.h"
 #include "sim/sim_internal.h"
 
 /* The table tasks read densely: the block table, else the first one task 0 reads. */

@@ -3,7 +3,7 @@
  * (worker_push.c and worker_flush.c in the runtime): its pushes, cut at the
  * servers' shards and the message size, the last one to each server
  * carrying the task's end marker, and its TASK_DONE record. A task that
- * computed for less than WPUSH_BATCH_NS (runtime/rules.h) waits with the
+ * computed for less than WPUSH_BATCH_NS (runtime/core/rules.h) waits with the
  * next ones (up to WPUSH_BATCH_TASKS): their pushes to one server leave as
  * one message per run of adjacent ranges, their records as one TASK_DONE,
  * when the worker has nothing to run. A longer task's pushes leave at
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/rules.h"
+#include "runtime/core/rules.h"
 #include "sim/sim_internal.h"
 
 #define WPUSH_BATCH_S (WPUSH_BATCH_NS / 1e9)

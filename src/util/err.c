@@ -1,5 +1,5 @@
 /* err.c - dsana_strerror(), generated from the DSANA_ERRNO_MAP X-macro. */
-#include "dsana/dsana.h"
+#include "dsana/error.h"
 
 const char *dsana_strerror(int err) {
   switch (err) {

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "dsana/dsana.h"
+#include "dsana/xsum.h"
 
 #define XSUM_FRAC_BITS DSANA_XSUM_FRAC_BITS
 #define XSUM_MAX_SHIFT (90 + XSUM_FRAC_BITS - 53) /* an addend below 2^90 */

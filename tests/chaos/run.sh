@@ -76,7 +76,7 @@ alive() { # PID
 }
 
 # The kernel name (comm) of a role process: role_thread_name() in
-# src/runtime/role_title.c.
+# src/runtime/role/role_title.c.
 role_comm() { # ROLE ("worker 2", "server 0", "scheduler")
   case $1 in
   worker*) echo "dsana-wrk-${1#worker }" ;;

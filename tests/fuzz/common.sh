@@ -51,8 +51,8 @@ target_sources() {
   libsvm | dataset) echo "$SRC"/src/io/dataset_*.c "$SRC"/src/io/graph_*.c "$SRC"/src/io/mapshare.c "$SRC"/src/io/outfile*.c \
     "${util[@]}" ;;
   scenario) echo "$SRC/src/io/scenario.c" "${util[@]}" ;;
-  msg) echo "$SRC/src/runtime/msg.c" "$SRC/src/runtime/codec.c" "$SRC/src/net/wire.c" "${util[@]}" ;;
-  ckpt) echo "$SRC/src/runtime/checkpoint.c" "$SRC/src/runtime/job.c" "$SRC/src/net/wire.c" "$SRC"/src/io/outfile*.c \
+  msg) echo "$SRC/src/runtime/msg/msg.c" "$SRC/src/runtime/msg/codec.c" "$SRC/src/net/wire.c" "${util[@]}" ;;
+  ckpt) echo "$SRC/src/runtime/record/checkpoint.c" "$SRC/src/runtime/core/job.c" "$SRC/src/net/wire.c" "$SRC"/src/io/outfile*.c \
     "${util[@]}" ;;
   zcodec) echo "$SRC/src/net/zcodec.c" "${util[@]}" ;;
   esac

@@ -1,6 +1,6 @@
 /*
  * fuzz_ckpt.c - libFuzzer target for the checkpoint readers
- * (runtime/checkpoint.c, format version 2: per-table shapes).
+ * (runtime/record/checkpoint.c, format version 2: per-table shapes).
  *
  * Input: a little-endian u16 m, then m bytes written as DIR/manifest and
  * the rest as DIR/shard-0.ckpt (DIR a private folder, under /dev/shm when
@@ -24,8 +24,8 @@
 #include <zlib.h>
 
 #include "net/wire.h"
-#include "runtime/checkpoint.h"
-#include "runtime/job.h"
+#include "runtime/record/checkpoint.h"
+#include "runtime/core/job.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

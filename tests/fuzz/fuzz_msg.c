@@ -1,6 +1,6 @@
 /*
  * fuzz_msg.c - libFuzzer target for the runtime's control-message decoders
- * (runtime/msg.c on runtime/codec.c): the registration and the cluster map,
+ * (runtime/msg/msg.c on runtime/msg/codec.c): the registration and the cluster map,
  * which arrive from peers not yet trusted, plus the fixed-layout records.
  *
  * Input: one selector byte, then the payload.
@@ -24,8 +24,8 @@
 
 #include "net/wire.h"
 #include "policy/sched.h"
-#include "runtime/event.h"
-#include "runtime/msg.h"
+#include "runtime/msg/event.h"
+#include "runtime/msg/msg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

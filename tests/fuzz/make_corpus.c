@@ -6,8 +6,8 @@
  * targets' file comments).
  *
  *   cc -std=c11 -D_DEFAULT_SOURCE -I include -I src tests/fuzz/make_corpus.c \
- *      src/net/wire.c src/net/zcodec.c src/runtime/msg.c src/runtime/codec.c \
- *      src/runtime/checkpoint.c src/runtime/job.c src/util/ *.c -lz -lzstd -lcjson -lm -lpthread \
+ *      src/net/wire.c src/net/zcodec.c src/runtime/msg/msg.c src/runtime/msg/codec.c \
+ *      src/runtime/record/checkpoint.c src/runtime/core/job.c src/util/ *.c -lz -lzstd -lcjson -lm -lpthread \
  *      -o /tmp/make_corpus && /tmp/make_corpus tests/fuzz/corpus
  *
  * Files it does not name (hand-made seeds) are left alone.
@@ -20,9 +20,9 @@
 #include "net/wire.h"
 #include "net/zcodec.h"
 #include "policy/sched.h"
-#include "runtime/checkpoint.h"
-#include "runtime/event.h"
-#include "runtime/msg.h"
+#include "runtime/record/checkpoint.h"
+#include "runtime/msg/event.h"
+#include "runtime/msg/msg.h"
 
 static const char *out_dir;
 

@@ -3,8 +3,12 @@
 # three-file circle and a two-file pair fail and are named with one
 # function per call; a tree calling one way passes; an allowed circle
 # passes and a stale allowlist entry fails; comments and literals do not
-# call, nested calls do. Under every awk found here (mawk, gawk, busybox),
-# so the check holds on a machine whose awk is any of them.
+# call, nested calls do. Then the graphs beyond the source scan: a
+# three-file circle that only the objects' symbols show (an ops table
+# referred to by address) fails with --objects (nm) and not without; a
+# three-header include circle fails; two folders calling (nm) or
+# including each other fail. Under every awk found here (mawk, gawk,
+# busybox), so the check holds on a machine whose awk is any of them.
 # timeout: 30 s
 set -euo pipefail
 SRC=${DSANA_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -42,6 +46,62 @@ plant "$circle" c.c 'int c_leaf(int v) { return abs(a_entry(v)); }'
 pair=$T/pair
 cp -r "$clean" "$pair"
 plant "$pair" c.c 'int c_leaf(int v) { return v > 0 ? b_step(v - 1) : 0; }'
+
+# A circle only the symbols show: c.c takes the address of a.c's ops
+# table (no call in the source). Objects where CMake puts them.
+symcircle=$T/symcircle
+cp -r "$clean" "$symcircle"
+printf 'int b_step(int v);\n' >"$symcircle/src/x/x.h"
+plant "$symcircle" a.c '#include "x.h"
+int a_op(int v);
+int a_op(int v) { return v; }
+int (*const a_ops[1])(int) = {a_op};
+int a_entry(int v);
+int a_entry(int v) { return b_step(v) + 1; }'
+plant "$symcircle" b.c 'int c_leaf(int v);
+int b_step(int v);
+int b_step(int v) { return c_leaf(v) * 2; }'
+plant "$symcircle" c.c 'extern int (*const a_ops[1])(int);
+int c_leaf(int v);
+int c_leaf(int v) { return a_ops[0](v); }'
+# The same tree calling one way, its build holding a stale object: 0old.c
+# was moved away (its object, first by name, defines c_leaf and takes
+# a_ops: counted, it would close a circle).
+symclean=$T/symclean
+cp -r "$symcircle" "$symclean"
+plant "$symclean" c.c 'int c_leaf(int v);
+int c_leaf(int v) { return v - 1; }'
+CC=${CC:-cc}
+command -v "$CC" >/dev/null && command -v nm >/dev/null || skip "no C compiler ($CC) or nm to build the planted objects"
+for tree in symcircle symclean; do
+  objs=$T/build-$tree/CMakeFiles/x.dir/src/x
+  mkdir -p "$objs"
+  for f in a b c; do
+    "$CC" -c -o "$objs/$f.c.o" "$T/$tree/src/x/$f.c" || die "cannot compile the planted $tree/$f.c"
+  done
+done
+cp "$T/build-symcircle/CMakeFiles/x.dir/src/x/c.c.o" "$T/build-symclean/CMakeFiles/x.dir/src/x/0old.c.o"
+
+# An include circle of three headers (guarded, so it compiles, but
+# none can be read first).
+inccircle=$T/inccircle
+cp -r "$clean" "$inccircle"
+plant "$inccircle" x.h '#include "y.h"'
+plant "$inccircle" y.h '#include "z.h"'
+plant "$inccircle" z.h '#include "x.h"'
+
+# Two folders: src/p calls src/q and back (nm), and includes it and back.
+folders=$T/folders
+mkdir -p "$folders/src/p" "$folders/src/q"
+printf 'int p_fn(int v);\n' >"$folders/src/p/p.h"
+printf 'int q_fn(int v);\n' >"$folders/src/q/q.h"
+printf '#include "q/q.h"\nint p_fn(int v);\nint p_fn(int v) { return v > 0 ? q_fn(v - 1) : 0; }\n' >"$folders/src/p/p.c"
+printf '#include "p/p.h"\nint q_fn(int v) { return p_fn(v); }\n' >"$folders/src/q/q.c"
+fobjs=$T/build-folders/CMakeFiles/pq.dir/src
+mkdir -p "$fobjs/p" "$fobjs/q"
+for f in p/p q/q; do
+  "$CC" -I"$folders/src" -c -o "$fobjs/$f.c.o" "$folders/src/$f.c" || die "cannot compile the planted $f.c"
+done
 
 awks=()
 for a in mawk gawk original-awk busybox; do
@@ -111,5 +171,46 @@ for a in "${awks[@]}"; do
     fail "$a: a stale allowlist entry: exit $RC, $(cat "$T/out")"
   fi
   rm -rf "$clean/scripts" "$circle/scripts"
+
+  RC=0
+  check "$symcircle" >"$T/out" 2>&1 || RC=$?
+  if [ "$RC" -eq 0 ]; then
+    pass "$a: without objects, a circle only the symbols show passes (the source scan cannot see it)"
+  else
+    fail "$a: the symbol-only circle without --objects: exit $RC, $(cat "$T/out")"
+  fi
+  if check --objects "$T/build-symclean" "$symclean" >"$T/out" 2>&1 && grep -q 'symbols (nm)' "$T/out"; then
+    pass "$a: with --objects, a tree calling one way passes (an object whose source is gone is left out)"
+  else
+    fail "$a: a one-way tree with a stale object: $(cat "$T/out")"
+  fi
+  RC=0
+  check --objects "$T/build-symcircle" "$symcircle" >"$T/out" 2>&1 || RC=$?
+  if [ "$RC" -eq 1 ] && grep -q '3 files of src/x call in a circle (nm)' "$T/out" &&
+    grep -q 'a.c calls b_step (b.c)' "$T/out" && grep -q 'b.c calls c_leaf (c.c)' "$T/out" &&
+    grep -q 'c.c calls a_ops (a.c)' "$T/out"; then
+    pass "$a: with --objects, a three-file circle of symbols fails, named with one symbol per arrow"
+  else
+    fail "$a: a three-file circle of symbols: exit $RC, $(cat "$T/out")"
+  fi
+
+  RC=0
+  check "$inccircle" >"$T/out" 2>&1 || RC=$?
+  if [ "$RC" -eq 1 ] && grep -q '3 files of src/x include in a circle' "$T/out" &&
+    grep -q 'x.h includes y.h' "$T/out" && grep -q 'z.h includes x.h' "$T/out"; then
+    pass "$a: three headers including round fail"
+  else
+    fail "$a: a three-header include circle: exit $RC, $(cat "$T/out")"
+  fi
+
+  RC=0
+  check --objects "$T/build-folders" "$folders" >"$T/out" 2>&1 || RC=$?
+  if [ "$RC" -eq 1 ] && grep -q '2 folders call in a circle (nm)' "$T/out" &&
+    grep -q 'src/q -> src/p: q.c calls p_fn (p.c)' "$T/out" &&
+    grep -q '2 folders include in a circle' "$T/out" && grep -q 'src/p -> src/q: p.c includes src/q/q.h' "$T/out"; then
+    pass "$a: two folders calling and including each other fail"
+  else
+    fail "$a: two folders in a circle: exit $RC, $(cat "$T/out")"
+  fi
 done
 finish

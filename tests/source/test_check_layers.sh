@@ -2,7 +2,8 @@
 # test_check_layers.sh - scripts/check-layers.sh against planted trees: an
 # include up a layer fails in both forms, "…" and <…> (src/ and include/
 # are on the include path, so <runtime/job.h> is a project header); system
-# headers and includes down a layer pass.
+# headers and includes down a layer pass; below the runtime, the app
+# contract dsana/dsana.h fails and dsana/error.h passes.
 # timeout: 30 s
 set -euo pipefail
 SRC=${DSANA_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -16,7 +17,8 @@ mkdir -p "$base"/{cli,apps/toy,src/util,src/runtime,include/dsana}
 printf '#pragma once\nint u_log(void);\n' >"$base/src/util/log.h"
 printf '#pragma once\nint rt_job(void);\n' >"$base/src/runtime/job.h"
 printf '#pragma once\n#include <stddef.h>\nint dsana_x(void);\n' >"$base/include/dsana/dsana.h"
-printf '#include "log.h"\n#include <stdio.h>\nint u_log(void) { return 0; }\n' >"$base/src/util/log.c"
+printf '#pragma once\nenum { DSANA_EIO = -3 };\n' >"$base/include/dsana/error.h"
+printf '#include "log.h"\n#include <stdio.h>\n#include "dsana/error.h"\nint u_log(void) { return 0; }\n' >"$base/src/util/log.c"
 printf '#include "job.h"\n#include <util/log.h>\n#include "util/log.h"\n#include <dsana/dsana.h>\n#include <sys/types.h>\nint rt_job(void) { return u_log(); }\n' \
   >"$base/src/runtime/job.c"
 printf '#include <runtime/job.h>\n#include <stdlib.h>\nint main(void) { return rt_job(); }\n' >"$base/cli/main.c"
@@ -55,4 +57,6 @@ planted "an app includes the runtime with <>" apps/toy/toy.c '#include <runtime/
   'app includes <runtime/job.h>'
 planted "the runtime includes the cli with <> from the root" src/runtime/job.c '#include <cli/main.c>' \
   'runtime includes <cli/main.c> from cli, a layer above it'
+planted "util includes the app contract" src/util/log.c '#include "dsana/dsana.h"' \
+  'util includes "dsana/dsana.h", the app contract'
 finish

@@ -17,9 +17,9 @@
 #include <string.h>
 
 #include "dsana/dsana.h"
-#include "runtime/job.h"
-#include "runtime/keymask.h"
-#include "runtime/mirror.h"
+#include "runtime/core/job.h"
+#include "runtime/core/keymask.h"
+#include "runtime/worker/mirror.h"
 #include "util/log.h"
 
 #define MAX_SERVERS 4

@@ -1,9 +1,9 @@
 /*
- * test_runtime_app_check.c - the app contract (src/runtime/app_check.c):
+ * test_runtime_app_check.c - the app contract (src/runtime/role/app_check.c):
  * every app the command knows passes it; a complete app passes; and each
  * check refuses what it is for with one line naming the app, the hook or
  * option at fault and why. Also the option table as the source of the
- * defaults (dsana_app_set_defaults, src/runtime/app_options.c).
+ * defaults (dsana_app_set_defaults, src/runtime/role/app_options.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,10 +15,10 @@
 #include <cmocka.h>
 
 #include "cli_apps.h"
-#include "runtime/app_check.h"
-#include "runtime/job.h"
-#include "runtime/role_params.h"
-#include "runtime/scheduler.h"
+#include "runtime/role/app_check.h"
+#include "runtime/core/job.h"
+#include "runtime/role/role_params.h"
+#include "runtime/scheduler/scheduler.h"
 #include "sim_tasks.h"
 
 static int t_create(void **app) {

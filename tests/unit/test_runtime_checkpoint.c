@@ -1,5 +1,5 @@
 /*
- * test_runtime_checkpoint.c - reading a shard file back (runtime/checkpoint.c):
+ * test_runtime_checkpoint.c - reading a shard file back (runtime/record/checkpoint.c):
  * loading it into tables and only checking it (tables NULL, as --resume's
  * validation does, streamed through a small buffer), over tables larger
  * than that buffer, and refusing a shard with a flipped data byte or cut
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/checkpoint.h"
+#include "runtime/record/checkpoint.h"
 
 enum { KEYS_A = 5000, KEYS_B = 3001, WIDTH_B = 3 }; /* 40 000 and 72 024 bytes: several 16 KiB chunks */
 

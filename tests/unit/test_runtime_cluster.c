@@ -41,9 +41,9 @@
 #include "apps/apps.h"
 #include "dsana/graph.h"
 #include "net/net_inproc.h"
-#include "runtime/driver.h"
-#include "runtime/msg.h"
-#include "runtime/pool.h"
+#include "runtime/driver/driver.h"
+#include "runtime/msg/msg.h"
+#include "runtime/worker/pool.h"
 #include "util/log.h"
 
 /* ------------------------------------------------------------------ rng */

@@ -1,5 +1,5 @@
 /*
- * test_runtime_emulate.c - modelled compute durations (src/runtime/emulate.c):
+ * test_runtime_emulate.c - modelled compute durations (src/runtime/driver/emulate.c):
  * the cost model (scenario ns_per_cost) times a piece from its cost alone,
  * whatever it took here and whichever piece ran before; the measured model
  * uses the fastest time a slot has run so far; real time past the model is
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/emulate.h"
+#include "runtime/driver/emulate.h"
 #include "util/clock.h"
 
 static void test_cost_model(void **unused) {

@@ -1,5 +1,5 @@
 /*
- * test_runtime_fault.c - fault plans (src/runtime/fault.c): the text a test
+ * test_runtime_fault.c - fault plans (src/runtime/core/fault.c): the text a test
  * gives in DSANA_FAULT parses into the plan it says, a malformed one into
  * no plan at all, a role keeps only the plan that names it, and a spent
  * corruption does not fire twice.
@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "dsana/dsana.h"
-#include "runtime/fault.h"
+#include "runtime/core/fault.h"
 
 static void test_worker_and_server_plans_parse(void **unused) {
   (void)unused;

@@ -1,5 +1,5 @@
 /*
- * test_runtime_keymask.c - the read-key masks (src/runtime/keymask.c):
+ * test_runtime_keymask.c - the read-key masks (src/runtime/core/keymask.c):
  * counting, packing and unpacking the values of read keys agree with a
  * key-by-key reference on random masks and every kind of range (inside one
  * word, across words, empty, the whole table); a NULL mask means every key.
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/keymask.h"
+#include "runtime/core/keymask.h"
 
 #define N 1000
 

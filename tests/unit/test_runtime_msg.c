@@ -1,5 +1,5 @@
 /*
- * test_runtime_msg.c - the control-message payloads (runtime/msg.c on
+ * test_runtime_msg.c - the control-message payloads (runtime/msg/msg.c on
  * codec.c): registration and cluster map round trips, every truncation and
  * out-of-range field refused; TASK_DONE records with their sums; sums and
  * globals bit-exact; and the exact sums themselves (dsana_xsum).
@@ -16,8 +16,8 @@
 
 #include "net/wire.h"
 #include "policy/sched.h"
-#include "runtime/event.h"
-#include "runtime/msg.h"
+#include "runtime/msg/event.h"
+#include "runtime/msg/msg.h"
 
 /* An exact sum holding the 128-bit integer v (sign-extended to 192 bits). */
 static dsana_xsum xsum_of(__int128 v) { return (dsana_xsum){.lo = (unsigned __int128)v, .hi = v < 0 ? UINT64_MAX : 0}; }

@@ -1,6 +1,6 @@
 /*
  * test_runtime_shard.c - key-range sharding (shard_range, shard_of) and
- * the job an app declares (runtime/job.c, job_index.c): what the
+ * the job an app declares (runtime/core/job.c, job_index.c): what the
  * dsana_job_* calls refuse at once, what job_finalize() refuses (naming
  * the tables and tasks), DSANA_ALL_TASKS expansion, the per-task index of
  * read and write ranges, and key spaces. Control-message codecs and exact
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/job.h"
+#include "runtime/core/job.h"
 
 static void test_shards_cover_exactly_once(void **state) {
   (void)state;

@@ -16,7 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "dsana/dsana.h"
-#include "runtime/trace.h"
+#include "runtime/record/trace.h"
 
 struct tdir {
   char dir[64];

@@ -1,0 +1,60 @@
+/* config.c - defaults for struct run_config and the local layout. */
+#define _GNU_SOURCE
+#include "runtime/core/config.h"
+
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "net/wire.h"
+
+void config_defaults(struct run_config *c) {
+  memset(c, 0, sizeof *c);
+  c->n_workers = config_cores();
+  c->n_servers = 1;
+  c->tasks_per_worker = 16;
+  /* DSANA itself is the default; --mode bsp is the baseline to compare with */
+  c->mode = MODE_DSANA;
+  c->sched = SCHED_DYNAMIC;
+  c->chunk = CHUNK_AUTO;
+  c->register_timeout_s = 30.0;
+  c->peer_timeout_s = 5.0;
+  c->max_restarts = 3;
+  c->heartbeat_s = 0.5;
+  c->hook_piece_keys = 32768;
+  c->max_payload_bytes = WIRE_DEFAULT_MAX_PAYLOAD;
+  strcpy(c->bind_host, "127.0.0.1");
+}
+
+uint64_t config_values_per_msg(uint64_t max_payload) {
+  uint64_t n = max_payload / sizeof(double);
+  return n > (1u << 19) ? 1u << 19 : n;
+}
+
+const char *run_mode_name(enum run_mode m) { return m == MODE_DSANA ? "dsana" : "bsp"; }
+
+uint32_t config_cores(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return (uint32_t)CPU_COUNT(&set);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 ? (uint32_t)cores : 1;
+}
+
+uint32_t config_auto_threads(uint32_t workers_here) {
+  uint32_t cores = config_cores();
+  return workers_here && cores > workers_here ? cores / workers_here : 1;
+}
+
+void config_local_layout(struct run_config *c, bool workers_chosen) {
+  if (!workers_chosen)
+    c->n_workers = 1;
+  if (!c->threads)
+    c->threads = config_auto_threads(c->n_workers);
+}
+
+void config_set_resume_point(struct run_config *c, uint32_t iter, const double *globals, double residual) {
+  c->resume_iter = iter;
+  memcpy(c->resume_globals, globals, sizeof c->resume_globals);
+  c->resume_residual = residual;
+}

@@ -1,0 +1,354 @@
+/*
+ * driver_worker.c - a worker's driver: a dialer to the scheduler and one
+ * to every server, its emulated link, and its compute threads. Work items
+ * the state machine offers run on the pool; each is timed and, on an
+ * emulated cluster, stretched to the modelled time of a node of the
+ * scenario's speed (emulate.h) on the thread that ran it, while this
+ * thread keeps the link and the heartbeats going.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "policy/ewma.h"
+#include "runtime/driver/driver_internal.h"
+#include "runtime/core/fault.h"
+#include "runtime/msg/msg.h"
+#include "runtime/record/trace.h"
+#include "util/affinity.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+static void on_push_ready(void *arg, _Atomic uint64_t *ready, uint64_t n);
+
+int drv_worker_open(struct drv *d) {
+  int rc = drv_open_ctx(d);
+  d->env.push_ready = on_push_ready;
+  if (!rc)
+    rc = drv_dial_scheduler(d);
+  if (!rc)
+    rc = worker_create(&d->params, &d->env, &d->w);
+  if (!rc)
+    rc = worker_start(d->w, &d->out);
+  return rc ? rc : drv_flush(d, false);
+}
+
+void drv_worker_close(struct drv *d) {
+  pool_destroy(d->pool); /* joins: nothing runs after this */
+  d->pool = NULL;
+  for (uint32_t i = 0; d->emu && i < d->n_emu; i++)
+    emulate_fini(&d->emu[i]);
+  free(d->emu);
+  d->emu = NULL;
+  if (d->have_sc)
+    scenario_fini(&d->sc);
+}
+
+/* How many key ranges the item running on a thread has said final so far
+ * (dsana_push_ready), each count kept until its modelled clock gets there. */
+#define ITEM_MARKS 64
+struct item_marks {
+  struct drv *d;
+  bool stretch; /* emulated: the item's time is stretched */
+  uint64_t t0;
+  _Atomic uint64_t *ready;
+  uint32_t n;
+  uint64_t at[ITEM_MARKS], n_said[ITEM_MARKS]; /* ns into the real run; ranges said by then */
+};
+static _Thread_local struct item_marks *tl_marks;
+
+/* The first n ranges said final may be read: the control thread may send
+ * their keys. */
+static void publish(struct drv *d, _Atomic uint64_t *ready, uint64_t n) {
+  atomic_store_explicit(ready, n, memory_order_release);
+  if (d->pool)
+    pool_wake(d->pool);
+}
+
+static void on_push_ready(void *arg, _Atomic uint64_t *ready, uint64_t n) {
+  struct item_marks *m = tl_marks;
+  if (!m || !m->stretch) {
+    publish(arg, ready, n);
+    return;
+  }
+  if (m->n == ITEM_MARKS) /* full: the last mark moves on */
+    m->n--;
+  m->ready = ready;
+  m->at[m->n] = clock_now_ns() - m->t0;
+  m->n_said[m->n++] = n;
+}
+
+static void mark_reached(void *arg, uint32_t i) {
+  struct item_marks *m = arg;
+  publish(m->d, m->ready, m->n_said[i]);
+}
+
+/* On a compute thread: run the item, then stretch it to the modelled time
+ * (what it said final along the way is published on that clock). */
+static void run_item(void *arg, struct witem *it, uint32_t thread) {
+  struct drv *d = arg;
+  uint32_t iter = it->wt->iter;
+  if (it->kind == WITEM_RUN || it->kind == WITEM_BEGIN)
+    fault_point(&d->fault, FAULT_BEFORE_TASK, iter);
+  struct emulate *e = &d->emu[thread < d->n_emu ? thread : 0];
+  double slowdown = scenario_slowdown(&d->sc, worker_index(d->w), iter);
+  uint64_t t0 = clock_now_ns();
+  struct item_marks marks = {.d = d, .stretch = it->kind != WITEM_BEGIN && emulate_stretches(e, slowdown), .t0 = t0};
+  tl_marks = &marks;
+  worker_exec(it);
+  tl_marks = NULL;
+  uint64_t real = clock_now_ns() - t0;
+  uint64_t over0 = e->overrun_ns;
+  it->real_ns = real;
+  struct emulate_marks em = {.start_ns = t0, .real_at = marks.at, .n = marks.n, .at = mark_reached, .arg = &marks};
+  it->modelled_ns = it->kind == WITEM_BEGIN ? real /* not timed: it may build per-task data once */
+                                            : emulate_work_marked(e, it->slot, real, it->cost, slowdown, &em);
+  it->overrun_ns = e->overrun_ns - over0;
+  static const char *const names[] = {"task", "task begin", "block", "task end"};
+  trace_span(d->env.trace, names[it->kind], "compute", t0, clock_now_ns(), iter, "task", it->wt->task);
+}
+
+/* The cluster map came: the scenario, the link, the servers, the threads. */
+static int on_map(struct drv *d, const struct net_msg *m) {
+  struct msg_cluster_map *map = calloc(1, sizeof *map);
+  char err[512] = "";
+  int rc = map ? 0 : DSANA_ENOMEM;
+  if (!rc && msg_map_decode(m->payload, m->hdr.payload_bytes, map) != 0) {
+    free(map);
+    return 0; /* the state machine says so */
+  }
+  uint32_t index = rc ? 0 : map->your_index;
+  if (!rc)
+    drv_name_role(d, index);
+  if (!rc && map->scenario_path[0] && (rc = scenario_load(map->scenario_path, &d->sc, err, sizeof err)) == 0)
+    rc = scenario_fit_workers(&d->sc, map->n_workers, err, sizeof err); /* made as the scheduler made them */
+  else if (!rc)
+    rc = scenario_default(map->n_workers, &d->sc);
+  d->have_sc = rc == 0;
+  if (rc && err[0])
+    log_error("%s", err);
+  if (!rc)
+    rc = drv_open_outbox(d, &d->sc, index);
+  if (!rc)
+    drv_share(d);
+  if (!rc)
+    rc = trace_open_role(map->trace_path, "worker", 3, index, &d->env.trace);
+  if (!rc)
+    d->fault = fault_plan_for(&d->cfg.fault, false, index);
+  if (!rc) /* the app's setup may take long: heartbeats go on meanwhile */
+    rc = drv_keepalive_start(d, index, map->heartbeat_s);
+  free(map);
+  return rc;
+}
+
+/* After the state machine joined: dial the servers, start the threads. */
+static int after_join(struct drv *d) {
+  const struct msg_cluster_map *map = worker_map(d->w);
+  uint32_t index = worker_index(d->w);
+  d->n_servers = map->n_servers;
+  d->servers = calloc(d->n_servers, sizeof *d->servers);
+  if (!d->servers)
+    return DSANA_ENOMEM;
+  for (uint32_t s = 0; s < d->n_servers; s++)
+    if (net_dial(d->ctx, map->server_addr[s], rt_dial_id(ROLE_WORKER, index, (uint32_t)getpid()), &d->servers[s]) !=
+        0) {
+      log_error("cannot connect to server %u at %s", s, map->server_addr[s]);
+      return DSANA_ENET;
+    }
+  /* tasks run on compute threads, so this thread stays free for messages
+   * and heartbeats however long a task takes; --threads unset: every core
+   * (the launchers set a share when workers share a machine) */
+  uint32_t threads = d->manual ? 0 : worker_threads(d->w);
+  d->n_emu = 0;
+  if ((d->emu = calloc(threads ? threads : 1, sizeof *d->emu)) == NULL)
+    return DSANA_ENOMEM;
+  d->n_emu = threads ? threads : 1;
+  for (uint32_t i = 0; i < d->n_emu; i++)
+    if (emulate_init(&d->emu[i], worker_slots(d->w), d->sc.ns_per_cost) != 0)
+      return DSANA_ENOMEM;
+  worker_set_one_block_items(d->w, d->sc.ns_per_cost == 0);
+  /* every role in this process (--isolate threads): its workers' compute
+   * threads are the machine's, numbered worker by worker over the cores;
+   * with several workers, worker w's own thread keeps to the w-th core, or
+   * the kernel queues the workers the scheduler wakes at once on its own
+   * core, one after another (tasks of a small graph never overlapped) */
+  int64_t first_cpu = d->params.shared_process ? (int64_t)index * threads : -1;
+  if (first_cpu >= 0 && map->n_workers > 1 && affinity_bind_nth(index) != 0)
+    log_debug("cannot bind worker %u to a CPU", index);
+  return pool_create(threads, first_cpu, index, run_item, d, &d->pool);
+}
+
+static int fail(struct drv *d, int rc) {
+  if (!d->pool) /* failed before it joined: tell the scheduler why (later, a loss is the scheduler's call) */
+    drv_report_failure(d, rc);
+  d->done = true;
+  d->err = rc;
+  return rc;
+}
+
+/* A message from the scheduler. */
+static int from_scheduler(struct drv *d, const struct net_msg *m) {
+  bool joined = worker_map(d->w) != NULL;
+  int rc = m->hdr.type == WIRE_CLUSTER_MAP && !joined ? on_map(d, m) : 0;
+  struct rt_from from = {.role = ROLE_SCHEDULER, .index = 0};
+  if (!rc)
+    rc = worker_on_msg(d->w, &from, m, &d->out);
+  if (!rc && !joined && worker_map(d->w))
+    rc = after_join(d);
+  drv_keepalive_stop(d); /* joined (or failed): this thread sends again */
+  return rc ? rc : drv_flush(d, false);
+}
+
+/* Replies from server s (at most 64 at a time: the others get their turn). */
+static int from_server(struct drv *d, uint32_t s) {
+  struct rt_from from = {.role = ROLE_SERVER, .index = s};
+  int rc = 0;
+  for (int n = 0; !rc && n < 64; n++) {
+    struct net_msg m;
+    if ((rc = net_recv(d->servers[s], &m, 0)) == DSANA_EAGAIN)
+      return 0;
+    if (!rc)
+      rc = worker_on_msg(d->w, &from, &m, &d->out);
+    net_msg_fini(&m);
+    if (!rc)
+      rc = drv_flush(d, false);
+  }
+  return rc;
+}
+
+/* The weight of each finished item in the estimates below: every item
+ * counts (unlike the scheduler's estimate, smoothed per iteration), the
+ * last few most. */
+#define DRV_ITEM_EWMA_ALPHA 0.2
+
+/* What a finished item says of this worker's speed: its modelled time
+ * (the real time without a scenario) per unit of a whole task's cost
+ * hint, and the time items of its kind take. */
+static void observe(struct drv *d, const struct witem *it) {
+  double t = (double)it->modelled_ns;
+  d->item_ns[it->kind] = ewma_update(d->item_ns[it->kind], t, DRV_ITEM_EWMA_ALPHA);
+  if (it->kind != WITEM_RUN || !(it->cost > 0) || !it->modelled_ns)
+    return;
+  d->ns_per_cost = ewma_update(d->ns_per_cost, t / it->cost, DRV_ITEM_EWMA_ALPHA);
+}
+
+/* Items this short run on the control thread while no compute thread is
+ * busy, up to this much (modelled) time per step: a hand-off to the pool
+ * and back costs two cross-CPU wake-ups (~0.1 ms each here), more than
+ * the item, and a block-wise task is three items or more. Heartbeats and
+ * the emulated link wait at most this long for the control thread. Whole
+ * tasks are judged by their cost hint, block-wise items (begin, blocks,
+ * end) by the time items of their kind took so far. */
+#define INLINE_MAX_NS 100000.0
+
+static bool run_here(const struct drv *d, const struct witem *it, double spent_ns) {
+  if (d->manual || pool_in_flight(d->pool) != 0)
+    return false;
+  double est = it->kind == WITEM_RUN && d->ns_per_cost > 0 ? it->cost * d->ns_per_cost : d->item_ns[it->kind];
+  return est > 0 && spent_ns + est < INLINE_MAX_NS;
+}
+
+/* What the item's end queued leaves before the next item runs: a finished
+ * task's small ASSIGN pushes borrow its buffer (worker_push.c), which the
+ * next instance of the same task (running ahead) may reuse from its first
+ * item. */
+static int run_inline(struct drv *d, struct witem *it) {
+  run_item(d, it, 0);
+  observe(d, it);
+  d->ran_inline = true;
+  int rc = drv_flush(d, false);
+  if (!rc)
+    rc = worker_work_done(d->w, it, &d->out);
+  return rc ? rc : drv_flush(d, false);
+}
+
+/* Hand the pool what can run now (short tasks run here, run_here()). */
+static int dispatch(struct drv *d) {
+  uint32_t room = d->manual ? UINT32_MAX : pool_threads(d->pool) + 1;
+  struct witem it;
+  int rc = 0;
+  double spent_ns = 0; /* inline, in this step */
+  for (uint32_t here = 0; !rc && pool_in_flight(d->pool) < room && here < 16;) {
+    if ((rc = worker_next_work(d->w, &it, &d->out)) != 0)
+      break;
+    if (run_here(d, &it, spent_ns)) {
+      rc = run_inline(d, &it);
+      spent_ns += (double)it.modelled_ns;
+      here++;
+    } else {
+      rc = pool_submit(d->pool, &it);
+    }
+  }
+  rc = rc == DSANA_EAGAIN ? 0 : rc;
+  return rc ? rc : drv_flush(d, false);
+}
+
+/* Finished items, and what running ones said is final (sent first: it
+ * was final first). */
+static int take_done(struct drv *d) {
+  struct witem it;
+  int rc = worker_push_progress(d->w, &d->out);
+  if (!rc)
+    rc = drv_flush(d, false);
+  while (!rc && d->pool && pool_take(d->pool, &it)) {
+    observe(d, &it);
+    if ((rc = worker_work_done(d->w, &it, &d->out)) == 0)
+      rc = drv_flush(d, false);
+  }
+  return rc;
+}
+
+/* Wait for a message, a finished item or the link's next departure. */
+static int wait_input(struct drv *d, int timeout_ms, bool *sched_ready, bool *srv_ready) {
+  struct net_sock *socks[1 + MSG_MAX_SERVERS];
+  uint32_t map[1 + MSG_MAX_SERVERS];
+  int n = 0;
+  socks[n++] = d->sched;
+  for (uint32_t s = 0; d->servers && s < d->n_servers; s++) {
+    map[n] = s;
+    socks[n++] = d->servers[s];
+  }
+  bool ready[1 + MSG_MAX_SERVERS], fd_ready = false;
+  int fd = d->pool ? pool_fd(d->pool) : -1;
+  int rc = net_poll(socks, n, &fd, fd >= 0, timeout_ms, net_outbox_due_ns(d->outbox), ready, &fd_ready);
+  *sched_ready = rc > 0 && ready[0];
+  for (int i = 1; i < n; i++)
+    srv_ready[map[i]] = rc > 0 && ready[i];
+  return rc < 0 ? rc : 0;
+}
+
+int drv_worker_step(struct drv *d, int timeout_ms) {
+  bool sched_ready = false, srv_ready[MSG_MAX_SERVERS] = {false};
+  int idle_ms = (int)(d->cfg.heartbeat_s * 1000);
+  int rc = 0;
+  d->ran_inline = false;
+  if (d->pool && (rc = dispatch(d)) != 0)
+    return fail(d, rc);
+  int wait = d->ran_inline ? 0 : timeout_ms < 0 || timeout_ms > idle_ms ? idle_ms : timeout_ms;
+  if ((rc = wait_input(d, wait, &sched_ready, srv_ready)) != 0 || (rc = take_done(d)) != 0)
+    return fail(d, rc);
+  for (int n = 0; sched_ready && n < 64 && !rc; n++) {
+    struct net_msg m;
+    if ((rc = net_recv(d->sched, &m, 0)) == DSANA_EAGAIN) {
+      rc = 0;
+      break;
+    }
+    if (!rc)
+      rc = from_scheduler(d, &m);
+    net_msg_fini(&m);
+  }
+  for (uint32_t s = 0; !rc && d->servers && s < d->n_servers; s++)
+    rc = srv_ready[s] ? from_server(d, s) : 0;
+  if (!rc && (rc = net_outbox_pump(d->outbox, clock_now_ns(), NULL)) == 0)
+    rc = worker_on_tick(d->w, clock_now_ns(), &d->out);
+  if (!rc)
+    rc = drv_flush(d, false);
+  if (rc)
+    return fail(d, rc);
+  if (worker_stopped(d->w)) {
+    d->done = true;
+    return net_outbox_flush(d->outbox);
+  }
+  return 0;
+}

@@ -1,0 +1,144 @@
+/*
+ * mirror.h - a worker's copy of the tables its tasks read.
+ *
+ * Every table read is stored whole on the worker (n_keys * width doubles,
+ * indexed by key, allocated on first use), but only what tasks read is
+ * fetched. Two ways:
+ *
+ * Dense: the worker asks every server for the cover of the table's read
+ * ranges (minus keys the app declared unread) for an iteration; servers
+ * answer in pieces that never straddle a chunk (`chunk_keys` keys of the
+ * table's key space), and a chunk is usable once all its wanted keys of
+ * that iteration arrived, so a task can start on the first chunks while
+ * later ones are still on the wire. A dense table has two buffers, one per
+ * parity of the iteration: iteration t+1's values arrive (fetched ahead,
+ * streamed by the servers as each chunk becomes final) while tasks of t
+ * still read t's, and a task handed late in t reads t's chunks whatever has
+ * arrived for t+1. Asking for iteration i empties buffer i & 1, which held
+ * i-2: the worker never asks beyond the iteration after its own, so nobody
+ * reads i-2 any more. Every piece is taken at once. Compressing, the ask
+ * for i waits until i-1 is complete (pieces of i-1 XORed with i-2 decode
+ * against buffer i & 1 until then; see mirror_zc.c): the servers cannot
+ * finish a chunk of i before this worker's tasks read all of i-1 anyway.
+ *
+ * Sparse (tables the app lists keys for, task_keys()): a task asks for its
+ * keys of an iteration; keys already asked for by an earlier request of
+ * that iteration are not asked again, and the task is ready once every
+ * request up to the last one holding its keys is answered. Requests are
+ * per server, named by the asking task; answers carry the values of the
+ * request's keys inside a key range.
+ *
+ * Every piece is checked (table, iteration, the sending server's shard,
+ * the chunk, counts against the keys wanted) before it is copied; anything
+ * else is logged and dropped. Owned by the worker's control thread; compute
+ * threads only read values of chunks the worker told them are complete.
+ */
+#ifndef DSANA_RUNTIME_MIRROR_H
+#define DSANA_RUNTIME_MIRROR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net/zcodec.h"
+#include "runtime/msg/event.h"
+#include "runtime/core/job.h"
+
+struct mirror_req;     /* a sparse request (mirror_sparse.c) */
+struct mirror_refetch; /* a piece to ask for again (mirror_zc.c) */
+
+struct mirror_table {
+  bool used;   /* some task of this worker reads it */
+  bool sparse; /* keys listed per task */
+  uint32_t width;
+  uint64_t n_keys, chunk_keys, n_chunks;
+  uint64_t cover_lo, cover_hi; /* dense: the keys asked for */
+  double *values;              /* indexed by key; dense: two buffers of n_keys * width (buffer p at
+                                * values + p * n_keys * width), sparse: one; NULL until first used */
+  const uint64_t *unread;      /* borrowed: keys no task reads, NULL = all read */
+  /* dense, per buffer p (iterations of parity p) */
+  uint64_t *chunk_want;   /* wanted keys of each chunk: complete when chunk_got reaches it */
+  uint64_t *chunk_got[2]; /* wanted keys of each chunk received for asked[p] */
+  uint64_t *have[2];      /* bitmap: keys received for asked[p] (no key twice) */
+  uint32_t asked[2];      /* the iteration buffer p was asked for (0 = none) */
+  uint64_t missing[2];    /* wanted keys of asked[p] not yet received */
+  uint32_t iter;          /* the iteration requested last (the front), 0 = none */
+  uint32_t pending;       /* compressing: an iteration to ask for once the one before is in (0 = none) */
+  /* sparse */
+  uint32_t *key_iter;      /* per key: the iteration it was asked for (0 = never) */
+  uint32_t *key_req;       /* per key: the request (sequence) that asked for it */
+  struct mirror_req *reqs; /* outstanding requests */
+  uint32_t req_iter;       /* the iteration of the sequence numbers below */
+  uint32_t req_next;       /* next request sequence (1, 2, ...) */
+  uint32_t req_done;       /* every request <= this is answered */
+  uint32_t req_open;       /* requests not answered */
+};
+
+struct mirror {
+  uint32_t n_tables, n_servers, self;
+  struct mirror_table t[DSANA_MAX_TABLES];
+  const struct rt_env *env;
+  bool share;                     /* shared-buffer answers welcome */
+  const double **shm;             /* per (server, table, buffer): mapped server buffers */
+  uint64_t bytes_in;              /* reply bytes taken (header + payload), cumulative */
+  uint64_t bytes_in_raw;          /* the same before compression (header + values) */
+  uint32_t iter_now;              /* the worker's iteration (mirror_iter_start) */
+  uint64_t ahead_in, ahead_raw;   /* of those: pieces of a later iteration, not yet its worker's */
+  bool compress;                  /* dense pulls ask for compressed answers (mirror_set_compress) */
+  uint64_t max_raw_bytes;         /* compressing: the largest piece of values decoded */
+  struct zcodec *zc;              /* compressing: the decoder */
+  struct zcodec_piece zpiece;     /* compressing: a piece's values and their base, packed */
+  struct mirror_refetch *refetch; /* compressing: pieces that did not decode, to ask again plainly */
+  size_t n_refetch, cap_refetch;
+  uint64_t wait_since_ns; /* for traces */
+};
+
+/* Set up for the tables of job this worker may read; chunk_keys per key
+ * space (0 = whole). `sparse_tables` bit t: table t is read by key lists. */
+int mirror_init(struct mirror *m, const struct dsana_job *job, const uint64_t *chunk_keys, uint32_t sparse_tables,
+                uint32_t n_servers, uint32_t self, const struct rt_env *env, bool share);
+void mirror_fini(struct mirror *m);
+
+/* Dense tables ask for compressed answers from now on (WIRE_F_ZSTD, and
+ * WIRE_F_DELTA for keys whose previous iteration's values are all here),
+ * pieces of at most max_raw_bytes of values. DSANA_ENOMEM. */
+int mirror_set_compress(struct mirror *m, uint64_t max_raw_bytes);
+
+/* Dense: ask every server for table t as of the end of iteration iter-1,
+ * into buffer iter & 1 (nothing if already asked for iter). The caller
+ * reads no iteration before iter-1 any more. */
+int mirror_request(struct mirror *m, uint32_t t, uint32_t iter, struct rt_outq *out);
+/* Dense: request every table some task reads, for iteration iter (the
+ * job's first: the worker does not know its tasks yet). */
+int mirror_prefetch_all(struct mirror *m, uint32_t iter, struct rt_outq *out);
+/* Every dense table some task reads holds iteration iter's complete values. */
+bool mirror_all_ready(const struct mirror *m, uint32_t iter);
+/* Dense: request every table used before, for iteration iter. */
+int mirror_prefetch(struct mirror *m, uint32_t iter, struct rt_outq *out);
+/* The worker starts iteration iter: the pieces of it fetched ahead during
+ * the one before stop being ahead_in (a task's record reports the bytes of
+ * its own iteration's input: bytes_in - ahead_in). */
+void mirror_iter_start(struct mirror *m, uint32_t iter);
+/* Dense: [lo, hi) of t for iter is complete. */
+bool mirror_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t lo, uint64_t hi);
+/* Dense: chunk c of table t for iter is complete. */
+bool mirror_chunk_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t c);
+/* Table t's values of iteration iter, indexed by key (dense: its buffer;
+ * sparse: the one buffer), NULL before first use. */
+const double *mirror_values(const struct mirror *m, uint32_t t, uint32_t iter);
+/* Dense: keys of the front iteration of table t not received yet. */
+uint64_t mirror_missing(const struct mirror *m, uint32_t t);
+/* Asks that waited for the iteration before them to be complete, and plain
+ * asks for compressed pieces that did not decode (call after taking
+ * pieces). */
+int mirror_kick(struct mirror *m, struct rt_outq *out);
+
+/* Sparse: task `task` reads keys[0..n) of table t in iteration iter: ask
+ * for those not asked yet; *ticket gets what mirror_sparse_ready() needs. */
+int mirror_sparse_request(struct mirror *m, uint32_t t, uint32_t iter, uint32_t task, const uint64_t *keys, uint64_t n,
+                          uint32_t *ticket, struct rt_outq *out);
+bool mirror_sparse_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint32_t ticket);
+
+/* A PULL_REPLY from server s: stored, or dropped with a log line. */
+void mirror_take(struct mirror *m, uint32_t s, const struct net_msg *msg);
+
+#endif

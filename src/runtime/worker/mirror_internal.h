@@ -1,0 +1,59 @@
+/*
+ * mirror_internal.h - what the files of the mirror (mirror.c: setup and
+ * dense tables; mirror_take.c: answers; mirror_sparse.c: key-list
+ * requests) share. Private to them.
+ */
+#ifndef DSANA_RUNTIME_MIRROR_INTERNAL_H
+#define DSANA_RUNTIME_MIRROR_INTERNAL_H
+
+#include "runtime/worker/mirror.h"
+
+/* Index of server s's buffer b of table t in mirror.shm. */
+static inline size_t mirror_shm_slot(uint32_t s, uint32_t t, uint32_t b) {
+  return ((size_t)s * DSANA_MAX_TABLES + t) * 2 + b;
+}
+
+/* A piece of iteration iter was taken: `bytes` as it came, `raw` before
+ * compression. */
+static inline void mirror_count_in(struct mirror *m, uint32_t iter, uint64_t bytes, uint64_t raw) {
+  m->bytes_in += bytes;
+  m->bytes_in_raw += raw;
+  if (iter > m->iter_now) {
+    m->ahead_in += bytes;
+    m->ahead_raw += raw;
+  }
+}
+
+/* mirror.c */
+uint64_t mirror_chunk_len(const struct mirror_table *mt, uint64_t c);
+/* Keys of [lo, hi) a dense fetch asks for (read keys inside the cover). */
+uint64_t mirror_wanted_keys(const struct mirror_table *mt, uint64_t lo, uint64_t hi);
+/* Chunk c holds iteration iter's complete values (in buffer iter & 1). */
+static inline bool mirror_chunk_in(const struct mirror_table *mt, uint32_t iter, uint64_t c) {
+  return iter && mt->asked[iter & 1u] == iter && mt->chunk_got[iter & 1u][c] == mt->chunk_want[c];
+}
+/* Buffer p of dense table mt, indexed by key. */
+static inline double *mirror_buf(const struct mirror_table *mt, uint32_t p) {
+  return mt->values + (p & 1u) * mt->n_keys * mt->width;
+}
+
+/* mirror_zc.c: compressed pieces */
+/* The compression flags of a pull of [lo, hi) of mt for iter. */
+uint32_t mirror_zc_ask_flags(const struct mirror *m, const struct mirror_table *mt, uint32_t iter, uint64_t lo,
+                             uint64_t hi);
+/* Decode compressed piece msg from server s (checked but for its
+ * payload) of mt: the values in *src (the mirror's scratch), or why not
+ * (nothing changed); a piece that does not decode is asked for again,
+ * plainly, by the next mirror_zc_kick(). */
+const char *mirror_zc_decode(struct mirror *m, uint32_t s, const struct mirror_table *mt, const struct net_msg *msg,
+                             const double **src);
+/* Send the plain asks for pieces that did not decode. */
+int mirror_zc_kick(struct mirror *m, struct rt_outq *out);
+void mirror_zc_fini(struct mirror *m);
+
+/* mirror_sparse.c */
+void mirror_sparse_free(struct mirror_table *mt);
+/* An answer to a sparse request of table t from server s (see mirror_take). */
+void mirror_sparse_take(struct mirror *m, uint32_t s, const struct net_msg *msg);
+
+#endif

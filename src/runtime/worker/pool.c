@@ -1,0 +1,196 @@
+/* pool.c - a worker's compute threads (pool.h): two FIFO rings under one
+ * mutex, a condition variable for the threads, an eventfd for the owner. */
+#include "runtime/worker/pool.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "dsana/dsana.h"
+#include "runtime/role/role_title.h"
+#include "util/affinity.h"
+#include "util/cpu_busy.h"
+#include "util/grow.h"
+#include "util/log.h"
+
+struct ring {
+  struct witem *v;
+  size_t head, n, cap;
+};
+
+struct pool {
+  pool_run_fn run;
+  void *arg;
+  uint32_t n_threads;
+  pthread_t *threads;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  struct ring todo, done;
+  uint32_t in_flight;
+  bool stop;
+  int efd;
+};
+
+static int ring_push(struct ring *r, const struct witem *it) {
+  if (r->n == r->cap) {
+    size_t cap = r->cap ? 2 * r->cap : 16;
+    struct witem *v = malloc(cap * sizeof *v);
+    if (!v)
+      return DSANA_ENOMEM;
+    for (size_t i = 0; i < r->n; i++)
+      v[i] = r->v[(r->head + i) % r->cap];
+    free(r->v);
+    r->v = v;
+    r->head = 0;
+    r->cap = cap;
+  }
+  r->v[(r->head + r->n++) % r->cap] = *it;
+  return 0;
+}
+
+static struct witem ring_pop_at(struct ring *r, size_t k) {
+  struct witem it = r->v[(r->head + k) % r->cap];
+  for (size_t i = k; i > 0; i--) /* keep the others in order */
+    r->v[(r->head + i) % r->cap] = r->v[(r->head + i - 1) % r->cap];
+  r->head = (r->head + 1) % r->cap;
+  r->n--;
+  return it;
+}
+
+static void signal_done(struct pool *p) {
+  uint64_t one = 1;
+  if (p->efd >= 0 && write(p->efd, &one, sizeof one) < 0 && errno != EAGAIN)
+    log_debug("pool: eventfd write failed");
+}
+
+struct thread_arg {
+  struct pool *p;
+  uint32_t index;
+  uint32_t worker; /* the worker it computes for (its name) */
+  int64_t cpu;     /* the n-th CPU this process may run on, modulo their count; < 0: any */
+};
+
+static void *thread_main(void *argp) {
+  struct thread_arg ta = *(struct thread_arg *)argp;
+  free(argp);
+  struct pool *p = ta.p;
+  char suffix[16];
+  snprintf(suffix, sizeof suffix, ".t%u", ta.index);
+  role_helper_title(ROLE_WORKER, ta.worker, suffix);
+  if (ta.cpu >= 0 && affinity_bind_nth((uint64_t)ta.cpu) != 0)
+    log_debug("pool: cannot bind compute thread %u to a CPU", ta.index);
+  pthread_mutex_lock(&p->mu);
+  for (;;) {
+    while (!p->stop && p->todo.n == 0)
+      pthread_cond_wait(&p->cv, &p->mu);
+    if (p->stop)
+      break;
+    struct witem it = ring_pop_at(&p->todo, 0);
+    pthread_mutex_unlock(&p->mu);
+    cpu_busy_add(1);
+    p->run(p->arg, &it, ta.index);
+    cpu_busy_add(-1);
+    pthread_mutex_lock(&p->mu);
+    bool first = p->done.n == 0;
+    if (ring_push(&p->done, &it) != 0)
+      log_error("pool: out of memory keeping a finished item");
+    if (first)
+      signal_done(p);
+  }
+  pthread_mutex_unlock(&p->mu);
+  return NULL;
+}
+
+int pool_create(uint32_t n_threads, int64_t first_cpu, uint32_t worker, pool_run_fn run, void *arg, struct pool **out) {
+  struct pool *p = calloc(1, sizeof *p);
+  if (!p)
+    return DSANA_ENOMEM;
+  p->run = run;
+  p->arg = arg;
+  p->efd = n_threads ? eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC) : -1;
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cv, NULL);
+  p->threads = calloc(n_threads ? n_threads : 1, sizeof *p->threads);
+  if (!p->threads || (n_threads && p->efd < 0)) {
+    pool_destroy(p);
+    return DSANA_ENOMEM;
+  }
+  for (uint32_t i = 0; i < n_threads; i++) {
+    struct thread_arg *ta = malloc(sizeof *ta);
+    if (ta)
+      *ta = (struct thread_arg){.p = p, .index = i, .worker = worker, .cpu = first_cpu < 0 ? -1 : first_cpu + i};
+    if (!ta || pthread_create(&p->threads[i], NULL, thread_main, ta) != 0) {
+      free(ta);
+      pool_destroy(p);
+      return DSANA_ENOMEM;
+    }
+    p->n_threads++;
+  }
+  *out = p;
+  return 0;
+}
+
+void pool_destroy(struct pool *p) {
+  if (!p)
+    return;
+  pthread_mutex_lock(&p->mu);
+  p->stop = true;
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+  for (uint32_t i = 0; i < p->n_threads; i++)
+    pthread_join(p->threads[i], NULL);
+  pthread_mutex_destroy(&p->mu);
+  pthread_cond_destroy(&p->cv);
+  if (p->efd >= 0)
+    close(p->efd);
+  free(p->threads);
+  free(p->todo.v);
+  free(p->done.v);
+  free(p);
+}
+
+int pool_submit(struct pool *p, const struct witem *it) {
+  pthread_mutex_lock(&p->mu);
+  int rc = ring_push(&p->todo, it);
+  if (!rc) {
+    p->in_flight++;
+    pthread_cond_signal(&p->cv);
+  }
+  pthread_mutex_unlock(&p->mu);
+  return rc;
+}
+
+bool pool_take(struct pool *p, struct witem *it) {
+  pthread_mutex_lock(&p->mu);
+  bool got = p->done.n > 0;
+  if (got) {
+    *it = ring_pop_at(&p->done, 0);
+    p->in_flight--;
+  }
+  if (p->done.n == 0 && p->efd >= 0) {
+    uint64_t v;
+    if (read(p->efd, &v, sizeof v) < 0 && errno != EAGAIN)
+      log_debug("pool: eventfd read failed");
+  }
+  pthread_mutex_unlock(&p->mu);
+  return got;
+}
+
+uint32_t pool_in_flight(const struct pool *p) { return p->in_flight; }
+uint32_t pool_threads(const struct pool *p) { return p->n_threads; }
+int pool_fd(const struct pool *p) { return p->efd; }
+void pool_wake(struct pool *p) { signal_done(p); }
+uint32_t pool_pending(const struct pool *p) { return (uint32_t)p->todo.n; }
+
+void pool_run(struct pool *p, uint32_t k) {
+  if (p->n_threads || k >= p->todo.n)
+    return;
+  struct witem it = ring_pop_at(&p->todo, k);
+  p->run(p->arg, &it, 0);
+  if (ring_push(&p->done, &it) != 0)
+    log_error("pool: out of memory keeping a finished item");
+}

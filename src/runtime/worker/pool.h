@@ -1,0 +1,51 @@
+/*
+ * pool.h - a worker's compute threads: work items go in, finished items
+ * come out, and an eventfd readable while finished items wait lets the
+ * control thread poll it beside its sockets.
+ *
+ * Each thread runs `run(arg, item, thread)` (the hook call and its
+ * emulated timing). With n_threads == 0 the pool is manual: nothing runs
+ * until pool_run() is called (from the owner's thread), which is how tests
+ * choose the order in which work completes.
+ *
+ * The owner's thread submits and takes; the threads only run items.
+ */
+#ifndef DSANA_RUNTIME_POOL_H
+#define DSANA_RUNTIME_POOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime/worker/worker.h"
+
+struct pool;
+typedef void (*pool_run_fn)(void *arg, struct witem *it, uint32_t thread);
+
+/* first_cpu >= 0: thread i stays on the (first_cpu + i)-th CPU the process
+ * may use, modulo their count (when the caller knows the threads it binds
+ * are all the compute threads of the machine: numbering them from 0
+ * spreads them over the cores); < 0: the kernel places them. */
+/* worker: the index of the worker the threads compute for, which names
+ * them ("dsana-wrk-3.t0", "dsana-wrk-3.t1" ..., role_title.h). */
+int pool_create(uint32_t n_threads, int64_t first_cpu, uint32_t worker, pool_run_fn run, void *arg, struct pool **out);
+/* Stop and join the threads (items not run are dropped). */
+void pool_destroy(struct pool *p);
+/* Queue a copy of it. */
+int pool_submit(struct pool *p, const struct witem *it);
+/* A finished item, if any: true and *it. */
+bool pool_take(struct pool *p, struct witem *it);
+/* Items submitted and not taken. */
+uint32_t pool_in_flight(const struct pool *p);
+/* Threads (0 for a manual pool). */
+uint32_t pool_threads(const struct pool *p);
+/* Readable while finished items wait (-1 for a manual pool). */
+int pool_fd(const struct pool *p);
+/* Make the fd readable from any thread (a running item has news for the
+ * owner: dsana_push_ready); the next pool_take() clears it. */
+void pool_wake(struct pool *p);
+/* Manual pool: items queued and not run. */
+uint32_t pool_pending(const struct pool *p);
+/* Manual pool: run the k-th queued item now (k < pool_pending()). */
+void pool_run(struct pool *p, uint32_t k);
+
+#endif
