@@ -8,7 +8,7 @@
 # pixels/255 with /usr/bin/python3 (--install: apt-get install python3-sklearn
 # libopenblas0-pthread python3-threadpoolctl when it does not import), E epochs each
 # (default 10, --lr default 0.1), the same hyper-parameters for both (dsana: --hidden 256
-# --batch 256 --momentum 0.9 --nesterov --l2 1e-4), but dsana's rate follows --schedule
+# --batch 256 --momentum 0.9 --nesterov on --l2 1e-4), but dsana's rate follows --schedule
 # (default cosine: annealed to 0 over the steps, dsana mlp --lr-schedule; scikit-learn has
 # no cosine schedule and runs its default, 'constant'; --schedule constant compares like with like);
 # dsana --tasks-per-worker T, default 2 (on one machine the local worker has a thread a
@@ -60,7 +60,7 @@ fi
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$DSANA" mlp "$train" --test "$test" --hidden 256 --batch 256 --momentum 0.9 --nesterov \
+"$DSANA" mlp "$train" --test "$test" --hidden 256 --batch 256 --momentum 0.9 --nesterov on \
   --l2 1e-4 --lr "$lr" --lr-schedule "$schedule" --epochs "$epochs" --tasks-per-worker "$tpw" --servers 2 --quiet \
   --metrics "$out/m.jsonl"
 # per scored epoch e = 0..E: the wall time of the iterations so far, the test accuracy after e epochs

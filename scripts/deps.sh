@@ -3,7 +3,7 @@
 # they are missing (as root, or through sudo). Safe to run again.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libzmq3-dev libcmocka-dev libcjson-dev libsodium-dev libzstd-dev zlib1g-dev gzip jq
-  valgrind clang libclang-rt-14-dev clang-format-14 libopenmpi-dev openmpi-bin)
+  valgrind clang libclang-rt-14-dev clang-format-14 libopenmpi-dev openmpi-bin dataset-fashion-mnist)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,7 +6,9 @@
 #   - the model file is byte-identical for W 1..4, S 1..3, both modes, a
 #     straggler scenario and roles as processes, after a worker killed
 #     mid-push and after --resume from a checkpoint; another --seed changes it;
-#   - --lr-schedule cosine: the first step at the full rate, the same in every layout;
+#   - the default --lr-schedule cosine: the first step at the full rate, then another
+#     model than --lr-schedule constant's; --nesterov off (classical momentum) another
+#     model than the default's, unless --momentum 0; each the same in every layout;
 #   - the terminal shows one row an epoch, the metrics every iteration;
 #     the run's train_accuracy is the model's (predict agrees);
 #   - bad options, one-label data and a bad model: exit 2 and one line;
@@ -92,14 +94,27 @@ else
   fail "resume: rc=$RC, model differs or missing $(head -c 300 stopped.err) $(head -c 300 resumed.err 2>/dev/null)"
 fi
 
-# --lr-schedule cosine: its first step is at the full rate (one step: the constant run's
-# model), later ones lower (another model), the same in every layout
-if mlp cos1 "${common[@]}" --max-iter 2 --lr-schedule cosine && mlp const1 "${common[@]}" --max-iter 2 &&
-  cmp -s cos1.model const1.model && mlp cos "${common[@]}" --lr-schedule cosine && ! cmp -s base.model cos.model &&
-  mlp cos.w3 "${common[@]}" --lr-schedule cosine --workers 3 --servers 2 --mode dsana && cmp -s cos.model cos.w3.model; then
-  pass "--lr-schedule cosine: one step as the constant rate's, then another model, the same with 3 workers x 2 servers"
+# --lr-schedule cosine (the default): its first step is at the full rate (one step: the
+# constant rate's model), later ones lower (--lr-schedule constant: another model); the
+# constant rate is the same in every layout too
+if mlp cos1 "${common[@]}" --max-iter 2 && mlp const1 "${common[@]}" --max-iter 2 --lr-schedule constant &&
+  cmp -s cos1.model const1.model && mlp const "${common[@]}" --lr-schedule constant && ! cmp -s base.model const.model &&
+  mlp const.w3 "${common[@]}" --lr-schedule constant --workers 3 --servers 2 --mode dsana &&
+  cmp -s const.model const.w3.model; then
+  pass "--lr-schedule cosine (default): one step as the constant rate's, then another model; constant the same with 3 workers x 2 servers"
 else
-  fail "--lr-schedule cosine: rc=$RC $(head -c 300 cos.err 2>/dev/null)"
+  fail "--lr-schedule cosine/constant: rc=$RC $(head -c 300 const.err 2>/dev/null)"
+fi
+
+# --nesterov on (the default) and off (classical momentum) give other models, each the
+# same in every layout; with --momentum 0 they are one rule
+if mlp classic "${common[@]}" --nesterov off && ! cmp -s base.model classic.model &&
+  mlp classic.w3 "${common[@]}" --nesterov off --workers 3 --servers 2 && cmp -s classic.model classic.w3.model &&
+  mlp on.m0 "${common[@]}" --momentum 0 --nesterov on && mlp off.m0 "${common[@]}" --momentum 0 --nesterov off &&
+  cmp -s on.m0.model off.m0.model; then
+  pass "--nesterov off: another model than the default's, the same with 3 workers x 2 servers; at --momentum 0 the same as on"
+else
+  fail "--nesterov on/off: rc=$RC $(head -c 300 classic.err 2>/dev/null)"
 fi
 
 if mlp seed2 "${common[@]}" --seed 2 && ! cmp -s base.model seed2.model; then
@@ -151,7 +166,7 @@ fi
 
 # ------------------------------------------------------------- bad input
 for bad in "--hidden 0" "--hidden 8,,4" "--hidden 1,2,3,4,5,6,7,8" "--activation sigmoid" "--momentum 1" \
-  "--lr 0" "--batch 0" "--epochs 0" "--lr-schedule step"; do
+  "--lr 0" "--batch 0" "--epochs 0" "--lr-schedule step" "--nesterov yes"; do
   # shellcheck disable=SC2086
   run_capture bad "$DSANA" mlp multi.svm $bad --quiet
   if [ "$RC" -eq 2 ] && [ "$(wc -l <bad.err)" -eq 1 ] && grep -q -- "${bad%% *}" bad.err; then
