@@ -7,7 +7,7 @@
 # archive), each run with 1 worker and with 3 workers, 2 servers, --mode
 # dsana under a straggler scenario: all six eigenvectors are identical, and
 # the metrics say the straggler runs were dsana with 3 workers.
-# timeout: 150 s
+# timeout: 180 s
 set -euo pipefail
 # shellcheck source=tests/integration/lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -51,14 +51,17 @@ done
 
 export PKG_CONFIG_PATH=$P/lib/pkgconfig
 EX=$SRC/examples/power/power.c
+san=() # a sanitizer build's library loads only into a program built the same way
+readelf -d "$P/lib/libdsana.so.$ver" | grep -q 'NEEDED.*libasan' && san=(-fsanitize=address,undefined)
 # shellcheck disable=SC2046 # pkg-config's words are separate flags
-cc -std=c11 -O2 "$EX" $(pkg-config --cflags --libs dsana) -lm -o power_pc 2>pc.err ||
+cc -std=c11 -O2 "${san[@]}" "$EX" $(pkg-config --cflags --libs dsana) -lm -o power_pc 2>pc.err ||
   die "the example does not build with pkg-config: $(head -3 pc.err)"
-cmake -S "$SRC/examples/power" -B cm -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release >cm.log 2>&1 &&
+cmake -S "$SRC/examples/power" -B cm -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_FLAGS="${san[*]}" >cm.log 2>&1 &&
   cmake --build cm >>cm.log 2>&1 || die "the example does not build with find_package(dsana): $(tail -5 cm.log)"
 cp cm/dsana-power power_cm
 # shellcheck disable=SC2046
-cc -std=c11 -O2 "$EX" $(pkg-config --cflags dsana) "$P/lib/libdsana.a" \
+cc -std=c11 -O2 "${san[@]}" "$EX" $(pkg-config --cflags dsana) "$P/lib/libdsana.a" \
   $(pkg-config --static --libs dsana | sed 's/-ldsana//') -lm -o power_st 2>st.err ||
   die "the example does not build with libdsana.a: $(head -3 st.err)"
 readelf -d power_st | grep -q 'NEEDED.*libdsana' && fail "power_st needs libdsana.so" ||
