@@ -190,22 +190,16 @@ static int run_scheduler_alone(struct run_config *cfg, const struct role_params 
   return rc;
 }
 
-int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool scheduler_only) {
-  if (cli_check_app(app) != 0)
-    return CLI_EXIT_FAIL;
-  struct cli_run r;
-  int rc = cli_parse_run(app, argc, argv, &r);
-  if (!rc && !r.help && r.cfg.resume_dir[0])
-    rc = cli_resume_fill(&r); /* what the user did not give again */
-  if (!rc && r.help)
-    cli_print_app_help(app, scheduler_only, stdout);
-  if (rc || r.help) {
-    app->destroy(r.app_state);
-    return rc ? CLI_EXIT_USAGE : CLI_EXIT_OK;
-  }
+/* The job of a parsed command line: mpirun's ranks, a scheduler alone, or
+ * the whole job on this machine; *rep reports it (the scheduler's summary,
+ * when the scheduler ran in this process). */
+static int run_job(struct cli_run *r, bool scheduler_only, struct cli_report *rep) {
+  const struct dsana_app *app = r->app;
   uint32_t rank, size;
   int ranked = runtime_launcher_rank(&rank, &size);
-  bool mpi = strcmp(r.cfg.transport, "mpi") == 0;
+  bool mpi = strcmp(r->cfg.transport, "mpi") == 0;
+  int rc;
+  report_init(rep, r);
   if (ranked == DSANA_EINVAL) {
     fprintf(stderr, "dsana %s: the launcher's rank variables are malformed\n", app->name);
     rc = DSANA_EUSAGE;
@@ -222,35 +216,59 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
             scheduler_only ? "scheduler" : app->name, app->name);
     rc = DSANA_EUSAGE;
   } else if (ranked == 0 && !scheduler_only) {
-    rc = run_ranked(&r, rank, size);
+    rc = run_ranked(r, rank, size);
   } else if (scheduler_only) {
-    if (!r.cfg.scheduler_addr[0]) {
+    if (!r->cfg.scheduler_addr[0]) {
       fprintf(stderr, "dsana scheduler: --scheduler ADDR (where to listen) is required\n");
       rc = DSANA_EUSAGE;
-    } else if ((rc = setup_token(&r.cfg, false, "scheduler")) == 0 && (rc = prepare_app(&r, false)) == 0) {
-      struct cli_report rep;
-      report_init(&rep, &r);
-      struct role_params p = {.cfg = &r.cfg,
+    } else if ((rc = setup_token(&r->cfg, false, "scheduler")) == 0 && (rc = prepare_app(r, false)) == 0) {
+      struct role_params p = {.cfg = &r->cfg,
                               .apps = cli_apps(),
                               .app = app,
-                              .app_state = r.app_state,
-                              .args = &r.args,
-                              .observer = &rep.observer};
-      rc = run_scheduler_alone(&r.cfg, &p);
+                              .app_state = r->app_state,
+                              .args = &r->args,
+                              .observer = &rep->observer};
+      rc = run_scheduler_alone(&r->cfg, &p);
     }
-  } else if ((rc = setup_token(&r.cfg, true, app->name)) == 0 && (rc = prepare_app(&r, true)) == 0) {
-    struct cli_report rep;
-    report_init(&rep, &r);
-    struct role_params p = {.cfg = &r.cfg,
+  } else if ((rc = setup_token(&r->cfg, true, app->name)) == 0 && (rc = prepare_app(r, true)) == 0) {
+    struct role_params p = {.cfg = &r->cfg,
                             .apps = cli_apps(),
                             .app = app,
-                            .app_state = r.app_state,
-                            .args = &r.args,
+                            .app_state = r->app_state,
+                            .args = &r->args,
                             .index = UINT32_MAX,
-                            .observer = &rep.observer};
-    rc = r.cfg.isolate == ISOLATE_THREADS ? runtime_launch_threads(&p) : runtime_launch_local(&p);
+                            .observer = &rep->observer};
+    rc = r->cfg.isolate == ISOLATE_THREADS ? runtime_launch_threads(&p) : runtime_launch_local(&p);
   }
+  return rc;
+}
+
+int cmd_app_job(const struct dsana_app *app, int argc, char **argv, bool scheduler_only, struct cli_outcome *out) {
+  if (out)
+    memset(out, 0, sizeof *out);
+  struct cli_run r;
+  int rc = cli_parse_run(app, argc, argv, &r);
+  if (!rc && !r.help && r.cfg.resume_dir[0])
+    rc = cli_resume_fill(&r); /* what the user did not give again */
+  if (!rc && r.help)
+    cli_print_app_help(app, scheduler_only, stdout);
+  if (rc || r.help) {
+    if (r.app_state)
+      app->destroy(r.app_state);
+    return rc ? DSANA_EUSAGE : 0;
+  }
+  struct cli_report rep;
+  rc = run_job(&r, scheduler_only, &rep);
+  if (out)
+    out->summary = rep.summary;
   app->destroy(r.app_state);
+  return rc;
+}
+
+int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool scheduler_only) {
+  if (cli_check_app(app) != 0)
+    return CLI_EXIT_FAIL;
+  int rc = cmd_app_job(app, argc, argv, scheduler_only, NULL);
   if (rc == DSANA_EINTR && runtime_launch_signal()) { /* die of it, as the shell expects: 128+N */
     fflush(stdout);
     signal(runtime_launch_signal(), SIG_DFL);

@@ -5,9 +5,20 @@
 #include <stdbool.h>
 
 #include "dsana/dsana.h"
+#include "report.h"
 
-/* argv[0] is the app name. Returns the process exit code. */
+/* argv[0] is the app name. Returns the process exit code (a stop signal
+ * kills the process, as the shell expects). */
 int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool scheduler_only);
+/* What a job's run tells its caller beyond its status. */
+struct cli_outcome {
+  struct cli_summary summary; /* the scheduler's, when it ran in this process */
+};
+/* The job of `dsana [scheduler] APP ...` for a caller that stays: its
+ * status, 0 or DSANA_E* (DSANA_EUSAGE for bad usage, said on stderr),
+ * never a signal; *out (NULL: not wanted) gets what the job reported. The
+ * app must have passed cli_check_app. */
+int cmd_app_job(const struct dsana_app *app, int argc, char **argv, bool scheduler_only, struct cli_outcome *out);
 /* role: "server" or "worker"; argv[0] is the role. Returns the exit code. */
 int cmd_role_main(const char *role, int argc, char **argv);
 

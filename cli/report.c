@@ -133,6 +133,11 @@ static void summary_json(struct cli_report *rep, const struct rt_run_report *r) 
 
 static void on_summary(void *arg, const struct rt_run_report *r) {
   struct cli_report *rep = arg;
+  rep->summary = (struct cli_summary){.summarized = true,
+                                      .iterations = r->iterations,
+                                      .residual = r->residual,
+                                      .converged = r->converged,
+                                      .total_s = r->total_s};
   progress_done(&rep->line);
   if (!rep->quiet) {
     char res[40] = ""; /* none from the simulator: it computes no values */

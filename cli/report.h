@@ -13,6 +13,15 @@
 #include "progress.h"
 #include "runtime/core/observer.h"
 
+/* The end of a run as the scheduler summarised it (summarized: it did). */
+struct cli_summary {
+  bool summarized;
+  uint32_t iterations;
+  double residual;
+  bool converged;
+  double total_s;
+};
+
 struct cli_report {
   struct rt_observer observer; /* hand &observer to the scheduler */
   struct metrics *metrics;
@@ -25,6 +34,7 @@ struct cli_report {
   const struct cli_run *run; /* borrowed: the command line (the summary's input and options) */
   double tol;                /* the app's, from the iteration reports */
   uint32_t max_iter;
+  struct cli_summary summary;
 };
 
 /* Set up (no I/O): the observer opens --metrics in the scheduler's

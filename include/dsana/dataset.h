@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dsana/export.h"
+
 /* Largest n_features (feature ids fit in uint32_t, libsvm index <= this). */
 #define DSANA_DATASET_MAX_FEATURES ((uint64_t)UINT32_MAX)
 
@@ -98,8 +100,8 @@ struct dsana_dataset_opts {
  * row pass dsana_dataset_check() before this returns (O(file)); use
  * dsana_dataset_map_binary() to map a binary file in O(1).
  */
-int dsana_dataset_open(const char *path, const struct dsana_dataset_opts *opts, struct dsana_dataset *ds, char *err,
-                       size_t errlen);
+DSANA_API int dsana_dataset_open(const char *path, const struct dsana_dataset_opts *opts, struct dsana_dataset *ds,
+                                 char *err, size_t errlen);
 
 /*
  * Write ds in dsana's binary format, atomically: a temporary file in the
@@ -110,7 +112,7 @@ int dsana_dataset_open(const char *path, const struct dsana_dataset_opts *opts, 
  * little-endian. Sections are written straight from ds's arrays (no copy).
  * ds must be consistent (as every dataset this API makes is).
  */
-int dsana_dataset_write_binary(const struct dsana_dataset *ds, const char *path, char *err, size_t errlen);
+DSANA_API int dsana_dataset_write_binary(const struct dsana_dataset *ds, const char *path, char *err, size_t errlen);
 
 /*
  * Write ds as libsvm text, atomically (temporary file and rename); gzip
@@ -119,7 +121,7 @@ int dsana_dataset_write_binary(const struct dsana_dataset *ds, const char *path,
  * "%.9g". Reading the file back gives the same numbers (float values come
  * back as doubles that round to the same floats).
  */
-int dsana_dataset_write_libsvm(const struct dsana_dataset *ds, const char *path, char *err, size_t errlen);
+DSANA_API int dsana_dataset_write_libsvm(const struct dsana_dataset *ds, const char *path, char *err, size_t errlen);
 
 /*
  * Memory-map a binary dataset read-only. Checks, in O(1): magic, version,
@@ -128,7 +130,7 @@ int dsana_dataset_write_libsvm(const struct dsana_dataset *ds, const char *path,
  * NOT checked: call dsana_dataset_check() on the rows you will read before
  * trusting them (a worker checks its own rows).
  */
-int dsana_dataset_map_binary(const char *path, struct dsana_dataset *ds, char *err, size_t errlen);
+DSANA_API int dsana_dataset_map_binary(const char *path, struct dsana_dataset *ds, char *err, size_t errlen);
 
 /*
  * Check rows [row_lo, row_hi): offsets monotone and within nnz, features
@@ -138,10 +140,11 @@ int dsana_dataset_map_binary(const char *path, struct dsana_dataset *ds, char *e
  * DSANA_ERANGE when the range is outside [0, n_rows]; DSANA_EFORMAT with
  * the file, row and byte offset (mapped) in err otherwise.
  */
-int dsana_dataset_check(const struct dsana_dataset *ds, uint64_t row_lo, uint64_t row_hi, char *err, size_t errlen);
+DSANA_API int dsana_dataset_check(const struct dsana_dataset *ds, uint64_t row_lo, uint64_t row_hi, char *err,
+                                  size_t errlen);
 
 /* true when the file starts with the binary dataset magic. */
-bool dsana_dataset_is_binary(const char *path);
+DSANA_API bool dsana_dataset_is_binary(const char *path);
 
 /*
  * Read an MNIST-style pair of IDX files, each plain or gzip:
@@ -154,8 +157,8 @@ bool dsana_dataset_is_binary(const char *path);
  * trailing bytes, image and label counts that differ, a zero dimension or
  * an absurd one (rows*cols above 2^24, or more than 2^40 pixels).
  */
-int dsana_dataset_from_idx(const char *images_path, const char *labels_path, struct dsana_dataset *ds, char *err,
-                           size_t errlen);
+DSANA_API int dsana_dataset_from_idx(const char *images_path, const char *labels_path, struct dsana_dataset *ds,
+                                     char *err, size_t errlen);
 
 /*
  * Generate a learnable sparse classification problem: n_rows rows of
@@ -171,16 +174,16 @@ int dsana_dataset_from_idx(const char *images_path, const char *labels_path, str
  * nnz_per_row > n_features, n_features > DSANA_DATASET_MAX_FEATURES,
  * n_classes outside 2..1024, or n_rows * nnz_per_row above 2^40.
  */
-int dsana_dataset_gen_logreg(uint64_t n_rows, uint64_t n_features, uint32_t nnz_per_row, uint32_t n_classes,
-                             uint64_t seed, struct dsana_dataset *ds, char *err, size_t errlen);
+DSANA_API int dsana_dataset_gen_logreg(uint64_t n_rows, uint64_t n_features, uint32_t nnz_per_row, uint32_t n_classes,
+                                       uint64_t seed, struct dsana_dataset *ds, char *err, size_t errlen);
 /* Rows first_row .. first_row + n_rows - 1 of the sequence the same
  * arguments give (row r's columns, values and label depend on r, the seed
  * and the hidden model alone): with first_row = the training set's n_rows,
  * a held-out test set from the same model and distribution. The limits
  * above hold for first_row + n_rows rows. */
-int dsana_dataset_gen_logreg_rows(uint64_t first_row, uint64_t n_rows, uint64_t n_features, uint32_t nnz_per_row,
-                                  uint32_t n_classes, uint64_t seed, struct dsana_dataset *ds, char *err,
-                                  size_t errlen);
+DSANA_API int dsana_dataset_gen_logreg_rows(uint64_t first_row, uint64_t n_rows, uint64_t n_features,
+                                            uint32_t nnz_per_row, uint32_t n_classes, uint64_t seed,
+                                            struct dsana_dataset *ds, char *err, size_t errlen);
 
 /*
  * The distinct labels of ds in ascending order, so an app can map a label
@@ -193,32 +196,32 @@ int dsana_dataset_gen_logreg_rows(uint64_t first_row, uint64_t n_rows, uint64_t 
  * ("1", "+1", "1.0") are one class. DSANA_EFORMAT if a label is not finite
  * (only possible on a mapped file not yet checked), DSANA_ENOMEM.
  */
-int dsana_dataset_classes(const struct dsana_dataset *ds, double **labels, uint64_t *k);
+DSANA_API int dsana_dataset_classes(const struct dsana_dataset *ds, double **labels, uint64_t *k);
 
 /* The class of label: its index c in labels[0..k) (ascending, as from
  * dsana_dataset_classes) through *cls. DSANA_ERANGE if it is not there
  * (e.g. a test-set label the training set never had). */
-int dsana_dataset_class_of(const double *labels, uint64_t k, double label, uint64_t *cls);
+DSANA_API int dsana_dataset_class_of(const double *labels, uint64_t k, double label, uint64_t *cls);
 
 /* Rows per class: counts[c] (caller-owned, k entries) = rows whose label is
  * labels[c]. DSANA_ERANGE, counting stopped, if a row's label is not among
  * labels; err then names the row and its label. */
-int dsana_dataset_class_counts(const struct dsana_dataset *ds, const double *labels, uint64_t k, uint64_t *counts,
-                               char *err, size_t errlen);
+DSANA_API int dsana_dataset_class_counts(const struct dsana_dataset *ds, const double *labels, uint64_t k,
+                                         uint64_t *counts, char *err, size_t errlen);
 
 /* Release what ds owns (heap arrays or the mapping) and zero it. NULL and
  * zeroed datasets are fine. */
-void dsana_dataset_fini(struct dsana_dataset *ds);
+DSANA_API void dsana_dataset_fini(struct dsana_dataset *ds);
 /* A mapped dataset (dsana_dataset_map_binary) leaves this process's
  * resident memory: its pages are read again from the page cache when next
  * touched. After a pass over every row (checks, classes, cutting tasks) a
  * role so keeps resident only the rows it reads later. Nothing for a
  * dataset on the heap. */
-void dsana_dataset_forget_pages(const struct dsana_dataset *ds);
+DSANA_API void dsana_dataset_forget_pages(const struct dsana_dataset *ds);
 /* Cut rows [0, n_rows) into at most `want` ranges of about equal non-zeros
  * plus rows, each boundary a multiple of `block` rows (so per-block
  * results do not depend on the cut); returns how many ranges (k, at most
  * want and at least 1 for a dataset with rows), bounds in cut[0..k]. */
-uint32_t dsana_dataset_cut_rows(const struct dsana_dataset *ds, uint64_t block, uint32_t want, uint64_t *cut);
+DSANA_API uint32_t dsana_dataset_cut_rows(const struct dsana_dataset *ds, uint64_t block, uint32_t want, uint64_t *cut);
 
 #endif

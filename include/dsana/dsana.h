@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dsana/export.h"
 #include "error.h" /* DSANA_E* error codes, dsana_strerror() */
 #include "xsum.h"  /* exact sums: dsana_xsum */
 
@@ -94,52 +95,52 @@ struct dsana_job_info {
    * microseconds), down to one a worker. The same for every role. */
   bool tasks_auto;
 };
-void dsana_job_get_info(const struct dsana_job *job, struct dsana_job_info *info);
+DSANA_API void dsana_job_get_info(const struct dsana_job *job, struct dsana_job_info *info);
 
 /* Why the job refused the last declaration, or NULL. */
-const char *dsana_job_error(const struct dsana_job *job);
+DSANA_API const char *dsana_job_error(const struct dsana_job *job);
 
 /* Declare a table of n_keys keys of `width` doubles each (width >= 1);
  * its id (0, 1, ... in declaration order) through *id. DSANA_ERANGE when
  * n_keys exceeds the run's --max-keys, DSANA_EINVAL for a bad name, size or
  * more than DSANA_MAX_TABLES tables. */
-int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys, uint32_t width, enum dsana_rule rule,
-                        uint32_t *id);
+DSANA_API int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys, uint32_t width,
+                                  enum dsana_rule rule, uint32_t *id);
 /* Declare the tasks run every iteration (copied). Every role must declare
  * the same tasks. */
-int dsana_job_set_tasks(struct dsana_job *job, const struct dsana_task_decl *tasks, uint32_t n_tasks);
+DSANA_API int dsana_job_set_tasks(struct dsana_job *job, const struct dsana_task_decl *tasks, uint32_t n_tasks);
 /* Task `task` (or DSANA_ALL_TASKS) pushes into keys [lo, hi) of `table`
  * (ASSIGN or SUM). A server expects an end marker from every task whose
  * write ranges touch its shard: a task that pushes nothing there still
  * ends, so a range may be a cover of sparse pushes. One range per table
  * and task. */
-int dsana_job_task_writes(struct dsana_job *job, uint32_t task, uint32_t table, uint64_t lo, uint64_t hi);
+DSANA_API int dsana_job_task_writes(struct dsana_job *job, uint32_t task, uint32_t table, uint64_t lo, uint64_t hi);
 /* Task `task` (or DSANA_ALL_TASKS) reads keys [lo, hi) of `table`: their
  * values of the previous iteration are on the worker before the task runs
  * (or, for the block table, chunk by chunk). With the task_keys() hook the
  * task reads only the keys it lists inside that range. One range per table
  * and task. */
-int dsana_job_task_reads(struct dsana_job *job, uint32_t task, uint32_t table, uint64_t lo, uint64_t hi);
+DSANA_API int dsana_job_task_reads(struct dsana_job *job, uint32_t task, uint32_t table, uint64_t lo, uint64_t hi);
 /* Optional: keys of `table` that no task ever reads, bit k of
  * unread_bits[k / 64] set for key k (n_keys / 64 + 1 words, copied). Pulls
  * then carry only the other keys; a worker's copy of an unread key is
  * unspecified. Every role must declare the same keys. */
-int dsana_job_set_unread(struct dsana_job *job, uint32_t table, const uint64_t *unread_bits);
+DSANA_API int dsana_job_set_unread(struct dsana_job *job, uint32_t table, const uint64_t *unread_bits);
 /* Optional, with the task_block() hook: tasks run block by block, one block
  * per chunk of `table` (which they read), as the chunks arrive. */
-int dsana_job_set_block_table(struct dsana_job *job, uint32_t table);
+DSANA_API int dsana_job_set_block_table(struct dsana_job *job, uint32_t table);
 /* The table the scheduler collects at the end and hands to output(). */
-int dsana_job_set_result_table(struct dsana_job *job, uint32_t table);
+DSANA_API int dsana_job_set_result_table(struct dsana_job *job, uint32_t table);
 /* Sums the app uses (finish() and tasks fill sums[0..n)); default 8. */
-int dsana_job_set_sums(struct dsana_job *job, uint32_t n);
+DSANA_API int dsana_job_set_sums(struct dsana_job *job, uint32_t n);
 /* Optional: the convergence test's tolerance and iteration cap, so the
  * progress line can estimate the time left, a run stopped by the cap is
  * reported, and --resume refuses a cap the checkpoint is already past. */
-void dsana_job_set_convergence(struct dsana_job *job, double tol, uint32_t max_iter);
+DSANA_API void dsana_job_set_convergence(struct dsana_job *job, double tol, uint32_t max_iter);
 /* Optional: a fact about the input for the run's summary, e.g. "vertices"
  * (name: a static string, [a-z_]), at most DSANA_MAX_FACTS; DSANA_EINVAL
  * beyond. */
-int dsana_job_add_fact(struct dsana_job *job, const char *name, double value);
+DSANA_API int dsana_job_add_fact(struct dsana_job *job, const char *name, double value);
 
 /* --------------------------------------------------------------- worker */
 
@@ -163,20 +164,21 @@ struct dsana_task_ctx {
  * (p[key * width + j]), or NULL when the task does not read the table. Only
  * the keys the task reads are valid (in task_block(): of the block table,
  * only chunk `chunk`'s). Valid until the hook returns. */
-const double *dsana_read(const struct dsana_task_ctx *ctx, uint32_t table);
+DSANA_API const double *dsana_read(const struct dsana_task_ctx *ctx, uint32_t table);
 /* Keys per chunk of the block table (its whole size when not chunked). */
-uint64_t dsana_block_keys(const struct dsana_task_ctx *ctx);
+DSANA_API uint64_t dsana_block_keys(const struct dsana_task_ctx *ctx);
 /* The push buffer of the task's declared write range [lo, hi) of `table`,
  * indexed by key (p[key * width + j], lo <= key < hi). The first call in a
  * task instance creates it (SUM: zeroed; ASSIGN: unspecified, the task must
  * write every value); later calls return the same buffer. Sent when the
  * task ends. NULL for a table the task does not write. */
-double *dsana_push_buf(struct dsana_task_ctx *ctx, uint32_t table);
+DSANA_API double *dsana_push_buf(struct dsana_task_ctx *ctx, uint32_t table);
 /* A sparse push into a SUM table: n keys, strictly ascending, inside the
  * task's write range; *values gets n * width zeroed doubles to fill
  * (values[i * width + j] for keys[i]). keys must stay valid until the task
  * ends. At most one push per table per task instance. */
-int dsana_push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n, double **values);
+DSANA_API int dsana_push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n,
+                              double **values);
 
 /* Exact partial sums for a SUM table: as dsana_push_buf() and
  * dsana_push_keys(), but the task adds dsana_xsum partials (zero at first)
@@ -185,9 +187,9 @@ int dsana_push_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *
  * task adds one partial per fixed block of rows, or per example): results
  * do not change with the task count. Either kind of push per table and
  * task, not both. */
-dsana_xsum *dsana_push_xsum(struct dsana_task_ctx *ctx, uint32_t table);
-int dsana_push_xsum_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n,
-                         dsana_xsum **values);
+DSANA_API dsana_xsum *dsana_push_xsum(struct dsana_task_ctx *ctx, uint32_t table);
+DSANA_API int dsana_push_xsum_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint64_t *keys, uint64_t n,
+                                   dsana_xsum **values);
 /* Optional, from run_task(): every value this task instance pushes for
  * keys [lo, hi) is final (it writes none of them again), in every table it
  * writes; call it once all its push buffers exist. The runtime may send
@@ -200,12 +202,12 @@ int dsana_push_xsum_keys(struct dsana_task_ctx *ctx, uint32_t table, const uint6
  * first 64 ranges of a task instance: true. Otherwise it does nothing (the
  * keys leave when the task ends) and says false, so a task need not cut its
  * work into pieces for it. */
-bool dsana_push_ready(struct dsana_task_ctx *ctx, uint64_t lo, uint64_t hi);
+DSANA_API bool dsana_push_ready(struct dsana_task_ctx *ctx, uint64_t lo, uint64_t hi);
 /* The number of servers S: server i holds keys [i * N / S, (i + 1) * N / S)
  * (integer division) of every table of N keys. A task that makes a large
  * push piece by piece (dsana_push_ready) keeps every server's link busy by
  * making each server's keys in ascending order, all servers' at once. */
-uint32_t dsana_servers(const struct dsana_task_ctx *ctx);
+DSANA_API uint32_t dsana_servers(const struct dsana_task_ctx *ctx);
 
 /* --------------------------------------------------------------- server */
 
@@ -363,6 +365,6 @@ struct dsana_app {
  * (the options with an argument and a default, in table order) through
  * app->set_option, so that the option table is the one place a default is
  * written. 0, or set_option's error (a default the app refuses is a bug). */
-int dsana_app_set_defaults(const struct dsana_app *app, void *state);
+DSANA_API int dsana_app_set_defaults(const struct dsana_app *app, void *state);
 
 #endif /* DSANA_DSANA_H */

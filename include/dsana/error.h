@@ -7,6 +7,8 @@
 #ifndef DSANA_ERROR_H
 #define DSANA_ERROR_H
 
+#include "dsana/export.h"
+
 /* Error codes: 0 is success, every failure is a negative DSANA_E* value. */
 #define DSANA_ERRNO_MAP(X)                               \
   X(ENOMEM, -1, "out of memory")                         \
@@ -34,6 +36,6 @@ enum dsana_err {
 };
 
 /* Words for an error code; never NULL, static storage. */
-const char *dsana_strerror(int err);
+DSANA_API const char *dsana_strerror(int err);
 
 #endif /* DSANA_ERROR_H */

@@ -46,6 +46,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dsana/export.h"
+
 struct dsana_graph {
   uint64_t n;              /* vertices 0..n-1 */
   uint64_t m;              /* edges (arcs), multi-edges and self loops included */
@@ -87,13 +89,13 @@ struct dsana_graph_opts {
  * Unweighted: a SNAP file's columns after the second are ignored with one
  * warning; a binary graph's weights are hidden (in_w, out_w NULL).
  * undirected on a binary graph is an error (convert the text with it). */
-int dsana_graph_open(const char *path, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
-                     size_t errlen);
+DSANA_API int dsana_graph_open(const char *path, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
+                               size_t errlen);
 
 /* Write g in the binary format, atomically (temporary file + rename):
  * version 1 when g has no weights (byte for byte what older builds wrote),
  * version 2 with the in_w and out_w sections when it has. */
-int dsana_graph_write_binary(const struct dsana_graph *g, const char *path, char *err, size_t errlen);
+DSANA_API int dsana_graph_write_binary(const struct dsana_graph *g, const char *path, char *err, size_t errlen);
 
 /* Write g as a SNAP edge list, gzip when path ends in ".gz" (not atomic:
  * removed on failure). Lines: the dense-id line when g->orig_id is NULL
@@ -101,8 +103,8 @@ int dsana_graph_write_binary(const struct dsana_graph *g, const char *path, char
  * included), comment as given (NULL or whole '#' lines), "# Nodes: N
  * Edges: M", a column line, then "src<TAB>dst[<TAB>weight]" per arc in CSC
  * order with original ids and weights printed with 17 significant digits. */
-int dsana_graph_write_snap(const struct dsana_graph *g, const char *path, const char *comment, char *err,
-                           size_t errlen);
+DSANA_API int dsana_graph_write_snap(const struct dsana_graph *g, const char *path, const char *comment, char *err,
+                                     size_t errlen);
 
 /* Memory-map a binary graph (version 1 or 2); checks magic, version, sizes
  * and section bounds (O(1)), and for a weighted file the CRC32 of the
@@ -110,16 +112,16 @@ int dsana_graph_write_snap(const struct dsana_graph *g, const char *path, const 
  * destination range. Weights, when the file has them, are always exposed.
  * One process maps a file once: graphs of the same file share the mapping
  * (read-only), unmapped when the last of them is released. */
-int dsana_graph_map_binary(const char *path, struct dsana_graph *g, char *err, size_t errlen);
+DSANA_API int dsana_graph_map_binary(const char *path, struct dsana_graph *g, char *err, size_t errlen);
 
 /* Check that offsets of destinations [lo, hi) are monotone and in bounds and
  * their sources are < n: O(edges in range). For a weighted graph also that
  * their in_w are positive and finite and, for v in [lo, hi), out_w[v] is
  * finite and positive exactly when out_deg[v] > 0. For mapped files. */
-int dsana_graph_check_range(const struct dsana_graph *g, uint64_t lo, uint64_t hi, char *err, size_t errlen);
+DSANA_API int dsana_graph_check_range(const struct dsana_graph *g, uint64_t lo, uint64_t hi, char *err, size_t errlen);
 
 /* true when the file starts with the binary graph magic. */
-bool dsana_graph_is_binary(const char *path);
+DSANA_API bool dsana_graph_is_binary(const char *path);
 
 /* Graph500 Kronecker: 2^scale vertices, edge_factor * 2^scale edges,
  * initiator A=0.57 B=0.19 C=0.19, vertex ids permuted; deterministic for the
@@ -128,20 +130,22 @@ bool dsana_graph_is_binary(const char *path);
  * generated edges); opts->weighted gives each generated edge a weight
  * uniform in (0, 1] (a multiple of 2^-53, from the seed, like Graph500's
  * SSSP weights but never 0). */
-int dsana_graph_gen_kron(unsigned scale, unsigned edge_factor, uint64_t seed, const struct dsana_graph_opts *opts,
-                         struct dsana_graph *g, char *err, size_t errlen);
+DSANA_API int dsana_graph_gen_kron(unsigned scale, unsigned edge_factor, uint64_t seed,
+                                   const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
+                                   size_t errlen);
 /* Uniform random: n vertices, m edges, endpoints independent uniform. */
-int dsana_graph_gen_uniform(uint64_t n, uint64_t m, uint64_t seed, const struct dsana_graph_opts *opts,
-                            struct dsana_graph *g, char *err, size_t errlen);
+DSANA_API int dsana_graph_gen_uniform(uint64_t n, uint64_t m, uint64_t seed, const struct dsana_graph_opts *opts,
+                                      struct dsana_graph *g, char *err, size_t errlen);
 
 /* Build a graph from an edge list already in memory (ids < n). Copies.
  * opts->weighted is ignored: weights come from dsana_graph_from_weighted_edges. */
-int dsana_graph_from_edges(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t *dst,
-                           const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err, size_t errlen);
+DSANA_API int dsana_graph_from_edges(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t *dst,
+                                     const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
+                                     size_t errlen);
 /* The same with w[i] the weight of edge i (positive finite, else DSANA_ERANGE). */
-int dsana_graph_from_weighted_edges(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t *dst, const double *w,
-                                    const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
-                                    size_t errlen);
+DSANA_API int dsana_graph_from_weighted_edges(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t *dst,
+                                              const double *w, const struct dsana_graph_opts *opts,
+                                              struct dsana_graph *g, char *err, size_t errlen);
 
 /* Vertex orders for dsana_graph_reorder. */
 enum dsana_graph_order {
@@ -156,14 +160,14 @@ enum dsana_graph_order {
  * written through dsana_graph_orig_id() keeps the original ids. out_w is
  * re-summed in out's CSC order. Validates in completely first (a mapped
  * file may be corrupt). in is not changed. */
-int dsana_graph_reorder(const struct dsana_graph *in, enum dsana_graph_order kind, struct dsana_graph *out, char *err,
-                        size_t errlen);
+DSANA_API int dsana_graph_reorder(const struct dsana_graph *in, enum dsana_graph_order kind, struct dsana_graph *out,
+                                  char *err, size_t errlen);
 
 /* Vertices in ascending original id: *order = NULL when index order already
  * is (no orig_id, or ascending orig_id: every reader's output), else a
  * malloc'd array of the n indices (caller frees). For writers that must
  * list a reordered graph in original-id order. DSANA_ENOMEM on failure. */
-int dsana_graph_orig_order(const struct dsana_graph *g, uint32_t **order, char *err, size_t errlen);
+DSANA_API int dsana_graph_orig_order(const struct dsana_graph *g, uint32_t **order, char *err, size_t errlen);
 
 /* Read a personalization (teleport) vector for g from path (plain or gzip):
  * lines "vertex weight" (tab or spaces), '#' comment lines, blank lines;
@@ -175,8 +179,8 @@ int dsana_graph_orig_order(const struct dsana_graph *g, uint32_t **order, char *
  * listed twice, a negative/non-numeric/infinite weight; naming the file:
  * all weights zero (or none listed), a sum that overflows. *vec is NULL on
  * failure. */
-int dsana_graph_load_personalization(const char *path, const struct dsana_graph *g, double **vec, char *err,
-                                     size_t errlen);
+DSANA_API int dsana_graph_load_personalization(const char *path, const struct dsana_graph *g, double **vec, char *err,
+                                               size_t errlen);
 
 struct dsana_graph_stats {
   uint64_t n, m;
@@ -186,13 +190,13 @@ struct dsana_graph_stats {
   uint64_t duplicates; /* edges beyond the first between the same pair */
   uint64_t max_in, max_out, min_in, min_out;
 };
-void dsana_graph_stats(const struct dsana_graph *g, struct dsana_graph_stats *st);
+DSANA_API void dsana_graph_stats(const struct dsana_graph *g, struct dsana_graph_stats *st);
 
 /* Original id of vertex v (orig_id[v] or v). */
 static inline uint64_t dsana_graph_orig_id(const struct dsana_graph *g, uint64_t v) {
   return g->orig_id ? g->orig_id[v] : v;
 }
 
-void dsana_graph_fini(struct dsana_graph *g);
+DSANA_API void dsana_graph_fini(struct dsana_graph *g);
 
 #endif

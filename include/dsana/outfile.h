@@ -31,6 +31,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "dsana/export.h"
+
 struct dsana_outfile;
 
 /* dsana_outfile_open flags */
@@ -41,46 +43,47 @@ struct dsana_outfile;
  * exists and is writable, the target is not a directory, an existing
  * target is writable. A FIFO is not opened (that would wait for a
  * reader). Returns 0, or DSANA_EIO with one line in err. */
-int dsana_outfile_check(const char *path, char *err, size_t errlen);
+DSANA_API int dsana_outfile_check(const char *path, char *err, size_t errlen);
 /* The same for a folder the run fills (checkpoints): an existing folder
  * must be writable; a missing one must be creatable (its parent exists
  * and is writable). */
-int dsana_outfile_check_dir(const char *dir, char *err, size_t errlen);
+DSANA_API int dsana_outfile_check_dir(const char *dir, char *err, size_t errlen);
 /* true when writing path replaces it atomically (its target is absent or
  * a regular file); false when it is written in place (stdout, devices,
  * FIFOs) or cannot be resolved. */
-bool dsana_outfile_replaces(const char *path);
+DSANA_API bool dsana_outfile_replaces(const char *path);
 /* true when a and b name the same file once links are followed: the same
  * device and inode when both exist, else the same name in the same
  * folder. "-" is the same as "-" only. */
-bool dsana_outfile_same(const char *a, const char *b);
+DSANA_API bool dsana_outfile_same(const char *a, const char *b);
 
 /* Standard output carries data from now on (an output named "-"): "-"
  * is written to the standard output the process started with, and what
  * is printed on stdout afterwards (iteration tables, summaries, top-K
  * lists) goes to standard error, so a pipe receives the data alone.
  * Call it once, before any role is started; 0 or an errno value. */
-int dsana_outfile_stdout_for_data(void);
+DSANA_API int dsana_outfile_stdout_for_data(void);
 
 /* Start writing path (see the top). *out is NULL on failure. */
-int dsana_outfile_open(const char *path, unsigned flags, struct dsana_outfile **out, char *err, size_t errlen);
+DSANA_API int dsana_outfile_open(const char *path, unsigned flags, struct dsana_outfile **out, char *err,
+                                 size_t errlen);
 /* Buffered writes (the first allocates the 1 MiB buffer). After the first
  * failure every call returns DSANA_EIO and does nothing; commit() reports
  * the reason. */
-int dsana_outfile_write(struct dsana_outfile *o, const void *p, size_t len);
-int dsana_outfile_printf(struct dsana_outfile *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+DSANA_API int dsana_outfile_write(struct dsana_outfile *o, const void *p, size_t len);
+DSANA_API int dsana_outfile_printf(struct dsana_outfile *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Push what is buffered to the file (in place: visible to readers now). */
-int dsana_outfile_flush(struct dsana_outfile *o);
+DSANA_API int dsana_outfile_flush(struct dsana_outfile *o);
 /* The descriptor, for writers that write() whole sections themselves
  * (nothing buffered may be pending; not with gzip). */
-int dsana_outfile_fd(const struct dsana_outfile *o);
+DSANA_API int dsana_outfile_fd(const struct dsana_outfile *o);
 /* Finish: flush, fsync, and (atomic) rename into place. Frees o, whatever
  * the result; on failure the target is unchanged (atomic) and the
  * temporary is gone. */
-int dsana_outfile_commit(struct dsana_outfile *o, char *err, size_t errlen);
+DSANA_API int dsana_outfile_commit(struct dsana_outfile *o, char *err, size_t errlen);
 /* Give up: the target is unchanged (atomic) and the temporary is gone.
  * Frees o; NULL is fine. */
-void dsana_outfile_discard(struct dsana_outfile *o);
+DSANA_API void dsana_outfile_discard(struct dsana_outfile *o);
 
 /* An unnamed file in $TMPDIR (else /tmp) that nothing can leave behind:
  * it has no name from the start (O_TMPFILE, or created and unlinked at
@@ -88,6 +91,6 @@ void dsana_outfile_discard(struct dsana_outfile *o);
  * killed. path gets "/proc/self/fd/N", which this process and the
  * processes it forks (they inherit the descriptor) open, map and write
  * like any path. Close *fd when done. */
-int dsana_outfile_anon(char *path, size_t len, int *fd, char *err, size_t errlen);
+DSANA_API int dsana_outfile_anon(char *path, size_t len, int *fd, char *err, size_t errlen);
 
 #endif /* DSANA_OUTFILE_H */

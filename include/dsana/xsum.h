@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "dsana/export.h"
+
 /*
  * Exact, order-independent sums of doubles with a fixed resolution of
  * 2^-80 (each addend is truncated toward zero to that grid): a 192-bit
@@ -35,7 +37,7 @@ typedef struct dsana_xsum {
 /* doubles' worth of one dsana_xsum (its size on the wire and in pushes) */
 #define DSANA_XSUM_WORDS (sizeof(dsana_xsum) / sizeof(double))
 
-void dsana_xsum_add_bits(dsana_xsum *s, double x);
+DSANA_API void dsana_xsum_add_bits(dsana_xsum *s, double x);
 /* Add x. Inline fast path: |x| * 2^80 is exact (a power-of-two scaling)
  * and, below 2^63, a cast truncates it exactly: a 64-bit signed addend,
  * sign-extended into the 192 bits (its carry into hi, less one when it is
@@ -64,10 +66,10 @@ static inline void dsana_xsum_add(dsana_xsum *s, double x) {
   }
   dsana_xsum_add_bits(s, x);
 }
-void dsana_xsum_merge(dsana_xsum *into, const dsana_xsum *from);
+DSANA_API void dsana_xsum_merge(dsana_xsum *into, const dsana_xsum *from);
 /* The total, rounded to a nearby double (the same for the same total);
  * NaN for an invalid sum. */
-double dsana_xsum_value(const dsana_xsum *s);
+DSANA_API double dsana_xsum_value(const dsana_xsum *s);
 /* Is the sum exact (no addend marked it invalid)? */
 static inline bool dsana_xsum_valid(const dsana_xsum *s) { return !(s->flags & DSANA_XSUM_INVALID); }
 

@@ -15,6 +15,8 @@ static char log_role[64];                                       /* the process's
 static _Thread_local char log_role_mine[64];                    /* the calling thread's, "" = the process's */
 static _Thread_local char log_last[512];                        /* the last error, per thread */
 static enum log_level log_level_now = LOG_WARN;
+static pthread_mutex_t log_first_mu = PTHREAD_MUTEX_INITIALIZER; /* guards log_first */
+static char log_first[1024];                                     /* the first error line since the reset */
 
 void log_set_role(const char *role) {
   pthread_mutex_lock(&log_role_mu);
@@ -25,6 +27,26 @@ void log_set_role(const char *role) {
 void log_set_level(enum log_level level) { log_level_now = level; }
 
 const char *log_last_error(void) { return log_last; }
+
+void log_first_error(char *buf, size_t len) {
+  pthread_mutex_lock(&log_first_mu);
+  snprintf(buf, len, "%s", log_first);
+  pthread_mutex_unlock(&log_first_mu);
+}
+
+void log_reset(void) {
+  log_level_now = LOG_WARN;
+  pthread_mutex_lock(&log_first_mu);
+  log_first[0] = '\0';
+  pthread_mutex_unlock(&log_first_mu);
+}
+
+static void note_first_error(const char *line, size_t len) {
+  pthread_mutex_lock(&log_first_mu);
+  if (!log_first[0])
+    snprintf(log_first, sizeof log_first, "%.*s", (int)len, line);
+  pthread_mutex_unlock(&log_first_mu);
+}
 
 void log_msg(enum log_level level, const char *fmt, ...) {
   if (level == LOG_ERROR) {
@@ -53,6 +75,8 @@ void log_msg(enum log_level level, const char *fmt, ...) {
   size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
   if (len > sizeof line - 2)
     len = sizeof line - 2;
+  if (level == LOG_ERROR)
+    note_first_error(line, len);
   line[len++] = '\n';
   ssize_t w = write(STDERR_FILENO, line, len);
   (void)w;

@@ -16,6 +16,8 @@
 
 void status_mark_incomplete(void);
 bool status_incomplete(void);
+/* Not incomplete again: before the next of several runs in one process. */
+void status_reset(void);
 /* The exit code of a run that returned rc (0 or a DSANA_E* code) given
  * the code for failures: 0, STATUS_EXIT_INCOMPLETE, or fail_code. */
 int status_exit_code(int rc, int fail_code);

@@ -1,0 +1,190 @@
+/*
+ * power.c - an app written outside the dsana tree, built against the
+ * installed library only (dsana/dsana.h, dsana/launch.h, dsana/outfile.h):
+ * the power iteration for the largest eigenvalue of the n x n symmetric
+ * matrix A(i, j) = 1 / (1 + |i - j|), computed on the fly (no input file).
+ *
+ * Table Y (n keys, ASSIGN) holds y_t = A x_{t-1} with x = y / |y|. A task
+ * owns rows [lo, hi): it reads all of y_{t-1}, writes its rows of y_t, and
+ * adds exactly (dsana_xsum) its share of |y_t|^2 and of the Rayleigh
+ * quotient x_{t-1} . A x_{t-1}. reduce() turns them into the norm (a global
+ * the next iteration's tasks divide by) and the eigenvalue estimate;
+ * the run stops when that moves less than --tol (relative). Every y_i is
+ * one task's sum in a fixed order and the other sums are exact, so the
+ * result is bit-identical for any worker count, server count, mode or
+ * straggler pattern. output() writes the eigenvalue and the unit vector.
+ *
+ *   dsana-power power --n 1000 --out x.txt [--workers 3 --servers 2 ...]
+ *
+ * main() is the whole dsana command knowing this app: every runtime
+ * option (--workers, --scenario, --metrics ...) and --help work.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dsana/dsana.h>
+#include <dsana/launch.h>
+#include <dsana/outfile.h>
+
+enum { T_Y = 0 };                  /* the only table */
+enum { S_NORM2 = 0, S_RQ = 1 };    /* the sums tasks add */
+enum { G_NORM = 0, G_LAMBDA = 1 }; /* the globals reduce() sets */
+
+struct power {
+  uint64_t n;
+  double tol;
+  uint32_t max_iter;
+  char out[4096];
+  double lambda; /* the scheduler's: the last estimate, for output() */
+};
+
+static const struct dsana_app_option power_options[] = {
+    {"n", "N", "matrix size", DSANA_OPT_PARAM, "1000"},
+    {"tol", "TOL", "stop when the eigenvalue moves less than TOL (relative); 0: run --max-iter", DSANA_OPT_REPORT,
+     "1e-12"},
+    {"max-iter", "K", "iteration cap", DSANA_OPT_REPORT, "100"},
+    {"out", "FILE", "eigenvalue, then the unit eigenvector, one value a line", DSANA_OPT_OUTPUT, NULL},
+    {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
+
+static int power_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
+  struct power *p = app;
+  char *end = NULL;
+  if (!name) {
+    snprintf(err, errlen, "unexpected argument '%s' (power takes no input file)", value);
+    return DSANA_EINVAL;
+  }
+  if (strcmp(name, "n") == 0)
+    p->n = strtoull(value, &end, 10);
+  else if (strcmp(name, "tol") == 0)
+    p->tol = strtod(value, &end);
+  else if (strcmp(name, "max-iter") == 0)
+    p->max_iter = (uint32_t)strtoul(value, &end, 10);
+  else if (strcmp(name, "out") == 0 && strlen(value) < sizeof p->out)
+    end = strcpy(p->out, value) + strlen(value);
+  bool bad = !end || *end || (strcmp(name, "n") == 0 && (p->n < 1 || p->n > 100000)) || !(p->tol >= 0);
+  if (bad)
+    snprintf(err, errlen, "--%s %s: invalid value", name, value);
+  return bad ? DSANA_EINVAL : 0;
+}
+
+extern const struct dsana_app power_app;
+
+static int power_create(void **app) {
+  struct power *p = calloc(1, sizeof *p);
+  *app = p;
+  return !p ? DSANA_ENOMEM : dsana_app_set_defaults(&power_app, p);
+}
+
+static void power_destroy(void *app) { free(app); }
+
+/* Row ranges of about equal size, as many as the workers asked for; a
+ * task's cost is its row count. */
+static int power_setup(void *app, struct dsana_job *job, char *err, size_t errlen) {
+  struct power *p = app;
+  struct dsana_job_info info;
+  dsana_job_get_info(job, &info);
+  uint64_t want = (uint64_t)info.n_workers * info.tasks_per_worker;
+  uint32_t n_tasks = (uint32_t)(want < p->n ? want : p->n);
+  struct dsana_task_decl *tasks = calloc(n_tasks, sizeof *tasks);
+  uint32_t y;
+  int rc = tasks ? dsana_job_add_table(job, "y", p->n, 1, DSANA_RULE_ASSIGN, &y) : DSANA_ENOMEM;
+  for (uint32_t t = 0; !rc && t < n_tasks; t++)
+    tasks[t] = (struct dsana_task_decl){p->n * t / n_tasks, p->n * (t + 1) / n_tasks, 0};
+  for (uint32_t t = 0; !rc && t < n_tasks; t++)
+    tasks[t].cost = (double)(tasks[t].hi - tasks[t].lo);
+  if (!rc)
+    rc = dsana_job_set_tasks(job, tasks, n_tasks);
+  for (uint32_t t = 0; !rc && t < n_tasks; t++)
+    rc = dsana_job_task_writes(job, t, y, tasks[t].lo, tasks[t].hi);
+  if (!rc)
+    rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, y, 0, p->n);
+  if (!rc)
+    rc = dsana_job_set_result_table(job, y);
+  if (!rc)
+    rc = dsana_job_set_sums(job, 2);
+  if (!rc)
+    dsana_job_set_convergence(job, p->tol, p->max_iter);
+  if (rc)
+    snprintf(err, errlen, "%s", dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
+  free(tasks);
+  return rc;
+}
+
+/* y_0 = (1, ..., 1). */
+static int power_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values) {
+  (void)app, (void)table;
+  for (uint64_t k = lo; k < hi; k++)
+    values[k] = 1.0;
+  return 0;
+}
+
+static int power_run_task(void *app, struct dsana_task_ctx *ctx) {
+  const struct power *p = app;
+  const double *y = dsana_read(ctx, T_Y);
+  double *out = dsana_push_buf(ctx, T_Y);
+  double norm = ctx->globals[G_NORM] > 0 ? ctx->globals[G_NORM] : sqrt((double)p->n); /* |y_0| */
+  for (uint64_t i = ctx->lo; i < ctx->hi; i++) {
+    double s = 0;
+    for (uint64_t j = 0; j < p->n; j++)
+      s += y[j] / (1.0 + fabs((double)i - (double)j));
+    out[i] = s / norm; /* (A x)_i */
+    dsana_xsum_add(&ctx->sums[S_NORM2], out[i] * out[i]);
+    dsana_xsum_add(&ctx->sums[S_RQ], y[i] / norm * out[i]);
+  }
+  ctx->cost = (double)(ctx->hi - ctx->lo);
+  return 0;
+}
+
+static int power_reduce(void *app, struct dsana_reduce_ctx *ctx) {
+  struct power *p = app;
+  double lambda = ctx->sums[S_RQ], before = ctx->globals[G_LAMBDA];
+  ctx->residual = fabs(lambda - before) / fabs(lambda);
+  ctx->converged = ctx->iter > 1 && ctx->residual < p->tol;
+  ctx->globals[G_NORM] = sqrt(ctx->sums[S_NORM2]);
+  ctx->globals[G_LAMBDA] = lambda;
+  p->lambda = lambda;
+  return dsana_reduce_metric(ctx, "lambda", lambda);
+}
+
+static int power_output(void *app, const double *values, uint64_t n_keys, uint32_t width,
+                        const struct dsana_run_summary *run, char *err, size_t errlen) {
+  const struct power *p = app;
+  double norm2 = 0;
+  (void)width; /* 1 */
+  for (uint64_t k = 0; k < n_keys; k++)
+    norm2 += values[k] * values[k];
+  if (!run->quiet)
+    printf("lambda: %.15g after %u iterations\n", p->lambda, run->iters);
+  if (!p->out[0])
+    return 0;
+  struct dsana_outfile *f;
+  int rc = dsana_outfile_open(p->out, 0, &f, err, errlen);
+  if (rc)
+    return rc;
+  dsana_outfile_printf(f, "%.17g\n", p->lambda);
+  for (uint64_t k = 0; k < n_keys; k++)
+    dsana_outfile_printf(f, "%.17g\n", values[k] / sqrt(norm2));
+  return dsana_outfile_commit(f, err, errlen);
+}
+
+const struct dsana_app power_app = {
+    .name = "power",
+    .summary = "largest eigenvalue of A(i,j) = 1/(1+|i-j|) by power iteration (an out-of-tree example)",
+    .args = "",
+    .options = power_options,
+    .create = power_create,
+    .destroy = power_destroy,
+    .set_option = power_set_option,
+    .setup = power_setup,
+    .init = power_init,
+    .run_task = power_run_task,
+    .reduce = power_reduce,
+    .output = power_output,
+};
+
+int main(int argc, char **argv) {
+  const struct dsana_app *apps[] = {&power_app};
+  return dsana_main(argc, argv, apps, 1);
+}
