@@ -190,6 +190,24 @@ static int run_scheduler_alone(struct run_config *cfg, const struct role_params 
   return rc;
 }
 
+int cmd_app_run_local(struct cli_run *r) {
+  int rc = setup_token(&r->cfg, true, r->app->name);
+  if (!rc)
+    rc = prepare_app(r, true);
+  if (rc)
+    return rc;
+  struct cli_report rep;
+  report_init(&rep, r);
+  struct role_params p = {.cfg = &r->cfg,
+                          .apps = cli_apps(),
+                          .app = r->app,
+                          .app_state = r->app_state,
+                          .args = &r->args,
+                          .index = UINT32_MAX,
+                          .observer = &rep.observer};
+  return r->cfg.isolate == ISOLATE_THREADS ? runtime_launch_threads(&p) : runtime_launch_local(&p);
+}
+
 int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool scheduler_only) {
   if (cli_check_app(app) != 0)
     return CLI_EXIT_FAIL;
@@ -238,17 +256,8 @@ int cmd_app_main(const struct dsana_app *app, int argc, char **argv, bool schedu
                               .observer = &rep.observer};
       rc = run_scheduler_alone(&r.cfg, &p);
     }
-  } else if ((rc = setup_token(&r.cfg, true, app->name)) == 0 && (rc = prepare_app(&r, true)) == 0) {
-    struct cli_report rep;
-    report_init(&rep, &r);
-    struct role_params p = {.cfg = &r.cfg,
-                            .apps = cli_apps(),
-                            .app = app,
-                            .app_state = r.app_state,
-                            .args = &r.args,
-                            .index = UINT32_MAX,
-                            .observer = &rep.observer};
-    rc = r.cfg.isolate == ISOLATE_THREADS ? runtime_launch_threads(&p) : runtime_launch_local(&p);
+  } else {
+    rc = cmd_app_run_local(&r);
   }
   app->destroy(r.app_state);
   if (rc == DSANA_EINTR && runtime_launch_signal()) { /* die of it, as the shell expects: 128+N */
