@@ -80,7 +80,7 @@ def _source_from_arrays(G, weight):
     w = np.asarray(G[2], dtype=np.float64) if len(G) == 3 and weight is not None else None
     if w is not None and w.shape != src.shape:
         raise ValueError(f"dsana pagerank: {w.shape[0]} weights for {src.shape[0]} edges")
-    return n, _graph_from_edges(n, src, dst, w), w is not None and not np.all(w == 1)
+    return (n, *_graph_from_edges(n, src, dst, w))
 
 
 def _check_weights(w):
@@ -97,7 +97,7 @@ def _graph_from_edges(n, src, dst, w):
     weighted = w is not None and not np.all(w == 1)
     return _dsana.graph_edges(
         max(n, 1), np.ascontiguousarray(src, np.uint32), np.ascontiguousarray(dst, np.uint32), w if weighted else None
-    )
+    ), weighted
 
 
 def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, weight="weight",
@@ -122,14 +122,16 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, weig
     if _nx is not None and isinstance(G, _nx.Graph):
         nodes, src, dst, w = _edges_from_networkx(G, weight)
         n = len(nodes)
-        graph = _graph_from_edges(n, src, dst, w if weight is not None else None) if n else None
+        graph, weighted = _graph_from_edges(n, src, dst, w if weight is not None else None) if n else (None, False)
     else:
-        n, graph, _ = _source_from_arrays(G, weight)
+        n, graph, weighted = _source_from_arrays(G, weight)
     if n == 0 or graph is None:
         raise ValueError("dsana pagerank: G: empty graph (no edges)")
     argv = ["pagerank", graph.name, "--damping", number(alpha), "--max-iter", str(int(max_iter)),
             "--tol", number(float(tol) * n), "--top", "0", "\0quiet"]
     argv += runtime_args(workers, servers, mode, scenario, threads)
+    if weighted:
+        argv.append("--weighted")
     pers = None
     if personalization is not None:
         if nodes is not None and isinstance(personalization, dict):
@@ -147,7 +149,7 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, weig
     names = {graph.name: "G"}
     if pers is not None:
         names[pers.name] = "personalization"
-    values, iters, converged, _ = run(argv, names)
+    values, iters, converged, _ = run(argv, names, quiet_not_converged=True)
     if not converged and tol > 0:
         raise PowerIterationFailedConvergence(max_iter)
     ranks = values[:, 0]
