@@ -190,6 +190,31 @@ static int run_scheduler_alone(struct run_config *cfg, const struct role_params 
   return rc;
 }
 
+/* The whole job on this machine, as `dsana APP ...` runs it without a
+ * launcher: the job's token, the checks of its files and app, then every
+ * role (threads or processes, r->cfg.isolate); *rep reports it. */
+static int run_local(struct cli_run *r, struct cli_report *rep) {
+  int rc = setup_token(&r->cfg, true, r->app->name);
+  if (!rc)
+    rc = prepare_app(r, true);
+  if (rc)
+    return rc;
+  struct role_params p = {.cfg = &r->cfg,
+                          .apps = cli_apps(),
+                          .app = r->app,
+                          .app_state = r->app_state,
+                          .args = &r->args,
+                          .index = UINT32_MAX,
+                          .observer = &rep->observer};
+  return r->cfg.isolate == ISOLATE_THREADS ? runtime_launch_threads(&p) : runtime_launch_local(&p);
+}
+
+int cmd_app_run_local(struct cli_run *r) {
+  struct cli_report rep;
+  report_init(&rep, r);
+  return run_local(r, &rep);
+}
+
 /* The job of a parsed command line: mpirun's ranks, a scheduler alone, or
  * the whole job on this machine; *rep reports it (the scheduler's summary,
  * when the scheduler ran in this process). */
@@ -230,15 +255,8 @@ static int run_job(struct cli_run *r, bool scheduler_only, struct cli_report *re
                               .observer = &rep->observer};
       rc = run_scheduler_alone(&r->cfg, &p);
     }
-  } else if ((rc = setup_token(&r->cfg, true, app->name)) == 0 && (rc = prepare_app(r, true)) == 0) {
-    struct role_params p = {.cfg = &r->cfg,
-                            .apps = cli_apps(),
-                            .app = app,
-                            .app_state = r->app_state,
-                            .args = &r->args,
-                            .index = UINT32_MAX,
-                            .observer = &rep->observer};
-    rc = r->cfg.isolate == ISOLATE_THREADS ? runtime_launch_threads(&p) : runtime_launch_local(&p);
+  } else {
+    rc = run_local(r, rep);
   }
   return rc;
 }

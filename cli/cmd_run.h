@@ -19,6 +19,15 @@ struct cli_outcome {
  * never a signal; *out (NULL: not wanted) gets what the job reported. The
  * app must have passed cli_check_app. */
 int cmd_app_job(const struct dsana_app *app, int argc, char **argv, bool scheduler_only, struct cli_outcome *out);
+struct cli_run;
+/* A parsed run (cli_parse_run) on this machine, as `dsana APP ...` runs it
+ * without a launcher: the job's token, the checks of its files and app,
+ * then every role (threads or processes, r->cfg.isolate). The job's result
+ * reaches r->app's output hook in the scheduler. Returns 0 or a negative
+ * DSANA_E* code after one line on stderr; DSANA_EINTR when a stop signal
+ * ended the job (runtime_launch_signal() says which). r->app_state stays
+ * the caller's. */
+int cmd_app_run_local(struct cli_run *r);
 /* role: "server" or "worker"; argv[0] is the role. Returns the exit code. */
 int cmd_role_main(const char *role, int argc, char **argv);
 

@@ -3,6 +3,7 @@
 # they are missing (as root, or through sudo). Safe to run again.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libzmq3-dev libcmocka-dev libcjson-dev libsodium-dev libzstd-dev zlib1g-dev gzip jq
+  python3-dev python3-numpy python3-scipy python3-sklearn python3-networkx python3-pytest
   valgrind clang libclang-rt-14-dev clang-format-14 libopenmpi-dev openmpi-bin dataset-fashion-mnist)
 missing=()
 for p in "${pkgs[@]}"; do

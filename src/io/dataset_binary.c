@@ -134,7 +134,26 @@ int dsana_dataset_write_binary(const struct dsana_dataset *ds, const char *path,
   return ds_out_finish(&o, ok, ok ? 0 : errno, err, errlen);
 }
 
-bool dsana_dataset_is_binary(const char *path) { return graph_file_has_magic(path, BIN_MAGIC); }
+bool dsana_dataset_is_binary(const char *path) {
+  return io_mem_find(path, IO_MEM_DATASET) || graph_file_has_magic(path, BIN_MAGIC);
+}
+
+/* An in-memory dataset (mem_source.c): a view of the caller's arrays. */
+static int map_memory(const char *path, struct dsana_dataset *ds, char *err, size_t errlen) {
+  const struct dsana_dataset *src = io_mem_find(path, IO_MEM_DATASET);
+  if (!src)
+    return graph_errf(err, errlen, DSANA_EIO, "%s: no such in-memory dataset (unregistered)", path);
+  *ds = (struct dsana_dataset){.n_rows = src->n_rows,
+                               .n_features = src->n_features,
+                               .nnz = src->nnz,
+                               .row_off = src->row_off,
+                               .col = src->col,
+                               .val_f32 = src->val_f32,
+                               .val_f64 = src->val_f64,
+                               .label = src->label,
+                               .priv_name = strdup(path)};
+  return ds->priv_name ? 0 : graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
+}
 
 /* Counts of the header against each other and the format's limits. */
 static int check_counts(const char *path, const unsigned char *h, char *err, size_t errlen) {
@@ -214,6 +233,8 @@ int dsana_dataset_map_binary(const char *path, struct dsana_dataset *ds, char *e
   memset(ds, 0, sizeof *ds);
   if (!path)
     return graph_errf(err, errlen, DSANA_EINVAL, "dataset_map_binary: NULL path");
+  if (io_mem_is_name(path))
+    return map_memory(path, ds, err, errlen);
   int rc = io_map_shared(path, BIN_HEADER, &map, &size, err, errlen);
   if (rc)
     return rc;

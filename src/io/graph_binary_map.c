@@ -24,7 +24,25 @@
 #define BIN_MAGIC "DSNAGRPH"
 enum { BIN_MIN_HEADER = 128 };
 
-bool dsana_graph_is_binary(const char *path) { return graph_file_has_magic(path, BIN_MAGIC); }
+bool dsana_graph_is_binary(const char *path) {
+  return io_mem_find(path, IO_MEM_GRAPH) || graph_file_has_magic(path, BIN_MAGIC);
+}
+
+/* An in-memory graph (mem_source.c): a view of the caller's arrays. */
+static int map_memory(const char *path, struct dsana_graph *g, char *err, size_t errlen) {
+  const struct dsana_graph *src = io_mem_find(path, IO_MEM_GRAPH);
+  if (!src)
+    return graph_errf(err, errlen, DSANA_EIO, "%s: no such in-memory graph (unregistered)", path);
+  *g = (struct dsana_graph){.n = src->n,
+                            .m = src->m,
+                            .in_off = src->in_off,
+                            .in_src = src->in_src,
+                            .out_deg = src->out_deg,
+                            .orig_id = src->orig_id,
+                            .in_w = src->in_w,
+                            .out_w = src->out_w};
+  return 0;
+}
 
 uint64_t graph_binary_flags(const struct dsana_graph *g) { return g->priv_map ? hb_get_u64(g->priv_map, 32) : 0; }
 
@@ -109,6 +127,8 @@ int dsana_graph_map_binary(const char *path, struct dsana_graph *g, char *err, s
   uint64_t size = 0;
   const struct graph_bin_format *f = NULL;
   memset(g, 0, sizeof *g);
+  if (io_mem_is_name(path))
+    return map_memory(path, g, err, errlen);
   int rc = io_map_shared(path, BIN_MIN_HEADER, &map, &size, err, errlen);
   if (rc)
     return rc;

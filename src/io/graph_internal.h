@@ -49,6 +49,17 @@ int graph_errf(char *err, size_t errlen, int code, const char *fmt, ...) __attri
 int io_map_shared(const char *path, uint64_t min_size, void **map, uint64_t *size, char *err, size_t errlen);
 void io_unmap_shared(void *map, size_t len);
 
+/* mem_source.c: does path name an in-memory source ("dsana-mem:...")? Its
+ * data (a struct dsana_graph, dsana_dataset or io_mem_vector by kind), or
+ * NULL when no such source of that kind is registered. */
+enum io_mem_kind { IO_MEM_GRAPH = 0, IO_MEM_DATASET, IO_MEM_VECTOR };
+struct io_mem_vector {
+  const double *v;
+  uint64_t n;
+};
+bool io_mem_is_name(const char *path);
+const void *io_mem_find(const char *path, enum io_mem_kind kind);
+
 /* Format one warning line and hand it to opts->warn (nothing if NULL). */
 void graph_warnf(const struct dsana_graph_opts *opts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

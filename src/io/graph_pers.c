@@ -119,6 +119,23 @@ static int read_file(struct pers *ps, char *err, size_t errlen) {
   return rc;
 }
 
+/* An in-memory vector (mem_source.c): n weights, each >= 0 and finite. */
+static int copy_memory(struct pers *ps, char *err, size_t errlen) {
+  const struct io_mem_vector *m = io_mem_find(ps->path, IO_MEM_VECTOR);
+  if (!m)
+    return graph_errf(err, errlen, DSANA_EIO, "%s: no such in-memory vector (unregistered)", ps->path);
+  if (m->n != ps->g->n)
+    return graph_errf(err, errlen, DSANA_EINVAL, "%s: %llu weights for %llu vertices", ps->path,
+                      (unsigned long long)m->n, (unsigned long long)ps->g->n);
+  for (uint64_t v = 0; v < m->n; v++) {
+    if (!(m->v[v] >= 0) || !isfinite(m->v[v]))
+      return graph_errf(err, errlen, DSANA_ERANGE, "%s: vertex %llu: weight %g (want >= 0, finite)", ps->path,
+                        (unsigned long long)v, m->v[v]);
+    ps->raw[v] = m->v[v];
+  }
+  return 0;
+}
+
 /* Divide by the sum (in vertex index order); errors if 0 or infinite. */
 static int normalise(const struct pers *ps, char *err, size_t errlen) {
   double sum = 0.0;
@@ -150,7 +167,7 @@ int dsana_graph_load_personalization(const char *path, const struct dsana_graph 
   if (!ps.raw || !ps.seen)
     rc = graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory for %llu vertices", path, (unsigned long long)g->n);
   if (!rc)
-    rc = read_file(&ps, err, errlen);
+    rc = io_mem_is_name(path) ? copy_memory(&ps, err, errlen) : read_file(&ps, err, errlen);
   if (!rc)
     rc = normalise(&ps, err, errlen);
   free(order);

@@ -1,0 +1,51 @@
+"""Running a dsana job from Python: the runtime options every call takes
+(workers, servers, mode, scenario, threads) and the one place a job starts
+(_dsana.run), with the CLI's messages turned into exceptions and warnings."""
+import warnings
+
+from . import _dsana
+
+_MODES = ("dsana", "bsp")
+
+
+def runtime_args(workers=None, servers=None, mode=None, scenario=None, threads=None):
+    """The command-line options for the runtime settings given (None: the
+    CLI's default). Values are checked by the CLI's own parser."""
+    args = []
+    for flag, value in (("--workers", workers), ("--servers", servers), ("--threads", threads)):
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"{flag[2:]}: an integer, not {type(value).__name__}")
+            args += [flag, str(value)]
+    if mode is not None:
+        if not isinstance(mode, str):
+            raise TypeError(f"mode: a string ({' or '.join(_MODES)}), not {type(mode).__name__}")
+        args += ["--mode", mode]
+    if scenario is not None:
+        args += ["--scenario", str(scenario)]
+    return args
+
+
+def number(value):
+    """A number as the CLI reads it back exactly."""
+    return repr(float(value))
+
+
+def run(argv, names=None, warning_class=RuntimeWarning, quiet_not_converged=False):
+    """Run `dsana argv...` in this process; returns (values, iterations,
+    converged, residual). names maps the in-memory sources' names to what
+    the caller calls them ("G", "X") in messages."""
+    try:
+        values, iters, converged, residual, warned = _dsana.run(["--quiet" if a == "\0quiet" else a for a in argv])
+    except (ValueError, OSError, RuntimeError) as e:
+        msg = str(e)
+        for mem, shown in (names or {}).items():
+            msg = msg.replace(mem, shown)
+        raise type(e)(msg) from None
+    for line in warned.splitlines():
+        if quiet_not_converged and "not converged" in line:
+            continue  # the caller raises or warns in its own terms
+        for mem, shown in (names or {}).items():
+            line = line.replace(mem, shown)
+        warnings.warn(line, warning_class, stacklevel=3)
+    return values, iters, converged, residual
