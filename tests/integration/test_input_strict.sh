@@ -123,6 +123,14 @@ expect_refused twice_data "" "" "--samples given twice" \
   "$DSANA" data gen logreg --samples 3 --features 2 --nnz-per-row 1 --samples 4 --out d.svm
 expect_refused twice_predict "" "" "--out given twice" "$DSANA" logreg predict m.txt d.svm -o p1 --out p2
 expect_ok twice_flag "$DSANA" pagerank small.txt --quiet --out out.tf --quiet
+# dsana sim: its own options as the run's
+expect_refused twice_sim_seed "" "" "--seed given twice" "$DSANA" sim small.txt --seed 1 --quiet --seed 2
+expect_refused twice_sim_noise "" "" "--noise given twice" "$DSANA" sim small.txt --noise 0.1 --noise 0.1 --quiet
+expect_refused twice_sim_host "" "" "--host-cores given twice" "$DSANA" sim small.txt --host-cores 1 --host-cores 2
+printf '1\n2\n' >costs.tasks
+expect_refused twice_sim_tasks "" "" "--tasks given twice" "$DSANA" sim --tasks costs.tasks --tasks costs.tasks
+expect_refused twice_sim_run "" "" "--workers given twice" "$DSANA" sim small.txt --workers 2 --workers 3 --quiet
+expect_ok twice_sim_flag "$DSANA" sim small.txt --local --quiet --local
 
 note "7. model files for predict: strict, line by line"
 run_limited gen "$DSANA" data gen logreg --samples 200 --features 5 --nnz-per-row 3 --seed 1 --out d.svm
