@@ -168,4 +168,31 @@ bad_model mlpnan mlp 3 "not a finite number"
 sed '2s/$/ relu/' mlp.model >mlphdr.model
 bad_model mlphdr mlp 2 "bad header"
 
+note "8. kmeans --init-centroids: as strict as the model files"
+printf '0.1 0.2 0.3 0.4 0.5\n-1 0 1 2 3\n' >init.ok
+expect_ok init_ok "$DSANA" kmeans d.svm --k 2 --init-centroids init.ok --quiet --out km.ok
+# bad_init NAME LINE KEYWORD: NAME.init (made by the caller) refused naming LINE
+bad_init() {
+  expect_refused "init_$1" "$1.init" "$2" "$3" "$DSANA" kmeans d.svm --k 2 --init-centroids "$1.init" --quiet \
+    --out "km.$1"
+}
+printf '0.1 0.2 0.3 0.4 0.5\n-1 0 nan 2 3\n' >nan.init
+bad_init nan 2 "'nan' is not a finite number"
+printf '0.1 0.2 0.3 0.4 0.5\n-1 0 1 2 inf\n' >inf.init
+bad_init inf 2 "'inf' is not a finite number"
+printf '0.1 0.2 0.3 0.4\n-1 0 1 2 3\n' >narrow.init
+bad_init narrow 1 "4 values, expected 5"
+printf '0.1 0.2 0.3 0.4 0.5 9\n-1 0 1 2 3\n' >wide.init
+bad_init wide 1 "6 values, expected 5"
+printf '0.1 0.2 0.3 0.4 0.5\n-1 0 1 2 3 # last\n' >token.init
+bad_init token 2 "'#' is not a finite number"
+printf '0.1 0.2 0.3 0.4 0.5\n-1 0 1 2 3\n7 7 7 7 7\n' >extra.init
+bad_init extra 3 "more than the 2 centroids"
+printf '0.1 0.2 0.3 0.4 0.5\n-1 0\0001 2 3\n' >nul.init
+bad_init nul 2 "NUL byte"
+{ printf '0.1 0.2 0.3 0.4 0.5\n'; head -c 100000 /dev/zero | tr '\0' ' '; echo; } >long.init
+bad_init long 2 "longer than"
+expect_refused init_devzero "/dev/zero" 1 "NUL byte" "$DSANA" kmeans d.svm --k 2 --init-centroids /dev/zero --quiet \
+  --out km.devzero
+
 finish
