@@ -45,7 +45,7 @@ bench_init() {
   BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
   REPO=$(cd "$BENCH_DIR/.." && pwd)
   RESULTS=$BENCH_DIR/results
-  GRAPHS=$RESULTS/graphs
+  GRAPHS=$RESULTS/graphs-v3 # by binary graph format version: files of an older one are refused
   mkdir -p "$GRAPHS"
   need_cmd jq jq
   need_cmd /usr/bin/time time

@@ -15,7 +15,7 @@
 # mismatch exits 1; missed targets are reported (MET/MISSED), not fatal.
 # Writes DIR/results.csv (one row per graph x scenario x mode), DIR/results.md, DIR/runs.csv
 # (every run), PNG plots (gnuplot) and the two traces; DIR defaults to bench/results/paper.
-# Environment: DSANA (binary), PAPER_GRAPHS (graph cache, default bench/results/graphs),
+# Environment: DSANA (binary), PAPER_GRAPHS (graph cache, default bench/results/graphs-v3),
 # SHARED_DATA (default <repo>/../shared/data), BENCH_KEEP=1 (keep the scratch directory).
 set -euo pipefail
 PAPER_SH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -42,7 +42,7 @@ static const char CONVERT_HELP[] =
     "Read IN (SNAP edge list, plain or gzip; Matrix Market; binary) and write OUT in dsana's\n"
     "binary format (atomically).\n"
     "  --weighted     read edge weights: SNAP's third column, a Matrix Market real/integer value\n"
-    "                 (positive finite numbers); they are kept in OUT (binary format version 2)\n"
+    "                 (positive finite numbers); they are kept in OUT (binary format)\n"
     "  --undirected   each edge u v read is the two arcs u->v and v->u (a self loop once)\n"
     "  --dedup        collapse duplicate edges (weighted: the last weight read wins, as networkx)\n"
     "  --reorder none|degree   degree: renumber vertices by descending in-degree for cache\n"

@@ -34,7 +34,25 @@ struct sim_cli {
   struct sim_options opt;
   int host_cores; /* -1: from --local or the costs */
   bool has_max_iter;
+  unsigned seen; /* bit i: OWN_VALUED[i] was given */
 };
+
+/* The simulator's options that take a value: each is given once, as the
+ * run's are (opts.c). --local, a flag, may repeat. */
+static const char *const OWN_VALUED[] = {"--tasks", "--costs", "--seed", "--noise", "--host-cores"};
+
+/* a (an option of OWN_VALUED) given before: say so, DSANA_EUSAGE. */
+static int take_once(struct sim_cli *c, const char *a) {
+  for (unsigned k = 0; k < sizeof OWN_VALUED / sizeof OWN_VALUED[0]; k++)
+    if (strcmp(a, OWN_VALUED[k]) == 0) {
+      if (c->seen >> k & 1u) {
+        fprintf(stderr, "dsana sim: %s given twice (give each option once)\n", a);
+        return DSANA_EUSAGE;
+      }
+      c->seen |= 1u << k;
+    }
+  return 0;
+}
 
 static void usage(FILE *f) {
   fprintf(f, "usage: dsana sim [APP] ARGS|--tasks FILE [--workers N] [--servers S] [--scenario FILE]\n"
@@ -87,7 +105,9 @@ static int take_own(struct sim_cli *c, int argc, char **argv, int *i, bool *mine
   *mine = true;
   if (strcmp(a, "--local") == 0)
     return c->opt.local = true, 0;
-  if (strcmp(a, "--tasks") == 0)
+  if ((rc = take_once(c, a)) != 0)
+    ; /* a repeat */
+  else if (strcmp(a, "--tasks") == 0)
     c->tasks = v;
   else if (strcmp(a, "--costs") == 0)
     c->costs = v;

@@ -373,13 +373,17 @@ static struct option *build_table(const struct dsana_app *app) {
 }
 
 int cli_add_app_arg(struct cli_run *r, const char *name, const char *value) {
+  return cli_add_app_arg_from(r, name, value, NULL);
+}
+
+int cli_add_app_arg_from(struct cli_run *r, const char *name, const char *value, const char *origin) {
   char err[512] = "";
   if (r->args.n >= MSG_MAX_ARGS || strlen(value) >= MSG_ARG_MAX) {
     fprintf(stderr, "dsana %s: too many or too long arguments\n", cli_command(r));
     return DSANA_EUSAGE;
   }
   if (r->app->set_option(r->app_state, name, value, err, sizeof err) != 0) {
-    fprintf(stderr, "dsana %s: %s\n", cli_command(r), err);
+    fprintf(stderr, "dsana %s: %s%s%s\n", cli_command(r), origin ? origin : "", origin ? " " : "", err);
     return DSANA_EUSAGE;
   }
   snprintf(r->args.name[r->args.n], MSG_NAME_MAX, "%s", name ? name : "");

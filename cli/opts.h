@@ -37,6 +37,10 @@ int cli_parse_run(const struct dsana_app *app, int argc, char **argv, struct cli
  * `value`, as if it were on the command line. Returns 0, or DSANA_EUSAGE
  * after one line on stderr (the app refused it, or too many). */
 int cli_add_app_arg(struct cli_run *r, const char *name, const char *value);
+/* The same for a value read from a file, not typed: a refusal says where
+ * from (origin, e.g. "cannot resume from ck: ck/manifest records") before
+ * the app's words, so it is not taken for the user's option. */
+int cli_add_app_arg_from(struct cli_run *r, const char *name, const char *value, const char *origin);
 /* Messages say "dsana NAME:" instead of the app's name (dsana sim runs an
  * app's options through cli_parse_run), and what they say it is. */
 void cli_name_command(const char *name);

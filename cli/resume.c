@@ -340,7 +340,9 @@ static int fill_line(struct cli_run *r, const char *kind, const char *name, char
     return DSANA_EUSAGE;
   }
   put(took, positional ? " %s" : o->arg ? " --%s %s" : " --%s", positional ? rest : opt, rest);
-  return cli_add_app_arg(r, positional ? NULL : opt, o && !o->arg ? "" : rest);
+  char origin[2 * CONFIG_PATH_MAX + 64];
+  snprintf(origin, sizeof origin, "cannot resume from %s: %s/manifest records", r->cfg.resume_dir, r->cfg.resume_dir);
+  return cli_add_app_arg_from(r, positional ? NULL : opt, o && !o->arg ? "" : rest, origin);
 }
 
 int cli_resume_fill(struct cli_run *r) {

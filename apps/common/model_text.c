@@ -55,9 +55,14 @@ __attribute__((format(printf, 4, 5))) static int line_err(const struct model_tex
 }
 
 int model_text_open(const char *path, struct model_text_in *in, char *err, size_t errlen) {
+  return model_text_open_max(path, MODEL_TEXT_LINE_MAX, in, err, errlen);
+}
+
+int model_text_open_max(const char *path, size_t line_max, struct model_text_in *in, char *err, size_t errlen) {
   memset(in, 0, sizeof *in);
   in->path = path;
-  in->buf = malloc(MODEL_TEXT_LINE_MAX + 1);
+  in->line_max = line_max;
+  in->buf = malloc(line_max + 1);
   if (!in->buf) {
     snprintf(err, errlen, "%s: out of memory", path);
     return DSANA_ENOMEM;
@@ -85,9 +90,9 @@ int model_text_line(struct model_text_in *in, char *err, size_t errlen) {
   size_t len = 0;
   int c;
   while ((c = getc_unlocked(in->f)) != EOF && c != '\n') {
-    if (len == MODEL_TEXT_LINE_MAX) {
+    if (len == in->line_max) {
       in->line++;
-      return line_err(in, err, errlen, "line longer than %d bytes", MODEL_TEXT_LINE_MAX);
+      return line_err(in, err, errlen, "line longer than %zu bytes", in->line_max);
     }
     if (c == '\0') {
       in->line++;

@@ -30,12 +30,17 @@ int model_text_put_body(struct dsana_outfile *o, const double *labels, uint64_t 
 struct model_text_in {
   FILE *f;
   const char *path;
-  uint64_t line; /* the number of the line in buf */
-  char *buf;     /* MODEL_TEXT_LINE_MAX + 1 bytes: the line, without '\n' */
+  uint64_t line;   /* the number of the line in buf */
+  size_t line_max; /* the longest line taken (MODEL_TEXT_LINE_MAX unless opened with another) */
+  char *buf;       /* line_max + 1 bytes: the line, without '\n' */
 };
 /* Open path for reading, plain or gzip; one line in err on failure
  * (DSANA_EIO). Close with model_text_close (also after a failed open). */
 int model_text_open(const char *path, struct model_text_in *in, char *err, size_t errlen);
+/* The same with lines of up to line_max bytes (other text files of the
+ * apps: a centroid file's line holds as many numbers as the data's
+ * features). */
+int model_text_open_max(const char *path, size_t line_max, struct model_text_in *in, char *err, size_t errlen);
 void model_text_close(struct model_text_in *in);
 /* The next line into in->buf: 1, or 0 at the end of the file, or an error. */
 int model_text_line(struct model_text_in *in, char *err, size_t errlen);

@@ -123,6 +123,15 @@ static int pr_check_graph(const struct pr_app *pr, const struct dsana_graph *g, 
   return 0;
 }
 
+/* The whole graph's range check, its message naming the graph's file. */
+static int check_whole(const struct pr_app *pr, const struct dsana_graph *g, char *err, size_t errlen) {
+  char why[400];
+  int rc = dsana_graph_check_range(g, 0, g->n, why, sizeof why);
+  if (rc)
+    snprintf(err, errlen, "%s: %s", pr->graph_path, why);
+  return rc;
+}
+
 /* In the launcher: read the graph once with the options that shape it,
  * check it whole, and keep a binary copy every role maps (text formats,
  * and binary files --dedup rebuilds); load the personalization. */
@@ -140,7 +149,7 @@ int pr_prepare(void *app, char *err, size_t errlen) {
   if ((rc = pr_check_graph(pr, &g, err, errlen)) == 0 && pr->pers_path[0] && !pr->pers)
     rc = dsana_graph_load_personalization(pr->pers_path, &g, &pr->pers, err, errlen);
   if (!rc && dsana_graph_is_binary(pr->graph_path) && !pr->dedup) {
-    rc = dsana_graph_check_range(&g, 0, g.n, err, errlen);
+    rc = check_whole(pr, &g, err, errlen);
     pr->validated = rc == 0;
   } else if (!rc &&
              (rc = dsana_outfile_anon(pr->converted, sizeof pr->converted, &pr->converted_fd, err, errlen)) == 0) {
@@ -171,7 +180,7 @@ int pr_load(struct pr_app *pr, char *err, size_t errlen) {
   if (rc)
     return rc;
   pr->loaded = true;
-  if (!pr->validated && (rc = dsana_graph_check_range(&pr->g, 0, pr->g.n, err, errlen)) != 0)
+  if (!pr->validated && (rc = check_whole(pr, &pr->g, err, errlen)) != 0)
     return rc;
   pr->validated = true;
   if ((rc = pr_check_graph(pr, &pr->g, err, errlen)) != 0)

@@ -93,8 +93,8 @@ DSANA_API int dsana_graph_open(const char *path, const struct dsana_graph_opts *
                                size_t errlen);
 
 /* Write g in the binary format, atomically (temporary file + rename):
- * version 1 when g has no weights (byte for byte what older builds wrote),
- * version 2 with the in_w and out_w sections when it has. */
+ * version 3, every section under a CRC32, with the in_w and out_w
+ * sections when g has weights. */
 DSANA_API int dsana_graph_write_binary(const struct dsana_graph *g, const char *path, char *err, size_t errlen);
 
 /* Write g as a SNAP edge list, gzip when path ends in ".gz" (not atomic:
@@ -106,10 +106,13 @@ DSANA_API int dsana_graph_write_binary(const struct dsana_graph *g, const char *
 DSANA_API int dsana_graph_write_snap(const struct dsana_graph *g, const char *path, const char *comment, char *err,
                                      size_t errlen);
 
-/* Memory-map a binary graph (version 1 or 2); checks magic, version, sizes
- * and section bounds (O(1)), and for a weighted file the CRC32 of the
- * weight sections (O(m)); dsana_graph_check_range() validates a
- * destination range. Weights, when the file has them, are always exposed.
+/* Memory-map a binary graph (version 3; versions 1 and 2 are refused with
+ * a word to reconvert); checks magic, version, sizes and section bounds,
+ * then, the first time this process maps the file, its whole body: every
+ * section's CRC32, offsets, sources below n and ascending, out-degrees
+ * equal to the edges' counts, distinct original ids, weights (O(file),
+ * one pass). An error names the file and the section. Weights, when the
+ * file has them, are always exposed.
  * One process maps a file once: graphs of the same file share the mapping
  * (read-only), unmapped when the last of them is released. */
 DSANA_API int dsana_graph_map_binary(const char *path, struct dsana_graph *g, char *err, size_t errlen);
@@ -117,8 +120,10 @@ DSANA_API int dsana_graph_map_binary(const char *path, struct dsana_graph *g, ch
 /* Check that offsets of destinations [lo, hi) are monotone and in bounds and
  * their sources are < n: O(edges in range). For a weighted graph also that
  * their in_w are positive and finite and, for v in [lo, hi), out_w[v] is
- * finite and positive exactly when out_deg[v] > 0. For mapped files. */
-DSANA_API int dsana_graph_check_range(const struct dsana_graph *g, uint64_t lo, uint64_t hi, char *err, size_t errlen);
+ * finite and positive exactly when out_deg[v] > 0. For heap graphs (a
+ * mapped one passed all of this when mapped: 0 at once). Messages name
+ * the array, not a file: callers prefix the path. */
+int dsana_graph_check_range(const struct dsana_graph *g, uint64_t lo, uint64_t hi, char *err, size_t errlen);
 
 /* true when the file starts with the binary graph magic. */
 DSANA_API bool dsana_graph_is_binary(const char *path);

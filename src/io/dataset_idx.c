@@ -2,18 +2,16 @@
  * dataset_idx.c - MNIST-style IDX pairs (Fashion-MNIST, MNIST, ...):
  * an images file (magic 0x00000803: unsigned bytes, n x rows x cols) and a
  * labels file (magic 0x00000801: n unsigned bytes), big-endian headers,
- * each plain or gzip (zlib's gzread reads both). Image i becomes row i with
+ * each plain or gzip (read as the text inputs are, graph_text_src.c: gzip
+ * members may follow one another, any other byte after the gzip data is
+ * refused with its offset where zlib's gzread would drop it silently).
+ * Image i becomes row i with
  * its non-zero pixels as features y*cols + x, value pixel/255 as float;
  * label i its label. Both headers are read and compared before any pixel,
  * and the data is streamed: no copy of the file is held in memory.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <zlib.h>
 
 #include "dsana/error.h"
 #include "io/dataset_internal.h"
@@ -24,7 +22,8 @@ enum { IDX_IMAGES = 0x00000803, IDX_LABELS = 0x00000801 };
 
 struct idx_file {
   const char *path;
-  gzFile gz;
+  struct graph_src src; /* plain or gzip, strict about what follows the gzip data */
+  bool open;
   uint64_t pos;      /* bytes read so far */
   uint64_t expected; /* bytes the file should have, as far as known */
   uint32_t dim[3];   /* n, then rows and cols for images */
@@ -33,64 +32,44 @@ struct idx_file {
 static int idx_open(struct idx_file *f, const char *path, char *err, size_t errlen) {
   memset(f, 0, sizeof *f);
   f->path = path;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return graph_errf(err, errlen, DSANA_EIO, "%s: %s", path, strerror(errno));
-  f->gz = gzdopen(fd, "rb");
-  if (!f->gz) {
-    close(fd);
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: cannot start zlib reader", path);
-  }
-  gzbuffer(f->gz, 1u << 18);
-  return 0;
+  int rc = graph_src_open(&f->src, path, err, errlen);
+  f->open = rc == 0;
+  return rc;
 }
 
 static void idx_close(struct idx_file *f) {
-  if (f->gz)
-    gzclose(f->gz);
-  f->gz = NULL;
+  if (f->open)
+    graph_src_close(&f->src);
+  f->open = false;
 }
 
-/* Why the last gzread came up short: a zlib or read error, or the end. */
-static int short_read(struct idx_file *f, uint64_t found, char *err, size_t errlen) {
-  int zerr = Z_OK;
-  const char *msg = gzerror(f->gz, &zerr);
-  if (zerr == Z_ERRNO)
-    return graph_errf(err, errlen, DSANA_EIO, "%s: %s", f->path, strerror(errno));
-  if (zerr == Z_MEM_ERROR)
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory in zlib", f->path);
-  if (zerr != Z_OK && zerr != Z_STREAM_END && zerr != Z_BUF_ERROR)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: not a valid gzip stream (%s)", f->path,
-                      msg ? msg : "corrupt data");
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s: truncated file: %llu bytes expected, %llu found%s", f->path,
-                    (unsigned long long)f->expected, (unsigned long long)found,
-                    zerr == Z_BUF_ERROR ? " (gzip data cut short)" : "");
-}
-
-/* Exactly len bytes, or the truncation message. */
+/* Exactly len bytes, or why not (a read or gzip error, or truncation). */
 static int idx_read(struct idx_file *f, void *buf, size_t len, char *err, size_t errlen) {
   size_t got = 0;
   while (got < len) {
-    unsigned want = len - got > (1u << 30) ? (1u << 30) : (unsigned)(len - got);
-    int n = gzread(f->gz, (char *)buf + got, want);
-    if (n <= 0)
-      return short_read(f, f->pos + got, err, errlen);
-    got += (size_t)n;
+    size_t n = 0;
+    int rc = graph_src_read(&f->src, (char *)buf + got, len - got, &n, err, errlen);
+    if (rc)
+      return rc;
+    if (n == 0)
+      return graph_errf(err, errlen, DSANA_EFORMAT, "%s: truncated file: %llu bytes expected, %llu found", f->path,
+                        (unsigned long long)f->expected, (unsigned long long)(f->pos + got));
+    got += n;
   }
   f->pos += len;
   return 0;
 }
 
-/* Nothing may follow the data the header announces. */
+/* Nothing may follow the data the header announces (the source refuses
+ * bytes after the gzip data itself). */
 static int idx_expect_end(struct idx_file *f, char *err, size_t errlen) {
   char c;
-  int n = gzread(f->gz, &c, 1);
-  if (n > 0)
+  size_t n = 0;
+  int rc = graph_src_read(&f->src, &c, 1, &n, err, errlen);
+  if (!rc && n > 0)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: data after the %llu bytes the header announces",
                       f->path, (unsigned long long)f->pos, (unsigned long long)f->expected);
-  int zerr = Z_OK;
-  gzerror(f->gz, &zerr);
-  return zerr == Z_OK || zerr == Z_STREAM_END ? 0 : short_read(f, f->pos, err, errlen);
+  return rc;
 }
 
 static uint32_t be32(const unsigned char *p) {

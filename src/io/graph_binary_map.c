@@ -1,14 +1,12 @@
 /*
  * graph_binary_map.c - the reading side of dsana's binary graph format
- * (layouts in graph_binary.c): memory-map a version 1 or 2 file after O(1)
- * checks of its header against the file size (plus the CRC32 of the weight
- * sections of a weighted file), and check a destination range of a mapped
- * graph on demand (offsets, sources, weights), since the O(1) checks do not
- * read the body.
+ * (layout in graph_binary.c): memory-map a version 3 file after checks of
+ * its header against the file size, and of its body (graph_binary_check.c)
+ * the first time this process maps the file; or view an in-memory graph
+ * (mem_source.c) the same way.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -22,7 +20,7 @@
 #include "util/hostbytes.h"
 
 #define BIN_MAGIC "DSNAGRPH"
-enum { BIN_MIN_HEADER = 128 };
+enum { BIN_MIN_HEADER = 128 }; /* version 1's header, the smallest: an old file is named as such */
 
 bool dsana_graph_is_binary(const char *path) {
   return io_mem_find(path, IO_MEM_GRAPH) || graph_file_has_magic(path, BIN_MAGIC);
@@ -46,34 +44,35 @@ static int map_memory(const char *path, struct dsana_graph *g, char *err, size_t
 
 uint64_t graph_binary_flags(const struct dsana_graph *g) { return g->priv_map ? hb_get_u64(g->priv_map, 32) : 0; }
 
-/* Magic, version, header size and checksum; *fmt on success. */
-static int check_ident(const char *path, const unsigned char *h, uint64_t size, const struct graph_bin_format **fmt,
-                       char *err, size_t errlen) {
+/* Magic, version, header size and checksum. */
+static int check_ident(const char *path, const unsigned char *h, uint64_t size, char *err, size_t errlen) {
   if (memcmp(h, BIN_MAGIC, 8) != 0)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 0: bad magic (not a dsana binary graph)", path);
   uint32_t version = hb_get_u32(h, 8);
-  const struct graph_bin_format *f = graph_bin_format(version);
-  if (!f)
+  if (version == 1 || version == 2)
     return graph_errf(err, errlen, DSANA_EFORMAT,
-                      "%s: offset 8: version %u not supported (this build reads versions 1 and 2)", path, version);
-  if (size < f->header_bytes)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header needs %u bytes)", path,
-                      (unsigned long long)size, f->header_bytes);
-  if (hb_get_u32(h, f->crc_at) != (uint32_t)crc32(0L, h, f->crc_at))
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %u: header checksum mismatch", path, f->crc_at);
-  if (hb_get_u32(h, 12) != f->header_bytes)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 12: header size %u, expected %u", path, hb_get_u32(h, 12),
-                      f->header_bytes);
-  *fmt = f;
+                      "%s: offset 8: version %u, written by an older dsana without checksums on every section: "
+                      "reconvert it from its text (dsana graph convert TEXT %s)",
+                      path, version, path);
+  if (version != GRAPH_BIN_VERSION)
+    return graph_errf(err, errlen, DSANA_EFORMAT,
+                      "%s: offset 8: version %u not supported (this build reads version %d)", path, version,
+                      GRAPH_BIN_VERSION);
+  if (size < GRAPH_BIN_HEADER)
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header needs %d bytes)", path,
+                      (unsigned long long)size, GRAPH_BIN_HEADER);
+  if (hb_get_u32(h, GRAPH_BIN_AT_CRC) != (uint32_t)crc32(0L, h, GRAPH_BIN_AT_CRC))
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %d: header checksum mismatch", path, GRAPH_BIN_AT_CRC);
+  if (hb_get_u32(h, 12) != GRAPH_BIN_HEADER)
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 12: header size %u, expected %d", path, hb_get_u32(h, 12),
+                      GRAPH_BIN_HEADER);
   return 0;
 }
 
 /* O(1) checks of a mapped header against the file size. */
-static int check_header(const char *path, const unsigned char *h, uint64_t size, const struct graph_bin_format **fmt,
-                        char *err, size_t errlen) {
+static int check_header(const char *path, const unsigned char *h, uint64_t size, char *err, size_t errlen) {
   struct graph_bin_layout l;
-  const struct graph_bin_format *f = NULL;
-  int rc = check_ident(path, h, size, &f, err, errlen);
+  int rc = check_ident(path, h, size, err, errlen);
   if (rc)
     return rc;
   uint64_t n = hb_get_u64(h, 16), m = hb_get_u64(h, 24), flags = hb_get_u64(h, 32);
@@ -82,50 +81,52 @@ static int check_header(const char *path, const unsigned char *h, uint64_t size,
                       (unsigned long long)n);
   if (m > (UINT64_MAX - 4096) / 16)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 24: %llu edges: too many", path, (unsigned long long)m);
-  graph_bin_layout(f, n, m, flags, &l);
-  uint64_t file_bytes = hb_get_u64(h, f->file_bytes_at);
+  if (flags & ~(uint64_t)GRAPH_BIN_KNOWN_FLAGS)
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 32: unknown flags 0x%llx", path,
+                      (unsigned long long)flags);
+  graph_bin_layout(n, m, flags, &l);
+  uint64_t file_bytes = hb_get_u64(h, GRAPH_BIN_AT_FILE_BYTES);
   if (size < file_bytes)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header says %llu bytes)", path,
                       (unsigned long long)size, (unsigned long long)file_bytes);
   if (file_bytes != l.file_bytes || size != file_bytes)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %u: file size %llu, expected %llu for n=%llu m=%llu",
-                      path, f->file_bytes_at, (unsigned long long)size, (unsigned long long)l.file_bytes,
+                      path, GRAPH_BIN_AT_FILE_BYTES, (unsigned long long)size, (unsigned long long)l.file_bytes,
                       (unsigned long long)n, (unsigned long long)m);
-  for (unsigned s = 0; s < f->sections; s++) {
-    uint64_t off = hb_get_u64(h, 40 + 16 * (size_t)s), len = hb_get_u64(h, 48 + 16 * (size_t)s);
+  for (unsigned s = 0; s < GRAPH_BIN_SECTIONS; s++) {
+    uint64_t off = hb_get_u64(h, GRAPH_BIN_AT_SECTIONS + 16 * (size_t)s);
+    uint64_t len = hb_get_u64(h, GRAPH_BIN_AT_SECTIONS + 8 + 16 * (size_t)s);
     if (off != l.off[s] || len != l.len[s])
       return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %u: section %u at %llu+%llu, expected %llu+%llu", path,
-                        40 + 16 * s, s, (unsigned long long)off, (unsigned long long)len, (unsigned long long)l.off[s],
-                        (unsigned long long)l.len[s]);
-  }
-  *fmt = f;
-  return 0;
-}
-
-/* The CRC32 of the weight sections of a version-2 weighted file. */
-static int check_weight_crcs(const char *path, const unsigned char *h, const struct graph_bin_format *f, char *err,
-                             size_t errlen) {
-  static const char *const name[2] = {"in_w", "out_w"};
-  if (!f->wcrc_at || !(hb_get_u64(h, 32) & GRAPH_BIN_WEIGHTED))
-    return 0;
-  for (unsigned i = 0; i < 2; i++) {
-    uint64_t off = hb_get_u64(h, 40 + 16 * (size_t)(4 + i)), len = hb_get_u64(h, 48 + 16 * (size_t)(4 + i));
-    uint32_t want = hb_get_u32(h, f->wcrc_at + 4 * i);
-    if ((uint32_t)crc32_z(0L, h + off, (z_size_t)len) != want)
-      return graph_errf(err, errlen, DSANA_EFORMAT,
-                        "%s: offset %llu: %s section checksum mismatch (corrupt edge weights)", path,
-                        (unsigned long long)off, name[i]);
+                        GRAPH_BIN_AT_SECTIONS + 16 * s, s, (unsigned long long)off, (unsigned long long)len,
+                        (unsigned long long)l.off[s], (unsigned long long)l.len[s]);
   }
   return 0;
 }
 
 /* Offset of section s (in_off 0 ... out_w 5) in a checked header. */
-static const void *section(const unsigned char *h, unsigned s) { return h + hb_get_u64(h, 40 + 16 * (size_t)s); }
+static const void *section(const unsigned char *h, unsigned s) {
+  return h + hb_get_u64(h, GRAPH_BIN_AT_SECTIONS + 16 * (size_t)s);
+}
+
+/* Point g into the checked mapping h. */
+static void attach(struct dsana_graph *g, const unsigned char *h) {
+  g->n = hb_get_u64(h, 16);
+  g->m = hb_get_u64(h, 24);
+  g->in_off = section(h, 0);
+  g->in_src = section(h, 1);
+  g->out_deg = section(h, 2);
+  uint64_t flags = hb_get_u64(h, 32);
+  g->orig_id = (flags & GRAPH_BIN_HAS_ORIG_ID) ? section(h, 3) : NULL;
+  if (flags & GRAPH_BIN_WEIGHTED) {
+    g->in_w = section(h, 4);
+    g->out_w = section(h, 5);
+  }
+}
 
 int dsana_graph_map_binary(const char *path, struct dsana_graph *g, char *err, size_t errlen) {
   void *map = NULL;
   uint64_t size = 0;
-  const struct graph_bin_format *f = NULL;
   memset(g, 0, sizeof *g);
   if (io_mem_is_name(path))
     return map_memory(path, g, err, errlen);
@@ -133,67 +134,19 @@ int dsana_graph_map_binary(const char *path, struct dsana_graph *g, char *err, s
   if (rc)
     return rc;
   const unsigned char *h = map;
-  rc = check_header(path, h, size, &f, err, errlen);
-  if (!rc)
-    rc = check_weight_crcs(path, h, f, err, errlen);
+  rc = check_header(path, h, size, err, errlen);
   if (!rc) {
-    uint64_t n = hb_get_u64(h, 16), m = hb_get_u64(h, 24);
-    const uint64_t *in_off = section(h, 0);
-    if (in_off[0] != 0 || in_off[n] != m)
-      rc = graph_errf(err, errlen, DSANA_EFORMAT,
-                      "%s: offset %llu: in_off[0] = %llu, in_off[n] = %llu, expected 0 and %llu", path,
-                      (unsigned long long)hb_get_u64(h, 40), (unsigned long long)in_off[0],
-                      (unsigned long long)in_off[n], (unsigned long long)m);
+    attach(g, h);
+    uint64_t tag = hb_get_u32(h, GRAPH_BIN_AT_CRC); /* covers the sections' CRC32s */
+    if (!io_map_is_checked(map, tag) && (rc = graph_bin_check_body(path, h, g, err, errlen)) == 0)
+      io_map_mark_checked(map, tag);
   }
   if (rc) {
     io_unmap_shared(map, (size_t)size);
+    memset(g, 0, sizeof *g);
     return rc;
-  }
-  g->n = hb_get_u64(h, 16);
-  g->m = hb_get_u64(h, 24);
-  g->in_off = section(h, 0);
-  g->in_src = section(h, 1);
-  g->out_deg = section(h, 2);
-  g->orig_id = hb_get_u64(h, 48 + 16 * 3) ? section(h, 3) : NULL;
-  if (f->sections > 4 && (hb_get_u64(h, 32) & GRAPH_BIN_WEIGHTED)) {
-    g->in_w = section(h, 4);
-    g->out_w = section(h, 5);
   }
   g->priv_map = map;
   g->priv_map_len = (size_t)size;
   return 0;
-}
-
-/* Weights of destinations [lo, hi): in_w positive finite, out_w consistent. */
-static int check_weights(const struct dsana_graph *g, uint64_t lo, uint64_t hi, char *err, size_t errlen) {
-  for (uint64_t k = g->in_off[lo]; k < g->in_off[hi]; k++)
-    if (!graph_weight_ok(g->in_w[k]))
-      return graph_errf(err, errlen, DSANA_EFORMAT, "in_w[%llu] = %g: not a " GRAPH_WEIGHT_RANGE, (unsigned long long)k,
-                        g->in_w[k]);
-  for (uint64_t v = lo; v < hi; v++) {
-    double s = g->out_w[v];
-    if (!(isfinite(s) && s >= 0.0) || (s > 0.0) != (g->out_deg[v] > 0))
-      return graph_errf(err, errlen, DSANA_EFORMAT,
-                        "out_w[%llu] = %g with out-degree %u: not a sum of positive weights", (unsigned long long)v, s,
-                        g->out_deg[v]);
-  }
-  return 0;
-}
-
-int dsana_graph_check_range(const struct dsana_graph *g, uint64_t lo, uint64_t hi, char *err, size_t errlen) {
-  if (lo > hi || hi > g->n)
-    return graph_errf(err, errlen, DSANA_ERANGE, "destination range [%llu, %llu) outside [0, %llu)",
-                      (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)g->n);
-  for (uint64_t v = lo; v < hi; v++) {
-    uint64_t a = g->in_off[v], b = g->in_off[v + 1];
-    if (a > b || b > g->m)
-      return graph_errf(err, errlen, DSANA_EFORMAT, "in_off[%llu..%llu] = %llu..%llu: not monotone within %llu edges",
-                        (unsigned long long)v, (unsigned long long)v + 1, (unsigned long long)a, (unsigned long long)b,
-                        (unsigned long long)g->m);
-    for (uint64_t k = a; k < b; k++)
-      if (g->in_src[k] >= g->n)
-        return graph_errf(err, errlen, DSANA_EFORMAT, "in_src[%llu] = %u: not below n = %llu", (unsigned long long)k,
-                          g->in_src[k], (unsigned long long)g->n);
-  }
-  return g->in_w && g->out_w && lo < hi ? check_weights(g, lo, hi, err, errlen) : 0;
 }

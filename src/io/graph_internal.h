@@ -48,6 +48,14 @@ int graph_errf(char *err, size_t errlen, int code, const char *fmt, ...) __attri
  * with io_unmap_shared (the last user unmaps). */
 int io_map_shared(const char *path, uint64_t min_size, void **map, uint64_t *size, char *err, size_t errlen);
 void io_unmap_shared(void *map, size_t len);
+/* Whether this process already checked the body of the file that map
+ * (from io_map_shared) is a mapping of, and recording that it has: a file
+ * (device, inode, size, modification time, and tag: a checksum of its
+ * header, so a file rewritten in place within one clock tick is not taken
+ * for the one checked) is checked once per process, even when it was
+ * unmapped in between. */
+bool io_map_is_checked(const void *map, uint64_t tag);
+void io_map_mark_checked(const void *map, uint64_t tag);
 
 /* mem_source.c: does path name an in-memory source ("dsana-mem:...")? Its
  * data (a struct dsana_graph, dsana_dataset or io_mem_vector by kind), or
@@ -214,31 +222,41 @@ static inline int graph_scan_u64(const char **pp, uint64_t *out) {
  * outlen-1 bytes. */
 void graph_token(const char *p, char *out, size_t outlen);
 
-/* Binary-format flags (header field at offset 32). */
+/* Binary-format flags (header field at offset 32); other bits are refused. */
 #define GRAPH_BIN_HAS_ORIG_ID 1u
 #define GRAPH_BIN_NO_DUPLICATES 2u
-#define GRAPH_BIN_WEIGHTED 4u /* version 2: in_w and out_w sections present */
+#define GRAPH_BIN_WEIGHTED 4u /* in_w and out_w sections present */
+#define GRAPH_BIN_KNOWN_FLAGS 7u
 /* Flags of a mapped graph (0 for a heap graph). */
 uint64_t graph_binary_flags(const struct dsana_graph *g);
 
-/* The binary format's versions (layouts in graph_binary.c). */
-enum { GRAPH_BIN_MAX_SECTIONS = 6, GRAPH_BIN_ALIGN = 64 };
-struct graph_bin_format {
-  uint32_t version;
-  uint32_t header_bytes;  /* header size, sections follow */
-  unsigned sections;      /* {offset, bytes} pairs from offset 40 */
-  unsigned file_bytes_at; /* u64 total file size */
-  unsigned wcrc_at;       /* u32 crc32 of in_w, then u32 of out_w (0: none in this version) */
-  unsigned crc_at;        /* u32 crc32 of the header bytes before it */
+/* The binary format (version 3; layout in graph_binary.c): the header
+ * offsets both sides use. */
+enum {
+  GRAPH_BIN_VERSION = 3,
+  GRAPH_BIN_HEADER = 192,
+  GRAPH_BIN_SECTIONS = 6, /* in_off, in_src, out_deg, orig_id, in_w, out_w */
+  GRAPH_BIN_ALIGN = 64,
+  GRAPH_BIN_AT_SECTIONS = 40, /* {u64 offset, u64 bytes} per section */
+  GRAPH_BIN_AT_FILE_BYTES = 136,
+  GRAPH_BIN_AT_SECTION_CRC = 144, /* u32 crc32 per section */
+  GRAPH_BIN_AT_CRC = 184,         /* u32 crc32 of the header bytes before it */
 };
-/* The format of version, or NULL if this build does not read it. */
-const struct graph_bin_format *graph_bin_format(uint32_t version);
 /* Section offsets and sizes for n, m and the flags, in order in_off,
  * in_src, out_deg, orig_id, in_w, out_w (size 0: absent). */
 struct graph_bin_layout {
-  uint64_t off[GRAPH_BIN_MAX_SECTIONS], len[GRAPH_BIN_MAX_SECTIONS], file_bytes;
+  uint64_t off[GRAPH_BIN_SECTIONS], len[GRAPH_BIN_SECTIONS], file_bytes;
 };
-void graph_bin_layout(const struct graph_bin_format *f, uint64_t n, uint64_t m, uint64_t flags,
-                      struct graph_bin_layout *l);
+void graph_bin_layout(uint64_t n, uint64_t m, uint64_t flags, struct graph_bin_layout *l);
+
+/* graph_binary_check.c: everything a writer guarantees of the body of a
+ * mapped file whose header passed (h its first byte, g pointing into it):
+ * each section's CRC32, offsets monotone from 0 to m, sources below n and
+ * ascending within a destination (strictly when the file says it has no
+ * duplicates), out_deg equal to each source's edge count, original ids
+ * distinct, weights as dsana_graph_check_range wants. O(file). One line
+ * naming path, the section and the index on failure. */
+int graph_bin_check_body(const char *path, const unsigned char *h, const struct dsana_graph *g, char *err,
+                         size_t errlen);
 
 #endif

@@ -4,7 +4,10 @@
  * launcher that checked the file before them) map a graph or a dataset
  * once, not once each. A file is the same while its device, inode, size
  * and modification time are; a new or rewritten file gets a new mapping.
- * Each mapping counts its users and is unmapped with the last.
+ * Each mapping counts its users and is unmapped with the last. The files
+ * whose body a reader checked in full are remembered (the last CHECKED_MAX)
+ * past their unmapping, so the launcher's check is not repeated by the
+ * roles it runs as threads or forks.
  *
  * Thread safety: one mutex guards the table. A process forked with
  * mappings keeps them and their counts (its own copy).
@@ -31,8 +34,21 @@ struct share {
   unsigned users; /* 0: a free slot */
 };
 
+#define CHECKED_MAX 16 /* checked files remembered */
+
+/* A file by what makes it the same (see the top). */
+struct file_ident {
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  struct timespec mtime;
+  uint64_t tag;
+};
+
 static pthread_mutex_t share_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct share share_tab[SHARE_MAX];
+static struct file_ident checked_tab[CHECKED_MAX];
+static unsigned checked_next;
 
 static bool same_file(const struct share *s, const struct stat *st) {
   return s->users && s->dev == st->st_dev && s->ino == st->st_ino && s->size == st->st_size &&
@@ -102,4 +118,38 @@ void io_unmap_shared(void *map, size_t len) {
     }
   pthread_mutex_unlock(&share_mu);
   munmap(map, len);
+}
+
+/* The slot of map, or NULL (a mapping that is not shared); under share_mu. */
+static struct share *slot_of(const void *map) {
+  for (int i = 0; i < SHARE_MAX; i++)
+    if (share_tab[i].users && share_tab[i].map == map)
+      return &share_tab[i];
+  return NULL;
+}
+
+static bool same_ident(const struct file_ident *a, const struct share *s) {
+  return a->dev == s->dev && a->ino == s->ino && a->size == s->size && a->mtime.tv_sec == s->mtime.tv_sec &&
+         a->mtime.tv_nsec == s->mtime.tv_nsec;
+}
+
+bool io_map_is_checked(const void *map, uint64_t tag) {
+  bool found = false;
+  pthread_mutex_lock(&share_mu);
+  const struct share *s = slot_of(map);
+  for (int i = 0; s && !found && i < CHECKED_MAX; i++)
+    found = checked_tab[i].size > 0 && checked_tab[i].tag == tag && same_ident(&checked_tab[i], s);
+  pthread_mutex_unlock(&share_mu);
+  return found;
+}
+
+void io_map_mark_checked(const void *map, uint64_t tag) {
+  pthread_mutex_lock(&share_mu);
+  const struct share *s = slot_of(map);
+  if (s) {
+    checked_tab[checked_next] =
+        (struct file_ident){.dev = s->dev, .ino = s->ino, .size = s->size, .mtime = s->mtime, .tag = tag};
+    checked_next = (checked_next + 1) % CHECKED_MAX;
+  }
+  pthread_mutex_unlock(&share_mu);
 }

@@ -1,21 +1,21 @@
 /*
  * fuzz_binary.c - libFuzzer target for the binary graph loader
- * (io/graph_binary*.c): dsana_graph_map_binary(), then dsana_graph_check_range() over
- * every destination, and dsana_graph_stats() only when that check passed (the
- * contract: a mapped graph is trusted only after its range check). Then
+ * (io/graph_binary*.c): dsana_graph_map_binary(), which checks the whole
+ * body before it hands a graph out, so a graph it returns must pass the
+ * range check of a heap graph over every destination and have out-degrees
+ * summing to m (dsana_graph_stats()). Then
  * the same file through dsana_graph_open() with options from the input
  * length (fuzz_opts: dedup, weighted, undirected), which copies a mapped
  * graph that does not promise "no duplicates" (and hides weights unasked for).
  *
  * The input is the file, written to one memfd per run and opened as
- * /proc/self/fd/N. The header's CRC32 and file-size fields (and, in a
- * version-2 file, the weight sections' CRC32s) would stop almost every
- * mutation at the O(1) checks, so the target patches them unless the input
- * asks otherwise, through the header's last u32 (unused by the format; at
- * 124 in version 1, at 188 in version 2):
- *   bit 0 set: keep the file-size field (offset 104 / 136) as given
- *   bit 1 set: keep the header CRC32 (offset 120 / 184) as given
- *   bit 2 set: keep the weight CRC32s (offsets 144 and 148) as given
+ * /proc/self/fd/N. The header's CRC32 and file-size fields and the
+ * sections' CRC32s would stop almost every mutation at the checksums, so
+ * the target patches them unless the input asks otherwise, through the
+ * header's last u32 (unused by the format, at 188):
+ *   bit 0 set: keep the file-size field (offset 136) as given
+ *   bit 1 set: keep the header CRC32 (offset 184) as given
+ *   bit 2 set: keep the sections' CRC32s (offsets 144..167) as given
  *
  * Build and run: tests/fuzz/run.sh SECONDS binary
  */
@@ -36,38 +36,32 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Where a version's header keeps what the target patches. */
-struct hdr_at {
-  size_t bytes, file_bytes, crc, flags, wcrc; /* wcrc 0: no weight sections */
-};
-static const struct hdr_at V1 = {128, 104, 120, 124, 0}, V2 = {192, 136, 184, 188, 144};
+/* Where the header (version 3) keeps what the target patches. */
+enum { HDR_BYTES = 192, AT_FILE_BYTES = 136, AT_SECTION_CRC = 144, AT_CRC = 184, AT_KEEP = 188, SECTIONS = 6 };
 
-/* CRC32 of section s (4 in_w, 5 out_w) as its header entry places it, if in the file. */
-static void patch_section_crc(uint8_t *h, size_t size, unsigned s, size_t at) {
+/* CRC32 of section s as its header entry places it, if in the file. */
+static void patch_section_crc(uint8_t *h, size_t size, unsigned s) {
   uint64_t off, len;
   memcpy(&off, h + 40 + 16 * s, 8);
   memcpy(&len, h + 48 + 16 * s, 8);
   if (off > size || len > size - off)
     return;
   uint32_t crc = (uint32_t)crc32_z(0L, h + off, (z_size_t)len);
-  memcpy(h + at, &crc, 4);
+  memcpy(h + AT_SECTION_CRC + 4 * s, &crc, 4);
 }
 
 /* Patch the sizes and checksums of the header (see the top). */
 static void fuzz_patch_header(uint8_t *h, size_t size) {
-  const struct hdr_at *a = h[8] == 2 && size >= V2.bytes ? &V2 : &V1;
-  uint8_t keep = h[a->flags];
+  uint8_t keep = h[AT_KEEP];
   if (!(keep & 1)) {
     uint64_t file_bytes = size;
-    memcpy(h + a->file_bytes, &file_bytes, 8);
+    memcpy(h + AT_FILE_BYTES, &file_bytes, 8);
   }
-  if (a->wcrc && !(keep & 4)) {
-    patch_section_crc(h, size, 4, a->wcrc);
-    patch_section_crc(h, size, 5, a->wcrc + 4);
-  }
+  for (unsigned s = 0; s < SECTIONS && !(keep & 4); s++)
+    patch_section_crc(h, size, s);
   if (!(keep & 2)) {
-    uint32_t crc = (uint32_t)crc32(0L, h, a->crc);
-    memcpy(h + a->crc, &crc, 4);
+    uint32_t crc = (uint32_t)crc32(0L, h, AT_CRC);
+    memcpy(h + AT_CRC, &crc, 4);
   }
 }
 
@@ -80,13 +74,16 @@ static void fuzz_map(const char *path) {
       abort();
     return;
   }
-  if (dsana_graph_check_range(&g, 0, g.n, err, sizeof err) == 0) {
-    dsana_graph_stats(&g, &st);
-    if (st.n != g.n || st.m != g.m)
-      abort();
-  } else if (err[0] == '\0') {
+  struct dsana_graph heap = g; /* the same arrays, checked as a heap graph's */
+  heap.priv_map = NULL;
+  if (dsana_graph_check_range(&heap, 0, g.n, err, sizeof err) != 0)
     abort();
-  }
+  dsana_graph_stats(&g, &st);
+  uint64_t deg = 0;
+  for (uint64_t v = 0; v < g.n; v++)
+    deg += g.out_deg[v];
+  if (st.n != g.n || st.m != g.m || deg != g.m)
+    abort();
   dsana_graph_fini(&g);
 }
 
@@ -104,7 +101,7 @@ static void fuzz_open(const char *path, size_t size) {
     abort(); /* weights required or hidden as asked */
   if (opts.undirected && dsana_graph_is_binary(path))
     abort(); /* a binary graph is refused as undirected input (text files pass) */
-  /* A heap copy must be sound; a mapping (no copy needed) is checked on demand. */
+  /* A heap copy must be sound; a mapping was checked whole when mapped. */
   bool copied = g.priv_map == NULL;
   if (copied && dsana_graph_check_range(&g, 0, g.n, err, sizeof err) != 0)
     abort();
@@ -120,7 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!copy)
     return 0;
   memcpy(copy, data, size);
-  if (size >= V1.bytes)
+  if (size >= HDR_BYTES)
     fuzz_patch_header(copy, size);
   const char *path = fuzz_file("fuzz_binary", copy, size);
   free(copy);

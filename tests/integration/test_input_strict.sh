@@ -123,6 +123,14 @@ expect_refused twice_data "" "" "--samples given twice" \
   "$DSANA" data gen logreg --samples 3 --features 2 --nnz-per-row 1 --samples 4 --out d.svm
 expect_refused twice_predict "" "" "--out given twice" "$DSANA" logreg predict m.txt d.svm -o p1 --out p2
 expect_ok twice_flag "$DSANA" pagerank small.txt --quiet --out out.tf --quiet
+# dsana sim: its own options as the run's
+expect_refused twice_sim_seed "" "" "--seed given twice" "$DSANA" sim small.txt --seed 1 --quiet --seed 2
+expect_refused twice_sim_noise "" "" "--noise given twice" "$DSANA" sim small.txt --noise 0.1 --noise 0.1 --quiet
+expect_refused twice_sim_host "" "" "--host-cores given twice" "$DSANA" sim small.txt --host-cores 1 --host-cores 2
+printf '1\n2\n' >costs.tasks
+expect_refused twice_sim_tasks "" "" "--tasks given twice" "$DSANA" sim --tasks costs.tasks --tasks costs.tasks
+expect_refused twice_sim_run "" "" "--workers given twice" "$DSANA" sim small.txt --workers 2 --workers 3 --quiet
+expect_ok twice_sim_flag "$DSANA" sim small.txt --local --quiet --local
 
 note "7. model files for predict: strict, line by line"
 run_limited gen "$DSANA" data gen logreg --samples 200 --features 5 --nnz-per-row 3 --seed 1 --out d.svm
@@ -159,5 +167,32 @@ sed '3s/.*/# labels -1 nan/' mlp.model >mlpnan.model
 bad_model mlpnan mlp 3 "not a finite number"
 sed '2s/$/ relu/' mlp.model >mlphdr.model
 bad_model mlphdr mlp 2 "bad header"
+
+note "8. kmeans --init-centroids: as strict as the model files"
+printf '0.1 0.2 0.3 0.4 0.5\n-1 0 1 2 3\n' >init.ok
+expect_ok init_ok "$DSANA" kmeans d.svm --k 2 --init-centroids init.ok --quiet --out km.ok
+# bad_init NAME LINE KEYWORD: NAME.init (made by the caller) refused naming LINE
+bad_init() {
+  expect_refused "init_$1" "$1.init" "$2" "$3" "$DSANA" kmeans d.svm --k 2 --init-centroids "$1.init" --quiet \
+    --out "km.$1"
+}
+printf '0.1 0.2 0.3 0.4 0.5\n-1 0 nan 2 3\n' >nan.init
+bad_init nan 2 "'nan' is not a finite number"
+printf '0.1 0.2 0.3 0.4 0.5\n-1 0 1 2 inf\n' >inf.init
+bad_init inf 2 "'inf' is not a finite number"
+printf '0.1 0.2 0.3 0.4\n-1 0 1 2 3\n' >narrow.init
+bad_init narrow 1 "4 values, expected 5"
+printf '0.1 0.2 0.3 0.4 0.5 9\n-1 0 1 2 3\n' >wide.init
+bad_init wide 1 "6 values, expected 5"
+printf '0.1 0.2 0.3 0.4 0.5\n-1 0 1 2 3 # last\n' >token.init
+bad_init token 2 "'#' is not a finite number"
+printf '0.1 0.2 0.3 0.4 0.5\n-1 0 1 2 3\n7 7 7 7 7\n' >extra.init
+bad_init extra 3 "more than the 2 centroids"
+printf '0.1 0.2 0.3 0.4 0.5\n-1 0\0001 2 3\n' >nul.init
+bad_init nul 2 "NUL byte"
+{ printf '0.1 0.2 0.3 0.4 0.5\n'; head -c 100000 /dev/zero | tr '\0' ' '; echo; } >long.init
+bad_init long 2 "longer than"
+expect_refused init_devzero "/dev/zero" 1 "NUL byte" "$DSANA" kmeans d.svm --k 2 --init-centroids /dev/zero --quiet \
+  --out km.devzero
 
 finish

@@ -231,5 +231,5 @@ bad missing 'nothere.svm: No such file' nothere.svm --k 3
 bad k0 '--k 0: invalid value' blobs.svm --k 0
 bad kbig '--k 3001: more clusters than the 3000 rows of blobs.svm' blobs.svm --k 3001
 bad nok '--k K is required' blobs.svm
-bad init "--init-centroids bad.init:2: value 3 'x' is not a number" blobs.svm --k 2 --init-centroids bad.init
+bad init "--init-centroids bad.init:2: value 3 'x' is not a finite number" blobs.svm --k 2 --init-centroids bad.init
 finish

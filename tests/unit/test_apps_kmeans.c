@@ -158,21 +158,27 @@ static void test_random_distinct_rows(void **state) {
 
 static char tmp_path[256];
 
-static void write_tmp(const char *text) {
-  FILE *f = fopen(tmp_path, "w");
+static void write_tmp_bytes(const char *text, size_t len) {
+  FILE *f = fopen(tmp_path, "wb");
   assert_non_null(f);
-  fputs(text, f);
+  assert_int_equal(fwrite(text, 1, len, f), len);
   fclose(f);
 }
 
-static void expect_error(const char *text, uint64_t k, const char *want) {
+static void write_tmp(const char *text) { write_tmp_bytes(text, strlen(text)); }
+
+static void expect_error_bytes(const char *text, size_t len, uint64_t k, const char *want) {
   double c[16];
   char err[512], full[600];
-  write_tmp(text);
+  write_tmp_bytes(text, len);
   assert_int_not_equal(km_read_centroids(tmp_path, k, 2, c, err, sizeof err), 0);
   snprintf(full, sizeof full, "%s%s", tmp_path, want);
   if (strcmp(err, full) != 0)
     fail_msg("got '%s', expected '%s'", err, full);
+}
+
+static void expect_error(const char *text, uint64_t k, const char *want) {
+  expect_error_bytes(text, strlen(text), k, want);
 }
 
 static void test_centroid_file(void **state) {
@@ -183,11 +189,26 @@ static void test_centroid_file(void **state) {
   assert_int_equal(km_read_centroids(tmp_path, 3, 2, c, err, sizeof err), 0);
   const double want[] = {1, 2, 3.5, -0.4, 5, 6};
   assert_memory_equal(c, want, sizeof want);
-  expect_error("1 2\n1 x\n", 2, ":2: value 2 'x' is not a number");
+  expect_error("1 2\n1 x\n", 2, ":2: value 2 'x' is not a finite number");
   expect_error("1 2\n1 2 3\n", 2, ":2: 3 values, expected 2 (the data's features)");
+  expect_error("1 2\n1\n", 2, ":2: 1 values, expected 2 (the data's features)");
   expect_error("1 2\n", 2, ": only 1 of the 2 centroids --k asks for");
   expect_error("1 2\n3 4\n5 6\n", 2, ":3: more than the 2 centroids --k asks for");
-  expect_error("1 inf\n", 1, ":1: value 2 is not finite");
+  expect_error("1 2\n3 4\n# the end\n5 6\n", 2, ":4: more than the 2 centroids --k asks for");
+  /* only finite decimal numbers: strtod's inf, nan and hex are refused */
+  expect_error("1 inf\n", 1, ":1: value 2 'inf' is not a finite number");
+  expect_error("nan 1\n", 1, ":1: value 1 'nan' is not a finite number");
+  expect_error("1 -INFINITY\n", 1, ":1: value 2 '-INFINITY' is not a finite number");
+  expect_error("0x1p3 1\n", 1, ":1: value 1 '0x1p3' is not a finite number");
+  expect_error("1 1e999\n", 1, ":1: value 2 '1e999' is not a finite number");
+  expect_error("1 2 # two\n", 1, ":1: value 3 '#' is not a finite number");
+  expect_error("1 2abc\n", 1, ":1: value 2 '2abc' is not a finite number");
+  /* NUL bytes and lines longer than the data's width can take (/dev/zero) */
+  expect_error_bytes("1 2\n3\0 4\n", 10, 2, ":2: NUL byte at column 2");
+  expect_error_bytes("\0\0\0\0", 4, 1, ":1: NUL byte at column 1");
+  static char long_line[5000];
+  memset(long_line, ' ', sizeof long_line - 1);
+  expect_error(long_line, 1, ":1: line longer than 4192 bytes");
 }
 
 static void test_block_rows(void **state) {

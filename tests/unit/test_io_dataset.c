@@ -569,6 +569,47 @@ static void expect_idx_error(const char *images, const char *labels, const char 
   assert_zeroed(&ds);
 }
 
+/* badz: a gzip IDX images file (3 images) with bytes after its gzip data:
+ * another member and zero padding are read as gzip reads them, anything
+ * else is refused with its offset (zlib's gzread dropped it silently). */
+static void idx_gz_trailing(const char *badz, const char *lb) {
+  const uint32_t dims[3] = {3, 2, 3};
+  size_t zlen, hlen, tlen;
+  write_idx(badz, 0x803, dims, 3, PIXELS, sizeof PIXELS, true);
+  unsigned char *z = slurp(badz, &zlen);
+  unsigned char *b = malloc(zlen + 512);
+  assert_non_null(b);
+  memcpy(b, z, zlen);
+  memcpy(b + zlen, "junk", 4);
+  write_file(badz, b, zlen + 4);
+  char want[80];
+  snprintf(want, sizeof want, "bad.idx.gz: offset %zu: trailing garbage after the gzip data", zlen);
+  expect_idx_error(badz, lb, want, NULL);
+  memset(b + zlen, 0, 512); /* tape padding */
+  write_file(badz, b, zlen + 512);
+  struct dsana_dataset ds;
+  assert_int_equal(dsana_dataset_from_idx(badz, lb, &ds, errbuf, sizeof errbuf), 0);
+  dsana_dataset_fini(&ds);
+  /* the header in one member, the pixels in another (cat a.gz b.gz) */
+  write_idx(badz, 0x803, dims, 3, PIXELS, 0, true);
+  unsigned char *head = slurp(badz, &hlen);
+  write_gz(badz, PIXELS, sizeof PIXELS);
+  unsigned char *tail = slurp(badz, &tlen);
+  unsigned char *cat = malloc(hlen + tlen);
+  assert_non_null(cat);
+  memcpy(cat, head, hlen);
+  memcpy(cat + hlen, tail, tlen);
+  write_file(badz, cat, hlen + tlen);
+  assert_int_equal(dsana_dataset_from_idx(badz, lb, &ds, errbuf, sizeof errbuf), 0);
+  assert_idx(&ds);
+  dsana_dataset_fini(&ds);
+  free(cat);
+  free(head);
+  free(tail);
+  free(b);
+  free(z);
+}
+
 static void test_idx_bad(void **state) {
   const char *im = tmp_path("im.idx"), *lb = tmp_path("lb.idx"), *bad = tmp_path("bad.idx");
   const char *badz = tmp_path("bad.idx.gz");
@@ -598,6 +639,7 @@ static void test_idx_bad(void **state) {
   write_file(badz, z, zlen - 12);
   free(z);
   expect_idx_error(badz, lb, "bad.idx.gz: ", NULL);
+  idx_gz_trailing(badz, lb);
   /* headers that claim 2^31 images of 1x1: memory follows the data, not the claim */
   const uint32_t many[3] = {1u << 31, 1, 1};
   write_idx(bad, 0x803, many, 3, PIXELS, 5, false);

@@ -527,7 +527,7 @@ static void test_bad_binary(void **state) {
   unsigned char buf[4096], b2[4096];
   const char *p = tmp_path("small.dsg");
   size_t len = binary_bytes(p, buf, sizeof buf);
-  assert_true(len > 128 && len < sizeof buf);
+  assert_true(len > 192 && len < sizeof buf);
 
   const char *t = tmp_path("truncated.dsg");
   write_file(t, buf, len - 5);
@@ -546,14 +546,14 @@ static void test_bad_binary(void **state) {
   b2[8] = 7;
   t = tmp_path("version7.dsg");
   write_file(t, b2, len);
-  expect_map_error(t, "version7.dsg: offset 8: ", "version 7 not supported (this build reads versions 1 and 2)");
+  expect_map_error(t, "version7.dsg: offset 8: ", "version 7 not supported (this build reads version 3)");
   expect_open_error(t, DSANA_EFORMAT, "version7.dsg: offset 8: ", "version 7");
 
   memcpy(b2, buf, len);
   b2[16] ^= 1; /* n */
   t = tmp_path("bad_crc.dsg");
   write_file(t, b2, len);
-  expect_map_error(t, "bad_crc.dsg: offset 120: ", "checksum mismatch");
+  expect_map_error(t, "bad_crc.dsg: offset 184: ", "checksum mismatch");
 
   memcpy(b2, buf, len);
   memcpy(b2 + len, "trailing", 8);
@@ -561,12 +561,12 @@ static void test_bad_binary(void **state) {
   write_file(t, b2, len + 8);
   expect_map_error(t, "trailing.dsg: offset ", "file size");
 
-  /* in_off[n] != m: body corruption that the O(1) checks see */
+  /* in_off[n] != m: the section's CRC32 sees it first */
   memcpy(b2, buf, len);
-  b2[128 + 3 * 8] ^= 0x40;
+  b2[192 + 3 * 8] ^= 0x40;
   t = tmp_path("bad_in_off.dsg");
   write_file(t, b2, len);
-  expect_map_error(t, "bad_in_off.dsg: offset 128: ", "in_off");
+  expect_map_error(t, "bad_in_off.dsg: offset 192: ", "in_off section checksum mismatch");
 }
 
 int main(void) {

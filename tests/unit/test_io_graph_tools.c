@@ -1,7 +1,7 @@
 /*
- * test_io_graph_tools.c - the binary format's versions (version 1 files
- * written before weights still map; version 2 keeps weights; a corrupt
- * weight section is refused), the weight checks of check_range, vertex
+ * test_io_graph_tools.c - the binary format's versions (files of versions
+ * 1 and 2 refused with a word to reconvert; version 3 keeps weights; a
+ * corrupt weight section is refused), the weight checks of check_range, vertex
  * reordering (degree order, original ids, weights following their edges)
  * and personalization vectors (good files and every bad case).
  */
@@ -21,40 +21,32 @@ static uint32_t version_of(const char *path) {
   return (uint32_t)h[8] | (uint32_t)h[9] << 8;
 }
 
-static void test_binary_v1_still_maps(void **state) {
-  /* written by the version-1 writer before weights existed */
-  struct dsana_graph old, text, re;
+static void test_binary_old_versions_refused(void **state) {
+  /* written by the version-1 writer, before every section had a CRC32 */
   const char *v1 = data_path("v1_snap_basic.dsg");
   assert_int_equal(version_of(v1), 1);
-  assert_int_equal(dsana_graph_map_binary(v1, &old, errbuf, sizeof errbuf), 0);
-  assert_null(old.in_w);
-  open_ok(data_path("snap_basic_crlf.txt"), NULL, &text);
-  assert_same_graph(&old, &text);
-  /* an unweighted graph is still written as the same version-1 bytes */
-  const char *p = tmp_path("again.dsg");
-  assert_int_equal(dsana_graph_write_binary(&old, p, errbuf, sizeof errbuf), 0);
-  unsigned char a[1024], b[1024];
-  size_t la = read_bytes(v1, a, sizeof a), lb = read_bytes(p, b, sizeof b);
-  assert_int_equal(la, lb);
-  assert_memory_equal(a, b, la);
-  open_ok(v1, &(struct dsana_graph_opts){.dedup = true}, &re);
-  assert_int_equal(re.m, 5);
-  dsana_graph_fini(&re);
-  expect_open_fails(v1, &(struct dsana_graph_opts){.weighted = true}, DSANA_EFORMAT,
-                    "v1_snap_basic.dsg: ", "no edge weights");
-  expect_open_fails(v1, &(struct dsana_graph_opts){.undirected = true}, DSANA_EINVAL,
-                    "v1_snap_basic.dsg: ", "--undirected");
-  dsana_graph_fini(&old);
-  dsana_graph_fini(&text);
+  expect_open_fails(v1, NULL, DSANA_EFORMAT, "v1_snap_basic.dsg: offset 8: version 1, ", "reconvert");
+  /* a version-2 file (weighted) the same: its version field is read first */
+  unsigned char buf[1 << 16];
+  struct dsana_graph g;
+  struct dsana_graph_opts wo = {.weighted = true};
+  assert_int_equal(dsana_graph_gen_kron(4, 4, 2, &wo, &g, errbuf, sizeof errbuf), 0);
+  const char *p = tmp_path("old.dsg");
+  assert_int_equal(dsana_graph_write_binary(&g, p, errbuf, sizeof errbuf), 0);
+  dsana_graph_fini(&g);
+  size_t len = read_bytes(p, buf, sizeof buf);
+  buf[8] = 2;
+  write_bytes(p, buf, len);
+  expect_open_fails(p, &wo, DSANA_EFORMAT, "old.dsg: offset 8: version 2, ", "dsana graph convert");
 }
 
-static void test_binary_v2_weights(void **state) {
+static void test_binary_weights(void **state) {
   struct dsana_graph g, h, o, gd;
   struct dsana_graph_opts wo = {.weighted = true}, wd = {.weighted = true, .dedup = true};
   assert_int_equal(dsana_graph_gen_kron(9, 8, 2, &wo, &g, errbuf, sizeof errbuf), 0);
   const char *p = tmp_path("w.dsg");
   assert_int_equal(dsana_graph_write_binary(&g, p, errbuf, sizeof errbuf), 0);
-  assert_int_equal(version_of(p), 2);
+  assert_int_equal(version_of(p), 3);
   assert_int_equal(dsana_graph_map_binary(p, &h, errbuf, sizeof errbuf), 0);
   assert_same_graph(&g, &h);
   assert_int_equal(dsana_graph_check_range(&h, 0, h.n, errbuf, sizeof errbuf), 0);
@@ -95,7 +87,7 @@ static void expect_corrupt(const unsigned char *src, size_t len, size_t off, con
   expect_open_fails(p, &(struct dsana_graph_opts){.weighted = true}, DSANA_EFORMAT, "corrupt.dsg", what);
 }
 
-static void test_binary_v2_corrupt(void **state) {
+static void test_binary_weights_corrupt(void **state) {
   /* 3 vertices, 4 weighted edges: in_w at 192 + 64 + 64 + 64 = 384 (no orig_id), out_w after it */
   const uint32_t s[] = {0, 1, 2, 2}, d[] = {1, 2, 0, 1};
   const double w[] = {0.5, 1.5, 2, 3};
@@ -113,7 +105,7 @@ static void test_binary_v2_corrupt(void **state) {
   expect_corrupt(buf, len, (size_t)in_w_at + 13, "in_w section checksum mismatch");
   expect_corrupt(buf, len, (size_t)out_w_at + 7, "out_w section checksum mismatch");
   expect_corrupt(buf, len, 16, "offset 184: header checksum mismatch");
-  expect_corrupt(buf, len, 148, "offset 184: header checksum mismatch"); /* the weight CRC itself */
+  expect_corrupt(buf, len, 164, "offset 184: header checksum mismatch"); /* the out_w CRC itself */
   write_bytes(tmp_path("corrupt.dsg"), buf, 150);
   expect_open_fails(tmp_path("corrupt.dsg"), NULL, DSANA_EFORMAT, "corrupt.dsg: offset 150: ", "truncated");
 }
@@ -272,9 +264,12 @@ static void test_personalization(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_binary_v1_still_maps), cmocka_unit_test(test_binary_v2_weights),
-      cmocka_unit_test(test_binary_v2_corrupt),    cmocka_unit_test(test_check_range_weights),
-      cmocka_unit_test(test_reorder_degree),       cmocka_unit_test(test_personalization),
+      cmocka_unit_test(test_binary_old_versions_refused),
+      cmocka_unit_test(test_binary_weights),
+      cmocka_unit_test(test_binary_weights_corrupt),
+      cmocka_unit_test(test_check_range_weights),
+      cmocka_unit_test(test_reorder_degree),
+      cmocka_unit_test(test_personalization),
   };
   return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
 }

@@ -3,8 +3,10 @@
  * answers (PULL_REPLY with WIRE_F_SHARED): the values of the piece's keys
  * are in the sending server's buffer, mapped through the rt_env (here:
  * test memory standing for each server's shard, see
- * mirror_test_fixture.h), once per server, table and buffer, and released
- * by mirror_fini(). Bad shared answers are dropped like any bad piece.
+ * mirror_test_fixture.h), once per server, table and buffer, when the
+ * worker first asks that server for the table (so an answer that arrives
+ * after its server released the buffer is still read), and released by
+ * mirror_fini(). Bad shared answers are dropped like any bad piece.
  *
  * Two servers; table 0: 100 keys of width 1, table 1: 40 keys of width 3,
  * table 2: 100 keys with every fourth unread; chunks of 10 keys.
@@ -72,24 +74,22 @@ static void give_shared(struct fixture *f, uint32_t s, uint32_t t, uint32_t iter
 }
 
 /* Chunks from the buffers: values placed by key, every server's buffer
- * mapped once, no bytes counted as received; mixed with plain pieces. */
+ * mapped once (when asked), no bytes counted as received; mixed with
+ * plain pieces. */
 static void test_shared_answers(void **state) {
   struct fixture *f = *state;
   fill_buffer(f, 0, 0, 0, 1, 1);
   fill_buffer(f, 1, 0, 0, 1, 1);
-  request(f, 0, 1); /* the PULLs say shared answers are welcome */
+  request(f, 0, 1); /* the PULLs say shared answers are welcome; both servers' buffer 0 mapped */
+  assert_int_equal(f->maps, 2);
   give_shared(f, 0, 0, 1, 0, 10, 0);
-  assert_int_equal(f->maps, 1);
-  assert_string_equal(f->last_map, "s0-t0-b0");
   assert_true(mirror_chunk_ready(&f->m, 0, 1, 0));
   give_shared(f, 0, 0, 1, 10, 15, 0);
   give_shared(f, 0, 0, 1, 15, 20, 0);
   for (uint64_t c = 2; c < 5; c++)
     give_shared(f, 0, 0, 1, c * CK, (c + 1) * CK, 0);
-  assert_int_equal(f->maps, 1); /* mapped once */
   give_shared(f, 1, 0, 1, 50, 60, 0);
-  assert_int_equal(f->maps, 2);
-  assert_string_equal(f->last_map, "s1-t0-b0");
+  assert_int_equal(f->maps, 2);       /* mapped once */
   assert_int_equal(f->m.bytes_in, 0); /* shared buffers cross no link */
   for (uint64_t c = 6; c < 10; c++)
     give(f, 1, 0, 1, c * CK, (c + 1) * CK, 1); /* the rest as plain pieces */
@@ -168,7 +168,17 @@ static void test_shared_rejected(void **state) {
   offer(f, 0, &h, NULL);
   give_shared(f, 0, 0, 1, 50, 60, 0); /* server 0's buffer holds keys [0, 50) */
   give_shared(f, 1, 0, 1, 40, 50, 0);
+  assert_int_equal(chunks_ready(f, 0, 1), 0);
+  check_untouched(f, 0, 0, 100);
+}
+
+/* A buffer that could not be mapped when asked: the answer tries again,
+ * dropped while it still cannot, taken once it can. */
+static void test_shared_unmappable(void **state) {
+  struct fixture *f = *state;
+  fill_buffer(f, 0, 0, 0, 1, 1);
   f->map_fails = 1;
+  request(f, 0, 1);
   give_shared(f, 0, 0, 1, 10, 20, 0);
   assert_int_equal(chunks_ready(f, 0, 1), 0);
   check_untouched(f, 0, 0, 100);
@@ -179,6 +189,28 @@ static void test_shared_rejected(void **state) {
   check_values(f, 0, 1, 10, 20, 1);
   assert_int_equal(f->maps, 1);
   assert_int_equal(f->m.bytes_in, 0);
+}
+
+/* The end of a job: a worker fetching ahead asks for iteration 2, the
+ * servers finish (their buffers can no longer be mapped) and then the
+ * answers arrive. They are read from the buffers mapped when asked, not
+ * dropped with "cannot map the server's shared buffer". */
+static void test_shared_answer_after_server_left(void **state) {
+  struct fixture *f = *state;
+  for (uint32_t s = 0; s < 2; s++) {
+    fill_buffer(f, s, 0, 0, 1, 1);
+    fill_buffer(f, s, 0, 1, 2, 3);
+  }
+  request(f, 0, 1);
+  for (uint64_t c = 0; c < 10; c++)
+    give_shared(f, c < 5 ? 0 : 1, 0, 1, c * CK, (c + 1) * CK, 0);
+  request(f, 0, 2); /* ahead */
+  f->map_fails = 1; /* the servers left */
+  for (uint64_t c = 0; c < 10; c++)
+    give_shared(f, c < 5 ? 0 : 1, 0, 2, c * CK, (c + 1) * CK, 1);
+  assert_true(mirror_ready(&f->m, 0, 2, 0, 100));
+  check_values(f, 0, 2, 0, 100, 3);
+  assert_int_equal(f->maps, 4);
 }
 
 /* mirror_fini releases every buffer it mapped, with the size it mapped. */
@@ -214,6 +246,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_shared_ahead_other_buffer, setup_share, teardown),
       cmocka_unit_test_setup_teardown(test_shared_with_unread_keys, setup_share, teardown),
       cmocka_unit_test_setup_teardown(test_shared_rejected, setup_share, teardown),
+      cmocka_unit_test_setup_teardown(test_shared_unmappable, setup_share, teardown),
+      cmocka_unit_test_setup_teardown(test_shared_answer_after_server_left, setup_share, teardown),
       cmocka_unit_test_setup_teardown(test_shared_released, setup_share, teardown),
       cmocka_unit_test_setup_teardown(test_shared_not_expected, setup_no_share, teardown),
   };

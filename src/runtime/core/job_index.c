@@ -109,21 +109,41 @@ static void assign_spaces(struct dsana_job *job) {
   }
 }
 
+/* Every server holds a part of every table: a server with an empty shard
+ * is sent pushes it drops ("the task writes nothing in this shard") and,
+ * empty in every table, reports iterations ahead of the others (the
+ * scheduler dropped its SHARD_REPORTs, the simulator stalled). So more
+ * servers than the smallest table's keys is refused. */
+static int check_servers(const struct dsana_job *job, char *err, size_t errlen) {
+  uint32_t small = 0;
+  for (uint32_t t = 1; t < job->n_tables; t++)
+    if (job->tables[t].n_keys < job->tables[small].n_keys)
+      small = t;
+  if (job->info.n_servers <= job->tables[small].n_keys)
+    return 0;
+  snprintf(err, errlen,
+           "--servers %u: more servers than the %llu keys of table '%s'; every server holds a part of every table "
+           "(--servers %llu at most)",
+           job->info.n_servers, (unsigned long long)job->tables[small].n_keys, job->tables[small].name,
+           (unsigned long long)job->tables[small].n_keys);
+  return DSANA_EUSAGE;
+}
+
 static int check_tables(struct dsana_job *job, char *err, size_t errlen) {
   if (job->n_tables == 0 || job->n_tasks == 0) {
     snprintf(err, errlen, "app declared no %s", job->n_tables == 0 ? "tables" : "tasks");
     return DSANA_EINVAL;
   }
+  int rc = check_servers(job, err, errlen);
+  if (rc)
+    return rc;
   if (job->result_table == JOB_NONE) {
     snprintf(err, errlen, "app declared no result table");
     return DSANA_EINVAL;
   }
   for (uint32_t t = 0; t < job->n_tables; t++)
-    if (job->tables[t].rule == DSANA_RULE_ASSIGN) {
-      int rc = check_assign(job, t, err, errlen);
-      if (rc)
-        return rc;
-    }
+    if (job->tables[t].rule == DSANA_RULE_ASSIGN && (rc = check_assign(job, t, err, errlen)) != 0)
+      return rc;
   struct job_range r;
   for (uint32_t t = 0; job->block_table != JOB_NONE && t < job->n_tasks; t++)
     if (!job_task_reads(job, t, job->block_table, &r)) {

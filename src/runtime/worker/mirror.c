@@ -113,6 +113,8 @@ static int mirror_ask(struct mirror *m, uint32_t t, uint32_t iter, struct rt_out
     if (h.key_lo >= h.key_hi)
       continue;
     h.flags |= mirror_zc_ask_flags(m, mt, iter, h.key_lo, h.key_hi);
+    for (uint32_t b = 0; m->share && b < 2; b++)
+      mirror_shm_map(m, s, t, b); /* before any answer: see mirror_shm_map */
     int rc = rt_send(out, ROLE_SERVER, s, &h, NULL, 0);
     if (rc)
       return rc;

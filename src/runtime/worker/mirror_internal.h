@@ -6,11 +6,32 @@
 #ifndef DSANA_RUNTIME_MIRROR_INTERNAL_H
 #define DSANA_RUNTIME_MIRROR_INTERNAL_H
 
+#include <stdio.h>
+
 #include "runtime/worker/mirror.h"
 
 /* Index of server s's buffer b of table t in mirror.shm. */
 static inline size_t mirror_shm_slot(uint32_t s, uint32_t t, uint32_t b) {
   return ((size_t)s * DSANA_MAX_TABLES + t) * 2 + b;
+}
+
+/* Server s's buffer b of table t, mapped now if it was not (NULL if it
+ * cannot be). A worker maps a server's buffers when it first asks that
+ * server for the table, while the server is surely there: a server that
+ * finished releases its buffers, and an answer to a pull sent just before
+ * (a worker fetching ahead of the job's end) would otherwise find nothing
+ * to map. */
+static inline const double *mirror_shm_map(struct mirror *m, uint32_t s, uint32_t t, uint32_t b) {
+  const double **buf = &m->shm[mirror_shm_slot(s, t, b)];
+  if (*buf)
+    return *buf;
+  char name[48];
+  uint64_t lo, hi;
+  snprintf(name, sizeof name, "s%u-t%u-b%u", s, t, b);
+  shard_range(m->t[t].n_keys, m->n_servers, s, &lo, &hi);
+  if (!m->env->buffer_map || m->env->buffer_map(m->env->arg, name, (hi - lo) * m->t[t].width * sizeof(double), buf))
+    *buf = NULL;
+  return *buf;
 }
 
 /* A piece of iteration iter was taken: `bytes` as it came, `raw` before

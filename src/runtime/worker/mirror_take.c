@@ -32,25 +32,19 @@ static bool mark_keys(uint64_t *have, uint64_t lo, uint64_t hi) {
 
 /* Values of a shared-buffer answer: where h's keys are in server s's
  * mapped buffer, or NULL with *why. */
-static const double *shm_source(struct mirror *m, uint32_t s, const struct wire_hdr *h, uint64_t slo, uint64_t shi,
+static const double *shm_source(struct mirror *m, uint32_t s, const struct wire_hdr *h, uint64_t slo,
                                 const char **why) {
   const struct mirror_table *mt = &m->t[h->table];
   if (!m->shm || h->buffer > 1) {
     *why = "shared buffer answer not expected";
     return NULL;
   }
-  const double **buf = &m->shm[mirror_shm_slot(s, h->table, h->buffer)];
-  if (!*buf) {
-    char name[48];
-    snprintf(name, sizeof name, "s%u-t%u-b%u", s, h->table, h->buffer);
-    if (!m->env->buffer_map ||
-        m->env->buffer_map(m->env->arg, name, (shi - slo) * mt->width * sizeof(double), buf) != 0) {
-      *buf = NULL;
-      *why = "cannot map the server's shared buffer";
-      return NULL;
-    }
+  const double *buf = mirror_shm_map(m, s, h->table, h->buffer);
+  if (!buf) {
+    *why = "cannot map the server's shared buffer";
+    return NULL;
   }
-  return *buf + (h->key_lo - slo) * mt->width;
+  return buf + (h->key_lo - slo) * mt->width;
 }
 
 /* What is wrong with dense piece h from server s (NULL: nothing), given
@@ -70,7 +64,7 @@ static const char *dense_check(struct mirror *m, uint32_t s, const struct net_ms
   if (h->flags & WIRE_F_SHARED) {
     const char *why = NULL;
     /* the buffer is the shard itself, never packed */
-    if (h->payload_bytes || (h->flags & WIRE_F_PACKED) || !(*src = shm_source(m, s, h, slo, shi, &why)))
+    if (h->payload_bytes || (h->flags & WIRE_F_PACKED) || !(*src = shm_source(m, s, h, slo, &why)))
       return why ? why : "shared answer with a payload or packed";
     return NULL;
   }
