@@ -24,7 +24,10 @@
  * derives from exact SUM partials, an ASSIGN table each task reads and
  * writes its own range of, the initial values made by every server).
  * Half the shapes pull compressed (--compress on: XOR bases kept across
- * chunk switches and fetches ahead, whatever the delivery order).
+ * chunk switches and fetches ahead, whatever the delivery order). Stale
+ * messages (late, twice, from a replaced worker) are injected into runs
+ * and must be dropped and counted, the bytes unchanged.
+ * timeout: 90 s (about 18 s here)
  */
 #include <setjmp.h>
 #include <stdarg.h>
