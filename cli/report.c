@@ -116,6 +116,7 @@ static void summary_json(struct cli_report *rep, const struct rt_run_report *r) 
   cJSON_AddStringToObject(o, "transfer_bound_bytes", "as sent");
   cJSON_AddNumberToObject(o, "refused_peers", (double)r->refused_peers);
   cJSON_AddNumberToObject(o, "dropped_messages", (double)r->dropped_msgs);
+  cJSON_AddNumberToObject(o, "stale_messages", (double)r->stale_msgs);
   /* the cost of a steady iteration (unknown: left out) */
   if (r->sched_messages_per_iter >= 0)
     cJSON_AddNumberToObject(o, "scheduler_messages_per_iter", r->sched_messages_per_iter);

@@ -130,20 +130,28 @@ static struct ip_msg *ip_queue_pop(struct ip_queue *q) {
   return m;
 }
 
-/* Manual mode: drop what waits for a queue about to go away. */
-static void ip_forget_pending(struct ip_queue *q) {
-  struct ip_msg **pp = &ip_pending_head;
-  ip_pending_tail = NULL;
+/* Drop the messages of list *head (tail *tail) that wait for queue q. */
+static void ip_forget_in(struct ip_msg **head, struct ip_msg **tail, const struct ip_queue *q) {
+  struct ip_msg **pp = head;
+  *tail = NULL;
   while (*pp) {
     if ((*pp)->dest == q) {
       struct ip_msg *m = *pp;
       *pp = m->next;
       ip_msg_free(m);
     } else {
-      ip_pending_tail = *pp;
+      *tail = *pp;
       pp = &(*pp)->next;
     }
   }
+}
+
+static struct ip_msg *ip_kept_head, *ip_kept_tail; /* manual mode: copies kept aside (net_inproc_keep_copy) */
+
+/* Manual mode: drop what waits for a queue about to go away. */
+static void ip_forget_pending(struct ip_queue *q) {
+  ip_forget_in(&ip_pending_head, &ip_pending_tail, q);
+  ip_forget_in(&ip_kept_head, &ip_kept_tail, q);
 }
 
 /* ---- endpoints ---------------------------------------------------------- */
@@ -598,6 +606,76 @@ void net_inproc_deliver(size_t k) {
     ip_queue_push(m->dest, m);
   }
   pthread_mutex_unlock(&ip_mu);
+}
+
+/* Link k's oldest waiting message (under ip_mu), or NULL. */
+static struct ip_msg *ip_link_oldest(size_t k) {
+  for (struct ip_msg *m = ip_pending_head; m; m = m->next)
+    if (ip_link_head(m) && k-- == 0)
+      return m;
+  return NULL;
+}
+
+bool net_inproc_peek(size_t k, struct wire_hdr *h) {
+  pthread_mutex_lock(&ip_mu);
+  const struct ip_msg *m = ip_link_oldest(k);
+  bool ok = m && wire_decode(m->hdr, WIRE_HDR_BYTES, UINT64_MAX, h, NULL) == 0;
+  pthread_mutex_unlock(&ip_mu);
+  return ok;
+}
+
+/* A copy of m with a payload of its own, or NULL. */
+static struct ip_msg *ip_copy(const struct ip_msg *m) {
+  struct ip_msg *c = calloc(1, sizeof *c);
+  void *payload = m->len ? malloc(m->len) : NULL;
+  if (!c || (m->len && !payload)) {
+    free(c);
+    free(payload);
+    return NULL;
+  }
+  *c = *m;
+  c->next = NULL;
+  c->rel = (struct net_release){0};
+  c->payload = payload;
+  if (m->len)
+    memcpy(payload, m->payload, m->len);
+  return c;
+}
+
+void net_inproc_deliver_twice(size_t k) {
+  pthread_mutex_lock(&ip_mu);
+  struct ip_msg *m = ip_link_oldest(k), *c = m ? ip_copy(m) : NULL;
+  pthread_mutex_unlock(&ip_mu);
+  net_inproc_deliver(k);
+  pthread_mutex_lock(&ip_mu);
+  if (c)
+    ip_queue_push(c->dest, c);
+  pthread_mutex_unlock(&ip_mu);
+}
+
+void net_inproc_keep_copy(size_t k) {
+  pthread_mutex_lock(&ip_mu);
+  struct ip_msg *m = ip_link_oldest(k), *c = m ? ip_copy(m) : NULL;
+  if (c && ip_kept_tail)
+    ip_kept_tail->next = c;
+  else if (c)
+    ip_kept_head = c;
+  ip_kept_tail = c ? c : ip_kept_tail;
+  pthread_mutex_unlock(&ip_mu);
+}
+
+size_t net_inproc_deliver_kept(void) {
+  size_t n = 0;
+  pthread_mutex_lock(&ip_mu);
+  while (ip_kept_head) {
+    struct ip_msg *m = ip_kept_head;
+    ip_kept_head = m->next;
+    ip_queue_push(m->dest, m);
+    n++;
+  }
+  ip_kept_tail = NULL;
+  pthread_mutex_unlock(&ip_mu);
+  return n;
 }
 
 const struct net_ops net_inproc_ops = {

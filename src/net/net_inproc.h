@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "net/wire.h"
+
 /* Switching manual delivery off delivers every waiting message at once,
  * in order, before anything sent later. */
 void net_inproc_set_manual(bool on);
@@ -23,5 +25,19 @@ size_t net_inproc_links_pending(void);
 /* Deliver the oldest waiting message of link `k` (0 <= k < pending, links
  * numbered in the order of their oldest waiting message). */
 void net_inproc_deliver(size_t k);
+
+/* Faults a transport may commit, for tests of what the roles do with
+ * them (the link numbers as above): */
+/* The header of link k's oldest waiting message: false when there is none. */
+bool net_inproc_peek(size_t k, struct wire_hdr *h);
+/* Deliver link k's oldest waiting message and a copy of it right behind
+ * (a duplicate, as a resend would make one). */
+void net_inproc_deliver_twice(size_t k);
+/* Keep a copy of link k's oldest waiting message aside (the message itself
+ * stays where it is). */
+void net_inproc_keep_copy(size_t k);
+/* Deliver every copy kept aside now, in the order they were kept (late
+ * messages); returns how many. */
+size_t net_inproc_deliver_kept(void);
 
 #endif

@@ -16,7 +16,13 @@
  *  48 count u32 (keys or records carried)   52 buffer u32 (a shared buffer)
  *  56 payload_bytes u64
  * Each field has one meaning in every message that uses it; unused ones
- * are 0.
+ * are 0. `chunk` is the hand-out epoch: in TASKS, ITER_START and
+ * FETCH_AHEAD the number of workers the scheduler has declared lost so
+ * far, in PUSH the highest such number its worker has heard. A task is
+ * handed to another worker only after its holder was declared lost, so the
+ * re-run's pushes carry a higher epoch than any of the lost holder's: a
+ * server drops pushes of a task from a worker with a lower (or equal)
+ * epoch than the one it takes the task's pushes from (a replaced peer).
  */
 #ifndef DSANA_NET_WIRE_H
 #define DSANA_NET_WIRE_H
@@ -26,8 +32,10 @@
 
 #define WIRE_MAGIC 0x414e5344u
 #define WIRE_VERSION \
-  7 /* 3: typed task/chunk/flags/count/buffer fields; 4: BYE carries the role's usage;
-                          5: exact sums are 32 bytes (192 bits and flags); 6: WIRE_F_THROUGH; 7: READY */
+  8 /* 3: typed task/chunk/flags/count/buffer fields; 4: BYE carries the role's usage;
+                          5: exact sums are 32 bytes (192 bits and flags); 6: WIRE_F_THROUGH; 7: READY;
+                          8: hand-out epochs (chunk of PUSH, TASKS, ITER_START, FETCH_AHEAD), BYE carries
+                          the messages a role dropped */
 #define WIRE_HDR_BYTES 64
 #define WIRE_DEFAULT_MAX_PAYLOAD ((uint64_t)64 << 20)
 

@@ -160,7 +160,7 @@ static void test_layout_is_little_endian(void **state) {
                                                0,
                                                0};
   assert_int_equal(WIRE_HDR_BYTES, 64);
-  assert_int_equal(WIRE_VERSION, 7);
+  assert_int_equal(WIRE_VERSION, 8);
   assert_memory_equal(b, want, sizeof want);
   /* and it decodes back field by field (payload within an unlimited limit) */
   struct wire_hdr out;

@@ -24,7 +24,10 @@
  * derives from exact SUM partials, an ASSIGN table each task reads and
  * writes its own range of, the initial values made by every server).
  * Half the shapes pull compressed (--compress on: XOR bases kept across
- * chunk switches and fetches ahead, whatever the delivery order).
+ * chunk switches and fetches ahead, whatever the delivery order). Stale
+ * messages (late, twice, from a replaced worker) are injected into runs
+ * and must be dropped and counted, the bytes unchanged.
+ * timeout: 90 s (about 18 s here)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -43,6 +47,7 @@
 #include "net/net_inproc.h"
 #include "runtime/driver/driver.h"
 #include "runtime/msg/msg.h"
+#include "runtime/core/observer.h"
 #include "runtime/worker/pool.h"
 #include "util/log.h"
 
@@ -79,6 +84,7 @@ struct sp_app {
 static bool sp_isum_fraction; /* task 0 pushes a fraction into the ISUM table in iteration 2 */
 static bool sp_bad_give_back; /* a list given back that was not lent, or lent 3 times at once */
 static uint64_t sp_given_back;
+static bool sp_reruns_ok; /* a task may run twice in an iteration: its worker was lost */
 
 static struct sp_app *sp_last; /* the scheduler's instance: the result */
 static uint32_t sp_ends[SP_ITERS + 2][256];
@@ -396,6 +402,35 @@ struct shape {
 static const struct dsana_app *const test_apps[] = {&sparse_app,   &sparse_done_app, &sparse_dense_app,
                                                     &pagerank_app, &kmeans_app,      NULL};
 
+/* What a test does to a run's messages (the tests of stale messages near
+ * the end); NULL: nothing. */
+struct inject {
+  /* link k's oldest message is due: true when this delivered it (or held
+   * it) itself */
+  bool (*deliver)(struct inject *in, size_t k);
+  /* at every step: may freeze a worker (the drivers d[0..n)) */
+  void (*step)(struct inject *in, struct drv **d, uint32_t n);
+  uint32_t frozen;      /* the driver slot not stepped (0: none) */
+  int deaths_fd;        /* the scheduler reads lost workers here (0: none) */
+  int deaths_wr;        /* the test writes them here */
+  uint64_t injected;    /* messages the test made stale: copies, late ones, a replaced worker's */
+  uint32_t copies_left; /* copies still to make */
+  bool took_piece, took_end;
+  uint32_t worker;                      /* the replaced worker's index (UINT32_MAX: none yet) */
+  uint64_t steps;                       /* since the replaced worker's iteration 2 started */
+  bool other_pushed[SP_ITERS + 2][256]; /* (iteration, task): a push of it from another worker arrived */
+};
+static struct inject *cl_inject;
+
+/* The last run's summary: messages dropped as stale by its servers and workers. */
+static uint64_t cl_stale;
+
+static void cl_summary(void *arg, const struct rt_run_report *r) {
+  (void)arg;
+  cl_stale = r->stale_msgs;
+}
+static const struct rt_observer cl_observer = {.summary = cl_summary};
+
 /* Run a whole cluster in this thread, every choice from the seed. */
 static int run_cluster(const struct dsana_app *app, void *app_state, const struct app_args *args,
                        const struct shape *sh, uint64_t seed) {
@@ -421,8 +456,15 @@ static int run_cluster(const struct dsana_app *app, void *app_state, const struc
   snprintf(cfg.scheduler_addr, sizeof cfg.scheduler_addr, "inproc://sched-%llu", (unsigned long long)seed);
   uint32_t n = 1 + sh->servers + sh->workers;
   struct drv **d = calloc(n, sizeof *d);
-  struct role_params p = {
-      .cfg = &cfg, .apps = test_apps, .app = app, .app_state = app_state, .args = args, .index = UINT32_MAX};
+  struct role_params p = {.cfg = &cfg,
+                          .apps = test_apps,
+                          .app = app,
+                          .app_state = app_state,
+                          .args = args,
+                          .index = UINT32_MAX,
+                          .observer = &cl_observer,
+                          .deaths_fd = cl_inject ? cl_inject->deaths_fd : 0};
+  cl_stale = UINT64_MAX;
   int rc = driver_create(ROLE_SCHEDULER, &p, true, &d[0]);
   struct role_params alone = {.cfg = &cfg, .apps = test_apps, .index = UINT32_MAX};
   for (uint32_t i = 1; !rc && i < n; i++)
@@ -430,16 +472,21 @@ static int run_cluster(const struct dsana_app *app, void *app_state, const struc
   uint64_t rng = seed;
   for (uint64_t step = 0; !rc && !driver_done(d[0]) && step < 5000000; step++) {
     uint32_t what = rng_below(&rng, 4);
+    if (cl_inject && cl_inject->step)
+      cl_inject->step(cl_inject, d, n);
+    uint32_t frozen = cl_inject && cl_inject->frozen ? cl_inject->frozen : UINT32_MAX; /* slot 0: the scheduler */
     if (what == 0 && net_inproc_links_pending()) {
-      net_inproc_deliver(rng_below(&rng, (uint32_t)net_inproc_links_pending()));
+      size_t k = rng_below(&rng, (uint32_t)net_inproc_links_pending());
+      if (!cl_inject || !cl_inject->deliver || !cl_inject->deliver(cl_inject, k))
+        net_inproc_deliver(k);
     } else if (what == 1) {
       uint32_t w = 1 + sh->servers + rng_below(&rng, sh->workers);
       struct pool *pl = driver_pool(d[w]);
-      if (pl && pool_pending(pl))
+      if (pl && pool_pending(pl) && w != frozen)
         pool_run(pl, rng_below(&rng, pool_pending(pl)));
     } else {
       uint32_t r = rng_below(&rng, n);
-      if (!driver_done(d[r]))
+      if (!driver_done(d[r]) && r != frozen)
         rc = driver_step(d[r], 0);
     }
   }
@@ -508,7 +555,7 @@ static void check_sparse_app(const struct dsana_app *sa, uint64_t seed, const st
              sh->servers);
   for (uint32_t it = 1; it <= SP_ITERS; it++)
     for (uint32_t t = 0; t < n_tasks; t++)
-      if (sp_ends[it][t] != 1)
+      if (sp_ends[it][t] != 1 && !(sp_reruns_ok && sp_ends[it][t] == 2))
         fail_msg("seed %llu: task %u ran %u times in iteration %u", (unsigned long long)seed, t, sp_ends[it][t], it);
   if (sh->piece && sp_widest > sh->piece)
     fail_msg("seed %llu: finish() or update() ran over %llu keys at once (pieces of %llu asked)",
@@ -682,6 +729,185 @@ static void test_kmeans_every_interleaving(void **state) {
   }
 }
 
+/* --------------------------------------------------- stale messages */
+
+/* A message that is late, arrives twice or comes from a worker that was
+ * replaced is dropped and counted (the summary's stale_messages), never
+ * applied: each test below injects such messages into runs of the
+ * in-process cluster and asserts the bytes of the undisturbed computation
+ * and a count of exactly the messages it injected (neither a message
+ * silently applied nor an injection that never happened passes). */
+
+/* Whether link k's oldest message is a PUSH (or, pieces: a PULL_REPLY) of
+ * iteration 2 or later of a kind not copied yet: a piece (no end marker)
+ * first, then one that ends its task with values; *h gets its header. */
+static bool copy_candidate(struct inject *in, size_t k, bool pieces, struct wire_hdr *h) {
+  if (in->copies_left == 0 || !net_inproc_peek(k, h) || h->iter < 2)
+    return false;
+  if (pieces)
+    return h->type == WIRE_PULL_REPLY;
+  if (h->type != WIRE_PUSH || h->count == 0)
+    return false;
+  bool end = h->flags & WIRE_F_END;
+  if (end ? in->took_end || !in->took_piece : in->took_piece)
+    return false;
+  in->took_piece |= !end;
+  in->took_end |= end;
+  return true;
+}
+
+/* Duplicates: the message and a copy right behind it. */
+static bool deliver_twice(struct inject *in, size_t k, bool pieces) {
+  struct wire_hdr h;
+  if (!copy_candidate(in, k, pieces, &h))
+    return false;
+  net_inproc_deliver_twice(k);
+  in->copies_left--;
+  in->injected++;
+  return true;
+}
+static bool dup_pushes(struct inject *in, size_t k) { return deliver_twice(in, k, false); }
+static bool dup_pieces(struct inject *in, size_t k) { return deliver_twice(in, k, true); }
+
+/* Late copies: kept aside in iteration 2, delivered once the scheduler
+ * starts iteration 4 (iteration 2 is committed everywhere by then). */
+static bool late_copies(struct inject *in, size_t k, bool pieces) {
+  struct wire_hdr h;
+  if (copy_candidate(in, k, pieces, &h)) {
+    net_inproc_keep_copy(k);
+    in->copies_left--;
+  } else if (net_inproc_peek(k, &h) && h.type == WIRE_ITER_START && h.iter >= 4) {
+    in->injected += net_inproc_deliver_kept();
+  }
+  return false; /* the message itself goes on as usual */
+}
+static bool late_pushes(struct inject *in, size_t k) { return late_copies(in, k, false); }
+static bool late_pieces(struct inject *in, size_t k) { return late_copies(in, k, true); }
+
+/* One sparse-app run with injection `in`: the plain computation's bytes,
+ * every task ended once per iteration, stale_messages exactly as injected. */
+static void check_stale_sparse(const struct dsana_app *sa, uint64_t seed, const struct shape *sh, struct inject *in) {
+  cl_inject = in;
+  check_sparse_app(sa, seed, sh);
+  cl_inject = NULL;
+  if (in->injected == 0 || cl_stale != in->injected)
+    fail_msg("seed %llu (W=%u S=%u): %llu messages made stale, %llu counted as dropped", (unsigned long long)seed,
+             sh->workers, sh->servers, (unsigned long long)in->injected, (unsigned long long)cl_stale);
+}
+
+/* A task's piece and its last message delivered twice: dropped, the sums
+ * the same (a piece held until the end marker is not held twice). */
+static void test_duplicate_pushes_dropped(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 16; seed++) {
+    uint64_t rng = seed * 7919;
+    struct shape sh = random_shape(&rng);
+    struct inject in = {.deliver = dup_pushes, .copies_left = 2};
+    check_stale_sparse(seed % 2 ? &sparse_app : &sparse_dense_app, seed, &sh, &in);
+  }
+}
+
+/* Copies of pushes of iteration 2 arriving in iteration 4: dropped. */
+static void test_late_pushes_dropped(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 16; seed++) {
+    uint64_t rng = seed * 7919;
+    struct shape sh = random_shape(&rng);
+    struct inject in = {.deliver = late_pushes, .copies_left = 2};
+    check_stale_sparse(seed % 2 ? &sparse_app : &sparse_dense_app, seed, &sh, &in);
+  }
+}
+
+/* Pulled pieces twice, and copies of iteration 2's arriving in iteration
+ * 4: dropped, by key lists (the sparse app) and by chunks (PageRank,
+ * compressed in half the shapes: a copy is not decoded twice). */
+static void test_duplicate_and_late_pieces_dropped(void **state) {
+  (void)state;
+  char base[300], out[300];
+  snprintf(base, sizeof base, "%s/stale-base.tsv", pr_dir);
+  snprintf(out, sizeof out, "%s/stale-out.tsv", pr_dir);
+  struct shape one = {.workers = 1, .servers = 1, .tpw = 4, .sched = SCHED_STATIC, .chunk = CHUNK_OFF};
+  assert_int_equal(pr_run(&one, 999, base), 0);
+  for (uint64_t seed = 1; seed <= 16; seed++) {
+    uint64_t rng = seed * 104729;
+    struct shape sh = random_shape(&rng);
+    struct inject in = {.deliver = seed % 2 ? dup_pieces : late_pieces, .copies_left = 2};
+    if (seed % 4 < 2) {
+      check_stale_sparse(&sparse_app, seed, &sh, &in);
+      continue;
+    }
+    cl_inject = &in;
+    int rc = pr_run(&sh, seed, out);
+    cl_inject = NULL;
+    if (rc || !same_file(base, out) || in.injected == 0 || cl_stale != in.injected)
+      fail_msg("seed %llu (W=%u S=%u compress %d): %s, %llu pieces made stale, %llu counted", (unsigned long long)seed,
+               sh.workers, sh.servers, sh.compress, rc ? dsana_strerror(rc) : "bytes compared",
+               (unsigned long long)in.injected, (unsigned long long)cl_stale);
+  }
+}
+
+/* The replaced worker (the last one): once iteration 2 started, its
+ * pushes and reports are held; a while later it freezes and the scheduler
+ * learns it is lost (as from the launcher). Its tasks run elsewhere; each
+ * push it sent is delivered once a push of the same task came from the
+ * re-run (so none is the first of its task). */
+#define REPLACED_STEPS 3000
+
+static void freeze_replaced(struct inject *in, struct drv **d, uint32_t n) {
+  if (in->frozen || in->worker == UINT32_MAX || ++in->steps < REPLACED_STEPS)
+    return;
+  for (uint32_t i = 1; i < n; i++)
+    if (driver_worker_index(d[i]) == in->worker)
+      in->frozen = i;
+  uint32_t w = in->worker;
+  assert_int_equal(send(in->deaths_wr, &w, sizeof w, 0), (ssize_t)sizeof w);
+}
+
+static bool hold_replaced(struct inject *in, size_t k) {
+  struct wire_hdr h;
+  if (!net_inproc_peek(k, &h))
+    return false;
+  bool push = h.type == WIRE_PUSH && h.iter <= SP_ITERS + 1 && h.task < 256;
+  bool dialer = h.type != WIRE_PULL_REPLY && h.type != WIRE_ITER_START && h.type != WIRE_TASKS &&
+                h.type != WIRE_ITER_END && h.type != WIRE_SHARD_REPORT && h.type != WIRE_FINAL_DATA;
+  if (h.type == WIRE_ITER_START && h.iter == 2 && in->worker == UINT32_MAX)
+    in->worker = 2; /* the start of iteration 2 reaches the workers: from now on, hold worker 2's messages */
+  if (!dialer || h.sender != in->worker) {
+    if (push && h.sender != in->worker)
+      in->other_pushed[h.iter][h.task] = true;
+    return false;
+  }
+  bool reports = push || h.type == WIRE_TASK_DONE; /* its pulls go on: its tasks run */
+  if (!in->frozen ? reports : push && !in->other_pushed[h.iter][h.task])
+    return true; /* held */
+  in->injected += push;
+  net_inproc_deliver(k);
+  return true;
+}
+
+static void test_replaced_worker_pushes_dropped(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 8; seed++) {
+    struct shape sh = {.workers = 3,
+                       .servers = 1,
+                       .tpw = 2 + (uint32_t)(seed % 3),
+                       .sched = seed % 2 ? SCHED_DYNAMIC : SCHED_STATIC,
+                       .chunk = CHUNK_OFF};
+    int fds[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, fds), 0);
+    struct inject in = {.deliver = hold_replaced,
+                        .step = freeze_replaced,
+                        .deaths_fd = fds[0],
+                        .deaths_wr = fds[1],
+                        .worker = UINT32_MAX};
+    sp_reruns_ok = true;
+    check_stale_sparse(&sparse_app, seed, &sh, &in);
+    sp_reruns_ok = false;
+    close(fds[0]);
+    close(fds[1]);
+  }
+}
+
 /* 700 rows of 6 features around 5 centres (some features absent), libsvm. */
 static int write_km_data(void) {
   FILE *f = fopen(km_data, "w");
@@ -727,10 +953,17 @@ static int teardown(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_sparse_sum_every_interleaving), cmocka_unit_test(test_sparse_sum_64_workers),
-      cmocka_unit_test(test_sparse_keys_given_back),        cmocka_unit_test(test_dense_pushes_chunk_by_chunk),
-      cmocka_unit_test(test_pagerank_every_interleaving),   cmocka_unit_test(test_kmeans_every_interleaving),
+      cmocka_unit_test(test_sparse_sum_every_interleaving),
+      cmocka_unit_test(test_sparse_sum_64_workers),
+      cmocka_unit_test(test_sparse_keys_given_back),
+      cmocka_unit_test(test_dense_pushes_chunk_by_chunk),
+      cmocka_unit_test(test_pagerank_every_interleaving),
+      cmocka_unit_test(test_kmeans_every_interleaving),
       cmocka_unit_test(test_isum_fraction_stops),
+      cmocka_unit_test(test_duplicate_pushes_dropped),
+      cmocka_unit_test(test_late_pushes_dropped),
+      cmocka_unit_test(test_duplicate_and_late_pieces_dropped),
+      cmocka_unit_test(test_replaced_worker_pushes_dropped),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

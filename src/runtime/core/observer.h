@@ -48,6 +48,10 @@ struct rt_run_report {
   uint64_t pull_bytes, pull_bytes_raw;  /* every worker's pulls of the run, as sent and before compression;
                                         * the transfer bound counts the bytes as sent */
   uint64_t refused_peers, dropped_msgs; /* the scheduler's listener: failed authentication, invalid messages */
+  /* the servers' and workers' messages dropped, never applied: pushes of an
+   * iteration already complete, twice, or from a worker that was replaced;
+   * pulled pieces no longer wanted or twice (from their BYEs) */
+  uint64_t stale_msgs;
   /* per steady iteration (from the second on, usage.h), -1 when unknown:
    * wake-ups and CPU of every role's process, the scheduler's messages,
    * tasks stolen */

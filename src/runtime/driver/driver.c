@@ -43,6 +43,10 @@ struct pool *driver_pool(struct drv *d) {
   return d->pool;
 }
 
+uint32_t driver_worker_index(const struct drv *d) {
+  return d->role == ROLE_WORKER && d->w && worker_map(d->w) ? worker_index(d->w) : UINT32_MAX;
+}
+
 int driver_finish(struct drv *d) {
   if (d->role != ROLE_SCHEDULER)
     return 0;

@@ -35,6 +35,8 @@ bool driver_done(const struct drv *d);
 int driver_error(const struct drv *d);
 /* The worker's pool (NULL for other roles). */
 struct pool *driver_pool(struct drv *d);
+/* A worker's index once it joined (UINT32_MAX before, and for other roles). */
+uint32_t driver_worker_index(const struct drv *d);
 /* The end of a run: the scheduler's summary and output; 0 for others. */
 int driver_finish(struct drv *d);
 void driver_destroy(struct drv *d);

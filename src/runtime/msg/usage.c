@@ -25,33 +25,37 @@ bool usage_since(const struct rt_env *e, const struct usage_window *w, uint32_t 
   return true;
 }
 
-static bool encode(const struct rt_env *e, const struct usage_window *w, uint32_t last_iter, uint8_t *buf) {
-  struct rt_usage u;
-  uint64_t iters;
-  if (!usage_since(e, w, last_iter, &u, &iters))
-    return false;
+static void encode(const struct rt_env *e, const struct usage_window *w, uint32_t last_iter, uint64_t stale,
+                   uint8_t *buf) {
+  struct rt_usage u = {0};
+  uint64_t iters = 0;
+  if (!usage_since(e, w, last_iter, &u, &iters)) { /* nothing counted */
+    u = (struct rt_usage){0};
+    iters = 0;
+  }
   wire_put_u64(buf, u.wakeups);
   wire_put_u64(buf + 8, u.cpu_ns);
   wire_put_u64(buf + 16, iters);
-  return true;
+  wire_put_u64(buf + 24, stale);
 }
 
 int usage_send_bye(const struct rt_env *e, const struct usage_window *w, uint32_t sender, uint32_t last_iter,
-                   struct rt_outq *out) {
+                   uint64_t stale, struct rt_outq *out) {
   struct wire_hdr h = wire_hdr_make(WIRE_BYE, sender);
   uint8_t *buf = malloc(USAGE_BYTES);
-  if (buf && encode(e, w, last_iter, buf))
-    return rt_send_owned(out, ROLE_SCHEDULER, 0, &h, buf, USAGE_BYTES, 0);
-  free(buf); /* nothing counted (or no memory for it): a plain BYE */
-  return rt_send(out, ROLE_SCHEDULER, 0, &h, NULL, 0);
+  if (!buf)
+    return DSANA_ENOMEM;
+  encode(e, w, last_iter, stale, buf);
+  return rt_send_owned(out, ROLE_SCHEDULER, 0, &h, buf, USAGE_BYTES, 0);
 }
 
-int usage_decode(const void *payload, size_t len, struct rt_usage *u, uint64_t *iters) {
+int usage_decode(const void *payload, size_t len, struct rt_usage *u, uint64_t *iters, uint64_t *stale) {
   if (len != USAGE_BYTES)
     return DSANA_EPROTO;
   const uint8_t *p = payload;
   u->wakeups = wire_get_u64(p);
   u->cpu_ns = wire_get_u64(p + 8);
   *iters = wire_get_u64(p + 16);
-  return *iters ? 0 : DSANA_EPROTO;
+  *stale = wire_get_u64(p + 24);
+  return 0;
 }

@@ -35,9 +35,12 @@ int sch_stop(struct scheduler *s, struct rt_outq *out) {
 
 void sch_take_usage(struct scheduler *s, const struct net_msg *m) {
   struct rt_usage u;
-  uint64_t iters;
+  uint64_t iters, stale;
+  if (usage_decode(m->payload, m->hdr.payload_bytes, &u, &iters, &stale) != 0)
+    return;
+  s->stale_msgs += stale;
   /* a role that joined late counted fewer iterations: the job's figure then has a hole */
-  if (usage_decode(m->payload, m->hdr.payload_bytes, &u, &iters) != 0 || iters != s->steady_iters)
+  if (iters == 0 || iters != s->steady_iters)
     return;
   s->job_usage.wakeups += u.wakeups;
   s->job_usage.cpu_ns += u.cpu_ns;
@@ -123,7 +126,8 @@ static void fill_summary(const struct scheduler *s, struct rt_run_report *r) {
                               .pull_bytes = s->pull_bytes,
                               .pull_bytes_raw = s->pull_bytes_raw,
                               .refused_peers = s->refused_peers,
-                              .dropped_msgs = s->dropped_msgs};
+                              .dropped_msgs = s->dropped_msgs,
+                              .stale_msgs = s->stale_msgs};
   for (uint32_t i = 0; i < s->n_iters; i++)
     r->total_s += s->iter_wall[i];
   fill_usage(s, r);

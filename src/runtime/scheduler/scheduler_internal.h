@@ -71,6 +71,7 @@ struct scheduler {
   uint8_t *task_seen;   /* n_tasks: TASK_DONE received this iteration */
   uint32_t *task_owner; /* n_tasks: worker the task was handed to */
   uint32_t lost_workers;
+  uint32_t losses; /* workers declared lost so far: the hand-out epoch (wire.h, chunk) */
   /* late registrations waiting for a place (the worker they replace is not
    * lost yet): taken in order when a worker is lost */
 #define SCH_MAX_WAITING 16
@@ -91,6 +92,7 @@ struct scheduler {
   double *iter_wall, *iter_bound, *iter_tbound;
   uint64_t pull_bytes, pull_bytes_raw;  /* of the iterations recorded: as sent, before compression */
   uint64_t refused_peers, dropped_msgs; /* by the listener (scheduler_note_listener) */
+  uint64_t stale_msgs;                  /* the servers' and workers' drops, from their BYEs */
   uint32_t n_iters, cap_iters;
   bool stopping, finished;
   bool workers_stopped; /* STOP went to the workers (the result is complete) */

@@ -46,6 +46,7 @@ static int flush_batch(struct scheduler *s, uint32_t w, struct rt_outq *out) {
     struct wire_hdr h = wire_hdr_make(WIRE_TASKS, 0);
     h.iter = s->iter;
     h.count = n;
+    h.chunk = s->losses;
     at += n;
     /* unreachable: its tasks return to the pool when it is declared lost */
     int rc = sch_send_owned(s, p, &h, buf, 4 * (size_t)n, out);
@@ -104,6 +105,7 @@ static void fetch_ahead(struct scheduler *s, uint32_t w, bool starting, struct r
     return; /* ITER_START says so (WIRE_F_AHEAD) */
   struct wire_hdr h = wire_hdr_make(WIRE_FETCH_AHEAD, 0);
   h.iter = s->iter + 1;
+  h.chunk = s->losses;
   sch_send(s, p, &h, NULL, 0, out);
 }
 
@@ -167,6 +169,7 @@ static int send_starts(struct scheduler *s, struct rt_outq *out) {
     struct wire_hdr h = wire_hdr_make(WIRE_ITER_START, 0);
     h.iter = s->iter;
     h.count = n;
+    h.chunk = s->losses;
     h.flags = p->ahead ? WIRE_F_AHEAD : 0;
     p->n_batch -= n; /* the rest follow as TASKS (a small payload limit) */
     memmove(p->batch, p->batch + n, sizeof *p->batch * p->n_batch);
@@ -383,6 +386,7 @@ int sch_load_first_input(struct scheduler *s, struct rt_outq *out) {
     put_ids(buf, tasks, n);
     struct wire_hdr h = wire_hdr_make(WIRE_FETCH_AHEAD, 0);
     h.iter = 1;
+    h.chunk = s->losses;
     h.count = n;
     rc = buf ? sch_send_owned(s, p, &h, buf, 4 * (size_t)n, out) : sch_send(s, p, &h, NULL, 0, out);
   }

@@ -78,6 +78,7 @@ int sch_lose_worker(struct scheduler *s, uint32_t w, const char *why, struct rt_
   struct peer_slot *slot = &s->workers[w];
   slot->lost = true;
   s->lost_workers++;
+  s->losses++; /* what is handed from now on outranks its pushes (wire.h, chunk) */
   uint32_t alive = 0;
   for (uint32_t i = 0; i < s->cfg.n_workers; i++)
     alive += s->workers[i].registered && !s->workers[i].lost && !s->workers[i].joining;

@@ -206,7 +206,7 @@ static int send_final(struct server *sv, struct rt_outq *out) {
     at = end;
   }
   sv->stopped = true;
-  return usage_send_bye(sv->env, &sv->usage, sv->index, (uint32_t)sv->version, out);
+  return usage_send_bye(sv->env, &sv->usage, sv->index, (uint32_t)sv->version, sv->stale_msgs, out);
 }
 
 static int on_scheduler(struct server *sv, const struct net_msg *m, struct rt_outq *out) {

@@ -115,6 +115,10 @@ struct server {
   struct staged **staging;         /* per task: SUM pushes held until its end */
   uint64_t *through;               /* per task: its values below this key arrived whole (WIRE_F_THROUGH) */
   uint32_t *released;              /* per task: its segments final so far (from s0 of its only tseg) */
+  uint32_t *epoch;                 /* per task: the highest hand-out epoch of its sender's pushes (wire.h) */
+  uint32_t *end_iter;              /* per task: the last iteration whose end marker arrived */
+  uint64_t *pushed_hi;             /* per write range (job.wr): the end of the keys its task pushed so far */
+  uint64_t stale_msgs;             /* pushes dropped, never applied: late, twice, or a replaced worker's */
   uint32_t tasks_left;             /* tasks writing here, not ended */
   uint32_t segs_left;              /* segments of every key space, not final */
   dsana_xsum sums[DSANA_MAX_SUMS]; /* of the finished ranges of version+1 */

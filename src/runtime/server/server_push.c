@@ -7,8 +7,14 @@
  *
  * Exactly once: a task that is re-run (its first worker was lost) pushes
  * again; values the first worker sent without an end marker are dropped
- * when another worker's arrive, and pushes of a task that already ended
- * here are ignored. ASSIGN values are the same whoever computes them.
+ * when the re-run's arrive (a higher hand-out epoch, wire.h), and the lost
+ * worker's pushes that come after are dropped. Dropped too: pushes of a
+ * task that already ended here, of an iteration already complete, and
+ * pushes received twice (a task's pushes of a table to a server come in
+ * ascending key ranges: one that starts below the end of those received
+ * is a copy). Every such drop is counted (stale_msgs, the summary's
+ * stale_messages) and none is applied. ASSIGN values are the same whoever
+ * computes them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -30,6 +36,14 @@ static void drop_staged(struct server *sv, uint32_t task) {
     free(s);
   }
   sv->staging[task] = NULL;
+}
+
+/* Push h from worker `worker` is dropped, never applied: counted. */
+static int drop_stale(struct server *sv, uint32_t worker, const struct wire_hdr *h, const char *why) {
+  sv->stale_msgs++;
+  log_warn("dropped PUSH from worker %u (iteration %u, task %u, table %u, keys [%llu, %llu)): %s", worker, h->iter,
+           h->task, h->table, (unsigned long long)h->key_lo, (unsigned long long)h->key_hi, why);
+  return 0;
 }
 
 void spush_free(struct server *sv) {
@@ -170,6 +184,8 @@ int spush_begin(struct server *sv, struct rt_outq *out) {
   memset(sv->sender, 0xff, sizeof *sv->sender * sv->job.n_tasks);
   memset(sv->through, 0, sizeof *sv->through * sv->job.n_tasks);
   memset(sv->released, 0, sizeof *sv->released * sv->job.n_tasks);
+  memset(sv->epoch, 0, sizeof *sv->epoch * sv->job.n_tasks);
+  memset(sv->pushed_hi, 0, sizeof *sv->pushed_hi * sv->job.wr_off[sv->job.n_tasks]);
   for (uint32_t t = 0; t < sv->job.n_tasks; t++)
     drop_staged(sv, t);
   sv->tasks_left = 0;
@@ -213,6 +229,7 @@ int spush_all_final(struct server *sv, struct rt_outq *out) {
  * sent whole before: see through_final). */
 static int task_ended(struct server *sv, uint32_t task, uint32_t iter, struct rt_outq *out) {
   sv->ended[task] = 1;
+  sv->end_iter[task] = iter;
   drop_staged(sv, task);
   sv->tasks_left--;
   for (uint32_t i = sv->tseg_off[task]; i < sv->tseg_off[task + 1]; i++) {
@@ -387,9 +404,7 @@ static int defer(struct server *sv, const struct rt_from *from, const struct wir
   for (uint32_t t = 0; t < sv->job.n_tables; t++)
     cap += 2 * (sv->t[t].hi - sv->t[t].lo) * sv->t[t].width * (sv->t[t].width + 1) * 8;
   if (sv->deferred_bytes + bytes > cap) {
-    log_warn("dropped PUSH from worker %u (iteration %u, task %u): too many pushes ahead of the commit", h->sender,
-             h->iter, h->task);
-    return 0;
+    return drop_stale(sv, h->sender, h, "too many pushes ahead of the commit");
   }
   struct deferred_push *d = grow_for_one(sv->deferred, &sv->cap_deferred, sv->n_deferred, sizeof *d, 16);
   void *copy = malloc(bytes ? bytes : 1);
@@ -406,7 +421,13 @@ static int defer(struct server *sv, const struct rt_from *from, const struct wir
 
 /* ASSIGN values ending several tasks: written once, then every task ends
  * (a task ended already, re-run elsewhere, pushed the same values). */
-static int take_tasks(struct server *sv, const struct wire_hdr *h, const uint64_t *p, struct rt_outq *out) {
+static int take_tasks(struct server *sv, uint32_t worker, const struct wire_hdr *h, const uint64_t *p,
+                      struct rt_outq *out) {
+  bool open = false;
+  for (uint64_t i = 0; i < p[0]; i++)
+    open |= !sv->ended[p[1 + i]];
+  if (!open)
+    return drop_stale(sv, worker, h, "every task it ends ended here already");
   struct wire_hdr v = *h;
   v.flags = WIRE_F_END;
   apply(sv, &v, p + 1 + p[0]);
@@ -448,6 +469,40 @@ static int skip_through(const struct server *sv, struct wire_hdr *h, const void 
   return 0;
 }
 
+/* Whether push h of its task is taken from `worker`: yes from the worker
+ * its pushes come from; from another one, only with a higher hand-out
+ * epoch (the task's re-run after its worker was lost: what that one sent
+ * without an end marker is dropped, and the task starts over); else it
+ * comes from a worker that was replaced. */
+static bool take_sender(struct server *sv, uint32_t worker, const struct wire_hdr *h) {
+  uint32_t t = h->task;
+  if (sv->sender[t] == worker) {
+    sv->epoch[t] = h->chunk > sv->epoch[t] ? h->chunk : sv->epoch[t];
+    return true;
+  }
+  if (sv->sender[t] != UINT32_MAX && h->chunk <= sv->epoch[t])
+    return false;
+  drop_staged(sv, t);
+  for (uint32_t i = sv->job.wr_off[t]; i < sv->job.wr_off[t + 1]; i++)
+    sv->pushed_hi[i] = 0;
+  sv->sender[t] = worker;
+  sv->epoch[t] = h->chunk;
+  return true;
+}
+
+/* Whether push h carries keys of its (task, table) received before: its
+ * pushes come in ascending key ranges. Else they are noted. */
+static bool pushed_before(struct server *sv, const struct wire_hdr *h) {
+  for (uint32_t i = sv->job.wr_off[h->task]; h->count && i < sv->job.wr_off[h->task + 1]; i++) {
+    if (sv->job.wr[i].table != h->table)
+      continue;
+    if (h->key_lo < sv->pushed_hi[i])
+      return true;
+    sv->pushed_hi[i] = h->key_hi;
+  }
+  return false;
+}
+
 static int take_push(struct server *sv, uint32_t worker, const struct wire_hdr *h, const void *payload,
                      struct rt_outq *out) {
   const char *why = check_push(sv, h, payload);
@@ -457,13 +512,13 @@ static int take_push(struct server *sv, uint32_t worker, const struct wire_hdr *
     return 0;
   }
   if (h->flags & WIRE_F_TASKS)
-    return take_tasks(sv, h, payload, out);
+    return take_tasks(sv, worker, h, payload, out);
   if (sv->ended[h->task])
-    return 0; /* a re-run task pushing what arrived already */
-  if (sv->sender[h->task] != worker) {
-    drop_staged(sv, h->task); /* another worker runs it now: start over */
-    sv->sender[h->task] = worker;
-  }
+    return drop_stale(sv, worker, h, "its task ended here already");
+  if (!take_sender(sv, worker, h))
+    return drop_stale(sv, worker, h, "its worker was replaced: another one runs the task now");
+  if (pushed_before(sv, h))
+    return drop_stale(sv, worker, h, "received twice");
   struct wire_hdr v = *h;
   int rc = skip_through(sv, &v, &payload);
   if (rc)
@@ -489,14 +544,14 @@ int spush_on_push(struct server *sv, const struct rt_from *from, const struct ne
   if ((int64_t)h->iter == sv->version + 2 && sv->completed)
     return defer(sv, from, h, m->payload);
   bool done = (int64_t)h->iter < sv->version + 1 || ((int64_t)h->iter == sv->version + 1 && sv->completed);
-  if (done && h->count == 0 && (h->flags & WIRE_F_END))
+  if (done && h->count == 0 && (h->flags & WIRE_F_END) && h->task < sv->job.n_tasks &&
+      sv->end_iter[h->task] != h->iter) {
+    sv->end_iter[h->task] = h->iter;
     return 0; /* the end marker of a task that sent every chunk through before (its iteration may even be
                  committed: the marker and the commit come by different ways) */
-  if ((int64_t)h->iter != sv->version + 1 || sv->completed) {
-    log_warn("dropped PUSH from worker %u (iteration %u, task %u): this shard is at iteration %lld%s", from->index,
-             h->iter, h->task, (long long)sv->version + 1, sv->completed ? " (complete)" : "");
-    return 0;
   }
+  if ((int64_t)h->iter != sv->version + 1 || sv->completed)
+    return drop_stale(sv, from->index, h, sv->completed ? "its iteration is complete here" : "not this iteration");
   uint64_t t0 = rt_now(sv->env);
   int rc = take_push(sv, from->index, h, m->payload, out);
   trace_span(sv->env->trace, "push in", "transfer", t0, rt_now(sv->env), h->iter, "task", h->task);

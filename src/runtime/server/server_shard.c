@@ -163,8 +163,12 @@ int shard_alloc(struct server *sv) {
   sv->staging = calloc(n, sizeof *sv->staging);
   sv->through = calloc(n, sizeof *sv->through);
   sv->released = calloc(n, sizeof *sv->released);
+  sv->epoch = calloc(n, sizeof *sv->epoch);
+  sv->end_iter = calloc(n, sizeof *sv->end_iter);
+  sv->pushed_hi = calloc(sv->job.wr_off[n] + 1, sizeof *sv->pushed_hi);
   sv->running_seen = calloc((size_t)sv->map->n_workers * DSANA_MAX_TABLES + 1, sizeof *sv->running_seen);
-  if (!rc && (!sv->ended || !sv->sender || !sv->staging || !sv->through || !sv->released || !sv->running_seen))
+  if (!rc && (!sv->ended || !sv->sender || !sv->staging || !sv->through || !sv->released || !sv->running_seen ||
+              !sv->epoch || !sv->end_iter || !sv->pushed_hi))
     rc = DSANA_ENOMEM;
   if (rc)
     log_error("cannot allocate the shard: %s", dsana_strerror(rc));
@@ -197,5 +201,8 @@ void shard_free(struct server *sv) {
   free(sv->staging);
   free(sv->through);
   free(sv->released);
+  free(sv->epoch);
+  free(sv->end_iter);
+  free(sv->pushed_hi);
   free(sv->running_seen);
 }

@@ -30,7 +30,9 @@
  *
  * Every piece is checked (table, iteration, the sending server's shard,
  * the chunk, counts against the keys wanted) before it is copied; anything
- * else is logged and dropped. Owned by the worker's control thread; compute
+ * else is logged and dropped. A piece of an iteration no longer (or not)
+ * asked for, of a request already answered, or with keys that arrived
+ * already is counted in `stale` (the summary's stale_messages). Owned by the worker's control thread; compute
  * threads only read values of chunks the worker told them are complete.
  */
 #ifndef DSANA_RUNTIME_MIRROR_H
@@ -80,6 +82,7 @@ struct mirror {
   bool share;                     /* shared-buffer answers welcome */
   const double **shm;             /* per (server, table, buffer): mapped server buffers */
   uint64_t bytes_in;              /* reply bytes taken (header + payload), cumulative */
+  uint64_t stale;                 /* pieces dropped, never stored: not (or no longer) wanted, or twice */
   uint64_t bytes_in_raw;          /* the same before compression (header + values) */
   uint32_t iter_now;              /* the worker's iteration (mirror_iter_start) */
   uint64_t ahead_in, ahead_raw;   /* of those: pieces of a later iteration, not yet its worker's */

@@ -178,6 +178,7 @@ void mirror_sparse_take(struct mirror *m, uint32_t s, const struct net_msg *msg)
   const char *why = NULL;
   uint64_t i0 = 0, i1 = 0;
   if (!r) {
+    m->stale++; /* answered whole already, or of another iteration */
     log_debug("dropped PULL_REPLY from server %u (table %u, task %u, iteration %u): no such request", s, h->table,
               h->task, h->iter);
     return;
@@ -189,8 +190,10 @@ void mirror_sparse_take(struct mirror *m, uint32_t s, const struct net_msg *msg)
   else if (!(h->flags & WIRE_F_PACKED) || h->key_lo >= h->key_hi || h->count != i1 - i0 ||
            h->payload_bytes != (i1 - i0) * mt->width * sizeof(double))
     why = "values do not match the keys asked for in the range";
-  else if (!mark_idx(r, i0, i1))
+  else if (!mark_idx(r, i0, i1)) {
     why = "keys received twice";
+    m->stale++;
+  }
   if (why) {
     log_warn("dropped PULL_REPLY from server %u (table %u, task %u, keys [%llu, %llu)): %s", s, h->table, h->task,
              (unsigned long long)h->key_lo, (unsigned long long)h->key_hi, why);

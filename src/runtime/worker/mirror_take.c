@@ -99,28 +99,41 @@ static void dense_store(struct mirror *m, struct mirror_table *mt, const struct 
                     WIRE_HDR_BYTES + (uint64_t)h->count * w * sizeof(double));
 }
 
-static void dense_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
+/* Why dense piece msg from server s of mt must be dropped (NULL: it may be
+ * stored, from *src); *stale when it is not, or no longer, wanted. */
+static const char *dense_why(struct mirror *m, uint32_t s, const struct net_msg *msg, const double **src, bool *stale) {
   const struct wire_hdr *h = &msg->hdr;
   struct mirror_table *mt = &m->t[h->table];
   uint64_t slo, shi;
   shard_range(mt->n_keys, m->n_servers, s, &slo, &shi);
-  const double *src = NULL;
   const char *why = NULL;
+  *stale = true;
+  if (h->iter == 0 || h->iter != mt->asked[h->iter & 1u])
+    return "iteration not asked for";
+  *stale = false;
+  if ((why = dense_check(m, s, msg, slo, shi, src)) != NULL)
+    return why;
+  if ((h->flags & WIRE_F_ZSTD) && (why = mirror_zc_decode(m, s, mt, msg, src)) != NULL)
+    return why;
+  *stale = !mark_keys(mt->have[h->iter & 1u], h->key_lo, h->key_hi);
+  return *stale ? "keys received twice" : NULL;
+}
+
+static void dense_take(struct mirror *m, uint32_t s, const struct net_msg *msg) {
+  const struct wire_hdr *h = &msg->hdr;
+  struct mirror_table *mt = &m->t[h->table];
   /* a piece of an iteration whose buffer was asked for a later one since
    * (the worker moved on) is no one's */
   if (!mt->values || h->iter < mt->asked[h->iter & 1u]) {
+    m->stale++;
     log_debug("dropped PULL_REPLY from server %u for iteration %u: superseded", s, h->iter);
     return;
   }
-  if (h->iter == 0 || h->iter != mt->asked[h->iter & 1u])
-    why = "iteration not asked for";
-  else if ((why = dense_check(m, s, msg, slo, shi, &src)) != NULL)
-    ;
-  else if ((h->flags & WIRE_F_ZSTD) && (why = mirror_zc_decode(m, s, mt, msg, &src)) != NULL)
-    ;
-  else if (!mark_keys(mt->have[h->iter & 1u], h->key_lo, h->key_hi))
-    why = "keys received twice";
+  const double *src = NULL;
+  bool stale;
+  const char *why = dense_why(m, s, msg, &src, &stale);
   if (why) {
+    m->stale += stale;
     log_warn("dropped PULL_REPLY from server %u (table %u, iteration %u, keys [%llu, %llu)): %s", s, h->table, h->iter,
              (unsigned long long)h->key_lo, (unsigned long long)h->key_hi, why);
     return;

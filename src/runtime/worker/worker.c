@@ -183,6 +183,9 @@ static int on_scheduler(struct worker *w, const struct net_msg *m, struct rt_out
   const struct wire_hdr *h = &m->hdr;
   if (!w->map && h->type != WIRE_CLUSTER_MAP && h->type != WIRE_ABORT && h->type != WIRE_HEARTBEAT)
     return 0;
+  bool hands_out = h->type == WIRE_TASKS || h->type == WIRE_ITER_START || h->type == WIRE_FETCH_AHEAD;
+  if (hands_out && h->chunk > w->epoch)
+    w->epoch = h->chunk;
   switch (h->type) {
   case WIRE_CLUSTER_MAP:
     return on_map(w, m);
@@ -194,7 +197,7 @@ static int on_scheduler(struct worker *w, const struct net_msg *m, struct rt_out
     return w->iter == 0 ? first_input(w, m, out) : wtasks_fetch_ahead(w, h->iter, out);
   case WIRE_STOP: {
     w->stopped = true;
-    return usage_send_bye(w->env, &w->usage, w->index, h->iter, out);
+    return usage_send_bye(w->env, &w->usage, w->index, h->iter, w->mirror.stale, out);
   }
   case WIRE_ABORT:
     return rt_scheduler_abort(h, m->payload);

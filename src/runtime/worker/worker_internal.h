@@ -33,7 +33,8 @@ struct worker {
   bool stopped;
   struct usage_window usage;
   /* the iteration */
-  uint32_t iter; /* started last (ITER_START) */
+  uint32_t iter;  /* started last (ITER_START) */
+  uint32_t epoch; /* the highest hand-out epoch heard from the scheduler: its pushes carry it (wire.h) */
   double globals[DSANA_MAX_GLOBALS];
   bool blocks;         /* tasks run block by block as the block table's chunks arrive */
   bool run_ahead;      /* fetching ahead, block-wise: done tasks start again for the next iteration */

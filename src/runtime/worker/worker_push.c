@@ -22,6 +22,7 @@ static struct wire_hdr push_hdr(const struct worker *w, const struct wtask *wt, 
   h.table = table;
   h.iter = wt->iter;
   h.task = wt->task;
+  h.chunk = w->epoch;
   return h;
 }
 
