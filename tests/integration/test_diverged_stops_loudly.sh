@@ -26,6 +26,16 @@ for lr in 1e6 1e308; do
     fi
   done
 done
+# every role stops with the scheduler (told by ABORT), not after its peer timeout: with
+# --peer-timeout 30 a role left waiting would take 30 s; the reason is said once
+run_capture all "$DSANA" logreg d.svm --lr 1e308 --batch 50 --max-iter 30 --tol 0 --workers 2 --servers 1 \
+  --peer-timeout 30 --quiet
+n_said=$(grep -c "diverged in iteration" all.err || true)
+if [ "$RC" -eq 1 ] && [ "$n_said" -eq 1 ] && ! grep -q "lost the scheduler\|silent for" all.err; then
+  pass "2 workers, 1 server as threads: every role ended with the scheduler, the reason said once"
+else
+  fail "2 workers, 1 server: exit $RC (124: a role waited out its peer timeout), said $n_said times: $(head -c 400 all.err)"
+fi
 # (--lr is SGD's rate: --batch selects SGD; full-batch L-BFGS searches its own step)
 # a sane rate still trains, and reports a finite loss
 run_capture ok "$DSANA" logreg d.svm --max-iter 30 --model-out model.txt --metrics m.jsonl --quiet

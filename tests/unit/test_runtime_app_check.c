@@ -237,6 +237,19 @@ static void test_known_apps_create(void **unused) {
   }
 }
 
+/* Divergence advice names the app's own option: --lr where it has one. */
+static void test_diverge_advice_is_the_apps(void **unused) {
+  char buf[160];
+  const struct dsana_app *lr = cli_find_app("logreg"), *km = cli_find_app("kmeans");
+  assert_non_null(lr);
+  assert_non_null(km);
+  assert_string_equal(app_diverge_advice(lr, buf, sizeof buf),
+                      "a smaller step or scaled inputs may help (logreg: lower --lr)");
+  assert_string_equal(app_diverge_advice(km, buf, sizeof buf),
+                      "scaled inputs or other starting values may help (kmeans)");
+  assert_null(strstr(buf, "--lr"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_known_apps_pass),
@@ -249,6 +262,7 @@ int main(void) {
       cmocka_unit_test(test_scheduler_refuses_before_setup),
       cmocka_unit_test(test_set_defaults),
       cmocka_unit_test(test_known_apps_create),
+      cmocka_unit_test(test_diverge_advice_is_the_apps),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

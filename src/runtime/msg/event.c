@@ -101,7 +101,7 @@ void rt_outq_fini(struct rt_outq *q) {
   memset(q, 0, sizeof *q);
 }
 
-int rt_scheduler_abort(const struct wire_hdr *h, const void *payload) {
+int rt_scheduler_abort(const struct wire_hdr *h, const void *payload, bool said_here) {
   if (h->flags & WIRE_F_ROLLBACK) {
     log_warn("the scheduler says to register again: %.*s", (int)h->payload_bytes, (const char *)payload);
     return DSANA_ERESTART;
@@ -110,7 +110,10 @@ int rt_scheduler_abort(const struct wire_hdr *h, const void *payload) {
     log_warn("the scheduler ended the job: %.*s", (int)h->payload_bytes, (const char *)payload);
     return DSANA_EENDED;
   }
-  log_error("the scheduler stopped the job: %.*s", (int)h->payload_bytes, (const char *)payload);
+  if (said_here) /* the scheduler's own line is on the same stderr */
+    log_debug("the scheduler stopped the job: %.*s", (int)h->payload_bytes, (const char *)payload);
+  else
+    log_error("the scheduler stopped the job: %.*s", (int)h->payload_bytes, (const char *)payload);
   return DSANA_EPEER;
 }
 

@@ -89,8 +89,9 @@ int rt_send_lent(struct rt_outq *q, enum rt_role role, uint32_t index, const str
                  size_t len, uint64_t priority, struct net_release rel);
 /* The scheduler's ABORT as a server or worker takes it (logged):
  * DSANA_ERESTART when the job rolls back (WIRE_F_ROLLBACK: register again),
- * else DSANA_EPEER. */
-int rt_scheduler_abort(const struct wire_hdr *h, const void *payload);
+ * else DSANA_EPEER. said_here: the role shares its process (and stderr)
+ * with the scheduler, which logged why: the reason is not said again. */
+int rt_scheduler_abort(const struct wire_hdr *h, const void *payload, bool said_here);
 
 /* A server's or worker's watch on the scheduler: last_heard_ns is set
  * by the role on every message from it (heard too). */

@@ -105,3 +105,15 @@ int app_check_job(const struct dsana_app *app, const struct dsana_job *job, char
                 "table's chunks, so nothing would run the tasks");
   return 0;
 }
+
+const char *app_diverge_advice(const struct dsana_app *app, char *buf, size_t len) {
+  bool has_lr = false;
+  for (size_t i = 0; app && app->options && app->options[i].name; i++)
+    has_lr = has_lr || strcmp(app->options[i].name, "lr") == 0;
+  const char *name = app && app->name ? app->name : "the app";
+  if (has_lr)
+    snprintf(buf, len, "a smaller step or scaled inputs may help (%s: lower --lr)", name);
+  else
+    snprintf(buf, len, "scaled inputs or other starting values may help (%s)", name);
+  return buf;
+}

@@ -23,4 +23,10 @@ int app_check(const struct dsana_app *app, char *err, size_t errlen);
  * run_task declared no block table for task_block to run on). */
 int app_check_job(const struct dsana_app *app, const struct dsana_job *job, char *err, size_t errlen);
 
+/* What may help an app whose values diverged, in its own options' words:
+ * "a smaller step or scaled inputs may help (logreg: lower --lr)" for an
+ * app with an --lr option, else the inputs' scale and its starting values.
+ * Writes into buf (len > 0) and returns it. */
+const char *app_diverge_advice(const struct dsana_app *app, char *buf, size_t len);
+
 #endif

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/role/app_check.h"
 #include "runtime/server/server_internal.h"
 #include "runtime/record/trace.h"
 #include "util/grow.h"
@@ -91,11 +92,12 @@ static int check_finite(const struct server *sv, uint32_t s, uint64_t lo, uint64
     const double *v = shard_by_key(sv, t, shard_next(sv, t));
     uint64_t k = first_not_finite(v, lo * jt->width, hi * jt->width);
     if (k < hi * jt->width) {
-      log_error("diverged in iteration %u: table '%s' key %llu is %g (%s); a smaller step (lower --lr) or "
-                "scaled inputs may help",
-                iter, jt->name, (unsigned long long)(k / jt->width), v[k],
+      char advice[160];
+      log_error("diverged in iteration %u: table '%s' key %llu is %g (%s); %s", iter, jt->name,
+                (unsigned long long)(k / jt->width), v[k],
                 stable_sums(&sv->t[t]) ? "a sum with an addend that is NaN, infinite or out of range"
-                                       : "the app's push or finish made it");
+                                       : "the app's push or finish made it",
+                app_diverge_advice(sv->app, advice, sizeof advice));
       return DSANA_ERANGE;
     }
   }
