@@ -5,7 +5,7 @@
 # row per graph x scenario x mode (16) with numeric fields, and results.md. Plots are
 # optional (skipped by paper.sh when gnuplot is missing). Skips (77) without jq, GNU time
 # or gawk. Nothing here asserts a speed: timed targets belong to the benchmark.
-# timeout: 50 s (CTest; about three times its run time)
+# timeout: 90 s (CTest; about four times its run time: 19 s alone, up to 50 s on a busy machine)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
