@@ -127,8 +127,8 @@ class MLPClassifier(_DsanaClassifier):
     (as scikit-learn's sgd solver does); alpha is the L2 penalty."""
 
     def __init__(self, hidden_layer_sizes=(256,), activation="relu", alpha=1e-4, batch_size=256,
-                 learning_rate="constant", learning_rate_init=0.1, max_iter=10, momentum=0.9,
-                 nesterovs_momentum=False, random_state=None, workers=None, servers=None, mode=None, scenario=None,
+                 learning_rate="cosine", learning_rate_init=0.1, max_iter=10, momentum=0.9,
+                 nesterovs_momentum=True, random_state=None, workers=None, servers=None, mode=None, scenario=None,
                  threads=None):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
@@ -156,8 +156,7 @@ class MLPClassifier(_DsanaClassifier):
                 "--l2", number(self.alpha), "--batch", str(self.batch_size), "--lr-schedule", str(self.learning_rate),
                 "--lr", number(self.learning_rate_init), "--epochs", str(self.max_iter),
                 "--momentum", number(self.momentum), "--seed", str(seed)]
-        if self.nesterovs_momentum:
-            args.append("--nesterov")
+        args += ["--nesterov", "on" if self.nesterovs_momentum else "off"]
         values, iters, _, _ = _fit_job(self, "mlp", X, y_enc, args)
         widths = [X.shape[1]] + hidden + [len(self.classes_)]
         flat, at = values[:, 0], 0

@@ -116,6 +116,19 @@ def test_same_bits_as_the_command_line(tmp_path):
     assert np.array_equal(cli_numbers(tmp_path / "c.txt"), k.cluster_centers_.ravel())
 
 
+def test_mlp_options_reach_the_runtime():
+    """Each of the MLP's optimiser options changes the model (none is dropped on
+    the way to the CLI's parser), and the defaults are the CLI's recipe."""
+    X, y = data(n=200, features=6)
+    base = dict(hidden_layer_sizes=(8,), max_iter=3, random_state=0)
+    m = dsana.MLPClassifier(**base)
+    assert m.nesterovs_momentum is True and m.learning_rate == "cosine"
+    ref = m.fit(X, y).coefs_[0]
+    for change in ({"nesterovs_momentum": False}, {"learning_rate": "constant"}, {"momentum": 0.5}):
+        other = dsana.MLPClassifier(**base, **change).fit(X, y).coefs_[0]
+        assert not np.array_equal(ref, other), f"{change} did not change the model"
+
+
 def test_refusals():
     X, y = data()
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
