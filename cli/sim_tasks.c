@@ -142,27 +142,18 @@ static int st_prepare(void *app, char *err, size_t errlen) {
 
 static int st_setup(void *app, struct dsana_job *job, char *err, size_t errlen) {
   struct st_app *a = app;
-  uint32_t out, in;
-  int rc = dsana_job_add_table(job, "out", a->keys, 1, DSANA_RULE_ASSIGN, &out);
-  if (!rc)
-    rc = dsana_job_add_table(job, "in", a->keys, 1, DSANA_RULE_DERIVED, &in);
-  if (!rc)
-    rc = dsana_job_set_tasks(job, a->tasks, a->n);
-  for (uint32_t t = 0; !rc && t < a->n; t++)
-    rc = dsana_job_task_writes(job, t, out, a->tasks[t].lo, a->tasks[t].hi);
-  if (!rc)
-    rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, in, 0, a->keys);
-  if (!rc)
-    rc = dsana_job_set_block_table(job, in);
-  if (!rc)
-    rc = dsana_job_set_result_table(job, out);
-  if (!rc)
-    rc = dsana_job_set_sums(job, 2);
-  if (rc)
-    snprintf(err, errlen, "%s: %s", a->path, dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
-  else
-    dsana_job_set_convergence(job, a->tol, a->max_iter);
-  return rc;
+  uint32_t out = 0, in = 1;
+  dsana_job_add_table(job, "out", a->keys, 1, DSANA_RULE_ASSIGN, &out);
+  dsana_job_add_table(job, "in", a->keys, 1, DSANA_RULE_DERIVED, &in);
+  dsana_job_set_tasks(job, a->tasks, a->n);
+  for (uint32_t t = 0; t < a->n; t++)
+    dsana_job_task_writes(job, t, out, a->tasks[t].lo, a->tasks[t].hi);
+  dsana_job_task_reads(job, DSANA_ALL_TASKS, in, 0, a->keys);
+  dsana_job_set_block_table(job, in);
+  dsana_job_set_result_table(job, out);
+  dsana_job_set_sums(job, 2);
+  dsana_job_set_convergence(job, a->tol, a->max_iter);
+  return dsana_job_status(job, a->path, err, errlen);
 }
 
 /* The simulator never runs a hook. These say what the job's tasks are, as

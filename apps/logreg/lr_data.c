@@ -55,14 +55,19 @@ int lr_convert_inputs(struct lr_app *a, char *err, size_t errlen) {
   return rc ? rc : load_classes(a, err, errlen);
 }
 
-static int declare_tasks(struct lr_app *a, struct dsana_job *job, uint32_t want) {
+static void declare_tasks(struct lr_app *a, struct dsana_job *job, uint32_t want) {
   uint32_t want_test = a->d.test_path[0] ? (want / 4 ? want / 4 : 1) : 0;
   uint64_t *cut = malloc(sizeof *cut * ((size_t)want + want_test + 2));
   struct dsana_task_decl *t = calloc((size_t)want + want_test + 1, sizeof *t);
+  for (uint32_t i = 0; a->td && i < a->n_train_tasks + a->n_test_tasks; i++)
+    free(a->td[i].keys);
+  free(a->td); /* a setup() run before (the launcher's check) */
+  a->td = NULL;
   if (!cut || !t) {
     free(cut);
     free(t);
-    return DSANA_ENOMEM;
+    dsana_job_fail(job, DSANA_ENOMEM, "out of memory for the tasks");
+    return;
   }
   a->n_train_tasks = dsana_dataset_cut_rows(&a->d.train, a->block, want, cut);
   for (uint32_t i = 0; i < a->n_train_tasks; i++)
@@ -76,50 +81,40 @@ static int declare_tasks(struct lr_app *a, struct dsana_job *job, uint32_t want)
         .lo = cut[i],
         .hi = cut[i + 1],
         .cost = (double)(a->d.test.row_off[cut[i + 1]] - a->d.test.row_off[cut[i]]) * a->kw / 2 + 1};
-  int rc = dsana_job_set_tasks(job, t, a->n_train_tasks + a->n_test_tasks);
+  dsana_job_set_tasks(job, t, a->n_train_tasks + a->n_test_tasks);
   free(cut);
-  for (uint32_t i = 0; a->td && i < a->n_train_tasks + a->n_test_tasks; i++) {
-    free(a->td[i].keys);
-  }
-  free(a->td); /* a setup() run before (the launcher's check) */
-  a->td = rc ? NULL : calloc((size_t)a->n_train_tasks + a->n_test_tasks, sizeof *a->td);
+  a->td = calloc((size_t)a->n_train_tasks + a->n_test_tasks, sizeof *a->td);
   for (uint32_t i = 0; a->td && i < a->n_train_tasks + a->n_test_tasks; i++) {
     a->td[i].lo = t[i].lo;
     a->td[i].hi = t[i].hi;
   }
   free(t);
-  return rc ? rc : a->td ? 0 : DSANA_ENOMEM;
+  if (!a->td)
+    dsana_job_fail(job, DSANA_ENOMEM, "out of memory for the tasks");
 }
 
 int lr_declare(struct lr_app *a, struct dsana_job *job, char *err, size_t errlen) {
   struct dsana_job_info info;
   dsana_job_get_info(job, &info);
   uint32_t id;
-  int rc = 0;
-  if ((rc = dsana_job_add_table(job, "x", a->n_keys, a->kw, DSANA_RULE_DERIVED, &id)) != 0 || id != LR_T_X ||
-      (rc = dsana_job_add_table(job, "g", a->n_keys, a->kw, DSANA_RULE_SUM, &id)) != 0 || id != LR_T_G ||
-      (rc = dsana_job_add_table(job, "state", a->n_keys, a->batch ? a->kw : a->kw * LR_STATE_SLOTS, DSANA_RULE_STATE,
-                                &id)) != 0 ||
-      id != LR_T_STATE || (rc = declare_tasks(a, job, info.n_workers * info.tasks_per_worker)) != 0) {
-    snprintf(err, errlen, "%s: %s", a->d.train_path, dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
-    return rc ? rc : DSANA_EINVAL;
-  }
-  rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, LR_T_X, 0, a->n_keys);
-  for (uint32_t t = 0; !rc && t < a->n_train_tasks; t++)
-    rc = dsana_job_task_writes(job, t, LR_T_G, 0, a->n_keys);
-  if (!rc)
-    rc = dsana_job_set_result_table(job, LR_T_X);
-  if (!rc)
-    rc = dsana_job_set_sums(job, LR_N_SUMS);
+  dsana_job_add_table(job, "x", a->n_keys, a->kw, DSANA_RULE_DERIVED, &id);
+  dsana_job_add_table(job, "g", a->n_keys, a->kw, DSANA_RULE_SUM, &id);
+  dsana_job_add_table(job, "state", a->n_keys, a->batch ? a->kw : a->kw * LR_STATE_SLOTS, DSANA_RULE_STATE, &id);
+  if (!dsana_job_error(job) && id != LR_T_STATE)
+    dsana_job_fail(job, DSANA_EINVAL, "table ids out of order");
+  declare_tasks(a, job, info.n_workers * info.tasks_per_worker);
+  dsana_job_task_reads(job, DSANA_ALL_TASKS, LR_T_X, 0, a->n_keys);
+  for (uint32_t t = 0; t < a->n_train_tasks; t++)
+    dsana_job_task_writes(job, t, LR_T_G, 0, a->n_keys);
+  dsana_job_set_result_table(job, LR_T_X);
+  dsana_job_set_sums(job, LR_N_SUMS);
   dsana_job_set_convergence(job, a->batch ? 0 : a->tol, a->max_iter); /* SGD: --max-iter iterations */
   dsana_job_add_fact(job, "rows", (double)a->d.train.n_rows);
   dsana_job_add_fact(job, "features", (double)a->d.train.n_features);
   dsana_job_add_fact(job, "classes", (double)a->d.n_classes);
   if (a->d.test_path[0])
     dsana_job_add_fact(job, "test_rows", (double)a->d.test.n_rows);
-  if (rc)
-    snprintf(err, errlen, "%s: %s", a->d.train_path, dsana_strerror(rc));
-  return rc;
+  return dsana_job_status(job, a->d.train_path, err, errlen);
 }
 
 uint32_t lr_class_of(const struct lr_app *a, double label) { return sup_data_class_of(&a->d, label); }

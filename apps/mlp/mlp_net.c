@@ -115,23 +115,23 @@ uint32_t mlp_block_rows(const struct mlp_app *a, uint32_t iter, uint64_t blk, ui
  * each). On the iterations that score the test set, task i also scores
  * the i-th of as many row ranges of it (mlp_test_rows): no task is there
  * for the test set alone, so the other iterations schedule nothing more. */
-static int declare_tasks(struct mlp_app *a, struct dsana_job *job, uint32_t want) {
+static void declare_tasks(struct mlp_app *a, struct dsana_job *job, uint32_t want) {
   uint32_t nt = want < a->n_blocks ? want : a->n_blocks; /* a task of whole blocks */
   struct dsana_task_decl *t = calloc((size_t)nt + 1, sizeof *t);
   free(a->checked); /* a setup() run before (the launcher's check) */
   a->checked = calloc((size_t)nt + 1, 1);
   if (!t || !a->checked) {
     free(t);
-    return DSANA_ENOMEM;
+    dsana_job_fail(job, DSANA_ENOMEM, "out of memory for the tasks");
+    return;
   }
   for (uint32_t i = 0; i < nt; i++) {
     uint64_t lo = (uint64_t)a->n_blocks * i / nt, hi = (uint64_t)a->n_blocks * (i + 1) / nt;
     t[i] = (struct dsana_task_decl){.lo = lo, .hi = hi, .cost = (double)(hi - lo) * MLP_BLOCK};
   }
   a->n_tasks = nt;
-  int rc = dsana_job_set_tasks(job, t, nt);
+  dsana_job_set_tasks(job, t, nt);
   free(t);
-  return rc;
 }
 
 void mlp_test_rows(const struct mlp_app *a, uint32_t task, uint64_t *lo, uint64_t *hi) {
@@ -144,24 +144,20 @@ int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errl
   struct dsana_job_info info;
   dsana_job_get_info(job, &info);
   uint32_t id;
-  int rc = 0;
-  if ((rc = dsana_job_add_table(job, "gh", a->n_params, 1, DSANA_RULE_ISUM, &id)) != 0 || id != MLP_T_GH ||
-      (rc = dsana_job_add_table(job, "gl", a->n_params, 1, DSANA_RULE_ISUM, &id)) != 0 || id != MLP_T_GL ||
-      (rc = dsana_job_add_table(job, "w", a->n_params, 1, DSANA_RULE_DERIVED, &id)) != 0 || id != MLP_T_W ||
-      (rc = dsana_job_add_table(job, "state", a->n_params, MLP_STATE_SLOTS, DSANA_RULE_STATE, &id)) != 0 ||
-      id != MLP_T_STATE || (rc = declare_tasks(a, job, info.n_workers * info.tasks_per_worker)) != 0) {
-    snprintf(err, errlen, "%s: %s", a->d.train_path,
-             dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc ? rc : DSANA_EINVAL));
-    return rc ? rc : DSANA_EINVAL;
+  dsana_job_add_table(job, "gh", a->n_params, 1, DSANA_RULE_ISUM, &id);
+  dsana_job_add_table(job, "gl", a->n_params, 1, DSANA_RULE_ISUM, &id);
+  dsana_job_add_table(job, "w", a->n_params, 1, DSANA_RULE_DERIVED, &id);
+  dsana_job_add_table(job, "state", a->n_params, MLP_STATE_SLOTS, DSANA_RULE_STATE, &id);
+  if (!dsana_job_error(job) && id != MLP_T_STATE)
+    dsana_job_fail(job, DSANA_EINVAL, "table ids out of order");
+  declare_tasks(a, job, info.n_workers * info.tasks_per_worker);
+  dsana_job_task_reads(job, DSANA_ALL_TASKS, MLP_T_W, 0, a->n_params);
+  for (uint32_t t = 0; t < a->n_tasks; t++) {
+    dsana_job_task_writes(job, t, MLP_T_GH, 0, a->n_params);
+    dsana_job_task_writes(job, t, MLP_T_GL, 0, a->n_params);
   }
-  rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, MLP_T_W, 0, a->n_params);
-  for (uint32_t t = 0; !rc && t < a->n_tasks; t++)
-    if ((rc = dsana_job_task_writes(job, t, MLP_T_GH, 0, a->n_params)) == 0)
-      rc = dsana_job_task_writes(job, t, MLP_T_GL, 0, a->n_params);
-  if (!rc)
-    rc = dsana_job_set_result_table(job, MLP_T_W);
-  if (!rc)
-    rc = dsana_job_set_sums(job, MLP_N_SUMS);
+  dsana_job_set_result_table(job, MLP_T_W);
+  dsana_job_set_sums(job, MLP_N_SUMS);
   dsana_job_set_convergence(job, 0, a->max_iter);
   dsana_job_add_fact(job, "rows", (double)a->d.train.n_rows);
   dsana_job_add_fact(job, "features", (double)a->d.train.n_features);
@@ -169,7 +165,5 @@ int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errl
   dsana_job_add_fact(job, "parameters", (double)a->n_params);
   if (a->d.test_path[0])
     dsana_job_add_fact(job, "test_rows", (double)a->d.test.n_rows);
-  if (rc)
-    snprintf(err, errlen, "%s: %s", a->d.train_path, dsana_strerror(rc));
-  return rc;
+  return dsana_job_status(job, a->d.train_path, err, errlen);
 }

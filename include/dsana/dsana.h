@@ -97,8 +97,20 @@ struct dsana_job_info {
 };
 DSANA_API void dsana_job_get_info(const struct dsana_job *job, struct dsana_job_info *info);
 
-/* Why the job refused the last declaration, or NULL. */
+/* Declarations keep their first error: once the job has refused one (the
+ * dsana_job_* calls below that return an int), every later declaration
+ * does nothing and returns that first code, so setup() may make its
+ * declarations one after the other and check once, at the end, with
+ * dsana_job_status(). */
+/* Why the job refused its first refused declaration, or NULL. */
 DSANA_API const char *dsana_job_error(const struct dsana_job *job);
+/* 0, or the DSANA_E* code of the first declaration the job refused; then
+ * err gets "WHAT: why" (just "why" when what is NULL). */
+DSANA_API int dsana_job_status(const struct dsana_job *job, const char *what, char *err, size_t errlen);
+/* The app's own failure while declaring (out of memory, say), kept as a
+ * refusal is when it is the first: returns the job's first code (`code`,
+ * unless an earlier refusal came first); why: one line, copied. */
+DSANA_API int dsana_job_fail(struct dsana_job *job, int code, const char *why);
 
 /* Declare a table of n_keys keys of `width` doubles each (width >= 1);
  * its id (0, 1, ... in declaration order) through *id. DSANA_ERANGE when
