@@ -142,9 +142,9 @@ static int st_prepare(void *app, char *err, size_t errlen) {
 
 static int st_setup(void *app, struct dsana_job *job, char *err, size_t errlen) {
   struct st_app *a = app;
-  uint32_t out = 0, in = 1;
-  dsana_job_add_table(job, "out", a->keys, 1, DSANA_RULE_ASSIGN, &out);
-  dsana_job_add_table(job, "in", a->keys, 1, DSANA_RULE_DERIVED, &in);
+  enum { out, in }; /* table ids */
+  dsana_job_add_table_id(job, out, "out", a->keys, 1, DSANA_RULE_ASSIGN);
+  dsana_job_add_table_id(job, in, "in", a->keys, 1, DSANA_RULE_DERIVED);
   dsana_job_set_tasks(job, a->tasks, a->n);
   for (uint32_t t = 0; t < a->n; t++)
     dsana_job_task_writes(job, t, out, a->tasks[t].lo, a->tasks[t].hi);

@@ -141,14 +141,12 @@ static void declare_tasks(struct km_app *a, struct dsana_job *job, uint32_t want
 int km_declare(struct km_app *a, struct dsana_job *job, char *err, size_t errlen) {
   struct dsana_job_info info;
   dsana_job_get_info(job, &info);
-  uint32_t id, d = (uint32_t)a->ds.n_features;
+  uint32_t d = (uint32_t)a->ds.n_features;
   if (a->ds.n_features >= UINT32_MAX)
     dsana_job_fail(job, DSANA_ERANGE, "too many features");
-  dsana_job_add_table(job, "centroids", a->k, d, DSANA_RULE_DERIVED, &id);
-  dsana_job_add_table(job, "sums", a->k, d + 1, DSANA_RULE_SUM, &id);
-  dsana_job_add_table(job, "labels", a->ds.n_rows, 1, DSANA_RULE_ASSIGN, &id);
-  if (!dsana_job_error(job) && id != KM_T_LABELS)
-    dsana_job_fail(job, DSANA_EINVAL, "table ids out of order");
+  dsana_job_add_table_id(job, KM_T_CENT, "centroids", a->k, d, DSANA_RULE_DERIVED);
+  dsana_job_add_table_id(job, KM_T_SUMS, "sums", a->k, d + 1, DSANA_RULE_SUM);
+  dsana_job_add_table_id(job, KM_T_LABELS, "labels", a->ds.n_rows, 1, DSANA_RULE_ASSIGN);
   declare_tasks(a, job, info.n_workers * info.tasks_per_worker);
   dsana_job_task_reads(job, DSANA_ALL_TASKS, KM_T_CENT, 0, a->k);
   dsana_job_task_writes(job, DSANA_ALL_TASKS, KM_T_SUMS, 0, a->k);

@@ -96,12 +96,10 @@ static void declare_tasks(struct lr_app *a, struct dsana_job *job, uint32_t want
 int lr_declare(struct lr_app *a, struct dsana_job *job, char *err, size_t errlen) {
   struct dsana_job_info info;
   dsana_job_get_info(job, &info);
-  uint32_t id;
-  dsana_job_add_table(job, "x", a->n_keys, a->kw, DSANA_RULE_DERIVED, &id);
-  dsana_job_add_table(job, "g", a->n_keys, a->kw, DSANA_RULE_SUM, &id);
-  dsana_job_add_table(job, "state", a->n_keys, a->batch ? a->kw : a->kw * LR_STATE_SLOTS, DSANA_RULE_STATE, &id);
-  if (!dsana_job_error(job) && id != LR_T_STATE)
-    dsana_job_fail(job, DSANA_EINVAL, "table ids out of order");
+  dsana_job_add_table_id(job, LR_T_X, "x", a->n_keys, a->kw, DSANA_RULE_DERIVED);
+  dsana_job_add_table_id(job, LR_T_G, "g", a->n_keys, a->kw, DSANA_RULE_SUM);
+  dsana_job_add_table_id(job, LR_T_STATE, "state", a->n_keys, a->batch ? a->kw : a->kw * LR_STATE_SLOTS,
+                         DSANA_RULE_STATE);
   declare_tasks(a, job, info.n_workers * info.tasks_per_worker);
   dsana_job_task_reads(job, DSANA_ALL_TASKS, LR_T_X, 0, a->n_keys);
   for (uint32_t t = 0; t < a->n_train_tasks; t++)

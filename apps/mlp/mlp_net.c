@@ -143,13 +143,10 @@ void mlp_test_rows(const struct mlp_app *a, uint32_t task, uint64_t *lo, uint64_
 int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errlen) {
   struct dsana_job_info info;
   dsana_job_get_info(job, &info);
-  uint32_t id;
-  dsana_job_add_table(job, "gh", a->n_params, 1, DSANA_RULE_ISUM, &id);
-  dsana_job_add_table(job, "gl", a->n_params, 1, DSANA_RULE_ISUM, &id);
-  dsana_job_add_table(job, "w", a->n_params, 1, DSANA_RULE_DERIVED, &id);
-  dsana_job_add_table(job, "state", a->n_params, MLP_STATE_SLOTS, DSANA_RULE_STATE, &id);
-  if (!dsana_job_error(job) && id != MLP_T_STATE)
-    dsana_job_fail(job, DSANA_EINVAL, "table ids out of order");
+  dsana_job_add_table_id(job, MLP_T_GH, "gh", a->n_params, 1, DSANA_RULE_ISUM);
+  dsana_job_add_table_id(job, MLP_T_GL, "gl", a->n_params, 1, DSANA_RULE_ISUM);
+  dsana_job_add_table_id(job, MLP_T_W, "w", a->n_params, 1, DSANA_RULE_DERIVED);
+  dsana_job_add_table_id(job, MLP_T_STATE, "state", a->n_params, MLP_STATE_SLOTS, DSANA_RULE_STATE);
   declare_tasks(a, job, info.n_workers * info.tasks_per_worker);
   dsana_job_task_reads(job, DSANA_ALL_TASKS, MLP_T_W, 0, a->n_params);
   for (uint32_t t = 0; t < a->n_tasks; t++) {

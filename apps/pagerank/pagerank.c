@@ -95,11 +95,11 @@ static void pr_make_tasks(struct pr_app *pr, struct dsana_job *job) {
   }
   dsana_job_set_tasks(job, t, n_tasks);
   for (uint32_t i = 0; i < n_tasks; i++) {
-    dsana_job_task_writes(job, i, pr->t_rank, t[i].lo, t[i].hi);
+    dsana_job_task_writes(job, i, PR_TABLE_RANK, t[i].lo, t[i].hi);
     if (pr->fused)
-      dsana_job_task_writes(job, i, pr->t_contrib, t[i].lo, t[i].hi);
+      dsana_job_task_writes(job, i, PR_TABLE_CONTRIB, t[i].lo, t[i].hi);
   }
-  dsana_job_task_reads(job, DSANA_ALL_TASKS, pr->t_contrib, 0, pr->g.n);
+  dsana_job_task_reads(job, DSANA_ALL_TASKS, PR_TABLE_CONTRIB, 0, pr->g.n);
   free(t);
   for (uint32_t i = 0; pr->blocks && i < pr->n_tasks; i++)
     pr_block_fini(&pr->blocks[i]);
@@ -121,7 +121,7 @@ static void pr_declare_unread(struct pr_app *pr, struct dsana_job *job) {
   for (uint64_t v = 0; v < pr->g.n; v++)
     if (pr->g.out_deg[v] == 0)
       unread[v / 64] |= 1ull << (v % 64);
-  dsana_job_set_unread(job, pr->t_contrib, unread);
+  dsana_job_set_unread(job, PR_TABLE_CONTRIB, unread);
   free(unread);
 }
 
@@ -134,13 +134,11 @@ static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
   dsana_job_get_info(job, &info);
   pr->fused = info.local && !pr_extended(pr);
   enum dsana_rule contrib_rule = pr->fused ? DSANA_RULE_ASSIGN : DSANA_RULE_DERIVED;
-  dsana_job_add_table(job, "rank", pr->g.n, 1, DSANA_RULE_ASSIGN, &pr->t_rank);
-  dsana_job_add_table(job, "contrib", pr->g.n, 1, contrib_rule, &pr->t_contrib);
-  if (!dsana_job_error(job) && (pr->t_rank != PR_TABLE_RANK || pr->t_contrib != PR_TABLE_CONTRIB))
-    dsana_job_fail(job, DSANA_EINVAL, "table ids out of order");
-  dsana_job_set_result_table(job, pr->t_rank);
+  dsana_job_add_table_id(job, PR_TABLE_RANK, "rank", pr->g.n, 1, DSANA_RULE_ASSIGN);
+  dsana_job_add_table_id(job, PR_TABLE_CONTRIB, "contrib", pr->g.n, 1, contrib_rule);
+  dsana_job_set_result_table(job, PR_TABLE_RANK);
   pr_make_tasks(pr, job);
-  dsana_job_set_block_table(job, pr->t_contrib);
+  dsana_job_set_block_table(job, PR_TABLE_CONTRIB);
   dsana_job_set_sums(job, 2);
   pr_declare_unread(pr, job);
   dsana_job_set_convergence(job, pr->tol, pr->max_iter);
@@ -154,7 +152,7 @@ static int pr_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *
   double r0 = 1.0 / (double)pr->g.n;
   const uint32_t *deg = pr->g.out_deg;
   for (uint64_t v = lo; v < hi; v++) /* fused runs start with the initial contributions */
-    values[v] = table == pr->t_rank ? r0 : pr->fused && deg[v] ? r0 / (double)deg[v] : 0.0;
+    values[v] = table == PR_TABLE_RANK ? r0 : pr->fused && deg[v] ? r0 / (double)deg[v] : 0.0;
   return 0;
 }
 

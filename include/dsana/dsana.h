@@ -112,10 +112,15 @@ DSANA_API int dsana_job_status(const struct dsana_job *job, const char *what, ch
  * unless an earlier refusal came first); why: one line, copied. */
 DSANA_API int dsana_job_fail(struct dsana_job *job, int code, const char *why);
 
-/* Declare a table of n_keys keys of `width` doubles each (width >= 1);
- * its id (0, 1, ... in declaration order) through *id. DSANA_ERANGE when
- * n_keys exceeds the run's --max-keys, DSANA_EINVAL for a bad name, size or
- * more than DSANA_MAX_TABLES tables. */
+/* Declare table `id`, of n_keys keys of `width` doubles each (width >= 1).
+ * Ids are 0, 1, ... in declaration order: the app names its tables with
+ * its own constants (an enum) and declares them in that order; an id out
+ * of order is refused (DSANA_EINVAL, naming the table and the id it would
+ * have). DSANA_ERANGE when n_keys exceeds the run's --max-keys, DSANA_EINVAL
+ * for a bad name, size or more than DSANA_MAX_TABLES tables. */
+DSANA_API int dsana_job_add_table_id(struct dsana_job *job, uint32_t id, const char *name, uint64_t n_keys,
+                                     uint32_t width, enum dsana_rule rule);
+/* The same, the id (the next in declaration order) through *id. */
 DSANA_API int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys, uint32_t width,
                                   enum dsana_rule rule, uint32_t *id);
 /* Declare the tasks run every iteration (copied). Every role must declare

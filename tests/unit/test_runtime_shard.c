@@ -377,6 +377,26 @@ static void test_key_spaces(void **state) {
   }
 }
 
+/* Tables declared with the app's own ids: in order they are taken, an id
+ * out of order is refused naming the table and the id it would have. */
+static void test_table_ids_in_order(void **state) {
+  struct jfix *j = *state;
+  enum { T_X, T_G, T_STATE };
+  assert_int_equal(dsana_job_add_table_id(&j->job, T_X, "x", 10, 1, DSANA_RULE_DERIVED), 0);
+  assert_int_equal(dsana_job_add_table_id(&j->job, T_G, "g", 10, 2, DSANA_RULE_SUM), 0);
+  assert_int_equal(j->job.n_tables, 2);
+  assert_int_equal(j->job.tables[T_G].width, 2);
+  assert_int_equal(dsana_job_add_table_id(&j->job, 5, "state", 10, 1, DSANA_RULE_STATE), DSANA_EINVAL);
+  assert_int_equal(j->job.n_tables, 2);
+  if (!strstr(dsana_job_error(&j->job), "'state'") || !strstr(dsana_job_error(&j->job), "id 5") ||
+      !strstr(dsana_job_error(&j->job), "this is 2"))
+    fail_msg("%s", dsana_job_error(&j->job));
+  fresh(j);
+  assert_int_equal(dsana_job_add_table_id(&j->job, T_G, "g", 10, 1, DSANA_RULE_SUM), DSANA_EINVAL); /* 0 first */
+  fresh(j); /* the table's own checks still hold */
+  assert_int_equal(dsana_job_add_table_id(&j->job, T_X, "x", 0, 1, DSANA_RULE_SUM), DSANA_EINVAL);
+}
+
 /* Each bad declaration on a job of its own (a refusal sticks). */
 static void test_table_and_task_declarations(void **state) {
   struct jfix *j = *state;
@@ -471,6 +491,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_ranges_of_tasks_gone, jsetup, jteardown),
       cmocka_unit_test_setup_teardown(test_key_spaces, jsetup, jteardown),
       cmocka_unit_test_setup_teardown(test_table_and_task_declarations, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_table_ids_in_order, jsetup, jteardown),
       cmocka_unit_test_setup_teardown(test_unread_keys_copied, jsetup, jteardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -84,6 +84,15 @@ int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys
   return 0;
 }
 
+int dsana_job_add_table_id(struct dsana_job *job, uint32_t id, const char *name, uint64_t n_keys, uint32_t width,
+                           enum dsana_rule rule) {
+  if (!job->error_rc && id != job->n_tables)
+    return job_refuse(job, DSANA_EINVAL, "table '%s': id %u out of order (ids go 0, 1, ... as declared: this is %u)",
+                      name ? name : "", id, job->n_tables);
+  uint32_t next;
+  return dsana_job_add_table(job, name ? name : "", n_keys, width, rule, &next);
+}
+
 int dsana_job_set_tasks(struct dsana_job *job, const struct dsana_task_decl *tasks, uint32_t n_tasks) {
   if (job->error_rc)
     return job->error_rc;
