@@ -55,42 +55,35 @@ int lr_convert_inputs(struct lr_app *a, char *err, size_t errlen) {
   return rc ? rc : load_classes(a, err, errlen);
 }
 
+/* Training tasks push their gradient; test tasks (a quarter as many)
+ * only score. Both read the model (lr_declare), cut at the same blocks. */
 static void declare_tasks(struct lr_app *a, struct dsana_job *job, uint32_t want) {
-  uint32_t want_test = a->d.test_path[0] ? (want / 4 ? want / 4 : 1) : 0;
-  uint64_t *cut = malloc(sizeof *cut * ((size_t)want + want_test + 2));
-  struct dsana_task_decl *t = calloc((size_t)want + want_test + 1, sizeof *t);
+  struct dsana_row_tasks train = {.ds = &a->d.train,
+                                  .block = a->block,
+                                  .max_tasks = want,
+                                  .cost_entry = a->kw,
+                                  .cost_task = 1,
+                                  .tables = {{LR_T_G, DSANA_ROWS_WRITE}}};
+  struct dsana_row_tasks test = {.ds = &a->d.test,
+                                 .block = a->block,
+                                 .max_tasks = want / 4 ? want / 4 : 1,
+                                 .cost_entry = a->kw / 2.0,
+                                 .cost_task = 1};
   for (uint32_t i = 0; a->td && i < a->n_train_tasks + a->n_test_tasks; i++)
     free(a->td[i].keys);
   free(a->td); /* a setup() run before (the launcher's check) */
-  a->td = NULL;
-  if (!cut || !t) {
-    free(cut);
-    free(t);
-    dsana_job_fail(job, DSANA_ENOMEM, "out of memory for the tasks");
-    return;
-  }
-  a->n_train_tasks = dsana_dataset_cut_rows(&a->d.train, a->block, want, cut);
-  for (uint32_t i = 0; i < a->n_train_tasks; i++)
-    t[i] = (struct dsana_task_decl){
-        .lo = cut[i],
-        .hi = cut[i + 1],
-        .cost = (double)(a->d.train.row_off[cut[i + 1]] - a->d.train.row_off[cut[i]]) * a->kw + 1};
-  a->n_test_tasks = want_test ? dsana_dataset_cut_rows(&a->d.test, a->block, want_test, cut) : 0;
-  for (uint32_t i = 0; i < a->n_test_tasks; i++)
-    t[a->n_train_tasks + i] = (struct dsana_task_decl){
-        .lo = cut[i],
-        .hi = cut[i + 1],
-        .cost = (double)(a->d.test.row_off[cut[i + 1]] - a->d.test.row_off[cut[i]]) * a->kw / 2 + 1};
-  dsana_job_set_tasks(job, t, a->n_train_tasks + a->n_test_tasks);
-  free(cut);
-  a->td = calloc((size_t)a->n_train_tasks + a->n_test_tasks, sizeof *a->td);
-  for (uint32_t i = 0; a->td && i < a->n_train_tasks + a->n_test_tasks; i++) {
-    a->td[i].lo = t[i].lo;
-    a->td[i].hi = t[i].hi;
-  }
-  free(t);
+  a->n_test_tasks = 0;
+  dsana_job_add_row_tasks(job, &train, NULL, &a->n_train_tasks);
+  if (a->d.test_path[0])
+    dsana_job_add_row_tasks(job, &test, NULL, &a->n_test_tasks);
+  a->td = calloc((size_t)a->n_train_tasks + a->n_test_tasks + 1, sizeof *a->td);
   if (!a->td)
     dsana_job_fail(job, DSANA_ENOMEM, "out of memory for the tasks");
+  struct dsana_task_decl t;
+  for (uint32_t i = 0; a->td && i < a->n_train_tasks + a->n_test_tasks && !dsana_job_get_task(job, i, &t); i++) {
+    a->td[i].lo = t.lo;
+    a->td[i].hi = t.hi;
+  }
 }
 
 int lr_declare(struct lr_app *a, struct dsana_job *job, char *err, size_t errlen) {
@@ -102,8 +95,6 @@ int lr_declare(struct lr_app *a, struct dsana_job *job, char *err, size_t errlen
                          DSANA_RULE_STATE);
   declare_tasks(a, job, info.n_workers * info.tasks_per_worker);
   dsana_job_task_reads(job, DSANA_ALL_TASKS, LR_T_X, 0, a->n_keys);
-  for (uint32_t t = 0; t < a->n_train_tasks; t++)
-    dsana_job_task_writes(job, t, LR_T_G, 0, a->n_keys);
   dsana_job_set_result_table(job, LR_T_X);
   dsana_job_set_sums(job, LR_N_SUMS);
   dsana_job_set_convergence(job, a->batch ? 0 : a->tol, a->max_iter); /* SGD: --max-iter iterations */

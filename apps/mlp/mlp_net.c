@@ -115,23 +115,17 @@ uint32_t mlp_block_rows(const struct mlp_app *a, uint32_t iter, uint64_t blk, ui
  * each). On the iterations that score the test set, task i also scores
  * the i-th of as many row ranges of it (mlp_test_rows): no task is there
  * for the test set alone, so the other iterations schedule nothing more. */
-static void declare_tasks(struct mlp_app *a, struct dsana_job *job, uint32_t want) {
-  uint32_t nt = want < a->n_blocks ? want : a->n_blocks; /* a task of whole blocks */
-  struct dsana_task_decl *t = calloc((size_t)nt + 1, sizeof *t);
+/* A task is a run of whole blocks of the batch (about equal counts),
+ * pushing the whole gradient. */
+static void declare_tasks(struct mlp_app *a, struct dsana_job *job) {
+  struct dsana_row_tasks blocks = {.n_rows = a->n_blocks,
+                                   .cost_row = MLP_BLOCK,
+                                   .tables = {{MLP_T_GH, DSANA_ROWS_WRITE}, {MLP_T_GL, DSANA_ROWS_WRITE}}};
+  dsana_job_add_row_tasks(job, &blocks, NULL, &a->n_tasks);
   free(a->checked); /* a setup() run before (the launcher's check) */
-  a->checked = calloc((size_t)nt + 1, 1);
-  if (!t || !a->checked) {
-    free(t);
+  a->checked = calloc((size_t)a->n_tasks + 1, 1);
+  if (!a->checked)
     dsana_job_fail(job, DSANA_ENOMEM, "out of memory for the tasks");
-    return;
-  }
-  for (uint32_t i = 0; i < nt; i++) {
-    uint64_t lo = (uint64_t)a->n_blocks * i / nt, hi = (uint64_t)a->n_blocks * (i + 1) / nt;
-    t[i] = (struct dsana_task_decl){.lo = lo, .hi = hi, .cost = (double)(hi - lo) * MLP_BLOCK};
-  }
-  a->n_tasks = nt;
-  dsana_job_set_tasks(job, t, nt);
-  free(t);
 }
 
 void mlp_test_rows(const struct mlp_app *a, uint32_t task, uint64_t *lo, uint64_t *hi) {
@@ -141,18 +135,12 @@ void mlp_test_rows(const struct mlp_app *a, uint32_t task, uint64_t *lo, uint64_
 }
 
 int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errlen) {
-  struct dsana_job_info info;
-  dsana_job_get_info(job, &info);
   dsana_job_add_table_id(job, MLP_T_GH, "gh", a->n_params, 1, DSANA_RULE_ISUM);
   dsana_job_add_table_id(job, MLP_T_GL, "gl", a->n_params, 1, DSANA_RULE_ISUM);
   dsana_job_add_table_id(job, MLP_T_W, "w", a->n_params, 1, DSANA_RULE_DERIVED);
   dsana_job_add_table_id(job, MLP_T_STATE, "state", a->n_params, MLP_STATE_SLOTS, DSANA_RULE_STATE);
-  declare_tasks(a, job, info.n_workers * info.tasks_per_worker);
+  declare_tasks(a, job);
   dsana_job_task_reads(job, DSANA_ALL_TASKS, MLP_T_W, 0, a->n_params);
-  for (uint32_t t = 0; t < a->n_tasks; t++) {
-    dsana_job_task_writes(job, t, MLP_T_GH, 0, a->n_params);
-    dsana_job_task_writes(job, t, MLP_T_GL, 0, a->n_params);
-  }
   dsana_job_set_result_table(job, MLP_T_W);
   dsana_job_set_sums(job, MLP_N_SUMS);
   dsana_job_set_convergence(job, 0, a->max_iter);

@@ -79,37 +79,20 @@ static int power_create(void **app) {
 
 static void power_destroy(void *app) { free(app); }
 
-/* Row ranges of about equal size, as many as the workers asked for; a
- * task's cost is its row count. */
+/* Row ranges of about equal size, as many as the workers asked for, each
+ * writing its own rows of y and reading all of it; a task's cost is its
+ * row count. Declarations keep their first error: one check at the end. */
 static int power_setup(void *app, struct dsana_job *job, char *err, size_t errlen) {
   struct power *p = app;
-  struct dsana_job_info info;
-  dsana_job_get_info(job, &info);
-  uint64_t want = (uint64_t)info.n_workers * info.tasks_per_worker;
-  uint32_t n_tasks = (uint32_t)(want < p->n ? want : p->n);
-  struct dsana_task_decl *tasks = calloc(n_tasks, sizeof *tasks);
-  uint32_t y;
-  int rc = tasks ? dsana_job_add_table(job, "y", p->n, 1, DSANA_RULE_ASSIGN, &y) : DSANA_ENOMEM;
-  for (uint32_t t = 0; !rc && t < n_tasks; t++)
-    tasks[t] = (struct dsana_task_decl){p->n * t / n_tasks, p->n * (t + 1) / n_tasks, 0};
-  for (uint32_t t = 0; !rc && t < n_tasks; t++)
-    tasks[t].cost = (double)(tasks[t].hi - tasks[t].lo);
-  if (!rc)
-    rc = dsana_job_set_tasks(job, tasks, n_tasks);
-  for (uint32_t t = 0; !rc && t < n_tasks; t++)
-    rc = dsana_job_task_writes(job, t, y, tasks[t].lo, tasks[t].hi);
-  if (!rc)
-    rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, y, 0, p->n);
-  if (!rc)
-    rc = dsana_job_set_result_table(job, y);
-  if (!rc)
-    rc = dsana_job_set_sums(job, 2);
-  if (!rc)
-    dsana_job_set_convergence(job, p->tol, p->max_iter);
-  if (rc)
-    snprintf(err, errlen, "%s", dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
-  free(tasks);
-  return rc;
+  enum { Y };
+  dsana_job_add_table_id(job, Y, "y", p->n, 1, DSANA_RULE_ASSIGN);
+  struct dsana_row_tasks rows = {
+      .n_rows = p->n, .cost_row = 1, .tables = {{Y, DSANA_ROWS_WRITE | DSANA_ROWS_OWN}, {Y, DSANA_ROWS_READ}}};
+  dsana_job_add_row_tasks(job, &rows, NULL, NULL);
+  dsana_job_set_result_table(job, Y);
+  dsana_job_set_sums(job, 2);
+  dsana_job_set_convergence(job, p->tol, p->max_iter);
+  return dsana_job_status(job, NULL, err, errlen);
 }
 
 /* y_0 = (1, ..., 1). */

@@ -159,6 +159,43 @@ DSANA_API void dsana_job_set_convergence(struct dsana_job *job, double tol, uint
  * beyond. */
 DSANA_API int dsana_job_add_fact(struct dsana_job *job, const char *name, double value);
 
+/* Data-parallel tasks: each a range of rows [lo, hi) of the app's data,
+ * cut by dsana_job_add_row_tasks(). What each task of the group reads and
+ * writes, per table: DSANA_ROWS_READ and/or DSANA_ROWS_WRITE, of the whole
+ * table (keys 0..n_keys-1: the model, a gradient) or, with DSANA_ROWS_OWN,
+ * of the keys [lo, hi) of its own rows (per-row state, k-means' labels). */
+enum { DSANA_ROWS_READ = 1, DSANA_ROWS_WRITE = 2, DSANA_ROWS_OWN = 4 };
+struct dsana_dataset; /* dsana/dataset.h */
+struct dsana_row_tasks {
+  /* The rows: a data set's, cut into ranges of about equal non-zeros plus
+   * rows (dsana_dataset_cut_rows); or, with ds NULL, rows [0, n_rows) cut
+   * into ranges of about equal rows (task i of k starts at block
+   * floor(B * i / k), B = the blocks). */
+  const struct dsana_dataset *ds;
+  uint64_t n_rows;    /* without ds */
+  uint64_t block;     /* every task edge a multiple of this many rows (0: 1), so
+                    * results summed per block do not depend on the cut */
+  uint32_t max_tasks; /* at most this many (fewer when there are fewer
+                       * blocks); 0: n_workers * tasks_per_worker */
+  /* each task's cost hint: entries * cost_entry + rows * cost_row +
+   * cost_task (entries: its rows' non-zeros in ds; > 0 in all) */
+  double cost_entry, cost_row, cost_task;
+  /* what every task of the group reads and writes; a use of 0 ends the list */
+  struct {
+    uint32_t table;
+    unsigned use; /* DSANA_ROWS_READ | DSANA_ROWS_WRITE [| DSANA_ROWS_OWN] */
+  } tables[DSANA_MAX_TABLES];
+};
+/* Cut rows into tasks, add them after the job's tasks (ids *first ..
+ * *first + *n - 1; either pointer may be NULL) and declare their reads and
+ * writes. An app with two data sets (training and test rows) calls it
+ * once for each. Returns as the declarations do (the first refusal kept);
+ * *n is 0 when refused. */
+DSANA_API int dsana_job_add_row_tasks(struct dsana_job *job, const struct dsana_row_tasks *rows, uint32_t *first,
+                                      uint32_t *n);
+/* Task `task` as declared, into *decl; DSANA_EINVAL for no such task. */
+DSANA_API int dsana_job_get_task(const struct dsana_job *job, uint32_t task, struct dsana_task_decl *decl);
+
 /* --------------------------------------------------------------- worker */
 
 /* What a task hook sees. Hooks of different tasks may run at the same time

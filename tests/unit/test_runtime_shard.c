@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "dsana/dataset.h"
 #include "runtime/core/job.h"
 
 static void test_shards_cover_exactly_once(void **state) {
@@ -397,6 +398,94 @@ static void test_table_ids_in_order(void **state) {
   assert_int_equal(dsana_job_add_table_id(&j->job, T_X, "x", 0, 1, DSANA_RULE_SUM), DSANA_EINVAL);
 }
 
+/* dsana_job_add_row_tasks without a data set: rows cut at block edges,
+ * task i of k starting at block floor(B * i / k) (the MLP's cut), fewer
+ * tasks than blocks never; costs per row; whole-table uses declared for
+ * every task of the group. */
+static void test_row_tasks_cut_evenly(void **state) {
+  struct jfix *j = *state;
+  uint32_t g = add_table(&j->job, "g", 50, 1, DSANA_RULE_SUM);
+  uint32_t w = add_table(&j->job, "w", 50, 1, DSANA_RULE_DERIVED);
+  struct dsana_row_tasks rows = {.n_rows = 10, .cost_row = 64, .tables = {{g, DSANA_ROWS_WRITE}, {w, DSANA_ROWS_READ}}};
+  uint32_t first = 99, n = 99;
+  assert_int_equal(dsana_job_add_row_tasks(&j->job, &rows, &first, &n), 0);
+  assert_int_equal(first, 0);
+  assert_int_equal(n, 8); /* 0: n_workers (2) x tasks_per_worker (4) */
+  struct dsana_task_decl t;
+  for (uint32_t i = 0; i < n; i++) {
+    assert_int_equal(dsana_job_get_task(&j->job, i, &t), 0);
+    assert_int_equal(t.lo, 10 * i / 8);
+    assert_int_equal(t.hi, 10 * (i + 1) / 8);
+    assert_true(t.cost == 64.0 * (double)(t.hi - t.lo));
+  }
+  assert_int_equal(dsana_job_get_task(&j->job, 8, &t), DSANA_EINVAL);
+  assert_int_equal(dsana_job_set_result_table(&j->job, w), 0);
+  assert_int_equal(job_finalize(&j->job, j->err, sizeof j->err), 0);
+  struct job_range r;
+  assert_true(job_task_writes(&j->job, 7, g, &r) && r.lo == 0 && r.hi == 50);
+  assert_true(job_task_reads(&j->job, 3, w, &r) && r.lo == 0 && r.hi == 50);
+  fresh(j); /* blocks of 4 rows: 3 blocks, so 3 tasks; the last ends at the rows' end */
+  g = add_table(&j->job, "g", 50, 1, DSANA_RULE_SUM);
+  rows = (struct dsana_row_tasks){.n_rows = 10, .block = 4, .cost_task = 1};
+  assert_int_equal(dsana_job_add_row_tasks(&j->job, &rows, NULL, &n), 0);
+  assert_int_equal(n, 3);
+  assert_int_equal(dsana_job_get_task(&j->job, 2, &t), 0);
+  assert_true(t.lo == 8 && t.hi == 10 && t.cost == 1.0);
+  fresh(j);
+  rows.n_rows = 0;
+  assert_int_equal(dsana_job_add_row_tasks(&j->job, &rows, NULL, &n), DSANA_EINVAL);
+  assert_int_equal(n, 0);
+  assert_non_null(strstr(dsana_job_error(&j->job), "no rows"));
+}
+
+/* With a data set: the cut is dsana_dataset_cut_rows's, costs count the
+ * entries; a second group (test rows) comes after the first, each task
+ * reading and writing its own rows where asked; a bad table is refused. */
+static void test_row_tasks_of_a_dataset(void **state) {
+  struct jfix *j = *state;
+  static const uint64_t off[] = {0, 1, 5, 6, 6, 9, 20, 21, 22, 30, 31, 33, 34, 40, 41, 45, 47};
+  struct dsana_dataset ds = {.n_rows = 16, .nnz = 47, .row_off = off};
+  uint32_t lab = add_table(&j->job, "labels", 16, 1, DSANA_RULE_ASSIGN);
+  uint32_t g = add_table(&j->job, "g", 3, 1, DSANA_RULE_SUM);
+  struct dsana_row_tasks train = {
+      .ds = &ds,
+      .block = 2,
+      .max_tasks = 3,
+      .cost_entry = 2,
+      .cost_row = 0.5,
+      .tables = {{lab, DSANA_ROWS_READ | DSANA_ROWS_WRITE | DSANA_ROWS_OWN}, {g, DSANA_ROWS_WRITE}}};
+  struct dsana_row_tasks test = {.ds = &ds, .block = 2, .max_tasks = 2, .cost_task = 1};
+  uint32_t first, n, n_test;
+  assert_int_equal(dsana_job_add_row_tasks(&j->job, &train, &first, &n), 0);
+  assert_int_equal(dsana_job_add_row_tasks(&j->job, &test, &first, &n_test), 0);
+  assert_int_equal(first, n);
+  uint64_t cut[4];
+  assert_int_equal(dsana_dataset_cut_rows(&ds, 2, 3, cut), n);
+  struct dsana_task_decl t;
+  for (uint32_t i = 0; i < n; i++) {
+    assert_int_equal(dsana_job_get_task(&j->job, i, &t), 0);
+    assert_true(t.lo == cut[i] && t.hi == cut[i + 1] && t.lo % 2 == 0);
+    assert_true(t.cost == 2.0 * (double)(off[t.hi] - off[t.lo]) + 0.5 * (double)(t.hi - t.lo));
+  }
+  assert_int_equal(dsana_dataset_cut_rows(&ds, 2, 2, cut), n_test);
+  assert_int_equal(dsana_job_get_task(&j->job, first + 1, &t), 0);
+  assert_true(t.lo == cut[1] && t.hi == cut[2] && t.cost == 1.0);
+  assert_int_equal(dsana_job_set_result_table(&j->job, lab), 0);
+  assert_int_equal(job_finalize(&j->job, j->err, sizeof j->err), 0); /* own rows: disjoint ASSIGN ranges */
+  struct job_range r;
+  assert_int_equal(dsana_job_get_task(&j->job, 1, &t), 0);
+  assert_true(job_task_reads(&j->job, 1, lab, &r) && r.lo == t.lo && r.hi == t.hi);
+  assert_true(job_task_writes(&j->job, 1, lab, &r) && r.lo == t.lo && r.hi == t.hi);
+  assert_true(job_task_writes(&j->job, 1, g, &r) && r.lo == 0 && r.hi == 3);
+  assert_false(job_task_writes(&j->job, first, g, &r)); /* test tasks write nothing */
+  fresh(j);
+  train.tables[1].table = 5;
+  add_table(&j->job, "labels", 16, 1, DSANA_RULE_ASSIGN);
+  assert_int_equal(dsana_job_add_row_tasks(&j->job, &train, NULL, &n), DSANA_EINVAL);
+  assert_int_equal(n, 0);
+  assert_non_null(strstr(dsana_job_error(&j->job), "no table 5"));
+}
+
 /* Each bad declaration on a job of its own (a refusal sticks). */
 static void test_table_and_task_declarations(void **state) {
   struct jfix *j = *state;
@@ -492,6 +581,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_key_spaces, jsetup, jteardown),
       cmocka_unit_test_setup_teardown(test_table_and_task_declarations, jsetup, jteardown),
       cmocka_unit_test_setup_teardown(test_table_ids_in_order, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_row_tasks_cut_evenly, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_row_tasks_of_a_dataset, jsetup, jteardown),
       cmocka_unit_test_setup_teardown(test_unread_keys_copied, jsetup, jteardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
