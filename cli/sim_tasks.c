@@ -17,9 +17,11 @@ struct st_app {
 };
 
 static const struct dsana_app_option st_options[] = {
-    {"max-iter", "N", "iterations to simulate", DSANA_OPT_REPORT, "10"},
-    {"tol", "TOL", "accepted for symmetry with the apps; the simulator has no convergence", DSANA_OPT_PARAM, NULL},
-    {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
+    {"max-iter", "N", "iterations to simulate", DSANA_OPT_REPORT, "10", .type = DSANA_VALUE_UINT,
+     DSANA_FIELD(struct st_app, max_iter), .min = 1, .max = 1000000},
+    {"tol", "TOL", "accepted for symmetry with the apps; the simulator has no convergence", DSANA_OPT_PARAM, NULL,
+     .type = DSANA_VALUE_DOUBLE, DSANA_FIELD(struct st_app, tol), .max = INFINITY},
+    {NULL}};
 
 static int st_create(void **out) {
   struct st_app *a = calloc(1, sizeof *a);
@@ -43,24 +45,13 @@ static void st_destroy(void *app) {
 
 static int st_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
   struct st_app *a = app;
-  char *end;
-  errno = 0;
-  if (!name && !a->path[0] && strlen(value) < sizeof a->path) {
+  if (name)
+    return dsana_app_parse_option(st_options, a, name, value, err, errlen);
+  if (!a->path[0] && strlen(value) < sizeof a->path) {
     snprintf(a->path, sizeof a->path, "%s", value);
     return 0;
   }
-  if (name && strcmp(name, "max-iter") == 0) {
-    unsigned long long v = strtoull(value, &end, 10);
-    if (!errno && *end == '\0' && value[0] >= '0' && value[0] <= '9' && v >= 1 && v <= 1000000) {
-      a->max_iter = (uint32_t)v;
-      return 0;
-    }
-  } else if (name && strcmp(name, "tol") == 0) {
-    a->tol = strtod(value, &end);
-    if (!errno && end != value && *end == '\0' && a->tol >= 0)
-      return 0;
-  }
-  snprintf(err, errlen, name ? "--%s: invalid value '%s'" : "%s'%s': one tasks file only", name ? name : "", value);
+  snprintf(err, errlen, "'%s': one tasks file only", value);
   return DSANA_EINVAL;
 }
 

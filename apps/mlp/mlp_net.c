@@ -50,7 +50,8 @@ int mlp_layout(struct mlp_app *a, char *err, size_t errlen) {
   a->n_blocks = (uint32_t)((b + MLP_BLOCK - 1) / MLP_BLOCK);
   a->fix = mlp_fix_for(a->n_blocks);
   a->sq = mlp_fix_for(k);
-  if (!a->max_iter_set) {
+  a->max_iter = a->max_iter_given;
+  if (!a->max_iter_given) {
     uint64_t it = (uint64_t)a->epochs * a->spe + 1;
     if (it > 100000000) {
       snprintf(err, errlen, "--epochs %u: %llu steps, above the limit of 10^8", a->epochs, (unsigned long long)it);

@@ -332,6 +332,25 @@ enum dsana_option_kind {
                         * computes (--top, --max-iter, a test set): free on --resume */
 };
 
+/* How the runtime reads an option's value into the app's state itself
+ * (dsana_app_parse_option), a row's `type`: the row then holds every fact
+ * about the option once (its field, range and default), and the parse,
+ * the error message and --help all read them there. */
+enum dsana_value_type {
+  DSANA_VALUE_APP = 0, /* the app's set_option parses it */
+  DSANA_VALUE_UINT,    /* decimal digits, an integer in [min, max]: a uint64_t or uint32_t field */
+  DSANA_VALUE_DOUBLE,  /* a finite number in [min, max] (an end excluded by `open`): a double field */
+  DSANA_VALUE_CHOICE,  /* one of the words of `arg` ("relu|tanh"): its index, into an int (an enum's
+                        * first values) or, for two words, a bool field */
+  DSANA_VALUE_PATH,    /* a non-empty path shorter than the field: a char array */
+  DSANA_VALUE_FLAG     /* a flag (arg NULL): true into a bool field */
+};
+enum { DSANA_OPEN_MIN = 1, DSANA_OPEN_MAX = 2 }; /* dsana_app_option.open */
+
+/* A row's field: member f (a member designator, "d.path" too) of the app's
+ * state type T. */
+#define DSANA_FIELD(T, f) .offset = offsetof(T, f), .size = sizeof(((T *)0)->f)
+
 /* An option an app adds to the command line (long form only). */
 struct dsana_app_option {
   const char *name;
@@ -340,6 +359,13 @@ struct dsana_app_option {
   enum dsana_option_kind kind;
   const char *default_value; /* as typed on the command line; NULL: none (a flag has none: off).
                               * Shown in --help, recorded in reports and checkpoints. */
+  /* Optional (zero: the app parses the value): how the runtime parses it,
+   * e.g. .type = DSANA_VALUE_UINT, DSANA_FIELD(struct my_app, max_iter),
+   * .min = 1, .max = 1000000. --help shows the range after the help text. */
+  enum dsana_value_type type;
+  size_t offset, size; /* the field, DSANA_FIELD() */
+  double min, max;     /* DSANA_VALUE_UINT and _DOUBLE: the range (max may be INFINITY) */
+  unsigned open;       /* DSANA_VALUE_DOUBLE: DSANA_OPEN_MIN, DSANA_OPEN_MAX */
 };
 
 /* An app. The runtime checks it once where a process takes it (the command
@@ -420,5 +446,16 @@ struct dsana_app {
  * app->set_option, so that the option table is the one place a default is
  * written. 0, or set_option's error (a default the app refuses is a bug). */
 DSANA_API int dsana_app_set_defaults(const struct dsana_app *app, void *state);
+
+/* For the app's set_option: option `name` (not a positional argument) as
+ * its row of `options` (the app's table) says, into `state`. 0; DSANA_EINVAL with "--NAME VALUE:
+ * invalid value (RULE)" in err (or "unknown option --NAME"); DSANA_ENOTSUP,
+ * err untouched, for a row of DSANA_VALUE_APP: the app parses it itself. */
+DSANA_API int dsana_app_parse_option(const struct dsana_app_option *options, void *state, const char *name,
+                                     const char *value, char *err, size_t errlen);
+/* What a valid value of row o looks like, for messages and --help: "an
+ * integer in 1..1000000", "a finite number > 0", "relu or tanh", "a file
+ * name"; "" for DSANA_VALUE_APP and flags. */
+DSANA_API void dsana_app_option_rule(const struct dsana_app_option *o, char *buf, size_t len);
 
 #endif /* DSANA_DSANA_H */
