@@ -3,12 +3,21 @@
  * (xsum.h), and the interface a parameter-server application implements.
  *
  * An app declares, in setup():
- *   - tables: arrays of `width` doubles per key, keys 0..n_keys-1, sharded
- *     over the servers by contiguous key ranges; each with a rule saying how
- *     the values pushed in one iteration combine (ASSIGN, SUM, DERIVED);
+ *   - tables (dsana_job_add_table_id, with the app's own ids 0, 1, ...):
+ *     arrays of `width` doubles per key, keys 0..n_keys-1, sharded over the
+ *     servers by contiguous key ranges; each with a rule (enum dsana_rule)
+ *     saying who writes it and how an iteration's pushes combine: ASSIGN
+ *     (one task a key), SUM (added exactly), ISUM (integers, added in
+ *     double), DERIVED (the servers' hooks write it) or STATE (a server's
+ *     own, never pulled or pushed);
  *   - tasks: units of work with a cost hint and an app-defined range (graph
  *     vertices, training rows ...), and for each task the key ranges of the
- *     tables it reads and writes.
+ *     tables it reads and writes; a data-parallel app has its rows cut into
+ *     tasks by dsana_job_add_row_tasks.
+ * Declarations keep their first error, so setup() makes them one after the
+ * other and checks once (dsana_job_status). Options are rows that may name
+ * their field, range and default (struct dsana_app_option): the runtime
+ * then parses them (dsana_app_parse_option) and --help shows the range.
  * Every iteration, workers run every task exactly once: a task reads the
  * values of the previous iteration (pulled for it by the runtime) and
  * pushes its results. A server combines the pushes into its shard, and once
@@ -173,8 +182,8 @@ struct dsana_row_tasks {
    * floor(B * i / k), B = the blocks). */
   const struct dsana_dataset *ds;
   uint64_t n_rows;    /* without ds */
-  uint64_t block;     /* every task edge a multiple of this many rows (0: 1), so
-                    * results summed per block do not depend on the cut */
+  uint64_t block;     /* every task edge a multiple of this many rows (0: 1),
+                       * so results summed per block do not depend on the cut */
   uint32_t max_tasks; /* at most this many (fewer when there are fewer
                        * blocks); 0: n_workers * tasks_per_worker */
   /* each task's cost hint: entries * cost_entry + rows * cost_row +
@@ -448,9 +457,10 @@ struct dsana_app {
 DSANA_API int dsana_app_set_defaults(const struct dsana_app *app, void *state);
 
 /* For the app's set_option: option `name` (not a positional argument) as
- * its row of `options` (the app's table) says, into `state`. 0; DSANA_EINVAL with "--NAME VALUE:
- * invalid value (RULE)" in err (or "unknown option --NAME"); DSANA_ENOTSUP,
- * err untouched, for a row of DSANA_VALUE_APP: the app parses it itself. */
+ * its row of `options` (the app's table) says, into `state`. 0;
+ * DSANA_EINVAL with "--NAME VALUE: invalid value (RULE)" in err (or
+ * "unknown option --NAME"); DSANA_ENOTSUP, err untouched, for a row of
+ * DSANA_VALUE_APP: the app parses it itself. Same thread as set_option. */
 DSANA_API int dsana_app_parse_option(const struct dsana_app_option *options, void *state, const char *name,
                                      const char *value, char *err, size_t errlen);
 /* What a valid value of row o looks like, for messages and --help: "an
