@@ -1,6 +1,7 @@
 /* help.c - usage texts (help.h). */
 #include "help.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "cli_apps.h"
@@ -36,7 +37,11 @@ void cli_print_app_help(const struct dsana_app *app, bool scheduler_only, FILE *
     fprintf(f, "usage: dsana %s [options] %s\n%s\n\n%s options:\n", app->name, app->args, app->summary, app->name);
   for (size_t i = 0; app->options && app->options[i].name; i++) {
     const struct dsana_app_option *o = &app->options[i];
-    print_option(f, o->name, o->arg, o->help, o->arg ? o->default_value : NULL);
+    char text[512], rule[128] = ""; /* a number's range, from its row */
+    if (o->type == DSANA_VALUE_UINT || o->type == DSANA_VALUE_DOUBLE)
+      dsana_app_option_rule(o, rule, sizeof rule);
+    snprintf(text, sizeof text, "%s%s%s", o->help, rule[0] ? ": " : "", rule);
+    print_option(f, o->name, o->arg, text, o->arg ? o->default_value : NULL);
   }
   fprintf(f, "\nruntime options:\n");
   cli_print_common_help(f);

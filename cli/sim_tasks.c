@@ -17,9 +17,11 @@ struct st_app {
 };
 
 static const struct dsana_app_option st_options[] = {
-    {"max-iter", "N", "iterations to simulate", DSANA_OPT_REPORT, "10"},
-    {"tol", "TOL", "accepted for symmetry with the apps; the simulator has no convergence", DSANA_OPT_PARAM, NULL},
-    {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
+    {"max-iter", "N", "iterations to simulate", DSANA_OPT_REPORT, "10", .type = DSANA_VALUE_UINT,
+     DSANA_FIELD(struct st_app, max_iter), .min = 1, .max = 1000000},
+    {"tol", "TOL", "accepted for symmetry with the apps; the simulator has no convergence", DSANA_OPT_PARAM, NULL,
+     .type = DSANA_VALUE_DOUBLE, DSANA_FIELD(struct st_app, tol), .max = INFINITY},
+    {NULL}};
 
 static int st_create(void **out) {
   struct st_app *a = calloc(1, sizeof *a);
@@ -43,24 +45,13 @@ static void st_destroy(void *app) {
 
 static int st_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
   struct st_app *a = app;
-  char *end;
-  errno = 0;
-  if (!name && !a->path[0] && strlen(value) < sizeof a->path) {
+  if (name)
+    return dsana_app_parse_option(st_options, a, name, value, err, errlen);
+  if (!a->path[0] && strlen(value) < sizeof a->path) {
     snprintf(a->path, sizeof a->path, "%s", value);
     return 0;
   }
-  if (name && strcmp(name, "max-iter") == 0) {
-    unsigned long long v = strtoull(value, &end, 10);
-    if (!errno && *end == '\0' && value[0] >= '0' && value[0] <= '9' && v >= 1 && v <= 1000000) {
-      a->max_iter = (uint32_t)v;
-      return 0;
-    }
-  } else if (name && strcmp(name, "tol") == 0) {
-    a->tol = strtod(value, &end);
-    if (!errno && end != value && *end == '\0' && a->tol >= 0)
-      return 0;
-  }
-  snprintf(err, errlen, name ? "--%s: invalid value '%s'" : "%s'%s': one tasks file only", name ? name : "", value);
+  snprintf(err, errlen, "'%s': one tasks file only", value);
   return DSANA_EINVAL;
 }
 
@@ -142,27 +133,18 @@ static int st_prepare(void *app, char *err, size_t errlen) {
 
 static int st_setup(void *app, struct dsana_job *job, char *err, size_t errlen) {
   struct st_app *a = app;
-  uint32_t out, in;
-  int rc = dsana_job_add_table(job, "out", a->keys, 1, DSANA_RULE_ASSIGN, &out);
-  if (!rc)
-    rc = dsana_job_add_table(job, "in", a->keys, 1, DSANA_RULE_DERIVED, &in);
-  if (!rc)
-    rc = dsana_job_set_tasks(job, a->tasks, a->n);
-  for (uint32_t t = 0; !rc && t < a->n; t++)
-    rc = dsana_job_task_writes(job, t, out, a->tasks[t].lo, a->tasks[t].hi);
-  if (!rc)
-    rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, in, 0, a->keys);
-  if (!rc)
-    rc = dsana_job_set_block_table(job, in);
-  if (!rc)
-    rc = dsana_job_set_result_table(job, out);
-  if (!rc)
-    rc = dsana_job_set_sums(job, 2);
-  if (rc)
-    snprintf(err, errlen, "%s: %s", a->path, dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
-  else
-    dsana_job_set_convergence(job, a->tol, a->max_iter);
-  return rc;
+  enum { out, in }; /* table ids */
+  dsana_job_add_table_id(job, out, "out", a->keys, 1, DSANA_RULE_ASSIGN);
+  dsana_job_add_table_id(job, in, "in", a->keys, 1, DSANA_RULE_DERIVED);
+  dsana_job_set_tasks(job, a->tasks, a->n);
+  for (uint32_t t = 0; t < a->n; t++)
+    dsana_job_task_writes(job, t, out, a->tasks[t].lo, a->tasks[t].hi);
+  dsana_job_task_reads(job, DSANA_ALL_TASKS, in, 0, a->keys);
+  dsana_job_set_block_table(job, in);
+  dsana_job_set_result_table(job, out);
+  dsana_job_set_sums(job, 2);
+  dsana_job_set_convergence(job, a->tol, a->max_iter);
+  return dsana_job_status(job, a->path, err, errlen);
 }
 
 /* The simulator never runs a hook. These say what the job's tasks are, as

@@ -108,63 +108,37 @@ void km_data_fini(struct km_app *a) {
   }
 }
 
-/* Tasks: row ranges; a row costs K multiply-adds per non-zero and K more. */
-static int declare_tasks(struct km_app *a, struct dsana_job *job, uint32_t want) {
-  uint64_t *cut = malloc(sizeof *cut * ((size_t)want + 1));
-  struct dsana_task_decl *t = calloc(want, sizeof *t);
-  if (!cut || !t) {
-    free(cut);
-    free(t);
-    return DSANA_ENOMEM;
-  }
-  a->n_tasks = dsana_dataset_cut_rows(&a->ds, a->block, want, cut);
-  const uint64_t *off = a->ds.row_off;
-  for (uint32_t i = 0; i < a->n_tasks; i++) {
-    double entries = (double)(off[cut[i + 1]] - off[cut[i]] + cut[i + 1] - cut[i]);
-    t[i] = (struct dsana_task_decl){.lo = cut[i], .hi = cut[i + 1], .cost = entries * (double)a->k};
-  }
-  int rc = dsana_job_set_tasks(job, t, a->n_tasks);
-  for (uint32_t i = 0; !rc && i < a->n_tasks; i++) /* each task: its own rows' labels */
-    if ((rc = dsana_job_task_reads(job, i, KM_T_LABELS, t[i].lo, t[i].hi)) == 0)
-      rc = dsana_job_task_writes(job, i, KM_T_LABELS, t[i].lo, t[i].hi);
-  free(cut);
-  free(t);
+/* Tasks: row ranges cut at the blocks, each reading and writing its own
+ * rows' labels, reading every centroid and pushing every cluster's sums;
+ * a row costs K multiply-adds per non-zero and K more. */
+static void declare_tasks(struct km_app *a, struct dsana_job *job) {
+  struct dsana_row_tasks rows = {.ds = &a->ds,
+                                 .block = a->block,
+                                 .cost_entry = (double)a->k,
+                                 .cost_row = (double)a->k,
+                                 .tables = {{KM_T_LABELS, DSANA_ROWS_READ | DSANA_ROWS_WRITE | DSANA_ROWS_OWN},
+                                            {KM_T_CENT, DSANA_ROWS_READ},
+                                            {KM_T_SUMS, DSANA_ROWS_WRITE}}};
+  dsana_job_add_row_tasks(job, &rows, NULL, &a->n_tasks);
   free(a->checked); /* a setup() run before (the launcher's check) */
-  a->checked = rc ? NULL : calloc(a->n_tasks, 1);
-  return rc ? rc : a->checked ? 0 : DSANA_ENOMEM;
-}
-
-static int declare_tables(struct km_app *a, struct dsana_job *job) {
-  uint32_t id, d = (uint32_t)a->ds.n_features;
-  int rc;
-  if ((rc = dsana_job_add_table(job, "centroids", a->k, d, DSANA_RULE_DERIVED, &id)) != 0 || id != KM_T_CENT ||
-      (rc = dsana_job_add_table(job, "sums", a->k, d + 1, DSANA_RULE_SUM, &id)) != 0 || id != KM_T_SUMS ||
-      (rc = dsana_job_add_table(job, "labels", a->ds.n_rows, 1, DSANA_RULE_ASSIGN, &id)) != 0 || id != KM_T_LABELS)
-    return rc ? rc : DSANA_EINVAL;
-  return 0;
+  a->checked = calloc(a->n_tasks + 1, 1);
+  if (!a->checked)
+    dsana_job_fail(job, DSANA_ENOMEM, "out of memory for the tasks");
 }
 
 int km_declare(struct km_app *a, struct dsana_job *job, char *err, size_t errlen) {
-  struct dsana_job_info info;
-  dsana_job_get_info(job, &info);
-  int rc = a->ds.n_features >= UINT32_MAX ? DSANA_ERANGE : declare_tables(a, job);
-  if (!rc)
-    rc = declare_tasks(a, job, info.n_workers * info.tasks_per_worker);
-  if (!rc)
-    rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, KM_T_CENT, 0, a->k);
-  if (!rc)
-    rc = dsana_job_task_writes(job, DSANA_ALL_TASKS, KM_T_SUMS, 0, a->k);
-  if (!rc)
-    rc = dsana_job_set_result_table(job, KM_T_CENT);
-  if (!rc)
-    rc = dsana_job_set_sums(job, KM_N_SUMS);
-  if (rc) {
-    snprintf(err, errlen, "%s: %s", a->data_path, dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
-    return rc;
-  }
+  uint32_t d = (uint32_t)a->ds.n_features;
+  if (a->ds.n_features >= UINT32_MAX)
+    dsana_job_fail(job, DSANA_ERANGE, "too many features");
+  dsana_job_add_table_id(job, KM_T_CENT, "centroids", a->k, d, DSANA_RULE_DERIVED);
+  dsana_job_add_table_id(job, KM_T_SUMS, "sums", a->k, d + 1, DSANA_RULE_SUM);
+  dsana_job_add_table_id(job, KM_T_LABELS, "labels", a->ds.n_rows, 1, DSANA_RULE_ASSIGN);
+  declare_tasks(a, job);
+  dsana_job_set_result_table(job, KM_T_CENT);
+  dsana_job_set_sums(job, KM_N_SUMS);
   dsana_job_set_convergence(job, a->tol, a->max_iter);
   dsana_job_add_fact(job, "rows", (double)a->ds.n_rows);
   dsana_job_add_fact(job, "features", (double)a->ds.n_features);
   dsana_job_add_fact(job, "clusters", (double)a->k);
-  return 0;
+  return dsana_job_status(job, a->data_path, err, errlen);
 }

@@ -13,18 +13,21 @@
 #include "kmeans.h"
 
 static const struct dsana_app_option km_options[] = {
-    {"k", "K", "number of clusters, 1..rows (required)", DSANA_OPT_PARAM, NULL},
+    {"k", "K", "number of clusters (required), at most the rows", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_UINT,
+     DSANA_FIELD(struct km_app, k), .min = 1, .max = KM_MAX_K},
     {"init", "kmeans++|random", "initial centroids: k-means++ (scikit-learn's) or K distinct random rows",
-     DSANA_OPT_PARAM, "kmeans++"},
+     DSANA_OPT_PARAM, "kmeans++", .type = DSANA_VALUE_CHOICE, DSANA_FIELD(struct km_app, init)},
     {"init-centroids", "FILE", "initial centroids from FILE instead: K lines of D values (what --out writes)",
-     DSANA_OPT_INPUT, NULL},
-    {"seed", "S", "seed of --init, an integer in 0..2^53", DSANA_OPT_PARAM, "1"},
-    {"max-iter", "N", "Lloyd iterations at most, 1..1000000", DSANA_OPT_REPORT, "300"},
+     DSANA_OPT_INPUT, NULL, .type = DSANA_VALUE_PATH, DSANA_FIELD(struct km_app, init_path)},
+    {"seed", "S", "seed of --init", DSANA_OPT_PARAM, "1", .type = DSANA_VALUE_UINT, DSANA_FIELD(struct km_app, seed),
+     .max = 0x1p53},
+    {"max-iter", "N", "Lloyd iterations at most", DSANA_OPT_REPORT, "300", .type = DSANA_VALUE_UINT,
+     DSANA_FIELD(struct km_app, max_iter), .min = 1, .max = 1000000},
     {"tol", "T", "also stop when the objective changes by at most T relative (0: only when nothing moves)",
-     DSANA_OPT_PARAM, "1e-4"},
+     DSANA_OPT_PARAM, "1e-4", .type = DSANA_VALUE_DOUBLE, DSANA_FIELD(struct km_app, tol), .max = INFINITY},
     {"out", "FILE", "write the centroids: one line each, D values (%.17g); FILE.gz: gzip; -: stdout", DSANA_OPT_OUTPUT,
-     NULL},
-    {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
+     NULL, .type = DSANA_VALUE_PATH, DSANA_FIELD(struct km_app, out_path)},
+    {NULL}};
 
 static int km_create(void **out) {
   struct km_app *a = calloc(1, sizeof *a);
@@ -49,57 +52,14 @@ static void km_destroy(void *app) {
   free(a);
 }
 
-static int set_init(struct km_app *a, const char *v) {
-  if (strcmp(v, "kmeans++") == 0)
-    a->init = KM_INIT_PLUSPLUS;
-  else if (strcmp(v, "random") == 0)
-    a->init = KM_INIT_RANDOM;
-  else
-    return DSANA_EINVAL;
-  return 0;
-}
-
-/* What a valid value of option `name` looks like, for the error. */
-static const char *expected(const char *name) {
-  static const char *const what[][2] = {{"k", "an integer in 1..16777216, at most the rows"},
-                                        {"init", "kmeans++ or random"},
-                                        {"seed", "an integer in 0..9007199254740992"},
-                                        {"max-iter", "an integer in 1..1000000"},
-                                        {"tol", "a finite number >= 0"}};
-  for (size_t i = 0; i < sizeof what / sizeof what[0]; i++)
-    if (strcmp(what[i][0], name) == 0)
-      return what[i][1];
-  return "a file name";
-}
-
+/* Options: their rows above; the one positional argument, DATA. */
 static int km_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
   struct km_app *a = app;
-  uint64_t v = 0;
-  int rc;
-  if (!name) {
-    rc = a->data_path[0] ? DSANA_EINVAL : app_set_path(a->data_path, sizeof a->data_path, value);
-    if (rc)
-      snprintf(err, errlen, "unexpected argument '%s' (one DATA file only)", value);
-    return rc;
-  }
-  if (strcmp(name, "k") == 0)
-    rc = app_parse_uint(value, 1, KM_MAX_K, &a->k);
-  else if (strcmp(name, "init") == 0)
-    rc = set_init(a, value);
-  else if (strcmp(name, "init-centroids") == 0)
-    rc = app_set_path(a->init_path, sizeof a->init_path, value);
-  else if (strcmp(name, "seed") == 0)
-    rc = app_parse_uint(value, 0, 1ull << 53, &a->seed);
-  else if (strcmp(name, "max-iter") == 0)
-    rc = app_parse_uint(value, 1, 1000000, &v) ? DSANA_EINVAL : (a->max_iter = (uint32_t)v, 0);
-  else if (strcmp(name, "tol") == 0)
-    rc = app_parse_double(value, 0, INFINITY, &a->tol);
-  else if (strcmp(name, "out") == 0)
-    rc = app_set_path(a->out_path, sizeof a->out_path, value);
-  else
-    rc = DSANA_EINVAL;
+  if (name)
+    return dsana_app_parse_option(km_options, a, name, value, err, errlen);
+  int rc = a->data_path[0] ? DSANA_EINVAL : app_set_path(a->data_path, sizeof a->data_path, value);
   if (rc)
-    snprintf(err, errlen, "--%s %s: invalid value (%s)", name, value, expected(name));
+    snprintf(err, errlen, "unexpected argument '%s' (one DATA file only)", value);
   return rc;
 }
 

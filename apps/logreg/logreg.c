@@ -9,24 +9,26 @@
 #include <string.h>
 
 #include "apps/apps.h"
-#include "apps/common/app_opts.h"
 #include "logreg.h"
 
 static const struct dsana_app_option lr_options[] = {
     {"test", "FILE", "a test set (libsvm or dsana binary): its accuracy and log-loss every iteration", DSANA_OPT_REPORT,
-     NULL},
-    {"l2", "L", "L2 regularisation strength, >= 0 (scikit-learn's C = 1/L)", DSANA_OPT_PARAM, "1"},
-    {"max-iter", "N", "evaluations of the objective at most, 1..1000000", DSANA_OPT_REPORT, "100"},
-    {"tol", "TOL", "stop when the 2-norm of the objective's gradient is below TOL (>= 0)", DSANA_OPT_PARAM, "1e-4"},
-    {"batch", "N",
-     "mini-batch SGD with N rows a step, 1..2^40 (default: off, full-batch L-BFGS); see dsana logreg --help",
-     DSANA_OPT_PARAM, NULL},
-    {"seed", "S", "seed of the SGD batches' order (a shuffle per epoch), an integer in 0..2^53", DSANA_OPT_PARAM, "1"},
-    {"lr", "ETA", "SGD's learning rate: step t moves by ETA/sqrt(t) times the batch gradient, > 0", DSANA_OPT_PARAM,
-     "2"},
+     NULL, .type = DSANA_VALUE_PATH, DSANA_FIELD(struct lr_app, d.test_path)},
+    {"l2", "L", "L2 regularisation strength (scikit-learn's C = 1/L)", DSANA_OPT_PARAM, "1", .type = DSANA_VALUE_DOUBLE,
+     DSANA_FIELD(struct lr_app, l2), .max = INFINITY},
+    {"max-iter", "N", "evaluations of the objective at most", DSANA_OPT_REPORT, "100", .type = DSANA_VALUE_UINT,
+     DSANA_FIELD(struct lr_app, max_iter), .min = 1, .max = 1000000},
+    {"tol", "TOL", "stop when the 2-norm of the objective's gradient is below TOL", DSANA_OPT_PARAM, "1e-4",
+     .type = DSANA_VALUE_DOUBLE, DSANA_FIELD(struct lr_app, tol), .max = INFINITY},
+    {"batch", "N", "mini-batch SGD (see below), N rows a step; default: off (full-batch L-BFGS)", DSANA_OPT_PARAM, NULL,
+     .type = DSANA_VALUE_UINT, DSANA_FIELD(struct lr_app, batch), .min = 1, .max = 0x1p40},
+    {"seed", "S", "seed of the SGD batches' order (a shuffle per epoch)", DSANA_OPT_PARAM, "1",
+     .type = DSANA_VALUE_UINT, DSANA_FIELD(struct lr_app, seed), .max = 0x1p53},
+    {"lr", "ETA", "SGD's learning rate: step t moves by ETA/sqrt(t) times the batch gradient", DSANA_OPT_PARAM, "2",
+     .type = DSANA_VALUE_DOUBLE, DSANA_FIELD(struct lr_app, lr), .max = INFINITY, .open = DSANA_OPEN_MIN},
     {"model-out", "FILE", "write the model: one weight per line (%.17g), see dsana logreg --help", DSANA_OPT_OUTPUT,
-     NULL},
-    {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
+     NULL, .type = DSANA_VALUE_PATH, DSANA_FIELD(struct lr_app, model_out)},
+    {NULL}};
 
 static int lr_create(void **out) {
   struct lr_app *a = calloc(1, sizeof *a);
@@ -56,40 +58,12 @@ static void lr_destroy(void *app) {
   free(a);
 }
 
+/* Options: their rows above; the positional argument, TRAIN. */
 static int lr_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
   struct lr_app *a = app;
-  int rc = 0;
-  double v;
   if (!name)
     return sup_data_set_train(&a->d, value, err, errlen);
-  if (strcmp(name, "test") == 0)
-    rc = app_set_path(a->d.test_path, sizeof a->d.test_path, value);
-  else if (strcmp(name, "model-out") == 0)
-    rc = app_set_path(a->model_out, sizeof a->model_out, value);
-  else if (strcmp(name, "l2") == 0)
-    rc = app_parse_double(value, 0, INFINITY, &a->l2);
-  else if (strcmp(name, "tol") == 0)
-    rc = app_parse_double(value, 0, INFINITY, &a->tol);
-  else if (strcmp(name, "max-iter") == 0)
-    rc = app_parse_double(value, 1, INFINITY, &v) || v != floor(v) || v > 1e6 ? DSANA_EINVAL
-                                                                              : (a->max_iter = (uint32_t)v, 0);
-  else if (strcmp(name, "batch") == 0)
-    rc = app_parse_uint(value, 1, 1ull << 40, &a->batch);
-  else if (strcmp(name, "seed") == 0)
-    rc = app_parse_uint(value, 0, 1ull << 53, &a->seed);
-  else if (strcmp(name, "lr") == 0)
-    rc = app_parse_double(value, 0, INFINITY, &a->lr) || a->lr <= 0 ? DSANA_EINVAL : 0;
-  else
-    rc = DSANA_EINVAL;
-  if (rc)
-    snprintf(err, errlen, "--%s %s: invalid value (%s)", name, value,
-             strcmp(name, "max-iter") == 0                         ? "an integer in 1..1000000"
-             : strcmp(name, "batch") == 0                          ? "an integer in 1..1099511627776"
-             : strcmp(name, "seed") == 0                           ? "an integer in 0..9007199254740992"
-             : strcmp(name, "lr") == 0                             ? "a finite number > 0"
-             : strcmp(name, "l2") == 0 || strcmp(name, "tol") == 0 ? "a finite number >= 0"
-                                                                   : "a file name");
-  return rc;
+  return dsana_app_parse_option(lr_options, a, name, value, err, errlen);
 }
 
 /* In the process that starts the job: every input checked whole, text

@@ -55,71 +55,55 @@ int lr_convert_inputs(struct lr_app *a, char *err, size_t errlen) {
   return rc ? rc : load_classes(a, err, errlen);
 }
 
-static int declare_tasks(struct lr_app *a, struct dsana_job *job, uint32_t want) {
-  uint32_t want_test = a->d.test_path[0] ? (want / 4 ? want / 4 : 1) : 0;
-  uint64_t *cut = malloc(sizeof *cut * ((size_t)want + want_test + 2));
-  struct dsana_task_decl *t = calloc((size_t)want + want_test + 1, sizeof *t);
-  if (!cut || !t) {
-    free(cut);
-    free(t);
-    return DSANA_ENOMEM;
-  }
-  a->n_train_tasks = dsana_dataset_cut_rows(&a->d.train, a->block, want, cut);
-  for (uint32_t i = 0; i < a->n_train_tasks; i++)
-    t[i] = (struct dsana_task_decl){
-        .lo = cut[i],
-        .hi = cut[i + 1],
-        .cost = (double)(a->d.train.row_off[cut[i + 1]] - a->d.train.row_off[cut[i]]) * a->kw + 1};
-  a->n_test_tasks = want_test ? dsana_dataset_cut_rows(&a->d.test, a->block, want_test, cut) : 0;
-  for (uint32_t i = 0; i < a->n_test_tasks; i++)
-    t[a->n_train_tasks + i] = (struct dsana_task_decl){
-        .lo = cut[i],
-        .hi = cut[i + 1],
-        .cost = (double)(a->d.test.row_off[cut[i + 1]] - a->d.test.row_off[cut[i]]) * a->kw / 2 + 1};
-  int rc = dsana_job_set_tasks(job, t, a->n_train_tasks + a->n_test_tasks);
-  free(cut);
-  for (uint32_t i = 0; a->td && i < a->n_train_tasks + a->n_test_tasks; i++) {
+/* Training tasks push their gradient; test tasks (a quarter as many)
+ * only score. Both read the model (lr_declare), cut at the same blocks. */
+static void declare_tasks(struct lr_app *a, struct dsana_job *job, uint32_t want) {
+  struct dsana_row_tasks train = {.ds = &a->d.train,
+                                  .block = a->block,
+                                  .max_tasks = want,
+                                  .cost_entry = a->kw,
+                                  .cost_task = 1,
+                                  .tables = {{LR_T_G, DSANA_ROWS_WRITE}}};
+  struct dsana_row_tasks test = {.ds = &a->d.test,
+                                 .block = a->block,
+                                 .max_tasks = want / 4 ? want / 4 : 1,
+                                 .cost_entry = a->kw / 2.0,
+                                 .cost_task = 1};
+  for (uint32_t i = 0; a->td && i < a->n_train_tasks + a->n_test_tasks; i++)
     free(a->td[i].keys);
-  }
   free(a->td); /* a setup() run before (the launcher's check) */
-  a->td = rc ? NULL : calloc((size_t)a->n_train_tasks + a->n_test_tasks, sizeof *a->td);
-  for (uint32_t i = 0; a->td && i < a->n_train_tasks + a->n_test_tasks; i++) {
-    a->td[i].lo = t[i].lo;
-    a->td[i].hi = t[i].hi;
+  a->n_test_tasks = 0;
+  dsana_job_add_row_tasks(job, &train, NULL, &a->n_train_tasks);
+  if (a->d.test_path[0])
+    dsana_job_add_row_tasks(job, &test, NULL, &a->n_test_tasks);
+  a->td = calloc((size_t)a->n_train_tasks + a->n_test_tasks + 1, sizeof *a->td);
+  if (!a->td)
+    dsana_job_fail(job, DSANA_ENOMEM, "out of memory for the tasks");
+  struct dsana_task_decl t;
+  for (uint32_t i = 0; a->td && i < a->n_train_tasks + a->n_test_tasks && !dsana_job_get_task(job, i, &t); i++) {
+    a->td[i].lo = t.lo;
+    a->td[i].hi = t.hi;
   }
-  free(t);
-  return rc ? rc : a->td ? 0 : DSANA_ENOMEM;
 }
 
 int lr_declare(struct lr_app *a, struct dsana_job *job, char *err, size_t errlen) {
   struct dsana_job_info info;
   dsana_job_get_info(job, &info);
-  uint32_t id;
-  int rc = 0;
-  if ((rc = dsana_job_add_table(job, "x", a->n_keys, a->kw, DSANA_RULE_DERIVED, &id)) != 0 || id != LR_T_X ||
-      (rc = dsana_job_add_table(job, "g", a->n_keys, a->kw, DSANA_RULE_SUM, &id)) != 0 || id != LR_T_G ||
-      (rc = dsana_job_add_table(job, "state", a->n_keys, a->batch ? a->kw : a->kw * LR_STATE_SLOTS, DSANA_RULE_STATE,
-                                &id)) != 0 ||
-      id != LR_T_STATE || (rc = declare_tasks(a, job, info.n_workers * info.tasks_per_worker)) != 0) {
-    snprintf(err, errlen, "%s: %s", a->d.train_path, dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
-    return rc ? rc : DSANA_EINVAL;
-  }
-  rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, LR_T_X, 0, a->n_keys);
-  for (uint32_t t = 0; !rc && t < a->n_train_tasks; t++)
-    rc = dsana_job_task_writes(job, t, LR_T_G, 0, a->n_keys);
-  if (!rc)
-    rc = dsana_job_set_result_table(job, LR_T_X);
-  if (!rc)
-    rc = dsana_job_set_sums(job, LR_N_SUMS);
+  dsana_job_add_table_id(job, LR_T_X, "x", a->n_keys, a->kw, DSANA_RULE_DERIVED);
+  dsana_job_add_table_id(job, LR_T_G, "g", a->n_keys, a->kw, DSANA_RULE_SUM);
+  dsana_job_add_table_id(job, LR_T_STATE, "state", a->n_keys, a->batch ? a->kw : a->kw * LR_STATE_SLOTS,
+                         DSANA_RULE_STATE);
+  declare_tasks(a, job, info.n_workers * info.tasks_per_worker);
+  dsana_job_task_reads(job, DSANA_ALL_TASKS, LR_T_X, 0, a->n_keys);
+  dsana_job_set_result_table(job, LR_T_X);
+  dsana_job_set_sums(job, LR_N_SUMS);
   dsana_job_set_convergence(job, a->batch ? 0 : a->tol, a->max_iter); /* SGD: --max-iter iterations */
   dsana_job_add_fact(job, "rows", (double)a->d.train.n_rows);
   dsana_job_add_fact(job, "features", (double)a->d.train.n_features);
   dsana_job_add_fact(job, "classes", (double)a->d.n_classes);
   if (a->d.test_path[0])
     dsana_job_add_fact(job, "test_rows", (double)a->d.test.n_rows);
-  if (rc)
-    snprintf(err, errlen, "%s: %s", a->d.train_path, dsana_strerror(rc));
-  return rc;
+  return dsana_job_status(job, a->d.train_path, err, errlen);
 }
 
 uint32_t lr_class_of(const struct lr_app *a, double label) { return sup_data_class_of(&a->d, label); }

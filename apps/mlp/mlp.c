@@ -14,25 +14,33 @@
 static const struct dsana_app_option mlp_options[] = {
     {"test", "FILE",
      "a test set (libsvm or dsana binary): its accuracy and log-loss at every epoch's start and the end",
-     DSANA_OPT_REPORT, NULL},
-    {"hidden", "N[,N...]", "hidden layer widths, 1..7 layers of 1..65536 units", DSANA_OPT_PARAM, "256"},
-    {"activation", "relu|tanh", "the hidden layers' activation", DSANA_OPT_PARAM, "relu"},
-    {"batch", "N", "rows a step, 1..2^40", DSANA_OPT_PARAM, "256"},
-    {"epochs", "E", "passes over the training set, 1..100000 (then one evaluation of every row)", DSANA_OPT_REPORT,
-     "10"},
-    {"max-iter", "K", "K iterations instead of --epochs (the last evaluates every row), 1..10^8", DSANA_OPT_REPORT,
-     NULL},
-    {"lr", "ETA", "learning rate, > 0", DSANA_OPT_PARAM, "0.1"},
+     DSANA_OPT_REPORT, NULL, .type = DSANA_VALUE_PATH, DSANA_FIELD(struct mlp_app, d.test_path)},
+    {"hidden", "N[,N...]", "hidden layer widths, 1..7 layers of 1..65536 units", DSANA_OPT_PARAM, "256",
+     .type = DSANA_VALUE_APP},
+    {"activation", "relu|tanh", "the hidden layers' activation", DSANA_OPT_PARAM, "relu", .type = DSANA_VALUE_CHOICE,
+     DSANA_FIELD(struct mlp_app, act)},
+    {"batch", "N", "rows a step", DSANA_OPT_PARAM, "256", .type = DSANA_VALUE_UINT, DSANA_FIELD(struct mlp_app, batch),
+     .min = 1, .max = 0x1p40},
+    {"epochs", "E", "passes over the training set (then one evaluation of every row)", DSANA_OPT_REPORT, "10",
+     .type = DSANA_VALUE_UINT, DSANA_FIELD(struct mlp_app, epochs), .min = 1, .max = 100000},
+    {"max-iter", "K", "K iterations instead of --epochs (the last evaluates every row)", DSANA_OPT_REPORT, NULL,
+     .type = DSANA_VALUE_UINT, DSANA_FIELD(struct mlp_app, max_iter_given), .min = 1, .max = 100000000},
+    {"lr", "ETA", "learning rate", DSANA_OPT_PARAM, "0.1", .type = DSANA_VALUE_DOUBLE, DSANA_FIELD(struct mlp_app, lr),
+     .max = INFINITY, .open = DSANA_OPEN_MIN},
     {"lr-schedule", "constant|cosine",
      "the rate over the steps: constant, or cosine (lr (1 + cos(pi s / S)) / 2 at step s of S)", DSANA_OPT_PARAM,
-     "cosine"},
-    {"momentum", "MU", "momentum, in [0, 1)", DSANA_OPT_PARAM, "0.9"},
+     "cosine", .type = DSANA_VALUE_CHOICE, DSANA_FIELD(struct mlp_app, cosine)},
+    {"momentum", "MU", "momentum", DSANA_OPT_PARAM, "0.9", .type = DSANA_VALUE_DOUBLE,
+     DSANA_FIELD(struct mlp_app, momentum), .max = 1, .open = DSANA_OPEN_MAX},
     {"nesterov", "on|off", "Nesterov's momentum (scikit-learn's default), or off: classical momentum", DSANA_OPT_PARAM,
-     "on"},
-    {"l2", "L", "L2 penalty on the weights, >= 0 (scikit-learn's alpha)", DSANA_OPT_PARAM, "1e-4"},
-    {"seed", "S", "seed of the initial weights and of the shuffles, an integer in 0..2^53", DSANA_OPT_PARAM, "1"},
-    {"model-out", "FILE", "write the model (text, see dsana mlp --help)", DSANA_OPT_OUTPUT, NULL},
-    {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
+     "on", .type = DSANA_VALUE_CHOICE, DSANA_FIELD(struct mlp_app, classical)},
+    {"l2", "L", "L2 penalty on the weights (scikit-learn's alpha)", DSANA_OPT_PARAM, "1e-4", .type = DSANA_VALUE_DOUBLE,
+     DSANA_FIELD(struct mlp_app, l2), .max = INFINITY},
+    {"seed", "S", "seed of the initial weights and of the shuffles", DSANA_OPT_PARAM, "1", .type = DSANA_VALUE_UINT,
+     DSANA_FIELD(struct mlp_app, seed), .max = 0x1p53},
+    {"model-out", "FILE", "write the model (text, see dsana mlp --help)", DSANA_OPT_OUTPUT, NULL,
+     .type = DSANA_VALUE_PATH, DSANA_FIELD(struct mlp_app, model_out)},
+    {NULL}};
 
 static int mlp_create(void **out) {
   struct mlp_app *a = calloc(1, sizeof *a);
@@ -79,73 +87,15 @@ static int parse_hidden(struct mlp_app *a, const char *s) {
   return n ? 0 : DSANA_EINVAL;
 }
 
-static const char *option_rule(const char *name) {
-  static const struct {
-    const char *name, *rule;
-  } rules[] = {{"hidden", "comma-separated widths, 1..7 layers of 1..65536 units"},
-               {"activation", "relu or tanh"},
-               {"lr-schedule", "constant or cosine"},
-               {"nesterov", "on or off"},
-               {"batch", "an integer in 1..1099511627776"},
-               {"epochs", "an integer in 1..100000"},
-               {"max-iter", "an integer in 1..100000000"},
-               {"lr", "a finite number > 0"},
-               {"momentum", "a number in [0, 1)"},
-               {"l2", "a finite number >= 0"},
-               {"seed", "an integer in 0..9007199254740992"}};
-  for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-    if (strcmp(rules[i].name, name) == 0)
-      return rules[i].rule;
-  return "a file name";
-}
-
-static int set_number(struct mlp_app *a, const char *name, const char *value) {
-  uint64_t u;
-  if (strcmp(name, "batch") == 0)
-    return app_parse_uint(value, 1, 1ull << 40, &a->batch);
-  if (strcmp(name, "seed") == 0)
-    return app_parse_uint(value, 0, 1ull << 53, &a->seed);
-  if (strcmp(name, "epochs") == 0)
-    return app_parse_uint(value, 1, 100000, &u) ? DSANA_EINVAL : (a->epochs = (uint32_t)u, 0);
-  if (strcmp(name, "max-iter") == 0)
-    return app_parse_uint(value, 1, 100000000, &u) ? DSANA_EINVAL
-                                                   : (a->max_iter = (uint32_t)u, a->max_iter_set = true, 0);
-  if (strcmp(name, "lr") == 0)
-    return app_parse_double(value, 0, INFINITY, &a->lr) || a->lr <= 0 ? DSANA_EINVAL : 0;
-  if (strcmp(name, "momentum") == 0)
-    return app_parse_double(value, 0, 1, &a->momentum) || a->momentum >= 1 ? DSANA_EINVAL : 0;
-  if (strcmp(name, "l2") == 0)
-    return app_parse_double(value, 0, INFINITY, &a->l2);
-  return DSANA_EINVAL;
-}
-
+/* Options: their rows above, --hidden here; the positional argument, TRAIN. */
 static int mlp_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
   struct mlp_app *a = app;
-  int rc;
   if (!name)
     return sup_data_set_train(&a->d, value, err, errlen);
-  if (strcmp(name, "test") == 0)
-    rc = app_set_path(a->d.test_path, sizeof a->d.test_path, value);
-  else if (strcmp(name, "model-out") == 0)
-    rc = app_set_path(a->model_out, sizeof a->model_out, value);
-  else if (strcmp(name, "hidden") == 0)
-    rc = parse_hidden(a, value);
-  else if (strcmp(name, "activation") == 0)
-    rc = strcmp(value, "relu") == 0   ? (a->act = MLP_RELU, 0)
-         : strcmp(value, "tanh") == 0 ? (a->act = MLP_TANH, 0)
-                                      : DSANA_EINVAL;
-  else if (strcmp(name, "lr-schedule") == 0)
-    rc = strcmp(value, "constant") == 0 ? (a->cosine = false, 0)
-         : strcmp(value, "cosine") == 0 ? (a->cosine = true, 0)
-                                        : DSANA_EINVAL;
-  else if (strcmp(name, "nesterov") == 0)
-    rc = strcmp(value, "on") == 0    ? (a->nesterov = true, 0)
-         : strcmp(value, "off") == 0 ? (a->nesterov = false, 0)
-                                     : DSANA_EINVAL;
-  else
-    rc = set_number(a, name, value);
-  if (rc)
-    snprintf(err, errlen, "--%s %s: invalid value (%s)", name, value, option_rule(name));
+  int rc = dsana_app_parse_option(mlp_options, a, name, value, err, errlen);
+  if (rc == DSANA_ENOTSUP && (rc = parse_hidden(a, value)) != 0) /* the one the app parses */
+    snprintf(err, errlen, "--%s %s: invalid value (comma-separated widths, 1..7 layers of 1..65536 units)", name,
+             value);
   return rc;
 }
 

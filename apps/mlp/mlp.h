@@ -105,10 +105,10 @@ struct mlp_app {
   uint32_t n_hidden;
   enum mlp_act act;
   uint64_t batch, seed;
-  uint32_t epochs, max_iter; /* one of them set; max_iter derived from epochs */
-  bool max_iter_set;
+  uint32_t epochs, max_iter_given; /* --epochs, --max-iter (0: not given) */
+  uint32_t max_iter;               /* --max-iter, else from --epochs */
   double lr, momentum, l2;
-  bool nesterov, cosine; /* cosine: the rate anneals over the steps (mlp_rate) */
+  bool classical, cosine; /* classical: --nesterov off; cosine: the rate anneals over the steps (mlp_rate) */
   /* network */
   uint32_t n_layers;                  /* weight layers L */
   uint32_t width[MLP_MAX_LAYERS + 1]; /* n_0 = F .. n_L = K */

@@ -50,7 +50,8 @@ int mlp_layout(struct mlp_app *a, char *err, size_t errlen) {
   a->n_blocks = (uint32_t)((b + MLP_BLOCK - 1) / MLP_BLOCK);
   a->fix = mlp_fix_for(a->n_blocks);
   a->sq = mlp_fix_for(k);
-  if (!a->max_iter_set) {
+  a->max_iter = a->max_iter_given;
+  if (!a->max_iter_given) {
     uint64_t it = (uint64_t)a->epochs * a->spe + 1;
     if (it > 100000000) {
       snprintf(err, errlen, "--epochs %u: %llu steps, above the limit of 10^8", a->epochs, (unsigned long long)it);
@@ -115,23 +116,17 @@ uint32_t mlp_block_rows(const struct mlp_app *a, uint32_t iter, uint64_t blk, ui
  * each). On the iterations that score the test set, task i also scores
  * the i-th of as many row ranges of it (mlp_test_rows): no task is there
  * for the test set alone, so the other iterations schedule nothing more. */
-static int declare_tasks(struct mlp_app *a, struct dsana_job *job, uint32_t want) {
-  uint32_t nt = want < a->n_blocks ? want : a->n_blocks; /* a task of whole blocks */
-  struct dsana_task_decl *t = calloc((size_t)nt + 1, sizeof *t);
+/* A task is a run of whole blocks of the batch (about equal counts),
+ * pushing the whole gradient. */
+static void declare_tasks(struct mlp_app *a, struct dsana_job *job) {
+  struct dsana_row_tasks blocks = {.n_rows = a->n_blocks,
+                                   .cost_row = MLP_BLOCK,
+                                   .tables = {{MLP_T_GH, DSANA_ROWS_WRITE}, {MLP_T_GL, DSANA_ROWS_WRITE}}};
+  dsana_job_add_row_tasks(job, &blocks, NULL, &a->n_tasks);
   free(a->checked); /* a setup() run before (the launcher's check) */
-  a->checked = calloc((size_t)nt + 1, 1);
-  if (!t || !a->checked) {
-    free(t);
-    return DSANA_ENOMEM;
-  }
-  for (uint32_t i = 0; i < nt; i++) {
-    uint64_t lo = (uint64_t)a->n_blocks * i / nt, hi = (uint64_t)a->n_blocks * (i + 1) / nt;
-    t[i] = (struct dsana_task_decl){.lo = lo, .hi = hi, .cost = (double)(hi - lo) * MLP_BLOCK};
-  }
-  a->n_tasks = nt;
-  int rc = dsana_job_set_tasks(job, t, nt);
-  free(t);
-  return rc;
+  a->checked = calloc((size_t)a->n_tasks + 1, 1);
+  if (!a->checked)
+    dsana_job_fail(job, DSANA_ENOMEM, "out of memory for the tasks");
 }
 
 void mlp_test_rows(const struct mlp_app *a, uint32_t task, uint64_t *lo, uint64_t *hi) {
@@ -141,27 +136,14 @@ void mlp_test_rows(const struct mlp_app *a, uint32_t task, uint64_t *lo, uint64_
 }
 
 int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errlen) {
-  struct dsana_job_info info;
-  dsana_job_get_info(job, &info);
-  uint32_t id;
-  int rc = 0;
-  if ((rc = dsana_job_add_table(job, "gh", a->n_params, 1, DSANA_RULE_ISUM, &id)) != 0 || id != MLP_T_GH ||
-      (rc = dsana_job_add_table(job, "gl", a->n_params, 1, DSANA_RULE_ISUM, &id)) != 0 || id != MLP_T_GL ||
-      (rc = dsana_job_add_table(job, "w", a->n_params, 1, DSANA_RULE_DERIVED, &id)) != 0 || id != MLP_T_W ||
-      (rc = dsana_job_add_table(job, "state", a->n_params, MLP_STATE_SLOTS, DSANA_RULE_STATE, &id)) != 0 ||
-      id != MLP_T_STATE || (rc = declare_tasks(a, job, info.n_workers * info.tasks_per_worker)) != 0) {
-    snprintf(err, errlen, "%s: %s", a->d.train_path,
-             dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc ? rc : DSANA_EINVAL));
-    return rc ? rc : DSANA_EINVAL;
-  }
-  rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, MLP_T_W, 0, a->n_params);
-  for (uint32_t t = 0; !rc && t < a->n_tasks; t++)
-    if ((rc = dsana_job_task_writes(job, t, MLP_T_GH, 0, a->n_params)) == 0)
-      rc = dsana_job_task_writes(job, t, MLP_T_GL, 0, a->n_params);
-  if (!rc)
-    rc = dsana_job_set_result_table(job, MLP_T_W);
-  if (!rc)
-    rc = dsana_job_set_sums(job, MLP_N_SUMS);
+  dsana_job_add_table_id(job, MLP_T_GH, "gh", a->n_params, 1, DSANA_RULE_ISUM);
+  dsana_job_add_table_id(job, MLP_T_GL, "gl", a->n_params, 1, DSANA_RULE_ISUM);
+  dsana_job_add_table_id(job, MLP_T_W, "w", a->n_params, 1, DSANA_RULE_DERIVED);
+  dsana_job_add_table_id(job, MLP_T_STATE, "state", a->n_params, MLP_STATE_SLOTS, DSANA_RULE_STATE);
+  declare_tasks(a, job);
+  dsana_job_task_reads(job, DSANA_ALL_TASKS, MLP_T_W, 0, a->n_params);
+  dsana_job_set_result_table(job, MLP_T_W);
+  dsana_job_set_sums(job, MLP_N_SUMS);
   dsana_job_set_convergence(job, 0, a->max_iter);
   dsana_job_add_fact(job, "rows", (double)a->d.train.n_rows);
   dsana_job_add_fact(job, "features", (double)a->d.train.n_features);
@@ -169,7 +151,5 @@ int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errl
   dsana_job_add_fact(job, "parameters", (double)a->n_params);
   if (a->d.test_path[0])
     dsana_job_add_fact(job, "test_rows", (double)a->d.test.n_rows);
-  if (rc)
-    snprintf(err, errlen, "%s: %s", a->d.train_path, dsana_strerror(rc));
-  return rc;
+  return dsana_job_status(job, a->d.train_path, err, errlen);
 }

@@ -63,7 +63,7 @@ static void step(const struct mlp_app *a, uint32_t iter, uint64_t lo, uint64_t h
   for (uint64_t k = lo; k < hi; k++) {
     double *v = &st[k * MLP_STATE_SLOTS + MLP_S_V], g = st[k * MLP_STATE_SLOTS + MLP_S_G];
     *v = mu * *v - lr * g;
-    wn[k] = w[k] + (a->nesterov ? mu * *v - lr * g : *v);
+    wn[k] = w[k] + (a->classical ? *v : mu * *v - lr * g);
   }
 }
 

@@ -64,14 +64,16 @@ static uint32_t pr_task_count(const struct pr_app *pr, const struct dsana_job_in
 }
 
 /* Split destinations into n_tasks ranges of about equal in-edges + vertices. */
-static int pr_make_tasks(struct pr_app *pr, struct dsana_job *job) {
+static void pr_make_tasks(struct pr_app *pr, struct dsana_job *job) {
   struct dsana_job_info info;
   dsana_job_get_info(job, &info);
   uint64_t n = pr->g.n;
   uint32_t n_tasks = pr_task_count(pr, &info);
   struct dsana_task_decl *t = calloc(n_tasks, sizeof *t);
-  if (!t)
-    return DSANA_ENOMEM;
+  if (!t) {
+    dsana_job_fail(job, DSANA_ENOMEM, "out of memory for the tasks");
+    return;
+  }
   double total = (double)(pr->g.m + n);
   uint64_t v = 0;
   for (uint32_t i = 0; i < n_tasks; i++) {
@@ -91,33 +93,36 @@ static int pr_make_tasks(struct pr_app *pr, struct dsana_job *job) {
     v = i + 1 == n_tasks ? n : a;
     t[i] = (struct dsana_task_decl){.lo = lo, .hi = v, .cost = (double)(pr->g.in_off[v] - pr->g.in_off[lo] + (v - lo))};
   }
-  int rc = dsana_job_set_tasks(job, t, n_tasks);
-  for (uint32_t i = 0; !rc && i < n_tasks; i++)
-    if ((rc = dsana_job_task_writes(job, i, pr->t_rank, t[i].lo, t[i].hi)) == 0 && pr->fused)
-      rc = dsana_job_task_writes(job, i, pr->t_contrib, t[i].lo, t[i].hi);
-  if (!rc)
-    rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, pr->t_contrib, 0, pr->g.n);
+  dsana_job_set_tasks(job, t, n_tasks);
+  for (uint32_t i = 0; i < n_tasks; i++) {
+    dsana_job_task_writes(job, i, PR_TABLE_RANK, t[i].lo, t[i].hi);
+    if (pr->fused)
+      dsana_job_task_writes(job, i, PR_TABLE_CONTRIB, t[i].lo, t[i].hi);
+  }
+  dsana_job_task_reads(job, DSANA_ALL_TASKS, PR_TABLE_CONTRIB, 0, pr->g.n);
   free(t);
   for (uint32_t i = 0; pr->blocks && i < pr->n_tasks; i++)
     pr_block_fini(&pr->blocks[i]);
   free(pr->blocks); /* a setup() run before (the launcher's check) */
-  pr->blocks = rc ? NULL : calloc(n_tasks, sizeof *pr->blocks);
+  pr->blocks = calloc(n_tasks, sizeof *pr->blocks);
   pr->n_tasks = n_tasks;
-  return rc ? rc : pr->blocks ? 0 : DSANA_ENOMEM;
+  if (!pr->blocks)
+    dsana_job_fail(job, DSANA_ENOMEM, "out of memory for the tasks");
 }
 
 /* Vertices without out-edges are in no in-edge list: no task reads their
  * contributions, so pulls need not carry them. */
-static int pr_declare_unread(struct pr_app *pr, struct dsana_job *job) {
+static void pr_declare_unread(struct pr_app *pr, struct dsana_job *job) {
   uint64_t *unread = calloc(pr->g.n / 64 + 1, sizeof *unread);
-  if (!unread)
-    return DSANA_ENOMEM;
+  if (!unread) {
+    dsana_job_fail(job, DSANA_ENOMEM, "out of memory for the unread keys");
+    return;
+  }
   for (uint64_t v = 0; v < pr->g.n; v++)
     if (pr->g.out_deg[v] == 0)
       unread[v / 64] |= 1ull << (v % 64);
-  int rc = dsana_job_set_unread(job, pr->t_contrib, unread);
+  dsana_job_set_unread(job, PR_TABLE_CONTRIB, unread);
   free(unread);
-  return rc;
 }
 
 static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) {
@@ -129,19 +134,17 @@ static int pr_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
   dsana_job_get_info(job, &info);
   pr->fused = info.local && !pr_extended(pr);
   enum dsana_rule contrib_rule = pr->fused ? DSANA_RULE_ASSIGN : DSANA_RULE_DERIVED;
-  if ((rc = dsana_job_add_table(job, "rank", pr->g.n, 1, DSANA_RULE_ASSIGN, &pr->t_rank)) != 0 ||
-      (rc = dsana_job_add_table(job, "contrib", pr->g.n, 1, contrib_rule, &pr->t_contrib)) != 0 ||
-      pr->t_rank != PR_TABLE_RANK || pr->t_contrib != PR_TABLE_CONTRIB ||
-      (rc = dsana_job_set_result_table(job, pr->t_rank)) != 0 || (rc = pr_make_tasks(pr, job)) != 0 ||
-      (rc = dsana_job_set_block_table(job, pr->t_contrib)) != 0 || (rc = dsana_job_set_sums(job, 2)) != 0 ||
-      (rc = pr_declare_unread(pr, job)) != 0)
-    snprintf(err, errlen, "%s: %s", pr->graph_path, dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
-  if (rc)
-    return rc;
+  dsana_job_add_table_id(job, PR_TABLE_RANK, "rank", pr->g.n, 1, DSANA_RULE_ASSIGN);
+  dsana_job_add_table_id(job, PR_TABLE_CONTRIB, "contrib", pr->g.n, 1, contrib_rule);
+  dsana_job_set_result_table(job, PR_TABLE_RANK);
+  pr_make_tasks(pr, job);
+  dsana_job_set_block_table(job, PR_TABLE_CONTRIB);
+  dsana_job_set_sums(job, 2);
+  pr_declare_unread(pr, job);
   dsana_job_set_convergence(job, pr->tol, pr->max_iter);
   dsana_job_add_fact(job, "vertices", (double)pr->g.n);
   dsana_job_add_fact(job, "edges", (double)pr->g.m);
-  return 0;
+  return dsana_job_status(job, pr->graph_path, err, errlen);
 }
 
 static int pr_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values) {
@@ -149,7 +152,7 @@ static int pr_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *
   double r0 = 1.0 / (double)pr->g.n;
   const uint32_t *deg = pr->g.out_deg;
   for (uint64_t v = lo; v < hi; v++) /* fused runs start with the initial contributions */
-    values[v] = table == pr->t_rank ? r0 : pr->fused && deg[v] ? r0 / (double)deg[v] : 0.0;
+    values[v] = table == PR_TABLE_RANK ? r0 : pr->fused && deg[v] ? r0 / (double)deg[v] : 0.0;
   return 0;
 }
 

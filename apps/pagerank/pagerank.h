@@ -50,8 +50,7 @@ struct pr_app {
   uint32_t max_iter, top_k;
   struct dsana_graph g;
   bool loaded;
-  double *pers; /* n: the normalised personalization vector, or NULL */
-  uint32_t t_rank, t_contrib;
+  double *pers;            /* n: the normalised personalization vector, or NULL */
   struct pr_block *blocks; /* per task, built when first run chunked */
   uint32_t n_tasks;
 };

@@ -26,7 +26,7 @@ int pr_task_begin(void *app, struct dsana_task_ctx *ctx) {
     if (rc)
       return rc;
   }
-  double *acc = dsana_push_buf(ctx, pr->t_rank);
+  double *acc = dsana_push_buf(ctx, PR_TABLE_RANK);
   if (!acc)
     return DSANA_ESTATE;
   for (uint64_t v = ctx->lo; v < ctx->hi; v++)
@@ -40,9 +40,9 @@ int pr_task_block(void *app, struct dsana_task_ctx *ctx, uint64_t c) {
   if (b->chunk_grp[c] == b->chunk_grp[c + 1])
     return 0;
   if (b->w)
-    pr_block_run_weighted(b, c, dsana_read(ctx, pr->t_contrib), dsana_push_buf(ctx, pr->t_rank));
+    pr_block_run_weighted(b, c, dsana_read(ctx, PR_TABLE_CONTRIB), dsana_push_buf(ctx, PR_TABLE_RANK));
   else
-    pr_block_run(b, c, dsana_read(ctx, pr->t_contrib), dsana_push_buf(ctx, pr->t_rank));
+    pr_block_run(b, c, dsana_read(ctx, PR_TABLE_CONTRIB), dsana_push_buf(ctx, PR_TABLE_RANK));
   ctx->cost = (double)pr_block_edges(b, c); /* the blocks and the end add up to the task's cost */
   return 0;
 }
@@ -131,14 +131,14 @@ static void contributions(const double *rank, const uint32_t *deg, uint64_t lo, 
 /* Fused runs: the contributions of the task's new ranks, and their
  * dangling mass, while the ranks are still in cache. */
 static void pr_fuse(const struct pr_app *pr, struct dsana_task_ctx *ctx, const double *rank) {
-  contributions(rank, pr->g.out_deg, ctx->lo, ctx->hi, dsana_push_buf(ctx, pr->t_contrib));
+  contributions(rank, pr->g.out_deg, ctx->lo, ctx->hi, dsana_push_buf(ctx, PR_TABLE_CONTRIB));
   dsana_xsum dangling = dangling_mass(rank, pr->g.out_deg, ctx->lo, ctx->hi);
   dsana_xsum_merge(&ctx->sums[PR_SUM_DANGLING], &dangling);
 }
 
 int pr_task_end(void *app, struct dsana_task_ctx *ctx) {
   struct pr_app *pr = app;
-  double *out = dsana_push_buf(ctx, pr->t_rank);
+  double *out = dsana_push_buf(ctx, PR_TABLE_RANK);
   ctx->cost = (double)(ctx->hi - ctx->lo);
   if (pr->pers) {
     pr_task_end_ext(pr, ctx, out);
@@ -193,8 +193,8 @@ static void pr_gather(const struct dsana_graph *g, const double *contrib, double
 
 int pr_run_task(void *app, struct dsana_task_ctx *ctx) {
   struct pr_app *pr = app;
-  double *out = dsana_push_buf(ctx, pr->t_rank);
-  const double *contrib = dsana_read(ctx, pr->t_contrib);
+  double *out = dsana_push_buf(ctx, PR_TABLE_RANK);
+  const double *contrib = dsana_read(ctx, PR_TABLE_CONTRIB);
   if (!out || !contrib)
     return DSANA_ESTATE;
   if (pr_extended(pr))
@@ -210,8 +210,8 @@ int pr_run_task(void *app, struct dsana_task_ctx *ctx) {
 /* Fused runs: the residual (and, for the initial ranks, their dangling
  * mass: no task computed them). */
 static int pr_finish_fused(const struct pr_app *pr, struct dsana_shard_ctx *ctx) {
-  const double *rank = ctx->new_values[pr->t_rank];
-  const double *old = ctx->old_values[pr->t_rank];
+  const double *rank = ctx->new_values[PR_TABLE_RANK];
+  const double *old = ctx->old_values[PR_TABLE_RANK];
   if (ctx->iter == 0)
     ctx->sums[PR_SUM_DANGLING] = dangling_mass(rank, pr->g.out_deg, ctx->lo, ctx->hi);
   else
@@ -225,10 +225,10 @@ int pr_finish(void *app, struct dsana_shard_ctx *ctx) {
     return pr_finish_weighted(pr, ctx);
   if (pr->fused)
     return pr_finish_fused(pr, ctx);
-  const double *rank = ctx->new_values[pr->t_rank];
+  const double *rank = ctx->new_values[PR_TABLE_RANK];
   if (ctx->iter > 0)
-    ctx->sums[PR_SUM_RESIDUAL] = l1_change(rank, ctx->old_values[pr->t_rank], ctx->lo, ctx->hi);
+    ctx->sums[PR_SUM_RESIDUAL] = l1_change(rank, ctx->old_values[PR_TABLE_RANK], ctx->lo, ctx->hi);
   ctx->sums[PR_SUM_DANGLING] = dangling_mass(rank, pr->g.out_deg, ctx->lo, ctx->hi);
-  contributions(rank, pr->g.out_deg, ctx->lo, ctx->hi, ctx->new_values[pr->t_contrib]);
+  contributions(rank, pr->g.out_deg, ctx->lo, ctx->hi, ctx->new_values[PR_TABLE_CONTRIB]);
   return 0;
 }

@@ -54,9 +54,9 @@ int pr_run_task_ext(struct pr_app *pr, struct dsana_task_ctx *ctx, double *out, 
 
 /* The servers' pass with weights: contributions divide by out_w. */
 int pr_finish_weighted(struct pr_app *pr, struct dsana_shard_ctx *ctx) {
-  const double *rank = ctx->new_values[pr->t_rank];
-  const double *old = ctx->old_values[pr->t_rank];
-  double *contrib = ctx->new_values[pr->t_contrib];
+  const double *rank = ctx->new_values[PR_TABLE_RANK];
+  const double *old = ctx->old_values[PR_TABLE_RANK];
+  double *contrib = ctx->new_values[PR_TABLE_CONTRIB];
   const uint32_t *deg = pr->g.out_deg;
   const double *out_w = pr->g.out_w;
   dsana_xsum res = {0}, dangling = {0};

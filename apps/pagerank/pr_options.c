@@ -21,76 +21,34 @@
 #include "pagerank.h"
 
 const struct dsana_app_option pr_options[] = {
-    {"damping", "D", "damping factor, in (0, 1)", DSANA_OPT_PARAM, "0.85"},
-    {"tol", "TOL", "stop when the L1 change of the ranks is below TOL (>= 0)", DSANA_OPT_PARAM, "1e-6"},
-    {"max-iter", "N", "stop after N iterations at most (warns if still above --tol)", DSANA_OPT_REPORT, "100"},
+    {"damping", "D", "damping factor", DSANA_OPT_PARAM, "0.85", .type = DSANA_VALUE_DOUBLE,
+     DSANA_FIELD(struct pr_app, damping), .max = 1, .open = DSANA_OPEN_MIN | DSANA_OPEN_MAX},
+    {"tol", "TOL", "stop when the L1 change of the ranks is below TOL", DSANA_OPT_PARAM, "1e-6",
+     .type = DSANA_VALUE_DOUBLE, DSANA_FIELD(struct pr_app, tol), .max = INFINITY},
+    {"max-iter", "N", "stop after N iterations at most (warns if still above --tol)", DSANA_OPT_REPORT, "100",
+     .type = DSANA_VALUE_UINT, DSANA_FIELD(struct pr_app, max_iter), .min = 1, .max = UINT32_MAX},
     {"out", "FILE", "write 'vertex<TAB>rank' per vertex (original ids; FILE.gz: gzip; -: stdout)", DSANA_OPT_OUTPUT,
-     NULL},
-    {"top", "K", "print the K highest-ranked vertices (0 = none)", DSANA_OPT_REPORT, "10"},
-    {"weighted", NULL, "the third column is a positive edge weight (networkx weight='weight')", DSANA_OPT_PARAM, NULL},
-    {"undirected", NULL, "each edge u v is both u->v and v->u (an undirected graph)", DSANA_OPT_PARAM, NULL},
-    {"personalization", "FILE", "'vertex weight' lines: teleports and dangling mass follow them", DSANA_OPT_INPUT,
-     NULL},
-    {"dedup", NULL, "collapse duplicate edges, the last weight wins (a networkx DiGraph)", DSANA_OPT_PARAM, NULL},
-    {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
+     NULL, .type = DSANA_VALUE_PATH, DSANA_FIELD(struct pr_app, out_path)},
+    {"top", "K", "print the K highest-ranked vertices (0 = none)", DSANA_OPT_REPORT, "10", .type = DSANA_VALUE_UINT,
+     DSANA_FIELD(struct pr_app, top_k), .max = UINT32_MAX},
+    {"weighted", NULL, "the third column is a positive edge weight (networkx weight='weight')", DSANA_OPT_PARAM, NULL,
+     .type = DSANA_VALUE_FLAG, DSANA_FIELD(struct pr_app, weighted)},
+    {"undirected", NULL, "each edge u v is both u->v and v->u (an undirected graph)", DSANA_OPT_PARAM, NULL,
+     .type = DSANA_VALUE_FLAG, DSANA_FIELD(struct pr_app, undirected)},
+    {"personalization", "FILE", "'vertex weight' lines: teleports and dangling mass follow them", DSANA_OPT_INPUT, NULL,
+     .type = DSANA_VALUE_PATH, DSANA_FIELD(struct pr_app, pers_path)},
+    {"dedup", NULL, "collapse duplicate edges, the last weight wins (a networkx DiGraph)", DSANA_OPT_PARAM, NULL,
+     .type = DSANA_VALUE_FLAG, DSANA_FIELD(struct pr_app, dedup)},
+    {NULL}};
 
-static int parse_u32(const char *s, uint32_t *out) {
-  char *end;
-  errno = 0;
-  if (s[0] == '-' || s[0] == '\0')
-    return DSANA_EINVAL;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || *end || v > UINT32_MAX)
-    return DSANA_EINVAL;
-  *out = (uint32_t)v;
-  return 0;
-}
-
-/* What a valid value of option `name` looks like, for the error. */
-static const char *expected(const char *name) {
-  static const char *const what[][2] = {{"damping", "a number in (0, 1)"},
-                                        {"tol", "a number >= 0"},
-                                        {"max-iter", "an integer in 1..4294967295"},
-                                        {"top", "an integer in 0..4294967295"}};
-  for (size_t i = 0; i < sizeof what / sizeof what[0]; i++)
-    if (strcmp(what[i][0], name) == 0)
-      return what[i][1];
-  return "a file name";
-}
-
+/* Options: their rows above; the one positional argument, GRAPH. */
 int pr_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
   struct pr_app *pr = app;
-  int rc = 0;
-  if (!name) {
-    rc = pr->graph_path[0] ? DSANA_EINVAL : app_set_path(pr->graph_path, sizeof pr->graph_path, value);
-    if (rc)
-      snprintf(err, errlen, "unexpected argument '%s' (one GRAPH only)", value);
-    return rc;
-  }
-  if (strcmp(name, "damping") == 0)
-    rc = app_parse_double(value, -INFINITY, INFINITY, &pr->damping) || !(pr->damping > 0 && pr->damping < 1)
-             ? DSANA_EINVAL
-             : 0;
-  else if (strcmp(name, "tol") == 0)
-    rc = app_parse_double(value, -INFINITY, INFINITY, &pr->tol) || !(pr->tol >= 0) ? DSANA_EINVAL : 0;
-  else if (strcmp(name, "max-iter") == 0)
-    rc = parse_u32(value, &pr->max_iter) || pr->max_iter == 0 ? DSANA_EINVAL : 0;
-  else if (strcmp(name, "top") == 0)
-    rc = parse_u32(value, &pr->top_k);
-  else if (strcmp(name, "out") == 0)
-    rc = app_set_path(pr->out_path, sizeof pr->out_path, value);
-  else if (strcmp(name, "personalization") == 0)
-    rc = app_set_path(pr->pers_path, sizeof pr->pers_path, value);
-  else if (strcmp(name, "dedup") == 0)
-    pr->dedup = true;
-  else if (strcmp(name, "weighted") == 0)
-    pr->weighted = true;
-  else if (strcmp(name, "undirected") == 0)
-    pr->undirected = true;
-  else
-    rc = DSANA_EINVAL;
+  if (name)
+    return dsana_app_parse_option(pr_options, pr, name, value, err, errlen);
+  int rc = pr->graph_path[0] ? DSANA_EINVAL : app_set_path(pr->graph_path, sizeof pr->graph_path, value);
   if (rc)
-    snprintf(err, errlen, "--%s %s: invalid value (%s)", name, value ? value : "", expected(name));
+    snprintf(err, errlen, "unexpected argument '%s' (one GRAPH only)", value);
   return rc;
 }
 

@@ -40,33 +40,25 @@ struct power {
   double lambda; /* the scheduler's: the last estimate, for output() */
 };
 
+/* Each row names its field and range: dsana_app_parse_option parses the
+ * value there, and --help shows the range. */
 static const struct dsana_app_option power_options[] = {
-    {"n", "N", "matrix size", DSANA_OPT_PARAM, "1000"},
+    {"n", "N", "matrix size", DSANA_OPT_PARAM, "1000", .type = DSANA_VALUE_UINT, DSANA_FIELD(struct power, n), .min = 1,
+     .max = 100000},
     {"tol", "TOL", "stop when the eigenvalue moves less than TOL (relative); 0: run --max-iter", DSANA_OPT_REPORT,
-     "1e-12"},
-    {"max-iter", "K", "iteration cap", DSANA_OPT_REPORT, "100"},
-    {"out", "FILE", "eigenvalue, then the unit eigenvector, one value a line", DSANA_OPT_OUTPUT, NULL},
-    {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
+     "1e-12", .type = DSANA_VALUE_DOUBLE, DSANA_FIELD(struct power, tol), .max = INFINITY},
+    {"max-iter", "K", "iteration cap", DSANA_OPT_REPORT, "100", .type = DSANA_VALUE_UINT,
+     DSANA_FIELD(struct power, max_iter), .max = UINT32_MAX},
+    {"out", "FILE", "eigenvalue, then the unit eigenvector, one value a line", DSANA_OPT_OUTPUT, NULL,
+     .type = DSANA_VALUE_PATH, DSANA_FIELD(struct power, out)},
+    {NULL}};
 
 static int power_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
-  struct power *p = app;
-  char *end = NULL;
   if (!name) {
     snprintf(err, errlen, "unexpected argument '%s' (power takes no input file)", value);
     return DSANA_EINVAL;
   }
-  if (strcmp(name, "n") == 0)
-    p->n = strtoull(value, &end, 10);
-  else if (strcmp(name, "tol") == 0)
-    p->tol = strtod(value, &end);
-  else if (strcmp(name, "max-iter") == 0)
-    p->max_iter = (uint32_t)strtoul(value, &end, 10);
-  else if (strcmp(name, "out") == 0 && strlen(value) < sizeof p->out)
-    end = strcpy(p->out, value) + strlen(value);
-  bool bad = !end || *end || (strcmp(name, "n") == 0 && (p->n < 1 || p->n > 100000)) || !(p->tol >= 0);
-  if (bad)
-    snprintf(err, errlen, "--%s %s: invalid value", name, value);
-  return bad ? DSANA_EINVAL : 0;
+  return dsana_app_parse_option(power_options, app, name, value, err, errlen);
 }
 
 extern const struct dsana_app power_app;
@@ -79,37 +71,19 @@ static int power_create(void **app) {
 
 static void power_destroy(void *app) { free(app); }
 
-/* Row ranges of about equal size, as many as the workers asked for; a
- * task's cost is its row count. */
+/* Row ranges of about equal size, as many as the workers asked for, each
+ * writing its own rows of y and reading all of it; a task's cost is its
+ * row count. Declarations keep their first error: one check at the end. */
 static int power_setup(void *app, struct dsana_job *job, char *err, size_t errlen) {
   struct power *p = app;
-  struct dsana_job_info info;
-  dsana_job_get_info(job, &info);
-  uint64_t want = (uint64_t)info.n_workers * info.tasks_per_worker;
-  uint32_t n_tasks = (uint32_t)(want < p->n ? want : p->n);
-  struct dsana_task_decl *tasks = calloc(n_tasks, sizeof *tasks);
-  uint32_t y;
-  int rc = tasks ? dsana_job_add_table(job, "y", p->n, 1, DSANA_RULE_ASSIGN, &y) : DSANA_ENOMEM;
-  for (uint32_t t = 0; !rc && t < n_tasks; t++)
-    tasks[t] = (struct dsana_task_decl){p->n * t / n_tasks, p->n * (t + 1) / n_tasks, 0};
-  for (uint32_t t = 0; !rc && t < n_tasks; t++)
-    tasks[t].cost = (double)(tasks[t].hi - tasks[t].lo);
-  if (!rc)
-    rc = dsana_job_set_tasks(job, tasks, n_tasks);
-  for (uint32_t t = 0; !rc && t < n_tasks; t++)
-    rc = dsana_job_task_writes(job, t, y, tasks[t].lo, tasks[t].hi);
-  if (!rc)
-    rc = dsana_job_task_reads(job, DSANA_ALL_TASKS, y, 0, p->n);
-  if (!rc)
-    rc = dsana_job_set_result_table(job, y);
-  if (!rc)
-    rc = dsana_job_set_sums(job, 2);
-  if (!rc)
-    dsana_job_set_convergence(job, p->tol, p->max_iter);
-  if (rc)
-    snprintf(err, errlen, "%s", dsana_job_error(job) ? dsana_job_error(job) : dsana_strerror(rc));
-  free(tasks);
-  return rc;
+  dsana_job_add_table_id(job, T_Y, "y", p->n, 1, DSANA_RULE_ASSIGN);
+  struct dsana_row_tasks rows = {
+      .n_rows = p->n, .cost_row = 1, .tables = {{T_Y, DSANA_ROWS_WRITE | DSANA_ROWS_OWN}, {T_Y, DSANA_ROWS_READ}}};
+  dsana_job_add_row_tasks(job, &rows, NULL, NULL);
+  dsana_job_set_result_table(job, T_Y);
+  dsana_job_set_sums(job, 2);
+  dsana_job_set_convergence(job, p->tol, p->max_iter);
+  return dsana_job_status(job, NULL, err, errlen);
 }
 
 /* y_0 = (1, ..., 1). */

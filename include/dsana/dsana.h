@@ -3,12 +3,21 @@
  * (xsum.h), and the interface a parameter-server application implements.
  *
  * An app declares, in setup():
- *   - tables: arrays of `width` doubles per key, keys 0..n_keys-1, sharded
- *     over the servers by contiguous key ranges; each with a rule saying how
- *     the values pushed in one iteration combine (ASSIGN, SUM, DERIVED);
+ *   - tables (dsana_job_add_table_id, with the app's own ids 0, 1, ...):
+ *     arrays of `width` doubles per key, keys 0..n_keys-1, sharded over the
+ *     servers by contiguous key ranges; each with a rule (enum dsana_rule)
+ *     saying who writes it and how an iteration's pushes combine: ASSIGN
+ *     (one task a key), SUM (added exactly), ISUM (integers, added in
+ *     double), DERIVED (the servers' hooks write it) or STATE (a server's
+ *     own, never pulled or pushed);
  *   - tasks: units of work with a cost hint and an app-defined range (graph
  *     vertices, training rows ...), and for each task the key ranges of the
- *     tables it reads and writes.
+ *     tables it reads and writes; a data-parallel app has its rows cut into
+ *     tasks by dsana_job_add_row_tasks.
+ * Declarations keep their first error, so setup() makes them one after the
+ * other and checks once (dsana_job_status). Options are rows that may name
+ * their field, range and default (struct dsana_app_option): the runtime
+ * then parses them (dsana_app_parse_option) and --help shows the range.
  * Every iteration, workers run every task exactly once: a task reads the
  * values of the previous iteration (pulled for it by the runtime) and
  * pushes its results. A server combines the pushes into its shard, and once
@@ -97,13 +106,30 @@ struct dsana_job_info {
 };
 DSANA_API void dsana_job_get_info(const struct dsana_job *job, struct dsana_job_info *info);
 
-/* Why the job refused the last declaration, or NULL. */
+/* Declarations keep their first error: once the job has refused one (the
+ * dsana_job_* calls below that return an int), every later declaration
+ * does nothing and returns that first code, so setup() may make its
+ * declarations one after the other and check once, at the end, with
+ * dsana_job_status(). */
+/* Why the job refused its first refused declaration, or NULL. */
 DSANA_API const char *dsana_job_error(const struct dsana_job *job);
+/* 0, or the DSANA_E* code of the first declaration the job refused; then
+ * err gets "WHAT: why" (just "why" when what is NULL). */
+DSANA_API int dsana_job_status(const struct dsana_job *job, const char *what, char *err, size_t errlen);
+/* The app's own failure while declaring (out of memory, say), kept as a
+ * refusal is when it is the first: returns the job's first code (`code`,
+ * unless an earlier refusal came first); why: one line, copied. */
+DSANA_API int dsana_job_fail(struct dsana_job *job, int code, const char *why);
 
-/* Declare a table of n_keys keys of `width` doubles each (width >= 1);
- * its id (0, 1, ... in declaration order) through *id. DSANA_ERANGE when
- * n_keys exceeds the run's --max-keys, DSANA_EINVAL for a bad name, size or
- * more than DSANA_MAX_TABLES tables. */
+/* Declare table `id`, of n_keys keys of `width` doubles each (width >= 1).
+ * Ids are 0, 1, ... in declaration order: the app names its tables with
+ * its own constants (an enum) and declares them in that order; an id out
+ * of order is refused (DSANA_EINVAL, naming the table and the id it would
+ * have). DSANA_ERANGE when n_keys exceeds the run's --max-keys, DSANA_EINVAL
+ * for a bad name, size or more than DSANA_MAX_TABLES tables. */
+DSANA_API int dsana_job_add_table_id(struct dsana_job *job, uint32_t id, const char *name, uint64_t n_keys,
+                                     uint32_t width, enum dsana_rule rule);
+/* The same, the id (the next in declaration order) through *id. */
 DSANA_API int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys, uint32_t width,
                                   enum dsana_rule rule, uint32_t *id);
 /* Declare the tasks run every iteration (copied). Every role must declare
@@ -141,6 +167,43 @@ DSANA_API void dsana_job_set_convergence(struct dsana_job *job, double tol, uint
  * (name: a static string, [a-z_]), at most DSANA_MAX_FACTS; DSANA_EINVAL
  * beyond. */
 DSANA_API int dsana_job_add_fact(struct dsana_job *job, const char *name, double value);
+
+/* Data-parallel tasks: each a range of rows [lo, hi) of the app's data,
+ * cut by dsana_job_add_row_tasks(). What each task of the group reads and
+ * writes, per table: DSANA_ROWS_READ and/or DSANA_ROWS_WRITE, of the whole
+ * table (keys 0..n_keys-1: the model, a gradient) or, with DSANA_ROWS_OWN,
+ * of the keys [lo, hi) of its own rows (per-row state, k-means' labels). */
+enum { DSANA_ROWS_READ = 1, DSANA_ROWS_WRITE = 2, DSANA_ROWS_OWN = 4 };
+struct dsana_dataset; /* dsana/dataset.h */
+struct dsana_row_tasks {
+  /* The rows: a data set's, cut into ranges of about equal non-zeros plus
+   * rows (dsana_dataset_cut_rows); or, with ds NULL, rows [0, n_rows) cut
+   * into ranges of about equal rows (task i of k starts at block
+   * floor(B * i / k), B = the blocks). */
+  const struct dsana_dataset *ds;
+  uint64_t n_rows;    /* without ds */
+  uint64_t block;     /* every task edge a multiple of this many rows (0: 1),
+                       * so results summed per block do not depend on the cut */
+  uint32_t max_tasks; /* at most this many (fewer when there are fewer
+                       * blocks); 0: n_workers * tasks_per_worker */
+  /* each task's cost hint: entries * cost_entry + rows * cost_row +
+   * cost_task (entries: its rows' non-zeros in ds; > 0 in all) */
+  double cost_entry, cost_row, cost_task;
+  /* what every task of the group reads and writes; a use of 0 ends the list */
+  struct {
+    uint32_t table;
+    unsigned use; /* DSANA_ROWS_READ | DSANA_ROWS_WRITE [| DSANA_ROWS_OWN] */
+  } tables[DSANA_MAX_TABLES];
+};
+/* Cut rows into tasks, add them after the job's tasks (ids *first ..
+ * *first + *n - 1; either pointer may be NULL) and declare their reads and
+ * writes. An app with two data sets (training and test rows) calls it
+ * once for each. Returns as the declarations do (the first refusal kept);
+ * *n is 0 when refused. */
+DSANA_API int dsana_job_add_row_tasks(struct dsana_job *job, const struct dsana_row_tasks *rows, uint32_t *first,
+                                      uint32_t *n);
+/* Task `task` as declared, into *decl; DSANA_EINVAL for no such task. */
+DSANA_API int dsana_job_get_task(const struct dsana_job *job, uint32_t task, struct dsana_task_decl *decl);
 
 /* --------------------------------------------------------------- worker */
 
@@ -278,6 +341,25 @@ enum dsana_option_kind {
                         * computes (--top, --max-iter, a test set): free on --resume */
 };
 
+/* How the runtime reads an option's value into the app's state itself
+ * (dsana_app_parse_option), a row's `type`: the row then holds every fact
+ * about the option once (its field, range and default), and the parse,
+ * the error message and --help all read them there. */
+enum dsana_value_type {
+  DSANA_VALUE_APP = 0, /* the app's set_option parses it */
+  DSANA_VALUE_UINT,    /* decimal digits, an integer in [min, max]: a uint64_t or uint32_t field */
+  DSANA_VALUE_DOUBLE,  /* a finite number in [min, max] (an end excluded by `open`): a double field */
+  DSANA_VALUE_CHOICE,  /* one of the words of `arg` ("relu|tanh"): its index, into an int (an enum's
+                        * first values) or, for two words, a bool field */
+  DSANA_VALUE_PATH,    /* a non-empty path shorter than the field: a char array */
+  DSANA_VALUE_FLAG     /* a flag (arg NULL): true into a bool field */
+};
+enum { DSANA_OPEN_MIN = 1, DSANA_OPEN_MAX = 2 }; /* dsana_app_option.open */
+
+/* A row's field: member f (a member designator, "d.path" too) of the app's
+ * state type T. */
+#define DSANA_FIELD(T, f) .offset = offsetof(T, f), .size = sizeof(((T *)0)->f)
+
 /* An option an app adds to the command line (long form only). */
 struct dsana_app_option {
   const char *name;
@@ -286,6 +368,13 @@ struct dsana_app_option {
   enum dsana_option_kind kind;
   const char *default_value; /* as typed on the command line; NULL: none (a flag has none: off).
                               * Shown in --help, recorded in reports and checkpoints. */
+  /* Optional (zero: the app parses the value): how the runtime parses it,
+   * e.g. .type = DSANA_VALUE_UINT, DSANA_FIELD(struct my_app, max_iter),
+   * .min = 1, .max = 1000000. --help shows the range after the help text. */
+  enum dsana_value_type type;
+  size_t offset, size; /* the field, DSANA_FIELD() */
+  double min, max;     /* DSANA_VALUE_UINT and _DOUBLE: the range (max may be INFINITY) */
+  unsigned open;       /* DSANA_VALUE_DOUBLE: DSANA_OPEN_MIN, DSANA_OPEN_MAX */
 };
 
 /* An app. The runtime checks it once where a process takes it (the command
@@ -366,5 +455,17 @@ struct dsana_app {
  * app->set_option, so that the option table is the one place a default is
  * written. 0, or set_option's error (a default the app refuses is a bug). */
 DSANA_API int dsana_app_set_defaults(const struct dsana_app *app, void *state);
+
+/* For the app's set_option: option `name` (not a positional argument) as
+ * its row of `options` (the app's table) says, into `state`. 0;
+ * DSANA_EINVAL with "--NAME VALUE: invalid value (RULE)" in err (or
+ * "unknown option --NAME"); DSANA_ENOTSUP, err untouched, for a row of
+ * DSANA_VALUE_APP: the app parses it itself. Same thread as set_option. */
+DSANA_API int dsana_app_parse_option(const struct dsana_app_option *options, void *state, const char *name,
+                                     const char *value, char *err, size_t errlen);
+/* What a valid value of row o looks like, for messages and --help: "an
+ * integer in 1..1000000", "a finite number > 0", "relu or tanh", "a file
+ * name"; "" for DSANA_VALUE_APP and flags. */
+DSANA_API void dsana_app_option_rule(const struct dsana_app_option *o, char *buf, size_t len);
 
 #endif /* DSANA_DSANA_H */

@@ -5,8 +5,10 @@
  * option at fault and why. Also the option table as the source of the
  * defaults (dsana_app_set_defaults, src/runtime/role/app_options.c).
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,9 +56,10 @@ static int t_reduce(void *app, struct dsana_reduce_ctx *ctx) {
   return 0;
 }
 
-static const struct dsana_app_option good_options[] = {{"tol", "TOL", "tolerance", DSANA_OPT_PARAM, "1e-6"},
-                                                       {"fast", NULL, "a flag", DSANA_OPT_PARAM, NULL},
-                                                       {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
+static const struct dsana_app_option good_options[] = {
+    {"tol", "TOL", "tolerance", DSANA_OPT_PARAM, "1e-6", .type = DSANA_VALUE_APP},
+    {"fast", NULL, "a flag", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_APP},
+    {NULL}};
 
 /* Every hook the contract requires, nothing that needs another hook. */
 static struct dsana_app good(void) {
@@ -145,13 +148,17 @@ static void test_hooks_that_go_together(void **unused) {
   assert_int_equal(app_check(&a, err, sizeof err), 0);
 }
 
-static const struct dsana_app_option empty_name[] = {{"", "N", "h", DSANA_OPT_PARAM, NULL}, {NULL}};
-static const struct dsana_app_option with_eq[] = {{"a=b", "N", "h", DSANA_OPT_PARAM, NULL}, {NULL}};
-static const struct dsana_app_option bad_kind[] = {{"k", "N", "h", (enum dsana_option_kind)9, NULL}, {NULL}};
-static const struct dsana_app_option flag_default[] = {{"f", NULL, "h", DSANA_OPT_PARAM, "1"}, {NULL}};
-static const struct dsana_app_option twice[] = {{"x", "N", "h", DSANA_OPT_PARAM, NULL},
-                                                {"y", "N", "h", DSANA_OPT_PARAM, NULL},
-                                                {"x", NULL, "h", DSANA_OPT_REPORT, NULL},
+static const struct dsana_app_option empty_name[] = {{"", "N", "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_APP},
+                                                     {NULL}};
+static const struct dsana_app_option with_eq[] = {{"a=b", "N", "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_APP},
+                                                  {NULL}};
+static const struct dsana_app_option bad_kind[] = {
+    {"k", "N", "h", (enum dsana_option_kind)9, NULL, .type = DSANA_VALUE_APP}, {NULL}};
+static const struct dsana_app_option flag_default[] = {{"f", NULL, "h", DSANA_OPT_PARAM, "1", .type = DSANA_VALUE_APP},
+                                                       {NULL}};
+static const struct dsana_app_option twice[] = {{"x", "N", "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_APP},
+                                                {"y", "N", "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_APP},
+                                                {"x", NULL, "h", DSANA_OPT_REPORT, NULL, .type = DSANA_VALUE_APP},
                                                 {NULL}};
 
 static void test_options(void **unused) {
@@ -205,22 +212,136 @@ static int record_option(void *app, const char *name, const char *value, char *e
   return strcmp(value, "bad") == 0 ? DSANA_EINVAL : 0;
 }
 
+/* Rows the runtime parses: a bad field or range is refused by app_check,
+ * naming the option. */
+struct typed {
+  uint64_t u64;
+  uint32_t u32;
+  double d;
+  int choice;
+  bool b, flag;
+  char path[8];
+};
+#define TYPED(f) DSANA_FIELD(struct typed, f)
+static const struct dsana_app_option typed_rows[] = {
+    {"u64", "N", "h", DSANA_OPT_PARAM, "5", .type = DSANA_VALUE_UINT, TYPED(u64), .min = 1, .max = 0x1p53},
+    {"u32", "N", "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_UINT, TYPED(u32), .max = 1000000},
+    {"d", "X", "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_DOUBLE, TYPED(d), .max = 1, .open = DSANA_OPEN_MAX},
+    {"pos", "X", "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_DOUBLE, TYPED(d), .max = INFINITY,
+     .open = DSANA_OPEN_MIN},
+    {"choice", "a|bb|c", "h", DSANA_OPT_PARAM, "bb", .type = DSANA_VALUE_CHOICE, TYPED(choice)},
+    {"b", "on|off", "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_CHOICE, TYPED(b)},
+    {"flag", NULL, "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_FLAG, TYPED(flag)},
+    {"path", "FILE", "h", DSANA_OPT_OUTPUT, NULL, .type = DSANA_VALUE_PATH, TYPED(path)},
+    {"app", "X", "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_APP},
+    {NULL}};
+static int typed_set_option(void *app, const char *name, const char *value, char *err, size_t errlen) {
+  return dsana_app_parse_option(typed_rows, app, name, value, err, errlen);
+}
+
+static const struct dsana_app_option u32_too_big[] = {
+    {"n", "N", "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_UINT, TYPED(u32), .max = 0x1p32}, {NULL}};
+static const struct dsana_app_option uint_in_bool[] = {
+    {"n", "N", "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_UINT, TYPED(b), .max = 10}, {NULL}};
+static const struct dsana_app_option uint_fraction[] = {
+    {"n", "N", "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_UINT, TYPED(u64), .min = 0.5, .max = 10}, {NULL}};
+static const struct dsana_app_option double_reversed[] = {
+    {"x", "X", "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_DOUBLE, TYPED(d), .min = 2, .max = 1}, {NULL}};
+static const struct dsana_app_option choice_bool3[] = {
+    {"c", "a|b|c", "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_CHOICE, TYPED(b)}, {NULL}};
+static const struct dsana_app_option flag_with_arg[] = {
+    {"f", "X", "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_FLAG, TYPED(flag)}, {NULL}};
+static const struct dsana_app_option uint_no_arg[] = {
+    {"n", NULL, "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_UINT, TYPED(u64), .max = 10}, {NULL}};
+static const struct dsana_app_option bad_type[] = {
+    {"n", "N", "h", DSANA_OPT_PARAM, NULL, .type = (enum dsana_value_type)9, TYPED(u64)}, {NULL}};
+
+static void test_typed_rows_checked(void **unused) {
+  (void)unused;
+  struct dsana_app a = good();
+  a.options = typed_rows;
+  char err[512];
+  assert_int_equal(app_check(&a, err, sizeof err), 0);
+  REFUSED_WITH(options, u32_too_big, "--n: a uint32_t field with a max above");
+  REFUSED_WITH(options, uint_in_bool, "--n: a UINT field is a uint32_t or a uint64_t");
+  REFUSED_WITH(options, uint_fraction, "--n: a UINT range");
+  REFUSED_WITH(options, double_reversed, "--x: a DOUBLE range is min <= max");
+  REFUSED_WITH(options, choice_bool3, "--c: a CHOICE of more than two words into a bool");
+  REFUSED_WITH(options, flag_with_arg, "--f: a FLAG has no arg");
+  REFUSED_WITH(options, uint_no_arg, "--n: a flag (no arg) of a type that takes a value");
+  REFUSED_WITH(options, bad_type, "--n: its type is none of");
+}
+
+/* A typed row's value lands in its field; a bad one is refused with the
+ * rule its range makes; the app's own rows are left to it. */
+static void test_typed_rows_parsed(void **unused) {
+  (void)unused;
+  struct typed t = {0};
+  char err[256] = "";
+  static const struct {
+    const char *name, *value, *why; /* why: NULL = accepted */
+  } cases[] = {{"u64", "9007199254740992", NULL},
+               {"u64", "9007199254740993", "--u64 9007199254740993: invalid value (an integer in 1..2^53)"},
+               {"u64", "0", "--u64 0: invalid value (an integer in 1..2^53)"},
+               {"u64", "+5", "--u64 +5: invalid value"},
+               {"u64", "1e3", "--u64 1e3: invalid value"},
+               {"u32", "1000000", NULL},
+               {"u32", "1000001", "--u32 1000001: invalid value (an integer in 0..1000000)"},
+               {"d", "0.5", NULL},
+               {"d", "1", "--d 1: invalid value (a number in [0, 1))"},
+               {"d", "nan", "--d nan: invalid value"},
+               {"pos", "0", "--pos 0: invalid value (a finite number > 0)"},
+               {"pos", "inf", "--pos inf: invalid value (a finite number > 0)"},
+               {"choice", "c", NULL},
+               {"choice", "b", "--choice b: invalid value (a, bb or c)"},
+               {"b", "off", NULL},
+               {"flag", "", NULL},
+               {"path", "1234567", NULL},
+               {"path", "12345678", "--path 12345678: invalid value (a file name)"},
+               {"path", "", "--path : invalid value (a file name)"},
+               {"nope", "1", "unknown option --nope"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    err[0] = 0;
+    int rc = dsana_app_parse_option(typed_rows, &t, cases[i].name, cases[i].value, err, sizeof err);
+    assert_int_equal(rc, cases[i].why ? DSANA_EINVAL : 0);
+    if (cases[i].why && !strstr(err, cases[i].why))
+      fail_msg("%s %s: '%s' lacks '%s'", cases[i].name, cases[i].value, err, cases[i].why);
+  }
+  assert_true(t.u64 == 9007199254740992ull && t.u32 == 1000000 && t.d == 0.5 && t.choice == 2 && t.b && t.flag);
+  assert_string_equal(t.path, "1234567");
+  err[0] = 0;
+  assert_int_equal(dsana_app_parse_option(typed_rows, &t, "app", "x", err, sizeof err), DSANA_ENOTSUP);
+  assert_string_equal(err, "");
+  char rule[64];
+  dsana_app_option_rule(&typed_rows[6], rule, sizeof rule); /* a flag: nothing to say */
+  assert_string_equal(rule, "");
+  /* the default of a typed row goes through the app's set_option, like any */
+  struct dsana_app a = good();
+  a.options = typed_rows;
+  a.set_option = typed_set_option;
+  memset(&t, 0, sizeof t);
+  assert_int_equal(dsana_app_set_defaults(&a, &t), 0);
+  assert_true(t.u64 == 5 && t.choice == 1);
+}
+
 /* Every option with an argument and a default, in table order; flags and
  * options without a default are left alone; a refused default is the error. */
 static void test_set_defaults(void **unused) {
   (void)unused;
-  static const struct dsana_app_option opts[] = {{"tol", "TOL", "h", DSANA_OPT_PARAM, "1e-6"},
-                                                 {"fast", NULL, "h", DSANA_OPT_PARAM, NULL},
-                                                 {"out", "FILE", "h", DSANA_OPT_OUTPUT, NULL},
-                                                 {"max-iter", "N", "h", DSANA_OPT_REPORT, "100"},
-                                                 {NULL, NULL, NULL, DSANA_OPT_PARAM, NULL}};
+  static const struct dsana_app_option opts[] = {
+      {"tol", "TOL", "h", DSANA_OPT_PARAM, "1e-6", .type = DSANA_VALUE_APP},
+      {"fast", NULL, "h", DSANA_OPT_PARAM, NULL, .type = DSANA_VALUE_APP},
+      {"out", "FILE", "h", DSANA_OPT_OUTPUT, NULL, .type = DSANA_VALUE_APP},
+      {"max-iter", "N", "h", DSANA_OPT_REPORT, "100", .type = DSANA_VALUE_APP},
+      {NULL}};
   struct dsana_app a = good();
   a.options = opts;
   a.set_option = record_option;
   seen[0] = '\0';
   assert_int_equal(dsana_app_set_defaults(&a, NULL), 0);
   assert_string_equal(seen, "tol=1e-6;max-iter=100;");
-  static const struct dsana_app_option bad[] = {{"x", "N", "h", DSANA_OPT_PARAM, "bad"}, {NULL}};
+  static const struct dsana_app_option bad[] = {{"x", "N", "h", DSANA_OPT_PARAM, "bad", .type = DSANA_VALUE_APP},
+                                                {NULL}};
   a.options = bad;
   assert_int_equal(dsana_app_set_defaults(&a, NULL), DSANA_EINVAL);
   a.options = NULL;
@@ -261,6 +382,8 @@ int main(void) {
       cmocka_unit_test(test_job_without_block_table),
       cmocka_unit_test(test_scheduler_refuses_before_setup),
       cmocka_unit_test(test_set_defaults),
+      cmocka_unit_test(test_typed_rows_checked),
+      cmocka_unit_test(test_typed_rows_parsed),
       cmocka_unit_test(test_known_apps_create),
       cmocka_unit_test(test_diverge_advice_is_the_apps),
   };

@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "dsana/dataset.h"
 #include "runtime/core/job.h"
 
 static void test_shards_cover_exactly_once(void **state) {
@@ -98,6 +99,12 @@ static void set_tasks(struct dsana_job *job, uint32_t n) {
   assert_int_equal(dsana_job_set_tasks(job, t, n), 0);
 }
 
+/* A fresh job in the fixture (a refusal sticks to the job it was made on). */
+static void fresh(struct jfix *j) {
+  job_fini(&j->job);
+  job_init(&j->job, 2, 2, 4, "test");
+}
+
 /* job_finalize refuses; its message contains every one of the words. */
 static void expect_refused(struct jfix *j, const char *w1, const char *w2) {
   memset(j->err, 0, sizeof j->err);
@@ -145,36 +152,88 @@ static void test_assign_disjoint_accepted(void **state) {
  * declared, and the refusal is what job_finalize reports. */
 static void test_derived_and_state_not_for_tasks(void **state) {
   struct jfix *j = *state;
-  uint32_t d = add_table(&j->job, "deg", 100, 1, DSANA_RULE_DERIVED);
-  uint32_t st = add_table(&j->job, "hist", 100, 4, DSANA_RULE_STATE);
-  set_tasks(&j->job, 2);
-  assert_int_equal(dsana_job_set_result_table(&j->job, d), 0);
-  assert_null(dsana_job_error(&j->job));
-  assert_int_equal(dsana_job_task_reads(&j->job, DSANA_ALL_TASKS, d, 0, 100), 0); /* reading is fine */
-  assert_int_equal(dsana_job_task_reads(&j->job, 0, st, 0, 10), DSANA_EINVAL);
-  assert_non_null(strstr(dsana_job_error(&j->job), "'hist'"));
-  assert_int_equal(dsana_job_task_writes(&j->job, 0, d, 0, 10), DSANA_EINVAL);
-  assert_non_null(strstr(dsana_job_error(&j->job), "DERIVED"));
-  expect_refused(j, "'deg'", "DERIVED");
+  for (int write = 0; write < 2; write++) {
+    fresh(j);
+    uint32_t d = add_table(&j->job, "deg", 100, 1, DSANA_RULE_DERIVED);
+    uint32_t st = add_table(&j->job, "hist", 100, 4, DSANA_RULE_STATE);
+    set_tasks(&j->job, 2);
+    assert_int_equal(dsana_job_set_result_table(&j->job, d), 0);
+    assert_null(dsana_job_error(&j->job));
+    assert_int_equal(dsana_job_task_reads(&j->job, DSANA_ALL_TASKS, d, 0, 100), 0); /* reading is fine */
+    if (write) {
+      assert_int_equal(dsana_job_task_writes(&j->job, 0, d, 0, 10), DSANA_EINVAL);
+      expect_refused(j, "'deg'", "DERIVED");
+    } else {
+      assert_int_equal(dsana_job_task_reads(&j->job, 0, st, 0, 10), DSANA_EINVAL);
+      expect_refused(j, "'hist'", "STATE");
+    }
+  }
 }
 
+/* One refused declaration per job: each case's message names what is wrong. */
 static void test_ranges_outside_tables(void **state) {
   struct jfix *j = *state;
-  uint32_t x = add_table(&j->job, "x", 100, 1, DSANA_RULE_SUM);
+  static const struct {
+    uint32_t task, table;
+    uint64_t lo, hi;
+    bool write;
+    const char *why;
+  } bad[] = {{0, 0, 0, 101, true, "[0, 101)"},
+             {0, 0, 50, 40, true, "[50, 40)"},
+             {0, 1, 0, 10, true, "no table 1"},
+             {2, 0, 0, 10, true, "no task 2"},
+             {1, 0, UINT64_MAX, UINT64_MAX, false, "outside the table"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    fresh(j);
+    uint32_t x = add_table(&j->job, "x", 100, 1, DSANA_RULE_SUM);
+    set_tasks(&j->job, 2);
+    assert_int_equal(dsana_job_task_writes(&j->job, 0, x, 100, 100), 0); /* empty at the end is inside */
+    int rc = bad[i].write ? dsana_job_task_writes(&j->job, bad[i].task, bad[i].table, bad[i].lo, bad[i].hi)
+                          : dsana_job_task_reads(&j->job, bad[i].task, bad[i].table, bad[i].lo, bad[i].hi);
+    assert_int_equal(rc, DSANA_EINVAL);
+    assert_non_null(strstr(dsana_job_error(&j->job), bad[i].why));
+    assert_int_equal(dsana_job_set_result_table(&j->job, x), DSANA_EINVAL); /* a no-op now */
+    expect_refused(j, bad[i].why, NULL);                                    /* the first refusal is remembered */
+  }
   /* before the tasks: only DSANA_ALL_TASKS can be named */
+  fresh(j);
+  uint32_t x = add_table(&j->job, "x", 100, 1, DSANA_RULE_SUM);
+  assert_int_equal(dsana_job_task_reads(&j->job, DSANA_ALL_TASKS, x, 0, 100), 0);
   assert_int_equal(dsana_job_task_reads(&j->job, 0, x, 0, 10), DSANA_EINVAL);
   assert_non_null(strstr(dsana_job_error(&j->job), "no task 0"));
-  assert_int_equal(dsana_job_task_reads(&j->job, DSANA_ALL_TASKS, x, 0, 100), 0);
-  set_tasks(&j->job, 2);
-  assert_int_equal(dsana_job_task_writes(&j->job, 0, x, 0, 101), DSANA_EINVAL);
-  assert_non_null(strstr(dsana_job_error(&j->job), "[0, 101)"));
-  assert_int_equal(dsana_job_task_writes(&j->job, 0, x, 50, 40), DSANA_EINVAL);
-  assert_int_equal(dsana_job_task_writes(&j->job, 0, x, 100, 100), 0); /* empty at the end is inside */
-  assert_int_equal(dsana_job_task_writes(&j->job, 0, 1, 0, 10), DSANA_EINVAL);
-  assert_int_equal(dsana_job_task_writes(&j->job, 2, x, 0, 10), DSANA_EINVAL);
-  assert_int_equal(dsana_job_task_reads(&j->job, 1, x, UINT64_MAX, UINT64_MAX), DSANA_EINVAL);
-  assert_int_equal(dsana_job_set_result_table(&j->job, x), 0);
-  expect_refused(j, "'x'", "outside the table"); /* a refusal is remembered */
+}
+
+/* After the first refusal every declaration does nothing and returns the
+ * first code; dsana_job_status gives it with its message, prefixed. */
+static void test_first_error_kept(void **state) {
+  struct jfix *j = *state;
+  assert_int_equal(dsana_job_status(&j->job, "data.txt", j->err, sizeof j->err), 0);
+  uint32_t x = add_table(&j->job, "x", 100, 1, DSANA_RULE_SUM);
+  j->job.max_keys = 1000;
+  uint32_t id = 99;
+  assert_int_equal(dsana_job_add_table(&j->job, "big", 1001, 1, DSANA_RULE_SUM, &id), DSANA_ERANGE);
+  assert_int_equal(dsana_job_add_table(&j->job, "small", 10, 1, DSANA_RULE_SUM, &id), DSANA_ERANGE);
+  assert_int_equal(id, 99);
+  assert_int_equal(j->job.n_tables, 1);
+  struct dsana_task_decl t = {0, 10, 1.0};
+  assert_int_equal(dsana_job_set_tasks(&j->job, &t, 1), DSANA_ERANGE);
+  assert_int_equal(j->job.n_tasks, 0);
+  assert_int_equal(dsana_job_task_writes(&j->job, DSANA_ALL_TASKS, x, 0, 100), DSANA_ERANGE);
+  assert_int_equal(j->job.n_decls, 0);
+  assert_int_equal(dsana_job_set_result_table(&j->job, x), DSANA_ERANGE);
+  assert_int_equal(j->job.result_table, JOB_NONE);
+  assert_int_equal(dsana_job_set_sums(&j->job, 3), DSANA_ERANGE);
+  assert_int_equal(dsana_job_add_fact(&j->job, "rows", 1), DSANA_ERANGE);
+  assert_int_equal(dsana_job_fail(&j->job, DSANA_ENOMEM, "later"), DSANA_ERANGE);
+  assert_int_equal(dsana_job_status(&j->job, "data.txt", j->err, sizeof j->err), DSANA_ERANGE);
+  assert_string_equal(j->err, "data.txt: table 'big' has 1001 keys, more than --max-keys 1000");
+  assert_int_equal(job_finalize(&j->job, j->err, sizeof j->err), DSANA_ERANGE);
+  /* the app's own failure is kept the same way */
+  fresh(j);
+  assert_int_equal(dsana_job_fail(&j->job, DSANA_ENOMEM, "out of memory for the tasks"), DSANA_ENOMEM);
+  assert_int_equal(dsana_job_add_table(&j->job, "x", 10, 1, DSANA_RULE_SUM, &id), DSANA_ENOMEM);
+  assert_int_equal(dsana_job_status(&j->job, NULL, j->err, sizeof j->err), DSANA_ENOMEM);
+  assert_string_equal(j->err, "out of memory for the tasks");
 }
 
 static void test_two_ranges_of_one_table(void **state) {
@@ -207,13 +266,16 @@ static void test_block_table_read_by_every_task(void **state) {
   set_tasks(&j->job, 3);
   assert_int_equal(dsana_job_set_result_table(&j->job, a), 0);
   assert_int_equal(dsana_job_set_block_table(&j->job, blk), 0);
-  assert_int_equal(dsana_job_set_block_table(&j->job, 7), DSANA_EINVAL);
   assert_int_equal(dsana_job_task_reads(&j->job, 0, blk, 0, 64), 0);
   assert_int_equal(dsana_job_task_reads(&j->job, 2, blk, 0, 32), 0);
   expect_refused(j, "task 1", "block table 'blocks'");
   assert_int_equal(dsana_job_task_reads(&j->job, 1, blk, 32, 64), 0);
   assert_int_equal(job_finalize(&j->job, j->err, sizeof j->err), 0); /* finalize may be redone */
   assert_int_equal(j->job.block_table, blk);
+  fresh(j);
+  add_table(&j->job, "a", 100, 1, DSANA_RULE_SUM);
+  assert_int_equal(dsana_job_set_block_table(&j->job, 7), DSANA_EINVAL);
+  assert_non_null(strstr(dsana_job_error(&j->job), "no table 7"));
 }
 
 static void test_no_result_table_tables_or_tasks(void **state) {
@@ -223,10 +285,11 @@ static void test_no_result_table_tables_or_tasks(void **state) {
   expect_refused(j, "no tasks", NULL);
   set_tasks(&j->job, 2);
   expect_refused(j, "no result table", NULL);
-  assert_int_equal(dsana_job_set_result_table(&j->job, 3), DSANA_EINVAL);
   assert_int_equal(dsana_job_set_result_table(&j->job, a), 0);
   assert_int_equal(job_finalize(&j->job, j->err, sizeof j->err), 0);
   assert_int_equal(j->job.result_table, a);
+  assert_int_equal(dsana_job_set_result_table(&j->job, 3), DSANA_EINVAL);
+  assert_non_null(strstr(dsana_job_error(&j->job), "no table 3"));
 }
 
 /* DSANA_ALL_TASKS stands for every task, declared before or after them,
@@ -315,21 +378,143 @@ static void test_key_spaces(void **state) {
   }
 }
 
+/* Tables declared with the app's own ids: in order they are taken, an id
+ * out of order is refused naming the table and the id it would have. */
+static void test_table_ids_in_order(void **state) {
+  struct jfix *j = *state;
+  enum { T_X, T_G, T_STATE };
+  assert_int_equal(dsana_job_add_table_id(&j->job, T_X, "x", 10, 1, DSANA_RULE_DERIVED), 0);
+  assert_int_equal(dsana_job_add_table_id(&j->job, T_G, "g", 10, 2, DSANA_RULE_SUM), 0);
+  assert_int_equal(j->job.n_tables, 2);
+  assert_int_equal(j->job.tables[T_G].width, 2);
+  assert_int_equal(dsana_job_add_table_id(&j->job, 5, "state", 10, 1, DSANA_RULE_STATE), DSANA_EINVAL);
+  assert_int_equal(j->job.n_tables, 2);
+  if (!strstr(dsana_job_error(&j->job), "'state'") || !strstr(dsana_job_error(&j->job), "id 5") ||
+      !strstr(dsana_job_error(&j->job), "this is 2"))
+    fail_msg("%s", dsana_job_error(&j->job));
+  fresh(j);
+  assert_int_equal(dsana_job_add_table_id(&j->job, T_G, "g", 10, 1, DSANA_RULE_SUM), DSANA_EINVAL); /* 0 first */
+  fresh(j); /* the table's own checks still hold */
+  assert_int_equal(dsana_job_add_table_id(&j->job, T_X, "x", 0, 1, DSANA_RULE_SUM), DSANA_EINVAL);
+}
+
+/* dsana_job_add_row_tasks without a data set: rows cut at block edges,
+ * task i of k starting at block floor(B * i / k) (the MLP's cut), fewer
+ * tasks than blocks never; costs per row; whole-table uses declared for
+ * every task of the group. */
+static void test_row_tasks_cut_evenly(void **state) {
+  struct jfix *j = *state;
+  uint32_t g = add_table(&j->job, "g", 50, 1, DSANA_RULE_SUM);
+  uint32_t w = add_table(&j->job, "w", 50, 1, DSANA_RULE_DERIVED);
+  struct dsana_row_tasks rows = {.n_rows = 10, .cost_row = 64, .tables = {{g, DSANA_ROWS_WRITE}, {w, DSANA_ROWS_READ}}};
+  uint32_t first = 99, n = 99;
+  assert_int_equal(dsana_job_add_row_tasks(&j->job, &rows, &first, &n), 0);
+  assert_int_equal(first, 0);
+  assert_int_equal(n, 8); /* 0: n_workers (2) x tasks_per_worker (4) */
+  struct dsana_task_decl t;
+  for (uint32_t i = 0; i < n; i++) {
+    assert_int_equal(dsana_job_get_task(&j->job, i, &t), 0);
+    assert_int_equal(t.lo, 10 * i / 8);
+    assert_int_equal(t.hi, 10 * (i + 1) / 8);
+    assert_true(t.cost == 64.0 * (double)(t.hi - t.lo));
+  }
+  assert_int_equal(dsana_job_get_task(&j->job, 8, &t), DSANA_EINVAL);
+  assert_int_equal(dsana_job_set_result_table(&j->job, w), 0);
+  assert_int_equal(job_finalize(&j->job, j->err, sizeof j->err), 0);
+  struct job_range r;
+  assert_true(job_task_writes(&j->job, 7, g, &r) && r.lo == 0 && r.hi == 50);
+  assert_true(job_task_reads(&j->job, 3, w, &r) && r.lo == 0 && r.hi == 50);
+  fresh(j); /* blocks of 4 rows: 3 blocks, so 3 tasks; the last ends at the rows' end */
+  g = add_table(&j->job, "g", 50, 1, DSANA_RULE_SUM);
+  rows = (struct dsana_row_tasks){.n_rows = 10, .block = 4, .cost_task = 1};
+  assert_int_equal(dsana_job_add_row_tasks(&j->job, &rows, NULL, &n), 0);
+  assert_int_equal(n, 3);
+  assert_int_equal(dsana_job_get_task(&j->job, 2, &t), 0);
+  assert_true(t.lo == 8 && t.hi == 10 && t.cost == 1.0);
+  fresh(j);
+  rows.n_rows = 0;
+  assert_int_equal(dsana_job_add_row_tasks(&j->job, &rows, NULL, &n), DSANA_EINVAL);
+  assert_int_equal(n, 0);
+  assert_non_null(strstr(dsana_job_error(&j->job), "no rows"));
+}
+
+/* With a data set: the cut is dsana_dataset_cut_rows's, costs count the
+ * entries; a second group (test rows) comes after the first, each task
+ * reading and writing its own rows where asked; a bad table is refused. */
+static void test_row_tasks_of_a_dataset(void **state) {
+  struct jfix *j = *state;
+  static const uint64_t off[] = {0, 1, 5, 6, 6, 9, 20, 21, 22, 30, 31, 33, 34, 40, 41, 45, 47};
+  struct dsana_dataset ds = {.n_rows = 16, .nnz = 47, .row_off = off};
+  uint32_t lab = add_table(&j->job, "labels", 16, 1, DSANA_RULE_ASSIGN);
+  uint32_t g = add_table(&j->job, "g", 3, 1, DSANA_RULE_SUM);
+  struct dsana_row_tasks train = {
+      .ds = &ds,
+      .block = 2,
+      .max_tasks = 3,
+      .cost_entry = 2,
+      .cost_row = 0.5,
+      .tables = {{lab, DSANA_ROWS_READ | DSANA_ROWS_WRITE | DSANA_ROWS_OWN}, {g, DSANA_ROWS_WRITE}}};
+  struct dsana_row_tasks test = {.ds = &ds, .block = 2, .max_tasks = 2, .cost_task = 1};
+  uint32_t first, n, n_test;
+  assert_int_equal(dsana_job_add_row_tasks(&j->job, &train, &first, &n), 0);
+  assert_int_equal(dsana_job_add_row_tasks(&j->job, &test, &first, &n_test), 0);
+  assert_int_equal(first, n);
+  uint64_t cut[4];
+  assert_int_equal(dsana_dataset_cut_rows(&ds, 2, 3, cut), n);
+  struct dsana_task_decl t;
+  for (uint32_t i = 0; i < n; i++) {
+    assert_int_equal(dsana_job_get_task(&j->job, i, &t), 0);
+    assert_true(t.lo == cut[i] && t.hi == cut[i + 1] && t.lo % 2 == 0);
+    assert_true(t.cost == 2.0 * (double)(off[t.hi] - off[t.lo]) + 0.5 * (double)(t.hi - t.lo));
+  }
+  assert_int_equal(dsana_dataset_cut_rows(&ds, 2, 2, cut), n_test);
+  assert_int_equal(dsana_job_get_task(&j->job, first + 1, &t), 0);
+  assert_true(t.lo == cut[1] && t.hi == cut[2] && t.cost == 1.0);
+  assert_int_equal(dsana_job_set_result_table(&j->job, lab), 0);
+  assert_int_equal(job_finalize(&j->job, j->err, sizeof j->err), 0); /* own rows: disjoint ASSIGN ranges */
+  struct job_range r;
+  assert_int_equal(dsana_job_get_task(&j->job, 1, &t), 0);
+  assert_true(job_task_reads(&j->job, 1, lab, &r) && r.lo == t.lo && r.hi == t.hi);
+  assert_true(job_task_writes(&j->job, 1, lab, &r) && r.lo == t.lo && r.hi == t.hi);
+  assert_true(job_task_writes(&j->job, 1, g, &r) && r.lo == 0 && r.hi == 3);
+  assert_false(job_task_writes(&j->job, first, g, &r)); /* test tasks write nothing */
+  fresh(j);
+  train.tables[1].table = 5;
+  add_table(&j->job, "labels", 16, 1, DSANA_RULE_ASSIGN);
+  assert_int_equal(dsana_job_add_row_tasks(&j->job, &train, NULL, &n), DSANA_EINVAL);
+  assert_int_equal(n, 0);
+  assert_non_null(strstr(dsana_job_error(&j->job), "no table 5"));
+}
+
+/* Each bad declaration on a job of its own (a refusal sticks). */
 static void test_table_and_task_declarations(void **state) {
   struct jfix *j = *state;
+  static const struct {
+    const char *name;
+    uint64_t n_keys;
+    uint32_t width;
+    enum dsana_rule rule;
+    int rc;
+  } bad_tables[] = {{"w0", 10, 0, DSANA_RULE_SUM, DSANA_EINVAL},
+                    {"k0", 0, 1, DSANA_RULE_SUM, DSANA_EINVAL},
+                    {"", 10, 1, DSANA_RULE_SUM, DSANA_EINVAL},
+                    {"a-name-of-thirty-two-characters!", 10, 1, DSANA_RULE_SUM, DSANA_EINVAL},
+                    {"rule", 10, 1, (enum dsana_rule)9, DSANA_EINVAL},
+                    {"huge", UINT64_MAX / 8, 2, DSANA_RULE_SUM, DSANA_ERANGE}};
   uint32_t id = 99;
-  assert_int_equal(dsana_job_add_table(&j->job, "w0", 10, 0, DSANA_RULE_SUM, &id), DSANA_EINVAL);
-  assert_int_equal(dsana_job_add_table(&j->job, "k0", 0, 1, DSANA_RULE_SUM, &id), DSANA_EINVAL);
-  assert_int_equal(dsana_job_add_table(&j->job, "", 10, 1, DSANA_RULE_SUM, &id), DSANA_EINVAL);
-  assert_int_equal(dsana_job_add_table(&j->job, "a-name-of-thirty-two-characters!", 10, 1, DSANA_RULE_SUM, &id),
-                   DSANA_EINVAL);
-  assert_int_equal(dsana_job_add_table(&j->job, "rule", 10, 1, (enum dsana_rule)9, &id), DSANA_EINVAL);
-  assert_int_equal(dsana_job_add_table(&j->job, "huge", UINT64_MAX / 8, 2, DSANA_RULE_SUM, &id), DSANA_ERANGE);
+  for (size_t i = 0; i < sizeof bad_tables / sizeof bad_tables[0]; i++) {
+    fresh(j);
+    assert_int_equal(dsana_job_add_table(&j->job, bad_tables[i].name, bad_tables[i].n_keys, bad_tables[i].width,
+                                         bad_tables[i].rule, &id),
+                     bad_tables[i].rc);
+  }
+  fresh(j);
   j->job.max_keys = 1000; /* --max-keys */
   assert_int_equal(dsana_job_add_table(&j->job, "big", 1001, 1, DSANA_RULE_SUM, &id), DSANA_ERANGE);
   assert_non_null(strstr(dsana_job_error(&j->job), "'big'"));
   assert_int_equal(id, 99);
   assert_int_equal(j->job.n_tables, 0);
+  fresh(j);
   for (uint32_t t = 0; t < DSANA_MAX_TABLES; t++)
     assert_int_equal(add_table(&j->job, "t", 1000, 1, DSANA_RULE_SUM), t);
   assert_int_equal(dsana_job_add_table(&j->job, "one-too-many", 10, 1, DSANA_RULE_SUM, &id), DSANA_EINVAL);
@@ -339,17 +524,21 @@ static void test_table_and_task_declarations(void **state) {
                                      {{0, 4, -1.0}, {4, 10, 2.0}},
                                      {{0, 4, NAN}, {4, 10, 2.0}},
                                      {{0, 4, INFINITY}, {4, 10, 2.0}}};
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    fresh(j);
     assert_int_equal(dsana_job_set_tasks(&j->job, bad[i], 2), DSANA_EINVAL);
+    assert_int_equal(j->job.n_tasks, 0);
+  }
+  fresh(j);
   assert_int_equal(dsana_job_set_tasks(&j->job, bad[0], 0), DSANA_EINVAL);
-  assert_int_equal(j->job.n_tasks, 0);
+  fresh(j);
   struct dsana_task_decl ok[2] = {{0, 0, 0.5}, {0, 1000, 1e9}}; /* ranges are the app's: may overlap */
   assert_int_equal(dsana_job_set_tasks(&j->job, ok, 2), 0);
   assert_int_equal(j->job.n_tasks, 2);
   assert_true(j->job.tasks[1].cost == 1e9);
-  assert_int_equal(dsana_job_set_sums(&j->job, DSANA_MAX_SUMS + 1), DSANA_EINVAL);
   assert_int_equal(dsana_job_set_sums(&j->job, DSANA_MAX_SUMS), 0);
   assert_int_equal(j->job.n_sums, DSANA_MAX_SUMS);
+  assert_int_equal(dsana_job_set_sums(&j->job, DSANA_MAX_SUMS + 1), DSANA_EINVAL);
   struct dsana_job_info info;
   dsana_job_get_info(&j->job, &info);
   assert_int_equal(info.n_workers, 2);
@@ -367,6 +556,9 @@ static void test_unread_keys_copied(void **state) {
   assert_int_equal(j->job.tables[a].unread[0], 5);
   assert_int_equal(j->job.tables[a].unread[2], 2);
   assert_int_equal(dsana_job_set_unread(&j->job, 1, bits), DSANA_EINVAL);
+  assert_non_null(strstr(dsana_job_error(&j->job), "table 1"));
+  fresh(j);
+  a = add_table(&j->job, "a", 130, 1, DSANA_RULE_SUM);
   assert_int_equal(dsana_job_set_unread(&j->job, a, NULL), DSANA_EINVAL);
 }
 
@@ -378,6 +570,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_assign_disjoint_accepted, jsetup, jteardown),
       cmocka_unit_test_setup_teardown(test_derived_and_state_not_for_tasks, jsetup, jteardown),
       cmocka_unit_test_setup_teardown(test_ranges_outside_tables, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_first_error_kept, jsetup, jteardown),
       cmocka_unit_test_setup_teardown(test_two_ranges_of_one_table, jsetup, jteardown),
       cmocka_unit_test_setup_teardown(test_two_write_ranges_of_one_table, jsetup, jteardown),
       cmocka_unit_test_setup_teardown(test_block_table_read_by_every_task, jsetup, jteardown),
@@ -387,6 +580,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_ranges_of_tasks_gone, jsetup, jteardown),
       cmocka_unit_test_setup_teardown(test_key_spaces, jsetup, jteardown),
       cmocka_unit_test_setup_teardown(test_table_and_task_declarations, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_table_ids_in_order, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_row_tasks_cut_evenly, jsetup, jteardown),
+      cmocka_unit_test_setup_teardown(test_row_tasks_of_a_dataset, jsetup, jteardown),
       cmocka_unit_test_setup_teardown(test_unread_keys_copied, jsetup, jteardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,21 +36,37 @@ void job_fini(struct dsana_job *job) {
   memset(job, 0, sizeof *job);
 }
 
-const char *dsana_job_error(const struct dsana_job *job) { return job->error[0] ? job->error : NULL; }
+const char *dsana_job_error(const struct dsana_job *job) { return job->error_rc ? job->error : NULL; }
+
+int dsana_job_status(const struct dsana_job *job, const char *what, char *err, size_t errlen) {
+  if (job->error_rc && errlen)
+    snprintf(err, errlen, "%s%s%s", what ? what : "", what ? ": " : "", job->error);
+  return job->error_rc;
+}
 
 void dsana_job_get_info(const struct dsana_job *job, struct dsana_job_info *info) { *info = job->info; }
 
 static int job_refuse(struct dsana_job *job, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The first refusal is kept: its code, and its message for dsana_job_error. */
 static int job_refuse(struct dsana_job *job, int code, const char *fmt, ...) {
+  if (job->error_rc)
+    return job->error_rc;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(job->error, sizeof job->error, fmt, ap);
   va_end(ap);
+  job->error_rc = code;
   return code;
+}
+
+int dsana_job_fail(struct dsana_job *job, int code, const char *why) {
+  return job_refuse(job, code ? code : DSANA_EINVAL, "%s", why ? why : dsana_strerror(code));
 }
 
 int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys, uint32_t width, enum dsana_rule rule,
                         uint32_t *id) {
+  if (job->error_rc)
+    return job->error_rc;
   if (job->n_tables >= DSANA_MAX_TABLES)
     return job_refuse(job, DSANA_EINVAL, "table '%s': more than %d tables", name, DSANA_MAX_TABLES);
   if (!name[0] || strlen(name) >= sizeof job->tables[0].name || n_keys == 0 || width == 0 || rule > DSANA_RULE_ISUM)
@@ -68,7 +84,18 @@ int dsana_job_add_table(struct dsana_job *job, const char *name, uint64_t n_keys
   return 0;
 }
 
+int dsana_job_add_table_id(struct dsana_job *job, uint32_t id, const char *name, uint64_t n_keys, uint32_t width,
+                           enum dsana_rule rule) {
+  if (!job->error_rc && id != job->n_tables)
+    return job_refuse(job, DSANA_EINVAL, "table '%s': id %u out of order (ids go 0, 1, ... as declared: this is %u)",
+                      name ? name : "", id, job->n_tables);
+  uint32_t next;
+  return dsana_job_add_table(job, name ? name : "", n_keys, width, rule, &next);
+}
+
 int dsana_job_set_tasks(struct dsana_job *job, const struct dsana_task_decl *tasks, uint32_t n_tasks) {
+  if (job->error_rc)
+    return job->error_rc;
   if (n_tasks == 0 || n_tasks == UINT32_MAX)
     return job_refuse(job, DSANA_EINVAL, "%u tasks", n_tasks);
   for (uint32_t i = 0; i < n_tasks; i++)
@@ -76,7 +103,7 @@ int dsana_job_set_tasks(struct dsana_job *job, const struct dsana_task_decl *tas
       return job_refuse(job, DSANA_EINVAL, "task %u: reversed range or cost not > 0", i);
   struct dsana_task_decl *copy = malloc(sizeof *copy * n_tasks);
   if (!copy)
-    return DSANA_ENOMEM;
+    return job_refuse(job, DSANA_ENOMEM, "%u tasks: out of memory", n_tasks);
   memcpy(copy, tasks, sizeof *copy * n_tasks);
   free(job->tasks);
   job->tasks = copy;
@@ -85,6 +112,8 @@ int dsana_job_set_tasks(struct dsana_job *job, const struct dsana_task_decl *tas
 }
 
 static int job_declare(struct dsana_job *job, uint32_t task, uint32_t table, uint64_t lo, uint64_t hi, bool write) {
+  if (job->error_rc)
+    return job->error_rc;
   if (table >= job->n_tables)
     return job_refuse(job, DSANA_EINVAL, "no table %u", table);
   if (task != DSANA_ALL_TASKS && task >= job->n_tasks)
@@ -99,7 +128,7 @@ static int job_declare(struct dsana_job *job, uint32_t task, uint32_t table, uin
                       write ? "write" : "read");
   struct job_decl *d = grow_for_one(job->decls, &job->cap_decls, job->n_decls, sizeof *d, 64);
   if (!d)
-    return DSANA_ENOMEM;
+    return job_refuse(job, DSANA_ENOMEM, "table '%s': out of memory for the ranges", job->tables[table].name);
   job->decls = d;
   job->decls[job->n_decls++] = (struct job_decl){.task = task, .table = table, .lo = lo, .hi = hi, .write = write};
   return 0;
@@ -114,12 +143,14 @@ int dsana_job_task_reads(struct dsana_job *job, uint32_t task, uint32_t table, u
 }
 
 int dsana_job_set_unread(struct dsana_job *job, uint32_t table, const uint64_t *unread_bits) {
+  if (job->error_rc)
+    return job->error_rc;
   if (table >= job->n_tables || !unread_bits)
-    return DSANA_EINVAL;
+    return job_refuse(job, DSANA_EINVAL, "unread keys of table %u: no such table, or no bits", table);
   uint64_t words = keymask_words(job->tables[table].n_keys);
   uint64_t *copy = malloc(words * sizeof *copy);
   if (!copy)
-    return DSANA_ENOMEM;
+    return job_refuse(job, DSANA_ENOMEM, "table '%s': out of memory for its unread keys", job->tables[table].name);
   memcpy(copy, unread_bits, words * sizeof *copy);
   free(job->tables[table].unread);
   job->tables[table].unread = copy;
@@ -127,20 +158,26 @@ int dsana_job_set_unread(struct dsana_job *job, uint32_t table, const uint64_t *
 }
 
 int dsana_job_set_block_table(struct dsana_job *job, uint32_t table) {
+  if (job->error_rc)
+    return job->error_rc;
   if (table >= job->n_tables)
-    return DSANA_EINVAL;
+    return job_refuse(job, DSANA_EINVAL, "block table: no table %u", table);
   job->block_table = table;
   return 0;
 }
 
 int dsana_job_set_result_table(struct dsana_job *job, uint32_t table) {
+  if (job->error_rc)
+    return job->error_rc;
   if (table >= job->n_tables)
-    return DSANA_EINVAL;
+    return job_refuse(job, DSANA_EINVAL, "result table: no table %u", table);
   job->result_table = table;
   return 0;
 }
 
 int dsana_job_set_sums(struct dsana_job *job, uint32_t n) {
+  if (job->error_rc)
+    return job->error_rc;
   if (n > DSANA_MAX_SUMS)
     return job_refuse(job, DSANA_EINVAL, "%u sums, at most %d", n, DSANA_MAX_SUMS);
   job->n_sums = n;
@@ -153,8 +190,11 @@ void dsana_job_set_convergence(struct dsana_job *job, double tol, uint32_t max_i
 }
 
 int dsana_job_add_fact(struct dsana_job *job, const char *name, double value) {
+  if (job->error_rc)
+    return job->error_rc;
   if (!name || !name[0] || job->n_facts >= DSANA_MAX_FACTS)
-    return DSANA_EINVAL;
+    return job_refuse(job, DSANA_EINVAL, "fact '%s': no name, or more than %d facts", name ? name : "",
+                      DSANA_MAX_FACTS);
   job->facts[job->n_facts].name = name;
   job->facts[job->n_facts++].value = value;
   return 0;

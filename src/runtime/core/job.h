@@ -71,7 +71,8 @@ struct dsana_job {
     double value;
   } facts[DSANA_MAX_FACTS]; /* dsana_job_add_fact: the input, for the summary */
   uint32_t n_facts;
-  char error[200]; /* why the last declaration was refused */
+  int error_rc;    /* the first refused declaration's DSANA_E* code (0: none); later ones are no-ops */
+  char error[200]; /* and why it was refused */
 };
 
 void job_init(struct dsana_job *job, uint32_t n_workers, uint32_t n_servers, uint32_t tasks_per_worker,

@@ -154,9 +154,9 @@ static int check_tables(struct dsana_job *job, char *err, size_t errlen) {
 }
 
 int job_finalize(struct dsana_job *job, char *err, size_t errlen) {
-  if (job->error[0]) {
+  if (job->error_rc) {
     snprintf(err, errlen, "%s", job->error);
-    return DSANA_EINVAL;
+    return job->error_rc;
   }
   /* tasks declared again, fewer: ranges of the tasks gone have no index slot */
   for (size_t i = 0; i < job->n_decls; i++)

@@ -1,7 +1,10 @@
 /* app_check.c - the app contract, checked once (app_check.h). */
 #include "runtime/role/app_check.h"
 
+#include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,6 +70,42 @@ static int check_pairs(const struct dsana_app *app, char *err, size_t errlen) {
   return 0;
 }
 
+static size_t count_words(const char *arg) {
+  size_t n = 1;
+  for (const char *c = arg; *c; c++)
+    n += *c == '|';
+  return n;
+}
+
+/* A row the runtime parses: its field fits its type, its range is one. */
+static const char *check_typed(const struct dsana_app_option *o) {
+  bool whole = o->min >= 0 && o->max < 0x1p64 && o->min == floor(o->min) && o->max == floor(o->max);
+  switch (o->type) {
+  case DSANA_VALUE_APP:
+    return NULL;
+  case DSANA_VALUE_UINT:
+    return o->size != 4 && o->size != 8          ? "a UINT field is a uint32_t or a uint64_t"
+           : !whole || o->min > o->max           ? "a UINT range is min <= max, whole numbers from 0 below 2^64"
+           : o->size == 4 && o->max > UINT32_MAX ? "a uint32_t field with a max above 2^32 - 1"
+                                                 : NULL;
+  case DSANA_VALUE_DOUBLE:
+    return o->size != sizeof(double) ? "a DOUBLE field is a double"
+           : !(o->min <= o->max)     ? "a DOUBLE range is min <= max"
+                                     : NULL;
+  case DSANA_VALUE_CHOICE:
+    return !o->arg || !o->arg[0]                                ? "a CHOICE lists its words in arg, 'a|b'"
+           : o->size != sizeof(int) && o->size != sizeof(bool)  ? "a CHOICE field is an int (an enum) or a bool"
+           : o->size == sizeof(bool) && count_words(o->arg) > 2 ? "a CHOICE of more than two words into a bool"
+                                                                : NULL;
+  case DSANA_VALUE_PATH:
+    return o->size < 2 ? "a PATH field is a char array" : NULL;
+  case DSANA_VALUE_FLAG:
+    return o->arg || o->size != sizeof(bool) ? "a FLAG has no arg and a bool field" : NULL;
+  default:
+    return "its type is none of DSANA_VALUE_*";
+  }
+}
+
 static int check_options(const struct dsana_app *app, char *err, size_t errlen) {
   for (size_t i = 0; app->options && app->options[i].name; i++) {
     const struct dsana_app_option *o = &app->options[i];
@@ -80,6 +119,11 @@ static int check_options(const struct dsana_app *app, char *err, size_t errlen) 
     if (!o->arg && o->default_value)
       return fail(err, errlen, app, "option --%s: a flag (no arg) with a default value: a flag is off unless given",
                   o->name);
+    const char *bad = check_typed(o);
+    if (bad)
+      return fail(err, errlen, app, "option --%s: %s", o->name, bad);
+    if (o->type != DSANA_VALUE_APP && o->type != DSANA_VALUE_FLAG && !o->arg)
+      return fail(err, errlen, app, "option --%s: a flag (no arg) of a type that takes a value", o->name);
     for (size_t j = 0; j < i; j++)
       if (strcmp(app->options[j].name, o->name) == 0)
         return fail(err, errlen, app, "option --%s is listed twice", o->name);
