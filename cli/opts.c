@@ -372,7 +372,10 @@ static struct option *build_table(const struct dsana_app *app) {
   return t;
 }
 
-int cli_add_app_arg(struct cli_run *r, const char *name, const char *value) {
+/* Give the app option `name` (NULL: a positional argument) the value
+ * `value`, as if it were on the command line. Returns 0, or DSANA_EUSAGE
+ * after one line on stderr (the app refused it, or too many). */
+static int cli_add_app_arg(struct cli_run *r, const char *name, const char *value) {
   return cli_add_app_arg_from(r, name, value, NULL);
 }
 

@@ -33,10 +33,6 @@ struct cli_run {
 /* Parse argv[0..argc) where argv[0] is the app name. Returns 0, or
  * DSANA_EUSAGE after printing one line (prog: message). */
 int cli_parse_run(const struct dsana_app *app, int argc, char **argv, struct cli_run *out);
-/* Give the app option `name` (NULL: a positional argument) the value
- * `value`, as if it were on the command line. Returns 0, or DSANA_EUSAGE
- * after one line on stderr (the app refused it, or too many). */
-int cli_add_app_arg(struct cli_run *r, const char *name, const char *value);
 /* The same for a value read from a file, not typed: a refusal says where
  * from (origin, e.g. "cannot resume from ck: ck/manifest records") before
  * the app's words, so it is not taken for the user's option. */

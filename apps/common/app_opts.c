@@ -2,21 +2,10 @@
 #include "app_opts.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dsana/dsana.h"
-
-int app_parse_double(const char *s, double lo, double hi, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
-    return DSANA_EINVAL;
-  *out = v;
-  return 0;
-}
 
 int app_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
   char *end;

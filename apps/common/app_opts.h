@@ -10,8 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A finite number in [lo, hi]. */
-int app_parse_double(const char *s, double lo, double hi, double *out);
 /* An integer in [lo, hi]: decimal digits, every one counted (through a
  * double, 2^53 + 1 would round to 2^53 and pass). */
 int app_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);

@@ -31,14 +31,19 @@ static ssize_t gz_cookie_read(void *c, char *buf, size_t n) {
 
 static int gz_cookie_close(void *c) { return gzclose_r((gzFile)c) == Z_OK ? 0 : EOF; }
 
-int model_text_put_body(struct dsana_outfile *o, const double *labels, uint64_t K, const double *v, uint64_t n) {
-  int bad = 0;
-  for (uint64_t c = 0; c < K; c++)
-    bad |= dsana_outfile_printf(o, " %.17g", labels[c]) < 0;
+static int fill_model(struct dsana_outfile *o, const void *arg) {
+  const struct model_text_file *m = arg;
+  int bad = dsana_outfile_printf(o, "# dsana %s model\n%s\n# labels", m->kind, m->header) < 0;
+  for (uint64_t c = 0; c < m->K; c++)
+    bad |= dsana_outfile_printf(o, " %.17g", m->labels[c]) < 0;
   bad |= dsana_outfile_write(o, "\n", 1) != 0;
-  for (uint64_t i = 0; i < n && !bad; i++)
-    bad = dsana_outfile_printf(o, "%.17g\n", v[i]) < 0;
+  for (uint64_t i = 0; i < m->n && !bad; i++)
+    bad = dsana_outfile_printf(o, "%.17g\n", m->v[i]) < 0;
   return bad;
+}
+
+int model_text_write_model(const char *path, const struct model_text_file *m, char *err, size_t errlen) {
+  return model_text_write(path, fill_model, m, err, errlen);
 }
 
 /* "PATH:LINE: " then the message. */

@@ -17,10 +17,21 @@
  * failed write (the outfile keeps the error and commit reports it). */
 int model_text_write(const char *path, int (*fill)(struct dsana_outfile *o, const void *arg), const void *arg,
                      char *err, size_t errlen);
-/* The end of a model file's header and its body: " l_0 ... l_K-1\n"
- * (the labels, %.17g, after the header's "# labels"), then the n values
- * one a line (%.17g). Non-zero after a failed write (the outfile keeps it). */
-int model_text_put_body(struct dsana_outfile *o, const double *labels, uint64_t K, const double *v, uint64_t n);
+/* A model file of a supervised app (logreg, mlp), line by line:
+ *   # dsana <kind> model
+ *   <header>                  the app's own line (its shape, no '\n')
+ *   # labels l_0 ... l_K-1    (%.17g, ascending: class c is l_c)
+ *   then the n values of its table, one a line (%.17g). */
+struct model_text_file {
+  const char *kind;   /* "logreg", "mlp" */
+  const char *header; /* "# features ..." */
+  const double *labels;
+  uint64_t K;
+  const double *v;
+  uint64_t n;
+};
+/* Write it to path (model_text_write); one line in err on failure. */
+int model_text_write_model(const char *path, const struct model_text_file *m, char *err, size_t errlen);
 /* Reading one back, strictly, line by line: a line is at most
  * MODEL_TEXT_LINE_MAX bytes and holds no NUL byte (a trailing '\r' is
  * dropped); every number is a finite decimal number, one per value line,

@@ -1,4 +1,4 @@
-/* sup_data.c - a supervised app's training and test sets (sup_data.h). */
+/* sup_data.c - a data-parallel app's training and test sets (sup_data.h). */
 #include "sup_data.h"
 
 #include <malloc.h>
@@ -14,11 +14,12 @@
 void sup_data_init(struct sup_data *d) {
   memset(d, 0, sizeof *d);
   d->converted_fd[0] = d->converted_fd[1] = -1;
+  d->arg_name = "TRAIN";
 }
 
 int sup_data_set_train(struct sup_data *d, const char *path, char *err, size_t errlen) {
   if (d->train_path[0] || !path[0] || strlen(path) >= sizeof d->train_path) {
-    snprintf(err, errlen, "unexpected argument '%s' (one TRAIN file only)", path);
+    snprintf(err, errlen, "unexpected argument '%s' (one %s file only)", path, d->arg_name);
     return DSANA_EINVAL;
   }
   memcpy(d->train_path, path, strlen(path) + 1);
@@ -32,7 +33,7 @@ static int open_set(const char *path, bool check, struct dsana_dataset *ds, char
 }
 
 static int mark_test_classes(struct sup_data *d) {
-  if (!d->test_path[0])
+  if (!d->test_path[0] || d->unlabelled)
     return 0;
   if (!(d->test_class_ok = malloc(d->test.n_rows)))
     return DSANA_ENOMEM;
@@ -65,25 +66,26 @@ int sup_data_load(struct sup_data *d, bool check, char *err, size_t errlen) {
   int rc = open_set(train, check, &d->train, err, errlen);
   if (!rc && d->test_path[0])
     rc = open_set(test, check, &d->test, err, errlen);
-  if (!rc && (rc = dsana_dataset_classes(&d->train, &d->labels, &d->n_classes)) != 0)
+  if (!rc && !d->unlabelled && (rc = dsana_dataset_classes(&d->train, &d->labels, &d->n_classes)) != 0)
     snprintf(err, errlen, "%s: cannot read its labels: %s", d->train_path, dsana_strerror(rc));
   if (!rc)
     rc = mark_test_classes(d);
   d->loaded = rc == 0;
+  d->train_checked = check || !dsana_dataset_is_binary(train); /* open_set() parsed it, checking every row */
   return rc;
 }
 
 /* A text input becomes a binary copy every role maps, in an anonymous
  * file, so that nothing is left on disk however the run ends. */
-static int convert_one(const char *path, char *out, size_t outlen, int *fd, struct dsana_dataset *ds, char *err,
-                       size_t errlen) {
+static int convert_one(const char *who, const char *path, char *out, size_t outlen, int *fd, struct dsana_dataset *ds,
+                       char *err, size_t errlen) {
   if (dsana_dataset_is_binary(path))
     return 0;
   int rc = dsana_outfile_anon(out, outlen, fd, err, errlen);
   if (!rc)
     rc = dsana_dataset_write_binary(ds, out, err, errlen);
   if (!rc && prepared_note(path, "", out) != 0)
-    fprintf(stderr, "dsana: warning: %s: roles run as threads will read it again\n", path);
+    fprintf(stderr, "%s: warning: %s: roles run as threads will read it again\n", who, path);
   if (rc)
     out[0] = 0;
   return rc;
@@ -102,20 +104,23 @@ static int map_copies(struct sup_data *d, char *err, size_t errlen) {
   dsana_dataset_fini(&d->test);
   malloc_trim(0); /* the parser grew its arrays on the heap, which keeps freed pages otherwise */
   d->loaded = false;
-  return sup_data_load(d, false, err, errlen);
+  int rc = sup_data_load(d, false, err, errlen);
+  d->train_checked = rc == 0; /* its rows were checked as they were parsed */
+  return rc;
 }
 
 int sup_data_convert(struct sup_data *d, const char *who, char *err, size_t errlen) {
   if (!d->train_path[0]) {
-    snprintf(err, errlen, "missing TRAIN argument");
+    snprintf(err, errlen, "missing %s argument", d->arg_name);
     return DSANA_EUSAGE;
   }
   int rc = sup_data_load(d, true, err, errlen);
   if (!rc)
-    rc = convert_one(d->train_path, d->converted[0], sizeof d->converted[0], &d->converted_fd[0], &d->train, err,
+    rc = convert_one(who, d->train_path, d->converted[0], sizeof d->converted[0], &d->converted_fd[0], &d->train, err,
                      errlen);
   if (!rc && d->test_path[0])
-    rc = convert_one(d->test_path, d->converted[1], sizeof d->converted[1], &d->converted_fd[1], &d->test, err, errlen);
+    rc = convert_one(who, d->test_path, d->converted[1], sizeof d->converted[1], &d->converted_fd[1], &d->test, err,
+                     errlen);
   if (!rc)
     rc = map_copies(d, err, errlen);
   if (!rc && d->test_path[0] && d->test.n_features > d->train.n_features)

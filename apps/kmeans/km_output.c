@@ -22,7 +22,7 @@ static int write_centroids(const struct km_app *a, const double *c, char *err, s
   int rc = dsana_outfile_open(a->out_path, DSANA_OUT_GZIP_SUFFIX, &o, err, errlen);
   if (rc)
     return rc;
-  uint64_t d = a->ds.n_features;
+  uint64_t d = a->d.train.n_features;
   int bad = 0;
   for (uint64_t m = 0; m < a->k && !bad; m++)
     for (uint64_t j = 0; j < d && !bad; j++)
@@ -42,8 +42,8 @@ static void print_summary(const struct km_app *a, double obj, const struct dsana
     snprintf(why, sizeof why, "--max-iter %u reached, %.0f rows still changing", a->max_iter, a->last_changed);
   printf("kmeans: %llu rows, %llu features, %llu clusters: objective %.17g after %u iteration%s (%s), "
          "%.4f s/iteration\n",
-         (unsigned long long)a->ds.n_rows, (unsigned long long)a->ds.n_features, (unsigned long long)a->k, obj,
-         run->iters, run->iters == 1 ? "" : "s", why, run->median_iter_s);
+         (unsigned long long)a->d.train.n_rows, (unsigned long long)a->d.train.n_features, (unsigned long long)a->k,
+         obj, run->iters, run->iters == 1 ? "" : "s", why, run->median_iter_s);
   fflush(stdout);
 }
 
@@ -57,8 +57,8 @@ int km_output(void *app, const double *values, uint64_t n, uint32_t width, const
   double obj;
   if ((rc = km_validate(a, err, errlen)) != 0)
     return rc;
-  if ((rc = km_objective(&a->ds, values, (uint32_t)a->k, &obj)) != 0) {
-    snprintf(err, errlen, "%s: out of memory for the final objective", a->data_path);
+  if ((rc = km_objective(&a->d.train, values, (uint32_t)a->k, &obj)) != 0) {
+    snprintf(err, errlen, "%s: out of memory for the final objective", a->d.train_path);
     return rc;
   }
   print_summary(a, obj, run);

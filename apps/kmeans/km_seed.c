@@ -152,7 +152,7 @@ int km_seed_random(const struct dsana_dataset *ds, uint64_t k, uint64_t seed, do
 /* --init-centroids, its errors named as the option. */
 static int read_file(const struct km_app *a, double *c, char *err, size_t errlen) {
   char why[1200];
-  int rc = km_read_centroids(a->init_path, a->k, a->ds.n_features, c, why, sizeof why);
+  int rc = km_read_centroids(a->init_path, a->k, a->d.train.n_features, c, why, sizeof why);
   if (rc)
     snprintf(err, errlen, "--init-centroids %s", why);
   return rc;
@@ -161,16 +161,16 @@ static int read_file(const struct km_app *a, double *c, char *err, size_t errlen
 int km_seed(struct km_app *a, char *err, size_t errlen) {
   if (a->init_c)
     return 0;
-  uint64_t d = a->ds.n_features;
+  uint64_t d = a->d.train.n_features;
   double *c = malloc(a->k * d * sizeof *c);
   int rc = c ? 0 : DSANA_ENOMEM;
   if (!rc && a->init_path[0])
     rc = read_file(a, c, err, errlen);
   else if (!rc && (rc = km_validate(a, err, errlen)) == 0)
-    rc = a->init == KM_INIT_RANDOM ? km_seed_random(&a->ds, a->k, a->seed, c)
-                                   : km_seed_plusplus(&a->ds, a->k, a->seed, c);
+    rc = a->init == KM_INIT_RANDOM ? km_seed_random(&a->d.train, a->k, a->seed, c)
+                                   : km_seed_plusplus(&a->d.train, a->k, a->seed, c);
   if (rc == DSANA_ENOMEM)
-    snprintf(err, errlen, "%s: out of memory for the initial centroids", a->data_path);
+    snprintf(err, errlen, "%s: out of memory for the initial centroids", a->d.train_path);
   if (rc) {
     free(c);
     return rc;

@@ -19,7 +19,7 @@
 
 int km_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values) {
   struct km_app *a = app;
-  uint64_t d = a->ds.n_features;
+  uint64_t d = a->d.train.n_features;
   if (table == KM_T_LABELS)
     for (uint64_t i = lo; i < hi; i++)
       values[i] = -1;
@@ -37,7 +37,7 @@ int km_init(void *app, uint32_t table, uint64_t lo, uint64_t hi, double *values)
 
 int km_finish(void *app, struct dsana_shard_ctx *ctx) {
   const struct km_app *a = app;
-  const uint64_t d = a->ds.n_features, w = d + 1;
+  const uint64_t d = a->d.train.n_features, w = d + 1;
   const double *old = ctx->old_values[KM_T_CENT], *s = ctx->new_values[KM_T_SUMS];
   double *c = ctx->new_values[KM_T_CENT];
   if (ctx->iter == 0 || !c) /* the initial values; or the labels' key space */

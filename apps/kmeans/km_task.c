@@ -53,10 +53,10 @@ struct km_run {
 };
 
 static int run_begin(const struct km_app *a, const double *c, struct km_run *r) {
-  uint64_t w = a->ds.n_features + 1;
+  uint64_t w = a->d.train.n_features + 1;
   r->part = calloc(a->k * w, sizeof *r->part);
   r->dot = malloc((a->k + KM_GROUP) * sizeof *r->dot);
-  int rc = r->part && r->dot ? km_centres_init(&r->cs, c, (uint32_t)a->k, a->ds.n_features) : DSANA_ENOMEM;
+  int rc = r->part && r->dot ? km_centres_init(&r->cs, c, (uint32_t)a->k, a->d.train.n_features) : DSANA_ENOMEM;
   if (rc) {
     free(r->part);
     free(r->dot);
@@ -72,24 +72,24 @@ static void run_end(struct km_run *r) {
 
 /* A mapped file's rows are checked once, by the worker that reads them. */
 static int check_rows(struct km_app *a, const struct dsana_task_ctx *ctx) {
-  if (a->validated || a->checked[ctx->task])
+  if (a->d.train_checked || a->checked[ctx->task])
     return 0;
   char err[256];
-  int rc = dsana_dataset_check(&a->ds, ctx->lo, ctx->hi, err, sizeof err);
+  int rc = dsana_dataset_check(&a->d.train, ctx->lo, ctx->hi, err, sizeof err);
   a->checked[ctx->task] = rc == 0;
   return rc;
 }
 
 static void assign_rows(const struct km_app *a, struct dsana_task_ctx *ctx, struct km_run *r, const double *prev,
                         double *labels, dsana_xsum *out) {
-  const uint64_t w = a->ds.n_features + 1;
+  const uint64_t w = a->d.train.n_features + 1;
   uint64_t changed = 0;
   for (uint64_t i = ctx->lo; i < ctx->hi; i++) {
     if (i > ctx->lo && i % a->block == 0)
       flush_block(r->part, out, a->k * w);
     double dist;
-    uint32_t m = km_nearest(&r->cs, &a->ds, i, r->dot, &dist);
-    add_row(&a->ds, i, r->part + m * w);
+    uint32_t m = km_nearest(&r->cs, &a->d.train, i, r->dot, &dist);
+    add_row(&a->d.train, i, r->part + m * w);
     dsana_xsum_add(&ctx->sums[KM_SUM_OBJ], dist);
     changed += prev[i] != (double)m;
     labels[i] = m;

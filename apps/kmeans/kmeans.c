@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "apps/apps.h"
-#include "apps/common/app_opts.h"
 #include "kmeans.h"
 
 static const struct dsana_app_option km_options[] = {
@@ -33,7 +32,9 @@ static int km_create(void **out) {
   struct km_app *a = calloc(1, sizeof *a);
   if (!a)
     return DSANA_ENOMEM;
-  a->converted_fd = -1;
+  sup_data_init(&a->d);
+  a->d.unlabelled = true;
+  a->d.arg_name = "DATA";
   int rc = dsana_app_set_defaults(&kmeans_app, a); /* --init, --seed, --max-iter, --tol */
   if (rc) {
     free(a);
@@ -57,10 +58,7 @@ static int km_set_option(void *app, const char *name, const char *value, char *e
   struct km_app *a = app;
   if (name)
     return dsana_app_parse_option(km_options, a, name, value, err, errlen);
-  int rc = a->data_path[0] ? DSANA_EINVAL : app_set_path(a->data_path, sizeof a->data_path, value);
-  if (rc)
-    snprintf(err, errlen, "unexpected argument '%s' (one DATA file only)", value);
-  return rc;
+  return sup_data_set_train(&a->d, value, err, errlen);
 }
 
 /* In the process that starts the job: every row checked, the shape
@@ -69,7 +67,7 @@ static int km_set_option(void *app, const char *name, const char *value, char *e
  * roles started on their own, or run as its threads, make their own). */
 static int km_prepare(void *app, char *err, size_t errlen) {
   struct km_app *a = app;
-  if (!a->data_path[0]) {
+  if (!a->d.train_path[0]) {
     snprintf(err, errlen, "missing DATA argument");
     return DSANA_EUSAGE;
   }
@@ -79,7 +77,7 @@ static int km_prepare(void *app, char *err, size_t errlen) {
   }
   int rc = km_load(a, true, err, errlen);
   if (!rc)
-    rc = km_convert(a, err, errlen);
+    rc = sup_data_convert(&a->d, "dsana kmeans", err, errlen);
   return rc ? rc : km_seed(a, err, errlen);
 }
 
@@ -90,7 +88,7 @@ static int km_setup(void *app, struct dsana_job *job, char *err, size_t errlen) 
   int rc = km_load(a, false, err, errlen);
   if (!rc)
     rc = km_declare(a, job, err, errlen);
-  dsana_dataset_forget_pages(&a->ds);
+  sup_data_forget_pages(&a->d);
   return rc;
 }
 

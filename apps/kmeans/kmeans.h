@@ -2,7 +2,7 @@
  * kmeans.h - private to the k-means app: its options, data and the layout
  * of its tables, sums and globals, shared by
  *   kmeans.c     options, prepare, setup and the app table
- *   km_data.c    the data set (read as logreg reads it), tasks, declarations
+ *   km_data.c    the data set (apps/common/sup_data.h, unlabelled), tasks, declarations
  *   km_file.c    reading a centroid file (--init-centroids)
  *   km_seed.c    the initial centroids: k-means++, random rows or the file
  *   km_kernel.c  the nearest centroid of a row (pure)
@@ -55,6 +55,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "apps/common/sup_data.h"
 #include "dsana/dataset.h"
 #include "dsana/dsana.h"
 
@@ -73,17 +74,16 @@ enum km_init { KM_INIT_PLUSPLUS = 0, KM_INIT_RANDOM = 1 };
 
 struct km_app {
   /* options */
-  char data_path[KM_PATH_MAX], out_path[KM_PATH_MAX], init_path[KM_PATH_MAX];
+  char out_path[KM_PATH_MAX], init_path[KM_PATH_MAX];
   uint64_t k, seed;
   enum km_init init;
   double tol;
   uint32_t max_iter;
-  /* data (every role) */
-  char converted[KM_PATH_MAX]; /* prepare()'s binary copy of a text DATA (an anonymous file), or "" */
-  int converted_fd;            /* its descriptor, -1 */
-  struct dsana_dataset ds;
-  bool loaded, validated; /* validated: every row checked (else a task checks its own) */
-  uint64_t block;         /* rows per exact partial sum */
+  /* data (every role): DATA is d.train_path, its rows d.train (unlabelled,
+   * no test set); d.train_checked: every row checked (else a task checks
+   * its own) */
+  struct sup_data d;
+  uint64_t block; /* rows per exact partial sum */
   uint32_t n_tasks;
   uint8_t *checked; /* per task: its rows checked (a mapped file) */
   double *init_c;   /* K x D initial centroids (km_seed.c), NULL until made */
@@ -95,10 +95,6 @@ struct km_app {
 /* Read DATA once (every row checked when `check`, else a binary file is
  * mapped and its rows checked by whoever reads them). */
 int km_load(struct km_app *a, bool check, char *err, size_t errlen);
-/* In the process that starts the job, after km_load(a, true): a text DATA
- * is written to a binary copy (an anonymous file) that this process and
- * every role map from then on (apps/common/prepared.h). */
-int km_convert(struct km_app *a, char *err, size_t errlen);
 /* Check every row of a mapped file before reading them all (seeding, the
  * final objective). */
 int km_validate(struct km_app *a, char *err, size_t errlen);

@@ -142,10 +142,6 @@ void lr_data_fini(struct lr_app *a);
 /* lr_keys.c */
 int lr_task_keys(void *app, uint32_t task, uint32_t table, const uint64_t **keys, uint64_t *n);
 void lr_task_keys_done(void *app, uint32_t task, uint32_t table);
-/* Rows per exact partial sum for a training set of n rows: the largest
- * power of two in [LR_BLOCK_MIN, LR_BLOCK_MAX] that leaves 32 blocks
- * (tasks are cut at block edges); a larger block merges fewer partials. */
-uint64_t lr_block_rows(uint64_t n);
 /* The class (0..K-1) of training row i. */
 uint32_t lr_class_of(const struct lr_app *a, double label);
 

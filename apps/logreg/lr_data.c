@@ -11,6 +11,16 @@
 
 #include "logreg.h"
 
+/* Rows per exact partial sum for a training set of n rows: the largest
+ * power of two in [LR_BLOCK_MIN, LR_BLOCK_MAX] that leaves 32 blocks
+ * (tasks are cut at block edges); a larger block merges fewer partials. */
+static uint64_t lr_block_rows(uint64_t n) {
+  uint64_t b = LR_BLOCK_MIN;
+  while (b < LR_BLOCK_MAX && n / (2 * b) >= 32)
+    b *= 2;
+  return b;
+}
+
 /* The classes' checks and what follows from them. */
 static int load_classes(struct lr_app *a, char *err, size_t errlen) {
   if (a->d.n_classes < 2 || a->d.n_classes > LR_MAX_CLASSES) {
@@ -23,13 +33,6 @@ static int load_classes(struct lr_app *a, char *err, size_t errlen) {
   a->sparse = a->d.train.n_features > LR_DENSE_MAX_FEATURES;
   a->block = lr_block_rows(a->d.train.n_rows);
   return 0;
-}
-
-uint64_t lr_block_rows(uint64_t n) {
-  uint64_t b = LR_BLOCK_MIN;
-  while (b < LR_BLOCK_MAX && n / (2 * b) >= 32)
-    b *= 2;
-  return b;
 }
 
 int lr_load(struct lr_app *a, bool check, char *err, size_t errlen) {

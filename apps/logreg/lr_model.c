@@ -24,27 +24,16 @@
 #include "apps/common/softmax.h"
 #include "logreg.h"
 
-struct model_out {
-  const struct lr_app *a;
-  const double *w;
-};
-
-static int fill_model(struct dsana_outfile *f, const void *arg) {
-  const struct model_out *m = arg;
-  const struct lr_app *a = m->a;
-  int bad = dsana_outfile_printf(
-                f, "# dsana logreg model\n# features %llu classes %llu weights_per_feature %u l2 %.17g\n# labels",
-                (unsigned long long)a->d.train.n_features, (unsigned long long)a->d.n_classes, a->kw, a->l2) < 0;
-  return bad || model_text_put_body(f, a->d.labels, a->d.n_classes, m->w, a->n_keys * a->kw);
-}
-
 int lr_output(void *app, const double *values, uint64_t n, uint32_t width, const struct dsana_run_summary *run,
               char *err, size_t errlen) {
   struct lr_app *a = app;
   (void)n, (void)width;
   if (a->model_out[0]) {
-    struct model_out m = {.a = a, .w = values};
-    int rc = model_text_write(a->model_out, fill_model, &m, err, errlen);
+    char header[160];
+    snprintf(header, sizeof header, "# features %llu classes %llu weights_per_feature %u l2 %.17g",
+             (unsigned long long)a->d.train.n_features, (unsigned long long)a->d.n_classes, a->kw, a->l2);
+    struct model_text_file m = {"logreg", header, a->d.labels, a->d.n_classes, values, a->n_keys * a->kw};
+    int rc = model_text_write_model(a->model_out, &m, err, errlen);
     if (rc)
       return rc;
   }

@@ -11,12 +11,19 @@
 #include "apps/common/app_opts.h"
 #include "mlp.h"
 
+/* --hidden's rule, in its help and its message, from the limits of mlp.h
+ * (plain numbers, so that they can be spelled out here). */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define HIDDEN_RULE "1.." STR(MLP_MAX_HIDDEN) " layers of 1.." STR(MLP_MAX_WIDTH) " units"
+
+enum { OPT_HIDDEN = 1 }; /* its row below */
 static const struct dsana_app_option mlp_options[] = {
     {"test", "FILE",
      "a test set (libsvm or dsana binary): its accuracy and log-loss at every epoch's start and the end",
      DSANA_OPT_REPORT, NULL, .type = DSANA_VALUE_PATH, DSANA_FIELD(struct mlp_app, d.test_path)},
-    {"hidden", "N[,N...]", "hidden layer widths, 1..7 layers of 1..65536 units", DSANA_OPT_PARAM, "256",
-     .type = DSANA_VALUE_APP},
+    [OPT_HIDDEN] = {"hidden", "N[,N...]", "hidden layer widths, " HIDDEN_RULE, DSANA_OPT_PARAM, "256",
+                    .type = DSANA_VALUE_APP, .min = 1, .max = MLP_MAX_WIDTH}, /* a width's range; parse_hidden() */
     {"activation", "relu|tanh", "the hidden layers' activation", DSANA_OPT_PARAM, "relu", .type = DSANA_VALUE_CHOICE,
      DSANA_FIELD(struct mlp_app, act)},
     {"batch", "N", "rows a step", DSANA_OPT_PARAM, "256", .type = DSANA_VALUE_UINT, DSANA_FIELD(struct mlp_app, batch),
@@ -65,18 +72,19 @@ static void mlp_destroy(void *app) {
   free(a);
 }
 
-/* "256" or "256,128": 1..MLP_MAX_LAYERS - 1 widths. */
-static int parse_hidden(struct mlp_app *a, const char *s) {
+/* "256" or "256,128": 1..MLP_MAX_HIDDEN widths, each in the range of
+ * --hidden's row. */
+static int parse_hidden(struct mlp_app *a, const struct dsana_app_option *o, const char *s) {
   uint32_t n = 0;
   while (*s) {
     char num[32];
     size_t len = strcspn(s, ",");
     uint64_t w;
-    if (len == 0 || len >= sizeof num || n >= MLP_MAX_LAYERS - 1)
+    if (len == 0 || len >= sizeof num || n >= MLP_MAX_HIDDEN)
       return DSANA_EINVAL;
     memcpy(num, s, len);
     num[len] = 0;
-    if (app_parse_uint(num, 1, MLP_MAX_WIDTH, &w))
+    if (app_parse_uint(num, (uint64_t)o->min, (uint64_t)o->max, &w))
       return DSANA_EINVAL;
     a->hidden[n++] = (uint32_t)w;
     s += len;
@@ -93,9 +101,8 @@ static int mlp_set_option(void *app, const char *name, const char *value, char *
   if (!name)
     return sup_data_set_train(&a->d, value, err, errlen);
   int rc = dsana_app_parse_option(mlp_options, a, name, value, err, errlen);
-  if (rc == DSANA_ENOTSUP && (rc = parse_hidden(a, value)) != 0) /* the one the app parses */
-    snprintf(err, errlen, "--%s %s: invalid value (comma-separated widths, 1..7 layers of 1..65536 units)", name,
-             value);
+  if (rc == DSANA_ENOTSUP && (rc = parse_hidden(a, &mlp_options[OPT_HIDDEN], value)) != 0) /* the one the app parses */
+    snprintf(err, errlen, "--%s %s: invalid value (comma-separated widths, " HIDDEN_RULE ")", name, value);
   return rc;
 }
 

@@ -46,8 +46,9 @@
 #include "apps/common/sup_data.h"
 #include "dsana/dsana.h"
 
-#define MLP_MAX_LAYERS 8    /* weight layers: hidden layers + 1 */
-#define MLP_MAX_WIDTH 65536 /* units of a hidden layer, inputs */
+#define MLP_MAX_HIDDEN 7                    /* hidden layers (--hidden) */
+#define MLP_MAX_LAYERS (MLP_MAX_HIDDEN + 1) /* weight layers: hidden layers + 1 */
+#define MLP_MAX_WIDTH 65536                 /* units of a hidden layer, inputs */
 #define MLP_MAX_CLASSES 1024
 #define MLP_BLOCK 64      /* batch positions per exact partial sum */
 #define MLP_MAX_BLOCKS 64 /* blocks of one task at most */

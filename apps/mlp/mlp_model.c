@@ -24,19 +24,14 @@
 
 static const char *const act_name[] = {"relu", "tanh"};
 
-struct model_out {
-  const struct mlp_app *a;
-  const double *w;
-};
-
-static int fill_model(struct dsana_outfile *f, const void *arg) {
-  const struct model_out *m = arg;
-  const struct mlp_app *a = m->a;
-  int bad = dsana_outfile_printf(f, "# dsana mlp model\n# layers %u widths", a->n_layers) < 0;
-  for (uint32_t l = 0; l <= a->n_layers; l++)
-    bad |= dsana_outfile_printf(f, " %u", a->width[l]) < 0;
-  bad |= dsana_outfile_printf(f, " activation %s\n# labels", act_name[a->act]) < 0;
-  return bad || model_text_put_body(f, a->d.labels, a->d.n_classes, m->w, a->n_params);
+/* "# layers L widths n_0 .. n_L activation A": at most 8 layers of
+ * 10-digit widths, well within the buffer. */
+static void layers_header(const struct mlp_app *a, char *buf, size_t len) {
+  size_t at = (size_t)snprintf(buf, len, "# layers %u widths", a->n_layers);
+  for (uint32_t l = 0; l <= a->n_layers && at < len; l++)
+    at += (size_t)snprintf(buf + at, len - at, " %u", a->width[l]);
+  if (at < len)
+    snprintf(buf + at, len - at, " activation %s", act_name[a->act]);
 }
 
 int mlp_output(void *app, const double *values, uint64_t n, uint32_t width, const struct dsana_run_summary *run,
@@ -44,8 +39,10 @@ int mlp_output(void *app, const double *values, uint64_t n, uint32_t width, cons
   struct mlp_app *a = app;
   (void)n, (void)width;
   if (a->model_out[0]) {
-    struct model_out m = {.a = a, .w = values};
-    int rc = model_text_write(a->model_out, fill_model, &m, err, errlen);
+    char header[256];
+    layers_header(a, header, sizeof header);
+    struct model_text_file m = {"mlp", header, a->d.labels, a->d.n_classes, values, a->n_params};
+    int rc = model_text_write_model(a->model_out, &m, err, errlen);
     if (rc)
       return rc;
   }

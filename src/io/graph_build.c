@@ -208,6 +208,45 @@ oom:
                     prefix_of(e, where, sizeof where), (unsigned long long)n, (unsigned long long)m);
 }
 
+/* Interleave the mirror arcs into e (see mirror): new arrays, owned. */
+static int graph_mirror(struct graph_edges *e, char *err, size_t errlen) {
+  uint64_t m2 = 0;
+  for (uint64_t i = 0; i < e->m; i++)
+    m2 += 1 + (e->src[i] != e->dst[i]);
+  uint32_t *s = graph_big_alloc(m2 * sizeof *s), *d = graph_big_alloc(m2 * sizeof *d);
+  double *w = e->w ? graph_big_alloc(m2 * sizeof *w) : NULL;
+  if (!s || !d || (e->w && !w)) {
+    free(s);
+    free(d);
+    free(w);
+    release_inputs(e);
+    return graph_errf(err, errlen, DSANA_ENOMEM, "%s%sout of memory mirroring %llu edges", e->path ? e->path : "",
+                      e->path ? ": " : "", (unsigned long long)e->m);
+  }
+  for (uint64_t i = 0, k = 0; i < e->m; i++) {
+    s[k] = e->src[i];
+    d[k] = e->dst[i];
+    if (w)
+      w[k] = e->w[i];
+    k++;
+    if (e->src[i] == e->dst[i])
+      continue;
+    s[k] = e->dst[i];
+    d[k] = e->src[i];
+    if (w)
+      w[k] = e->w[i];
+    k++;
+  }
+  release_inputs(e);
+  e->src = s;
+  e->dst = d;
+  e->w = w;
+  e->m = m2;
+  e->owned = true;
+  e->mirror = false;
+  return 0;
+}
+
 /* Shrink an array after dedup (keep the old block if realloc fails). */
 static void *shrink(void *p, uint64_t count, size_t size) {
   void *q = realloc(p, (count ? count : 1) * size);
@@ -256,42 +295,4 @@ out:
   free(e->orig_id);
   e->orig_id = NULL;
   return rc;
-}
-
-int graph_mirror(struct graph_edges *e, char *err, size_t errlen) {
-  uint64_t m2 = 0;
-  for (uint64_t i = 0; i < e->m; i++)
-    m2 += 1 + (e->src[i] != e->dst[i]);
-  uint32_t *s = graph_big_alloc(m2 * sizeof *s), *d = graph_big_alloc(m2 * sizeof *d);
-  double *w = e->w ? graph_big_alloc(m2 * sizeof *w) : NULL;
-  if (!s || !d || (e->w && !w)) {
-    free(s);
-    free(d);
-    free(w);
-    release_inputs(e);
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s%sout of memory mirroring %llu edges", e->path ? e->path : "",
-                      e->path ? ": " : "", (unsigned long long)e->m);
-  }
-  for (uint64_t i = 0, k = 0; i < e->m; i++) {
-    s[k] = e->src[i];
-    d[k] = e->dst[i];
-    if (w)
-      w[k] = e->w[i];
-    k++;
-    if (e->src[i] == e->dst[i])
-      continue;
-    s[k] = e->dst[i];
-    d[k] = e->src[i];
-    if (w)
-      w[k] = e->w[i];
-    k++;
-  }
-  release_inputs(e);
-  e->src = s;
-  e->dst = d;
-  e->w = w;
-  e->m = m2;
-  e->owned = true;
-  e->mirror = false;
-  return 0;
 }

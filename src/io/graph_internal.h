@@ -96,9 +96,6 @@ struct graph_edges {
  * on failure; e's arrays are consumed as the comments above say. */
 int graph_build(struct graph_edges *e, struct dsana_graph *g, char *err, size_t errlen);
 
-/* Interleave the mirror arcs into e (see mirror): new arrays, owned. */
-int graph_mirror(struct graph_edges *e, char *err, size_t errlen);
-
 /* Collapse adjacent equal sources of every destination in place (the last
  * weight of a run wins when in_w is not NULL); recount out_deg; new *m. */
 void graph_dedup_in_place(uint64_t n, uint64_t *in_off, uint32_t *in_src, double *in_w, uint32_t *out_deg, uint64_t *m);

@@ -6,7 +6,7 @@
 static atomic_bool incomplete;
 
 void status_mark_incomplete(void) { atomic_store(&incomplete, true); }
-bool status_incomplete(void) { return atomic_load(&incomplete); }
+static bool status_incomplete(void) { return atomic_load(&incomplete); }
 void status_reset(void) { atomic_store(&incomplete, false); }
 
 int status_exit_code(int rc, int fail_code) {

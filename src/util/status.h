@@ -15,7 +15,6 @@
 #define STATUS_EXIT_INCOMPLETE 3
 
 void status_mark_incomplete(void);
-bool status_incomplete(void);
 /* Not incomplete again: before the next of several runs in one process. */
 void status_reset(void);
 /* The exit code of a run that returned rc (0 or a DSANA_E* code) given

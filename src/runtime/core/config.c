@@ -8,6 +8,15 @@
 
 #include "net/wire.h"
 
+/* The cores this process may run on (its CPU affinity), at least 1. */
+static uint32_t config_cores(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return (uint32_t)CPU_COUNT(&set);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 ? (uint32_t)cores : 1;
+}
+
 void config_defaults(struct run_config *c) {
   memset(c, 0, sizeof *c);
   c->n_workers = config_cores();
@@ -32,14 +41,6 @@ uint64_t config_values_per_msg(uint64_t max_payload) {
 }
 
 const char *run_mode_name(enum run_mode m) { return m == MODE_DSANA ? "dsana" : "bsp"; }
-
-uint32_t config_cores(void) {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-    return (uint32_t)CPU_COUNT(&set);
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  return cores > 0 ? (uint32_t)cores : 1;
-}
 
 uint32_t config_auto_threads(uint32_t workers_here) {
   uint32_t cores = config_cores();

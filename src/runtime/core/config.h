@@ -69,8 +69,6 @@ struct run_config {
 };
 
 void config_defaults(struct run_config *c);
-/* The cores this process may run on (its CPU affinity), at least 1. */
-uint32_t config_cores(void);
 /* Compute threads for a worker sharing this machine's cores with
  * workers_here - 1 others: an even share, at least 1. */
 uint32_t config_auto_threads(uint32_t workers_here);

@@ -1,5 +1,6 @@
 /* driver.c - running a role (driver.h): create its driver, step it until
- * it is done, finish and destroy it. */
+ * it is done, finish and destroy it, calling the role through its ops
+ * table (driver_internal.h). */
 #include "runtime/driver/driver.h"
 
 #include <stdlib.h>
@@ -8,17 +9,24 @@
 #include "runtime/record/trace.h"
 #include "util/log.h"
 
+static const struct drv_role_ops *const role_ops[] = {
+    [ROLE_SCHEDULER] = &drv_sched_ops,
+    [ROLE_SERVER] = &drv_server_ops,
+    [ROLE_WORKER] = &drv_worker_ops,
+};
+
 int driver_create(enum rt_role role, const struct role_params *p, bool manual, struct drv **out) {
   struct drv *d = calloc(1, sizeof *d);
   if (!d)
     return DSANA_ENOMEM;
   d->role = role;
+  d->ops = role_ops[role];
   d->params = *p;
   d->cfg = *p->cfg;
   d->params.cfg = &d->cfg;
   d->manual = manual;
   log_set_role(rt_role_name(role));
-  int rc = role == ROLE_SCHEDULER ? drv_sched_open(d) : role == ROLE_SERVER ? drv_server_open(d) : drv_worker_open(d);
+  int rc = d->ops->open(d);
   if (rc) {
     driver_destroy(d);
     return rc;
@@ -30,46 +38,25 @@ int driver_create(enum rt_role role, const struct role_params *p, bool manual, s
 int driver_step(struct drv *d, int timeout_ms) {
   if (d->done)
     return d->err;
-  if (d->manual)
-    timeout_ms = 0;
-  return d->role == ROLE_SCHEDULER ? drv_sched_step(d, timeout_ms)
-         : d->role == ROLE_SERVER  ? drv_server_step(d, timeout_ms)
-                                   : drv_worker_step(d, timeout_ms);
+  return d->ops->step(d, d->manual ? 0 : timeout_ms);
 }
 
 bool driver_done(const struct drv *d) { return d->done; }
 int driver_error(const struct drv *d) { return d->err; }
 struct pool *driver_pool(struct drv *d) {
-  return d->pool;
+  return d->ops->pool ? d->ops->pool(d) : NULL;
 }
 
 uint32_t driver_worker_index(const struct drv *d) {
-  return d->role == ROLE_WORKER && d->w && worker_map(d->w) ? worker_index(d->w) : UINT32_MAX;
+  return d->ops->worker_index ? d->ops->worker_index(d) : UINT32_MAX;
 }
 
-int driver_finish(struct drv *d) {
-  if (d->role != ROLE_SCHEDULER)
-    return 0;
-  if (d->listen) {
-    struct net_stats st;
-    net_get_stats(d->listen, &st);
-    scheduler_note_listener(d->s, st.refused, st.dropped);
-  }
-  int rc = d->err ? 0 : scheduler_finish(d->s);
-  int crc = drv_sched_close(d);
-  return rc ? rc : crc;
-}
+int driver_finish(struct drv *d) { return d->ops->finish ? d->ops->finish(d) : 0; }
 
 void driver_destroy(struct drv *d) {
   if (!d)
     return;
-  if (d->role == ROLE_WORKER)
-    drv_worker_close(d);
-  if (d->role == ROLE_SCHEDULER)
-    drv_sched_close(d);
-  scheduler_destroy(d->s);
-  server_destroy(d->sv);
-  worker_destroy(d->w);
+  d->ops->close(d);
   trace_close(d->env.trace); /* after the compute threads stopped */
   drv_close_io(d);
   free(d);

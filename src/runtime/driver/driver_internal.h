@@ -1,9 +1,14 @@
 /*
  * driver_internal.h - a role's driver: the thin shell around a role's
  * state machine that owns the transport, the emulated link (outbox), the
- * compute threads and the clock. Files, calling downwards only:
- *   driver.c          the API (driver.h): create, step, run, destroy
+ * compute threads and the clock. Each role sits behind an ops table
+ * (struct drv_role_ops, as the transports and the scheduling policies
+ * do) and keeps its own state private, in a struct its file allocates
+ * and only it reads (d->state). Files, calling downwards only:
+ *   driver.c          the API (driver.h): create, step, run, destroy,
+ *                     calling the role through its ops
  *   driver_sched.c, driver_server.c, driver_worker.c   one role each
+ *   driver_faults.c   the worker's fault points around its pushes
  *   driver_io.c       transport, sending the state machine's messages, env
  *   driver_keepalive.c   heartbeats from a helper thread while a role joins
  */
@@ -16,17 +21,47 @@
 #include "net/outbox.h"
 #include "net/transport.h"
 #include "runtime/driver/driver.h"
-#include "runtime/driver/emulate.h"
 #include "runtime/msg/event.h"
-#include "runtime/worker/pool.h"
-#include "runtime/scheduler/scheduler.h"
-#include "runtime/server/server.h"
-#include "runtime/worker/worker.h"
 
 #define DRV_BATCH 4 /* messages per socket between two pumps */
 
+struct drv;
+
+/* What a role's driver implements (driver_sched.c, driver_server.c,
+ * driver_worker.c define one each); driver.c calls through it. */
+struct drv_role_ops {
+  /* Allocate the role's state (d->state), open its sockets, create its
+   * state machine. On failure close() still runs. */
+  int (*open)(struct drv *d);
+  /* One round (driver_step(); timeout_ms is 0 for a manual driver). */
+  int (*step)(struct drv *d, int timeout_ms);
+  /* optional (NULL: 0): the end of a run that went well. */
+  int (*finish)(struct drv *d);
+  /* Stop the role's threads, destroy its state machine and free
+   * d->state, whatever open() got to; the shared I/O closes after. */
+  void (*close)(struct drv *d);
+  /* optional (NULL: none): the dialer to server `index`, for messages the
+   * state machine queued for a server. */
+  struct net_sock *(*server_sock)(struct drv *d, uint32_t index);
+  /* optional: called by drv_flush() before and after it sends message i
+   * of d->out (the worker's fault points). */
+  void (*before_send)(struct drv *d, size_t i);
+  void (*after_send)(struct drv *d, size_t i);
+  /* optional: driver_pool(), driver_worker_index() (NULL: NULL, UINT32_MAX). */
+  struct pool *(*pool)(struct drv *d);
+  uint32_t (*worker_index)(const struct drv *d);
+};
+
+extern const struct drv_role_ops drv_sched_ops;
+extern const struct drv_role_ops drv_server_ops;
+extern const struct drv_role_ops drv_worker_ops;
+
+/* What every role's driver has: its parameters and its I/O. Owned by the
+ * role's thread. */
 struct drv {
   enum rt_role role;
+  const struct drv_role_ops *ops;
+  void *state; /* the role's own (one struct per driver_<role>.c) */
   struct role_params params;
   struct run_config cfg;
   struct net_ctx *ctx;
@@ -34,30 +69,12 @@ struct drv {
   bool emulating;            /* the outbox paces sends */
   struct rt_env env;
   struct rt_outq out;
-  struct net_sock *listen;   /* scheduler, server */
-  struct net_sock *sched;    /* server, worker: the dialer to the scheduler */
-  struct net_sock **servers; /* worker: dialers to every server */
-  uint32_t n_servers;
-  struct scheduler *s;
-  struct server *sv;
-  struct worker *w;
-  bool done; /* the role finished (or failed: err) */
-  int err;
-  bool manual;    /* tests: a manual pool, no blocking */
-  bool observing; /* scheduler: the observer is open */
-  /* worker */
-  struct pool *pool;
-  struct scenario sc;
-  bool have_sc;
-  struct emulate *emu; /* worker: per compute thread (one when manual) */
-  uint32_t n_emu;
-  size_t serving;           /* server: pulls with more to send now */
-  bool ran_inline;          /* worker: ran an item on this thread in this step */
-  uint64_t last_push;       /* worker: 1 + (iter << 32 | task) of the last push, 0: none (fault points) */
-  struct fault_plan fault;  /* worker: the part of cfg.fault that names it */
-  double ns_per_cost;       /* worker: measured compute per unit of a task's cost hint (0: none yet) */
-  double item_ns[4];        /* worker: recent time of an item, per witem_kind (0: none yet) */
+  struct net_sock *listen;  /* scheduler, server */
+  struct net_sock *sched;   /* server, worker: the dialer to the scheduler */
   struct drv_keepalive *ka; /* server, worker: heartbeats while joining (driver_keepalive.c), or NULL */
+  bool done;                /* the role finished (or failed: err) */
+  int err;
+  bool manual; /* tests: a manual pool, no blocking */
 };
 
 /* driver_keepalive.c: from the cluster map until the role has joined (the
@@ -79,8 +96,8 @@ int drv_open_ctx(struct drv *d);
 /* Send (or queue on the emulated link) what the state machine wants
  * sent. direct: bypass the link emulation (shutdown). */
 int drv_flush(struct drv *d, bool direct);
-/* The outbox for this role's link in the scenario (none: unlimited). */
-int drv_open_outbox(struct drv *d, const struct scenario *sc, uint32_t worker);
+/* The outbox for this role's link (a scenario's; a zeroed link: unlimited). */
+int drv_open_outbox(struct drv *d, const struct scenario_link *link);
 /* Shared buffers with the roles of this machine, when the transport has
  * them and this role's link is not emulated. */
 void drv_share(struct drv *d);
@@ -95,16 +112,5 @@ void drv_close_io(struct drv *d);
  * the last error it logged), so that the scheduler names the cause at
  * once instead of waiting out the peer timeout. */
 void drv_report_failure(struct drv *d, int rc);
-
-/* driver_sched.c, driver_server.c, driver_worker.c */
-int drv_sched_open(struct drv *d);
-int drv_sched_step(struct drv *d, int timeout_ms);
-/* The observer's files closed: DSANA_EIO when a report could not be written. */
-int drv_sched_close(struct drv *d);
-int drv_server_open(struct drv *d);
-int drv_server_step(struct drv *d, int timeout_ms);
-int drv_worker_open(struct drv *d);
-int drv_worker_step(struct drv *d, int timeout_ms);
-void drv_worker_close(struct drv *d);
 
 #endif

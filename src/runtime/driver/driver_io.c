@@ -2,7 +2,7 @@
  * driver_io.c - the bottom of a role's driver: the transport context, the
  * dialer to the scheduler, the emulated link, the environment given to the
  * state machine, and sending what the state machine queued (with the
- * worker's fault-injection points around its pushes, fault.h).
+ * role's hooks around each message: the worker's fault points).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "runtime/driver/driver_internal.h"
-#include "runtime/core/fault.h"
 #include "util/clock.h"
 #include "runtime/role/role_title.h"
 #include "util/log.h"
@@ -88,10 +87,7 @@ void drv_share(struct drv *d) {
   }
 }
 
-int drv_open_outbox(struct drv *d, const struct scenario *sc, uint32_t worker) {
-  /* workers have their own link in the scenario; servers the global one */
-  const struct scenario_link *link =
-      d->role == ROLE_WORKER && worker < sc->n_workers ? &sc->link[worker] : &sc->global_link;
+int drv_open_outbox(struct drv *d, const struct scenario_link *link) {
   int rc = net_outbox_create(link->bandwidth_bytes_per_s, link->latency_s, &d->outbox);
   d->emulating = rc == 0 && net_outbox_emulating(d->outbox);
   return rc;
@@ -121,10 +117,6 @@ void drv_close_io(struct drv *d) {
   drv_keepalive_stop(d); /* before the dialer it sends on closes */
   net_outbox_destroy(d->outbox);
   d->outbox = NULL;
-  for (uint32_t s = 0; d->servers && s < d->n_servers; s++)
-    net_close(d->servers[s]);
-  free(d->servers);
-  d->servers = NULL;
   net_close(d->sched);
   net_close(d->listen);
   d->sched = d->listen = NULL;
@@ -139,44 +131,7 @@ static struct net_sock *sock_for(struct drv *d, const struct rt_out *o) {
     return d->listen;
   if (o->role == ROLE_SCHEDULER)
     return d->sched;
-  return d->servers && o->index < d->n_servers ? d->servers[o->index] : NULL;
-}
-
-/* 1 + (iter << 32 | task) of push o: which task instance it belongs to. */
-static uint64_t push_key(const struct rt_out *o) { return 1 + ((uint64_t)o->hdr.iter << 32 | o->hdr.task); }
-
-static bool push_of(const struct rt_out *o, uint64_t key) { return o->hdr.type == WIRE_PUSH && push_key(o) == key; }
-
-/* The worker's fault points around a task's pushes (fault.h): before the
- * first push of a flush (unless it continues a task's pushes split over
- * flushes); mid-push before the middle one of a task's messages in this
- * flush (half of them sent), before a single-message task's push that
- * follows others in the flush, or before a split task's later messages. */
-static void push_faults(struct drv *d, size_t i) {
-  const struct rt_out *o = &d->out.v[i];
-  if (d->role != ROLE_WORKER || o->hdr.type != WIRE_PUSH)
-    return;
-  uint64_t key = push_key(o);
-  bool split = d->last_push == key, run = i > 0 && d->out.v[i - 1].hdr.type == WIRE_PUSH;
-  d->last_push = key;
-  if (d->fault.point == FAULT_NONE)
-    return;
-  size_t a = i, b = i + 1;
-  while (a > 0 && push_of(&d->out.v[a - 1], key))
-    a--;
-  while (b < d->out.n && push_of(&d->out.v[b], key))
-    b++;
-  if (!run && !split)
-    fault_point(&d->fault, FAULT_BEFORE_PUSH, o->hdr.iter);
-  else if ((i == a && (split || b - a == 1)) || (b - a >= 2 && i == a + (b - a) / 2))
-    fault_point(&d->fault, FAULT_MID_PUSH, o->hdr.iter);
-}
-
-static void push_done_faults(struct drv *d, size_t i) {
-  const struct rt_out *o = &d->out.v[i];
-  bool last = i + 1 == d->out.n || d->out.v[i + 1].hdr.type != WIRE_PUSH;
-  if (d->role == ROLE_WORKER && o->hdr.type == WIRE_PUSH && last)
-    fault_point(&d->fault, FAULT_AFTER_PUSH, o->hdr.iter);
+  return d->ops->server_sock ? d->ops->server_sock(d, o->index) : NULL;
 }
 
 static int send_one(struct drv *d, struct rt_out *o, bool direct) {
@@ -206,14 +161,16 @@ static int send_one(struct drv *d, struct rt_out *o, bool direct) {
 int drv_flush(struct drv *d, bool direct) {
   int rc = 0;
   for (size_t i = 0; i < d->out.n && !rc; i++) {
-    push_faults(d, i);
+    if (d->ops->before_send)
+      d->ops->before_send(d, i);
     int src = send_one(d, &d->out.v[i], direct);
     /* a listener's peer that cannot be reached is gone: whether it is lost
      * is the scheduler's call, and the role carries on for the others */
     if (src == DSANA_ENET && d->out.v[i].peer.len)
       src = 0;
     rc = src;
-    push_done_faults(d, i);
+    if (d->ops->after_send)
+      d->ops->after_send(d, i);
   }
   rt_outq_clear(&d->out);
   return rc;

@@ -4,7 +4,8 @@
  * the state machine offers run on the pool; each is timed and, on an
  * emulated cluster, stretched to the modelled time of a node of the
  * scenario's speed (emulate.h) on the thread that ran it, while this
- * thread keeps the link and the heartbeats going.
+ * thread keeps the link and the heartbeats going. Its ops table
+ * (driver_internal.h) and its state, private to this file.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,35 +15,67 @@
 #include "policy/ewma.h"
 #include "runtime/driver/driver_internal.h"
 #include "runtime/core/fault.h"
+#include "runtime/driver/driver_faults.h"
+#include "runtime/driver/emulate.h"
 #include "runtime/msg/msg.h"
 #include "runtime/record/trace.h"
+#include "runtime/worker/pool.h"
+#include "runtime/worker/worker.h"
 #include "util/affinity.h"
 #include "util/clock.h"
 #include "util/log.h"
 
+/* The worker's own, beside the driver's I/O (struct drv). */
+struct drv_worker {
+  struct worker *w;
+  struct net_sock **servers; /* dialers to every server, once joined */
+  uint32_t n_servers;
+  struct pool *pool;
+  struct scenario sc;
+  bool have_sc;
+  struct emulate *emu; /* per compute thread (one when manual) */
+  uint32_t n_emu;
+  bool ran_inline;              /* ran an item on this thread in this step */
+  struct drv_push_faults fault; /* the part of cfg.fault that names it */
+  double ns_per_cost;           /* measured compute per unit of a task's cost hint (0: none yet) */
+  double item_ns[4];            /* recent time of an item, per witem_kind (0: none yet) */
+};
+
 static void on_push_ready(void *arg, _Atomic uint64_t *ready, uint64_t n);
 
-int drv_worker_open(struct drv *d) {
+static int drv_worker_open(struct drv *d) {
+  struct drv_worker *dw = calloc(1, sizeof *dw);
+  if (!dw)
+    return DSANA_ENOMEM;
+  d->state = dw;
   int rc = drv_open_ctx(d);
   d->env.push_ready = on_push_ready;
   if (!rc)
     rc = drv_dial_scheduler(d);
   if (!rc)
-    rc = worker_create(&d->params, &d->env, &d->w);
+    rc = worker_create(&d->params, &d->env, &dw->w);
   if (!rc)
-    rc = worker_start(d->w, &d->out);
+    rc = worker_start(dw->w, &d->out);
   return rc ? rc : drv_flush(d, false);
 }
 
-void drv_worker_close(struct drv *d) {
-  pool_destroy(d->pool); /* joins: nothing runs after this */
-  d->pool = NULL;
-  for (uint32_t i = 0; d->emu && i < d->n_emu; i++)
-    emulate_fini(&d->emu[i]);
-  free(d->emu);
-  d->emu = NULL;
-  if (d->have_sc)
-    scenario_fini(&d->sc);
+static void drv_worker_close(struct drv *d) {
+  struct drv_worker *dw = d->state;
+  if (!dw)
+    return;
+  pool_destroy(dw->pool); /* joins: nothing runs after this */
+  dw->pool = NULL;
+  for (uint32_t i = 0; dw->emu && i < dw->n_emu; i++)
+    emulate_fini(&dw->emu[i]);
+  free(dw->emu);
+  if (dw->have_sc)
+    scenario_fini(&dw->sc);
+  worker_destroy(dw->w);
+  for (uint32_t s = 0; dw->servers && s < dw->n_servers; s++)
+    net_close(dw->servers[s]);
+  free(dw->servers);
+  free(dw);
+  d->state = NULL;
 }
 
 /* How many key ranges the item running on a thread has said final so far
@@ -61,9 +94,10 @@ static _Thread_local struct item_marks *tl_marks;
 /* The first n ranges said final may be read: the control thread may send
  * their keys. */
 static void publish(struct drv *d, _Atomic uint64_t *ready, uint64_t n) {
+  struct drv_worker *dw = d->state;
   atomic_store_explicit(ready, n, memory_order_release);
-  if (d->pool)
-    pool_wake(d->pool);
+  if (dw->pool)
+    pool_wake(dw->pool);
 }
 
 static void on_push_ready(void *arg, _Atomic uint64_t *ready, uint64_t n) {
@@ -88,11 +122,12 @@ static void mark_reached(void *arg, uint32_t i) {
  * (what it said final along the way is published on that clock). */
 static void run_item(void *arg, struct witem *it, uint32_t thread) {
   struct drv *d = arg;
+  struct drv_worker *dw = d->state;
   uint32_t iter = it->wt->iter;
   if (it->kind == WITEM_RUN || it->kind == WITEM_BEGIN)
-    fault_point(&d->fault, FAULT_BEFORE_TASK, iter);
-  struct emulate *e = &d->emu[thread < d->n_emu ? thread : 0];
-  double slowdown = scenario_slowdown(&d->sc, worker_index(d->w), iter);
+    fault_point(&dw->fault.plan, FAULT_BEFORE_TASK, iter);
+  struct emulate *e = &dw->emu[thread < dw->n_emu ? thread : 0];
+  double slowdown = scenario_slowdown(&dw->sc, worker_index(dw->w), iter);
   uint64_t t0 = clock_now_ns();
   struct item_marks marks = {.d = d, .stretch = it->kind != WITEM_BEGIN && emulate_stretches(e, slowdown), .t0 = t0};
   tl_marks = &marks;
@@ -111,6 +146,7 @@ static void run_item(void *arg, struct witem *it, uint32_t thread) {
 
 /* The cluster map came: the scenario, the link, the servers, the threads. */
 static int on_map(struct drv *d, const struct net_msg *m) {
+  struct drv_worker *dw = d->state;
   struct msg_cluster_map *map = calloc(1, sizeof *map);
   char err[512] = "";
   int rc = map ? 0 : DSANA_ENOMEM;
@@ -121,21 +157,21 @@ static int on_map(struct drv *d, const struct net_msg *m) {
   uint32_t index = rc ? 0 : map->your_index;
   if (!rc)
     drv_name_role(d, index);
-  if (!rc && map->scenario_path[0] && (rc = scenario_load(map->scenario_path, &d->sc, err, sizeof err)) == 0)
-    rc = scenario_fit_workers(&d->sc, map->n_workers, err, sizeof err); /* made as the scheduler made them */
+  if (!rc && map->scenario_path[0] && (rc = scenario_load(map->scenario_path, &dw->sc, err, sizeof err)) == 0)
+    rc = scenario_fit_workers(&dw->sc, map->n_workers, err, sizeof err); /* made as the scheduler made them */
   else if (!rc)
-    rc = scenario_default(map->n_workers, &d->sc);
-  d->have_sc = rc == 0;
+    rc = scenario_default(map->n_workers, &dw->sc);
+  dw->have_sc = rc == 0;
   if (rc && err[0])
     log_error("%s", err);
   if (!rc)
-    rc = drv_open_outbox(d, &d->sc, index);
+    rc = drv_open_outbox(d, index < dw->sc.n_workers ? &dw->sc.link[index] : &dw->sc.global_link);
   if (!rc)
     drv_share(d);
   if (!rc)
     rc = trace_open_role(map->trace_path, "worker", 3, index, &d->env.trace);
   if (!rc)
-    d->fault = fault_plan_for(&d->cfg.fault, false, index);
+    dw->fault.plan = fault_plan_for(&d->cfg.fault, false, index);
   if (!rc) /* the app's setup may take long: heartbeats go on meanwhile */
     rc = drv_keepalive_start(d, index, map->heartbeat_s);
   free(map);
@@ -144,14 +180,15 @@ static int on_map(struct drv *d, const struct net_msg *m) {
 
 /* After the state machine joined: dial the servers, start the threads. */
 static int after_join(struct drv *d) {
-  const struct msg_cluster_map *map = worker_map(d->w);
-  uint32_t index = worker_index(d->w);
-  d->n_servers = map->n_servers;
-  d->servers = calloc(d->n_servers, sizeof *d->servers);
-  if (!d->servers)
+  struct drv_worker *dw = d->state;
+  const struct msg_cluster_map *map = worker_map(dw->w);
+  uint32_t index = worker_index(dw->w);
+  dw->n_servers = map->n_servers;
+  dw->servers = calloc(dw->n_servers, sizeof *dw->servers);
+  if (!dw->servers)
     return DSANA_ENOMEM;
-  for (uint32_t s = 0; s < d->n_servers; s++)
-    if (net_dial(d->ctx, map->server_addr[s], rt_dial_id(ROLE_WORKER, index, (uint32_t)getpid()), &d->servers[s]) !=
+  for (uint32_t s = 0; s < dw->n_servers; s++)
+    if (net_dial(d->ctx, map->server_addr[s], rt_dial_id(ROLE_WORKER, index, (uint32_t)getpid()), &dw->servers[s]) !=
         0) {
       log_error("cannot connect to server %u at %s", s, map->server_addr[s]);
       return DSANA_ENET;
@@ -159,15 +196,15 @@ static int after_join(struct drv *d) {
   /* tasks run on compute threads, so this thread stays free for messages
    * and heartbeats however long a task takes; --threads unset: every core
    * (the launchers set a share when workers share a machine) */
-  uint32_t threads = d->manual ? 0 : worker_threads(d->w);
-  d->n_emu = 0;
-  if ((d->emu = calloc(threads ? threads : 1, sizeof *d->emu)) == NULL)
+  uint32_t threads = d->manual ? 0 : worker_threads(dw->w);
+  dw->n_emu = 0;
+  if ((dw->emu = calloc(threads ? threads : 1, sizeof *dw->emu)) == NULL)
     return DSANA_ENOMEM;
-  d->n_emu = threads ? threads : 1;
-  for (uint32_t i = 0; i < d->n_emu; i++)
-    if (emulate_init(&d->emu[i], worker_slots(d->w), d->sc.ns_per_cost) != 0)
+  dw->n_emu = threads ? threads : 1;
+  for (uint32_t i = 0; i < dw->n_emu; i++)
+    if (emulate_init(&dw->emu[i], worker_slots(dw->w), dw->sc.ns_per_cost) != 0)
       return DSANA_ENOMEM;
-  worker_set_one_block_items(d->w, d->sc.ns_per_cost == 0);
+  worker_set_one_block_items(dw->w, dw->sc.ns_per_cost == 0);
   /* every role in this process (--isolate threads): its workers' compute
    * threads are the machine's, numbered worker by worker over the cores;
    * with several workers, worker w's own thread keeps to the w-th core, or
@@ -176,11 +213,12 @@ static int after_join(struct drv *d) {
   int64_t first_cpu = d->params.shared_process ? (int64_t)index * threads : -1;
   if (first_cpu >= 0 && map->n_workers > 1 && affinity_bind_nth(index) != 0)
     log_debug("cannot bind worker %u to a CPU", index);
-  return pool_create(threads, first_cpu, index, run_item, d, &d->pool);
+  return pool_create(threads, first_cpu, index, run_item, d, &dw->pool);
 }
 
 static int fail(struct drv *d, int rc) {
-  if (!d->pool) /* failed before it joined: tell the scheduler why (later, a loss is the scheduler's call) */
+  struct drv_worker *dw = d->state;
+  if (!dw->pool) /* failed before it joined: tell the scheduler why (later, a loss is the scheduler's call) */
     drv_report_failure(d, rc);
   d->done = true;
   d->err = rc;
@@ -189,12 +227,13 @@ static int fail(struct drv *d, int rc) {
 
 /* A message from the scheduler. */
 static int from_scheduler(struct drv *d, const struct net_msg *m) {
-  bool joined = worker_map(d->w) != NULL;
+  struct drv_worker *dw = d->state;
+  bool joined = worker_map(dw->w) != NULL;
   int rc = m->hdr.type == WIRE_CLUSTER_MAP && !joined ? on_map(d, m) : 0;
   struct rt_from from = {.role = ROLE_SCHEDULER, .index = 0};
   if (!rc)
-    rc = worker_on_msg(d->w, &from, m, &d->out);
-  if (!rc && !joined && worker_map(d->w))
+    rc = worker_on_msg(dw->w, &from, m, &d->out);
+  if (!rc && !joined && worker_map(dw->w))
     rc = after_join(d);
   drv_keepalive_stop(d); /* joined (or failed): this thread sends again */
   return rc ? rc : drv_flush(d, false);
@@ -202,14 +241,15 @@ static int from_scheduler(struct drv *d, const struct net_msg *m) {
 
 /* Replies from server s (at most 64 at a time: the others get their turn). */
 static int from_server(struct drv *d, uint32_t s) {
+  struct drv_worker *dw = d->state;
   struct rt_from from = {.role = ROLE_SERVER, .index = s};
   int rc = 0;
   for (int n = 0; !rc && n < 64; n++) {
     struct net_msg m;
-    if ((rc = net_recv(d->servers[s], &m, 0)) == DSANA_EAGAIN)
+    if ((rc = net_recv(dw->servers[s], &m, 0)) == DSANA_EAGAIN)
       return 0;
     if (!rc)
-      rc = worker_on_msg(d->w, &from, &m, &d->out);
+      rc = worker_on_msg(dw->w, &from, &m, &d->out);
     net_msg_fini(&m);
     if (!rc)
       rc = drv_flush(d, false);
@@ -226,11 +266,12 @@ static int from_server(struct drv *d, uint32_t s) {
  * (the real time without a scenario) per unit of a whole task's cost
  * hint, and the time items of its kind take. */
 static void observe(struct drv *d, const struct witem *it) {
+  struct drv_worker *dw = d->state;
   double t = (double)it->modelled_ns;
-  d->item_ns[it->kind] = ewma_update(d->item_ns[it->kind], t, DRV_ITEM_EWMA_ALPHA);
+  dw->item_ns[it->kind] = ewma_update(dw->item_ns[it->kind], t, DRV_ITEM_EWMA_ALPHA);
   if (it->kind != WITEM_RUN || !(it->cost > 0) || !it->modelled_ns)
     return;
-  d->ns_per_cost = ewma_update(d->ns_per_cost, t / it->cost, DRV_ITEM_EWMA_ALPHA);
+  dw->ns_per_cost = ewma_update(dw->ns_per_cost, t / it->cost, DRV_ITEM_EWMA_ALPHA);
 }
 
 /* Items this short run on the control thread while no compute thread is
@@ -243,9 +284,10 @@ static void observe(struct drv *d, const struct witem *it) {
 #define INLINE_MAX_NS 100000.0
 
 static bool run_here(const struct drv *d, const struct witem *it, double spent_ns) {
-  if (d->manual || pool_in_flight(d->pool) != 0)
+  const struct drv_worker *dw = d->state;
+  if (d->manual || pool_in_flight(dw->pool) != 0)
     return false;
-  double est = it->kind == WITEM_RUN && d->ns_per_cost > 0 ? it->cost * d->ns_per_cost : d->item_ns[it->kind];
+  double est = it->kind == WITEM_RUN && dw->ns_per_cost > 0 ? it->cost * dw->ns_per_cost : dw->item_ns[it->kind];
   return est > 0 && spent_ns + est < INLINE_MAX_NS;
 }
 
@@ -254,30 +296,32 @@ static bool run_here(const struct drv *d, const struct witem *it, double spent_n
  * next instance of the same task (running ahead) may reuse from its first
  * item. */
 static int run_inline(struct drv *d, struct witem *it) {
+  struct drv_worker *dw = d->state;
   run_item(d, it, 0);
   observe(d, it);
-  d->ran_inline = true;
+  dw->ran_inline = true;
   int rc = drv_flush(d, false);
   if (!rc)
-    rc = worker_work_done(d->w, it, &d->out);
+    rc = worker_work_done(dw->w, it, &d->out);
   return rc ? rc : drv_flush(d, false);
 }
 
 /* Hand the pool what can run now (short tasks run here, run_here()). */
 static int dispatch(struct drv *d) {
-  uint32_t room = d->manual ? UINT32_MAX : pool_threads(d->pool) + 1;
+  struct drv_worker *dw = d->state;
+  uint32_t room = d->manual ? UINT32_MAX : pool_threads(dw->pool) + 1;
   struct witem it;
   int rc = 0;
   double spent_ns = 0; /* inline, in this step */
-  for (uint32_t here = 0; !rc && pool_in_flight(d->pool) < room && here < 16;) {
-    if ((rc = worker_next_work(d->w, &it, &d->out)) != 0)
+  for (uint32_t here = 0; !rc && pool_in_flight(dw->pool) < room && here < 16;) {
+    if ((rc = worker_next_work(dw->w, &it, &d->out)) != 0)
       break;
     if (run_here(d, &it, spent_ns)) {
       rc = run_inline(d, &it);
       spent_ns += (double)it.modelled_ns;
       here++;
     } else {
-      rc = pool_submit(d->pool, &it);
+      rc = pool_submit(dw->pool, &it);
     }
   }
   rc = rc == DSANA_EAGAIN ? 0 : rc;
@@ -287,13 +331,14 @@ static int dispatch(struct drv *d) {
 /* Finished items, and what running ones said is final (sent first: it
  * was final first). */
 static int take_done(struct drv *d) {
+  struct drv_worker *dw = d->state;
   struct witem it;
-  int rc = worker_push_progress(d->w, &d->out);
+  int rc = worker_push_progress(dw->w, &d->out);
   if (!rc)
     rc = drv_flush(d, false);
-  while (!rc && d->pool && pool_take(d->pool, &it)) {
+  while (!rc && dw->pool && pool_take(dw->pool, &it)) {
     observe(d, &it);
-    if ((rc = worker_work_done(d->w, &it, &d->out)) == 0)
+    if ((rc = worker_work_done(dw->w, &it, &d->out)) == 0)
       rc = drv_flush(d, false);
   }
   return rc;
@@ -301,16 +346,17 @@ static int take_done(struct drv *d) {
 
 /* Wait for a message, a finished item or the link's next departure. */
 static int wait_input(struct drv *d, int timeout_ms, bool *sched_ready, bool *srv_ready) {
+  struct drv_worker *dw = d->state;
   struct net_sock *socks[1 + MSG_MAX_SERVERS];
   uint32_t map[1 + MSG_MAX_SERVERS];
   int n = 0;
   socks[n++] = d->sched;
-  for (uint32_t s = 0; d->servers && s < d->n_servers; s++) {
+  for (uint32_t s = 0; dw->servers && s < dw->n_servers; s++) {
     map[n] = s;
-    socks[n++] = d->servers[s];
+    socks[n++] = dw->servers[s];
   }
   bool ready[1 + MSG_MAX_SERVERS], fd_ready = false;
-  int fd = d->pool ? pool_fd(d->pool) : -1;
+  int fd = dw->pool ? pool_fd(dw->pool) : -1;
   int rc = net_poll(socks, n, &fd, fd >= 0, timeout_ms, net_outbox_due_ns(d->outbox), ready, &fd_ready);
   *sched_ready = rc > 0 && ready[0];
   for (int i = 1; i < n; i++)
@@ -318,14 +364,15 @@ static int wait_input(struct drv *d, int timeout_ms, bool *sched_ready, bool *sr
   return rc < 0 ? rc : 0;
 }
 
-int drv_worker_step(struct drv *d, int timeout_ms) {
+static int drv_worker_step(struct drv *d, int timeout_ms) {
+  struct drv_worker *dw = d->state;
   bool sched_ready = false, srv_ready[MSG_MAX_SERVERS] = {false};
   int idle_ms = (int)(d->cfg.heartbeat_s * 1000);
   int rc = 0;
-  d->ran_inline = false;
-  if (d->pool && (rc = dispatch(d)) != 0)
+  dw->ran_inline = false;
+  if (dw->pool && (rc = dispatch(d)) != 0)
     return fail(d, rc);
-  int wait = d->ran_inline ? 0 : timeout_ms < 0 || timeout_ms > idle_ms ? idle_ms : timeout_ms;
+  int wait = dw->ran_inline ? 0 : timeout_ms < 0 || timeout_ms > idle_ms ? idle_ms : timeout_ms;
   if ((rc = wait_input(d, wait, &sched_ready, srv_ready)) != 0 || (rc = take_done(d)) != 0)
     return fail(d, rc);
   for (int n = 0; sched_ready && n < 64 && !rc; n++) {
@@ -338,17 +385,51 @@ int drv_worker_step(struct drv *d, int timeout_ms) {
       rc = from_scheduler(d, &m);
     net_msg_fini(&m);
   }
-  for (uint32_t s = 0; !rc && d->servers && s < d->n_servers; s++)
+  for (uint32_t s = 0; !rc && dw->servers && s < dw->n_servers; s++)
     rc = srv_ready[s] ? from_server(d, s) : 0;
   if (!rc && (rc = net_outbox_pump(d->outbox, clock_now_ns(), NULL)) == 0)
-    rc = worker_on_tick(d->w, clock_now_ns(), &d->out);
+    rc = worker_on_tick(dw->w, clock_now_ns(), &d->out);
   if (!rc)
     rc = drv_flush(d, false);
   if (rc)
     return fail(d, rc);
-  if (worker_stopped(d->w)) {
+  if (worker_stopped(dw->w)) {
     d->done = true;
     return net_outbox_flush(d->outbox);
   }
   return 0;
 }
+
+static struct net_sock *drv_worker_server_sock(struct drv *d, uint32_t index) {
+  struct drv_worker *dw = d->state;
+  return dw->servers && index < dw->n_servers ? dw->servers[index] : NULL;
+}
+
+static void drv_worker_before_send(struct drv *d, size_t i) {
+  struct drv_worker *dw = d->state;
+  drv_push_faults_before(&dw->fault, &d->out, i);
+}
+
+static void drv_worker_after_send(struct drv *d, size_t i) {
+  const struct drv_worker *dw = d->state;
+  drv_push_faults_after(&dw->fault, &d->out, i);
+}
+
+static struct pool *drv_worker_pool(struct drv *d) { return ((struct drv_worker *)d->state)->pool; }
+
+/* Its index once it joined. */
+static uint32_t drv_worker_index(const struct drv *d) {
+  const struct drv_worker *dw = d->state;
+  return dw->w && worker_map(dw->w) ? worker_index(dw->w) : UINT32_MAX;
+}
+
+const struct drv_role_ops drv_worker_ops = {
+    .open = drv_worker_open,
+    .step = drv_worker_step,
+    .close = drv_worker_close,
+    .server_sock = drv_worker_server_sock,
+    .before_send = drv_worker_before_send,
+    .after_send = drv_worker_after_send,
+    .pool = drv_worker_pool,
+    .worker_index = drv_worker_index,
+};

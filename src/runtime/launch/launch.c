@@ -486,8 +486,6 @@ void runtime_catch_stop_signals(void) {
       sigaction(launch_stop_signals[i], &sa, NULL);
 }
 
-int runtime_stop_caught(void) { return stop_flag_caught(); }
-
 void launch_stop_set(sigset_t *set) {
   note_ignored();
   launch_stop_signal = 0;

@@ -52,12 +52,10 @@ int runtime_launch_threads(const struct role_params *p);
 int runtime_launch_signal(void);
 
 /* A role run by hand (`dsana scheduler`): the stop signals not ignored at
- * start are caught instead of killing the process; runtime_stop_caught()
- * then says which came (0: none), and the scheduler ends the job telling
- * every role (runtime_launch_signal() says it too: the caller should die
- * of it once the job ended). */
+ * start are caught instead of killing the process, and the scheduler ends
+ * the job telling every role (runtime_launch_signal() says which came: the
+ * caller should die of it once the job ended). */
 void runtime_catch_stop_signals(void);
-int runtime_stop_caught(void);
 
 /* Under mpirun/srun: the rank and size from the launcher's variables.
  * Returns 0 when such variables exist, DSANA_EAGAIN when they do not. */

@@ -41,7 +41,7 @@ void wbuf_f64(struct wbuf *w, double v) {
     wire_put_f64(at, v);
 }
 
-void wbuf_bytes(struct wbuf *w, const void *src, size_t n) {
+static void wbuf_bytes(struct wbuf *w, const void *src, size_t n) {
   uint8_t *at = wbuf_take(w, n);
   if (at && n)
     memcpy(at, src, n);

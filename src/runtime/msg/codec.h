@@ -26,7 +26,6 @@ void wbuf_init(struct wbuf *w, uint8_t *storage, size_t cap);
 void wbuf_u32(struct wbuf *w, uint32_t v);
 void wbuf_u64(struct wbuf *w, uint64_t v);
 void wbuf_f64(struct wbuf *w, double v);
-void wbuf_bytes(struct wbuf *w, const void *src, size_t n);
 void wbuf_str(struct wbuf *w, const char *s); /* u32 length + bytes */
 
 void rbuf_init(struct rbuf *r, const void *p, size_t len);

@@ -12,7 +12,10 @@
 
 #include "util/proctitle.h"
 
-void role_thread_name(enum rt_role role, uint32_t index, char *name, size_t len) {
+/* The kernel name of role `role` number `index` (len >= 16): "dsana-sched",
+ * "dsana-srv-0", "dsana-wrk-2"; "dsana-srv", "dsana-wrk" while the index
+ * is not known (UINT32_MAX). */
+static void role_thread_name(enum rt_role role, uint32_t index, char *name, size_t len) {
   const char *abbr = role == ROLE_SCHEDULER ? "sched" : role == ROLE_SERVER ? "srv" : "wrk";
   if (role != ROLE_SCHEDULER && index != UINT32_MAX)
     snprintf(name, len, "dsana-%s-%u", abbr, index);

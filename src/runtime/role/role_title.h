@@ -23,11 +23,6 @@
  * kernel name. Process-wide; call from the role's main thread. */
 void role_title_set(enum rt_role role, const struct run_config *cfg, uint32_t index);
 
-/* The kernel name of role `role` number `index` (len >= 16): "dsana-sched",
- * "dsana-srv-0", "dsana-wrk-2"; "dsana-srv", "dsana-wrk" while the index
- * is not known (UINT32_MAX). */
-void role_thread_name(enum rt_role role, uint32_t index, char *name, size_t len);
-
 /* Name the calling thread after its role (a role run as a thread of the
  * launcher); the process title is left alone. */
 void role_thread_title(enum rt_role role, uint32_t index);

@@ -141,10 +141,6 @@ int sch_start_iteration(struct scheduler *s, struct rt_outq *out);
 int sch_on_report(struct scheduler *s, uint32_t server, const struct net_msg *m, struct rt_outq *out);
 int sch_on_task_done(struct scheduler *s, uint32_t worker, const struct net_msg *m, struct rt_outq *out);
 int sch_on_ckpt_done(struct scheduler *s, uint32_t server, const struct net_msg *m);
-/* A fresh job whose servers hold their initial values: every worker
- * fetches iteration 1's input now (FETCH_AHEAD before any ITER_START), and
- * iteration 0 ends once each is READY. */
-int sch_load_first_input(struct scheduler *s, struct rt_outq *out);
 int sch_on_ready(struct scheduler *s, uint32_t worker, const struct net_msg *m, struct rt_outq *out);
 /* End the iteration if everything it waits for is in. */
 int sch_maybe_end(struct scheduler *s, struct rt_outq *out);

@@ -370,7 +370,10 @@ static int plan_first(struct scheduler *s) {
   return rc;
 }
 
-int sch_load_first_input(struct scheduler *s, struct rt_outq *out) {
+/* A fresh job whose servers hold their initial values: every worker
+ * fetches iteration 1's input now (FETCH_AHEAD before any ITER_START), and
+ * iteration 0 ends once each is READY. */
+static int sch_load_first_input(struct scheduler *s, struct rt_outq *out) {
   /* block-wise tasks start (task_begin: a task's data laid out, its buffers
    * touched) as part of loading, like the next iteration's in steady state */
   bool plan = s->blocks && s->fetch_ahead;

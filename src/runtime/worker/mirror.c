@@ -79,13 +79,14 @@ void mirror_fini(struct mirror *m) {
   memset(m, 0, sizeof *m);
 }
 
-uint64_t mirror_chunk_len(const struct mirror_table *mt, uint64_t c) {
+/* Keys in chunk c (the last one may be short). */
+static uint64_t mirror_chunk_len(const struct mirror_table *mt, uint64_t c) {
   uint64_t lo = c * mt->chunk_keys, hi = lo + mt->chunk_keys;
   return (hi > mt->n_keys ? mt->n_keys : hi) - lo;
 }
 
 /* Wanted keys of [lo, hi): read keys inside the cover. */
-uint64_t mirror_wanted_keys(const struct mirror_table *mt, uint64_t lo, uint64_t hi) {
+static uint64_t mirror_wanted_keys(const struct mirror_table *mt, uint64_t lo, uint64_t hi) {
   lo = lo > mt->cover_lo ? lo : mt->cover_lo;
   hi = hi < mt->cover_hi ? hi : mt->cover_hi;
   return lo < hi ? keymask_count(mt->unread, lo, hi) : 0;

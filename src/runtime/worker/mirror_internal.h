@@ -45,10 +45,6 @@ static inline void mirror_count_in(struct mirror *m, uint32_t iter, uint64_t byt
   }
 }
 
-/* mirror.c */
-uint64_t mirror_chunk_len(const struct mirror_table *mt, uint64_t c);
-/* Keys of [lo, hi) a dense fetch asks for (read keys inside the cover). */
-uint64_t mirror_wanted_keys(const struct mirror_table *mt, uint64_t lo, uint64_t hi);
 /* Chunk c holds iteration iter's complete values (in buffer iter & 1). */
 static inline bool mirror_chunk_in(const struct mirror_table *mt, uint32_t iter, uint64_t c) {
   return iter && mt->asked[iter & 1u] == iter && mt->chunk_got[iter & 1u][c] == mt->chunk_want[c];
