@@ -341,6 +341,31 @@ static int instance_item(struct worker *w, struct wtask *wt, struct witem *it, b
   return 0;
 }
 
+/* What the compute thread running item `it` of wt may run after it by
+ * itself (wtask.chain): the blocks from there whose chunks are in, and
+ * the end once they all ran, as instance_item() would hand them out;
+ * nothing while loading or for a provisional instance that will be
+ * dropped (its iteration began without it). */
+static uint64_t chain_word(const struct worker *w, const struct wtask *wt, const struct witem *it) {
+  if (!w->blocks || w->iter == 0 || (wt->provisional && wt->iter < w->iter))
+    return 0;
+  uint32_t b = w->job.block_table;
+  uint64_t c = it->kind == WITEM_BLOCK ? it->chunk_end : wt->next_chunk, n = w->mirror.t[b].n_chunks;
+  while (c < n && mirror_chunk_ready(&w->mirror, b, wt->iter, c))
+    c++;
+  bool end = c == n && !wt->provisional && wt->iter == w->iter;
+  return c << 2 | (end ? CHAIN_END : 0) | (mirror_missing(&w->mirror, b) > 0 ? CHAIN_MISSING : 0);
+}
+
+void wtasks_publish(struct worker *w) {
+  for (uint32_t i = 0; w->blocks && i < w->n_held; i++) {
+    struct wtask *wt = &w->slots[w->order[i]];
+    struct witem from = {.kind = WITEM_BEGIN}; /* from its next block on (the control thread's view) */
+    if (wt->running)
+      atomic_store_explicit(&wt->chain, chain_word(w, wt, &from), memory_order_release);
+  }
+}
+
 int wtasks_next(struct worker *w, struct witem *it, struct rt_outq *out) {
   int rc = start_queued(w);
   if (!rc && w->blocks)
@@ -351,11 +376,9 @@ int wtasks_next(struct worker *w, struct witem *it, struct rt_outq *out) {
     if (wt->running || (rc = instance_item(w, wt, it, &found, out)) != 0 || !found)
       continue;
     wt->running = true;
-    uint64_t nc = w->blocks ? w->mirror.t[w->job.block_table].n_chunks : 1;
-    it->slot = (uint64_t)wt->task * (nc + 2) + (it->kind == WITEM_BLOCK ? 1 + it->chunk
-                                                : it->kind == WITEM_END ? 1 + nc
-                                                                        : 0);
+    it->slot = witem_slot(w, it);
     it->cost = it->kind == WITEM_RUN ? w->job.tasks[wt->task].cost : 0;
+    atomic_store_explicit(&wt->chain, chain_word(w, wt, it), memory_order_release);
     return 0;
   }
   /* nothing to run now: what waits leaves before the worker idles */
