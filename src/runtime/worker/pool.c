@@ -34,6 +34,7 @@ struct pool {
   pthread_cond_t cv;
   struct ring todo, done;
   uint32_t in_flight; /* the owner's: hand-outs submitted whose last item it did not take */
+  bool armed;         /* the fd was made readable for finished items (not taken since) */
   atomic_bool stop;
   int efd;
 };
@@ -99,15 +100,22 @@ static void run_chain(struct pool *p, struct witem it, uint32_t index, struct ri
   }
 }
 
-/* A batch's items go to the owner together; the fd wakes it if none waited. */
+/* A batch's items go to the owner together (under the mutex). The fd
+ * wakes it unless the batch's instance waits for input that wakes the
+ * owner anyway (worker_item_can_wait), and that input did not come
+ * meanwhile: the owner publishes what came (wtask.chain) before it takes
+ * finished items (pool_take, under this mutex) and then waits, so either
+ * it takes this batch or the check below sees what it published. */
 static void hand_back(struct pool *p, struct ring *batch) {
-  bool first = p->done.n == 0;
   for (size_t i = 0; i < batch->n; i++)
     if (ring_push(&p->done, &batch->v[i]) != 0)
       log_error("pool: out of memory keeping a finished item");
+  struct witem last = batch->v[batch->n - 1];
   batch->n = 0;
-  if (first)
+  if (!p->armed && (!worker_item_can_wait(&last) || worker_next_item(&last))) {
     signal_done(p);
+    p->armed = true;
+  }
 }
 
 static void *thread_main(void *argp) {
@@ -212,6 +220,7 @@ bool pool_take(struct pool *p, struct witem *it) {
     uint64_t v;
     if (read(p->efd, &v, sizeof v) < 0 && errno != EAGAIN)
       log_debug("pool: eventfd read failed");
+    p->armed = false;
   }
   pthread_mutex_unlock(&p->mu);
   return got;

@@ -109,6 +109,7 @@ static struct wtask *instance_begin(struct worker *w, uint32_t task, uint32_t it
   memcpy(push, wt->push, sizeof push);
   memset(wt, 0, sizeof *wt);
   atomic_init(&wt->ready_pub, 0);
+  atomic_init(&wt->chain, 0);
   wt->ready = ready;
   wt->sent = sent;
   memset(sent, 0, w->map->n_servers * sizeof *sent);
@@ -345,7 +346,9 @@ static int instance_item(struct worker *w, struct wtask *wt, struct witem *it, b
  * itself (wtask.chain): the blocks from there whose chunks are in, and
  * the end once they all ran, as instance_item() would hand them out;
  * nothing while loading or for a provisional instance that will be
- * dropped (its iteration began without it). */
+ * dropped (its iteration began without it). Past loading, what waits for
+ * input may come back quietly: its input wakes this thread, which then
+ * takes finished items before it hands out more (pool.h). */
 static uint64_t chain_word(const struct worker *w, const struct wtask *wt, const struct witem *it) {
   if (!w->blocks || w->iter == 0 || (wt->provisional && wt->iter < w->iter))
     return 0;
@@ -354,7 +357,7 @@ static uint64_t chain_word(const struct worker *w, const struct wtask *wt, const
   while (c < n && mirror_chunk_ready(&w->mirror, b, wt->iter, c))
     c++;
   bool end = c == n && !wt->provisional && wt->iter == w->iter;
-  return c << 2 | (end ? CHAIN_END : 0) | (mirror_missing(&w->mirror, b) > 0 ? CHAIN_MISSING : 0);
+  return c << 3 | CHAIN_QUIET | (end ? CHAIN_END : 0) | (mirror_missing(&w->mirror, b) > 0 ? CHAIN_MISSING : 0);
 }
 
 void wtasks_publish(struct worker *w) {
