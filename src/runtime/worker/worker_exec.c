@@ -6,9 +6,9 @@
  *
  * Thread safety: the control thread sets an instance up and does not touch
  * it while one of its items runs (but for wtask.chain, which tells the
- * compute thread what it may run next: worker_next_item); values the hook reads (mirror chunks the
- * control thread said are complete, the globals) are not written while any
- * item runs that may read them. Push buffers are the instance's own, or
+ * compute thread what it may run next: worker_next_item); values the hook
+ * reads (mirror chunks the control thread said are complete, the globals)
+ * are not written while any item runs that may read them. Push buffers are the instance's own, or
  * (ASSIGN) disjoint ranges of one worker-wide buffer. The one exception:
  * once a task publishes key ranges of its pushes as final (ready_pub,
  * release), the control thread sends those keys while the task writes the

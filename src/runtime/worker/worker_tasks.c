@@ -342,18 +342,19 @@ static int instance_item(struct worker *w, struct wtask *wt, struct witem *it, b
   return 0;
 }
 
-/* What the compute thread running item `it` of wt may run after it by
- * itself (wtask.chain): the blocks from there whose chunks are in, and
- * the end once they all ran, as instance_item() would hand them out;
+/* What the compute thread running wt's items may run by itself
+ * (wtask.chain): its blocks from the next one on (as this thread last
+ * knew it) whose chunks are in, and the end once they all ran, as
+ * instance_item() would hand them out;
  * nothing while loading or for a provisional instance that will be
  * dropped (its iteration began without it). Past loading, what waits for
  * input may come back quietly: its input wakes this thread, which then
  * takes finished items before it hands out more (pool.h). */
-static uint64_t chain_word(const struct worker *w, const struct wtask *wt, const struct witem *it) {
+static uint64_t chain_word(const struct worker *w, const struct wtask *wt) {
   if (!w->blocks || w->iter == 0 || (wt->provisional && wt->iter < w->iter))
     return 0;
   uint32_t b = w->job.block_table;
-  uint64_t c = it->kind == WITEM_BLOCK ? it->chunk_end : wt->next_chunk, n = w->mirror.t[b].n_chunks;
+  uint64_t c = wt->next_chunk, n = w->mirror.t[b].n_chunks;
   while (c < n && mirror_chunk_ready(&w->mirror, b, wt->iter, c))
     c++;
   bool end = c == n && !wt->provisional && wt->iter == w->iter;
@@ -363,9 +364,8 @@ static uint64_t chain_word(const struct worker *w, const struct wtask *wt, const
 void wtasks_publish(struct worker *w) {
   for (uint32_t i = 0; w->blocks && i < w->n_held; i++) {
     struct wtask *wt = &w->slots[w->order[i]];
-    struct witem from = {.kind = WITEM_BEGIN}; /* from its next block on (the control thread's view) */
     if (wt->running)
-      atomic_store_explicit(&wt->chain, chain_word(w, wt, &from), memory_order_release);
+      atomic_store_explicit(&wt->chain, chain_word(w, wt), memory_order_release);
   }
 }
 
@@ -381,7 +381,7 @@ int wtasks_next(struct worker *w, struct witem *it, struct rt_outq *out) {
     wt->running = true;
     it->slot = witem_slot(w, it);
     it->cost = it->kind == WITEM_RUN ? w->job.tasks[wt->task].cost : 0;
-    atomic_store_explicit(&wt->chain, chain_word(w, wt, it), memory_order_release);
+    atomic_store_explicit(&wt->chain, chain_word(w, wt), memory_order_release);
     return 0;
   }
   /* nothing to run now: what waits leaves before the worker idles */
