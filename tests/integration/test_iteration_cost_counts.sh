@@ -6,7 +6,13 @@
 # Counts, not times: a 4-worker, 1-server job on a small graph (compute
 # ~0.05 ms an iteration) must stay within the budgets below; the runtime
 # rewrite that doubled the cost of an iteration (132 wake-ups per
-# iteration, 18 scheduler messages) fails them. Both modes, identical ranks.
+# iteration, 18 scheduler messages) fails them. Both modes, identical ranks
+# (measured 7.7-9.7 wake-ups in bsp, 6.3-6.6 in dsana, on a busy 2-core
+# machine). Then block-wise tasks on the compute threads: 2 workers on an
+# emulated link (chunks) with a cost model (items long enough for the
+# pool), where a compute thread runs an instance's ready blocks back to back
+# and hands them back together (pool.h): measured 169-178 wake-ups an
+# iteration; 266-273 when every block was a hand-off and back.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins
@@ -32,8 +38,24 @@ for mode in bsp dsana; do
   awk -v m="$msgs" -v b="$budget" 'BEGIN { exit !(m <= b) }' &&
     pass "$mode: $msgs scheduler messages per iteration <= $budget" ||
     fail "$mode: $msgs scheduler messages per iteration > $budget"
-  awk -v x="$wake" 'BEGIN { exit !(x > 0 && x <= 80) }' &&
-    pass "$mode: $wake wake-ups per iteration <= 80" || fail "$mode: $wake wake-ups per iteration (budget 80)"
+  wbudget=16
+  [ "$mode" = dsana ] && wbudget=12
+  awk -v x="$wake" -v b=$wbudget 'BEGIN { exit !(x > 0 && x <= b) }' &&
+    pass "$mode: $wake wake-ups per iteration <= $wbudget" ||
+    fail "$mode: $wake wake-ups per iteration (budget $wbudget)"
 done
 cmp -s bsp.tsv dsana.tsv && pass "identical ranks in both modes" || fail "ranks differ between bsp and dsana"
+
+"$DSANA" graph gen kron --scale 15 --seed 3 --out k15.bin >/dev/null || die "graph gen failed"
+cat >link.json <<'EOF'
+{"workers": [{"speed": 1}, {"speed": 1}], "link": {"bandwidth_mbit": 1310, "latency_ms": 0.5},
+ "ns_per_cost": 3, "time_scale": 8}
+EOF
+run_capture blocks "$DSANA" pagerank k15.bin --workers 2 --servers 1 --threads 1 --mode dsana --tol 0 \
+  --max-iter 60 --quiet --scenario link.json --metrics blocks.jsonl --out blocks.tsv
+[ "$RC" -eq 0 ] || die "block-wise run failed: $(head -c 300 blocks.err)"
+wake=$(jq -r 'select(.type == "summary") | .wakeups_per_iter // "none"' blocks.jsonl)
+note "block-wise on an emulated link: $wake wake-ups per iteration"
+awk -v x="$wake" 'BEGIN { exit !(x > 0 && x <= 220) }' &&
+  pass "block-wise: $wake wake-ups per iteration <= 220" || fail "block-wise: $wake wake-ups per iteration (budget 220)"
 finish

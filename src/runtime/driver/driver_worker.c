@@ -370,7 +370,9 @@ static int drv_worker_step(struct drv *d, int timeout_ms) {
   int idle_ms = (int)(d->cfg.heartbeat_s * 1000);
   int rc = 0;
   dw->ran_inline = false;
-  if (dw->pool && (rc = dispatch(d)) != 0)
+  /* items whose next input came with the last step's messages come back
+   * without waking this thread (pool.h): take them before handing out */
+  if (dw->pool && ((rc = take_done(d)) != 0 || (rc = dispatch(d)) != 0))
     return fail(d, rc);
   int wait = dw->ran_inline ? 0 : timeout_ms < 0 || timeout_ms > idle_ms ? idle_ms : timeout_ms;
   if ((rc = wait_input(d, wait, &sched_ready, srv_ready)) != 0 || (rc = take_done(d)) != 0)

@@ -1,9 +1,12 @@
 /* pool.c - a worker's compute threads (pool.h): two FIFO rings under one
- * mutex, a condition variable for the threads, an eventfd for the owner. */
+ * mutex, a condition variable for the threads, an eventfd for the owner.
+ * A thread runs a hand-out's items one after the other (worker_next_item)
+ * into a batch of its own, which it hands back in one go. */
 #include "runtime/worker/pool.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +33,9 @@ struct pool {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   struct ring todo, done;
-  uint32_t in_flight;
-  bool stop;
+  uint32_t in_flight; /* the owner's: hand-outs submitted whose last item it did not take */
+  bool armed;         /* the fd was made readable for finished items (not taken since) */
+  atomic_bool stop;
   int efd;
 };
 
@@ -70,9 +74,49 @@ static void signal_done(struct pool *p) {
 struct thread_arg {
   struct pool *p;
   uint32_t index;
-  uint32_t worker; /* the worker it computes for (its name) */
-  int64_t cpu;     /* the n-th CPU this process may run on, modulo their count; < 0: any */
+  uint32_t worker;   /* the worker it computes for (its name) */
+  int64_t cpu;       /* the n-th CPU this process may run on, modulo their count; < 0: any */
+  struct ring batch; /* the items of its hand-out run so far (room for POOL_BATCH_FIRST to begin with) */
 };
+
+#define POOL_BATCH_FIRST 16
+
+/* Run hand-out `it` and the items after it that may run at once (the
+ * same instance's, worker_next_item) into batch, in order, each but the
+ * last marked `more`. Room for the next one is made before it runs (none:
+ * the batch ends there), so no item gets lost. */
+static void run_chain(struct pool *p, struct witem it, uint32_t index, struct ring *batch) {
+  for (;;) {
+    cpu_busy_add(1);
+    p->run(p->arg, &it, index);
+    cpu_busy_add(-1);
+    struct witem next = it, *v = grow_for_one(batch->v, &batch->cap, batch->n + 1, sizeof *v, POOL_BATCH_FIRST);
+    batch->v = v ? v : batch->v;
+    it.more = v && !atomic_load_explicit(&p->stop, memory_order_relaxed) && worker_next_item(&next);
+    batch->v[batch->n++] = it; /* (head stays 0: a batch is a plain array) */
+    if (!it.more)
+      return;
+    it = next;
+  }
+}
+
+/* A batch's items go to the owner together (under the mutex). The fd
+ * wakes it unless the batch's instance waits for input that wakes the
+ * owner anyway (worker_item_can_wait), and that input did not come
+ * meanwhile: the owner publishes what came (wtask.chain) before it takes
+ * finished items (pool_take, under this mutex) and then waits, so either
+ * it takes this batch or the check below sees what it published. */
+static void hand_back(struct pool *p, struct ring *batch) {
+  for (size_t i = 0; i < batch->n; i++)
+    if (ring_push(&p->done, &batch->v[i]) != 0)
+      log_error("pool: out of memory keeping a finished item");
+  struct witem last = batch->v[batch->n - 1];
+  batch->n = 0;
+  if (!p->armed && (!worker_item_can_wait(&last) || worker_next_item(&last))) {
+    signal_done(p);
+    p->armed = true;
+  }
+}
 
 static void *thread_main(void *argp) {
   struct thread_arg ta = *(struct thread_arg *)argp;
@@ -91,17 +135,12 @@ static void *thread_main(void *argp) {
       break;
     struct witem it = ring_pop_at(&p->todo, 0);
     pthread_mutex_unlock(&p->mu);
-    cpu_busy_add(1);
-    p->run(p->arg, &it, ta.index);
-    cpu_busy_add(-1);
+    run_chain(p, it, ta.index, &ta.batch);
     pthread_mutex_lock(&p->mu);
-    bool first = p->done.n == 0;
-    if (ring_push(&p->done, &it) != 0)
-      log_error("pool: out of memory keeping a finished item");
-    if (first)
-      signal_done(p);
+    hand_back(p, &ta.batch);
   }
   pthread_mutex_unlock(&p->mu);
+  free(ta.batch.v);
   return NULL;
 }
 
@@ -121,9 +160,15 @@ int pool_create(uint32_t n_threads, int64_t first_cpu, uint32_t worker, pool_run
   }
   for (uint32_t i = 0; i < n_threads; i++) {
     struct thread_arg *ta = malloc(sizeof *ta);
-    if (ta)
-      *ta = (struct thread_arg){.p = p, .index = i, .worker = worker, .cpu = first_cpu < 0 ? -1 : first_cpu + i};
-    if (!ta || pthread_create(&p->threads[i], NULL, thread_main, ta) != 0) {
+    struct witem *batch = malloc(POOL_BATCH_FIRST * sizeof *batch);
+    if (ta && batch)
+      *ta = (struct thread_arg){.p = p,
+                                .index = i,
+                                .worker = worker,
+                                .cpu = first_cpu < 0 ? -1 : first_cpu + i,
+                                .batch = {.v = batch, .cap = POOL_BATCH_FIRST}};
+    if (!ta || !batch || pthread_create(&p->threads[i], NULL, thread_main, ta) != 0) {
+      free(batch);
       free(ta);
       pool_destroy(p);
       return DSANA_ENOMEM;
@@ -169,12 +214,13 @@ bool pool_take(struct pool *p, struct witem *it) {
   bool got = p->done.n > 0;
   if (got) {
     *it = ring_pop_at(&p->done, 0);
-    p->in_flight--;
+    p->in_flight -= !it->more;
   }
   if (p->done.n == 0 && p->efd >= 0) {
     uint64_t v;
     if (read(p->efd, &v, sizeof v) < 0 && errno != EAGAIN)
       log_debug("pool: eventfd read failed");
+    p->armed = false;
   }
   pthread_mutex_unlock(&p->mu);
   return got;

@@ -4,8 +4,16 @@
  * control thread poll it beside its sockets.
  *
  * Each thread runs `run(arg, item, thread)` (the hook call and its
- * emulated timing). With n_threads == 0 the pool is manual: nothing runs
- * until pool_run() is called (from the owner's thread), which is how tests
+ * emulated timing) for the item submitted and then, while
+ * worker_next_item() says the same task instance's next item may run, for
+ * that one too, each timed on its own; the items of one submission come
+ * back together, in the order they ran (all but the last marked `more`),
+ * so a task with k ready items costs the owner one wake-up, not k. Items
+ * whose instance then waits for input (worker_item_can_wait) come back
+ * without making the fd readable: the owner takes finished items with
+ * pool_take() after it handled what it heard and before it waits. With
+ * n_threads == 0 the pool is manual: nothing runs until pool_run() is
+ * called (from the owner's thread), one item per call, which is how tests
  * choose the order in which work completes.
  *
  * The owner's thread submits and takes; the threads only run items.
@@ -34,7 +42,7 @@ void pool_destroy(struct pool *p);
 int pool_submit(struct pool *p, const struct witem *it);
 /* A finished item, if any: true and *it. */
 bool pool_take(struct pool *p, struct witem *it);
-/* Items submitted and not taken. */
+/* Submissions whose last item was not taken. */
 uint32_t pool_in_flight(const struct pool *p);
 /* Threads (0 for a manual pool). */
 uint32_t pool_threads(const struct pool *p);

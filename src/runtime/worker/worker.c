@@ -229,7 +229,7 @@ static void note_freeze(struct worker *w, uint64_t now_ns) {
   w->watch.last_heard_ns = now_ns - (uint64_t)((w->map->peer_timeout_s - grace) * 1e9);
 }
 
-int worker_on_msg(struct worker *w, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out) {
+static int on_msg(struct worker *w, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out) {
   if (from->role == ROLE_SCHEDULER) {
     uint64_t now_ns = rt_now(w->env);
     note_freeze(w, now_ns); /* its first word after a freeze may come before a tick */
@@ -244,6 +244,13 @@ int worker_on_msg(struct worker *w, const struct rt_from *from, const struct net
   mirror_take(&w->mirror, from->index, m);
   int rc = mirror_kick(&w->mirror, out);
   return rc ? rc : maybe_ready(w, out);
+}
+
+int worker_on_msg(struct worker *w, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out) {
+  int rc = on_msg(w, from, m, out);
+  if (w->slots) /* joined: what came may let running items go on (chunks, the iteration, its tasks) */
+    wtasks_publish(w);
+  return rc;
 }
 
 int worker_on_tick(struct worker *w, uint64_t now_ns, struct rt_outq *out) {

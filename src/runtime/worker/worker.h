@@ -9,7 +9,11 @@
  * compute threads (worker_exec.c) and hands them back with
  * worker_work_done(), which pushes a finished task's results and reports it
  * done. Items of different tasks may run at the same time; the items of
- * one task instance run one after the other.
+ * one task instance run one after the other. A compute thread that
+ * finished an item of a block-wise instance runs the instance's next item
+ * itself when the control thread said it may (worker_next_item: the blocks
+ * whose chunks are in, then the end), and hands the items back together:
+ * a task with k ready items costs one hand-off, not k.
  *
  * Files: worker.c (this API: registration, messages, ticks) calls
  * worker_tasks.c (held tasks: input, readiness, items, running ahead),
@@ -77,7 +81,18 @@ struct wtask {
   uint32_t ready_n;           /* of them, said */
   _Atomic uint64_t ready_pub; /* published (env push_ready): ready[0, ready_pub) may be read */
   uint64_t *sent;             /* control thread, per server: its keys below this have left (kept for the slot) */
+  /* what the compute thread running its items may run next by itself
+   * (worker_next_item), set by the control thread while it runs (release):
+   * CHAIN_CHUNKS(chain) blocks' chunks are in, CHAIN_END: its end may run,
+   * CHAIN_MISSING: the block table was still arriving, CHAIN_QUIET: its
+   * items may come back without waking the control thread when the next
+   * one waits for input (worker_item_can_wait) */
+  _Atomic uint64_t chain;
 };
+#define CHAIN_MISSING 1u
+#define CHAIN_END 2u
+#define CHAIN_QUIET 4u
+#define CHAIN_CHUNKS(word) ((word) >> 3)
 
 /* A key range of a task's pushes said final (dsana_push_ready). */
 struct wready {
@@ -96,6 +111,7 @@ struct witem {
   /* filled by the driver */
   uint64_t real_ns, modelled_ns, overrun_ns;
   bool overlap; /* the block table was still arriving */
+  bool more;    /* the pool: a later item of the same hand-out follows (worker_next_item) */
 };
 
 int worker_create(const struct role_params *p, const struct rt_env *env, struct worker **out);
@@ -129,5 +145,16 @@ uint32_t worker_threads(const struct worker *w);
 void worker_set_one_block_items(struct worker *w, bool on);
 /* Run an item's hook (worker_exec.c); any thread. */
 void worker_exec(struct witem *it);
+/* On the compute thread that ran *it: the same instance's next item, if
+ * the control thread said it may run now without it (wtask.chain): true,
+ * and *it is that item (its result fields cleared). False after a failed
+ * item, a whole task or the end. */
+bool worker_next_item(struct witem *it);
+/* On that thread, of the last item of a hand-out (worker_next_item said
+ * no): the control thread needs it only once the input the instance waits
+ * for comes, which wakes it anyway (a chunk, or TASKS / ITER_START for the
+ * end): its begin or blocks ran, no task ended, nothing failed, and the
+ * job is past loading (READY waits for every task begun). */
+bool worker_item_can_wait(const struct witem *it);
 
 #endif

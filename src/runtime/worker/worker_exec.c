@@ -5,9 +5,10 @@
  * dsana_push_ready).
  *
  * Thread safety: the control thread sets an instance up and does not touch
- * it while one of its items runs; values the hook reads (mirror chunks the
- * control thread said are complete, the globals) are not written while any
- * item runs that may read them. Push buffers are the instance's own, or
+ * it while one of its items runs (but for wtask.chain, which tells the
+ * compute thread what it may run next: worker_next_item); values the hook
+ * reads (mirror chunks the control thread said are complete, the globals)
+ * are not written while any item runs that may read them. Push buffers are the instance's own, or
  * (ASSIGN) disjoint ranges of one worker-wide buffer. The one exception:
  * once a task publishes key ranges of its pushes as final (ready_pub,
  * release), the control thread sends those keys while the task writes the
@@ -49,6 +50,33 @@ void worker_exec(struct witem *it) {
     it->cost = ctx->cost;
     return;
   }
+}
+
+bool worker_next_item(struct witem *it) {
+  struct wtask *wt = it->wt;
+  const struct worker *w = wt->rt.w;
+  if (it->rc || !w->blocks || (it->kind != WITEM_BEGIN && it->kind != WITEM_BLOCK))
+    return false;
+  uint64_t word = atomic_load_explicit(&wt->chain, memory_order_acquire); /* the chunks it counts are in */
+  uint64_t from = it->kind == WITEM_BLOCK ? it->chunk_end : 0, ready = CHAIN_CHUNKS(word);
+  uint64_t n = w->mirror.t[w->job.block_table].n_chunks;
+  struct witem next = {.wt = wt, .kind = from < n ? WITEM_BLOCK : WITEM_END, .overlap = word & CHAIN_MISSING};
+  if (from < n ? ready <= from : !(word & CHAIN_END))
+    return false;
+  if (from < n) {
+    next.chunk = from;
+    next.chunk_end = w->one_block_items ? from + 1 : ready;
+  } else {
+    next.overlap = false;
+  }
+  next.slot = witem_slot(w, &next);
+  *it = next;
+  return true;
+}
+
+bool worker_item_can_wait(const struct witem *it) {
+  return !it->rc && (it->kind == WITEM_BEGIN || it->kind == WITEM_BLOCK) &&
+         (atomic_load_explicit(&it->wt->chain, memory_order_relaxed) & CHAIN_QUIET);
 }
 
 const double *dsana_read(const struct dsana_task_ctx *ctx, uint32_t table) {

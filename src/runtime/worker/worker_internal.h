@@ -65,6 +65,14 @@ struct worker {
   uint64_t bytes_out, bytes_in_mark, bytes_in_raw_mark, bytes_out_mark, last_task_end_ns;
 };
 
+/* The emulation history slot of an item (worker_slots() in all): per
+ * task, its whole run or begin, each block, its end. */
+static inline uint64_t witem_slot(const struct worker *w, const struct witem *it) {
+  uint64_t nc = w->blocks ? w->mirror.t[w->job.block_table].n_chunks : 1;
+  uint64_t k = it->kind == WITEM_BLOCK ? 1 + it->chunk : it->kind == WITEM_END ? 1 + nc : 0;
+  return (uint64_t)it->wt->task * (nc + 2) + k;
+}
+
 /* worker_tasks.c */
 int wtasks_alloc(struct worker *w);
 void wtasks_free(struct worker *w);
@@ -81,6 +89,10 @@ bool wtasks_all_begun(const struct worker *w);
 int wtasks_fetch_ahead(struct worker *w, uint32_t iter, struct rt_outq *out);
 int wtasks_next(struct worker *w, struct witem *it, struct rt_outq *out);
 int wtasks_done(struct worker *w, struct witem *it, struct rt_outq *out);
+/* Tell the compute threads running instances' items what they may run
+ * next by themselves (wtask.chain), after anything that makes more ready
+ * (a chunk, ITER_START, TASKS) or stale. */
+void wtasks_publish(struct worker *w);
 
 /* worker_push.c: a finished instance's pushes, end markers and report:
  * sent at once, or kept with other tiny tasks' until wflush(); with

@@ -109,6 +109,7 @@ static struct wtask *instance_begin(struct worker *w, uint32_t task, uint32_t it
   memcpy(push, wt->push, sizeof push);
   memset(wt, 0, sizeof *wt);
   atomic_init(&wt->ready_pub, 0);
+  atomic_init(&wt->chain, 0);
   wt->ready = ready;
   wt->sent = sent;
   memset(sent, 0, w->map->n_servers * sizeof *sent);
@@ -341,6 +342,33 @@ static int instance_item(struct worker *w, struct wtask *wt, struct witem *it, b
   return 0;
 }
 
+/* What the compute thread running wt's items may run by itself
+ * (wtask.chain): its blocks from the next one on (as this thread last
+ * knew it) whose chunks are in, and the end once they all ran, as
+ * instance_item() would hand them out;
+ * nothing while loading or for a provisional instance that will be
+ * dropped (its iteration began without it). Past loading, what waits for
+ * input may come back quietly: its input wakes this thread, which then
+ * takes finished items before it hands out more (pool.h). */
+static uint64_t chain_word(const struct worker *w, const struct wtask *wt) {
+  if (!w->blocks || w->iter == 0 || (wt->provisional && wt->iter < w->iter))
+    return 0;
+  uint32_t b = w->job.block_table;
+  uint64_t c = wt->next_chunk, n = w->mirror.t[b].n_chunks;
+  while (c < n && mirror_chunk_ready(&w->mirror, b, wt->iter, c))
+    c++;
+  bool end = c == n && !wt->provisional && wt->iter == w->iter;
+  return c << 3 | CHAIN_QUIET | (end ? CHAIN_END : 0) | (mirror_missing(&w->mirror, b) > 0 ? CHAIN_MISSING : 0);
+}
+
+void wtasks_publish(struct worker *w) {
+  for (uint32_t i = 0; w->blocks && i < w->n_held; i++) {
+    struct wtask *wt = &w->slots[w->order[i]];
+    if (wt->running)
+      atomic_store_explicit(&wt->chain, chain_word(w, wt), memory_order_release);
+  }
+}
+
 int wtasks_next(struct worker *w, struct witem *it, struct rt_outq *out) {
   int rc = start_queued(w);
   if (!rc && w->blocks)
@@ -351,11 +379,9 @@ int wtasks_next(struct worker *w, struct witem *it, struct rt_outq *out) {
     if (wt->running || (rc = instance_item(w, wt, it, &found, out)) != 0 || !found)
       continue;
     wt->running = true;
-    uint64_t nc = w->blocks ? w->mirror.t[w->job.block_table].n_chunks : 1;
-    it->slot = (uint64_t)wt->task * (nc + 2) + (it->kind == WITEM_BLOCK ? 1 + it->chunk
-                                                : it->kind == WITEM_END ? 1 + nc
-                                                                        : 0);
+    it->slot = witem_slot(w, it);
     it->cost = it->kind == WITEM_RUN ? w->job.tasks[wt->task].cost : 0;
+    atomic_store_explicit(&wt->chain, chain_word(w, wt), memory_order_release);
     return 0;
   }
   /* nothing to run now: what waits leaves before the worker idles */
