@@ -78,11 +78,21 @@ AVX512 static void nn_tile_any(const double *ap, const uint32_t *idx, uint32_t m
     nn_tile(ap, idx, m, j0, bp, 1, last, bias, first, Z, ldz);
 }
 
-/* Rows [j0, j0 + kc) x columns [c, c + w) of B into bp, NN_W a row, zeros past w. */
-static void pack_panel(const double *B, uint64_t ldb, uint32_t j0, uint32_t kc, uint32_t c, uint32_t w, double *bp) {
+/* Rows [j0, j0 + kc) x columns [c, c + w) of B into bp, NN_W a row,
+ * zeros past w: vector moves (a 256-byte memcpy pays a string move's
+ * start-up for each row). */
+AVX512 static void pack_panel(const double *B, uint64_t ldb, uint32_t j0, uint32_t kc, uint32_t c, uint32_t w,
+                              double *bp) {
+  __mmask8 k[4];
+  for (uint32_t v = 0; v < 4; v++) {
+    uint32_t n = w > 8 * v ? w - 8 * v : 0;
+    k[v] = (__mmask8)(n >= 8 ? 0xff : (1u << n) - 1);
+  }
   for (uint32_t q = 0; q < kc; q++) {
-    memcpy(bp + (size_t)q * NN_W, B + (j0 + q) * ldb + c, sizeof(double) * w);
-    memset(bp + (size_t)q * NN_W + w, 0, sizeof(double) * (NN_W - w));
+    const double *b = B + (j0 + q) * ldb + c;
+    double *o = bp + (size_t)q * NN_W;
+    for (uint32_t v = 0; v < 4; v++)
+      _mm512_store_pd(o + 8 * v, _mm512_maskz_loadu_pd(k[v], b + 8 * v));
   }
 }
 
