@@ -169,6 +169,8 @@ int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errl
   dsana_job_add_fact(job, "rows", (double)a->d.train.n_rows);
   dsana_job_add_fact(job, "features", (double)a->d.train.n_features);
   dsana_job_add_fact(job, "classes", (double)a->d.n_classes);
+  /* the kernels this process runs (0 scalar, 1 avx2, 2 avx512: apps/common/cpu.h) */
+  dsana_job_add_fact(job, "kernel_level", (double)app_cpu_level());
   dsana_job_add_fact(job, "parameters", (double)a->n_params);
   if (a->d.test_path[0])
     dsana_job_add_fact(job, "test_rows", (double)a->d.test.n_rows);
