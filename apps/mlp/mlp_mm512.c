@@ -34,6 +34,29 @@
 
 static inline __mmask8 lane_mask(int v, int nv, __mmask8 last) { return v == nv - 1 ? last : (__mmask8)0xff; }
 
+/* mlp_nonzero_cols() 8 j at a time: the same list (x != 0 as C's, NaN
+ * included, -0 not), written by a compressing store. */
+AVX512 static uint32_t nonzero_cols(const double *a, uint64_t lda, uint32_t n, uint32_t *idx) {
+  const __m512d zero = _mm512_setzero_pd();
+  const __m256i step = _mm256_set1_epi32(8);
+  __m256i j8 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  uint32_t m = 0, j = 0;
+  for (; j + 8 <= n; j += 8) {
+    __mmask8 k = _mm512_cmp_pd_mask(_mm512_loadu_pd(a + j), zero, _CMP_NEQ_UQ);
+    k |= _mm512_cmp_pd_mask(_mm512_loadu_pd(a + lda + j), zero, _CMP_NEQ_UQ);
+    k |= _mm512_cmp_pd_mask(_mm512_loadu_pd(a + 2 * lda + j), zero, _CMP_NEQ_UQ);
+    k |= _mm512_cmp_pd_mask(_mm512_loadu_pd(a + 3 * lda + j), zero, _CMP_NEQ_UQ);
+    _mm256_mask_compressstoreu_epi32(idx + m, k, j8);
+    m += (uint32_t)__builtin_popcount(k);
+    j8 = _mm256_add_epi32(j8, step);
+  }
+  for (; j < n; j++) {
+    idx[m] = j;
+    m += (a[j] != 0) | (a[lda + j] != 0) | (a[2 * lda + j] != 0) | (a[3 * lda + j] != 0);
+  }
+  return m;
+}
+
 /* Four rows x 8 nv columns of Z (from Z, rows ldz apart), over the listed
  * j (idx; ap: the 4 rows' values at them, packed 4 a j; bp: B's packed
  * panel, row j - j0 at bp + (j - j0) NN_W), each output's chain going on
@@ -107,7 +130,7 @@ AVX512 void mlp_mm_nn_avx512(uint32_t rows, uint32_t n_in, uint32_t cols, const 
   double *bp = pack + (((size_t)groups * 4 * n_in + 7) & ~(size_t)7);
   bp = (double *)(((uintptr_t)bp + 63) & ~(uintptr_t)63);
   for (uint32_t g = 0; g < groups; g++) {
-    m[g] = mlp_nonzero_cols(A + 4 * g * lda, lda, n_in, idx + (size_t)g * n_in);
+    m[g] = nonzero_cols(A + 4 * g * lda, lda, n_in, idx + (size_t)g * n_in);
     mlp_pack_group(A + 4 * g * lda, lda, idx + (size_t)g * n_in, m[g], pack + (size_t)g * 4 * n_in);
     at[g] = 0;
   }
@@ -207,6 +230,24 @@ static void pack_d(const struct mlp_blocks *bk, uint32_t ncp, double *dp) {
     }
 }
 
+/* mlp_list_rows()'s lists (the same: rows ascending in each), made row
+ * by row (each read once, in order, where a list a group reads a column
+ * of 64 rows 6 KiB apart): a group of 4 is in when one is != 0 as C's. */
+AVX512 static void list_rows(const struct mlp_blocks *bk, uint32_t n_j, uint8_t *m, uint32_t *idx) {
+  const __m256d zero = _mm256_setzero_pd();
+  uint32_t nb = bk->n;
+  memset(m, 0, (size_t)(n_j + 3) / 4 * nb);
+  for (uint32_t b = 0; b < nb; b++)
+    for (uint32_t s = 0; s < bk->rows[b]; s++) {
+      const double *p = bk->a + b * bk->a_step + s * bk->lda;
+      for (uint32_t j = 0; j < n_j; j += 4) {
+        size_t at = (size_t)(j / 4) * nb + b;
+        idx[at * MLP_BLOCK + m[at]] = s;
+        m[at] += _mm256_cmp_pd_mask(_mm256_loadu_pd(p + j), zero, _CMP_NEQ_UQ) != 0;
+      }
+    }
+}
+
 AVX512 void mlp_mm_tn_fix_avx512(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
                                  double *oh, double *ol, uint64_t ldo, uint32_t *idx) {
   uint32_t ncp = mlp_pad4(n_c), n_panels = (ncp + NN_W - 1) / NN_W;
@@ -219,7 +260,7 @@ AVX512 void mlp_mm_tn_fix_avx512(const struct mlp_blocks *bk, uint32_t n_j, uint
     return;
   }
   pack_d(bk, ncp, dp);
-  mlp_list_rows(bk, n_j, m, idx);
+  list_rows(bk, n_j, m, idx);
   /* rows j..j+3 of the push in one pass, left to right, every block's
    * share of a tile at once; the blocks' packed D stays in L2 */
   for (uint32_t j = 0; j < n_j; j += 4)
