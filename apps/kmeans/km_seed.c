@@ -11,11 +11,19 @@
  * every sum runs in row order, so every process gets the same bits. The
  * random numbers are splitmix64's, not numpy's: the same seed does not
  * give scikit-learn's centres (hand it ours with --init-centroids).
+ * The candidates of a centre are drawn first (each draw depends on the
+ * potential before them only) and measured in one pass over the rows, 4
+ * at a time, in the lanes of a vector where apps/common/cpu.h allows:
+ * each candidate's operations and their order are the same.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "kmeans.h"
 
@@ -91,6 +99,34 @@ static void pp_free(struct pp_work *w) {
   free(w->ct);
 }
 
+/* Row i with every candidate (ct: transposed, KM_PP_BATCH a feature):
+ * per candidate one chain over the row's entries, dot += v c (a product
+ * and a sum, dist_to()'s operations). */
+static void dots_portable(const struct dsana_dataset *ds, const double *ct, uint64_t i, double *dot) {
+  for (uint64_t e = ds->row_off[i]; e < ds->row_off[i + 1]; e++) {
+    double v = dsana_dataset_val(ds, e);
+    const double *c = ct + (uint64_t)ds->col[e] * KM_PP_BATCH;
+    for (uint32_t u = 0; u < KM_PP_BATCH; u++)
+      dot[u] += v * c[u];
+  }
+}
+
+#if defined(__x86_64__)
+#define KM_SEED_AVX2 1
+_Static_assert(KM_PP_BATCH == 4, "dots_avx2 holds the candidates in one vector of 4");
+/* The same with the 4 candidates in the lanes of a vector (the same
+ * operations, lane by lane). */
+__attribute__((target("avx2,fma"))) static void dots_avx2(const struct dsana_dataset *ds, const double *ct, uint64_t i,
+                                                          double *dot) {
+  __m256d acc = _mm256_setzero_pd();
+  for (uint64_t e = ds->row_off[i]; e < ds->row_off[i + 1]; e++) {
+    __m256d v = _mm256_set1_pd(dsana_dataset_val(ds, e));
+    acc = _mm256_add_pd(acc, _mm256_mul_pd(v, _mm256_loadu_pd(ct + (uint64_t)ds->col[e] * KM_PP_BATCH)));
+  }
+  _mm256_storeu_pd(dot, acc);
+}
+#endif
+
 /* dist_to() for t <= KM_PP_BATCH candidate rows at once, in one pass over
  * the data: candidate u's distances into w->cand[u], its potential into
  * pots[u]. Each candidate's operations and their order are dist_to()'s
@@ -108,14 +144,17 @@ static void dists_to(const struct dsana_dataset *ds, const uint64_t *rows, uint3
       cc[u] += w->ct[j * KM_PP_BATCH + u] * w->ct[j * KM_PP_BATCH + u];
     pots[u] = 0;
   }
+#ifdef KM_SEED_AVX2
+  bool avx2 = app_cpu_level() >= APP_CPU_AVX2;
+#endif
   for (uint64_t i = 0; i < ds->n_rows; i++) {
     double dot[KM_PP_BATCH] = {0};
-    for (uint64_t e = ds->row_off[i]; e < ds->row_off[i + 1]; e++) {
-      double v = dsana_dataset_val(ds, e);
-      const double *c = w->ct + (uint64_t)ds->col[e] * KM_PP_BATCH;
-      for (uint32_t u = 0; u < KM_PP_BATCH; u++)
-        dot[u] += v * c[u];
-    }
+#ifdef KM_SEED_AVX2
+    if (avx2)
+      dots_avx2(ds, w->ct, i, dot);
+    else
+#endif
+      dots_portable(ds, w->ct, i, dot);
     for (uint32_t u = 0; u < t; u++) {
       double v = w->xx[i] - 2 * dot[u] + cc[u], o = v > 0 ? v : 0;
       w->cand[u][i] = o;
