@@ -195,6 +195,18 @@ void mlp_mm_nn_avx512(uint32_t rows, uint32_t n_in, uint32_t cols, const double 
                       uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
 void mlp_mm_tn_fix_avx512(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *oh,
                           double *ol, uint64_t ldo, uint32_t *idx);
+/* B (n_in x cols, ldb apart) in the AVX-512 forward product's panels, into
+ * Bp (mlp_packed_b_doubles() of them, 64-byte aligned), so that a view
+ * packs its weights once for all its blocks; whether the kernels of this
+ * process take such a B; the product with it (the same bits as
+ * mlp_mm_nn with B). */
+size_t mlp_packed_b_doubles(uint32_t n_in, uint32_t cols);
+void mlp_pack_b(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp);
+bool mlp_mm_takes_packed(void);
+void mlp_mm_nn_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *Bp,
+                      const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
+void mlp_mm_nn_avx512_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
+                             const double *Bp, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
 /* j < n at which one of A's 4 rows from `a` (lda apart) is not 0, into idx; their count. */
 uint32_t mlp_nonzero_cols(const double *a, uint64_t lda, uint32_t n, uint32_t *idx);
 /* s < rows at which A[s][j..j+3] (from `a`) is not all 0, into idx; their count. */
@@ -233,10 +245,11 @@ static inline double mlp_fix_value(const struct mlp_fix *f, double hi, double lo
 /* mlp_view.c: the network as a task sees it, with buffers for nb blocks */
 struct mlp_view {
   uint32_t L, act, nb;
-  uint32_t n[MLP_MAX_LAYERS + 1], np[MLP_MAX_LAYERS + 1]; /* widths, padded to 4 */
-  const double *w[MLP_MAX_LAYERS + 1];                    /* W_l, n_{l-1} x np_l (padding 0) */
-  double *wt[MLP_MAX_LAYERS + 1];                         /* W_l^T, n_l x np_{l-1} (l >= 2, with backward) */
-  const double *b[MLP_MAX_LAYERS + 1];                    /* b_l, np_l */
+  uint32_t n[MLP_MAX_LAYERS + 1], np[MLP_MAX_LAYERS + 1];   /* widths, padded to 4 */
+  const double *w[MLP_MAX_LAYERS + 1];                      /* W_l, n_{l-1} x np_l (padding 0) */
+  double *wt[MLP_MAX_LAYERS + 1];                           /* W_l^T, n_l x np_{l-1} (l >= 2, with backward) */
+  double *wp[MLP_MAX_LAYERS + 1], *wtp[MLP_MAX_LAYERS + 1]; /* both packed (mlp_pack_b), or NULL */
+  const double *b[MLP_MAX_LAYERS + 1];                      /* b_l, np_l */
   /* per layer l = 0..L and block, MLP_BLOCK x np_l: the layer's output
    * (l = 0: the input rows; L: the scores), and dloss/d(its pre-activation) */
   double *out[MLP_MAX_LAYERS + 1], *delta[MLP_MAX_LAYERS + 1];

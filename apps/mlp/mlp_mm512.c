@@ -22,15 +22,20 @@
 
 #include "mlp.h"
 
+#define NN_KC 64 /* j per pass of the forward product */
+#define NN_W 32  /* columns of a panel of B (and of D) */
+
+size_t mlp_packed_b_doubles(uint32_t n_in, uint32_t cols) {
+  size_t passes = n_in ? (n_in + NN_KC - 1) / NN_KC : 1, panels = (cols + NN_W - 1) / NN_W;
+  return passes * panels * NN_KC * NN_W;
+}
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
 #define AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")))
 #define AVX512_INLINE \
   __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,avx2,fma"), always_inline)) static inline
-
-#define NN_KC 64 /* j per pass of the forward product */
-#define NN_W 32  /* columns of a panel of B (and of D) */
 
 static inline __mmask8 lane_mask(int v, int nv, __mmask8 last) { return v == nv - 1 ? last : (__mmask8)0xff; }
 
@@ -119,13 +124,24 @@ AVX512 static void pack_panel(const double *B, uint64_t ldb, uint32_t j0, uint32
   }
 }
 
-/* The scratch at idx: per group its list (n_in entries), then per group
- * its packed rows (4 n_in doubles), then B's panel (min(n_in, NN_KC) x
- * NN_W doubles), 64-byte aligned. */
-AVX512 void mlp_mm_nn_avx512(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
-                             const double *B, uint64_t ldb, const double *bias, double *Z, uint64_t ldz,
-                             uint32_t *idx) {
-  uint32_t groups = rows / 4, m[MLP_BLOCK / 4], at[MLP_BLOCK / 4];
+AVX512 void mlp_pack_b(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp) {
+  uint32_t panels = (cols + NN_W - 1) / NN_W;
+  for (uint32_t j0 = 0, p = 0; j0 < n_in; j0 += NN_KC, p++)
+    for (uint32_t c = 0; c < cols; c += NN_W) {
+      uint32_t kc = n_in - j0 < NN_KC ? n_in - j0 : NN_KC, w = cols - c < NN_W ? cols - c : NN_W;
+      pack_panel(B, ldb, j0, kc, c, w, Bp + ((size_t)p * panels + c / NN_W) * NN_KC * NN_W);
+    }
+}
+
+/* The forward product over B's panels: packed whole in Bp (mlp_pack_b),
+ * or, with Bp NULL, each packed from B when its turn comes into the
+ * scratch. The scratch at idx: per group its list (n_in entries), then
+ * per group its packed rows (4 n_in doubles), then a panel (min(n_in,
+ * NN_KC) x NN_W doubles), 64-byte aligned. */
+AVX512 static void nn_panels(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
+                             const double *B, uint64_t ldb, const double *Bp, const double *bias, double *Z,
+                             uint64_t ldz, uint32_t *idx) {
+  uint32_t groups = rows / 4, m[MLP_BLOCK / 4], at[MLP_BLOCK / 4], panels = (cols + NN_W - 1) / NN_W;
   double *pack = (double *)(void *)(idx + (((size_t)groups * n_in + 15) & ~(size_t)15));
   double *bp = pack + (((size_t)groups * 4 * n_in + 7) & ~(size_t)7);
   bp = (double *)(((uintptr_t)bp + 63) & ~(uintptr_t)63);
@@ -137,7 +153,7 @@ AVX512 void mlp_mm_nn_avx512(uint32_t rows, uint32_t n_in, uint32_t cols, const 
   /* j in passes of NN_KC, columns in panels of NN_W: the packed panel
    * (16 KiB) stays in L1 over the row groups; each output's chain goes on
    * from pass to pass */
-  for (uint32_t j0 = 0; j0 < n_in || j0 == 0; j0 += NN_KC) {
+  for (uint32_t j0 = 0, p = 0; j0 < n_in || j0 == 0; j0 += NN_KC, p++) {
     uint32_t kc = n_in - j0 < NN_KC ? n_in - j0 : NN_KC, end[MLP_BLOCK / 4];
     for (uint32_t g = 0; g < groups; g++) {
       const uint32_t *ix = idx + (size_t)g * n_in;
@@ -147,14 +163,26 @@ AVX512 void mlp_mm_nn_avx512(uint32_t rows, uint32_t n_in, uint32_t cols, const 
     }
     for (uint32_t c = 0; c < cols; c += NN_W) {
       uint32_t w = cols - c < NN_W ? cols - c : NN_W;
-      pack_panel(B, ldb, j0, kc, c, w, bp);
+      const double *panel = Bp ? Bp + ((size_t)p * panels + c / NN_W) * NN_KC * NN_W : bp;
+      if (!Bp)
+        pack_panel(B, ldb, j0, kc, c, w, bp);
       for (uint32_t g = 0; g < groups; g++)
-        nn_tile_any(pack + (size_t)g * 4 * n_in + 4 * at[g], idx + (size_t)g * n_in + at[g], end[g] - at[g], j0, bp, w,
-                    bias ? bias + c : NULL, j0 == 0, Z + 4 * g * ldz + c, ldz);
+        nn_tile_any(pack + (size_t)g * 4 * n_in + 4 * at[g], idx + (size_t)g * n_in + at[g], end[g] - at[g], j0, panel,
+                    w, bias ? bias + c : NULL, j0 == 0, Z + 4 * g * ldz + c, ldz);
     }
     for (uint32_t g = 0; g < groups; g++)
       at[g] = end[g];
   }
+}
+
+void mlp_mm_nn_avx512(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
+                      uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
+  nn_panels(rows, n_in, cols, A, lda, B, ldb, NULL, bias, Z, ldz, idx);
+}
+
+void mlp_mm_nn_avx512_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
+                             const double *Bp, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
+  nn_panels(rows, n_in, cols, A, lda, NULL, 0, Bp, bias, Z, ldz, idx);
 }
 
 /* mlp_fix_add() on the lanes of x in k, into oh[..], ol[..]; a lane out
@@ -280,5 +308,13 @@ AVX512 void mlp_mm_tn_fix_avx512(const struct mlp_blocks *bk, uint32_t n_j, uint
   free(dp);
   if (bad)
     oh[0] = NAN; /* a block's gradient out of range: the job stops as diverged */
+}
+#else /* no AVX-512 kernels: mlp_mm_takes_packed() is false, these are never called */
+void mlp_pack_b(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp) {
+  (void)n_in, (void)cols, (void)B, (void)ldb, (void)Bp;
+}
+void mlp_mm_nn_avx512_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
+                             const double *Bp, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
+  (void)rows, (void)n_in, (void)cols, (void)A, (void)lda, (void)Bp, (void)bias, (void)Z, (void)ldz, (void)idx;
 }
 #endif

@@ -64,3 +64,10 @@ void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, cons
 bool mlp_fix_squares(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh, double *ol) {
   return mlp_fix_squares_at(app_cpu_level(), f, x, stride, n, oh, ol);
 }
+
+bool mlp_mm_takes_packed(void) { return app_cpu_level() >= APP_CPU_AVX512; }
+
+void mlp_mm_nn_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *Bp,
+                      const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
+  mlp_mm_nn_avx512_packed(rows, n_in, cols, A, lda, Bp, bias, Z, ldz, idx);
+}

@@ -11,7 +11,8 @@
  * level of apps/common/cpu.h up to what this CPU has (scalar, AVX2,
  * AVX-512) runs on the same cases and must give the portable bits;
  * shapes cover every tile width and tail of each kernel (columns 4..68,
- * odd inputs, blocks of odd rows) and A with and without zero groups.
+ * odd inputs, blocks of odd rows) and A with and without zero groups;
+ * the AVX-512 forward product also with B packed beforehand (a view's way).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -48,6 +49,15 @@ static void check_nn(uint32_t rows, uint32_t n_in, uint32_t cols, unsigned zeros
   mlp_mm_nn_at(level, rows, n_in, cols, A, lda, B, ldb, bias ? b : NULL, Z1, ldb, idx);
   mlp_mm_nn_portable(rows, n_in, cols, A, lda, B, ldb, bias ? b : NULL, Z2, ldb, idx);
   assert_memory_equal(Z1, Z2, sizeof(double) * rows * ldb);
+  if (level == APP_CPU_AVX512) { /* B packed once, as a view does */
+    double *Bp = aligned_alloc(64, sizeof(double) * mlp_packed_b_doubles(n_in, cols));
+    assert_non_null(Bp);
+    mlp_pack_b(n_in, cols, B, ldb, Bp);
+    memset(Z1, 0, sizeof(double) * rows * ldb);
+    mlp_mm_nn_avx512_packed(rows, n_in, cols, A, lda, Bp, bias ? b : NULL, Z1, ldb, idx);
+    assert_memory_equal(Z1, Z2, sizeof(double) * rows * ldb);
+    free(Bp);
+  }
   free(A), free(B), free(b), free(Z1), free(Z2), free(idx);
 }
 
