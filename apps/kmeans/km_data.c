@@ -91,5 +91,7 @@ int km_declare(struct km_app *a, struct dsana_job *job, char *err, size_t errlen
   dsana_job_add_fact(job, "rows", (double)a->d.train.n_rows);
   dsana_job_add_fact(job, "features", (double)a->d.train.n_features);
   dsana_job_add_fact(job, "clusters", (double)a->k);
+  /* the kernels this process runs (0 scalar, 1 avx2, 2 avx512: apps/common/cpu.h) */
+  dsana_job_add_fact(job, "kernel_level", (double)app_cpu_level());
   return dsana_job_status(job, a->d.train_path, err, errlen);
 }

@@ -11,11 +11,19 @@
  * every sum runs in row order, so every process gets the same bits. The
  * random numbers are splitmix64's, not numpy's: the same seed does not
  * give scikit-learn's centres (hand it ours with --init-centroids).
+ * The candidates of a centre are drawn first (each draw depends on the
+ * potential before them only) and measured in one pass over the rows, 4
+ * at a time, in the lanes of a vector where apps/common/cpu.h allows:
+ * each candidate's operations and their order are the same.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "kmeans.h"
 
@@ -73,36 +81,110 @@ static uint64_t pick(const double *cum, uint64_t n, double r) {
   return lo < n ? lo : n - 1;
 }
 
+#define KM_PP_BATCH 4 /* candidates measured in one pass over the rows */
+
 struct pp_work {
-  double *xx, *closest, *cum, *cand, *best;
+  double *xx, *closest, *cum, *best;
+  double *cand[KM_PP_BATCH]; /* each candidate's distances */
+  double *ct;                /* d x KM_PP_BATCH: the candidates, transposed */
 };
 
 static void pp_free(struct pp_work *w) {
   free(w->xx);
   free(w->closest);
   free(w->cum);
-  free(w->cand);
   free(w->best);
+  for (int u = 0; u < KM_PP_BATCH; u++)
+    free(w->cand[u]);
+  free(w->ct);
 }
 
-/* Centre m (>= 1) from the candidates; closest[] and *pot follow it. */
+/* Row i with every candidate (ct: transposed, KM_PP_BATCH a feature):
+ * per candidate one chain over the row's entries, dot += v c (a product
+ * and a sum, dist_to()'s operations). */
+static void dots_portable(const struct dsana_dataset *ds, const double *ct, uint64_t i, double *dot) {
+  for (uint64_t e = ds->row_off[i]; e < ds->row_off[i + 1]; e++) {
+    double v = dsana_dataset_val(ds, e);
+    const double *c = ct + (uint64_t)ds->col[e] * KM_PP_BATCH;
+    for (uint32_t u = 0; u < KM_PP_BATCH; u++)
+      dot[u] += v * c[u];
+  }
+}
+
+#if defined(__x86_64__)
+#define KM_SEED_AVX2 1
+_Static_assert(KM_PP_BATCH == 4, "dots_avx2 holds the candidates in one vector of 4");
+/* The same with the 4 candidates in the lanes of a vector (the same
+ * operations, lane by lane). */
+__attribute__((target("avx2,fma"))) static void dots_avx2(const struct dsana_dataset *ds, const double *ct, uint64_t i,
+                                                          double *dot) {
+  __m256d acc = _mm256_setzero_pd();
+  for (uint64_t e = ds->row_off[i]; e < ds->row_off[i + 1]; e++) {
+    __m256d v = _mm256_set1_pd(dsana_dataset_val(ds, e));
+    acc = _mm256_add_pd(acc, _mm256_mul_pd(v, _mm256_loadu_pd(ct + (uint64_t)ds->col[e] * KM_PP_BATCH)));
+  }
+  _mm256_storeu_pd(dot, acc);
+}
+#endif
+
+/* dist_to() for t <= KM_PP_BATCH candidate rows at once, in one pass over
+ * the data: candidate u's distances into w->cand[u], its potential into
+ * pots[u]. Each candidate's operations and their order are dist_to()'s
+ * (the same bits); the t chains of a row are independent, where one
+ * would wait on each addition. */
+static void dists_to(const struct dsana_dataset *ds, const uint64_t *rows, uint32_t t, struct pp_work *w,
+                     double *pots) {
+  uint64_t d = ds->n_features;
+  double cc[KM_PP_BATCH] = {0};
+  memset(w->ct, 0, d * KM_PP_BATCH * sizeof *w->ct);
+  for (uint32_t u = 0; u < t; u++) {
+    for (uint64_t e = ds->row_off[rows[u]]; e < ds->row_off[rows[u] + 1]; e++)
+      w->ct[(uint64_t)ds->col[e] * KM_PP_BATCH + u] = dsana_dataset_val(ds, e);
+    for (uint64_t j = 0; j < d; j++)
+      cc[u] += w->ct[j * KM_PP_BATCH + u] * w->ct[j * KM_PP_BATCH + u];
+    pots[u] = 0;
+  }
+#ifdef KM_SEED_AVX2
+  bool avx2 = app_cpu_level() >= APP_CPU_AVX2;
+#endif
+  for (uint64_t i = 0; i < ds->n_rows; i++) {
+    double dot[KM_PP_BATCH] = {0};
+#ifdef KM_SEED_AVX2
+    if (avx2)
+      dots_avx2(ds, w->ct, i, dot);
+    else
+#endif
+      dots_portable(ds, w->ct, i, dot);
+    for (uint32_t u = 0; u < t; u++) {
+      double v = w->xx[i] - 2 * dot[u] + cc[u], o = v > 0 ? v : 0;
+      w->cand[u][i] = o;
+      pots[u] += w->closest[i] < o ? w->closest[i] : o;
+    }
+  }
+}
+
+/* Centre m (>= 1) from the candidates (all drawn first: each draw depends
+ * on the potential before them only); closest[] and *pot follow it. */
 static void pp_centre(const struct dsana_dataset *ds, uint64_t m, uint32_t trials, uint64_t *rng, double *c,
                       struct pp_work *w, double *pot) {
-  uint64_t n = ds->n_rows, d = ds->n_features, best_row = 0;
-  double run = 0, best_pot = INFINITY, *cm = c + m * d;
+  uint64_t n = ds->n_rows, d = ds->n_features, best_row = 0, rows[KM_PP_BATCH];
+  double run = 0, best_pot = INFINITY, *cm = c + m * d, pots[KM_PP_BATCH];
   for (uint64_t i = 0; i < n; i++)
     w->cum[i] = run += w->closest[i];
-  for (uint32_t t = 0; t < trials; t++) {
-    uint64_t row = pick(w->cum, n, rng_uniform(rng) * *pot);
-    dense_row(ds, row, d, cm);
-    double p = dist_to(ds, w->xx, cm, d, w->closest, w->cand);
-    if (p < best_pot) { /* keep the best candidate's distances */
-      double *swap = w->best;
-      w->best = w->cand;
-      w->cand = swap;
-      best_pot = p;
-      best_row = row;
-    }
+  double draw = *pot;
+  for (uint32_t t0 = 0; t0 < trials; t0 += KM_PP_BATCH) {
+    uint32_t t = trials - t0 < KM_PP_BATCH ? trials - t0 : KM_PP_BATCH;
+    for (uint32_t u = 0; u < t; u++)
+      rows[u] = pick(w->cum, n, rng_uniform(rng) * draw);
+    dists_to(ds, rows, t, w, pots);
+    for (uint32_t u = 0; u < t; u++)
+      if (pots[u] < best_pot) { /* keep the best candidate's distances */
+        double *swap = w->best;
+        w->best = w->cand[u];
+        w->cand[u] = swap;
+        best_pot = pots[u];
+        best_row = rows[u];
+      }
   }
   dense_row(ds, best_row, d, cm);
   for (uint64_t i = 0; i < n; i++)
@@ -112,9 +194,15 @@ static void pp_centre(const struct dsana_dataset *ds, uint64_t m, uint32_t trial
 
 int km_seed_plusplus(const struct dsana_dataset *ds, uint64_t k, uint64_t seed, double *c) {
   uint64_t n = ds->n_rows, d = ds->n_features, rng = seed;
-  struct pp_work w = {malloc(n * sizeof(double)), malloc(n * sizeof(double)), malloc(n * sizeof(double)),
-                      malloc(n * sizeof(double)), malloc(n * sizeof(double))};
-  if (!w.xx || !w.closest || !w.cum || !w.cand || !w.best) {
+  struct pp_work w = {.xx = malloc(n * sizeof(double)),
+                      .closest = malloc(n * sizeof(double)),
+                      .cum = malloc(n * sizeof(double)),
+                      .best = malloc(n * sizeof(double)),
+                      .ct = malloc(d * KM_PP_BATCH * sizeof(double))};
+  bool ok = w.xx && w.closest && w.cum && w.best && w.ct;
+  for (int u = 0; u < KM_PP_BATCH; u++)
+    ok = (w.cand[u] = malloc(n * sizeof(double))) != NULL && ok;
+  if (!ok) {
     pp_free(&w);
     return DSANA_ENOMEM;
   }

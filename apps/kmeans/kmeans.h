@@ -55,6 +55,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "apps/common/cpu.h"
 #include "apps/common/sup_data.h"
 #include "dsana/dataset.h"
 #include "dsana/dsana.h"
@@ -124,10 +125,10 @@ int km_seed_random(const struct dsana_dataset *ds, uint64_t k, uint64_t seed, do
 int km_seed(struct km_app *a, char *err, size_t errlen);
 
 /* km_kernel.c */
-/* Centroids as the distance kernel reads them: in groups of KM_GROUP
- * (padded with zeros to kp, a multiple of it), each group transposed
- * (centroid c's feature j at ct[(c - c % KM_GROUP) * d + j * KM_GROUP +
- * c % KM_GROUP]), and their squared norms. */
+/* Centroids as the distance kernel reads them: transposed, each feature's
+ * kp values side by side (centroid c's feature j at ct[j * kp + c]; kp
+ * is k rounded up to a multiple of KM_GROUP, the padding 0), and their
+ * squared norms. */
 #define KM_GROUP 4
 struct km_centres {
   uint32_t k, kp;
@@ -141,6 +142,10 @@ void km_centres_fini(struct km_centres *cs);
  * squared distance |x|^2 - 2 x.c + |c|^2 (at least 0) into *dist; dot:
  * kp doubles of scratch. Any thread. */
 uint32_t km_nearest(const struct km_centres *cs, const struct dsana_dataset *ds, uint64_t i, double *dot, double *dist);
+/* The same by the kernel of `level` (at most app_cpu_detect()'s): the
+ * same bits at every level. For tests and benchmarks. */
+uint32_t km_nearest_at(enum app_cpu level, const struct km_centres *cs, const struct dsana_dataset *ds, uint64_t i,
+                       double *dot, double *dist);
 /* The sum of every row's squared distance to its nearest centroid, in
  * row order, exactly (dsana_xsum). DSANA_ENOMEM. */
 int km_objective(const struct dsana_dataset *ds, const double *c, uint32_t k, double *obj);

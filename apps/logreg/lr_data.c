@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apps/common/cpu.h"
 #include "logreg.h"
 
 /* Rows per exact partial sum for a training set of n rows: the largest
@@ -104,6 +105,8 @@ int lr_declare(struct lr_app *a, struct dsana_job *job, char *err, size_t errlen
   dsana_job_add_fact(job, "rows", (double)a->d.train.n_rows);
   dsana_job_add_fact(job, "features", (double)a->d.train.n_features);
   dsana_job_add_fact(job, "classes", (double)a->d.n_classes);
+  /* the kernels this process runs (0 scalar, 1 avx2, 2 avx512: apps/common/cpu.h) */
+  dsana_job_add_fact(job, "kernel_level", (double)app_cpu_level());
   if (a->d.test_path[0])
     dsana_job_add_fact(job, "test_rows", (double)a->d.test.n_rows);
   return dsana_job_status(job, a->d.train_path, err, errlen);

@@ -5,7 +5,7 @@
  *
  * Two implementations give the same bits, so a model does not depend on
  * which machine of a cluster ran a row: AVX2 with fused multiply-adds
- * (chosen at run time when the CPU has them) and a portable one that calls
+ * (chosen at run time by apps/common/cpu.h when the CPU has them) and a portable one that calls
  * C's fma() in the same order. The order, per class c:
  *   scores: entries alternate between two accumulators (even-numbered into
  *           a0, odd into a1, from 0), each a0 = fma(v, W[j][c], a0);
@@ -24,6 +24,7 @@
 #define LR_HAVE_AVX2_KERNEL 1
 #endif
 
+#include "apps/common/cpu.h"
 #include "logreg.h"
 
 struct lr_row lr_row_of(const struct dsana_dataset *ds, uint64_t i, uint64_t F) {
@@ -263,7 +264,7 @@ AVX2 static void grad_avx2(const struct lr_row *r, const double *gz, uint32_t K,
     grad_avx2_typed(r, gz, K, false, part);
 }
 
-bool lr_rows_simd(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+bool lr_rows_simd(void) { return app_cpu_level() >= APP_CPU_AVX2; }
 
 void lr_row_scores(const struct lr_row *r, const double *w, uint64_t ldw, const double *bias, uint32_t K, double *z) {
   if (lr_rows_simd())

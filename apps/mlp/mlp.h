@@ -4,7 +4,9 @@
  * globals, shared by
  *   mlp.c        options, setup, the app table
  *   mlp_net.c    the layer layout, initial weights, batches and tasks
- *   mlp_mm.c     dense block products (AVX2 or portable, the same bits)
+ *   mlp_mm.c     dense block products: portable and AVX2 (the same bits)
+ *   mlp_mm512.c  the same products in AVX-512
+ *   mlp_mm_pick.c which of them runs (apps/common/cpu.h)
  *   mlp_task.c   a task: forward and backward over blocks of rows
  *   mlp_server.c init(), finish() (the gradient and the SGD step), reduce()
  *   mlp_model.c  the model file, and scoring new data with it
@@ -43,6 +45,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "apps/common/cpu.h"
 #include "apps/common/sup_data.h"
 #include "dsana/dsana.h"
 
@@ -173,7 +176,52 @@ struct mlp_blocks {
 void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *oh,
                    double *ol, uint64_t ldo, uint32_t *idx);
 #define MLP_IDX(n) (((size_t)(n) / 4 + 1) * MLP_MAX_BLOCKS * (MLP_BLOCK + 1))
-bool mlp_mm_simd(void);
+/* The products and the squares by the kernels of `level` (at most
+ * app_cpu_detect()'s; mlp_mm_nn and the others take app_cpu_level()'s):
+ * the same bits at every level. For tests and benchmarks. */
+void mlp_mm_nn_at(enum app_cpu level, uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
+                  const double *B, uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
+void mlp_mm_tn_fix_at(enum app_cpu level, const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c,
+                      const struct mlp_fix *f, double *oh, double *ol, uint64_t ldo, uint32_t *idx);
+bool mlp_fix_squares_at(enum app_cpu level, const struct mlp_fix *f, const double *x, size_t stride, size_t n,
+                        double *oh, double *ol);
+/* The kernels themselves (mlp_mm.c: portable, AVX2; mlp_mm512.c: AVX-512),
+ * and the helpers they share (mlp_mm.c). */
+void mlp_mm_nn_avx2(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
+                    uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
+void mlp_mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *oh,
+                        double *ol, uint64_t ldo, uint32_t *idx);
+bool mlp_fix_squares_avx2(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh, double *ol);
+void mlp_mm_nn_avx512(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
+                      uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
+void mlp_mm_tn_fix_avx512(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *oh,
+                          double *ol, uint64_t ldo, uint32_t *idx);
+/* B (n_in x cols, ldb apart) in the AVX-512 forward product's panels, into
+ * Bp (mlp_packed_b_doubles() of them, 64-byte aligned), so that a view
+ * packs its weights once for all its blocks; whether the kernels of this
+ * process take such a B; the product with it (the same bits as
+ * mlp_mm_nn with B). */
+size_t mlp_packed_b_doubles(uint32_t n_in, uint32_t cols);
+void mlp_pack_b(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp);
+bool mlp_mm_takes_packed(void);
+void mlp_mm_nn_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *Bp,
+                      const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
+void mlp_mm_nn_avx512_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
+                             const double *Bp, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
+/* j < n at which one of A's 4 rows from `a` (lda apart) is not 0, into idx; their count. */
+uint32_t mlp_nonzero_cols(const double *a, uint64_t lda, uint32_t n, uint32_t *idx);
+/* s < rows at which A[s][j..j+3] (from `a`) is not all 0, into idx; their count. */
+uint32_t mlp_nonzero_rows(const double *a, uint64_t lda, uint32_t rows, uint32_t *idx);
+/* The listed j (m of them at idx) of 4 rows of A (lda apart), packed 4 a j into ap. */
+void mlp_pack_group(const double *A, uint64_t lda, const uint32_t *idx, uint32_t m, double *ap);
+/* For every group of 4 columns j and block b, the rows at which
+ * A_b[s][j..j+3] is not all 0: list (jg, b) at idx + (jg * nb + b) *
+ * MLP_BLOCK, its length at m[jg * nb + b]. */
+void mlp_list_rows(const struct mlp_blocks *bk, uint32_t n_j, uint8_t *m, uint32_t *idx);
+/* The 4 x w tile t at (j, c) of a gradient, into oh, ol where it is real
+ * (j + r < n_j, c + k < n_c), by mlp_fix_add. */
+void mlp_add_tile(const double *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c,
+                  const struct mlp_fix *f, double *oh, double *ol, uint64_t ldo);
 void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
                         uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
 void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
@@ -198,10 +246,11 @@ static inline double mlp_fix_value(const struct mlp_fix *f, double hi, double lo
 /* mlp_view.c: the network as a task sees it, with buffers for nb blocks */
 struct mlp_view {
   uint32_t L, act, nb;
-  uint32_t n[MLP_MAX_LAYERS + 1], np[MLP_MAX_LAYERS + 1]; /* widths, padded to 4 */
-  const double *w[MLP_MAX_LAYERS + 1];                    /* W_l, n_{l-1} x np_l (padding 0) */
-  double *wt[MLP_MAX_LAYERS + 1];                         /* W_l^T, n_l x np_{l-1} (l >= 2, with backward) */
-  const double *b[MLP_MAX_LAYERS + 1];                    /* b_l, np_l */
+  uint32_t n[MLP_MAX_LAYERS + 1], np[MLP_MAX_LAYERS + 1];   /* widths, padded to 4 */
+  const double *w[MLP_MAX_LAYERS + 1];                      /* W_l, n_{l-1} x np_l (padding 0) */
+  double *wt[MLP_MAX_LAYERS + 1];                           /* W_l^T, n_l x np_{l-1} (l >= 2, with backward) */
+  double *wp[MLP_MAX_LAYERS + 1], *wtp[MLP_MAX_LAYERS + 1]; /* both packed (mlp_pack_b), or NULL */
+  const double *b[MLP_MAX_LAYERS + 1];                      /* b_l, np_l */
   /* per layer l = 0..L and block, MLP_BLOCK x np_l: the layer's output
    * (l = 0: the input rows; L: the scores), and dloss/d(its pre-activation) */
   double *out[MLP_MAX_LAYERS + 1], *delta[MLP_MAX_LAYERS + 1];

@@ -1,19 +1,21 @@
 /*
  * mlp_mm.c - the dense block products of the MLP app (mlp.h): a layer's
  * forward product Z = A B + b (and the backward D W^T, the same form),
- * and a layer's weight gradient A^T D added exactly into a task's push.
+ * and a layer's weight gradient A^T D added exactly into a task's push;
+ * the portable and AVX2 kernels, and the helpers the AVX-512 ones
+ * (mlp_mm512.c) share; mlp_mm_pick.c chooses (apps/common/cpu.h).
  *
- * Two implementations give the same bits, so a model does not depend on
- * which machine of a cluster ran a block: AVX2 with fused multiply-adds
- * (chosen at run time when the CPU has them) and a portable one calling
- * C's fma() in the same order. The order of every output element is a
- * single chain of fused multiply-adds over the reduction index, ascending,
- * from the bias (or 0); the vector kernels compute 4 x 12 or 4 x 8 outputs
- * at once, one lane each, which is the same chain. Indices at which a whole group
- * of 4 rows (nn) or 4 columns (tn) of A is 0 are skipped by both (ReLU
- * outputs and images are about half zeros), the same groups in both.
+ * Every kernel gives the same bits, so a model does not depend on which
+ * machine of a cluster ran a block: the portable one calls C's fma(), the
+ * vector ones fused multiply-adds, in the same order. The order of every
+ * output element is a single chain of fused multiply-adds over the
+ * reduction index, ascending, from the bias (or 0); the vector kernels
+ * compute 4 x 12 or 4 x 8 (AVX2) or 4 x 32 (AVX-512) outputs at once, one
+ * lane each, which is the same chain. Indices at which a whole group
+ * of 4 rows (nn) or 4 columns (tn) of A is 0 are skipped by all (ReLU
+ * outputs and images are about half zeros), the same groups in all.
  * A gradient's blocks leave as fixed-point pairs (struct mlp_fix), which
- * both round the same way.
+ * all round the same way.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -27,7 +29,7 @@
 #include "mlp.h"
 
 /* j < n at which one of A's 4 rows from `a` (lda apart) is not 0, into idx; their count. */
-static uint32_t nonzero_cols(const double *a, uint64_t lda, uint32_t n, uint32_t *idx) {
+uint32_t mlp_nonzero_cols(const double *a, uint64_t lda, uint32_t n, uint32_t *idx) {
   uint32_t m = 0;
   for (uint32_t j = 0; j < n; j++) {
     idx[m] = j;
@@ -37,7 +39,7 @@ static uint32_t nonzero_cols(const double *a, uint64_t lda, uint32_t n, uint32_t
 }
 
 /* s < rows at which A[s][j..j+3] (from `a`) is not all 0, into idx; their count. */
-static uint32_t nonzero_rows(const double *a, uint64_t lda, uint32_t rows, uint32_t *idx) {
+uint32_t mlp_nonzero_rows(const double *a, uint64_t lda, uint32_t rows, uint32_t *idx) {
   uint32_t m = 0;
   for (uint32_t s = 0; s < rows; s++) {
     const double *p = a + s * lda;
@@ -106,8 +108,8 @@ bool mlp_fix_squares_portable(const struct mlp_fix *f, const double *x, size_t s
 }
 
 /* The 4 x w tile at (j, c) of a gradient, into oh, ol where it is real. */
-static void add_tile(const double *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c,
-                     const struct mlp_fix *f, double *oh, double *ol, uint64_t ldo) {
+void mlp_add_tile(const double *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c,
+                  const struct mlp_fix *f, double *oh, double *ol, uint64_t ldo) {
   for (uint32_t r = 0; r < 4 && j + r < n_j; r++)
     for (uint32_t k = 0; k < w && c + k < n_c; k++) {
       uint64_t at = (uint64_t)(j + r) * ldo + c + k;
@@ -118,7 +120,7 @@ static void add_tile(const double *t, uint32_t w, uint32_t j, uint32_t c, uint32
 void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
                         uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
   for (uint32_t s0 = 0; s0 < rows; s0 += 4) {
-    uint32_t m = nonzero_cols(A + s0 * lda, lda, n_in, idx);
+    uint32_t m = mlp_nonzero_cols(A + s0 * lda, lda, n_in, idx);
     for (uint32_t r = 0; r < 4; r++)
       for (uint32_t c = 0; c < cols; c++) {
         double z = bias ? bias[c] : 0;
@@ -134,7 +136,7 @@ void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t 
   uint32_t ncp = mlp_pad4(n_c), m[MLP_MAX_BLOCKS];
   for (uint32_t j = 0; j < n_j; j += 4) {
     for (uint32_t b = 0; b < bk->n; b++)
-      m[b] = nonzero_rows(bk->a + b * bk->a_step + j, bk->lda, bk->rows[b], idx + b * MLP_BLOCK);
+      m[b] = mlp_nonzero_rows(bk->a + b * bk->a_step + j, bk->lda, bk->rows[b], idx + b * MLP_BLOCK);
     for (uint32_t c = 0; c < ncp; c += 4)
       for (uint32_t b = 0; b < bk->n; b++) {
         const double *A = bk->a + b * bk->a_step, *D = bk->d + b * bk->d_step;
@@ -147,7 +149,7 @@ void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t 
               g = fma(A[ix[q] * bk->lda + j + r], D[ix[q] * bk->ldd + c + k], g);
             t[r * 4 + k] = g;
           }
-        add_tile(t, 4, j, c, n_j, n_c, f, oh, ol, ldo);
+        mlp_add_tile(t, 4, j, c, n_j, n_c, f, oh, ol, ldo);
       }
   }
 }
@@ -233,7 +235,7 @@ AVX2 static void nn_tile12(const double *ap, const uint32_t *idx, uint32_t m, co
 }
 
 /* Group g's listed j (m of them at idx) with their 4 rows of A, packed. */
-static void pack_group(const double *A, uint64_t lda, const uint32_t *idx, uint32_t m, double *ap) {
+void mlp_pack_group(const double *A, uint64_t lda, const uint32_t *idx, uint32_t m, double *ap) {
   for (uint32_t q = 0; q < m; q++)
     for (uint32_t r = 0; r < 4; r++)
       ap[4 * q + r] = A[r * lda + idx[q]];
@@ -241,13 +243,13 @@ static void pack_group(const double *A, uint64_t lda, const uint32_t *idx, uint3
 
 /* The scratch at idx: per group its list (n_in entries), then per group
  * its packed rows (4 n_in doubles), 32-byte aligned. */
-AVX2 static void mm_nn_avx2(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
-                            uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
+AVX2 void mlp_mm_nn_avx2(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
+                         uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
   uint32_t groups = rows / 4, m[MLP_BLOCK / 4], at[MLP_BLOCK / 4];
   double *pack = (double *)(void *)(idx + (((size_t)groups * n_in + 7) & ~(size_t)7));
   for (uint32_t g = 0; g < groups; g++) {
-    m[g] = nonzero_cols(A + 4 * g * lda, lda, n_in, idx + (size_t)g * n_in);
-    pack_group(A + 4 * g * lda, lda, idx + (size_t)g * n_in, m[g], pack + (size_t)g * 4 * n_in);
+    m[g] = mlp_nonzero_cols(A + 4 * g * lda, lda, n_in, idx + (size_t)g * n_in);
+    mlp_pack_group(A + 4 * g * lda, lda, idx + (size_t)g * n_in, m[g], pack + (size_t)g * 4 * n_in);
     at[g] = 0;
   }
   /* j in passes of MLP_NN_KC: a panel of B (MLP_NN_KC x 8) stays in L1
@@ -302,8 +304,8 @@ AVX2 static inline void square4(const struct mlp_fix *f, __m256d x, __m256d *h, 
  * 16 doubles, so it stops before reading past the last value); the rest
  * by the portable loop. The lanes' order differs from the portable
  * loop's: integer sums, the same bits. */
-AVX2 static bool squares_avx2(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh,
-                              double *ol) {
+AVX2 bool mlp_fix_squares_avx2(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh,
+                               double *ol) {
   __m256d h0 = _mm256_setzero_pd(), h1 = h0, l0 = h0, l1 = h0, far = h0;
   size_t i = 0;
   if (stride == 1)
@@ -363,11 +365,11 @@ AVX2 static bool tn_tile(const double *A, uint64_t lda, const double *D, uint64_
 /* For every group of 4 columns j and block b, the rows s at which
  * A_b[s][j..j+3] is not all 0: list (jg, b) at idx + (jg * nb + b) * MLP_BLOCK,
  * its length at m[jg * nb + b] (MLP_BLOCK fits a byte). */
-static void list_rows(const struct mlp_blocks *bk, uint32_t n_j, uint8_t *m, uint32_t *idx) {
+void mlp_list_rows(const struct mlp_blocks *bk, uint32_t n_j, uint8_t *m, uint32_t *idx) {
   for (uint32_t j = 0; j < n_j; j += 4)
     for (uint32_t b = 0; b < bk->n; b++) {
       size_t at = (size_t)(j / 4) * bk->n + b;
-      m[at] = (uint8_t)nonzero_rows(bk->a + b * bk->a_step + j, bk->lda, bk->rows[b], idx + at * MLP_BLOCK);
+      m[at] = (uint8_t)mlp_nonzero_rows(bk->a + b * bk->a_step + j, bk->lda, bk->rows[b], idx + at * MLP_BLOCK);
     }
 }
 
@@ -387,8 +389,8 @@ static void pack_d(const struct mlp_blocks *bk, uint32_t ncp, double *dp) {
     }
 }
 
-AVX2 static void mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
-                                double *oh, double *ol, uint64_t ldo, uint32_t *idx) {
+AVX2 void mlp_mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
+                             double *oh, double *ol, uint64_t ldo, uint32_t *idx) {
   uint32_t ncp = mlp_pad4(n_c), n_panels = (ncp + 7) / 8;
   uint8_t *m = (uint8_t *)(idx + (size_t)(n_j / 4 + 1) * bk->n * MLP_BLOCK);
   double t[32];
@@ -399,7 +401,7 @@ AVX2 static void mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint3
     return;
   }
   pack_d(bk, ncp, dp);
-  list_rows(bk, n_j, m, idx);
+  mlp_list_rows(bk, n_j, m, idx);
   /* rows j..j+3 of the push are done in one pass, left to right (they
    * stream; a panel of a column of 8 across many rows would thrash L1 at
    * the rows' power-of-two stride), every block's share of a tile at once;
@@ -413,7 +415,7 @@ AVX2 static void mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint3
         const double *d = dp + ((size_t)b * n_panels + c / 8) * MLP_BLOCK * 8;
         if (!tn_tile(bk->a + b * bk->a_step + j, bk->lda, d, 8, idx + l * MLP_BLOCK, m[l], 0, wide, real, f, oh + at,
                      ol + at, ldo, &bad, t))
-          add_tile(t, wide ? 8 : 4, j, c, n_j, n_c, f, oh, ol, ldo);
+          mlp_add_tile(t, wide ? 8 : 4, j, c, n_j, n_c, f, oh, ol, ldo);
       }
     }
   free(dp);
@@ -421,43 +423,4 @@ AVX2 static void mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint3
     oh[0] = NAN; /* a block's gradient out of range: the job stops as diverged */
 }
 
-bool mlp_mm_simd(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
-
-bool mlp_fix_squares(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh, double *ol) {
-  if (mlp_mm_simd() && (stride == 1 || stride == 2))
-    return squares_avx2(f, x, stride, n, oh, ol);
-  return mlp_fix_squares_portable(f, x, stride, n, oh, ol);
-}
-
-void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
-               uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
-  if (mlp_mm_simd())
-    mm_nn_avx2(rows, n_in, cols, A, lda, B, ldb, bias, Z, ldz, idx);
-  else
-    mlp_mm_nn_portable(rows, n_in, cols, A, lda, B, ldb, bias, Z, ldz, idx);
-}
-
-void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *oh,
-                   double *ol, uint64_t ldo, uint32_t *idx) {
-  if (mlp_mm_simd())
-    mm_tn_fix_avx2(bk, n_j, n_c, f, oh, ol, ldo, idx);
-  else
-    mlp_mm_tn_fix_portable(bk, n_j, n_c, f, oh, ol, ldo, idx);
-}
-#else
-bool mlp_mm_simd(void) { return false; }
-
-bool mlp_fix_squares(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh, double *ol) {
-  return mlp_fix_squares_portable(f, x, stride, n, oh, ol);
-}
-
-void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
-               uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
-  mlp_mm_nn_portable(rows, n_in, cols, A, lda, B, ldb, bias, Z, ldz, idx);
-}
-
-void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *oh,
-                   double *ol, uint64_t ldo, uint32_t *idx) {
-  mlp_mm_tn_fix_portable(bk, n_j, n_c, f, oh, ol, ldo, idx);
-}
 #endif

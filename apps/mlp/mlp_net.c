@@ -116,10 +116,31 @@ uint32_t mlp_block_rows(const struct mlp_app *a, uint32_t iter, uint64_t blk, ui
  * each). On the iterations that score the test set, task i also scores
  * the i-th of as many row ranges of it (mlp_test_rows): no task is there
  * for the test set alone, so the other iterations schedule nothing more. */
+/* Blocks a task takes at least when the count is ours to choose
+ * (dsana_job_info.tasks_auto): a block's forward and backward products
+ * cost about 256 flops a parameter (some 6 ns at 40 GFLOP/s), a task's
+ * push of the whole gradient a few ns a parameter (zeroing, sending,
+ * summing its two tables): two blocks keep the pushes under a fifth. */
+#define MLP_MIN_TASK_BLOCKS 2
+
+/* n_workers * tasks_per_worker tasks, fewer when the count is ours to
+ * choose and they would be shorter than MLP_MIN_TASK_BLOCKS blocks (at
+ * least one a worker); 0: the runtime's count. The model is the same
+ * bits for any count (mlp.h). */
+static uint32_t task_count(const struct mlp_app *a, const struct dsana_job *job) {
+  struct dsana_job_info info;
+  dsana_job_get_info(job, &info);
+  uint64_t want = (uint64_t)info.n_workers * info.tasks_per_worker, fit = a->n_blocks / MLP_MIN_TASK_BLOCKS;
+  if (!info.tasks_auto || fit >= want)
+    return 0;
+  return (uint32_t)(fit > info.n_workers ? fit : info.n_workers);
+}
+
 /* A task is a run of whole blocks of the batch (about equal counts),
  * pushing the whole gradient. */
 static void declare_tasks(struct mlp_app *a, struct dsana_job *job) {
   struct dsana_row_tasks blocks = {.n_rows = a->n_blocks,
+                                   .max_tasks = task_count(a, job),
                                    .cost_row = MLP_BLOCK,
                                    .tables = {{MLP_T_GH, DSANA_ROWS_WRITE}, {MLP_T_GL, DSANA_ROWS_WRITE}}};
   dsana_job_add_row_tasks(job, &blocks, NULL, &a->n_tasks);
@@ -148,6 +169,8 @@ int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errl
   dsana_job_add_fact(job, "rows", (double)a->d.train.n_rows);
   dsana_job_add_fact(job, "features", (double)a->d.train.n_features);
   dsana_job_add_fact(job, "classes", (double)a->d.n_classes);
+  /* the kernels this process runs (0 scalar, 1 avx2, 2 avx512: apps/common/cpu.h) */
+  dsana_job_add_fact(job, "kernel_level", (double)app_cpu_level());
   dsana_job_add_fact(job, "parameters", (double)a->n_params);
   if (a->d.test_path[0])
     dsana_job_add_fact(job, "test_rows", (double)a->d.test.n_rows);

@@ -3,7 +3,8 @@
  * (mlp.h): the parameters with every layer padded to a multiple of 4
  * units (the products' vectors; a layer already that wide is read in
  * place, not copied), the transposed weights for the backward pass, and
- * per block of rows each layer's outputs and deltas.
+ * per block of rows each layer's outputs and deltas; with the AVX-512
+ * kernels, every weight matrix also packed in their panels, once.
  *
  * Any thread: a view belongs to the task that opened it.
  */
@@ -27,6 +28,9 @@ static size_t view_bytes(const struct mlp_view *v, bool backward, size_t *idx_n)
       total += round64(sizeof(double) * v->n[l - 1] * v->np[l]) + round64(sizeof(double) * v->np[l]);
     if (backward && l >= 2)
       total += round64(sizeof(double) * v->n[l] * v->np[l - 1]);
+    if (mlp_mm_takes_packed())
+      total += round64(sizeof(double) * mlp_packed_b_doubles(v->n[l - 1], v->np[l])) +
+               (backward && l >= 2 ? round64(sizeof(double) * mlp_packed_b_doubles(v->n[l], v->np[l - 1])) : 0);
   }
   *idx_n = MLP_IDX(widest);
   return total + round64(sizeof(uint32_t) * *idx_n);
@@ -65,6 +69,20 @@ static char *transpose_layer(struct mlp_view *v, uint32_t l, const double *p, ui
   return m + round64(sizeof(double) * no * npi);
 }
 
+/* W_l (and, for the backward pass, W_l^T) packed for the AVX-512
+ * forward product once, for every block the view runs; the new m. */
+static char *pack_layer(struct mlp_view *v, uint32_t l, bool backward, char *m) {
+  v->wp[l] = (double *)m;
+  mlp_pack_b(v->n[l - 1], v->np[l], v->w[l], v->np[l], v->wp[l]);
+  m += round64(sizeof(double) * mlp_packed_b_doubles(v->n[l - 1], v->np[l]));
+  if (backward && l >= 2) {
+    v->wtp[l] = (double *)m;
+    mlp_pack_b(v->n[l], v->np[l - 1], v->wt[l], v->np[l - 1], v->wtp[l]);
+    m += round64(sizeof(double) * mlp_packed_b_doubles(v->n[l], v->np[l - 1]));
+  }
+  return m;
+}
+
 int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_act act, const double *p,
                   const uint64_t *w_off, const uint64_t *b_off, bool backward, uint32_t nb) {
   memset(v, 0, sizeof *v);
@@ -89,6 +107,8 @@ int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_ac
       m = copy_layer(v, l, p, w_off[l], b_off[l], m);
     if (l >= 2 && backward)
       m = transpose_layer(v, l, p, w_off[l], m);
+    if (l >= 1 && mlp_mm_takes_packed())
+      m = pack_layer(v, l, backward, m);
   }
   v->idx = (uint32_t *)m;
   return 0;
@@ -122,8 +142,11 @@ void mlp_forward(struct mlp_view *v, uint32_t b, const struct dsana_dataset *ds,
   load_rows(v, mlp_blk(v, v->out, 0, b), ds, rows, m);
   for (uint32_t l = 1; l <= v->L; l++) {
     double *z = mlp_blk(v, v->out, l, b);
-    mlp_mm_nn(mp, v->n[l - 1], v->np[l], mlp_blk(v, v->out, l - 1, b), v->np[l - 1], v->w[l], v->np[l], v->b[l], z,
-              v->np[l], v->idx);
+    const double *a = mlp_blk(v, v->out, l - 1, b);
+    if (v->wp[l])
+      mlp_mm_nn_packed(mp, v->n[l - 1], v->np[l], a, v->np[l - 1], v->wp[l], v->b[l], z, v->np[l], v->idx);
+    else
+      mlp_mm_nn(mp, v->n[l - 1], v->np[l], a, v->np[l - 1], v->w[l], v->np[l], v->b[l], z, v->np[l], v->idx);
     if (l < v->L)
       activate(v, z, (size_t)mp * v->np[l]);
   }
@@ -135,7 +158,10 @@ void mlp_backprop(struct mlp_view *v, uint32_t b, uint32_t m) {
     uint32_t np = v->np[l - 1];
     double *d = mlp_blk(v, v->delta, l - 1, b);
     const double *h = mlp_blk(v, v->out, l - 1, b);
-    mlp_mm_nn(mp, v->n[l], np, mlp_blk(v, v->delta, l, b), v->np[l], v->wt[l], np, NULL, d, np, v->idx);
+    if (v->wtp[l])
+      mlp_mm_nn_packed(mp, v->n[l], np, mlp_blk(v, v->delta, l, b), v->np[l], v->wtp[l], NULL, d, np, v->idx);
+    else
+      mlp_mm_nn(mp, v->n[l], np, mlp_blk(v, v->delta, l, b), v->np[l], v->wt[l], np, NULL, d, np, v->idx);
     size_t count = (size_t)mp * np;
     if (v->act == MLP_RELU)
       for (size_t i = 0; i < count; i++)

@@ -5,7 +5,12 @@
  * fixed seed (the same centres every time, rows of the data, one per
  * far-apart group, and the seed's known picks); random initial rows
  * (distinct); the centroid file reader (comments, commas, gzip-less text)
- * and its one-line errors; the rows per exact partial sum.
+ * and its one-line errors; the rows per exact partial sum; and the
+ * distance kernel's levels (scalar, AVX2, AVX-512 where this CPU has
+ * them: apps/common/cpu.h) give the same nearest centroid and the same
+ * distance bits on random sparse rows of both value types, for every
+ * k from 1 to 40 (each vector width and tail), empty and odd-length rows
+ * and duplicate centroids (ties).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -235,10 +240,61 @@ static int teardown(void **state) {
   return unlink(tmp_path);
 }
 
+/* Random sparse rows (lengths 0..2 d, some features repeated as ties
+ * need) against k centroids, some duplicated: every level's nearest and
+ * distance are the scalar level's bits. */
+static void check_levels(uint32_t k, uint64_t d, uint64_t rows, bool f32, uint64_t *s) {
+  uint64_t *off = malloc((rows + 1) * sizeof *off);
+  uint32_t *col = malloc(rows * d * sizeof *col);
+  double *v64 = malloc(rows * d * sizeof *v64), *c = malloc(k * d * sizeof *c), dot[64];
+  float *v32 = malloc(rows * d * sizeof *v32);
+  assert_true(off && col && v64 && v32 && c);
+  off[0] = 0;
+  for (uint64_t i = 0; i < rows; i++) {
+    uint64_t e = off[i];
+    for (uint64_t j = 0; j < d; j++)
+      if ((*s = *s * 6364136223846793005ull + 1442695040888963407ull) >> 62 != 0 || i % 7 == 3) {
+        col[e] = (uint32_t)j;
+        v64[e] = (double)(int64_t)(*s >> 11) * 0x1p-50;
+        v32[e] = (float)v64[e];
+        e += i % 7 != 3; /* row 3 mod 7: empty */
+      }
+    off[i + 1] = e;
+  }
+  for (uint32_t m = 0; m < k; m++)
+    for (uint64_t j = 0; j < d; j++)
+      c[m * d + j] =
+          m % 5 == 4 ? c[(m - 1) * d + j] : (double)(int64_t)(*s = *s * 6364136223846793005ull + 1) * 0x1p-62;
+  struct dsana_dataset ds = make_ds(rows, d, off, col, f32 ? NULL : v64, f32 ? v32 : NULL);
+  struct km_centres cs;
+  assert_int_equal(km_centres_init(&cs, c, k, d), 0);
+  for (uint64_t i = 0; i < rows; i++) {
+    double d0, dl;
+    uint32_t m0 = km_nearest_at(APP_CPU_SCALAR, &cs, &ds, i, dot, &d0);
+    for (int l = APP_CPU_AVX2; l <= (int)app_cpu_detect(); l++) {
+      assert_int_equal(km_nearest_at((enum app_cpu)l, &cs, &ds, i, dot, &dl), m0);
+      assert_memory_equal(&dl, &d0, sizeof d0);
+    }
+  }
+  km_centres_fini(&cs);
+  free(off), free(col), free(v64), free(v32), free(c);
+}
+
+static void test_nearest_same_bits_every_level(void **state) {
+  (void)state;
+  uint64_t s = 9;
+  for (uint32_t k = 1; k <= 40; k++)
+    for (int f32 = 0; f32 <= 1; f32++)
+      check_levels(k, 13 + k % 5, 20, f32, &s);
+  if (app_cpu_detect() < APP_CPU_AVX2)
+    skip();
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nearest_ties_lowest_index),
       cmocka_unit_test(test_nearest_many_centroids),
+      cmocka_unit_test(test_nearest_same_bits_every_level),
       cmocka_unit_test(test_plusplus_fixed_seed),
       cmocka_unit_test(test_random_distinct_rows),
       cmocka_unit_test(test_centroid_file),

@@ -7,8 +7,12 @@
  * depend on how the blocks are grouped into calls or their order (the
  * property that keeps a model independent of the task count); and the
  * fixed-point pairs give back their values and refuse what is too big,
- * and their squares (|W|^2) are the same bits by either loop. Skips the vector comparison
- * when the CPU lacks the kernel.
+ * and their squares (|W|^2) are the same bits by either loop. Every
+ * level of apps/common/cpu.h up to what this CPU has (scalar, AVX2,
+ * AVX-512) runs on the same cases and must give the portable bits;
+ * shapes cover every tile width and tail of each kernel (columns 4..68,
+ * odd inputs, blocks of odd rows) and A with and without zero groups;
+ * the AVX-512 forward product also with B packed beforehand (a view's way).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,30 +39,43 @@ static double *matrix(uint64_t *s, size_t rows, size_t ld, size_t cols, unsigned
   return m;
 }
 
-static void check_nn(uint32_t rows, uint32_t n_in, uint32_t cols, unsigned zeros, bool bias, uint64_t *s) {
+static void check_nn(uint32_t rows, uint32_t n_in, uint32_t cols, unsigned zeros, bool bias, uint64_t *s,
+                     enum app_cpu level) {
   uint32_t lda = mlp_pad4(n_in) + 4, ldb = cols + 4;
   double *A = matrix(s, rows, lda, n_in, zeros), *B = matrix(s, n_in, ldb, cols, 0), *b = matrix(s, 1, cols, cols, 0);
   double *Z1 = calloc((size_t)rows * ldb, sizeof(double)), *Z2 = calloc((size_t)rows * ldb, sizeof(double));
   uint32_t *idx = malloc(sizeof(uint32_t) * MLP_IDX(n_in));
   assert_true(Z1 && Z2 && idx);
-  mlp_mm_nn(rows, n_in, cols, A, lda, B, ldb, bias ? b : NULL, Z1, ldb, idx);
+  mlp_mm_nn_at(level, rows, n_in, cols, A, lda, B, ldb, bias ? b : NULL, Z1, ldb, idx);
   mlp_mm_nn_portable(rows, n_in, cols, A, lda, B, ldb, bias ? b : NULL, Z2, ldb, idx);
   assert_memory_equal(Z1, Z2, sizeof(double) * rows * ldb);
+  if (level == APP_CPU_AVX512) { /* B packed once, as a view does */
+    double *Bp = aligned_alloc(64, sizeof(double) * mlp_packed_b_doubles(n_in, cols));
+    assert_non_null(Bp);
+    mlp_pack_b(n_in, cols, B, ldb, Bp);
+    memset(Z1, 0, sizeof(double) * rows * ldb);
+    mlp_mm_nn_avx512_packed(rows, n_in, cols, A, lda, Bp, bias ? b : NULL, Z1, ldb, idx);
+    assert_memory_equal(Z1, Z2, sizeof(double) * rows * ldb);
+    free(Bp);
+  }
   free(A), free(B), free(b), free(Z1), free(Z2), free(idx);
 }
 
 static void test_forward_product_same_bits(void **state) {
   (void)state;
-  if (!mlp_mm_simd())
+  const uint32_t shapes[][3] = {{4, 1, 4},    {4, 7, 12},    {8, 30, 16},   {32, 33, 20}, {32, 64, 256},
+                                {12, 5, 4},   {8, 10, 28},   {4, 3, 36},    {8, 65, 44},  {16, 70, 60},
+                                {4, 130, 68}, {64, 129, 32}, {64, 784, 40}, {4, 0, 8},    {8, 200, 100}};
+  for (int level = APP_CPU_AVX2; level <= (int)app_cpu_detect(); level++) {
+    uint64_t s = 1;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+      for (unsigned zeros = 0; zeros <= 8; zeros += 3) {
+        check_nn(shapes[i][0], shapes[i][1], shapes[i][2], zeros, true, &s, (enum app_cpu)level);
+        check_nn(shapes[i][0], shapes[i][1], shapes[i][2], zeros, false, &s, (enum app_cpu)level);
+      }
+  }
+  if (app_cpu_detect() < APP_CPU_AVX2)
     skip();
-  uint64_t s = 1;
-  const uint32_t shapes[][3] = {{4, 1, 4},     {4, 7, 12}, {8, 30, 16}, {32, 33, 20},
-                                {32, 64, 256}, {12, 5, 4}, {8, 10, 28}};
-  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-    for (unsigned zeros = 0; zeros <= 6; zeros += 3) {
-      check_nn(shapes[i][0], shapes[i][1], shapes[i][2], zeros, true, &s);
-      check_nn(shapes[i][0], shapes[i][1], shapes[i][2], zeros, false, &s);
-    }
 }
 
 /* nb blocks of rows[b] rows; A n_j (padded) columns, D n_c (padded). */
@@ -80,7 +97,7 @@ static void make_grad(struct grad_case *g, uint64_t *s, uint32_t nb, uint32_t n_
   g->bk.a_step = (uint64_t)MLP_BLOCK * lda, g->bk.d_step = (uint64_t)MLP_BLOCK * ldd;
 }
 
-static void check_tn(uint32_t nb, uint32_t n_j, uint32_t n_c, unsigned zeros, uint64_t *s) {
+static void check_tn(uint32_t nb, uint32_t n_j, uint32_t n_c, unsigned zeros, uint64_t *s, enum app_cpu level) {
   struct grad_case g;
   make_grad(&g, s, nb, n_j, n_c, zeros);
   size_t n_out = (size_t)n_j * n_c * 2; /* h then l */
@@ -89,14 +106,14 @@ static void check_tn(uint32_t nb, uint32_t n_j, uint32_t n_c, unsigned zeros, ui
   uint32_t *idx = malloc(sizeof(uint32_t) * MLP_IDX(n_j));
   assert_true(o1 && o2 && o3 && idx);
   size_t l = n_out / 2;
-  mlp_mm_tn_fix(&g.bk, n_j, n_c, &f, o1, o1 + l, n_c, idx);
+  mlp_mm_tn_fix_at(level, &g.bk, n_j, n_c, &f, o1, o1 + l, n_c, idx);
   mlp_mm_tn_fix_portable(&g.bk, n_j, n_c, &f, o2, o2 + l, n_c, idx);
   for (uint32_t b = nb; b-- > 0;) { /* one block a call, the last first: the same sums */
     struct mlp_blocks one = g.bk;
     one.n = 1;
     one.rows[0] = g.bk.rows[b];
     one.a = g.A + b * g.bk.a_step, one.d = g.D + b * g.bk.d_step;
-    mlp_mm_tn_fix(&one, n_j, n_c, &f, o3, o3 + l, n_c, idx);
+    mlp_mm_tn_fix_at(level, &one, n_j, n_c, &f, o3, o3 + l, n_c, idx);
   }
   assert_memory_equal(o1, o2, sizeof(double) * n_out);
   assert_memory_equal(o1, o3, sizeof(double) * n_out);
@@ -105,11 +122,14 @@ static void check_tn(uint32_t nb, uint32_t n_j, uint32_t n_c, unsigned zeros, ui
 
 static void test_gradient_product_same_bits_any_grouping(void **state) {
   (void)state;
-  uint64_t s = 7;
-  const uint32_t shapes[][3] = {{1, 4, 4}, {3, 7, 10}, {8, 30, 16}, {2, 64, 12}, {5, 9, 256}, {MLP_MAX_BLOCKS, 4, 8}};
-  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-    for (unsigned zeros = 0; zeros <= 7; zeros += 7)
-      check_tn(shapes[i][0], shapes[i][1], shapes[i][2], zeros, &s);
+  const uint32_t shapes[][3] = {{1, 4, 4},   {3, 7, 10},  {8, 30, 16}, {2, 64, 12}, {5, 9, 256}, {MLP_MAX_BLOCKS, 4, 8},
+                                {2, 13, 36}, {3, 20, 44}, {1, 8, 60},  {4, 5, 68},  {2, 17, 33}, {2, 784, 40}};
+  for (int level = APP_CPU_SCALAR; level <= (int)app_cpu_detect(); level++) {
+    uint64_t s = 7;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+      for (unsigned zeros = 0; zeros <= 7; zeros += 7)
+        check_tn(shapes[i][0], shapes[i][1], shapes[i][2], zeros, &s, (enum app_cpu)level);
+  }
 }
 
 /* A pair sums back to its value within the grid; pairs of any order of
@@ -159,7 +179,7 @@ static void test_squares_same_bits(void **state) {
   for (size_t stride = 1; stride <= 2; stride++)
     for (size_t n = 0; n <= 40; n++) {
       double v[2] = {1, 2}, p[2] = {1, 2};
-      assert_true(mlp_fix_squares(&f, x, stride, n, &v[0], &v[1]));
+      assert_true(mlp_fix_squares_at(app_cpu_detect(), &f, x, stride, n, &v[0], &v[1]));
       assert_true(mlp_fix_squares_portable(&f, x, stride, n, &p[0], &p[1]));
       assert_memory_equal(v, p, sizeof v);
     }

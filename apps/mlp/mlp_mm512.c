@@ -1,0 +1,320 @@
+/*
+ * mlp_mm512.c - the MLP app's block products in AVX-512 (mlp.h): the
+ * forward product Z = A B + b and the gradient A^T D as fixed-point
+ * pairs, the same bits as mlp_mm.c's portable and AVX2 kernels: every
+ * output element is one chain of fused multiply-adds over the reduction
+ * index, ascending, from the bias (or 0), one lane each; the same zero
+ * groups skipped (4 rows of A in the forward product, 4 columns in the
+ * gradient); the same rounding into pairs (mlp_fix_add's two operations).
+ *
+ * What is wider here: tiles of 4 rows x 32 columns (16 vector
+ * accumulators of 8, out of 32 registers), so a step loads 4 vectors of B
+ * and 4 broadcasts for 16 fused multiply-adds; and B's panel of 64 x 32
+ * is packed contiguous first: the weights' rows are a power of two apart
+ * (2 KiB for 256 units), and a panel read in place falls into a few
+ * cache sets and thrashes L1.
+ *
+ * Any thread; the scratch at idx is the caller's (MLP_IDX, mlp.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlp.h"
+
+#define NN_KC 64 /* j per pass of the forward product */
+#define NN_W 32  /* columns of a panel of B (and of D) */
+
+size_t mlp_packed_b_doubles(uint32_t n_in, uint32_t cols) {
+  size_t passes = n_in ? (n_in + NN_KC - 1) / NN_KC : 1, panels = (cols + NN_W - 1) / NN_W;
+  return passes * panels * NN_KC * NN_W;
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#define AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,avx2,fma")))
+#define AVX512_INLINE \
+  __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,avx2,fma"), always_inline)) static inline
+
+static inline __mmask8 lane_mask(int v, int nv, __mmask8 last) { return v == nv - 1 ? last : (__mmask8)0xff; }
+
+/* mlp_nonzero_cols() 8 j at a time: the same list (x != 0 as C's, NaN
+ * included, -0 not), written by a compressing store. */
+AVX512 static uint32_t nonzero_cols(const double *a, uint64_t lda, uint32_t n, uint32_t *idx) {
+  const __m512d zero = _mm512_setzero_pd();
+  const __m256i step = _mm256_set1_epi32(8);
+  __m256i j8 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  uint32_t m = 0, j = 0;
+  for (; j + 8 <= n; j += 8) {
+    __mmask8 k = _mm512_cmp_pd_mask(_mm512_loadu_pd(a + j), zero, _CMP_NEQ_UQ);
+    k |= _mm512_cmp_pd_mask(_mm512_loadu_pd(a + lda + j), zero, _CMP_NEQ_UQ);
+    k |= _mm512_cmp_pd_mask(_mm512_loadu_pd(a + 2 * lda + j), zero, _CMP_NEQ_UQ);
+    k |= _mm512_cmp_pd_mask(_mm512_loadu_pd(a + 3 * lda + j), zero, _CMP_NEQ_UQ);
+    _mm256_mask_compressstoreu_epi32(idx + m, k, j8);
+    m += (uint32_t)__builtin_popcount(k);
+    j8 = _mm256_add_epi32(j8, step);
+  }
+  for (; j < n; j++) {
+    idx[m] = j;
+    m += (a[j] != 0) | (a[lda + j] != 0) | (a[2 * lda + j] != 0) | (a[3 * lda + j] != 0);
+  }
+  return m;
+}
+
+/* Four rows x 8 nv columns of Z (from Z, rows ldz apart), over the listed
+ * j (idx; ap: the 4 rows' values at them, packed 4 a j; bp: B's packed
+ * panel, row j - j0 at bp + (j - j0) NN_W), each output's chain going on
+ * from Z (or, with `first`, from the bias); `last`: the lanes of the last
+ * vector that are real. */
+AVX512_INLINE void nn_tile(const double *ap, const uint32_t *idx, uint32_t m, uint32_t j0, const double *bp, int nv,
+                           __mmask8 last, const double *bias, bool first, double *Z, uint64_t ldz) {
+  __m512d z[4][4];
+  for (int r = 0; r < 4; r++)
+    for (int v = 0; v < nv; v++) {
+      __mmask8 k = lane_mask(v, nv, last);
+      z[r][v] = first ? (bias ? _mm512_maskz_loadu_pd(k, bias + 8 * v) : _mm512_setzero_pd())
+                      : _mm512_maskz_loadu_pd(k, Z + r * ldz + 8 * v);
+    }
+  for (uint32_t q = 0; q < m; q++) {
+    const double *b = bp + (size_t)(idx[q] - j0) * NN_W, *a = ap + 4 * q;
+    __m512d w[4];
+    for (int v = 0; v < nv; v++)
+      w[v] = _mm512_load_pd(b + 8 * v);
+    for (int r = 0; r < 4; r++) {
+      __m512d x = _mm512_set1_pd(a[r]);
+      for (int v = 0; v < nv; v++)
+        z[r][v] = _mm512_fmadd_pd(x, w[v], z[r][v]);
+    }
+  }
+  for (int r = 0; r < 4; r++)
+    for (int v = 0; v < nv; v++)
+      _mm512_mask_storeu_pd(Z + r * ldz + 8 * v, lane_mask(v, nv, last), z[r][v]);
+}
+
+AVX512 static void nn_tile_any(const double *ap, const uint32_t *idx, uint32_t m, uint32_t j0, const double *bp,
+                               uint32_t w, const double *bias, bool first, double *Z, uint64_t ldz) {
+  int nv = (int)(w + 7) / 8;
+  __mmask8 last = (__mmask8)(w % 8 ? (1u << (w % 8)) - 1 : 0xff);
+  if (nv == 4)
+    nn_tile(ap, idx, m, j0, bp, 4, last, bias, first, Z, ldz);
+  else if (nv == 3)
+    nn_tile(ap, idx, m, j0, bp, 3, last, bias, first, Z, ldz);
+  else if (nv == 2)
+    nn_tile(ap, idx, m, j0, bp, 2, last, bias, first, Z, ldz);
+  else
+    nn_tile(ap, idx, m, j0, bp, 1, last, bias, first, Z, ldz);
+}
+
+/* Rows [j0, j0 + kc) x columns [c, c + w) of B into bp, NN_W a row,
+ * zeros past w: vector moves (a 256-byte memcpy pays a string move's
+ * start-up for each row). */
+AVX512 static void pack_panel(const double *B, uint64_t ldb, uint32_t j0, uint32_t kc, uint32_t c, uint32_t w,
+                              double *bp) {
+  __mmask8 k[4];
+  for (uint32_t v = 0; v < 4; v++) {
+    uint32_t n = w > 8 * v ? w - 8 * v : 0;
+    k[v] = (__mmask8)(n >= 8 ? 0xff : (1u << n) - 1);
+  }
+  for (uint32_t q = 0; q < kc; q++) {
+    const double *b = B + (j0 + q) * ldb + c;
+    double *o = bp + (size_t)q * NN_W;
+    for (uint32_t v = 0; v < 4; v++)
+      _mm512_store_pd(o + 8 * v, _mm512_maskz_loadu_pd(k[v], b + 8 * v));
+  }
+}
+
+AVX512 void mlp_pack_b(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp) {
+  uint32_t panels = (cols + NN_W - 1) / NN_W;
+  for (uint32_t j0 = 0, p = 0; j0 < n_in; j0 += NN_KC, p++)
+    for (uint32_t c = 0; c < cols; c += NN_W) {
+      uint32_t kc = n_in - j0 < NN_KC ? n_in - j0 : NN_KC, w = cols - c < NN_W ? cols - c : NN_W;
+      pack_panel(B, ldb, j0, kc, c, w, Bp + ((size_t)p * panels + c / NN_W) * NN_KC * NN_W);
+    }
+}
+
+/* The forward product over B's panels: packed whole in Bp (mlp_pack_b),
+ * or, with Bp NULL, each packed from B when its turn comes into the
+ * scratch. The scratch at idx: per group its list (n_in entries), then
+ * per group its packed rows (4 n_in doubles), then a panel (min(n_in,
+ * NN_KC) x NN_W doubles), 64-byte aligned. */
+AVX512 static void nn_panels(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
+                             const double *B, uint64_t ldb, const double *Bp, const double *bias, double *Z,
+                             uint64_t ldz, uint32_t *idx) {
+  uint32_t groups = rows / 4, m[MLP_BLOCK / 4], at[MLP_BLOCK / 4], panels = (cols + NN_W - 1) / NN_W;
+  double *pack = (double *)(void *)(idx + (((size_t)groups * n_in + 15) & ~(size_t)15));
+  double *bp = pack + (((size_t)groups * 4 * n_in + 7) & ~(size_t)7);
+  bp = (double *)(((uintptr_t)bp + 63) & ~(uintptr_t)63);
+  for (uint32_t g = 0; g < groups; g++) {
+    m[g] = nonzero_cols(A + 4 * g * lda, lda, n_in, idx + (size_t)g * n_in);
+    mlp_pack_group(A + 4 * g * lda, lda, idx + (size_t)g * n_in, m[g], pack + (size_t)g * 4 * n_in);
+    at[g] = 0;
+  }
+  /* j in passes of NN_KC, columns in panels of NN_W: the packed panel
+   * (16 KiB) stays in L1 over the row groups; each output's chain goes on
+   * from pass to pass */
+  for (uint32_t j0 = 0, p = 0; j0 < n_in || j0 == 0; j0 += NN_KC, p++) {
+    uint32_t kc = n_in - j0 < NN_KC ? n_in - j0 : NN_KC, end[MLP_BLOCK / 4];
+    for (uint32_t g = 0; g < groups; g++) {
+      const uint32_t *ix = idx + (size_t)g * n_in;
+      end[g] = at[g];
+      while (end[g] < m[g] && ix[end[g]] < j0 + NN_KC)
+        end[g]++;
+    }
+    for (uint32_t c = 0; c < cols; c += NN_W) {
+      uint32_t w = cols - c < NN_W ? cols - c : NN_W;
+      const double *panel = Bp ? Bp + ((size_t)p * panels + c / NN_W) * NN_KC * NN_W : bp;
+      if (!Bp)
+        pack_panel(B, ldb, j0, kc, c, w, bp);
+      for (uint32_t g = 0; g < groups; g++)
+        nn_tile_any(pack + (size_t)g * 4 * n_in + 4 * at[g], idx + (size_t)g * n_in + at[g], end[g] - at[g], j0, panel,
+                    w, bias ? bias + c : NULL, j0 == 0, Z + 4 * g * ldz + c, ldz);
+    }
+    for (uint32_t g = 0; g < groups; g++)
+      at[g] = end[g];
+  }
+}
+
+void mlp_mm_nn_avx512(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
+                      uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
+  nn_panels(rows, n_in, cols, A, lda, B, ldb, NULL, bias, Z, ldz, idx);
+}
+
+void mlp_mm_nn_avx512_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
+                             const double *Bp, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
+  nn_panels(rows, n_in, cols, A, lda, NULL, 0, Bp, bias, Z, ldz, idx);
+}
+
+/* mlp_fix_add() on the lanes of x in k, into oh[..], ol[..]; a lane out
+ * of range sets *bad instead (the caller then makes the push NaN). */
+AVX512_INLINE void fix_add8(const struct mlp_fix *f, __m512d x, __mmask8 k, double *oh, double *ol, __mmask8 *bad) {
+  const __m512d magic = _mm512_set1_pd(0x1.8p52);
+  __m512d y = _mm512_mul_pd(x, _mm512_set1_pd(f->k_up));
+  *bad |= _mm512_mask_cmp_pd_mask(k, _mm512_abs_pd(y), _mm512_set1_pd(f->lim), _CMP_NLT_UQ);
+  __m512d h = _mm512_sub_pd(_mm512_add_pd(y, magic), magic);
+  __m512d l = _mm512_mul_pd(_mm512_sub_pd(y, h), _mm512_set1_pd(f->m_up));
+  l = _mm512_sub_pd(_mm512_add_pd(l, magic), magic);
+  _mm512_mask_storeu_pd(oh, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, oh), h));
+  _mm512_mask_storeu_pd(ol, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, ol), l));
+}
+
+/* The 4 x 8 nv gradient tile over the listed s (A: its 4 columns, rows
+ * lda apart; dp: the packed panel of D, NN_W a row), into oh and ol (rows
+ * ldo apart) when `real`, else into t (4 rows of NN_W). */
+AVX512_INLINE void tn_tile(const double *A, uint64_t lda, const double *dp, const uint32_t *idx, uint32_t m, int nv,
+                           __mmask8 last, bool real, const struct mlp_fix *f, double *oh, double *ol, uint64_t ldo,
+                           __mmask8 *bad, double *t) {
+  __m512d g[4][4];
+  for (int r = 0; r < 4; r++)
+    for (int v = 0; v < nv; v++)
+      g[r][v] = _mm512_setzero_pd();
+  for (uint32_t q = 0; q < m; q++) {
+    const double *a = A + idx[q] * lda, *d = dp + (size_t)idx[q] * NN_W;
+    __m512d w[4];
+    for (int v = 0; v < nv; v++)
+      w[v] = _mm512_load_pd(d + 8 * v);
+    for (int r = 0; r < 4; r++) {
+      __m512d x = _mm512_set1_pd(a[r]);
+      for (int v = 0; v < nv; v++)
+        g[r][v] = _mm512_fmadd_pd(x, w[v], g[r][v]);
+    }
+  }
+  for (int r = 0; r < 4; r++)
+    for (int v = 0; v < nv; v++)
+      if (real)
+        fix_add8(f, g[r][v], lane_mask(v, nv, last), oh + r * ldo + 8 * v, ol + r * ldo + 8 * v, bad);
+      else
+        _mm512_storeu_pd(t + r * NN_W + 8 * v, g[r][v]);
+}
+
+AVX512 static void tn_tile_any(const double *A, uint64_t lda, const double *dp, const uint32_t *idx, uint32_t m,
+                               uint32_t w, bool real, const struct mlp_fix *f, double *oh, double *ol, uint64_t ldo,
+                               __mmask8 *bad, double *t) {
+  int nv = (int)(w + 7) / 8;
+  __mmask8 last = (__mmask8)(w % 8 ? (1u << (w % 8)) - 1 : 0xff);
+  if (nv == 4)
+    tn_tile(A, lda, dp, idx, m, 4, last, real, f, oh, ol, ldo, bad, t);
+  else if (nv == 3)
+    tn_tile(A, lda, dp, idx, m, 3, last, real, f, oh, ol, ldo, bad, t);
+  else if (nv == 2)
+    tn_tile(A, lda, dp, idx, m, 2, last, real, f, oh, ol, ldo, bad, t);
+  else
+    tn_tile(A, lda, dp, idx, m, 1, last, real, f, oh, ol, ldo, bad, t);
+}
+
+/* Each block's D as panels of NN_W columns (rows 256 bytes apart, zeros
+ * past ncp): panel p of block b at dp + (b * n_panels + p) * MLP_BLOCK * NN_W. */
+static void pack_d(const struct mlp_blocks *bk, uint32_t ncp, double *dp) {
+  uint32_t n_panels = (ncp + NN_W - 1) / NN_W;
+  for (uint32_t b = 0; b < bk->n; b++)
+    for (uint32_t p = 0; p < n_panels; p++) {
+      double *o = dp + ((size_t)b * n_panels + p) * MLP_BLOCK * NN_W;
+      const double *d = bk->d + b * bk->d_step + NN_W * p;
+      uint32_t w = ncp - NN_W * p < NN_W ? ncp - NN_W * p : NN_W;
+      for (uint32_t s = 0; s < bk->rows[b]; s++) {
+        memcpy(o + NN_W * s, d + s * bk->ldd, sizeof(double) * w);
+        memset(o + NN_W * s + w, 0, sizeof(double) * (NN_W - w));
+      }
+    }
+}
+
+/* mlp_list_rows()'s lists (the same: rows ascending in each), made row
+ * by row (each read once, in order, where a list a group reads a column
+ * of 64 rows 6 KiB apart): a group of 4 is in when one is != 0 as C's. */
+AVX512 static void list_rows(const struct mlp_blocks *bk, uint32_t n_j, uint8_t *m, uint32_t *idx) {
+  const __m256d zero = _mm256_setzero_pd();
+  uint32_t nb = bk->n;
+  memset(m, 0, (size_t)(n_j + 3) / 4 * nb);
+  for (uint32_t b = 0; b < nb; b++)
+    for (uint32_t s = 0; s < bk->rows[b]; s++) {
+      const double *p = bk->a + b * bk->a_step + s * bk->lda;
+      for (uint32_t j = 0; j < n_j; j += 4) {
+        size_t at = (size_t)(j / 4) * nb + b;
+        idx[at * MLP_BLOCK + m[at]] = s;
+        m[at] += _mm256_cmp_pd_mask(_mm256_loadu_pd(p + j), zero, _CMP_NEQ_UQ) != 0;
+      }
+    }
+}
+
+AVX512 void mlp_mm_tn_fix_avx512(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
+                                 double *oh, double *ol, uint64_t ldo, uint32_t *idx) {
+  uint32_t ncp = mlp_pad4(n_c), n_panels = (ncp + NN_W - 1) / NN_W;
+  uint8_t *m = (uint8_t *)(idx + (size_t)(n_j / 4 + 1) * bk->n * MLP_BLOCK);
+  double t[4 * NN_W];
+  __mmask8 bad = 0;
+  double *dp = aligned_alloc(64, sizeof(double) * bk->n * n_panels * MLP_BLOCK * NN_W);
+  if (!dp) {
+    mlp_mm_tn_fix_portable(bk, n_j, n_c, f, oh, ol, ldo, idx);
+    return;
+  }
+  pack_d(bk, ncp, dp);
+  list_rows(bk, n_j, m, idx);
+  /* rows j..j+3 of the push in one pass, left to right, every block's
+   * share of a tile at once; the blocks' packed D stays in L2 */
+  for (uint32_t j = 0; j < n_j; j += 4)
+    for (uint32_t c = 0; c < ncp; c += NN_W) {
+      uint32_t w = ncp - c < NN_W ? ncp - c : NN_W;
+      bool real = j + 4 <= n_j && c + w <= n_c;
+      uint64_t at = (uint64_t)j * ldo + c;
+      for (uint32_t b = 0; b < bk->n; b++) {
+        size_t l = (size_t)(j / 4) * bk->n + b;
+        const double *d = dp + ((size_t)b * n_panels + c / NN_W) * MLP_BLOCK * NN_W;
+        tn_tile_any(bk->a + b * bk->a_step + j, bk->lda, d, idx + l * MLP_BLOCK, m[l], w, real, f, oh + at, ol + at,
+                    ldo, &bad, t);
+        if (!real)
+          mlp_add_tile(t, NN_W, j, c, n_j, n_c, f, oh, ol, ldo); /* lanes past w are past n_c */
+      }
+    }
+  free(dp);
+  if (bad)
+    oh[0] = NAN; /* a block's gradient out of range: the job stops as diverged */
+}
+#else /* no AVX-512 kernels: mlp_mm_takes_packed() is false, these are never called */
+void mlp_pack_b(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp) {
+  (void)n_in, (void)cols, (void)B, (void)ldb, (void)Bp;
+}
+void mlp_mm_nn_avx512_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
+                             const double *Bp, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
+  (void)rows, (void)n_in, (void)cols, (void)A, (void)lda, (void)Bp, (void)bias, (void)Z, (void)ldz, (void)idx;
+}
+#endif
