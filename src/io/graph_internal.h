@@ -195,15 +195,13 @@ int graph_remap_ids(const struct graph_ids *in, uint32_t *src32, uint32_t *dst32
 
 static inline bool graph_is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
-/* Parse a decimal id at *pp, ending at a blank or '\n': 0 ok (*pp moved past
- * it), 1 not a number, 2 negative, 3 overflow. */
+/* Parse a decimal id at *pp (digits only, no sign), ending at a blank or
+ * '\n': 0 ok (*pp moved past it), 1 not a number, 2 negative, 3 overflow. */
 static inline int graph_scan_u64(const char **pp, uint64_t *out) {
   const char *p = *pp;
   uint64_t x = 0;
   if (*p == '-')
     return (p[1] >= '0' && p[1] <= '9') ? 2 : 1;
-  if (*p == '+')
-    p++;
   if ((unsigned)(*p - '0') > 9)
     return 1;
   do {
