@@ -179,7 +179,7 @@ run_chunk() {
   if [ $found -gt 0 ]; then
     state_put "$t" "$execs" "$seconds" $((crashes + found)) "$cov" "$ft" crashed
     say "$t: CRASH after $execs executions, input in $CDIR/crashes/$t/:"
-    grep -m2 -E '^==[0-9]+== ?ERROR|runtime error|deadly signal|ALARM' "$log" | sed 's/^/    /'
+    grep -m2 -E '^==[0-9]+== ?ERROR|runtime error|deadly signal|ALARM|semantic mismatch' "$log" | sed 's/^/    /'
     rm -f "$log"
     return 1
   fi
@@ -193,6 +193,17 @@ run_chunk() {
   state_put "$t" "$execs" "$seconds" "$crashes" "$cov" "$ft" running
   say "$t: $execs executions of $GOAL ($seconds s), cov $cov ft $ft"
   return 0
+}
+
+# Per target of the campaign: executions, seconds, exec/s, crashes (the
+# semantic mismatches of the text targets count as crashes), result.
+summary() {
+  local t execs seconds crashes cov ft result
+  say "summary: target executions seconds exec/s crashes result"
+  for t in "${TARGETS[@]}"; do
+    read -r execs seconds crashes cov ft result <<<"$(state_get "$t")"
+    say "summary: $t $execs $seconds $([ "$seconds" -gt 0 ] && echo $((execs / seconds)) || echo -) $crashes $result"
+  done
 }
 
 # The campaign itself, in the foreground.
@@ -228,6 +239,7 @@ run_campaign() {
     [ $STOP = 1 ] && break
   done
   [ $STOP = 1 ] && status=3
+  summary
   say "campaign: ended (status $status)"
   return $status
 }
