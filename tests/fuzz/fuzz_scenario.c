@@ -9,14 +9,21 @@
  * finite (the transport and the workers' sleeps use them as they are),
  * p in [0,1], slowdown >= 1, and scenario_slowdown() finite and > 0.
  *
+ * Semantic mode (syntax only): an accepted scenario must be strict JSON by
+ * an independent checker (ref_json.h, RFC 8259), and a refusal names the
+ * file. The fields are checked by the promises above, not by a second
+ * reader of the scenario's meaning.
+ *
  * Build and run: tests/fuzz/run.sh SECONDS scenario
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "io/scenario.h"
+#include "ref_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -54,6 +61,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct scenario sc;
   char err[256] = "";
   int rc = scenario_parse("fuzz.json", text, &sc, err, sizeof err);
+  if (rc == 0 && !ref_json_valid(text, strlen(text))) {
+    fprintf(stderr, "semantic mismatch: dsana accepts a scenario that is not strict JSON (RFC 8259)\n");
+    abort();
+  }
+  if (rc != 0 && !strstr(err, "fuzz.json")) {
+    fprintf(stderr, "semantic mismatch: the message does not name fuzz.json: %s\n", err);
+    abort();
+  }
   if (rc == 0) {
     fuzz_check_scenario(&sc);
     char why[256];
