@@ -309,7 +309,10 @@ static size_t json_number_len(const char *p) {
 
 /* What cJSON takes but JSON (RFC 8259) does not: control bytes (only tab,
  * CR and LF separate tokens; none may stand in a string) and numbers such
- * as 01, 1. or -.5. The offset of the first, and what it is; 0 if none. */
+ * as 01, 1. or -.5; and what it reads as another text: a \u0000 escape
+ * ends its C string there ("speed\u0000x" would be the key "speed"), and
+ * so does a \u escape without 4 hex digits, which it reads as 0. The
+ * offset of the first, and what it is; NULL if none. */
 static const char *json_lax_at(const char *text, size_t *at) {
   bool in_string = false;
   for (size_t i = 0; text[i]; i++) {
@@ -318,10 +321,18 @@ static const char *json_lax_at(const char *text, size_t *at) {
     if (ch < 0x20 && (in_string || (ch != '\t' && ch != '\n' && ch != '\r')))
       return in_string ? "a control byte in a string" : "a control byte";
     if (in_string) {
-      if (ch == '\\' && text[i + 1])
+      if (ch == '\\' && text[i + 1] == 'u') {
+        size_t hex = strspn(text + i + 2, "0123456789abcdefABCDEF");
+        if (hex < 4)
+          return "a \\u escape without 4 hex digits";
+        if (strncmp(text + i + 2, "0000", 4) == 0)
+          return "a \\u0000 escape (cJSON would end the string there)";
+        i += 5;
+      } else if (ch == '\\' && text[i + 1]) {
         i++;
-      else if (ch == '"')
+      } else if (ch == '"') {
         in_string = false;
+      }
     } else if (ch == '"') {
       in_string = true;
     } else if (ch == '-' || (ch >= '0' && ch <= '9')) {

@@ -141,6 +141,10 @@ static void test_rejects(void **unused) {
                                            "JSON's syntax"},
       {"{\"workers\": [{\"speed\": 1}], \"link\": {\"latency_ms\": 1}, \"x\ty\": 1}",
        "s.json: invalid JSON near byte 57 (line 1, column 58): a control byte in a string"},
+      {"{\"workers\": [{\"speed\\u0000x\": 1}]}",
+       "s.json: invalid JSON near byte 20 (line 1, column 21): a \\u0000 escape (cJSON would end the string there)"},
+      {"{\"workers\": [{\"speed\\u000\xff\": 1}]}",
+       "s.json: invalid JSON near byte 20 (line 1, column 21): a \\u escape without 4 hex digits"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     char err[256] = "";
