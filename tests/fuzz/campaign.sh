@@ -140,7 +140,7 @@ is_load() {
 # failure.
 run_chunk() {
   local t=$1 secs=$2 execs=$3 seconds=$4 crashes=$5 cov=$6 ft=$7
-  local art=$CDIR/artifacts/$t log=$CDIR/logs/$t.chunk.log rc t0 t1 n found=0 last f
+  local art=$CDIR/artifacts/$t log=$CDIR/logs/$t.chunk.log rc t0 t1 n found=0 slow=0 last f
   rm -rf "$art"
   mkdir -p "$art" "$CDIR/logs" "$CDIR/crashes/$t"
   t0=$(date +%s)
@@ -168,6 +168,7 @@ run_chunk() {
     if is_load "$t" "$f"; then
       mkdir -p "$CDIR/slow/$t"
       mv "$f" "$CDIR/slow/$t/"
+      slow=$((slow + 1))
       continue
     fi
     mv "$f" "$CDIR/crashes/$t/"
@@ -183,7 +184,9 @@ run_chunk() {
     rm -f "$log"
     return 1
   fi
-  if [ $rc -ne 0 ] && [ $STOP = 0 ]; then
+  # libFuzzer stops at a timeout; one that was the machine's load is no
+  # error: the next chunk goes on
+  if [ $rc -ne 0 ] && [ $STOP = 0 ] && [ $slow = 0 ]; then
     state_put "$t" "$execs" "$seconds" "$crashes" "$cov" "$ft" error
     say "$t: libFuzzer exited $rc without a crash input (see $CDIR/logs/$t.log)"
     rm -f "$log"
