@@ -97,12 +97,33 @@ static bool has_option(const struct dsana_app *app, const char *name) {
   return false;
 }
 
-/* One simulator option at argv[*i] (its value after it); *mine = it was one. */
+/* "--name=value" (getopt_long's form, which every other command takes):
+ * name (with its dashes) into buf and the value; false for any other word. */
+static bool split_inline(const char *arg, char *buf, size_t len, const char **value) {
+  const char *eq = strchr(arg, '=');
+  if (strncmp(arg, "--", 2) != 0 || !eq || (size_t)(eq - arg) >= len)
+    return false;
+  memcpy(buf, arg, (size_t)(eq - arg));
+  buf[eq - arg] = '\0';
+  *value = eq[1] ? eq + 1 : NULL; /* "--seed=": no value */
+  return true;
+}
+
+/* One simulator option at argv[*i] (its value after it, or after '=');
+ * *mine = it was one. */
 static int take_own(struct sim_cli *c, int argc, char **argv, int *i, bool *mine) {
+  char name[32];
   const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+  bool inline_value = split_inline(a, name, sizeof name, &v);
   double x;
   int rc = 0;
+  if (inline_value)
+    a = name;
   *mine = true;
+  if (strcmp(a, "--local") == 0 && inline_value) {
+    fprintf(stderr, "dsana sim: --local takes no value\n");
+    return DSANA_EUSAGE;
+  }
   if (strcmp(a, "--local") == 0)
     return c->opt.local = true, 0;
   if ((rc = take_once(c, a)) != 0)
@@ -126,7 +147,7 @@ static int take_own(struct sim_cli *c, int argc, char **argv, int *i, bool *mine
     fprintf(stderr, "dsana sim: missing value for '%s'\n", a);
     rc = DSANA_EUSAGE;
   }
-  if (*mine)
+  if (*mine && !inline_value)
     (*i)++;
   return rc;
 }

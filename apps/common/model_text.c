@@ -1,4 +1,5 @@
-/* model_text.c - text model files, written atomically, read plain or gzip (model_text.h). */
+/* model_text.c - text model files, written atomically, read plain or gzip
+ * through dsana/infile.h, as the io layer reads its inputs (model_text.h). */
 #define _GNU_SOURCE /* fopencookie */
 #include "model_text.h"
 
@@ -9,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
-#include <zlib.h>
 
 #include "dsana/dsana.h"
+#include "dsana/infile.h"
 
 int model_text_write(const char *path, int (*fill)(struct dsana_outfile *o, const void *arg), const void *arg,
                      char *err, size_t errlen) {
@@ -23,13 +24,28 @@ int model_text_write(const char *path, int (*fill)(struct dsana_outfile *o, cons
   return dsana_outfile_commit(o, err, errlen);
 }
 
-/* zlib under stdio: gzread passes plain files through. */
-static ssize_t gz_cookie_read(void *c, char *buf, size_t n) {
-  int got = gzread((gzFile)c, buf, n > INT_MAX ? INT_MAX : (unsigned)n);
-  return got < 0 ? -1 : got;
+/* dsana/infile.h under stdio: plain or gzip as the io layer reads its
+ * inputs (bytes after the gzip data refused); a failed read keeps its
+ * message and code for model_text_line. */
+struct model_src {
+  struct dsana_infile *in;
+  int rc;
+  char err[256];
+};
+
+static ssize_t src_cookie_read(void *c, char *buf, size_t n) {
+  struct model_src *s = c;
+  size_t got = 0;
+  s->rc = dsana_infile_read(s->in, buf, n, &got, s->err, sizeof s->err);
+  return s->rc ? -1 : (ssize_t)got;
 }
 
-static int gz_cookie_close(void *c) { return gzclose_r((gzFile)c) == Z_OK ? 0 : EOF; }
+static int src_cookie_close(void *c) {
+  struct model_src *s = c;
+  dsana_infile_close(s->in);
+  free(s);
+  return 0;
+}
 
 static int fill_model(struct dsana_outfile *o, const void *arg) {
   const struct model_text_file *m = arg;
@@ -72,15 +88,23 @@ int model_text_open_max(const char *path, size_t line_max, struct model_text_in 
     snprintf(err, errlen, "%s: out of memory", path);
     return DSANA_ENOMEM;
   }
-  errno = 0;
-  gzFile z = gzopen(path, "rb");
-  in->f = z ? fopencookie(z, "r", (cookie_io_functions_t){.read = gz_cookie_read, .close = gz_cookie_close}) : NULL;
-  if (z && !in->f)
-    gzclose_r(z);
+  struct model_src *src = calloc(1, sizeof *src);
+  if (!src) {
+    snprintf(err, errlen, "%s: out of memory", path);
+    return DSANA_ENOMEM;
+  }
+  int rc = dsana_infile_open(path, &src->in, err, errlen);
+  if (rc) {
+    free(src);
+    return rc;
+  }
+  in->f = fopencookie(src, "r", (cookie_io_functions_t){.read = src_cookie_read, .close = src_cookie_close});
   if (!in->f) {
-    snprintf(err, errlen, "%s: %s", path, errno ? strerror(errno) : "cannot open");
+    src_cookie_close(src);
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
     return DSANA_EIO;
   }
+  in->src = src;
   return 0;
 }
 
@@ -106,9 +130,8 @@ int model_text_line(struct model_text_in *in, char *err, size_t errlen) {
     in->buf[len++] = (char)c;
   }
   if (ferror(in->f)) {
-    snprintf(err, errlen, "%s: read error after line %llu (a damaged gzip file?)", in->path,
-             (unsigned long long)in->line);
-    return DSANA_EIO;
+    snprintf(err, errlen, "%s", in->src->err);
+    return in->src->rc ? in->src->rc : DSANA_EIO;
   }
   if (c == EOF && len == 0)
     return 0;

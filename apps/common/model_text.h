@@ -2,7 +2,8 @@
  * model_text.h - text model and prediction files of the supervised apps
  * (logreg, mlp): written through dsana/outfile.h (a regular file replaced
  * atomically, a FIFO or device written in place, gzip for a name ending
- * in ".gz") and read back through stdio whether gzipped or not.
+ * in ".gz") and read back through stdio over dsana/infile.h, gzipped or
+ * not (bytes after the gzip data refused, as for every text input).
  */
 #ifndef DSANA_APPS_COMMON_MODEL_TEXT_H
 #define DSANA_APPS_COMMON_MODEL_TEXT_H
@@ -38,15 +39,17 @@ int model_text_write_model(const char *path, const struct model_text_file *m, ch
  * and nothing may follow the last value. Every error is DSANA_EFORMAT (or
  * DSANA_EIO, DSANA_ENOMEM) with one line naming the file and the line. */
 #define MODEL_TEXT_LINE_MAX 65536
+struct model_src; /* the bytes under f (model_text.c) */
 struct model_text_in {
   FILE *f;
+  struct model_src *src; /* owned by f: freed when f is closed */
   const char *path;
   uint64_t line;   /* the number of the line in buf */
   size_t line_max; /* the longest line taken (MODEL_TEXT_LINE_MAX unless opened with another) */
   char *buf;       /* line_max + 1 bytes: the line, without '\n' */
 };
 /* Open path for reading, plain or gzip; one line in err on failure
- * (DSANA_EIO). Close with model_text_close (also after a failed open). */
+ * (DSANA_EIO, DSANA_ENOMEM). Close with model_text_close (also after a failed open). */
 int model_text_open(const char *path, struct model_text_in *in, char *err, size_t errlen);
 /* The same with lines of up to line_max bytes (other text files of the
  * apps: a centroid file's line holds as many numbers as the data's

@@ -235,7 +235,7 @@ int dsana_dataset_map_binary(const char *path, struct dsana_dataset *ds, char *e
     return graph_errf(err, errlen, DSANA_EINVAL, "dataset_map_binary: NULL path");
   if (io_mem_is_name(path))
     return map_memory(path, ds, err, errlen);
-  int rc = io_map_shared(path, BIN_HEADER, &map, &size, err, errlen);
+  int rc = io_map_shared(path, BIN_HEADER, BIN_HEADER, &map, &size, err, errlen);
   if (rc)
     return rc;
   const unsigned char *h = map;

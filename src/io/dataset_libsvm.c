@@ -3,7 +3,8 @@
  * per line, 1-based strictly ascending indices, '#' comments, blank lines
  * skipped, '\r' ignored, "qid:" refused. A hand-written scanner over the
  * big blocks of whole lines that graph_text.c hands out (each ends in
- * '\n', the scanner's sentinel); numbers take Clinger's exact fast path
+ * '\n', the scanner's sentinel); numbers are decimal (no hex, inf or
+ * nan) and take Clinger's exact fast path
  * (a mantissa below 2^53 times or over a power of ten up to 10^22, one
  * correctly rounded operation) and fall back to strtod otherwise, so every
  * value is the double nearest its decimal text, as strtod gives it.
@@ -73,12 +74,21 @@ static bool fast_double(const char *p, const char **endp, double *out) {
   return true;
 }
 
-/* A number ending at a field end. 0 ok, 1 not a number, 2 not finite. */
+/* Decimal syntax only: strtod also takes hexadecimal ("0x1p3"). */
+static bool decimal_chars(const char *p) {
+  for (; !ends_field(*p); p++)
+    if (!is_digit(*p) && *p != '.' && *p != 'e' && *p != 'E' && *p != '+' && *p != '-')
+      return false;
+  return true;
+}
+
+/* A decimal number ending at a field end. 0 ok, 1 not a number, 2 not finite. */
 static int scan_double(const char **pp, double *out) {
   const char *p = *pp, *end;
   double v;
-  if (!fast_double(p, &end, &v) || !ends_field(*end)) {
-    char *e;           /* hex, inf, nan, long mantissas, big exponents, or junk */
+  bool fast = fast_double(p, &end, &v) && ends_field(*end);
+  if (!fast) {
+    char *e;           /* long mantissas, big exponents, hex, inf, nan or junk */
     v = strtod(p, &e); /* stops at the block's final '\n' at the latest */
     end = e;
   }
@@ -86,6 +96,8 @@ static int scan_double(const char **pp, double *out) {
     return 1;
   if (!isfinite(v))
     return 2;
+  if (!fast && !decimal_chars(p))
+    return 1;
   *pp = end;
   *out = v;
   return 0;

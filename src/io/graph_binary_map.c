@@ -20,7 +20,9 @@
 #include "util/hostbytes.h"
 
 #define BIN_MAGIC "DSNAGRPH"
-enum { BIN_MIN_HEADER = 128 }; /* version 1's header, the smallest: an old file is named as such */
+/* Version 1's header, the smallest: a file this long is mapped, so that an
+ * old one is named as such; a shorter one needs the current header. */
+enum { BIN_MIN_HEADER = 128 };
 
 bool dsana_graph_is_binary(const char *path) {
   return io_mem_find(path, IO_MEM_GRAPH) || graph_file_has_magic(path, BIN_MAGIC);
@@ -130,7 +132,7 @@ int dsana_graph_map_binary(const char *path, struct dsana_graph *g, char *err, s
   memset(g, 0, sizeof *g);
   if (io_mem_is_name(path))
     return map_memory(path, g, err, errlen);
-  int rc = io_map_shared(path, BIN_MIN_HEADER, &map, &size, err, errlen);
+  int rc = io_map_shared(path, BIN_MIN_HEADER, GRAPH_BIN_HEADER, &map, &size, err, errlen);
   if (rc)
     return rc;
   const unsigned char *h = map;

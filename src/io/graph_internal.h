@@ -44,9 +44,11 @@ int graph_errf(char *err, size_t errlen, int code, const char *fmt, ...) __attri
 
 /* mapshare.c: path mapped whole and read-only, shared with this process's
  * other users of the same file; a regular file of at least min_size bytes
- * (else DSANA_EIO / DSANA_EFORMAT naming it). *size its bytes. Release
- * with io_unmap_shared (the last user unmaps). */
-int io_map_shared(const char *path, uint64_t min_size, void **map, uint64_t *size, char *err, size_t errlen);
+ * (else DSANA_EIO / DSANA_EFORMAT naming it; a short file's message says
+ * its header needs header_bytes, the current version's). *size its bytes.
+ * Release with io_unmap_shared (the last user unmaps). */
+int io_map_shared(const char *path, uint64_t min_size, uint64_t header_bytes, void **map, uint64_t *size, char *err,
+                  size_t errlen);
 void io_unmap_shared(void *map, size_t len);
 /* Whether this process already checked the body of the file that map
  * (from io_map_shared) is a mapping of, and recording that it has: a file
@@ -190,15 +192,13 @@ int graph_remap_ids(const struct graph_ids *in, uint32_t *src32, uint32_t *dst32
 
 static inline bool graph_is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
-/* Parse a decimal id at *pp, ending at a blank or '\n': 0 ok (*pp moved past
- * it), 1 not a number, 2 negative, 3 overflow. */
+/* Parse a decimal id at *pp (digits only, no sign), ending at a blank or
+ * '\n': 0 ok (*pp moved past it), 1 not a number, 2 negative, 3 overflow. */
 static inline int graph_scan_u64(const char **pp, uint64_t *out) {
   const char *p = *pp;
   uint64_t x = 0;
   if (*p == '-')
     return (p[1] >= '0' && p[1] <= '9') ? 2 : 1;
-  if (*p == '+')
-    p++;
   if ((unsigned)(*p - '0') > 9)
     return 1;
   do {

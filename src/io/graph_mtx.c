@@ -35,7 +35,8 @@ struct mtx {
 
 static inline bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
-/* Next whitespace-separated word of the line at *pp into w (lowercased). */
+/* Next whitespace-separated word of the line at *pp into w (lowercased;
+ * a NUL byte becomes '?', so that the word matches no keyword). */
 static size_t word(const char **pp, char *w, size_t wlen) {
   const char *p = *pp;
   size_t i = 0;
@@ -43,7 +44,7 @@ static size_t word(const char **pp, char *w, size_t wlen) {
     p++;
   while (!is_blank(*p) && *p != '\n') {
     if (i + 1 < wlen)
-      w[i++] = (char)((*p >= 'A' && *p <= 'Z') ? *p - 'A' + 'a' : *p);
+      w[i++] = (char)((*p >= 'A' && *p <= 'Z') ? *p - 'A' + 'a' : *p ? *p : '?');
     p++;
   }
   w[i] = '\0';
@@ -52,12 +53,15 @@ static size_t word(const char **pp, char *w, size_t wlen) {
 }
 
 static int banner(struct mtx *x, const char *p, char *err, size_t errlen) {
-  char w[5][32];
-  for (int i = 0; i < 5; i++)
+  char w[6][32];
+  for (int i = 0; i < 6; i++)
     word(&p, w[i], sizeof w[i]);
   if (strcmp(w[0], "%%matrixmarket") != 0 || strcmp(w[1], "matrix") != 0)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s:1: bad Matrix Market banner (want '%%%%MatrixMarket matrix ...')",
                       x->path);
+  if (w[5][0])
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:1: extra word '%s' after the Matrix Market banner's symmetry",
+                      x->path, w[5]);
   if (strcmp(w[2], "coordinate") != 0)
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s:1: unsupported Matrix Market format '%s' (only coordinate)",
                       x->path, w[2]);
@@ -111,6 +115,13 @@ static int size_line(struct mtx *x, const char *p, char *err, size_t errlen) {
       !field_u64(&p, &x->nnz, tok, sizeof tok))
     return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: bad size line (want 'rows cols entries'), at '%s'", x->path,
                       (unsigned long long)x->line, tok);
+  while (is_blank(*p))
+    p++;
+  if (*p != '\n') {
+    graph_token(p, tok, sizeof tok);
+    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: extra field '%s' after 'rows cols entries'", x->path,
+                      (unsigned long long)x->line, tok);
+  }
   uint64_t n = x->rows > x->cols ? x->rows : x->cols;
   if (n > GRAPH_MAX_VERTICES)
     return graph_errf(err, errlen, DSANA_ERANGE, "%s:%llu: %llu vertices: more than %llu supported", x->path,

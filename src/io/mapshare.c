@@ -83,7 +83,8 @@ static int take(int fd, const struct stat *st, void **map) {
   return 0;
 }
 
-int io_map_shared(const char *path, uint64_t min_size, void **map, uint64_t *size, char *err, size_t errlen) {
+int io_map_shared(const char *path, uint64_t min_size, uint64_t header_bytes, void **map, uint64_t *size, char *err,
+                  size_t errlen) {
   struct stat st;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -95,7 +96,7 @@ int io_map_shared(const char *path, uint64_t min_size, void **map, uint64_t *siz
     rc = graph_errf(err, errlen, DSANA_EIO, "%s: not a regular file", path);
   else if ((uint64_t)st.st_size < min_size)
     rc = graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header needs %llu bytes)", path,
-                    (unsigned long long)st.st_size, (unsigned long long)min_size);
+                    (unsigned long long)st.st_size, (unsigned long long)header_bytes);
   else if (take(fd, &st, map) != 0)
     rc = graph_errf(err, errlen, DSANA_EIO, "%s: mmap: %s", path, strerror(errno));
   else

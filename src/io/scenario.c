@@ -5,6 +5,8 @@
  * times and the transport uses the links to shape traffic; nothing here
  * changes results, only timing.
  *
+ * The JSON is RFC 8259's: what cJSON would also take (control bytes as
+ * blanks or in strings, numbers such as 01 or 1.) is refused first.
  * Validation is strict: exactly the schema in scenario.h, and every error
  * is one line naming the file and the key path ("s.json: workers[2].speed:
  * must be > 0"), because a typo in an experiment's scenario should stop the
@@ -278,12 +280,84 @@ static void locate(const char *text, size_t at, unsigned long *line, unsigned lo
   }
 }
 
+/* An RFC 8259 number at p: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?;
+ * its length, 0 if p does not start one. */
+static size_t json_number_len(const char *p) {
+  const char *q = p + (*p == '-');
+  if (*q == '0')
+    q++;
+  else if (*q >= '1' && *q <= '9')
+    while (*q >= '0' && *q <= '9')
+      q++;
+  else
+    return 0;
+  if (*q == '.') {
+    if (!(q[1] >= '0' && q[1] <= '9'))
+      return 0;
+    for (q++; *q >= '0' && *q <= '9';)
+      q++;
+  }
+  if (*q == 'e' || *q == 'E') {
+    q += 1 + (q[1] == '+' || q[1] == '-');
+    if (!(*q >= '0' && *q <= '9'))
+      return 0;
+    while (*q >= '0' && *q <= '9')
+      q++;
+  }
+  return (size_t)(q - p);
+}
+
+/* What cJSON takes but JSON (RFC 8259) does not: control bytes (only tab,
+ * CR and LF separate tokens; none may stand in a string) and numbers such
+ * as 01, 1. or -.5; and what it reads as another text: a \u0000 escape
+ * ends its C string there ("speed\u0000x" would be the key "speed"), and
+ * so does a \u escape without 4 hex digits, which it reads as 0. The
+ * offset of the first, and what it is; NULL if none. */
+static const char *json_lax_at(const char *text, size_t *at) {
+  bool in_string = false;
+  for (size_t i = 0; text[i]; i++) {
+    unsigned char ch = (unsigned char)text[i];
+    *at = i;
+    if (ch < 0x20 && (in_string || (ch != '\t' && ch != '\n' && ch != '\r')))
+      return in_string ? "a control byte in a string" : "a control byte";
+    if (in_string) {
+      if (ch == '\\' && text[i + 1] == 'u') {
+        size_t hex = strspn(text + i + 2, "0123456789abcdefABCDEF");
+        if (hex < 4)
+          return "a \\u escape without 4 hex digits";
+        if (strncmp(text + i + 2, "0000", 4) == 0)
+          return "a \\u0000 escape (cJSON would end the string there)";
+        i += 5;
+      } else if (ch == '\\' && text[i + 1]) {
+        i++;
+      } else if (ch == '"') {
+        in_string = false;
+      }
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
+      size_t n = json_number_len(text + i), tok = strspn(text + i, "0123456789+-.eE");
+      if (n == 0 || n != tok)
+        return "a number not in JSON's syntax";
+      i += n - 1;
+    }
+  }
+  return NULL;
+}
+
 /* Parse len bytes of text (text[len] == '\0'). */
 static int parse_text(const struct parse_ctx *c, const char *text, size_t len, struct scenario *sc) {
   memset(sc, 0, sizeof(*sc));
   size_t nul = strlen(text);
   if (nul != len)
     return fail(c, DSANA_EFORMAT, "invalid JSON near byte %zu (NUL byte)", nul);
+  size_t lax_at;
+  const char *lax = json_lax_at(text, &lax_at);
+  if (lax) {
+    unsigned long line, col;
+    locate(text, lax_at, &line, &col);
+    return fail(c, DSANA_EFORMAT, "invalid JSON near byte %zu (line %lu, column %lu): %s", lax_at, line, col, lax);
+  }
   const char *end = NULL;
   /* Length includes the terminator: cJSON's require_null_terminated check
    * looks for it inside the buffer. */

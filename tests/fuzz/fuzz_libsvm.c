@@ -15,6 +15,14 @@
  * the same arrays bit for bit. A failure names its cause in one line and
  * leaves the dataset zeroed.
  *
+ * Semantic mode: the same bytes also go to an independent reference reader
+ * (ref_libsvm.h, written from the documented rules, never calling src/io).
+ * When dsana accepts, the reference must accept too and every row count,
+ * label, row end, index and value must be its, bit for bit, and n_features
+ * too. When dsana refuses, the message names the input, and an input the
+ * reference accepts is refused only for a limit, never as malformed. A
+ * difference aborts with one line naming the first one.
+ *
  * Build and run: tests/fuzz/run.sh SECONDS libsvm
  */
 #define _GNU_SOURCE
@@ -26,7 +34,9 @@
 #include <unistd.h>
 
 #include "fuzz_file.h"
+#include "dsana/error.h"
 #include "io/dataset_internal.h"
+#include "ref_libsvm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -60,6 +70,32 @@ static void check_dataset(const struct dsana_dataset *ds, const struct dsana_dat
   check_classes(ds);
 }
 
+__attribute__((noreturn)) static void differs(const char *what, uint64_t at, double want, double got) {
+  fprintf(stderr, "semantic mismatch: %s [%llu]: reference %.17g, dsana %.17g\n", what, (unsigned long long)at, want,
+          got);
+  abort();
+}
+
+/* The semantic mode: ds is what the reference reader read, field by field. */
+static void compare_reference(const struct ref_libsvm *r, const struct dsana_dataset *ds) {
+  if (ds->n_rows != r->n_rows)
+    differs("row count", 0, (double)r->n_rows, (double)ds->n_rows);
+  if (ds->n_features != r->n_features)
+    differs("feature count", 0, (double)r->n_features, (double)ds->n_features);
+  for (uint64_t i = 0; i < r->n_rows; i++) {
+    if (memcmp(&ds->label[i], &r->label[i], sizeof r->label[i]) != 0)
+      differs("label of row", i, r->label[i], ds->label[i]);
+    if (ds->row_off[i + 1] != r->row_off[i + 1])
+      differs("end of row", i, (double)r->row_off[i + 1], (double)ds->row_off[i + 1]);
+  }
+  for (uint64_t k = 0; k < r->nnz; k++) {
+    if (ds->col[k] != r->col[k])
+      differs("index of entry", k, r->col[k], ds->col[k]);
+    if (memcmp(&ds->val_f64[k], &r->val[k], sizeof r->val[k]) != 0)
+      differs("value of entry", k, r->val[k], ds->val_f64[k]);
+  }
+}
+
 /* Write ds as text and read it back: the same arrays, bit for bit. */
 static void check_round_trip(const struct dsana_dataset *ds) {
   static char path[64];
@@ -88,18 +124,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct graph_text t;
   struct dsana_dataset ds;
   char err[256] = "";
-  if (graph_text_open(&t, fuzz_file("fuzz_libsvm", data, size), err, sizeof err) != 0)
+  const char *path = fuzz_file("fuzz_libsvm", data, size);
+  if (graph_text_open(&t, path, err, sizeof err) != 0)
     abort();
   int rc = ds_parse_libsvm(&t, o, &ds, err, sizeof err);
   graph_text_close(&t);
+  struct ref_libsvm ref;
+  int verdict = ref_libsvm_read(data, size, o, &ref);
   if (rc == 0) {
     check_dataset(&ds, o);
+    if (verdict == REF_REFUSE) {
+      fprintf(stderr, "semantic mismatch: the reference refuses, dsana accepts\n");
+      abort();
+    }
+    if (verdict == REF_ACCEPT)
+      compare_reference(&ref, &ds);
     check_round_trip(&ds);
     dsana_dataset_fini(&ds);
   } else {
     static const struct dsana_dataset zero;
     if (err[0] == '\0' || strchr(err, '\n') || memcmp(&ds, &zero, sizeof zero) != 0)
       abort(); /* a failure names its cause in one line and leaves *ds zeroed */
+    if (!strstr(err, path) || (verdict == REF_ACCEPT && rc == DSANA_EFORMAT)) {
+      fprintf(stderr, "semantic mismatch: %s (the reference %s)\n", err, verdict == REF_ACCEPT ? "accepts" : "refuses");
+      abort(); /* the message names the input; a valid file is refused only for a limit */
+    }
   }
+  ref_libsvm_fini(&ref);
   return 0;
 }

@@ -14,6 +14,15 @@
  * weights are positive with exact out_w sums, undirected input is symmetric,
  * original ids are the 1-based indices, and dedup leaves no duplicates.
  *
+ * Semantic mode: the same bytes also go to an independent reference reader
+ * (ref_mtx.h, written from the format's documented rules, never calling
+ * src/io). When dsana accepts, the reference must accept too and the graph
+ * must be the one it describes: vertex count, original ids, every arc in
+ * CSC order with its weight, out-degrees. When dsana refuses, the
+ * message names the input, and an input the reference accepts is refused
+ * only for a limit (memory, size), never as malformed. A difference aborts
+ * with one line naming the first one ("semantic mismatch: ...").
+ *
  * Build and run: tests/fuzz/run.sh SECONDS mtx
  */
 #define _GNU_SOURCE
@@ -26,6 +35,7 @@
 #include "fuzz_file.h"
 #include "fuzz_graph.h"
 #include "io/graph_internal.h"
+#include "ref_mtx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -44,15 +54,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   struct graph_text t;
   struct dsana_graph g;
   char err[256] = "";
-  if (graph_text_open(&t, fuzz_file("fuzz_mtx", data, size), err, sizeof err) != 0)
+  const char *path = fuzz_file("fuzz_mtx", data, size);
+  if (graph_text_open(&t, path, err, sizeof err) != 0)
     abort();
   int rc = graph_parse_mtx(&t, &opts, &g, err, sizeof err);
   graph_text_close(&t);
+  struct ref_graph ref;
+  int verdict = ref_mtx_read(data, size, opts.weighted, &ref);
   if (rc == 0) {
     fuzz_check_graph(&g, &opts);
+    if (verdict == REF_REFUSE) {
+      fprintf(stderr, "semantic mismatch: the reference refuses, dsana accepts\n");
+      abort();
+    }
+    if (verdict == REF_ACCEPT)
+      ref_graph_compare(&ref, &g, &opts);
     dsana_graph_fini(&g);
   } else if (err[0] == '\0' || g.n != 0 || g.in_off != NULL || warnings) {
     abort(); /* a failure names its cause and leaves *g zeroed */
+  } else {
+    ref_check_refusal(verdict, rc, err, path);
   }
+  ref_graph_fini(&ref);
   return 0;
 }

@@ -61,7 +61,7 @@ run_target() {
   fi
   printf '%-9s %12s %10s   %s\n' "$t" "${execs:-?}" "${rate:-?}" "${crash:-0}"
   if [ -n "$crash" ]; then
-    grep -m1 -E '^==[0-9]+==ERROR|runtime error|^==[0-9]+== ERROR|Test unit written|deadly signal' "$log" | sed 's/^/          /'
+    grep -m2 -E '^==[0-9]+==ERROR|runtime error|^==[0-9]+== ERROR|Test unit written|deadly signal|semantic mismatch' "$log" | sed 's/^/          /'
     return 1
   fi
   return 0

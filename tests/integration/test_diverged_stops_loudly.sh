@@ -5,7 +5,9 @@
 # iteration N: ... lower --lr"), and writes no model: never a NaN model
 # with exit 0, never a loss that silently dropped its terms. Large but
 # summable values (a loss near 4e25) are summed exactly (see the unit test
-# test_xsum_full_range_and_invalid).
+# test_xsum_full_range_and_invalid). The reason is said once, roles as
+# threads or as processes, and the library (dsana_run) reports the same
+# exit code and status for both.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 require_bins
@@ -35,6 +37,44 @@ if [ "$RC" -eq 1 ] && [ "$n_said" -eq 1 ] && ! grep -q "lost the scheduler\|sile
   pass "2 workers, 1 server as threads: every role ended with the scheduler, the reason said once"
 else
   fail "2 workers, 1 server: exit $RC (124: a role waited out its peer timeout), said $n_said times: $(head -c 400 all.err)"
+fi
+# roles as processes: the reason is said once too (by the scheduler; the roles it
+# stopped and the launcher that saw them exit say nothing more), exit 1
+run_capture procs "$DSANA" logreg d.svm --lr 1e308 --batch 50 --max-iter 30 --tol 0 --workers 2 --servers 1 \
+  --isolate processes --quiet
+n_lines=$(stderr_lines procs.err)
+if [ "$RC" -eq 1 ] && [ "$n_lines" -eq 1 ] && grep -q "^dsana: scheduler: diverged in iteration" procs.err; then
+  pass "2 workers, 1 server as processes: exit 1, one line: $(head -c 120 procs.err)"
+else
+  fail "as processes: exit $RC, $n_lines lines (want 1): $(head -c 600 procs.err)"
+fi
+# a divergence a server finds (mlp): said once by the server, not again by the
+# scheduler it told, in both isolations
+for iso in threads processes; do
+  run_capture "mlp_$iso" "$DSANA" mlp d.svm --quiet --hidden 16 --lr 1e6 --epochs 3 --workers 2 --servers 1 \
+    --isolate "$iso"
+  n_lines=$(stderr_lines "mlp_$iso.err")
+  if [ "$RC" -eq 1 ] && [ "$n_lines" -eq 1 ] && grep -q "^dsana: server 0: diverged in iteration" "mlp_$iso.err"; then
+    pass "mlp, a server finds it, as $iso: exit 1, one line"
+  else
+    fail "mlp as $iso: exit $RC, $n_lines lines (want 1): $(head -c 600 "mlp_$iso.err")"
+  fi
+done
+# through the library (dsana_run): the same exit code in both isolations, the job's
+# status DSANA_EPEER (-8: a role failed; the scheduler's own code, DSANA_ERANGE, is
+# the one it recorded and returned), no summary, the divergence as the error line
+if [ -x "${RUN_JOBS:-}" ]; then
+  job="d.svm --lr 1e308 --batch 50 --max-iter 30 --tol 0 workers=2 servers=1"
+  run_capture lib "$RUN_JOBS" logreg "$job" "$job --isolate processes"
+  n_ok=$(grep -c "^status=-8 exit=1 summary=0 iterations=0 log=1 error=dsana: scheduler: diverged in iteration" \
+    lib.out || true)
+  if [ "$RC" -eq 0 ] && [ "$n_ok" -eq 2 ]; then
+    pass "dsana_run, threads and processes: status -8, exit 1, no summary, the divergence as the error"
+  else
+    fail "dsana_run: $(cut -c1-200 lib.out | tr '\n' '|') $(head -c 300 lib.err)"
+  fi
+else
+  note "RUN_JOBS is not built: the library's status of a diverging job not checked"
 fi
 # (--lr is SGD's rate: --batch selects SGD; full-batch L-BFGS searches its own step)
 # a sane rate still trains, and reports a finite loss

@@ -167,6 +167,16 @@ sed '3s/.*/# labels -1 nan/' mlp.model >mlpnan.model
 bad_model mlpnan mlp 3 "not a finite number"
 sed '2s/$/ relu/' mlp.model >mlphdr.model
 bad_model mlphdr mlp 2 "bad header"
+# gzip models are read as every text input: members, zero padding, nothing else after them
+for app in lr mlp; do
+  name=$([ $app = lr ] && echo logreg || echo mlp)
+  gzip -n -c $app.model >$app.model.gz
+  { cat $app.model.gz; head -c 64 /dev/zero; } >${app}pad.model.gz
+  { cat $app.model.gz; printf 'x'; } >${app}junk.model.gz
+  expect_ok ${app}_model_gz "$DSANA" $name predict ${app}pad.model.gz d.svm --out p.${app}gz
+  expect_refused ${app}_model_junk ${app}junk.model.gz "" "offset $(wc -c <$app.model.gz): trailing garbage" \
+    "$DSANA" $name predict ${app}junk.model.gz d.svm --out p.${app}junk
+done
 
 note "8. kmeans --init-centroids: as strict as the model files"
 printf '0.1 0.2 0.3 0.4 0.5\n-1 0 1 2 3\n' >init.ok
@@ -192,6 +202,9 @@ printf '0.1 0.2 0.3 0.4 0.5\n-1 0\0001 2 3\n' >nul.init
 bad_init nul 2 "NUL byte"
 { printf '0.1 0.2 0.3 0.4 0.5\n'; head -c 100000 /dev/zero | tr '\0' ' '; echo; } >long.init
 bad_init long 2 "longer than"
+{ printf '0.1 0.2 0.3 0.4 0.5\n-1 0 1 2 3\n' | gzip -n -c; printf 'x'; } >junk.init.gz
+expect_refused init_gzjunk junk.init.gz "" "trailing garbage" "$DSANA" kmeans d.svm --k 2 --init-centroids junk.init.gz \
+  --quiet --out km.gzjunk
 expect_refused init_devzero "/dev/zero" 1 "NUL byte" "$DSANA" kmeans d.svm --k 2 --init-centroids /dev/zero --quiet \
   --out km.devzero
 

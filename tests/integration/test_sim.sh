@@ -96,6 +96,19 @@ else
     echo same || echo differs)"
 fi
 
+# --opt=value, as every command takes it: the simulator's own options (--tasks,
+# --seed, --noise, --costs, --host-cores) and the run's alike
+printf '{"host_cores": 2}\n' >c2.json
+run_capture det_eq "$DSANA" sim --tasks=t512.txt --workers=64 --servers 4 --mode=dsana --scenario=s64.json \
+  --max-iter=3 --noise=0.4 --seed=5 --metrics=det_eq.jsonl --quiet
+run_capture det_eq_costs "$DSANA" sim --tasks t512.txt --workers 64 --servers 4 --costs=c2.json --host-cores=3 \
+  --max-iter 1 --quiet
+if [ "$RC" -eq 0 ] && [ -s det_eq.jsonl ] && cmp -s det1.jsonl det_eq.jsonl; then
+  pass "--opt=value: the same metrics as --opt value"
+else
+  fail "--opt=value: exit $RC, $(cmp det1.jsonl det_eq.jsonl 2>&1 | head -n 1) $(head -c 300 det_eq.err det_eq_costs.err)"
+fi
+
 # ---- a graph as the job --------------------------------------------------------
 run_capture gen "$DSANA" graph gen kron --scale 10 --edge-factor 8 --seed 1 --out g.bin
 run_capture graph "$DSANA" sim g.bin --workers 8 --servers 2 --mode dsana --max-iter 3 --metrics graph.jsonl
@@ -180,5 +193,9 @@ expect_bad costs_negative "neg_costs.json" --tasks t512.txt --costs neg_costs.js
 expect_bad scenario_short "s64.json: workers" --tasks t512.txt --workers 65 --scenario s64.json
 expect_bad scenario_json "trunc.json" --tasks t512.txt --workers 2 --scenario trunc.json
 expect_bad max_iter "--max-iter" --tasks t512.txt --max-iter 0
+expect_bad seed_eq "--seed: invalid value 'x'" --tasks t512.txt --seed=x
+expect_bad seed_eq_empty "missing value for '--seed'" --tasks t512.txt --seed=
+expect_bad seed_eq_twice "--seed given twice" --tasks t512.txt --seed=1 --seed 2
+expect_bad local_eq "--local takes no value" --tasks t512.txt --local=1
 
 finish

@@ -501,6 +501,30 @@ static void test_bad_mtx(void **state) {
   expect_open_error(data_path("bad_mtx_missing_value.mtx"), DSANA_EFORMAT, "bad_mtx_missing_value.mtx:4: ", "value");
 }
 
+/* A scratch file holding text; its path. */
+static const char *text_file(const char *name, const char *text) {
+  const char *p = tmp_path(name);
+  write_file(p, text, strlen(text));
+  return p;
+}
+
+/* What the fuzz targets' reference readers found dsana taking: a signed
+ * SNAP id, a Matrix Market banner with a sixth word or a NUL byte inside a
+ * word, a size line with a fourth field. Each is refused naming the line. */
+static void test_bad_fields_the_formats_do_not_have(void **state) {
+  static const char banner[] = "%%MatrixMarket matrix coordinate real general";
+  char text[256];
+  expect_open_error(text_file("plus_id.txt", "1 2\n+0 1\n"), DSANA_EFORMAT, "plus_id.txt:2: ", "'+0'");
+  snprintf(text, sizeof text, "%s symmetric\n2 2 1\n1 2 1.5\n", banner);
+  expect_open_error(text_file("six_words.mtx", text), DSANA_EFORMAT, "six_words.mtx:1: ", "'symmetric'");
+  snprintf(text, sizeof text, "%s\n2 2 1 7\n1 2 1.5\n", banner);
+  expect_open_error(text_file("size_four.mtx", text), DSANA_EFORMAT, "size_four.mtx:2: ", "extra field '7'");
+  const char nul[] = "%%MatrixMarket matrix coordinate real general\0dted\n2 2 1\n1 2 1.5\n";
+  const char *p = tmp_path("nul_banner.mtx");
+  write_file(p, nul, sizeof nul - 1);
+  expect_open_error(p, DSANA_EFORMAT, "nul_banner.mtx:1: ", "symmetry");
+}
+
 /* Write a small binary graph and return its bytes in buf. */
 static size_t binary_bytes(const char *path, unsigned char *buf, size_t cap) {
   const uint32_t src[] = {0, 1, 2, 2}, dst[] = {1, 2, 0, 1};
@@ -571,15 +595,25 @@ static void test_bad_binary(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_from_edges_csc),     cmocka_unit_test(test_stats_dangling),
-      cmocka_unit_test(test_binary_round_trip),  cmocka_unit_test(test_check_range_corrupt),
-      cmocka_unit_test(test_snap_basic),         cmocka_unit_test(test_snap_dense_ids),
-      cmocka_unit_test(test_snap_gzip),          cmocka_unit_test(test_snap_large_blocks),
-      cmocka_unit_test(test_snap_first_block),   cmocka_unit_test(test_mtx_pattern_general),
-      cmocka_unit_test(test_mtx_real_symmetric), cmocka_unit_test(test_mtx_integer_dedup),
-      cmocka_unit_test(test_gen_kron),           cmocka_unit_test(test_gen_uniform),
-      cmocka_unit_test(test_bad_missing),        cmocka_unit_test(test_bad_snap_text),
-      cmocka_unit_test(test_bad_gzip),           cmocka_unit_test(test_bad_mtx),
+      cmocka_unit_test(test_from_edges_csc),
+      cmocka_unit_test(test_stats_dangling),
+      cmocka_unit_test(test_binary_round_trip),
+      cmocka_unit_test(test_check_range_corrupt),
+      cmocka_unit_test(test_snap_basic),
+      cmocka_unit_test(test_snap_dense_ids),
+      cmocka_unit_test(test_snap_gzip),
+      cmocka_unit_test(test_snap_large_blocks),
+      cmocka_unit_test(test_snap_first_block),
+      cmocka_unit_test(test_mtx_pattern_general),
+      cmocka_unit_test(test_mtx_real_symmetric),
+      cmocka_unit_test(test_mtx_integer_dedup),
+      cmocka_unit_test(test_gen_kron),
+      cmocka_unit_test(test_gen_uniform),
+      cmocka_unit_test(test_bad_missing),
+      cmocka_unit_test(test_bad_snap_text),
+      cmocka_unit_test(test_bad_gzip),
+      cmocka_unit_test(test_bad_mtx),
+      cmocka_unit_test(test_bad_fields_the_formats_do_not_have),
       cmocka_unit_test(test_bad_binary),
   };
   return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);

@@ -154,6 +154,19 @@ static void test_unknown_flags_and_duplicates_flag(void **state) {
   expect_refused("dups.dsg", b, "not strictly ascending", "no duplicates");
 }
 
+/* A file shorter than version 1's 128-byte header is refused with the
+ * size the current header needs, not version 1's. */
+static void test_short_file_names_current_header_size(void **state) {
+  make_good();
+  for (size_t len = 8; len <= 190; len += 91) {
+    const char *p = tmp_path("short.dsg");
+    write_bytes(p, good, len);
+    char want[64];
+    snprintf(want, sizeof want, "short.dsg: offset %zu: ", len);
+    expect_open_fails(p, NULL, DSANA_EFORMAT, want, "truncated file (header needs 192 bytes)");
+  }
+}
+
 static void test_checked_once_per_file(void **state) {
   /* a file is checked when first mapped; a new file at the same path
    * (another inode, or another header) is checked again */
@@ -173,9 +186,13 @@ static void test_checked_once_per_file(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_every_section_checksummed),         cmocka_unit_test(test_out_degrees_match_edges),
-      cmocka_unit_test(test_sources_in_range_and_ascending),    cmocka_unit_test(test_orig_ids_distinct),
-      cmocka_unit_test(test_unknown_flags_and_duplicates_flag), cmocka_unit_test(test_checked_once_per_file),
+      cmocka_unit_test(test_every_section_checksummed),
+      cmocka_unit_test(test_out_degrees_match_edges),
+      cmocka_unit_test(test_sources_in_range_and_ascending),
+      cmocka_unit_test(test_orig_ids_distinct),
+      cmocka_unit_test(test_unknown_flags_and_duplicates_flag),
+      cmocka_unit_test(test_checked_once_per_file),
+      cmocka_unit_test(test_short_file_names_current_header_size),
   };
   return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
 }

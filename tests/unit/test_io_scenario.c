@@ -132,6 +132,19 @@ static void test_rejects(void **unused) {
       {"{\"workers\":\n [{\"speed\" 1}]}", "s.json: invalid JSON near byte 23 (line 2, column 12)"},
       {"{\"workers\": [{\"speed\": 1}]} x", "s.json: invalid JSON near byte 28 (line 1, column 29)"},
       {"", "s.json: invalid JSON near byte 0 (line 1, column 1)"},
+      /* what cJSON takes but JSON does not (found by the fuzz target's RFC 8259 checker) */
+      {"{\"workers\": [{\"speed\": 1},\x1c{\"speed\": 1}]}",
+       "s.json: invalid JSON near byte 26 (line 1, column 27): a control byte"},
+      {"{\"workers\": [{\"speed\": 01}]}", "s.json: invalid JSON near byte 23 (line 1, column 24): a number not in "
+                                           "JSON's syntax"},
+      {"{\"workers\": [{\"speed\": 1.}]}", "s.json: invalid JSON near byte 23 (line 1, column 24): a number not in "
+                                           "JSON's syntax"},
+      {"{\"workers\": [{\"speed\": 1}], \"link\": {\"latency_ms\": 1}, \"x\ty\": 1}",
+       "s.json: invalid JSON near byte 57 (line 1, column 58): a control byte in a string"},
+      {"{\"workers\": [{\"speed\\u0000x\": 1}]}",
+       "s.json: invalid JSON near byte 20 (line 1, column 21): a \\u0000 escape (cJSON would end the string there)"},
+      {"{\"workers\": [{\"speed\\u000\xff\": 1}]}",
+       "s.json: invalid JSON near byte 20 (line 1, column 21): a \\u escape without 4 hex digits"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     char err[256] = "";

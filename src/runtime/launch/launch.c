@@ -95,6 +95,7 @@ static pid_t launch_one(const struct role_params *p, enum rt_role role, uint32_t
   sigprocmask(SIG_SETMASK, mask, NULL);
   struct role_params mine = *p;
   mine.index = index;
+  mine.local_stderr = true;
   mine.deaths_fd = role == ROLE_SCHEDULER && launch_deaths[0] > 2 ? launch_deaths[0] : 0;
   if (launch_deaths[1] >= 0)
     close(launch_deaths[1]);
@@ -242,13 +243,23 @@ static int on_exit_status(struct launch_wait *w, struct child *c, int status) {
       log_warn("%s after the job's end", what);
       return 0;
     }
+    /* exit code 1: the role failed and said why, or the scheduler stopped
+     * it (an ABORT whose reason the scheduler said, the role quiet): the
+     * launcher's line would say it again */
+    bool said = WIFEXITED(status) && WEXITSTATUS(status) == 1;
     if (c->role == ROLE_WORKER && !w->worker_loss_fatal && others) {
-      log_warn("%s; the scheduler hands its tasks to the other workers", what);
+      if (said) /* the scheduler says what it does about the loss */
+        log_debug("%s; the scheduler hands its tasks to the other workers", what);
+      else
+        log_warn("%s; the scheduler hands its tasks to the other workers", what);
       if (again)
         respawn_worker(w, c);
       return 0;
     }
-    log_error("%s; %sstopping the job", what, c->role == ROLE_WORKER && !others ? "no other worker is left: " : "");
+    if (said)
+      log_debug("%s; stopping the job", what);
+    else
+      log_error("%s; %sstopping the job", what, c->role == ROLE_WORKER && !others ? "no other worker is left: " : "");
     kill_all(w->kids, w->n, SIGTERM);
     /* a process killed (SIGKILL, a crash, the OOM killer) is worth a rerun;
      * a role that failed by itself would fail again */

@@ -25,6 +25,8 @@ struct role_params {
   const struct rt_observer *observer;  /* scheduler: iteration reports (NULL: none) */
   bool shared_process;                 /* one of the roles of a job in one process (--isolate threads):
                                           only the scheduler reports the process's CPU and wake-ups */
+  bool local_stderr;                   /* a process the local launcher forked: every role of the job writes to
+                                          this stderr, so a reason one said is not said again (as for threads) */
   int deaths_fd;                       /* scheduler under the local launcher: a datagram socket of u32 indices
                                           of workers whose process died (> 2; 0: none), with
                                           LAUNCH_DEATH_RESTARTED when a new process takes its place */

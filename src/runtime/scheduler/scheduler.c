@@ -235,8 +235,7 @@ static int dispatch(struct scheduler *s, enum rt_role role, uint32_t idx, const 
   case WIRE_HEARTBEAT:
     return 0;
   case WIRE_ABORT:
-    return sch_abort(s, out, "%s %u failed: %.*s", rt_role_name(role), idx, (int)m->hdr.payload_bytes,
-                     (const char *)m->payload);
+    return sch_role_failed(s, out, role, idx, (const char *)m->payload, m->hdr.payload_bytes);
   case WIRE_REGISTER:
     return 0; /* a repeat of its registration (sent until the map came) */
   default:

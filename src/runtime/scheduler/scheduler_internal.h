@@ -117,8 +117,18 @@ int sch_send_owned(struct scheduler *s, const struct peer_slot *to, const struct
                    struct rt_outq *out);
 void sch_broadcast(struct scheduler *s, bool servers, bool workers, const struct wire_hdr *h, const void *payload,
                    size_t len, struct rt_outq *out);
-/* Stop the job: log, tell every role why, return DSANA_EPEER. */
+/* Stop the job: log, tell every role why, return DSANA_EPEER (a role
+ * failed or was lost); sch_abort_rc for a failure of the job itself
+ * (DSANA_ERANGE: it diverged). The code returned is the one recorded
+ * (s->failed), which every later call returns. */
 int sch_abort(struct scheduler *s, struct rt_outq *out, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int sch_abort_rc(struct scheduler *s, struct rt_outq *out, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* A role reported its failure (ABORT, why: len bytes): stop the job as
+ * sch_abort does, saying "ROLE I failed: why" only when the role's own
+ * line is not on this stderr (a role on another machine). */
+int sch_role_failed(struct scheduler *s, struct rt_outq *out, enum rt_role role, uint32_t idx, const char *why,
+                    size_t len);
 /* Roll the job back (a lost server, cfg.server_loss_rollback): log why,
  * tell every role to register again (ABORT with WIRE_F_ROLLBACK) and end
  * this run with DSANA_ERESTART; the caller restarts the scheduler from the

@@ -313,11 +313,11 @@ static int end_iteration(struct scheduler *s, struct rt_outq *out) {
   struct dsana_reduce_ctx ctx = {.iter = s->iter};
   for (uint32_t k = 0; k < s->job.n_sums; k++)
     if (!isfinite(ctx.sums[k] = dsana_xsum_value(&s->acc.sums[k]))) {
-      char advice[160];
-      sch_abort(s, out,
-                "diverged in iteration %u: the job's sum %u has an addend that is NaN, infinite or beyond 1.2e27; %s",
-                s->iter, k, app_diverge_advice(s->app, advice, sizeof advice));
-      return DSANA_ERANGE; /* every role was told (ABORT): none waits out its peer timeout */
+      char advice[160]; /* every role is told (ABORT): none waits out its peer timeout */
+      return sch_abort_rc(
+          s, out, DSANA_ERANGE,
+          "diverged in iteration %u: the job's sum %u has an addend that is NaN, infinite or beyond 1.2e27; %s",
+          s->iter, k, app_diverge_advice(s->app, advice, sizeof advice));
     }
   memcpy(ctx.globals, s->globals, sizeof ctx.globals);
   int rc = s->app->reduce(s->app_state, &ctx);

@@ -33,13 +33,17 @@ void sch_broadcast(struct scheduler *s, bool servers, bool workers, const struct
       sch_send(s, &s->workers[i], h, payload, len, out);
 }
 
-/* Log why the job stops, tell every role still in it (ABORT with
+/* Log why the job stops (at debug level when `said`: a line on this
+ * stderr said it already), tell every role still in it (ABORT with
  * `flags`), and fail this run with rc. */
-__attribute__((format(printf, 5, 0))) static int abort_all(struct scheduler *s, struct rt_outq *out, uint32_t flags,
-                                                           int rc, const char *fmt, va_list ap) {
+__attribute__((format(printf, 6, 0))) static int abort_all(struct scheduler *s, struct rt_outq *out, uint32_t flags,
+                                                           int rc, bool said, const char *fmt, va_list ap) {
   char why[480];
   vsnprintf(why, sizeof why, fmt, ap);
-  log_error("%s", why);
+  if (said)
+    log_debug("%s", why);
+  else
+    log_error("%s", why);
   struct wire_hdr h = wire_hdr_make(WIRE_ABORT, 0);
   h.flags = flags;
   char *copy = strdup(why);
@@ -57,19 +61,44 @@ __attribute__((format(printf, 5, 0))) static int abort_all(struct scheduler *s, 
   return rc;
 }
 
+__attribute__((format(printf, 4, 5))) static int abort_quietly_if(struct scheduler *s, struct rt_outq *out, bool said,
+                                                                  const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = abort_all(s, out, 0, DSANA_EPEER, said, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
 int sch_abort(struct scheduler *s, struct rt_outq *out, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int rc = abort_all(s, out, 0, DSANA_EPEER, fmt, ap);
+  int rc = abort_all(s, out, 0, DSANA_EPEER, false, fmt, ap);
   va_end(ap);
   return rc;
+}
+
+int sch_abort_rc(struct scheduler *s, struct rt_outq *out, int rc, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  rc = abort_all(s, out, 0, rc, false, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+int sch_role_failed(struct scheduler *s, struct rt_outq *out, enum rt_role role, uint32_t idx, const char *why,
+                    size_t len) {
+  /* a role of a local job (threads, or processes the launcher forked) said
+   * why on this stderr already; one on another machine said it on its own */
+  bool said = s->params.shared_process || s->params.local_stderr;
+  return abort_quietly_if(s, out, said, "%s %u failed: %.*s", rt_role_name(role), idx, (int)len, why);
 }
 
 __attribute__((format(printf, 3, 4))) static int end_job(struct scheduler *s, struct rt_outq *out, const char *fmt,
                                                          ...) {
   va_list ap;
   va_start(ap, fmt);
-  int rc = abort_all(s, out, WIRE_F_ENDED, DSANA_EINTR, fmt, ap);
+  int rc = abort_all(s, out, WIRE_F_ENDED, DSANA_EINTR, false, fmt, ap);
   va_end(ap);
   return rc;
 }
@@ -81,7 +110,7 @@ int scheduler_end(struct scheduler *s, const char *why, struct rt_outq *out) {
 int sch_rollback(struct scheduler *s, struct rt_outq *out, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int rc = abort_all(s, out, WIRE_F_ROLLBACK, DSANA_ERESTART, fmt, ap);
+  int rc = abort_all(s, out, WIRE_F_ROLLBACK, DSANA_ERESTART, false, fmt, ap);
   va_end(ap);
   return rc;
 }

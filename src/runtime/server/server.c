@@ -218,7 +218,7 @@ static int on_scheduler(struct server *sv, const struct net_msg *m, struct rt_ou
   case WIRE_STOP:
     return sv->map ? send_final(sv, out) : 0;
   case WIRE_ABORT:
-    return rt_scheduler_abort(&m->hdr, m->payload, sv->params.shared_process);
+    return rt_scheduler_abort(&m->hdr, m->payload, sv->params.shared_process || sv->params.local_stderr);
   case WIRE_HEARTBEAT:
     return 0;
   default:

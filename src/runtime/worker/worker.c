@@ -200,7 +200,7 @@ static int on_scheduler(struct worker *w, const struct net_msg *m, struct rt_out
     return usage_send_bye(w->env, &w->usage, w->index, h->iter, w->mirror.stale, out);
   }
   case WIRE_ABORT:
-    return rt_scheduler_abort(h, m->payload, w->params.shared_process);
+    return rt_scheduler_abort(h, m->payload, w->params.shared_process || w->params.local_stderr);
   case WIRE_HEARTBEAT:
     return 0;
   default:
