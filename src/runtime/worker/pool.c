@@ -100,19 +100,18 @@ static void run_chain(struct pool *p, struct witem it, uint32_t index, struct ri
   }
 }
 
-/* A batch's items go to the owner together (under the mutex). The fd
- * wakes it unless the batch's instance waits for input that wakes the
- * owner anyway (worker_item_can_wait), and that input did not come
- * meanwhile: the owner publishes what came (wtask.chain) before it takes
- * finished items (pool_take, under this mutex) and then waits, so either
- * it takes this batch or the check below sees what it published. */
+/* A batch's items go to the owner together (under the mutex); the fd
+ * wakes it unless it is readable already. Every batch wakes the owner:
+ * even one whose instance then waits for a chunk may have made pushes
+ * ready (env push_ready) that only the owner sends, and a batch kept
+ * back for the chunk's arrival stalled whole jobs until the heartbeat's
+ * tick when that chunk waited for those very pushes. */
 static void hand_back(struct pool *p, struct ring *batch) {
   for (size_t i = 0; i < batch->n; i++)
     if (ring_push(&p->done, &batch->v[i]) != 0)
       log_error("pool: out of memory keeping a finished item");
-  struct witem last = batch->v[batch->n - 1];
   batch->n = 0;
-  if (!p->armed && (!worker_item_can_wait(&last) || worker_next_item(&last))) {
+  if (!p->armed) {
     signal_done(p);
     p->armed = true;
   }

@@ -8,10 +8,7 @@
  * worker_next_item() says the same task instance's next item may run, for
  * that one too, each timed on its own; the items of one submission come
  * back together, in the order they ran (all but the last marked `more`),
- * so a task with k ready items costs the owner one wake-up, not k. Items
- * whose instance then waits for input (worker_item_can_wait) come back
- * without making the fd readable: the owner takes finished items with
- * pool_take() after it handled what it heard and before it waits. With
+ * so a task with k ready items costs the owner one wake-up, not k. With
  * n_threads == 0 the pool is manual: nothing runs until pool_run() is
  * called (from the owner's thread), one item per call, which is how tests
  * choose the order in which work completes.

@@ -84,14 +84,11 @@ struct wtask {
   /* what the compute thread running its items may run next by itself
    * (worker_next_item), set by the control thread while it runs (release):
    * CHAIN_CHUNKS(chain) blocks' chunks are in, CHAIN_END: its end may run,
-   * CHAIN_MISSING: the block table was still arriving, CHAIN_QUIET: its
-   * items may come back without waking the control thread when the next
-   * one waits for input (worker_item_can_wait) */
+   * CHAIN_MISSING: the block table was still arriving */
   _Atomic uint64_t chain;
 };
 #define CHAIN_MISSING 1u
 #define CHAIN_END 2u
-#define CHAIN_QUIET 4u
 #define CHAIN_CHUNKS(word) ((word) >> 3)
 
 /* A key range of a task's pushes said final (dsana_push_ready). */
@@ -150,11 +147,5 @@ void worker_exec(struct witem *it);
  * and *it is that item (its result fields cleared). False after a failed
  * item, a whole task or the end. */
 bool worker_next_item(struct witem *it);
-/* On that thread, of the last item of a hand-out (worker_next_item said
- * no): the control thread needs it only once the input the instance waits
- * for comes, which wakes it anyway (a chunk, or TASKS / ITER_START for the
- * end): its begin or blocks ran, no task ended, nothing failed, and the
- * job is past loading (READY waits for every task begun). */
-bool worker_item_can_wait(const struct witem *it);
 
 #endif

@@ -74,11 +74,6 @@ bool worker_next_item(struct witem *it) {
   return true;
 }
 
-bool worker_item_can_wait(const struct witem *it) {
-  return !it->rc && (it->kind == WITEM_BEGIN || it->kind == WITEM_BLOCK) &&
-         (atomic_load_explicit(&it->wt->chain, memory_order_relaxed) & CHAIN_QUIET);
-}
-
 const double *dsana_read(const struct dsana_task_ctx *ctx, uint32_t table) {
   const struct worker *w = ctx->rt->w;
   struct job_range r;

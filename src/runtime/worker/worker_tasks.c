@@ -347,9 +347,7 @@ static int instance_item(struct worker *w, struct wtask *wt, struct witem *it, b
  * knew it) whose chunks are in, and the end once they all ran, as
  * instance_item() would hand them out;
  * nothing while loading or for a provisional instance that will be
- * dropped (its iteration began without it). Past loading, what waits for
- * input may come back quietly: its input wakes this thread, which then
- * takes finished items before it hands out more (pool.h). */
+ * dropped (its iteration began without it). */
 static uint64_t chain_word(const struct worker *w, const struct wtask *wt) {
   if (!w->blocks || w->iter == 0 || (wt->provisional && wt->iter < w->iter))
     return 0;
@@ -358,7 +356,7 @@ static uint64_t chain_word(const struct worker *w, const struct wtask *wt) {
   while (c < n && mirror_chunk_ready(&w->mirror, b, wt->iter, c))
     c++;
   bool end = c == n && !wt->provisional && wt->iter == w->iter;
-  return c << 3 | CHAIN_QUIET | (end ? CHAIN_END : 0) | (mirror_missing(&w->mirror, b) > 0 ? CHAIN_MISSING : 0);
+  return c << 3 | (end ? CHAIN_END : 0) | (mirror_missing(&w->mirror, b) > 0 ? CHAIN_MISSING : 0);
 }
 
 void wtasks_publish(struct worker *w) {
