@@ -1,19 +1,31 @@
 /* capture.c - stderr kept for dsana_run's caller (capture.h). */
+#define _GNU_SOURCE /* memfd_create */
 #include "capture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "dsana/dsana.h"
 
-int capture_begin(struct capture *c) {
-  FILE *f = tmpfile(); /* unlinked already: nothing stays behind */
-  c->file_fd = f ? dup(fileno(f)) : -1;
+/* A file in memory (no file system touched); a temporary file, unlinked
+ * already, where memfd_create is refused. */
+static int capture_file(void) {
+  int fd = memfd_create("dsana-stderr", MFD_CLOEXEC);
+  if (fd >= 0)
+    return fd;
+  FILE *f = tmpfile();
+  fd = f ? dup(fileno(f)) : -1;
   if (f)
     fclose(f);
+  return fd;
+}
+
+int capture_begin(struct capture *c) {
+  c->file_fd = capture_file();
   if (c->file_fd < 0)
     return DSANA_EIO;
   fflush(stderr);

@@ -1,7 +1,7 @@
 /*
  * capture.h - what a job run through dsana_run says on stderr, kept for
- * its caller instead of printed: descriptor 2 points at an unlinked
- * temporary file while the job runs (roles forked meanwhile inherit it),
+ * its caller instead of printed: descriptor 2 points at a file in memory
+ * (memfd) while the job runs (roles forked meanwhile inherit it),
  * then gets its old target back and the text is read. Process-wide, like
  * descriptor 2 itself: one capture at a time.
  */

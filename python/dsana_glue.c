@@ -1,14 +1,13 @@
 /*
- * dsana_glue.c - runs a dsana job for the Python extension the way
- * cli/cmd_run.c does (dsana_glue.h): parse the arguments with the CLI's
- * parser, run every role as a thread (cmd_app_run_local), and take the
- * result table from the app's output hook, which the scheduler calls in
- * this process. The CLI reports a refusal as one line on stderr: while a
- * job runs, stderr (the C stream; the runtime's logs write to the
- * descriptor directly) goes to a memory stream, whose last line becomes
- * the Python exception's message.
+ * dsana_glue.c - runs a dsana job for the Python extension through
+ * libdsana's public launch call (dsana/launch.h, dsana_run): the job is
+ * the one `dsana APP ARGS` runs, its roles threads of this process, and
+ * the result table comes from the app's output hook, which the scheduler
+ * calls in this process. What the job says on stderr is kept by dsana_run
+ * (nothing is printed): its error line becomes the Python exception's
+ * message, its warning lines Python warnings.
  */
-#define _GNU_SOURCE /* open_memstream */
+#define _GNU_SOURCE /* memmem */
 #include "dsana_glue.h"
 
 #include <pthread.h>
@@ -16,11 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_apps.h"
-#include "cli/cmd_run.h"
-#include "cli/opts.h"
 #include "dsana/dsana.h"
-#include "runtime/core/config.h"
+#include "dsana/launch.h"
 
 static pthread_mutex_t glue_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct glue_result *glue_capture; /* the running job's, under glue_lock */
@@ -44,43 +40,20 @@ static int glue_output(void *app, const double *values, uint64_t n, uint32_t wid
   return 0;
 }
 
-/* Split what the run printed: warnings into warn, the last other line
- * into err. */
-static void glue_split(const char *text, char *err, size_t errlen, char *warn, size_t warnlen) {
+/* The warning lines of what the job said, newline-separated, into warn. */
+static void glue_warnings(const char *text, char *warn, size_t warnlen) {
   size_t wl = 0;
-  for (const char *p = text; *p;) {
+  for (const char *p = text; p && *p;) {
     const char *nl = strchr(p, '\n');
     size_t len = nl ? (size_t)(nl - p) : strlen(p);
-    if (len && memmem(p, len, ": warning: ", 11)) {
-      if (wl + len + 2 < warnlen)
-        wl += (size_t)snprintf(warn + wl, warnlen - wl, "%.*s\n", (int)len, p);
-    } else if (len) {
-      snprintf(err, errlen, "%.*s", (int)len, p);
-    }
+    if (len && memmem(p, len, ": warning: ", 11) && wl + len + 2 < warnlen)
+      wl += (size_t)snprintf(warn + wl, warnlen - wl, "%.*s\n", (int)len, p);
     p += len + (nl ? 1 : 0);
   }
 }
 
-static int glue_parse_and_run(int argc, char **argv, struct dsana_app *wrapped) {
-  struct cli_run *r = malloc(sizeof *r); /* large: the run's configuration */
-  if (!r)
-    return DSANA_ENOMEM;
-  int rc = cli_parse_run(wrapped, argc, argv, r);
-  if (!rc && r->help) {
-    fprintf(stderr, "dsana %s: --help is not a job\n", argv[0]);
-    rc = DSANA_EUSAGE;
-  }
-  if (!rc) {
-    r->cfg.isolate = ISOLATE_THREADS; /* the result comes back through memory */
-    rc = cmd_app_run_local(r);
-  }
-  wrapped->destroy(r->app_state);
-  free(r);
-  return rc;
-}
-
 int glue_run(int argc, char **argv, struct glue_result *res, char *err, size_t errlen, char *warn, size_t warnlen) {
-  const struct dsana_app *app = argc > 0 ? cli_find_app(argv[0]) : NULL;
+  const struct dsana_app *app = argc > 0 ? dsana_builtin_app(argv[0]) : NULL;
   memset(res, 0, sizeof *res);
   err[0] = warn[0] = '\0';
   if (!app) {
@@ -89,31 +62,26 @@ int glue_run(int argc, char **argv, struct glue_result *res, char *err, size_t e
   }
   struct dsana_app wrapped = *app;
   wrapped.output = glue_output;
-  char *text = NULL;
-  size_t len = 0;
+  struct dsana_run_options o;
+  dsana_run_options_init(&o);
+  o.args = (const char *const *)argv + 1;
+  o.n_args = (size_t)argc - 1;
+  struct dsana_run_result out;
   pthread_mutex_lock(&glue_lock);
   glue_capture = res;
-  fflush(stderr);
-  FILE *saved = stderr, *mem = open_memstream(&text, &len);
-  if (mem)
-    stderr = mem;
-  int rc = glue_parse_and_run(argc, argv, &wrapped);
-  if (mem) {
-    fflush(mem);
-    stderr = saved;
-    fclose(mem);
-  }
+  int rc = dsana_run(&wrapped, &o, &out);
   glue_capture = NULL;
   pthread_mutex_unlock(&glue_lock);
-  if (text)
-    glue_split(text, err, errlen, warn, warnlen);
-  free(text);
-  if (!rc && !res->values) {
+  glue_warnings(out.log, warn, warnlen);
+  if (!rc && out.exit_code == 0 && !res->values) {
     snprintf(err, errlen, "dsana %s: the job ended without a result", argv[0]);
     rc = DSANA_ESTATE;
+  } else if (!rc && out.exit_code != 0) {
+    rc = DSANA_EIO; /* done, but a report (metrics, trace) was not written */
   }
   if (rc && !err[0])
-    snprintf(err, errlen, "dsana %s: %s", argv[0], dsana_strerror(rc));
+    snprintf(err, errlen, "%s", out.error[0] ? out.error : dsana_strerror(rc));
+  dsana_run_result_fini(&out);
   if (rc) {
     free(res->values);
     res->values = NULL;

@@ -1,8 +1,8 @@
 /*
  * dsana_glue.h - the one place the Python extension (_dsana.c) starts a
- * dsana job: today through the command line's own run path (cli/), so a
- * job from Python is the job `dsana APP ARGS` runs, with the same checks,
- * messages and results; later through the public launch API.
+ * dsana job: through libdsana's public launch call (dsana_run), so a job
+ * from Python is the job `dsana APP ARGS` runs, with the same checks,
+ * messages and results.
  */
 #ifndef DSANA_PYTHON_GLUE_H
 #define DSANA_PYTHON_GLUE_H
@@ -24,8 +24,8 @@ struct glue_result {
 /* Run app `argv[0]` with the command-line arguments argv[1..argc), every
  * role a thread of this process. One job at a time per process (a second
  * caller waits). Returns 0 with *res filled, or a negative DSANA_E* code
- * (DSANA_EINTR: Ctrl-C stopped it) with the run's last message line in
- * err (the CLI's, without its trailing newline). Lines the run printed as
+ * (DSANA_EINTR: Ctrl-C stopped it) with the job's error line (dsana_run's) in
+ * err, as the CLI says it, without a newline. Lines the run printed as
  * warnings go, newline-separated, to warn (may be cut). Must be called
  * without the GIL: it blocks until the job ends. */
 int glue_run(int argc, char **argv, struct glue_result *res, char *err, size_t errlen, char *warn, size_t warnlen);

@@ -2,7 +2,7 @@
 # check-exports.sh LIB [MIN] - fail unless the shared library LIB exports
 # the public API only: every dynamic symbol it defines (nm -D
 # --defined-only) is named dsana_*, at least MIN of them are (default 60:
-# libdsana exports 83, so a build that hid the API fails), and none of
+# libdsana exports 91, so a build that hid the API fails), and none of
 # the internal names below is there (a build without -fvisibility=hidden
 # would export them). Prints one line per offending symbol and exits 1 if
 # there is any; 0 otherwise. tests/source/test_check_exports.sh plants

@@ -219,18 +219,19 @@ DSANA_API int dsana_dataset_class_counts(const struct dsana_dataset *ds, const d
  * readers below check them (dsana_dataset_open, dsana_dataset_check).
  * DSANA_EINVAL / DSANA_ERANGE / DSANA_ENOMEM with one line in err.
  */
-int dsana_dataset_from_csr(uint64_t n_rows, uint64_t n_features, const uint64_t *row_off, const uint32_t *col,
-                           const double *val, const double *label, struct dsana_dataset *ds, char *err, size_t errlen);
-int dsana_dataset_from_dense(uint64_t n_rows, uint64_t n_features, const double *x, const double *label,
-                             struct dsana_dataset *ds, char *err, size_t errlen);
+DSANA_API int dsana_dataset_from_csr(uint64_t n_rows, uint64_t n_features, const uint64_t *row_off, const uint32_t *col,
+                                     const double *val, const double *label, struct dsana_dataset *ds, char *err,
+                                     size_t errlen);
+DSANA_API int dsana_dataset_from_dense(uint64_t n_rows, uint64_t n_features, const double *x, const double *label,
+                                       struct dsana_dataset *ds, char *err, size_t errlen);
 /* Register ds as an in-memory source (see dsana_graph_mem_register in
  * graph.h; names "dsana-mem:dataset:N"): dsana_dataset_open,
  * dsana_dataset_is_binary and dsana_dataset_map_binary take the name as a
  * mapped binary file. Release with dsana_mem_unregister(name). */
-int dsana_dataset_mem_register(const struct dsana_dataset *ds, char *name, size_t len);
+DSANA_API int dsana_dataset_mem_register(const struct dsana_dataset *ds, char *name, size_t len);
 
 /* Forget an in-memory source by name (also in graph.h). */
-void dsana_mem_unregister(const char *name);
+DSANA_API void dsana_mem_unregister(const char *name);
 
 /* Release what ds owns (heap arrays or the mapping) and zero it. NULL and
  * zeroed datasets are fine. */

@@ -123,7 +123,7 @@ DSANA_API int dsana_graph_map_binary(const char *path, struct dsana_graph *g, ch
  * finite and positive exactly when out_deg[v] > 0. For heap graphs (a
  * mapped one passed all of this when mapped: 0 at once). Messages name
  * the array, not a file: callers prefix the path. */
-int dsana_graph_check_range(const struct dsana_graph *g, uint64_t lo, uint64_t hi, char *err, size_t errlen);
+DSANA_API int dsana_graph_check_range(const struct dsana_graph *g, uint64_t lo, uint64_t hi, char *err, size_t errlen);
 
 /* true when the file starts with the binary graph magic. */
 DSANA_API bool dsana_graph_is_binary(const char *path);
@@ -157,21 +157,21 @@ DSANA_API int dsana_graph_from_weighted_edges(uint64_t n, uint64_t m, const uint
  * destination) and in_w (m positive finite weights, or NULL) are borrowed,
  * not copied, and must outlive g; out_deg and out_w are computed (owned by
  * g). DSANA_EINVAL or DSANA_ERANGE, one line naming the edge, otherwise. */
-int dsana_graph_from_csc(uint64_t n, uint64_t m, const uint64_t *in_off, const uint32_t *in_src, const double *in_w,
-                         struct dsana_graph *g, char *err, size_t errlen);
+DSANA_API int dsana_graph_from_csc(uint64_t n, uint64_t m, const uint64_t *in_off, const uint32_t *in_src,
+                                   const double *in_w, struct dsana_graph *g, char *err, size_t errlen);
 
 /* In-memory sources (mem_source.c): register g under a new name (into
  * name[len], e.g. "dsana-mem:graph:1") that every reader above takes in
  * place of a path, as a mapped binary graph: a view of g's arrays. The
  * caller keeps g alive and unchanged until dsana_mem_unregister(name).
  * DSANA_ERANGE when 64 sources are registered already. Thread-safe. */
-int dsana_graph_mem_register(const struct dsana_graph *g, char *name, size_t len);
+DSANA_API int dsana_graph_mem_register(const struct dsana_graph *g, char *name, size_t len);
 /* The same for a personalization vector of n weights (v borrowed):
  * dsana_graph_load_personalization takes the name ("dsana-mem:vector:N")
  * in place of a file, v[i] the weight of vertex index i. */
-int dsana_vector_mem_register(const double *v, uint64_t n, char *name, size_t len);
+DSANA_API int dsana_vector_mem_register(const double *v, uint64_t n, char *name, size_t len);
 /* Forget an in-memory source (graph, dataset or vector) by name. */
-void dsana_mem_unregister(const char *name);
+DSANA_API void dsana_mem_unregister(const char *name);
 
 /* Vertex orders for dsana_graph_reorder. */
 enum dsana_graph_order {

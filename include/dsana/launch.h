@@ -97,7 +97,7 @@ DSANA_API void dsana_run_options_init(struct dsana_run_options *o);
  * exits the process: a bad option, a bad input or a failed role is a
  * status, an exit code and an error line; a stop signal during the job
  * ends it with DSANA_EINTR. Without print, stderr (descriptor 2) points at
- * a private file while the job runs: output from other threads of the
+ * a private file in memory while the job runs: output from other threads of the
  * process meanwhile lands in res->log too. The app state is created and
  * destroyed inside the call. Free res->log with dsana_run_result_fini. */
 DSANA_API int dsana_run(const struct dsana_app *app, const struct dsana_run_options *o, struct dsana_run_result *res);
