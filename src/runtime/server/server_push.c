@@ -269,8 +269,9 @@ static int through_final(struct server *sv, uint32_t task, uint64_t hi, uint32_t
  * [0, 2^52), t + 2^52 is rounded to an integer: t again only when t is one. */
 static inline double isum_add(double acc, double x) {
   double t = __builtin_fabs(x), s = acc + x;
-  bool whole = t < 0x1p52 && (t + 0x1p52) - 0x1p52 == t;
-  return whole && __builtin_fabs(s) < 0x1p53 ? s : __builtin_nan("");
+  /* & not &&: no branch, so the loops below vectorize (a select per lane) */
+  bool ok = (t < 0x1p52) & ((t + 0x1p52) - 0x1p52 == t) & (__builtin_fabs(s) < 0x1p53);
+  return ok ? s : __builtin_nan("");
 }
 
 /* ISUM values added into the next version (acc, by key). */
