@@ -153,6 +153,10 @@ static int start_queued(struct worker *w) {
   return 0;
 }
 
+/* A provisional instance whose iteration began without it: it is dropped
+ * (once no item of it runs), reads nothing and runs nothing more. */
+static bool stale(const struct worker *w, const struct wtask *wt) { return wt->provisional && wt->iter < w->iter; }
+
 /* Drop the provisional instances of iterations before `before` (not running). */
 static uint32_t drop_provisional(struct worker *w, uint32_t before) {
   uint32_t dropped = 0;
@@ -293,7 +297,10 @@ static int input_ready(struct worker *w, struct wtask *wt, bool *ready, struct r
 static int blocks_need(struct worker *w, struct rt_outq *out) {
   uint32_t asked = 0;
   for (uint32_t i = 0; i < w->n_held; i++) {
-    uint32_t iter = w->slots[w->order[i]].iter;
+    const struct wtask *wt = &w->slots[w->order[i]];
+    if (stale(w, wt)) /* its iteration (t-1) shares the buffer of t+1: asking would take it back */
+      continue;
+    uint32_t iter = wt->iter;
     int rc = iter == asked ? 0 : mirror_request(&w->mirror, w->job.block_table, iter, out);
     if (rc)
       return rc;
@@ -310,6 +317,8 @@ static int instance_item(struct worker *w, struct wtask *wt, struct witem *it, b
   *found = false;
   memset(it, 0, sizeof *it);
   it->wt = wt;
+  if (stale(w, wt))
+    return 0;
   if (!w->blocks || !wt->begun) {
     int rc = input_ready(w, wt, &ready, out);
     if (rc || !ready)
@@ -424,6 +433,11 @@ int wtasks_done(struct worker *w, struct witem *it, struct rt_outq *out) {
   if (it->rc) {
     log_error("task %u failed in iteration %u: %s", wt->task, wt->iter, dsana_strerror(it->rc));
     return it->rc;
+  }
+  if (stale(w, wt)) { /* its iteration began while this item ran: after its batch's last item, the drop it missed */
+    if (!it->more)
+      drop_provisional(w, w->iter);
+    return 0;
   }
   if (it->kind == WITEM_BEGIN) {
     wt->begun = true;
