@@ -5,7 +5,6 @@
  * the command's. What it says on stderr is kept for the caller
  * (capture.h) unless the caller asks to see it.
  */
-#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,18 +144,6 @@ static void explain(struct dsana_run_result *res) {
              res->status ? dsana_strerror(res->status) : "a report (metrics, trace or checkpoint) was not written");
 }
 
-/* While the job runs, the command's malloc tuning (dsana_main.c): table
- * transfers allocate and free megabyte-sized buffers every iteration,
- * and served by mmap each costs fresh page faults. After it, glibc's
- * default thresholds again and the freed heap returned to the system, so
- * a long-lived caller (a Python session) does not keep the job's peak. */
-static void job_malloc(bool during) {
-  mallopt(M_MMAP_THRESHOLD, during ? 512 << 20 : 128 << 10);
-  mallopt(M_TRIM_THRESHOLD, during ? 1024 << 20 : 128 << 10);
-  if (!during)
-    malloc_trim(0);
-}
-
 void dsana_run_options_init(struct dsana_run_options *o) {
   memset(o, 0, sizeof *o);
   o->version = DSANA_RUN_OPTIONS_VERSION;
@@ -175,9 +162,7 @@ int dsana_run(const struct dsana_app *app, const struct dsana_run_options *o, st
   bool captured = !o->print && capture_begin(&cap) == 0;
   log_reset();
   status_reset();
-  job_malloc(true);
   res->status = run_app(app, o, res);
-  job_malloc(false);
   if (captured)
     capture_end(&cap, &res->log);
   explain(res);

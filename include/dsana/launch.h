@@ -100,10 +100,9 @@ DSANA_API void dsana_run_options_init(struct dsana_run_options *o);
  * a private file in memory while the job runs: output from other threads of the
  * process meanwhile lands in res->log too. The app state is created and
  * destroyed inside the call. Free res->log with dsana_run_result_fini.
- * During the job, large blocks stay in malloc's heap (mallopt: the
- * command's tuning for per-iteration transfer buffers); at its end the
- * thresholds go back to glibc's defaults (128 KiB, no longer adjusted
- * dynamically) and malloc_trim returns the freed heap. */
+ * Unlike dsana_main, it leaves malloc's settings alone: mallopt() would
+ * change them for the rest of the caller's process (glibc never adapts
+ * its mmap threshold again once it is set). */
 DSANA_API int dsana_run(const struct dsana_app *app, const struct dsana_run_options *o, struct dsana_run_result *res);
 
 /* Free what a result owns (its log); the result may be reused. */
