@@ -163,7 +163,7 @@ static void msg_seeds(void) {
 
   struct msg_task_done d = {.task = 3,
                             .compute_ns = 1000,
-                            .wait_ns = 20,
+                            .setup_ns = 20,
                             .idle_ns = 3,
                             .bytes_in = 4096,
                             .bytes_out = 512,

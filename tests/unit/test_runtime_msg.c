@@ -248,7 +248,7 @@ static void test_task_done_records(void **state) {
     memset(&a, 0, sizeof a);
     a.task = 0xfffffffeu;
     a.compute_ns = 1;
-    a.wait_ns = UINT64_MAX;
+    a.setup_ns = UINT64_MAX;
     a.idle_ns = 3;
     a.bytes_in = (uint64_t)1 << 40;
     a.bytes_out = 5;
@@ -265,7 +265,7 @@ static void test_task_done_records(void **state) {
     memset(&b, 0x5a, sizeof b);
     msg_task_done_decode(buf, n, &b);
     assert_int_equal(b.task, a.task);
-    assert_true(b.compute_ns == 1 && b.wait_ns == UINT64_MAX && b.idle_ns == 3);
+    assert_true(b.compute_ns == 1 && b.setup_ns == UINT64_MAX && b.idle_ns == 3);
     assert_true(b.bytes_in == a.bytes_in && b.bytes_out == 5 && b.overlap_ns == 6 && b.overrun_ns == 7);
     assert_true(b.bytes_in_raw == a.bytes_in_raw);
     for (uint32_t k = 0; k < DSANA_MAX_SUMS; k++)

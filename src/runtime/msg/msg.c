@@ -126,7 +126,7 @@ size_t msg_task_done_bytes(uint32_t n_sums) { return 8 + 8 * 8 + MSG_XSUM_BYTES 
 void msg_task_done_encode(const struct msg_task_done *m, uint32_t n_sums, uint8_t *buf) {
   wire_put_u32(buf, m->task);
   wire_put_u32(buf + 4, 0);
-  const uint64_t v[8] = {m->compute_ns, m->wait_ns,    m->idle_ns,    m->bytes_in,
+  const uint64_t v[8] = {m->compute_ns, m->setup_ns,   m->idle_ns,    m->bytes_in,
                          m->bytes_out,  m->overlap_ns, m->overrun_ns, m->bytes_in_raw};
   for (int i = 0; i < 8; i++)
     wire_put_u64(buf + 8 + 8 * i, v[i]);
@@ -136,7 +136,7 @@ void msg_task_done_encode(const struct msg_task_done *m, uint32_t n_sums, uint8_
 void msg_task_done_decode(const uint8_t *buf, uint32_t n_sums, struct msg_task_done *m) {
   memset(m, 0, sizeof *m);
   m->task = wire_get_u32(buf);
-  uint64_t *v[8] = {&m->compute_ns, &m->wait_ns,    &m->idle_ns,    &m->bytes_in,
+  uint64_t *v[8] = {&m->compute_ns, &m->setup_ns,   &m->idle_ns,    &m->bytes_in,
                     &m->bytes_out,  &m->overlap_ns, &m->overrun_ns, &m->bytes_in_raw};
   for (int i = 0; i < 8; i++)
     *v[i] = wire_get_u64(buf + 8 + 8 * i);

@@ -72,7 +72,8 @@ struct msg_cluster_map {
 struct msg_task_done {
   uint32_t task;
   uint64_t compute_ns; /* modelled: emulated slowdown included */
-  uint64_t wait_ns;    /* waiting for its input once started */
+  uint64_t setup_ns;   /* of compute_ns, task_begin()'s (set-up on this worker, e.g. laying out
+                        * its blocks the first time): not the task's speed */
   uint64_t idle_ns;    /* between the previous task's end and this one's start */
   uint64_t bytes_in, bytes_out;
   uint64_t overlap_ns;   /* computing while its input was still arriving */

@@ -70,7 +70,7 @@ struct wtask {
   uint32_t keys_held;                 /* bit t: a key list of table t to give back (task_keys_done) */
   uint64_t next_chunk;                /* block-wise: the next block to run */
   uint32_t tickets[DSANA_MAX_TABLES]; /* sparse reads: see mirror_sparse_ready */
-  uint64_t compute_ns, overlap_ns, overrun_ns, wait_ns;
+  uint64_t compute_ns, overlap_ns, overrun_ns, setup_ns;
   uint64_t ready_ns, start_ns;
   struct dsana_task_ctx ctx;
   struct dsana_task_rt rt;

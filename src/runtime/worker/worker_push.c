@@ -327,7 +327,7 @@ static int add_record(struct worker *w, struct wtask *wt) {
   struct msg_task_done d = {
       .task = wt->task,
       .compute_ns = wt->compute_ns,
-      .wait_ns = wt->wait_ns,
+      .setup_ns = wt->setup_ns,
       .idle_ns = w->last_task_end_ns && wt->start_ns > w->last_task_end_ns ? wt->start_ns - w->last_task_end_ns : 0,
       .bytes_in = w->mirror.bytes_in - w->mirror.ahead_in - w->bytes_in_mark,
       .bytes_in_raw = w->mirror.bytes_in_raw - w->mirror.ahead_raw - w->bytes_in_raw_mark,

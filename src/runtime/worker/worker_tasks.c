@@ -441,6 +441,7 @@ int wtasks_done(struct worker *w, struct witem *it, struct rt_outq *out) {
   }
   if (it->kind == WITEM_BEGIN) {
     wt->begun = true;
+    wt->setup_ns += it->modelled_ns;
     return 0;
   }
   if (it->kind == WITEM_BLOCK) {
