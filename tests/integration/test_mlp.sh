@@ -82,7 +82,7 @@ if DSANA_FAULT="worker=1,iter=4,point=mid-push,how=kill" mlp killed "${common[@]
   grep -q "worker 1 lost" killed.err && cmp -s base.model killed.model; then
   pass "a worker killed mid-push in iteration 4: $(grep -m1 -o 'worker 1 lost[^:]*' killed.err); the same model"
 else
-  fail "killed worker: rc=$RC, model differs or missing $(head -c 300 killed.err)"
+  fail "killed worker: rc=$RC, model differs or missing: $(tr '\n' ' ' <killed.err | tail -c 900)"
 fi
 # a server killed: the job stops naming its checkpoint; --resume (with other workers) gives the same model
 DSANA_FAULT="server=1,iter=9,point=commit,how=kill" run_capture stopped "$DSANA" mlp multi.svm "${common[@]}" --quiet \
