@@ -6,8 +6,13 @@
  *
  * Speed estimate of worker w (cost units per second): within an iteration
  * the reported tasks are aggregated as (sum of cost) / (sum of seconds);
- * across iterations the aggregate is smoothed with an EWMA of weight
- * SCHED_EWMA_ALPHA (sched_queue.c). Once w has an estimate, a single task's rate is clamped
+ * the estimate an iteration's plan is made from is the median of the last
+ * SCHED_HIST iterations' aggregates, so that one iteration slowed by a
+ * transient straggler does not move the plan (moving costs the tasks that
+ * move their layout and their run-ahead), while a worker slow in two
+ * iterations of three is slow for it; in the middle of an iteration,
+ * predictions blend it with the iteration's own samples by an EWMA of
+ * weight SCHED_EWMA_ALPHA (sched_queue.c). Once w has an estimate, a single task's rate is clamped
  * to [est / SCHED_SAMPLE_CLAMP, est * SCHED_SAMPLE_CLAMP] before it enters
  * the aggregate, so one noisy task cannot swing the estimate by more than
  * that factor; but when every task of an iteration ran faster than the
@@ -70,6 +75,8 @@ int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, u
   s->stolen = calloc(W, sizeof(uint32_t));
   s->last = malloc(T * sizeof(uint32_t));
   s->speed = calloc(W, sizeof(double));
+  s->hist = calloc(W * SCHED_HIST, sizeof(double));
+  s->hist_n = calloc(W, sizeof(uint32_t));
   s->it_cost = calloc(W, sizeof(double));
   s->it_secs = calloc(W, sizeof(double));
   s->it_raw_secs = calloc(W, sizeof(double));
@@ -82,8 +89,9 @@ int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, u
   s->range_new = calloc(W + 1, sizeof(uint32_t));
   s->range_alive = calloc(W, sizeof(bool));
   if (!s->cost || !s->alive || !s->qbuf || !s->head || !s->tail || !s->qcost || !s->pool || !s->runner || !s->done ||
-      !s->stolen || !s->last || !s->speed || !s->it_cost || !s->it_secs || !s->it_raw_secs || !s->it_samples ||
-      !s->it_fast || !s->pspeed || !s->order || !s->owner || !s->range_lo || !s->range_new || !s->range_alive) {
+      !s->stolen || !s->last || !s->speed || !s->hist || !s->hist_n || !s->it_cost || !s->it_secs || !s->it_raw_secs ||
+      !s->it_samples || !s->it_fast || !s->pspeed || !s->order || !s->owner || !s->range_lo || !s->range_new ||
+      !s->range_alive) {
     sched_destroy(s);
     return DSANA_ENOMEM;
   }
@@ -111,6 +119,8 @@ void sched_destroy(struct sched *s) {
   free(s->stolen);
   free(s->last);
   free(s->speed);
+  free(s->hist);
+  free(s->hist_n);
   free(s->it_cost);
   free(s->it_secs);
   free(s->it_raw_secs);
@@ -151,7 +161,7 @@ int sched_begin_iter(struct sched *s, const bool *alive) {
   if (n_alive == 0)
     return DSANA_EINVAL;
   for (uint32_t w = 0; w < s->n_workers; w++) {
-    s->speed[w] = sched_speed_now(s, w); /* commit last iteration's samples */
+    sched_speed_commit(s, w); /* last iteration's samples */
     s->it_cost[w] = 0;
     s->it_secs[w] = 0;
     s->it_raw_secs[w] = 0;

@@ -59,6 +59,8 @@ struct sched {
   /* Across iterations. */
   uint32_t *last;       /* n_tasks: worker that ran it most recently, or SCHED_NONE */
   double *speed;        /* n_workers: committed estimate, 0 = none yet */
+  double *hist;         /* n_workers x SCHED_HIST: the last iterations' rates, newest at hist_n - 1 */
+  uint32_t *hist_n;     /* n_workers: rates in hist (at most SCHED_HIST) */
   double *it_cost;      /* n_workers: this iteration's (clamped) samples ... */
   double *it_secs;      /* ... as total cost over total seconds */
   double *it_raw_secs;  /* n_workers: the same seconds unclamped */
@@ -77,6 +79,11 @@ struct sched {
   uint32_t *owner;
 };
 
+/* Iterations whose rates the committed estimate is the median of. */
+#define SCHED_HIST 3
+
+/* Commit the iteration's samples of w into its estimate (sched_begin_iter). */
+void sched_speed_commit(struct sched *s, uint32_t w);
 /* Current speed estimate of w (cost units per second, 0 = none yet). */
 double sched_speed_now(const struct sched *s, uint32_t w);
 /* Fill s->pspeed with the speeds used for predictions: w's current

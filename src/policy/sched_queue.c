@@ -1,7 +1,9 @@
 /*
  * sched_queue.c - what the scheduling policies share with the hand-out
- * (sched_internal.h): the speed estimates and predictions (smoothed with
- * an EWMA of weight SCHED_EWMA_ALPHA), the largest-first order of the
+ * (sched_internal.h): the speed estimates (the median of the last
+ * SCHED_HIST iterations' rates) and predictions (blended with the
+ * iteration's own samples by an EWMA of weight SCHED_EWMA_ALPHA), the
+ * largest-first order of the
  * tasks, and taking a task off a queue's tail.
  *
  * It sits below both sched.c (which picks a policy's ops) and the
@@ -15,6 +17,43 @@
 #include "policy/ewma.h"
 
 #define SCHED_EWMA_ALPHA 0.5
+
+/* The iteration's rate of w (0: no sample), and whether every task of it
+ * ran faster than the clamp allows (the worker is fast again). */
+static double it_rate(const struct sched *s, uint32_t w, bool *fast_again) {
+  *fast_again = s->it_fast[w] > 0 && s->it_fast[w] == s->it_samples[w] && s->it_raw_secs[w] > 0;
+  if (!(s->it_secs[w] > 0))
+    return 0;
+  return *fast_again ? s->it_cost[w] / s->it_raw_secs[w] : s->it_cost[w] / s->it_secs[w];
+}
+
+static double median_of(const double *v, uint32_t n) {
+  double a[SCHED_HIST];
+  memcpy(a, v, n * sizeof *a);
+  for (uint32_t i = 1; i < n; i++) /* insertion sort: n <= SCHED_HIST */
+    for (uint32_t j = i; j > 0 && a[j] < a[j - 1]; j--) {
+      double t = a[j];
+      a[j] = a[j - 1];
+      a[j - 1] = t;
+    }
+  return n % 2 ? a[n / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2]);
+}
+
+void sched_speed_commit(struct sched *s, uint32_t w) {
+  bool fast_again;
+  double r = it_rate(s, w, &fast_again);
+  if (!(r > 0))
+    return;
+  double *h = s->hist + (size_t)w * SCHED_HIST;
+  if (fast_again) /* what it did while slow no longer counts */
+    s->hist_n[w] = 0;
+  if (s->hist_n[w] == SCHED_HIST)
+    memmove(h, h + 1, (SCHED_HIST - 1) * sizeof *h);
+  else
+    s->hist_n[w]++;
+  h[s->hist_n[w] - 1] = r;
+  s->speed[w] = median_of(h, s->hist_n[w]);
+}
 
 double sched_speed_now(const struct sched *s, uint32_t w) {
   double prev = s->speed[w];
