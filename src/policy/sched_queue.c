@@ -56,15 +56,14 @@ void sched_speed_commit(struct sched *s, uint32_t w) {
 }
 
 double sched_speed_now(const struct sched *s, uint32_t w) {
-  double prev = s->speed[w];
-  if (!(s->it_secs[w] > 0))
-    return prev;
+  bool fast_again;
+  double r = it_rate(s, w, &fast_again);
+  if (!(r > 0))
+    return s->speed[w];
   /* every task of the iteration ran faster than the clamp allows: not
    * noise but a worker that is fast again (it was frozen or a transient
    * straggler): its estimate starts over from what it did now */
-  if (s->it_fast[w] > 0 && s->it_fast[w] == s->it_samples[w] && s->it_raw_secs[w] > 0)
-    return s->it_cost[w] / s->it_raw_secs[w];
-  return ewma_update(prev, s->it_cost[w] / s->it_secs[w], SCHED_EWMA_ALPHA);
+  return fast_again ? r : ewma_update(s->speed[w], r, SCHED_EWMA_ALPHA);
 }
 
 void sched_speed_predict_all(struct sched *s) {
