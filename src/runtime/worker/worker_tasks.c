@@ -358,7 +358,7 @@ static int instance_item(struct worker *w, struct wtask *wt, struct witem *it, b
  * nothing while loading or for a provisional instance that will be
  * dropped (its iteration began without it). */
 static uint64_t chain_word(const struct worker *w, const struct wtask *wt) {
-  if (!w->blocks || w->iter == 0 || (wt->provisional && wt->iter < w->iter))
+  if (!w->blocks || w->iter == 0 || stale(w, wt))
     return 0;
   uint32_t b = w->job.block_table;
   uint64_t c = wt->next_chunk, n = w->mirror.t[b].n_chunks;
