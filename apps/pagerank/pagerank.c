@@ -20,6 +20,8 @@ static int pr_create(void **out) {
     return DSANA_ENOMEM;
   pr->converted_fd = -1;
   int rc = dsana_app_set_defaults(&pagerank_app, pr); /* --damping, --tol, --max-iter, --top */
+  if (!rc && pthread_mutex_init(&pr->blocks_mu, NULL) != 0)
+    rc = DSANA_ENOMEM;
   if (rc) {
     free(pr);
     return rc;
@@ -35,6 +37,8 @@ static void pr_destroy(void *app) {
   for (uint32_t t = 0; pr->blocks && t < pr->n_tasks; t++)
     pr_block_fini(&pr->blocks[t]);
   free(pr->blocks);
+  free(pr->task_lo);
+  pthread_mutex_destroy(&pr->blocks_mu);
   if (pr->loaded)
     dsana_graph_fini(&pr->g);
   if (pr->converted_fd >= 0) {
@@ -100,13 +104,20 @@ static void pr_make_tasks(struct pr_app *pr, struct dsana_job *job) {
       dsana_job_task_writes(job, i, PR_TABLE_CONTRIB, t[i].lo, t[i].hi);
   }
   dsana_job_task_reads(job, DSANA_ALL_TASKS, PR_TABLE_CONTRIB, 0, pr->g.n);
-  free(t);
   for (uint32_t i = 0; pr->blocks && i < pr->n_tasks; i++)
     pr_block_fini(&pr->blocks[i]);
   free(pr->blocks); /* a setup() run before (the launcher's check) */
+  free(pr->task_lo);
   pr->blocks = calloc(n_tasks, sizeof *pr->blocks);
+  pr->task_lo = malloc(((size_t)n_tasks + 1) * sizeof *pr->task_lo);
   pr->n_tasks = n_tasks;
-  if (!pr->blocks)
+  pr->spares_built = false;
+  for (uint32_t i = 0; pr->task_lo && i < n_tasks; i++)
+    pr->task_lo[i] = t[i].lo;
+  if (pr->task_lo)
+    pr->task_lo[n_tasks] = n;
+  free(t);
+  if (!pr->blocks || !pr->task_lo)
     dsana_job_fail(job, DSANA_ENOMEM, "out of memory for the tasks");
 }
 

@@ -23,6 +23,7 @@
 #ifndef DSANA_APPS_PAGERANK_H
 #define DSANA_APPS_PAGERANK_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -52,13 +53,21 @@ struct pr_app {
   bool loaded;
   double *pers;            /* n: the normalised personalization vector, or NULL */
   struct pr_block *blocks; /* per task, built when first run chunked */
+  uint64_t *task_lo;       /* n_tasks + 1: task i is [task_lo[i], task_lo[i+1]) */
   uint32_t n_tasks;
+  pthread_mutex_t blocks_mu; /* a worker's threads begin tasks side by side */
+  bool spares_built;         /* the spare layouts (pr_layout) are made */
+  uint64_t spare_bytes;      /* their budget; 0: PR_SPARE_BYTES (pr_layouts.c) */
 };
 
 int pr_run_task(void *app, struct dsana_task_ctx *ctx);
 int pr_task_begin(void *app, struct dsana_task_ctx *ctx);
 int pr_task_block(void *app, struct dsana_task_ctx *ctx, uint64_t chunk);
 int pr_task_end(void *app, struct dsana_task_ctx *ctx);
+/* pr_layouts.c: task `task`'s layout for chunks of chunk_keys source keys,
+ * built now if need be (the first call builds spares too); NULL with *rc
+ * set when memory runs out. */
+const struct pr_block *pr_layout(struct pr_app *pr, uint32_t task, uint64_t chunk_keys, int *rc);
 int pr_finish(void *app, struct dsana_shard_ctx *ctx);
 /* pr_options.c */
 extern const struct dsana_app_option pr_options[];

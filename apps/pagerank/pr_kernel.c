@@ -18,14 +18,9 @@
  * the sums bit-identical to run_task's. */
 int pr_task_begin(void *app, struct dsana_task_ctx *ctx) {
   struct pr_app *pr = app;
-  uint64_t k = dsana_block_keys(ctx);
-  struct pr_block *b = &pr->blocks[ctx->task];
-  if (!b->chunk_grp || b->chunk_keys != k) {
-    pr_block_fini(b);
-    int rc = pr_block_build(b, &pr->g, ctx->lo, ctx->hi, k, pr->weighted);
-    if (rc)
-      return rc;
-  }
+  int rc;
+  if (!pr_layout(pr, ctx->task, dsana_block_keys(ctx), &rc))
+    return rc;
   double *acc = dsana_push_buf(ctx, PR_TABLE_RANK);
   if (!acc)
     return DSANA_ESTATE;

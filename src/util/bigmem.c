@@ -8,13 +8,18 @@
 #include <sys/mman.h>
 
 #define HUGE_BYTES ((size_t)2 << 20)
+#define PAGE_BYTES ((size_t)4096)
 
 void *big_calloc(size_t n, size_t size) {
   if (size && n > SIZE_MAX / size)
     return NULL;
   size_t bytes = n * size;
-  if (bytes < 2 * HUGE_BYTES)
-    return calloc(n ? n : 1, size ? size : 1);
+  if (bytes < 2 * HUGE_BYTES) {
+    volatile char *p = calloc(n ? n : 1, size ? size : 1);
+    for (size_t at = 0; p && at < bytes; at += PAGE_BYTES)
+      p[at] = 0; /* a fresh mapping faults on first write: take the faults now */
+    return (void *)p;
+  }
   size_t round = (bytes + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
   void *p = NULL;
   if (posix_memalign(&p, HUGE_BYTES, round) != 0)

@@ -123,12 +123,14 @@ static int on_iter_start(struct worker *w, const struct net_msg *m, struct rt_ou
     return 0;
   }
   bool ran = w->n_ran > 0;
+  uint64_t t0 = rt_now(w->env);
   w->iter = h->iter;
   usage_iter_start(w->env, &w->usage, w->iter);
   msg_globals_decode(m->payload, w->globals); /* provisional tasks read them from here too */
   int rc = wtasks_iter_start(w, ran, out);
   if (!rc)
     rc = take_tasks(w, (const uint8_t *)m->payload + MSG_GLOBALS_BYTES, h->count);
+  trace_span(w->env->trace, "iteration start", "control", t0, rt_now(w->env), h->iter, "tasks", h->count);
   return rc || !(h->flags & WIRE_F_AHEAD) ? rc : wtasks_fetch_ahead(w, h->iter + 1, out);
 }
 
