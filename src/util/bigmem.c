@@ -28,3 +28,12 @@ void *big_calloc(size_t n, size_t size) {
   memset(p, 0, bytes);
   return p;
 }
+
+void heap_prefault(size_t bytes) {
+  if (!bytes)
+    return;
+  volatile char *p = malloc(bytes); /* volatile: the stores, and so the block, stay */
+  for (size_t at = 0; p && at < bytes; at += PAGE_BYTES)
+    p[at] = 0;
+  free((void *)p);
+}

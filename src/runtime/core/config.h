@@ -16,6 +16,11 @@
 #define CONFIG_PATH_MAX 1024
 #define CONFIG_ADDR_MAX 256
 #define CONFIG_IDENTITY_MAX 8192
+/* What a loaded server or worker pre-faults in its thread's heap
+ * (heap_prefault, util/bigmem.h): more than the message buffers either
+ * role allocated in the first iterations of a 4-worker p2p-Gnutella31 run
+ * (at most 123 pages, 0.5 MiB). */
+#define CONFIG_HEAP_PAD_BYTES ((size_t)1 << 20)
 
 enum run_mode { MODE_BSP = 0, MODE_DSANA = 1 };
 

@@ -14,6 +14,7 @@
 #include "runtime/role/role_join.h"
 #include "runtime/server/server_internal.h"
 #include "runtime/record/trace.h"
+#include "util/bigmem.h"
 #include "util/log.h"
 
 int server_create(const struct role_params *p, const struct rt_env *env, const char *addr, struct server **out) {
@@ -101,7 +102,9 @@ static int join(struct server *sv, struct rt_outq *out) {
   if ((rc = shard_alloc(sv)) != 0)
     return rc;
   sv->fault = fault_plan_for(&sv->cfg.fault, true, sv->index);
-  return sv->map->resume_iter ? resume(sv, out) : init_values(sv, out);
+  rc = sv->map->resume_iter ? resume(sv, out) : init_values(sv, out);
+  heap_prefault(CONFIG_HEAP_PAD_BYTES); /* loaded: the first iterations' buffers fault now */
+  return rc;
 }
 
 static int on_map(struct server *sv, const struct net_msg *m, struct rt_outq *out) {

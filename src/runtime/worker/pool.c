@@ -15,7 +15,9 @@
 
 #include "dsana/dsana.h"
 #include "runtime/role/role_title.h"
+#include "runtime/core/config.h"
 #include "util/affinity.h"
+#include "util/bigmem.h"
 #include "util/cpu_busy.h"
 #include "util/grow.h"
 #include "util/log.h"
@@ -126,6 +128,7 @@ static void *thread_main(void *argp) {
   role_helper_title(ROLE_WORKER, ta.worker, suffix);
   if (ta.cpu >= 0 && affinity_bind_nth((uint64_t)ta.cpu) != 0)
     log_debug("pool: cannot bind compute thread %u to a CPU", ta.index);
+  heap_prefault(CONFIG_HEAP_PAD_BYTES); /* its push buffers, before the first iteration */
   pthread_mutex_lock(&p->mu);
   for (;;) {
     while (!p->stop && p->todo.n == 0)

@@ -11,6 +11,7 @@
 #include "runtime/role/role_join.h"
 #include "runtime/record/trace.h"
 #include "runtime/worker/worker_internal.h"
+#include "util/bigmem.h"
 #include "util/log.h"
 
 int worker_create(const struct role_params *p, const struct rt_env *env, struct worker **out) {
@@ -145,6 +146,7 @@ static int on_tasks(struct worker *w, const struct net_msg *m) {
 
 /* READY for iteration iter: joined, and (when it was fetched ahead) its input in. */
 static int send_ready(struct worker *w, uint32_t iter, struct rt_outq *out) {
+  heap_prefault(CONFIG_HEAP_PAD_BYTES); /* loaded: the first iterations' buffers fault now */
   struct wire_hdr h = wire_hdr_make(WIRE_READY, w->index);
   h.iter = iter;
   return rt_send(out, ROLE_SCHEDULER, 0, &h, NULL, 0);

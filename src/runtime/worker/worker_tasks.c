@@ -28,13 +28,16 @@
 
 #include "runtime/record/trace.h"
 #include "runtime/worker/worker_internal.h"
+#include "util/bigmem.h"
 #include "util/log.h"
 #include "util/refbuf.h"
 
 int wtasks_alloc(struct worker *w) {
   uint32_t n = w->job.n_tasks;
   w->n_slots = 2 * n;
-  w->slots = calloc(w->n_slots, sizeof *w->slots);
+  /* the slots and their sums resident now (big_calloc touches them): an
+   * instance first using a slot in iteration 2 faulted on it */
+  w->slots = big_calloc(w->n_slots, sizeof *w->slots);
   w->order = calloc(w->n_slots, sizeof *w->order);
   w->queue = calloc(n, sizeof *w->queue);
   w->ran = calloc(n, sizeof *w->ran);
@@ -44,8 +47,8 @@ int wtasks_alloc(struct worker *w) {
    * (4 KiB of sums) grew a thread's malloc arena a page at a time, one
    * mprotect() under the process's memory-map lock each, which 64 workers
    * starting at once queued on for seconds */
-  w->slot_sums = calloc((size_t)w->n_slots * DSANA_MAX_SUMS, sizeof *w->slot_sums);
-  w->slot_sent = calloc((size_t)w->n_slots * w->map->n_servers, sizeof *w->slot_sent);
+  w->slot_sums = big_calloc((size_t)w->n_slots * DSANA_MAX_SUMS, sizeof *w->slot_sums);
+  w->slot_sent = big_calloc((size_t)w->n_slots * w->map->n_servers, sizeof *w->slot_sent);
   if (!w->slots || !w->order || !w->queue || !w->ran || (w->sparse && !w->tkeys) || !w->push_to || !w->slot_sums ||
       !w->slot_sent)
     return DSANA_ENOMEM;
