@@ -7,9 +7,19 @@
  * queue is non-empty, so net_poll() can wait on queues, other descriptors
  * and timers with one poll(2). Messages keep their encoded header and are
  * validated on receipt like any other transport's. Named shared buffers
- * are plain memory of this process. One mutex guards everything: inproc is
- * for tests and single-process runs, never a bottleneck. Manual delivery:
- * see net_inproc.h.
+ * are plain memory of this process. Manual delivery: see net_inproc.h.
+ *
+ * Locks. It carries every message of the default mode (roles as threads),
+ * so senders and receivers must not queue on each other: a read-write lock
+ * guards the endpoints, dialers, buffers and the manual lists (sends take
+ * it shared, anything that changes them exclusive) and each queue has its
+ * own mutex, held only to link or unlink a message. The eventfd write that
+ * wakes a receiver comes after the queue's mutex is released (under the
+ * shared lock, so the queue cannot close under it): a receiver woken while
+ * the sender still held it used to block on it at once, two more context
+ * switches per message. So a queue's eventfd may be readable while the
+ * queue is empty (the write of a message already taken): the receiver's
+ * pop of an empty queue reads it back, once.
  */
 #include "net/net_inproc.h"
 
@@ -44,6 +54,7 @@ struct ip_msg {
 };
 
 struct ip_queue {
+  pthread_mutex_t mu; /* head and tail, and reading efd back */
   struct ip_msg *head, *tail;
   int efd;
 };
@@ -71,7 +82,7 @@ struct ip_buffer {
   int refs;
 };
 
-static pthread_mutex_t ip_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t ip_rw = PTHREAD_RWLOCK_INITIALIZER; /* the structure (see the top) */
 static struct ip_endpoint *ip_endpoints;
 static struct ip_buffer *ip_buffers;
 static bool ip_manual;
@@ -83,7 +94,10 @@ static unsigned ip_seq;
 static int ip_queue_init(struct ip_queue *q) {
   q->head = q->tail = NULL;
   q->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  return q->efd < 0 ? DSANA_ENET : 0;
+  if (q->efd < 0)
+    return DSANA_ENET;
+  pthread_mutex_init(&q->mu, NULL);
+  return 0;
 }
 
 static void ip_msg_free(struct ip_msg *m) {
@@ -99,34 +113,43 @@ static void ip_queue_fini(struct ip_queue *q) {
     n = m->next;
     ip_msg_free(m);
   }
-  if (q->efd >= 0)
+  if (q->efd >= 0) {
     close(q->efd);
+    pthread_mutex_destroy(&q->mu);
+  }
 }
 
+/* Queue m (under ip_rw, shared or not) and wake the receiver if the queue
+ * was empty (not empty: its eventfd is readable already). */
 static void ip_queue_push(struct ip_queue *q, struct ip_msg *m) {
   m->next = NULL;
-  if (q->tail) { /* not empty: its eventfd is readable already */
+  pthread_mutex_lock(&q->mu);
+  bool was_empty = !q->tail;
+  if (q->tail)
     q->tail->next = m;
-    q->tail = m;
-    return;
-  }
-  q->head = q->tail = m;
+  else
+    q->head = m;
+  q->tail = m;
+  pthread_mutex_unlock(&q->mu);
   uint64_t one = 1;
-  if (write(q->efd, &one, sizeof one) < 0 && errno != EAGAIN)
+  if (was_empty && write(q->efd, &one, sizeof one) < 0 && errno != EAGAIN)
     log_debug("inproc: eventfd write failed");
 }
 
+/* The oldest message, or NULL; the eventfd is read back when the queue is
+ * left empty (or was: a late write's). */
 static struct ip_msg *ip_queue_pop(struct ip_queue *q) {
+  pthread_mutex_lock(&q->mu);
   struct ip_msg *m = q->head;
-  if (!m)
-    return NULL;
-  q->head = m->next;
+  if (m)
+    q->head = m->next;
   if (!q->head) {
     q->tail = NULL;
     uint64_t v;
     if (read(q->efd, &v, sizeof v) < 0 && errno != EAGAIN)
       log_debug("inproc: eventfd read failed");
   }
+  pthread_mutex_unlock(&q->mu);
   return m;
 }
 
@@ -194,7 +217,7 @@ static void ip_ctx_destroy(struct net_ctx *ctx) { (void)ctx; }
 
 static int ip_listen(struct net_sock *s, const char *addr) {
   char fresh[64];
-  pthread_mutex_lock(&ip_mu);
+  pthread_rwlock_wrlock(&ip_rw);
   if (!addr) {
     snprintf(fresh, sizeof fresh, "inproc://l-%u", ip_seq++);
     addr = fresh;
@@ -205,7 +228,7 @@ static int ip_listen(struct net_sock *s, const char *addr) {
     e->bound = true;
     s->impl = e;
   }
-  pthread_mutex_unlock(&ip_mu);
+  pthread_rwlock_unlock(&ip_rw);
   if (rc == DSANA_ENET)
     log_error("net: cannot listen on %s: address in use", addr);
   return rc;
@@ -225,14 +248,14 @@ static int ip_dial(struct net_sock *s, const char *addr, uint32_t self_id) {
     free(d);
     return DSANA_ENOMEM;
   }
-  pthread_mutex_lock(&ip_mu);
+  pthread_rwlock_wrlock(&ip_rw);
   d->ep = ip_endpoint_get(addr);
   if (d->ep) {
     d->self_id = self_id;
     d->next = d->ep->dialers;
     d->ep->dialers = d;
   }
-  pthread_mutex_unlock(&ip_mu);
+  pthread_rwlock_unlock(&ip_rw);
   if (!d->ep) {
     ip_queue_fini(&d->q);
     free(d);
@@ -243,7 +266,7 @@ static int ip_dial(struct net_sock *s, const char *addr, uint32_t self_id) {
 }
 
 static void ip_close(struct net_sock *s) {
-  pthread_mutex_lock(&ip_mu);
+  pthread_rwlock_wrlock(&ip_rw);
   if (s->listener) {
     struct ip_endpoint *e = s->impl;
     e->bound = false;
@@ -263,12 +286,12 @@ static void ip_close(struct net_sock *s) {
     ip_endpoint_release(d->ep);
     free(d);
   }
-  pthread_mutex_unlock(&ip_mu);
+  pthread_rwlock_unlock(&ip_rw);
 }
 
 /* ---- sending and receiving ---------------------------------------------- */
 
-/* The queue a message from s to `to` goes into (under ip_mu), or NULL. */
+/* The queue a message from s to `to` goes into (under ip_rw), or NULL. */
 static struct ip_queue *ip_dest(struct net_sock *s, const struct net_peer *to) {
   if (!s->listener)
     return &((struct ip_dialer *)s->impl)->ep->q;
@@ -288,20 +311,27 @@ static int ip_enqueue(struct net_sock *s, const struct net_peer *to, const uint8
   m->from_dialer = !s->listener;
   m->from_id = s->listener ? 0 : ((struct ip_dialer *)s->impl)->self_id;
   m->link = s;
-  pthread_mutex_lock(&ip_mu);
-  struct ip_queue *q = ip_dest(s, to);
-  if (q && ip_manual) {
-    m->dest = q;
-    m->next = NULL;
-    if (ip_pending_tail)
-      ip_pending_tail->next = m;
-    else
-      ip_pending_head = m;
-    ip_pending_tail = m;
-  } else if (q) {
+  pthread_rwlock_rdlock(&ip_rw);
+  struct ip_queue *q = ip_manual ? NULL : ip_dest(s, to);
+  bool manual = ip_manual;
+  if (q)
     ip_queue_push(q, m);
+  pthread_rwlock_unlock(&ip_rw);
+  if (manual) { /* the manual lists change: exclusive */
+    pthread_rwlock_wrlock(&ip_rw);
+    q = ip_dest(s, to);
+    if (q && ip_manual) {
+      m->dest = q;
+      m->next = NULL;
+      if (ip_pending_tail)
+        ip_pending_tail->next = m;
+      else
+        ip_pending_head = m;
+      ip_pending_tail = m;
+    } else if (q)
+      ip_queue_push(q, m);
+    pthread_rwlock_unlock(&ip_rw);
   }
-  pthread_mutex_unlock(&ip_mu);
   if (!q) {
     ip_msg_free(m);
     return DSANA_ENET;
@@ -342,9 +372,7 @@ static struct ip_queue *ip_queue_of(struct net_sock *s) {
 }
 
 static int ip_recv(struct net_sock *s, struct net_msg *m) {
-  pthread_mutex_lock(&ip_mu);
-  struct ip_msg *im = ip_queue_pop(ip_queue_of(s));
-  pthread_mutex_unlock(&ip_mu);
+  struct ip_msg *im = ip_queue_pop(ip_queue_of(s)); /* its own queue: only its owner closes it */
   if (!im)
     return DSANA_EAGAIN;
   struct net_peer from = {0};
@@ -519,10 +547,10 @@ static int ip_buffer_create(struct net_ctx *ctx, const char *name, size_t bytes,
   snprintf(b->name, sizeof b->name, "%s", name);
   b->bytes = bytes;
   b->refs = 1;
-  pthread_mutex_lock(&ip_mu);
+  pthread_rwlock_wrlock(&ip_rw);
   b->next = ip_buffers;
   ip_buffers = b;
-  pthread_mutex_unlock(&ip_mu);
+  pthread_rwlock_unlock(&ip_rw);
   *out = b->p;
   return 0;
 }
@@ -530,7 +558,7 @@ static int ip_buffer_create(struct net_ctx *ctx, const char *name, size_t bytes,
 static int ip_buffer_map(struct net_ctx *ctx, const char *name, size_t bytes, const double **out) {
   (void)ctx;
   int rc = DSANA_EIO;
-  pthread_mutex_lock(&ip_mu);
+  pthread_rwlock_wrlock(&ip_rw);
   for (struct ip_buffer *b = ip_buffers; b; b = b->next)
     if (strcmp(b->name, name) == 0 && b->bytes >= bytes) {
       b->refs++;
@@ -538,14 +566,14 @@ static int ip_buffer_map(struct net_ctx *ctx, const char *name, size_t bytes, co
       rc = 0;
       break;
     }
-  pthread_mutex_unlock(&ip_mu);
+  pthread_rwlock_unlock(&ip_rw);
   return rc;
 }
 
 static void ip_buffer_release(struct net_ctx *ctx, const void *p, size_t bytes) {
   (void)ctx;
   (void)bytes;
-  pthread_mutex_lock(&ip_mu);
+  pthread_rwlock_wrlock(&ip_rw);
   for (struct ip_buffer **pp = &ip_buffers; *pp; pp = &(*pp)->next)
     if ((*pp)->p == p) {
       struct ip_buffer *b = *pp;
@@ -556,13 +584,13 @@ static void ip_buffer_release(struct net_ctx *ctx, const void *p, size_t bytes) 
       }
       break;
     }
-  pthread_mutex_unlock(&ip_mu);
+  pthread_rwlock_unlock(&ip_rw);
 }
 
 /* ---- manual delivery ---------------------------------------------------- */
 
 void net_inproc_set_manual(bool on) {
-  pthread_mutex_lock(&ip_mu);
+  pthread_rwlock_wrlock(&ip_rw);
   ip_manual = on;
   /* off: what waits goes now, in order, before anything sent later */
   while (!on && ip_pending_head) {
@@ -572,7 +600,7 @@ void net_inproc_set_manual(bool on) {
   }
   if (!on)
     ip_pending_tail = NULL;
-  pthread_mutex_unlock(&ip_mu);
+  pthread_rwlock_unlock(&ip_rw);
 }
 
 /* Is m the oldest waiting message of its link? */
@@ -585,15 +613,15 @@ static bool ip_link_head(const struct ip_msg *m) {
 
 size_t net_inproc_links_pending(void) {
   size_t n = 0;
-  pthread_mutex_lock(&ip_mu);
+  pthread_rwlock_wrlock(&ip_rw);
   for (const struct ip_msg *m = ip_pending_head; m; m = m->next)
     n += ip_link_head(m);
-  pthread_mutex_unlock(&ip_mu);
+  pthread_rwlock_unlock(&ip_rw);
   return n;
 }
 
 void net_inproc_deliver(size_t k) {
-  pthread_mutex_lock(&ip_mu);
+  pthread_rwlock_wrlock(&ip_rw);
   struct ip_msg **pp = &ip_pending_head, *prev = NULL;
   for (; *pp; prev = *pp, pp = &(*pp)->next)
     if (ip_link_head(*pp) && k-- == 0)
@@ -605,10 +633,10 @@ void net_inproc_deliver(size_t k) {
       ip_pending_tail = prev;
     ip_queue_push(m->dest, m);
   }
-  pthread_mutex_unlock(&ip_mu);
+  pthread_rwlock_unlock(&ip_rw);
 }
 
-/* Link k's oldest waiting message (under ip_mu), or NULL. */
+/* Link k's oldest waiting message (under ip_rw, exclusive), or NULL. */
 static struct ip_msg *ip_link_oldest(size_t k) {
   for (struct ip_msg *m = ip_pending_head; m; m = m->next)
     if (ip_link_head(m) && k-- == 0)
@@ -617,10 +645,10 @@ static struct ip_msg *ip_link_oldest(size_t k) {
 }
 
 bool net_inproc_peek(size_t k, struct wire_hdr *h) {
-  pthread_mutex_lock(&ip_mu);
+  pthread_rwlock_wrlock(&ip_rw);
   const struct ip_msg *m = ip_link_oldest(k);
   bool ok = m && wire_decode(m->hdr, WIRE_HDR_BYTES, UINT64_MAX, h, NULL) == 0;
-  pthread_mutex_unlock(&ip_mu);
+  pthread_rwlock_unlock(&ip_rw);
   return ok;
 }
 
@@ -643,30 +671,30 @@ static struct ip_msg *ip_copy(const struct ip_msg *m) {
 }
 
 void net_inproc_deliver_twice(size_t k) {
-  pthread_mutex_lock(&ip_mu);
+  pthread_rwlock_wrlock(&ip_rw);
   struct ip_msg *m = ip_link_oldest(k), *c = m ? ip_copy(m) : NULL;
-  pthread_mutex_unlock(&ip_mu);
+  pthread_rwlock_unlock(&ip_rw);
   net_inproc_deliver(k);
-  pthread_mutex_lock(&ip_mu);
+  pthread_rwlock_wrlock(&ip_rw);
   if (c)
     ip_queue_push(c->dest, c);
-  pthread_mutex_unlock(&ip_mu);
+  pthread_rwlock_unlock(&ip_rw);
 }
 
 void net_inproc_keep_copy(size_t k) {
-  pthread_mutex_lock(&ip_mu);
+  pthread_rwlock_wrlock(&ip_rw);
   struct ip_msg *m = ip_link_oldest(k), *c = m ? ip_copy(m) : NULL;
   if (c && ip_kept_tail)
     ip_kept_tail->next = c;
   else if (c)
     ip_kept_head = c;
   ip_kept_tail = c ? c : ip_kept_tail;
-  pthread_mutex_unlock(&ip_mu);
+  pthread_rwlock_unlock(&ip_rw);
 }
 
 size_t net_inproc_deliver_kept(void) {
   size_t n = 0;
-  pthread_mutex_lock(&ip_mu);
+  pthread_rwlock_wrlock(&ip_rw);
   while (ip_kept_head) {
     struct ip_msg *m = ip_kept_head;
     ip_kept_head = m->next;
@@ -674,7 +702,7 @@ size_t net_inproc_deliver_kept(void) {
     n++;
   }
   ip_kept_tail = NULL;
-  pthread_mutex_unlock(&ip_mu);
+  pthread_rwlock_unlock(&ip_rw);
   return n;
 }
 

@@ -102,21 +102,22 @@ static void run_chain(struct pool *p, struct witem it, uint32_t index, struct ri
   }
 }
 
-/* A batch's items go to the owner together (under the mutex); the fd
- * wakes it unless it is readable already. Every batch wakes the owner:
- * even one whose instance then waits for a chunk may have made pushes
- * ready (env push_ready) that only the owner sends, and a batch kept
- * back for the chunk's arrival stalled whole jobs until the heartbeat's
- * tick when that chunk waited for those very pushes. */
-static void hand_back(struct pool *p, struct ring *batch) {
+/* A batch's items go to the owner together (under the mutex); true when
+ * the caller must wake it through the fd (not readable already), which it
+ * does once the mutex is released: the owner, woken, takes the mutex at
+ * once. Every batch wakes the owner: even one whose instance then waits
+ * for a chunk may have made pushes ready (env push_ready) that only the
+ * owner sends, and a batch kept back for the chunk's arrival stalled
+ * whole jobs until the heartbeat's tick when that chunk waited for those
+ * very pushes. */
+static bool hand_back(struct pool *p, struct ring *batch) {
   for (size_t i = 0; i < batch->n; i++)
     if (ring_push(&p->done, &batch->v[i]) != 0)
       log_error("pool: out of memory keeping a finished item");
   batch->n = 0;
-  if (!p->armed) {
-    signal_done(p);
-    p->armed = true;
-  }
+  bool wake = !p->armed;
+  p->armed = true;
+  return wake;
 }
 
 static void *thread_main(void *argp) {
@@ -139,7 +140,11 @@ static void *thread_main(void *argp) {
     pthread_mutex_unlock(&p->mu);
     run_chain(p, it, ta.index, &ta.batch);
     pthread_mutex_lock(&p->mu);
-    hand_back(p, &ta.batch);
+    if (hand_back(p, &ta.batch)) {
+      pthread_mutex_unlock(&p->mu);
+      signal_done(p); /* a late write after pool_take() emptied `done` is one spurious wake-up */
+      pthread_mutex_lock(&p->mu);
+    }
   }
   pthread_mutex_unlock(&p->mu);
   free(ta.batch.v);
@@ -203,11 +208,10 @@ void pool_destroy(struct pool *p) {
 int pool_submit(struct pool *p, const struct witem *it) {
   pthread_mutex_lock(&p->mu);
   int rc = ring_push(&p->todo, it);
-  if (!rc) {
-    p->in_flight++;
-    pthread_cond_signal(&p->cv);
-  }
+  p->in_flight += !rc;
   pthread_mutex_unlock(&p->mu);
+  if (!rc) /* after the unlock: the thread woken takes the mutex at once */
+    pthread_cond_signal(&p->cv);
   return rc;
 }
 
