@@ -21,6 +21,7 @@
  * queue is empty (the write of a message already taken): the receiver's
  * pop of an empty queue reads it back, once.
  */
+#define _GNU_SOURCE /* ppoll */
 #include "net/net_inproc.h"
 
 #include <errno.h>
@@ -31,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -407,16 +407,6 @@ static void ip_msg_fini(struct net_msg *m) {
   rel.fn(rel.arg);
 }
 
-static int ip_timer_fd(uint64_t until_ns) {
-  int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-  struct itimerspec it = {.it_value = {(time_t)(until_ns / 1000000000u), (long)(until_ns % 1000000000u)}};
-  if (fd >= 0 && timerfd_settime(fd, TFD_TIMER_ABSTIME, &it, NULL) != 0) {
-    close(fd);
-    fd = -1;
-  }
-  return fd;
-}
-
 /* Waiting by polling before sleeping. On a virtual machine waking a
  * thread whose vCPU halted costs tens of microseconds, more than a short
  * iteration's whole work, so a thread whose recent waits were short first
@@ -471,28 +461,32 @@ static int ip_spin(struct pollfd *p, int total, uint64_t start, uint64_t until) 
   return rc < 0 && errno == EINTR ? 0 : rc; /* a signal: the sleeping poll below retries */
 }
 
-/* poll(2) until something is ready or timeout_ms (-1: none) is over,
- * retried on signals with what is left of the timeout, so a stream of them
- * cannot stretch the wait. */
-static int ip_sleep(struct pollfd *p, int total, int timeout_ms, uint64_t deadline) {
-  int rc;
-  while ((rc = poll(p, (nfds_t)total, timeout_ms)) < 0 && errno == EINTR)
-    if (timeout_ms > 0 && (timeout_ms = net_ms_left(deadline)) == 0)
-      return 0;
-  return rc;
+/* ppoll(2) until something is ready or `until` (clock_now_ns() time; 0:
+ * no end) comes, retried on signals: a wait to the nanosecond without a
+ * timer descriptor (creating, arming and closing one were three more
+ * system calls per wait). */
+static int ip_sleep(struct pollfd *p, int total, uint64_t until) {
+  for (;;) {
+    struct timespec ts, *tp = NULL;
+    if (until) {
+      uint64_t now = clock_now_ns(), left = until > now ? until - now : 0;
+      ts = (struct timespec){.tv_sec = (time_t)(left / 1000000000u), .tv_nsec = (long)(left % 1000000000u)};
+      tp = &ts;
+    }
+    int rc = ppoll(p, (nfds_t)total, tp, NULL);
+    if (rc >= 0 || errno != EINTR)
+      return rc;
+  }
 }
 
-/* What ip_poll() waits on: the queues' eventfds, the other descriptors,
- * the timer (-1: none), into `into` (NULL: allocated). */
-static struct pollfd *ip_pollfds(struct pollfd *into, struct net_sock *const *socks, int n, const int *fds, int nfds,
-                                 int tfd) {
-  struct pollfd *p = into ? into : malloc(sizeof *p * (size_t)(n + nfds + 1));
+/* What ip_poll() waits on: the queues' eventfds, then the other
+ * descriptors, into `into` (NULL: allocated). */
+static struct pollfd *ip_pollfds(struct pollfd *into, struct net_sock *const *socks, int n, const int *fds, int nfds) {
+  struct pollfd *p = into ? into : malloc(sizeof *p * (size_t)(n + nfds ? n + nfds : 1));
   for (int i = 0; p && i < n; i++)
     p[i] = (struct pollfd){.fd = ip_queue_of(socks[i])->efd, .events = POLLIN};
   for (int i = 0; p && i < nfds; i++)
     p[n + i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
-  if (p)
-    p[n + nfds] = (struct pollfd){.fd = tfd, .events = POLLIN};
   return p;
 }
 
@@ -501,21 +495,17 @@ static int ip_poll(struct net_sock *const *socks, int n, const int *fds, int nfd
   uint64_t start = clock_now_ns();
   if (until_ns && until_ns <= start)
     timeout_ms = 0;
-  int tfd = until_ns && timeout_ms != 0 ? ip_timer_fd(until_ns) : -1;
-  int total = n + nfds + 1;
-  struct pollfd stack[16], *p = ip_pollfds(total <= 16 ? stack : NULL, socks, n, fds, nfds, tfd);
-  if (!p) {
-    if (tfd >= 0)
-      close(tfd);
+  int total = n + nfds;
+  struct pollfd stack[16], *p = ip_pollfds(total <= 16 ? stack : NULL, socks, n, fds, nfds);
+  if (!p)
     return DSANA_ENOMEM;
-  }
   uint64_t deadline = timeout_ms > 0 ? start + (uint64_t)timeout_ms * 1000000u : 0;
   uint64_t until = deadline && (!until_ns || deadline < until_ns) ? deadline : until_ns;
-  int rc = timeout_ms != 0 ? ip_spin(p, n + nfds, start, until) : 0;
-  if (rc == 0 && deadline)
-    timeout_ms = net_ms_left(deadline); /* what the polling left of the wait */
+  if (timeout_ms == 0)
+    until = start; /* do not wait */
+  int rc = timeout_ms != 0 ? ip_spin(p, total, start, until) : 0;
   if (rc == 0) {
-    rc = ip_sleep(p, total, timeout_ms, deadline);
+    rc = ip_sleep(p, total, until);
     if (timeout_ms != 0)
       ip_last_wait_ns = clock_now_ns() - start;
   }
@@ -524,8 +514,6 @@ static int ip_poll(struct net_sock *const *socks, int n, const int *fds, int nfd
     got += ready[i] = rc > 0 && (p[i].revents & POLLIN);
   for (int i = 0; i < nfds; i++)
     got += fd_ready[i] = rc > 0 && (p[n + i].revents & POLLIN);
-  if (tfd >= 0)
-    close(tfd);
   if (p != stack)
     free(p);
   return rc < 0 ? DSANA_ENET : got;
