@@ -10,6 +10,14 @@ uint32_t handout_depth(enum sched_kind kind, double speed, double mean_cost, uin
   return tasks < least ? least : tasks > most ? most : (uint32_t)tasks;
 }
 
+uint32_t handout_share_depth(enum sched_kind kind, uint32_t share, uint32_t n_workers, uint32_t threads) {
+  if (kind == SCHED_STATIC)
+    return UINT32_MAX;
+  uint32_t refills = n_workers ? HANDOUT_REFILLS_PER_ITER / n_workers : 1;
+  refills = refills ? refills : 1;
+  return (share + refills - 1) / refills + (threads ? threads : 1);
+}
+
 double handout_first_budget(enum sched_kind kind, bool blocks, double queued_cost) {
   return blocks && kind == SCHED_DYNAMIC ? HANDOUT_BLOCKS_SHARE_AT_ONCE * queued_cost : 0;
 }

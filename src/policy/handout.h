@@ -35,6 +35,17 @@
  * on the mean iteration when the rest stays with the policy). */
 #define HANDOUT_BLOCKS_SHARE_AT_ONCE 1.0
 
+/* ... and enough of its share of the iteration that the workers together
+ * ask for more at most about HANDOUT_REFILLS_PER_ITER times an iteration
+ * (a worker of W, HANDOUT_REFILLS_PER_ITER / W times; plus a task per
+ * thread): the scheduler is one thread, and with 64 workers holding two
+ * tasks of 16 each it sent a TASKS and took a TASK_DONE per task, 1,966
+ * messages an iteration, 0.32 of the bound. With a few workers this asks
+ * nothing more than the rule above: holding a quarter of a 4-worker share
+ * cost stealing too much (bench/stragglers.sh, heterogeneous: efficiency
+ * 0.93 -> 0.81). */
+#define HANDOUT_REFILLS_PER_ITER 256
+
 /* Tasks worker w should hold at a time: all (UINT32_MAX) under static
  * scheduling; else by its estimated speed (cost units per second over all
  * its threads, 0 = unknown), the mean task cost and its compute threads
@@ -42,6 +53,10 @@
  * a prefetched task too: without one it idles for a round trip to the
  * scheduler after every task while the others steal its queue. */
 uint32_t handout_depth(enum sched_kind kind, double speed, double mean_cost, uint32_t threads);
+/* The least a worker with `share` planned tasks this iteration, of
+ * n_workers, should hold (HANDOUT_REFILLS_PER_ITER); UINT32_MAX under
+ * static scheduling. */
+uint32_t handout_share_depth(enum sched_kind kind, uint32_t share, uint32_t n_workers, uint32_t threads);
 /* Cost to hand a worker at the start of an iteration beyond its depth:
  * its queued cost share under dynamic scheduling with block-wise tasks,
  * else 0. */

@@ -54,7 +54,7 @@ static int setup(void **state) {
   f->wt.task = 3;
   f->wt.rt = (struct dsana_task_rt){.w = &f->w, .wt = &f->wt};
   f->fail_chunk = UINT64_MAX;
-  assert_int_equal(pool_create(1, -1, 0, run, f, &f->pool), 0);
+  assert_int_equal(pool_create(1, -1, 0, 0, run, f, &f->pool), 0);
   *state = f;
   return 0;
 }

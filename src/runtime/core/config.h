@@ -16,11 +16,19 @@
 #define CONFIG_PATH_MAX 1024
 #define CONFIG_ADDR_MAX 256
 #define CONFIG_IDENTITY_MAX 8192
-/* What a loaded server or worker pre-faults in its thread's heap
+/* What a loaded server or worker pre-faults in each of its threads' heaps
  * (heap_prefault, util/bigmem.h): more than the message buffers either
  * role allocated in the first iterations of a 4-worker p2p-Gnutella31 run
- * (at most 123 pages, 0.5 MiB). */
+ * (at most 123 pages, 0.5 MiB), for up to 4 roles of its kind; with more,
+ * each one's share of the tables, and of those buffers, is smaller
+ * (config_heap_pad). A pad for every thread of 64 workers was 128 MiB, a
+ * fifth of the job's CPU time on this VM (11 us a page). */
 #define CONFIG_HEAP_PAD_BYTES ((size_t)1 << 20)
+
+/* The pad of a role with `peers` roles of its kind (workers or servers). */
+static inline size_t config_heap_pad(uint32_t peers) {
+  return peers <= 4 ? CONFIG_HEAP_PAD_BYTES : CONFIG_HEAP_PAD_BYTES / peers * 4;
+}
 
 enum run_mode { MODE_BSP = 0, MODE_DSANA = 1 };
 

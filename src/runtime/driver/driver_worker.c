@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "policy/ewma.h"
+#include "runtime/core/config.h"
 #include "runtime/driver/driver_internal.h"
 #include "runtime/core/fault.h"
 #include "runtime/driver/driver_faults.h"
@@ -213,7 +214,7 @@ static int after_join(struct drv *d) {
   int64_t first_cpu = d->params.shared_process ? (int64_t)index * threads : -1;
   if (first_cpu >= 0 && map->n_workers > 1 && affinity_bind_nth(index) != 0)
     log_debug("cannot bind worker %u to a CPU", index);
-  return pool_create(threads, first_cpu, index, run_item, d, &dw->pool);
+  return pool_create(threads, first_cpu, index, config_heap_pad(map->n_workers), run_item, d, &dw->pool);
 }
 
 static int fail(struct drv *d, int rc) {

@@ -146,8 +146,23 @@ void scheduler_note_listener(struct scheduler *s, uint64_t refused, uint64_t dro
 }
 
 /* The slot a message came from, by transport identity (the index in the
- * header is only a claim). */
+ * header is only a claim): first the slot its dial identity names
+ * (rt_dial_id), which is every message once a role has joined, so the
+ * scheduler does not compare against every peer per message; else
+ * every slot. */
 static struct peer_slot *lookup(struct scheduler *s, const struct net_peer *p, enum rt_role *role, uint32_t *index) {
+  uint32_t id;
+  if (net_peer_id(p, &id) == 0 && (id >> 24 == ROLE_SERVER || id >> 24 == ROLE_WORKER)) {
+    bool server = id >> 24 == ROLE_SERVER;
+    uint32_t i = rt_dial_index(id);
+    struct peer_slot *slot =
+        i < (server ? s->cfg.n_servers : s->cfg.n_workers) ? server ? &s->servers[i] : &s->workers[i] : NULL;
+    if (slot && slot->registered && net_peer_eq(&slot->peer, p)) {
+      *role = server ? ROLE_SERVER : ROLE_WORKER;
+      *index = i;
+      return slot;
+    }
+  }
   for (uint32_t r = 0; r < 2; r++) {
     struct peer_slot *slots = r == 0 ? s->servers : s->workers;
     uint32_t n = r == 0 ? s->cfg.n_servers : s->cfg.n_workers;

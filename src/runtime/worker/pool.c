@@ -15,7 +15,6 @@
 
 #include "dsana/dsana.h"
 #include "runtime/role/role_title.h"
-#include "runtime/core/config.h"
 #include "util/affinity.h"
 #include "util/bigmem.h"
 #include "util/cpu_busy.h"
@@ -77,6 +76,7 @@ struct thread_arg {
   struct pool *p;
   uint32_t index;
   uint32_t worker;   /* the worker it computes for (its name) */
+  size_t heap_pad;   /* heap_prefault() as it starts */
   int64_t cpu;       /* the n-th CPU this process may run on, modulo their count; < 0: any */
   struct ring batch; /* the items of its hand-out run so far (room for POOL_BATCH_FIRST to begin with) */
 };
@@ -129,7 +129,7 @@ static void *thread_main(void *argp) {
   role_helper_title(ROLE_WORKER, ta.worker, suffix);
   if (ta.cpu >= 0 && affinity_bind_nth((uint64_t)ta.cpu) != 0)
     log_debug("pool: cannot bind compute thread %u to a CPU", ta.index);
-  heap_prefault(CONFIG_HEAP_PAD_BYTES); /* its push buffers, before the first iteration */
+  heap_prefault(ta.heap_pad); /* its push buffers, before the first iteration */
   pthread_mutex_lock(&p->mu);
   for (;;) {
     while (!p->stop && p->todo.n == 0)
@@ -151,7 +151,8 @@ static void *thread_main(void *argp) {
   return NULL;
 }
 
-int pool_create(uint32_t n_threads, int64_t first_cpu, uint32_t worker, pool_run_fn run, void *arg, struct pool **out) {
+int pool_create(uint32_t n_threads, int64_t first_cpu, uint32_t worker, size_t heap_pad, pool_run_fn run, void *arg,
+                struct pool **out) {
   struct pool *p = calloc(1, sizeof *p);
   if (!p)
     return DSANA_ENOMEM;
@@ -172,6 +173,7 @@ int pool_create(uint32_t n_threads, int64_t first_cpu, uint32_t worker, pool_run
       *ta = (struct thread_arg){.p = p,
                                 .index = i,
                                 .worker = worker,
+                                .heap_pad = heap_pad,
                                 .cpu = first_cpu < 0 ? -1 : first_cpu + i,
                                 .batch = {.v = batch, .cap = POOL_BATCH_FIRST}};
     if (!ta || !batch || pthread_create(&p->threads[i], NULL, thread_main, ta) != 0) {

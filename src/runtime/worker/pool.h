@@ -19,6 +19,7 @@
 #define DSANA_RUNTIME_POOL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "runtime/worker/worker.h"
@@ -31,8 +32,11 @@ typedef void (*pool_run_fn)(void *arg, struct witem *it, uint32_t thread);
  * are all the compute threads of the machine: numbering them from 0
  * spreads them over the cores); < 0: the kernel places them. */
 /* worker: the index of the worker the threads compute for, which names
- * them ("dsana-wrk-3.t0", "dsana-wrk-3.t1" ..., role_title.h). */
-int pool_create(uint32_t n_threads, int64_t first_cpu, uint32_t worker, pool_run_fn run, void *arg, struct pool **out);
+ * them ("dsana-wrk-3.t0", "dsana-wrk-3.t1" ..., role_title.h). heap_pad:
+ * bytes each thread pre-faults in its heap as it starts (heap_prefault,
+ * util/bigmem.h; 0: none). */
+int pool_create(uint32_t n_threads, int64_t first_cpu, uint32_t worker, size_t heap_pad, pool_run_fn run, void *arg,
+                struct pool **out);
 /* Stop and join the threads (items not run are dropped). */
 void pool_destroy(struct pool *p);
 /* Queue a copy of it. */

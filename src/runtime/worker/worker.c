@@ -146,7 +146,7 @@ static int on_tasks(struct worker *w, const struct net_msg *m) {
 
 /* READY for iteration iter: joined, and (when it was fetched ahead) its input in. */
 static int send_ready(struct worker *w, uint32_t iter, struct rt_outq *out) {
-  heap_prefault(CONFIG_HEAP_PAD_BYTES); /* loaded: the first iterations' buffers fault now */
+  heap_prefault(config_heap_pad(w->map->n_workers)); /* loaded: the first iterations' buffers fault now */
   struct wire_hdr h = wire_hdr_make(WIRE_READY, w->index);
   h.iter = iter;
   return rt_send(out, ROLE_SCHEDULER, 0, &h, NULL, 0);
