@@ -18,6 +18,13 @@ uint32_t handout_share_depth(enum sched_kind kind, uint32_t share, uint32_t n_wo
   return (share + refills - 1) / refills + (threads ? threads : 1);
 }
 
+uint32_t handout_hold(enum sched_kind kind, double speed, double mean_cost, uint32_t threads, uint32_t share,
+                      uint32_t n_workers) {
+  uint32_t by_time = handout_depth(kind, speed, mean_cost, threads);
+  uint32_t by_share = handout_share_depth(kind, share, n_workers, threads);
+  return by_share > by_time ? by_share : by_time;
+}
+
 double handout_first_budget(enum sched_kind kind, bool blocks, double queued_cost) {
   return blocks && kind == SCHED_DYNAMIC ? HANDOUT_BLOCKS_SHARE_AT_ONCE * queued_cost : 0;
 }

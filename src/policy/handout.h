@@ -57,6 +57,9 @@ uint32_t handout_depth(enum sched_kind kind, double speed, double mean_cost, uin
  * n_workers, should hold (HANDOUT_REFILLS_PER_ITER); UINT32_MAX under
  * static scheduling. */
 uint32_t handout_share_depth(enum sched_kind kind, uint32_t share, uint32_t n_workers, uint32_t threads);
+/* What a worker holds this iteration: the larger of the two above. */
+uint32_t handout_hold(enum sched_kind kind, double speed, double mean_cost, uint32_t threads, uint32_t share,
+                      uint32_t n_workers);
 /* Cost to hand a worker at the start of an iteration beyond its depth:
  * its queued cost share under dynamic scheduling with block-wise tasks,
  * else 0. */

@@ -118,9 +118,12 @@ static double hand_out_first(struct sim *sim, double t) {
   double mean = 0;
   for (uint32_t k = 0; k < sim->wk.n_tasks; k++)
     mean += sim->wk.cost[k] / sim->wk.n_tasks;
-  for (uint32_t w = 0; w < sim->n_workers; w++)
-    s->w[w].depth = handout_depth(sim->cfg->sched, sched_speed_est(s->policy, w), mean,
-                                  1); /* one compute thread per simulated worker */
+  for (uint32_t w = 0; w < sim->n_workers; w++) {
+    const uint32_t *queued;
+    uint32_t share = sched_queued_tasks(s->policy, w, &queued);
+    s->w[w].depth = handout_hold(sim->cfg->sched, sched_speed_est(s->policy, w), mean, 1, share,
+                                 sim->n_workers); /* one compute thread per simulated worker */
+  }
   for (bool more = true; more && !sim->failed;) {
     more = false;
     for (uint32_t w = 0; w < sim->n_workers; w++)

@@ -129,9 +129,8 @@ static int hand_out_first(struct scheduler *s, struct rt_outq *out) {
   for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
     const uint32_t *queued;
     uint32_t share = sched_queued_tasks(s->policy, w, &queued);
-    s->workers[w].depth = handout_depth(s->cfg.sched, sched_speed_est(s->policy, w), mean_cost, s->workers[w].threads);
-    uint32_t part = handout_share_depth(s->cfg.sched, share, s->cfg.n_workers, s->workers[w].threads);
-    s->workers[w].depth = part > s->workers[w].depth ? part : s->workers[w].depth;
+    s->workers[w].depth = handout_hold(s->cfg.sched, sched_speed_est(s->policy, w), mean_cost, s->workers[w].threads,
+                                       share, s->cfg.n_workers);
   }
   int rc = 0;
   for (bool more = true; !rc && more;) {
