@@ -185,7 +185,8 @@ int sched_begin_iter(struct sched *s, const bool *alive) {
   return 0;
 }
 
-int sched_next(struct sched *s, uint32_t w, uint32_t *task, bool *stolen) {
+/* sched_next(), or (may_steal false) sched_next_own(). */
+static int next_task(struct sched *s, uint32_t w, bool may_steal, uint32_t *task, bool *stolen) {
   if (s == NULL || task == NULL || stolen == NULL || w >= s->n_workers)
     return DSANA_EINVAL;
   if (!s->in_iter || !s->alive[w] || s->unstarted == 0)
@@ -199,7 +200,7 @@ int sched_next(struct sched *s, uint32_t w, uint32_t *task, bool *stolen) {
     t = pool_pop(s); /* orphaned by a dropped worker: not w's own */
     *stolen = true;
   } else {
-    int rc = s->ops->steal(s, w, &t);
+    int rc = may_steal ? s->ops->steal(s, w, &t) : DSANA_EAGAIN;
     if (rc != 0)
       return rc;
     *stolen = true;
@@ -210,6 +211,14 @@ int sched_next(struct sched *s, uint32_t w, uint32_t *task, bool *stolen) {
   s->unstarted--;
   *task = t;
   return 0;
+}
+
+int sched_next(struct sched *s, uint32_t w, uint32_t *task, bool *stolen) {
+  return next_task(s, w, true, task, stolen);
+}
+
+int sched_next_own(struct sched *s, uint32_t w, uint32_t *task, bool *stolen) {
+  return next_task(s, w, false, task, stolen);
 }
 
 void sched_report(struct sched *s, uint32_t w, uint32_t task, double seconds) {

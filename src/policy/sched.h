@@ -59,6 +59,11 @@ int sched_begin_iter(struct sched *s, const bool *alive);
  * a steal refused now may help later, and sched_drop_worker() puts tasks
  * back, so an idle worker may ask again (cheap, O(W)). */
 int sched_next(struct sched *s, uint32_t w, uint32_t *task, bool *stolen);
+/* The same without stealing: w's own queue, then what dropped workers
+ * left. For the hand-outs that start an iteration: a worker whose share is
+ * smaller than what it may hold (a slow worker's, with tiny tasks) must not
+ * take the plan's tasks from the others before they have begun. */
+int sched_next_own(struct sched *s, uint32_t w, uint32_t *task, bool *stolen);
 
 /* Worker w finished task after `seconds`: updates w's speed estimate
  * (cost units per second, exponentially smoothed; outliers damped). */

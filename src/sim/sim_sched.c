@@ -60,12 +60,13 @@ static double send(struct sim *sim, struct sim_msg *m, double t) {
   return t;
 }
 
-static int hand_out_one(struct sim *sim, uint32_t w, double *cost, double *t) {
+/* hand_out_one() of scheduler_iter.c. */
+static int hand_out_one(struct sim *sim, uint32_t w, bool may_steal, double *cost, double *t) {
   struct sim_sched *s = &sim->s;
   struct sim_wslot *p = &s->w[w];
   uint32_t task;
   bool stolen;
-  if (sched_next(s->policy, w, &task, &stolen) != 0)
+  if ((may_steal ? sched_next : sched_next_own)(s->policy, w, &task, &stolen) != 0)
     return DSANA_EAGAIN;
   uint32_t *b = grow_for_one(p->batch, &p->cap_batch, p->n_batch, sizeof *b, 16);
   if (!b) {
@@ -127,13 +128,13 @@ static double hand_out_first(struct sim *sim, double t) {
   for (bool more = true; more && !sim->failed;) {
     more = false;
     for (uint32_t w = 0; w < sim->n_workers; w++)
-      more |= has_room(&s->w[w]) && hand_out_one(sim, w, NULL, &t) == 0;
+      more |= has_room(&s->w[w]) && hand_out_one(sim, w, false, NULL, &t) == 0;
   }
   for (uint32_t w = 0; w < sim->n_workers; w++) {
     double budget =
         handout_first_budget(sim->cfg->sched, sim->wk.blocks && sim->wk.fetch_ahead, sched_queued_cost(s->policy, w));
     double handed = 0;
-    while (handed < budget - 1e-9 * budget && hand_out_one(sim, w, &handed, &t) == 0) {
+    while (handed < budget - 1e-9 * budget && hand_out_one(sim, w, false, &handed, &t) == 0) {
     }
     t = fetch_ahead(sim, w, true, t);
   }
@@ -232,7 +233,7 @@ static void on_task_done(struct sim *sim, const struct sim_msg *m, double t) {
   for (uint32_t k = 0; k < m->n; k++)
     if (m->iter == s->iter && !s->done && m->recs[k].task < sim->wk.n_tasks && !s->task_seen[m->recs[k].task])
       take_done(sim, w, &m->recs[k]);
-  while (has_room(&s->w[w]) && hand_out_one(sim, w, NULL, &t) == 0) {
+  while (has_room(&s->w[w]) && hand_out_one(sim, w, true, NULL, &t) == 0) {
   }
   if (s->w[w].n_batch)
     t = send(sim, batch_msg(sim, SM_TASKS, w, 0), t);

@@ -391,6 +391,32 @@ static void test_steal_only_when_it_helps(void **unused) {
   sched_destroy(s);
 }
 
+/* The hand-outs that start an iteration take only a worker's own queue:
+ * where sched_next() would steal (same state, same request), sched_next_own()
+ * says there is nothing, and leaves the other queue as it was. */
+static void test_own_hand_out_never_steals(void **unused) {
+  double cost[6] = {1, 1, 1, 1, 1, 1};
+  struct sched *s;
+  uint32_t t;
+  bool stolen;
+  assert_int_equal(sched_create(SCHED_DYNAMIC, 2, cost, 6, &s), 0);
+  assert_int_equal(sched_begin_iter(s, NULL), 0);
+  /* w0 = {0,2,4}, w1 = {1,3,5} (LPT with equal costs alternates) */
+  for (uint32_t expect = 0; expect <= 4; expect += 2) {
+    assert_int_equal(sched_next_own(s, 0, &t, &stolen), 0);
+    assert_int_equal(t, expect);
+    assert_false(stolen);
+  }
+  assert_int_equal(sched_next_own(s, 0, &t, &stolen), DSANA_EAGAIN);
+  assert_int_equal(sched_stolen(s, 0), 0);
+  assert_true(sched_queued_cost(s, 1) == 3.0);
+  assert_int_equal(sched_next(s, 0, &t, &stolen), 0); /* the stealing call does take one */
+  assert_int_equal(t, 5);
+  assert_true(stolen);
+  assert_int_equal(sched_stolen(s, 0), 1);
+  sched_destroy(s);
+}
+
 static void test_drop_worker(void **unused) {
   double cost[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
   for (int k = 0; k < 2; k++) {
@@ -630,6 +656,7 @@ int main(void) {
       cmocka_unit_test(test_slow_worker_gets_a_quarter),
       cmocka_unit_test(test_estimate_damps_outliers),
       cmocka_unit_test(test_steal_only_when_it_helps),
+      cmocka_unit_test(test_own_hand_out_never_steals),
       cmocka_unit_test(test_drop_worker),
       cmocka_unit_test(test_exactly_once_random),
       cmocka_unit_test(test_deterministic),

@@ -58,10 +58,11 @@ static int flush_batch(struct scheduler *s, uint32_t w, struct rt_outq *out) {
   return 0;
 }
 
-static int hand_out_one(struct scheduler *s, uint32_t w, double *cost) {
+/* One task for w (may_steal: from another's queue when w's own is empty). */
+static int hand_out_one(struct scheduler *s, uint32_t w, bool may_steal, double *cost) {
   uint32_t task;
   bool stolen;
-  if (sched_next(s->policy, w, &task, &stolen) != 0)
+  if ((may_steal ? sched_next : sched_next_own)(s->policy, w, &task, &stolen) != 0)
     return DSANA_EAGAIN;
   if (cost)
     *cost += s->job.tasks[task].cost;
@@ -82,7 +83,7 @@ static bool has_room(const struct scheduler *s, uint32_t w) {
 static int hand_out(struct scheduler *s, uint32_t w) {
   int rc = 0;
   while (!rc && has_room(s, w))
-    rc = hand_out_one(s, w, NULL);
+    rc = hand_out_one(s, w, true, NULL);
   return rc == DSANA_EAGAIN ? 0 : rc;
 }
 
@@ -136,7 +137,7 @@ static int hand_out_first(struct scheduler *s, struct rt_outq *out) {
   for (bool more = true; !rc && more;) {
     more = false;
     for (uint32_t w = 0; !rc && w < s->cfg.n_workers; w++)
-      if (has_room(s, w) && (rc = hand_out_one(s, w, NULL)) == 0)
+      if (has_room(s, w) && (rc = hand_out_one(s, w, false, NULL)) == 0)
         more = true;
       else if (rc == DSANA_EAGAIN)
         rc = 0;
@@ -146,7 +147,7 @@ static int hand_out_first(struct scheduler *s, struct rt_outq *out) {
     double handed = 0;
     while (!rc && handed < budget - 1e-9 * budget && s->workers[w].registered && !s->workers[w].lost &&
            !s->workers[w].joining)
-      if ((rc = hand_out_one(s, w, &handed)) == DSANA_EAGAIN) {
+      if ((rc = hand_out_one(s, w, false, &handed)) == DSANA_EAGAIN) {
         rc = 0;
         break;
       }
