@@ -7,8 +7,8 @@
  * fresh memory), so the first begin, which comes while the job loads, also
  * builds spare layouts: the tasks nearest that one first (a plan moves the
  * edges of contiguous ranges), up to PR_SPARE_BYTES (pr_app.spare_bytes
- * when set). A worker's threads
- * begin tasks side by side, hence the lock; it is taken once per begin.
+ * when set). A worker's threads begin tasks side by side, hence the lock;
+ * it is taken once per begin.
  */
 #include <pthread.h>
 

@@ -10,15 +10,21 @@
 #define HUGE_BYTES ((size_t)2 << 20)
 #define PAGE_BYTES ((size_t)4096)
 
+/* Write a byte of every page of [p, p + bytes): a fresh mapping faults on
+ * its first write, so the faults are taken now (volatile: the stores stay). */
+static void touch_pages(volatile char *p, size_t bytes) {
+  for (size_t at = 0; p && at < bytes; at += PAGE_BYTES)
+    p[at] = 0;
+}
+
 void *big_calloc(size_t n, size_t size) {
   if (size && n > SIZE_MAX / size)
     return NULL;
   size_t bytes = n * size;
   if (bytes < 2 * HUGE_BYTES) {
-    volatile char *p = calloc(n ? n : 1, size ? size : 1);
-    for (size_t at = 0; p && at < bytes; at += PAGE_BYTES)
-      p[at] = 0; /* a fresh mapping faults on first write: take the faults now */
-    return (void *)p;
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    touch_pages(p, bytes);
+    return p;
   }
   size_t round = (bytes + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
   void *p = NULL;
@@ -32,8 +38,7 @@ void *big_calloc(size_t n, size_t size) {
 void heap_prefault(size_t bytes) {
   if (!bytes)
     return;
-  volatile char *p = malloc(bytes); /* volatile: the stores, and so the block, stay */
-  for (size_t at = 0; p && at < bytes; at += PAGE_BYTES)
-    p[at] = 0;
-  free((void *)p);
+  void *p = malloc(bytes);
+  touch_pages(p, bytes); /* its stores keep the block from being optimised away */
+  free(p);
 }

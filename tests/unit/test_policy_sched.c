@@ -358,14 +358,20 @@ static void test_estimate_damps_outliers(void **unused) {
   sched_destroy(s);
 }
 
-static void test_steal_only_when_it_helps(void **unused) {
-  double cost[6] = {1, 1, 1, 1, 1, 1};
+/* Two workers, six tasks of cost 1, an iteration begun: LPT with equal
+ * costs alternates, w0 = {0,2,4}, w1 = {1,3,5}. */
+static struct sched *two_workers_six_tasks(void) {
+  static const double cost[6] = {1, 1, 1, 1, 1, 1};
   struct sched *s;
-  uint32_t t;
-  bool stolen;
   assert_int_equal(sched_create(SCHED_DYNAMIC, 2, cost, 6, &s), 0);
   assert_int_equal(sched_begin_iter(s, NULL), 0);
-  /* LPT with equal costs alternates: w0 = {0,2,4}, w1 = {1,3,5}. */
+  return s;
+}
+
+static void test_steal_only_when_it_helps(void **unused) {
+  struct sched *s = two_workers_six_tasks();
+  uint32_t t;
+  bool stolen;
   assert_int_equal(sched_next(s, 1, &t, &stolen), 0);
   assert_int_equal(t, 1);
   for (uint32_t expect = 0; expect <= 4; expect += 2) {
@@ -395,13 +401,9 @@ static void test_steal_only_when_it_helps(void **unused) {
  * where sched_next() would steal (same state, same request), sched_next_own()
  * says there is nothing, and leaves the other queue as it was. */
 static void test_own_hand_out_never_steals(void **unused) {
-  double cost[6] = {1, 1, 1, 1, 1, 1};
-  struct sched *s;
+  struct sched *s = two_workers_six_tasks();
   uint32_t t;
   bool stolen;
-  assert_int_equal(sched_create(SCHED_DYNAMIC, 2, cost, 6, &s), 0);
-  assert_int_equal(sched_begin_iter(s, NULL), 0);
-  /* w0 = {0,2,4}, w1 = {1,3,5} (LPT with equal costs alternates) */
   for (uint32_t expect = 0; expect <= 4; expect += 2) {
     assert_int_equal(sched_next_own(s, 0, &t, &stolen), 0);
     assert_int_equal(t, expect);

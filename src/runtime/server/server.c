@@ -103,7 +103,8 @@ static int join(struct server *sv, struct rt_outq *out) {
     return rc;
   sv->fault = fault_plan_for(&sv->cfg.fault, true, sv->index);
   rc = sv->map->resume_iter ? resume(sv, out) : init_values(sv, out);
-  heap_prefault(config_heap_pad(sv->map->n_servers)); /* loaded: the first iterations' buffers fault now */
+  if (!rc) /* loaded: the first iterations' buffers fault now */
+    heap_prefault(config_heap_pad(sv->map->n_servers));
   return rc;
 }
 
