@@ -7,13 +7,15 @@
  * a failed item ends the batch; a batch whose instance waits for its next
  * chunk wakes the owner all the same. A minimal worker holds what
  * worker_next_item reads: the block table's chunk count and the one-block
- * flag. Waits are bounded (10 s); no test asserts on time.
+ * flag. Items submitted together run at once on as many threads. Waits
+ * are bounded (10 s); no test asserts on time.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -73,7 +75,7 @@ static void publish(struct fixture *f, uint64_t chunks, uint64_t flags) {
 static void submit_block(struct fixture *f, uint64_t c) {
   struct witem it = {.kind = WITEM_BLOCK, .wt = &f->wt, .chunk = c, .chunk_end = c + 1};
   it.slot = witem_slot(&f->w, &it);
-  assert_int_equal(pool_submit(f->pool, &it), 0);
+  assert_int_equal(pool_submit(f->pool, &it, 1), 0);
 }
 
 static bool fd_readable(struct fixture *f, int timeout_ms) {
@@ -157,11 +159,53 @@ static void test_batch_stops_at_what_cannot_run(void **state) {
   assert_int_equal(f->n_ran, 3);
 }
 
+/* Two items submitted in one call run at the same time on a pool of two
+ * threads: each waits (at most 10 s) until the other has started. */
+struct meet {
+  atomic_uint started;
+  atomic_uint met;
+};
+
+static void run_meeting(void *arg, struct witem *it, uint32_t thread) {
+  struct meet *m = arg;
+  (void)thread;
+  atomic_fetch_add(&m->started, 1);
+  struct timespec nap = {0, 1000000};
+  for (int i = 0; i < 10000 && atomic_load(&m->started) < 2; i++)
+    nanosleep(&nap, NULL);
+  if (atomic_load(&m->started) == 2)
+    atomic_fetch_add(&m->met, 1);
+  it->rc = 0;
+}
+
+static void test_batch_runs_on_every_thread_at_once(void **state) {
+  (void)state;
+  struct meet m = {0};
+  static struct worker w; /* not block-wise: an item is a whole task */
+  static struct wtask wt;
+  wt.rt = (struct dsana_task_rt){.w = &w, .wt = &wt};
+  struct pool *p;
+  assert_int_equal(pool_create(2, -1, 0, 0, run_meeting, &m, &p), 0);
+  struct witem items[2] = {{.kind = WITEM_RUN, .wt = &wt}, {.kind = WITEM_RUN, .wt = &wt}};
+  assert_int_equal(pool_submit(p, items, 2), 0);
+  assert_int_equal(pool_in_flight(p), 2);
+  struct pollfd pf = {.fd = pool_fd(p), .events = POLLIN};
+  struct witem got;
+  for (uint32_t taken = 0; taken < 2;) {
+    assert_true(poll(&pf, 1, 10000) > 0);
+    while (taken < 2 && pool_take(p, &got))
+      taken++;
+  }
+  assert_int_equal(atomic_load(&m.met), 2);
+  pool_destroy(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_ready_blocks_run_back_to_back, setup, teardown),
       cmocka_unit_test_setup_teardown(test_end_follows_the_last_block, setup, teardown),
       cmocka_unit_test_setup_teardown(test_batch_stops_at_what_cannot_run, setup, teardown),
+      cmocka_unit_test(test_batch_runs_on_every_thread_at_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

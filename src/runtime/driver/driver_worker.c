@@ -307,14 +307,18 @@ static int run_inline(struct drv *d, struct witem *it) {
   return rc ? rc : drv_flush(d, false);
 }
 
-/* Hand the pool what can run now (short tasks run here, run_here()). */
+#define DISPATCH_BATCH 16
+
+/* Hand the pool what can run now (short tasks run here, run_here()), in
+ * batches that wake the compute threads only once all are queued. */
 static int dispatch(struct drv *d) {
   struct drv_worker *dw = d->state;
   uint32_t room = d->manual ? UINT32_MAX : pool_threads(dw->pool) + 1;
-  struct witem it;
+  struct witem it, batch[DISPATCH_BATCH];
+  uint32_t n = 0;
   int rc = 0;
   double spent_ns = 0; /* inline, in this step */
-  for (uint32_t here = 0; !rc && pool_in_flight(dw->pool) < room && here < 16;) {
+  for (uint32_t here = 0; !rc && pool_in_flight(dw->pool) + n < room && here < 16;) {
     if ((rc = worker_next_work(dw->w, &it, &d->out)) != 0)
       break;
     if (run_here(d, &it, spent_ns)) {
@@ -322,10 +326,15 @@ static int dispatch(struct drv *d) {
       spent_ns += (double)it.modelled_ns;
       here++;
     } else {
-      rc = pool_submit(dw->pool, &it);
+      batch[n++] = it;
+      if (n == DISPATCH_BATCH) {
+        rc = pool_submit(dw->pool, batch, n);
+        n = 0;
+      }
     }
   }
-  rc = rc == DSANA_EAGAIN ? 0 : rc;
+  int rs = n ? pool_submit(dw->pool, batch, n) : 0;
+  rc = rc == DSANA_EAGAIN ? rs : rc ? rc : rs;
   return rc ? rc : drv_flush(d, false);
 }
 

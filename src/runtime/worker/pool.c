@@ -207,12 +207,22 @@ void pool_destroy(struct pool *p) {
   free(p);
 }
 
-int pool_submit(struct pool *p, const struct witem *it) {
+/* All n queued before any thread wakes: a compute thread woken on the
+ * owner's core preempts it, and the owner's next item then waited for the
+ * core until that item ended (the MLP's second task ran after the first
+ * in half of its steps). */
+int pool_submit(struct pool *p, const struct witem *items, uint32_t n) {
+  int rc = 0;
+  uint32_t queued = 0;
   pthread_mutex_lock(&p->mu);
-  int rc = ring_push(&p->todo, it);
-  p->in_flight += !rc;
+  while (queued < n && (rc = ring_push(&p->todo, &items[queued])) == 0)
+    queued++;
+  p->in_flight += queued;
   pthread_mutex_unlock(&p->mu);
-  if (!rc) /* after the unlock: the thread woken takes the mutex at once */
+  /* after the unlock: the threads woken take the mutex at once */
+  if (queued > 1)
+    pthread_cond_broadcast(&p->cv);
+  else if (queued)
     pthread_cond_signal(&p->cv);
   return rc;
 }

@@ -39,8 +39,9 @@ int pool_create(uint32_t n_threads, int64_t first_cpu, uint32_t worker, size_t h
                 struct pool **out);
 /* Stop and join the threads (items not run are dropped). */
 void pool_destroy(struct pool *p);
-/* Queue a copy of it. */
-int pool_submit(struct pool *p, const struct witem *it);
+/* Queue copies of items[0..n), then wake the threads (none before all are
+ * queued); on failure the items before the one that failed are queued. */
+int pool_submit(struct pool *p, const struct witem *items, uint32_t n);
 /* A finished item, if any: true and *it. */
 bool pool_take(struct pool *p, struct witem *it);
 /* Submissions whose last item was not taken. */
