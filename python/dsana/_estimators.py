@@ -5,6 +5,7 @@ float64 data, is read in place; anything else is converted once by
 sklearn's check_array); predict() and friends are numpy on the fitted
 model. The models are the bits `dsana APP` writes for the same data."""
 import numbers
+import os
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,10 +34,12 @@ def _source(X, y):
     return _dsana.dataset_dense(X.shape[0], X.shape[1], X, y)
 
 
-def _fit_job(est, app, X, y, app_args):
+def _fit_job(est, app, X, y, app_args, servers=None):
+    """servers: the count when est.servers is None (None: the CLI's default)."""
     src = _source(X, y)
     argv = [app, src.name, "\0quiet"] + app_args
-    argv += runtime_args(est.workers, est.servers, est.mode, est.scenario, est.threads)
+    servers = est.servers if est.servers is not None else servers
+    argv += runtime_args(est.workers, servers, est.mode, est.scenario, est.threads)
     try:
         return run(argv, {src.name: "X"}, warning_class=ConvergenceWarning)
     except ValueError as e:
@@ -157,7 +160,10 @@ class MLPClassifier(_DsanaClassifier):
                 "--lr", number(self.learning_rate_init), "--epochs", str(self.max_iter),
                 "--momentum", number(self.momentum), "--seed", str(seed)]
         args += ["--nesterov", "on" if self.nesterovs_momentum else "off"]
-        values, iters, _, _ = _fit_job(self, "mlp", X, y_enc, args)
+        # servers=None: a server per core (at most 4): every step ends with
+        # the servers' sum and update over every parameter, which S servers
+        # split S ways (on 2 cores, 2.9 against 3.9 ms a step of Fashion-MNIST)
+        values, iters, _, _ = _fit_job(self, "mlp", X, y_enc, args, servers=min(len(os.sched_getaffinity(0)), 4))
         widths = [X.shape[1]] + hidden + [len(self.classes_)]
         flat, at = values[:, 0], 0
         self.coefs_, self.intercepts_ = [], []
