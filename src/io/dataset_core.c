@@ -64,6 +64,8 @@ void dsana_dataset_forget_pages(const struct dsana_dataset *ds) {
 void dsana_dataset_fini(struct dsana_dataset *ds) {
   if (!ds)
     return;
+  if (!ds->priv_heap[DS_HEAP_COL])
+    ds_dense_cols_release(ds->col);
   for (int i = 0; i < 4; i++)
     free(ds->priv_heap[i]);
   if (ds->priv_map)

@@ -19,6 +19,10 @@
 /* priv_heap slots of struct dsana_dataset. */
 enum { DS_HEAP_ROW_OFF = 0, DS_HEAP_COL = 1, DS_HEAP_VAL = 2, DS_HEAP_LABEL = 3 };
 
+/* A dense in-memory dataset's column indices, when dataset_mem.c mapped
+ * them (repeated pages): unmapped, and true; else false (not one of them). */
+bool ds_dense_cols_release(const uint32_t *col);
+
 /* Name used in messages: the file, or "generated data". Never NULL. */
 const char *ds_name(const struct dsana_dataset *ds);
 

@@ -800,6 +800,55 @@ static void test_classes(void **state) {
   dsana_dataset_fini(&ds);
 }
 
+/* The lines of /proc/self/maps: how many mappings the process holds. */
+static int mapping_count(void) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  int n = 0, c;
+  while (f && (c = fgetc(f)) != EOF)
+    n += c == '\n';
+  if (f)
+    fclose(f);
+  return n;
+}
+
+/* dsana_dataset_from_dense: row r's entries are columns 0..F-1 over x's
+ * row, whatever the width (784: the indices are one period of 64 rows
+ * mapped over and over; 1024: a row a period, too many mappings, so they
+ * are written; 3: few rows), they pass dsana_dataset_check, and fini
+ * gives back every mapping it took. */
+static void test_from_dense(void **unused) {
+  (void)unused;
+  const uint64_t shapes[][2] = {{1000, 784}, {300, 1024}, {5, 3}, {70000, 1}};
+  int before = mapping_count();
+  for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+    uint64_t rows = shapes[k][0], F = shapes[k][1];
+    double *x = malloc(rows * F * sizeof *x), *y = calloc(rows, sizeof *y);
+    assert_non_null(x);
+    assert_non_null(y);
+    for (uint64_t e = 0; e < rows * F; e++)
+      x[e] = (double)(e % 7);
+    struct dsana_dataset ds;
+    char err[256];
+    assert_int_equal(dsana_dataset_from_dense(rows, F, x, y, &ds, err, sizeof err), 0);
+    assert_int_equal(ds.nnz, rows * F);
+    for (uint64_t r = 0; r < rows; r++) {
+      assert_int_equal(ds.row_off[r], r * F);
+      for (uint64_t e = ds.row_off[r]; e < ds.row_off[r] + F; e++) {
+        assert_int_equal(ds.col[e], e - ds.row_off[r]);
+        assert_true(dsana_dataset_val(&ds, e) == x[e]);
+      }
+    }
+    assert_int_equal(ds.row_off[rows], rows * F);
+    assert_int_equal(dsana_dataset_check(&ds, 0, rows, err, sizeof err), 0);
+    if (F == 784) /* the mapped case really mapped: 16 periods of 64 rows */
+      assert_true(mapping_count() >= before + 16);
+    dsana_dataset_fini(&ds);
+    free(x);
+    free(y);
+  }
+  assert_int_equal(mapping_count(), before);
+}
+
 /* dsana_dataset_cut_rows: bounds at multiples of the block, increasing,
  * covering every row, as many ranges as asked (or blocks), about equal
  * non-zeros plus rows each. */
@@ -833,6 +882,7 @@ static void test_cut_rows(void **unused) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cut_rows),
+      cmocka_unit_test(test_from_dense),
       cmocka_unit_test(test_libsvm_basic),
       cmocka_unit_test(test_libsvm_gzip),
       cmocka_unit_test(test_libsvm_opts),
