@@ -227,7 +227,10 @@ DSANA_API int dsana_dataset_from_dense(uint64_t n_rows, uint64_t n_features, con
 /* Register ds as an in-memory source (see dsana_graph_mem_register in
  * graph.h; names "dsana-mem:dataset:N"): dsana_dataset_open,
  * dsana_dataset_is_binary and dsana_dataset_map_binary take the name as a
- * mapped binary file. Release with dsana_mem_unregister(name). */
+ * mapped binary file. Release with dsana_mem_unregister(name). Its arrays
+ * must not change while it is registered: once dsana_dataset_check has
+ * passed all its rows (on ds or a view of the same arrays), later checks
+ * pass at once. */
 DSANA_API int dsana_dataset_mem_register(const struct dsana_dataset *ds, char *name, size_t len);
 
 /* Forget an in-memory source by name (also in graph.h). */

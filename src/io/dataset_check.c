@@ -50,7 +50,10 @@ int dsana_dataset_check(const struct dsana_dataset *ds, uint64_t row_lo, uint64_
   if (row_lo > row_hi || row_hi > ds->n_rows)
     return graph_errf(err, errlen, DSANA_ERANGE, "%s: rows [%llu, %llu) outside [0, %llu)", ds_name(ds),
                       (unsigned long long)row_lo, (unsigned long long)row_hi, (unsigned long long)ds->n_rows);
-  if (row_lo == 0 && row_hi == ds->n_rows) {
+  if (io_mem_dataset_checked(ds)) /* in memory, unchanged since every row passed */
+    return 0;
+  bool whole = row_lo == 0 && row_hi == ds->n_rows;
+  if (whole) {
     int rc = ds_binary_verify_crcs(ds, err, errlen);
     if (rc)
       return rc;
@@ -69,5 +72,7 @@ int dsana_dataset_check(const struct dsana_dataset *ds, uint64_t row_lo, uint64_
     if (rc)
       return rc;
   }
+  if (whole)
+    io_mem_dataset_mark_checked(ds);
   return 0;
 }

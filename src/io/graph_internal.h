@@ -63,12 +63,19 @@ void io_map_mark_checked(const void *map, uint64_t tag);
  * data (a struct dsana_graph, dsana_dataset or io_mem_vector by kind), or
  * NULL when no such source of that kind is registered. */
 enum io_mem_kind { IO_MEM_GRAPH = 0, IO_MEM_DATASET, IO_MEM_VECTOR };
+struct dsana_dataset;
 struct io_mem_vector {
   const double *v;
   uint64_t n;
 };
 bool io_mem_is_name(const char *path);
 const void *io_mem_find(const char *path, enum io_mem_kind kind);
+/* Whether ds views the arrays of a registered in-memory dataset whose rows
+ * were all checked (dsana_dataset_check) against no more features than
+ * ds has, since it was registered; and to say they were. Registered data
+ * stays unchanged until unregistered (dsana_dataset_mem_register). */
+bool io_mem_dataset_checked(const struct dsana_dataset *ds);
+void io_mem_dataset_mark_checked(const struct dsana_dataset *ds);
 
 /* Format one warning line and hand it to opts->warn (nothing if NULL). */
 void graph_warnf(const struct dsana_graph_opts *opts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -10,7 +10,8 @@
  * 'vertex weight' lines is. The
  * roles of a job that run as threads of the process, or as processes it
  * forks, see the same registry. The caller keeps the data alive and
- * unchanged until it unregisters the name.
+ * unchanged until it unregisters the name; so a dataset's rows, once all
+ * checked, are not checked again by the roles (the launcher checked them).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ struct mem_slot {
   const void *data; /* caller-owned: a struct dsana_graph, a struct dsana_dataset or a struct io_mem_vector */
   enum io_mem_kind kind;
   struct io_mem_vector vec; /* kind IO_MEM_VECTOR: data points here */
+  uint64_t checked_features; /* kind IO_MEM_DATASET: every row checked against this many (0: not checked) */
 };
 
 static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -47,6 +49,34 @@ const void *io_mem_find(const char *path, enum io_mem_kind kind) {
       found = mem_slots[i].data;
   pthread_mutex_unlock(&mem_lock);
   return found;
+}
+
+/* The registered dataset whose arrays ds views; under mem_lock. */
+static struct mem_slot *viewed(const struct dsana_dataset *ds) {
+  for (int i = 0; i < MEM_SLOTS; i++) {
+    const struct dsana_dataset *r = mem_slots[i].data;
+    if (r && mem_slots[i].kind == IO_MEM_DATASET && r->row_off == ds->row_off && r->col == ds->col &&
+        r->val_f64 == ds->val_f64 && r->val_f32 == ds->val_f32 && r->label == ds->label && r->n_rows == ds->n_rows &&
+        r->nnz == ds->nnz)
+      return &mem_slots[i];
+  }
+  return NULL;
+}
+
+bool io_mem_dataset_checked(const struct dsana_dataset *ds) {
+  pthread_mutex_lock(&mem_lock);
+  const struct mem_slot *s = viewed(ds);
+  bool checked = s && s->checked_features && s->checked_features <= ds->n_features;
+  pthread_mutex_unlock(&mem_lock);
+  return checked;
+}
+
+void io_mem_dataset_mark_checked(const struct dsana_dataset *ds) {
+  pthread_mutex_lock(&mem_lock);
+  struct mem_slot *s = viewed(ds);
+  if (s && (!s->checked_features || ds->n_features < s->checked_features))
+    s->checked_features = ds->n_features;
+  pthread_mutex_unlock(&mem_lock);
 }
 
 static const char *const kind_name[] = {"graph", "dataset", "vector"};

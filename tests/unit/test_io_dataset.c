@@ -849,6 +849,36 @@ static void test_from_dense(void **unused) {
   assert_int_equal(mapping_count(), before);
 }
 
+/* A registered in-memory dataset is checked once: after every row passed,
+ * a check passes at once (the arrays must not change while registered:
+ * here a NaN written behind its back goes unseen), and a new registration
+ * of the same arrays is checked again and names the row. A row range
+ * alone does not count as the whole. */
+static void test_mem_dataset_checked_once(void **unused) {
+  (void)unused;
+  double x[8 * 3], y[8] = {0};
+  for (int e = 0; e < 8 * 3; e++)
+    x[e] = e;
+  struct dsana_dataset ds;
+  char err[256], name[64];
+  assert_int_equal(dsana_dataset_from_dense(8, 3, x, y, &ds, err, sizeof err), 0);
+  assert_int_equal(dsana_dataset_mem_register(&ds, name, sizeof name), 0);
+  x[5] = NAN;
+  assert_int_not_equal(dsana_dataset_check(&ds, 0, 4, err, sizeof err), 0); /* a part: checked each time */
+  x[5] = 5;
+  assert_int_equal(dsana_dataset_check(&ds, 0, 4, err, sizeof err), 0);
+  assert_int_equal(dsana_dataset_check(&ds, 0, 8, err, sizeof err), 0); /* the whole: remembered */
+  x[5] = NAN;
+  assert_int_equal(dsana_dataset_check(&ds, 0, 8, err, sizeof err), 0);
+  assert_int_equal(dsana_dataset_check(&ds, 1, 2, err, sizeof err), 0);
+  dsana_mem_unregister(name);
+  assert_int_equal(dsana_dataset_mem_register(&ds, name, sizeof name), 0);
+  assert_int_not_equal(dsana_dataset_check(&ds, 0, 8, err, sizeof err), 0);
+  assert_non_null(strstr(err, "row 1"));
+  dsana_mem_unregister(name);
+  dsana_dataset_fini(&ds);
+}
+
 /* dsana_dataset_cut_rows: bounds at multiples of the block, increasing,
  * covering every row, as many ranges as asked (or blocks), about equal
  * non-zeros plus rows each. */
@@ -883,6 +913,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cut_rows),
       cmocka_unit_test(test_from_dense),
+      cmocka_unit_test(test_mem_dataset_checked_once),
       cmocka_unit_test(test_libsvm_basic),
       cmocka_unit_test(test_libsvm_gzip),
       cmocka_unit_test(test_libsvm_opts),
