@@ -29,7 +29,7 @@ struct mem_slot {
   char name[48];
   const void *data; /* caller-owned: a struct dsana_graph, a struct dsana_dataset or a struct io_mem_vector */
   enum io_mem_kind kind;
-  struct io_mem_vector vec; /* kind IO_MEM_VECTOR: data points here */
+  struct io_mem_vector vec;  /* kind IO_MEM_VECTOR: data points here */
   uint64_t checked_features; /* kind IO_MEM_DATASET: every row checked against this many (0: not checked) */
 };
 

@@ -20,12 +20,15 @@ export TMPDIR=$T/tmp
 job=""
 trap 'if [ -n "$job" ]; then kill -KILL $job 2>/dev/null || true; fi; lib_cleanup' EXIT
 
-# names PID...: "TID name" of every thread of the processes PID...
+# names PID...: "TID name" of every thread of the processes PID... (a
+# thread that ends between the listing and the read of its name is left
+# out: it is gone, and its name was never read)
 names() {
-  local p t
+  local p t n
   for p in "$@"; do
     for t in /proc/"$p"/task/*; do
-      echo "${t##*/} $(cat "$t/comm" 2>/dev/null)"
+      n=$(cat "$t/comm" 2>/dev/null) || continue
+      echo "${t##*/} $n"
     done
   done
 }
