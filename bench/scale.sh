@@ -14,8 +14,9 @@
 #
 #   simulated  `dsana sim` at W in --sim-workers (default 8 64 256 1024), every role on
 #              its own machine, 10 iterations; deterministic, so one run each
-#   real       `dsana pagerank` on this machine's local launcher at W in --real-workers
-#              (default 4 8), 20 iterations --tol 0, N runs (default 3) alternating
+#   real       `dsana pagerank` on this machine's local launcher, roles as processes (as
+#              on a cluster; the simulator's --local models that, not --isolate threads),
+#              at W in --real-workers (default 4 8), 20 iterations --tol 0, N runs (default 3) alternating
 #              bsp, dsana; each run holds /tmp/dsana-bench.lock (flock) so that no two
 #              benchmarks share the cores. Beside each, `dsana sim --local` of the same
 #              configuration and the ratio sim / real (the simulator's error here).
