@@ -62,7 +62,7 @@ while [[ $# -gt 0 ]]; do
     shift
     ;;
   -h | --help)
-    sed -n '2,27s/^# \{0,1\}//p' "$0"
+    sed -n '2,28s/^# \{0,1\}//p' "$0"
     exit 0
     ;;
   *) die "unknown argument $1 (see --help)" ;;
