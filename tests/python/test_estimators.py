@@ -129,6 +129,33 @@ def test_mlp_options_reach_the_runtime():
         assert not np.array_equal(ref, other), f"{change} did not change the model"
 
 
+def test_mlp_default_servers_are_a_core_each(monkeypatch):
+    """MLPClassifier(servers=None) runs a server per core (at most 4), the other
+    estimators the CLI's default; a servers value given is passed as it is.
+    The job's arguments are read on their way to the runtime."""
+    import dsana._estimators as est
+
+    seen = []
+    real_run = est.run
+
+    def spy(argv, *args, **kwargs):
+        seen.append(list(argv))
+        return real_run(argv, *args, **kwargs)
+
+    monkeypatch.setattr(est, "run", spy)
+    X, y = data(n=120, features=6)
+
+    def servers_of(argv):
+        return argv[argv.index("--servers") + 1] if "--servers" in argv else None
+
+    dsana.MLPClassifier(hidden_layer_sizes=(4,), max_iter=1, random_state=0).fit(X, y)
+    assert servers_of(seen[-1]) == str(min(est._cores(), 4))
+    dsana.MLPClassifier(hidden_layer_sizes=(4,), max_iter=1, random_state=0, servers=1).fit(X, y)
+    assert servers_of(seen[-1]) == "1"
+    dsana.LogisticRegression(max_iter=5).fit(X, y)
+    assert servers_of(seen[-1]) is None
+
+
 def test_refusals():
     X, y = data()
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
