@@ -333,8 +333,12 @@ static int dispatch(struct drv *d) {
       }
     }
   }
-  int rs = n ? pool_submit(dw->pool, batch, n) : 0;
-  rc = rc == DSANA_EAGAIN ? rs : rc ? rc : rs;
+  if (n) {
+    int rs = pool_submit(dw->pool, batch, n);
+    if (!rc || rc == DSANA_EAGAIN)
+      rc = rs;
+  }
+  rc = rc == DSANA_EAGAIN ? 0 : rc;
   return rc ? rc : drv_flush(d, false);
 }
 
