@@ -1,5 +1,5 @@
 /*
- * test_runtime_emulate.c - modelled compute durations (src/runtime/driver/emulate.c):
+ * test_runtime_emulate.c - modelled compute durations (src/runtime/emulate/emulate.c):
  * the cost model (scenario ns_per_cost) times a piece from its cost alone,
  * whatever it took here and whichever piece ran before; the measured model
  * uses the fastest time a slot has run so far; real time past the model is
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/driver/emulate.h"
+#include "runtime/emulate/emulate.h"
 #include "util/clock.h"
 
 static void test_cost_model(void **unused) {
@@ -61,6 +61,21 @@ static void test_measured_model(void **unused) {
   assert_int_equal(emulate_init(&e, 0, 0), 0);
   assert_null(e.best);
   assert_int_equal(emulate_work(&e, 0, 1000, 1, 1.5), 1500);
+  emulate_fini(&e);
+}
+
+/* The model without the sleep: what emulate_work() would stretch to. */
+static void test_model_without_sleeping(void **unused) {
+  struct emulate e;
+  assert_int_equal(emulate_init(&e, 0, 1e6), 0); /* 1 ms a unit: a sleep would show */
+  assert_int_equal(emulate_model(&e, 0, 10, 50, 2.0), 100000000);
+  assert_int_equal(emulate_model(&e, 0, 10, 0, 2.0), 10); /* no cost: real time, all overrun */
+  assert_int_equal(e.overrun_ns, 10);
+  assert_int_equal(e.debt_ns, 0); /* nothing owed: the caller holds the work itself */
+  emulate_fini(&e);
+  assert_int_equal(emulate_init(&e, 4, 0), 0);
+  assert_int_equal(emulate_model(&e, 1, 700, 1, 1.0), 700); /* no slowdown, no history: not stretched */
+  assert_int_equal(emulate_model(&e, 1, 700, 1, 3.0), 2100);
   emulate_fini(&e);
 }
 
@@ -153,6 +168,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cost_model),
       cmocka_unit_test(test_measured_model),
+      cmocka_unit_test(test_model_without_sleeping),
       cmocka_unit_test(test_sleep_hook),
       cmocka_unit_test(test_marks_on_the_modelled_clock),
   };

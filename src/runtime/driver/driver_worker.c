@@ -4,7 +4,9 @@
  * the state machine offers run on the pool; each is timed and, on an
  * emulated cluster, stretched to the modelled time of a node of the
  * scenario's speed (emulate.h) on the thread that ran it, while this
- * thread keeps the link and the heartbeats going. Its ops table
+ * thread keeps the link and the heartbeats going. Items far shorter than
+ * their model run here instead and are held until their modelled end
+ * (hold.h), and very short ones run here outright. Its ops table
  * (driver_internal.h) and its state, private to this file.
  */
 #include <stdio.h>
@@ -17,13 +19,15 @@
 #include "runtime/driver/driver_internal.h"
 #include "runtime/core/fault.h"
 #include "runtime/driver/driver_faults.h"
-#include "runtime/driver/emulate.h"
+#include "runtime/emulate/emulate.h"
+#include "runtime/emulate/hold.h"
 #include "runtime/msg/msg.h"
 #include "runtime/record/trace.h"
 #include "runtime/worker/pool.h"
 #include "runtime/worker/worker.h"
 #include "util/affinity.h"
 #include "util/clock.h"
+#include "util/cpu_busy.h"
 #include "util/log.h"
 
 /* The worker's own, beside the driver's I/O (struct drv). */
@@ -36,10 +40,16 @@ struct drv_worker {
   bool have_sc;
   struct emulate *emu; /* per compute thread (one when manual) */
   uint32_t n_emu;
+  struct hold *hold;       /* emulated items held on this thread (NULL: none, manual) */
+  struct emulate held_emu; /* their model */
+  struct witem waiting;    /* taken while every thread was busy, some with a held item */
+  bool has_waiting;
   bool ran_inline;              /* ran an item on this thread in this step */
   struct drv_push_faults fault; /* the part of cfg.fault that names it */
   double ns_per_cost;           /* measured compute per unit of a task's cost hint (0: none yet) */
   double item_ns[4];            /* recent time of an item, per witem_kind (0: none yet) */
+  double real_ns_per_cost;      /* the same, real (unstretched) */
+  double item_real_ns[4];
 };
 
 static void on_push_ready(void *arg, _Atomic uint64_t *ready, uint64_t n);
@@ -69,6 +79,8 @@ static void drv_worker_close(struct drv *d) {
   for (uint32_t i = 0; dw->emu && i < dw->n_emu; i++)
     emulate_fini(&dw->emu[i]);
   free(dw->emu);
+  hold_destroy(dw->hold);
+  emulate_fini(&dw->held_emu);
   if (dw->have_sc)
     scenario_fini(&dw->sc);
   worker_destroy(dw->w);
@@ -81,20 +93,18 @@ static void drv_worker_close(struct drv *d) {
 
 /* How many key ranges the item running on a thread has said final so far
  * (dsana_push_ready), each count kept until its modelled clock gets there. */
-#define ITEM_MARKS 64
 struct item_marks {
   struct drv *d;
   bool stretch; /* emulated: the item's time is stretched */
   uint64_t t0;
-  _Atomic uint64_t *ready;
-  uint32_t n;
-  uint64_t at[ITEM_MARKS], n_said[ITEM_MARKS]; /* ns into the real run; ranges said by then */
+  struct hold_marks m; /* at: ns into the real run */
 };
 static _Thread_local struct item_marks *tl_marks;
 
 /* The first n ranges said final may be read: the control thread may send
  * their keys. */
-static void publish(struct drv *d, _Atomic uint64_t *ready, uint64_t n) {
+static void publish(void *arg, _Atomic uint64_t *ready, uint64_t n) {
+  struct drv *d = arg;
   struct drv_worker *dw = d->state;
   atomic_store_explicit(ready, n, memory_order_release);
   if (dw->pool)
@@ -107,17 +117,20 @@ static void on_push_ready(void *arg, _Atomic uint64_t *ready, uint64_t n) {
     publish(arg, ready, n);
     return;
   }
-  if (m->n == ITEM_MARKS) /* full: the last mark moves on */
-    m->n--;
-  m->ready = ready;
-  m->at[m->n] = clock_now_ns() - m->t0;
-  m->n_said[m->n++] = n;
+  struct hold_marks *h = &m->m;
+  if (h->n == HOLD_MARKS) /* full: the last mark moves on */
+    h->n--;
+  h->ready = ready;
+  h->at[h->n] = clock_now_ns() - m->t0;
+  h->n_said[h->n++] = n;
 }
 
 static void mark_reached(void *arg, uint32_t i) {
   struct item_marks *m = arg;
-  publish(m->d, m->ready, m->n_said[i]);
+  publish(m->d, m->m.ready, m->m.n_said[i]);
 }
+
+static const char *const item_names[] = {"task", "task begin", "block", "task end"}; /* by witem_kind */
 
 /* On a compute thread: run the item, then stretch it to the modelled time
  * (what it said final along the way is published on that clock). */
@@ -137,12 +150,35 @@ static void run_item(void *arg, struct witem *it, uint32_t thread) {
   uint64_t real = clock_now_ns() - t0;
   uint64_t over0 = e->overrun_ns;
   it->real_ns = real;
-  struct emulate_marks em = {.start_ns = t0, .real_at = marks.at, .n = marks.n, .at = mark_reached, .arg = &marks};
+  struct emulate_marks em = {.start_ns = t0, .real_at = marks.m.at, .n = marks.m.n, .at = mark_reached, .arg = &marks};
   it->modelled_ns = it->kind == WITEM_BEGIN ? real /* not timed: it may build per-task data once */
                                             : emulate_work_marked(e, it->slot, real, it->cost, slowdown, &em);
   it->overrun_ns = e->overrun_ns - over0;
-  static const char *const names[] = {"task", "task begin", "block", "task end"};
-  trace_span(d->env.trace, names[it->kind], "compute", t0, clock_now_ns(), iter, "task", it->wt->task);
+  trace_span(d->env.trace, item_names[it->kind], "compute", t0, clock_now_ns(), iter, "task", it->wt->task);
+}
+
+/* On this thread: run the item's hook now and hold it until its modelled
+ * end (hold.h; take_held() gives it back then), what it says final on the
+ * way released on the same stretched clock. */
+static int run_held(struct drv *d, struct witem *it) {
+  struct drv_worker *dw = d->state;
+  uint32_t iter = it->wt->iter;
+  if (it->kind == WITEM_RUN)
+    fault_point(&dw->fault.plan, FAULT_BEFORE_TASK, iter);
+  double slowdown = scenario_slowdown(&dw->sc, worker_index(dw->w), iter);
+  uint64_t t0 = clock_now_ns();
+  struct item_marks marks = {.d = d, .stretch = true, .t0 = t0};
+  tl_marks = &marks;
+  worker_exec(it);
+  tl_marks = NULL;
+  uint64_t over0 = dw->held_emu.overrun_ns;
+  it->real_ns = clock_now_ns() - t0;
+  it->modelled_ns = emulate_model(&dw->held_emu, it->slot, it->real_ns, it->cost, slowdown);
+  it->overrun_ns = dw->held_emu.overrun_ns - over0;
+  if (!hold_add(dw->hold, it, t0, it->real_ns, it->modelled_ns, &marks.m))
+    return DSANA_ESTATE;
+  cpu_busy_add(1); /* as a pool thread's item is, until it ends (no polling meanwhile, cpu_busy.h) */
+  return 0;
 }
 
 /* The cluster map came: the scenario, the link, the servers, the threads. */
@@ -205,6 +241,9 @@ static int after_join(struct drv *d) {
   for (uint32_t i = 0; i < dw->n_emu; i++)
     if (emulate_init(&dw->emu[i], worker_slots(dw->w), dw->sc.ns_per_cost) != 0)
       return DSANA_ENOMEM;
+  if (emulate_init(&dw->held_emu, worker_slots(dw->w), dw->sc.ns_per_cost) != 0 ||
+      (threads && hold_create(threads, &dw->hold) != 0))
+    return DSANA_ENOMEM;
   worker_set_one_block_items(dw->w, dw->sc.ns_per_cost == 0);
   /* every role in this process (--isolate threads): its workers' compute
    * threads are the machine's, numbered worker by worker over the cores;
@@ -268,11 +307,13 @@ static int from_server(struct drv *d, uint32_t s) {
  * hint, and the time items of its kind take. */
 static void observe(struct drv *d, const struct witem *it) {
   struct drv_worker *dw = d->state;
-  double t = (double)it->modelled_ns;
+  double t = (double)it->modelled_ns, real = (double)it->real_ns;
   dw->item_ns[it->kind] = ewma_update(dw->item_ns[it->kind], t, DRV_ITEM_EWMA_ALPHA);
+  dw->item_real_ns[it->kind] = ewma_update(dw->item_real_ns[it->kind], real, DRV_ITEM_EWMA_ALPHA);
   if (it->kind != WITEM_RUN || !(it->cost > 0) || !it->modelled_ns)
     return;
   dw->ns_per_cost = ewma_update(dw->ns_per_cost, t / it->cost, DRV_ITEM_EWMA_ALPHA);
+  dw->real_ns_per_cost = ewma_update(dw->real_ns_per_cost, real / it->cost, DRV_ITEM_EWMA_ALPHA);
 }
 
 /* Items this short run on the control thread while no compute thread is
@@ -286,10 +327,26 @@ static void observe(struct drv *d, const struct witem *it) {
 
 static bool run_here(const struct drv *d, const struct witem *it, double spent_ns) {
   const struct drv_worker *dw = d->state;
-  if (d->manual || pool_in_flight(dw->pool) != 0)
+  if (d->manual || pool_in_flight(dw->pool) != 0 || (dw->hold && hold_count(dw->hold) != 0))
     return false;
   double est = it->kind == WITEM_RUN && dw->ns_per_cost > 0 ? it->cost * dw->ns_per_cost : dw->item_ns[it->kind];
   return est > 0 && spent_ns + est < INLINE_MAX_NS;
+}
+
+/* Items that the emulated node's model stretches and whose real run is as
+ * short (by the items before) run on this thread and are held until their
+ * modelled end (hold.h), up to the same real time per step, while one of
+ * the node's threads is free: the hand-off to the pool and back, and the
+ * sleep there, cost more than such an item's real run. */
+static bool hold_here(const struct drv *d, const struct witem *it, double spent_real_ns) {
+  const struct drv_worker *dw = d->state;
+  if (!dw->hold || it->kind == WITEM_BEGIN)
+    return false;
+  if (!emulate_stretches(&dw->held_emu, scenario_slowdown(&dw->sc, worker_index(dw->w), it->wt->iter)))
+    return false;
+  double est =
+      it->kind == WITEM_RUN && dw->real_ns_per_cost > 0 ? it->cost * dw->real_ns_per_cost : dw->item_real_ns[it->kind];
+  return est > 0 && spent_real_ns + est < INLINE_MAX_NS;
 }
 
 /* What the item's end queued leaves before the next item runs: a finished
@@ -309,22 +366,58 @@ static int run_inline(struct drv *d, struct witem *it) {
 
 #define DISPATCH_BATCH 16
 
+static uint32_t held(const struct drv_worker *dw) { return dw->hold ? hold_count(dw->hold) : 0; }
+
+/* Whether a thread of the node (the pool's, or the hold's) is free for
+ * an item, n more queued for the pool. */
+static bool thread_free(const struct drv *d, uint32_t n) {
+  const struct drv_worker *dw = d->state;
+  return d->manual || pool_in_flight(dw->pool) + held(dw) + n < pool_threads(dw->pool);
+}
+
+/* Whether the worker may hand out another item, n more queued: one per
+ * thread, and one that waits for a busy thread, as a pool thread's next
+ * item does (taking it is what lets the worker ask for more in time):
+ * queued in the pool, or in `waiting` when held items keep pool threads
+ * idle (they would run it at once). */
+static bool has_room(const struct drv *d, uint32_t n) {
+  const struct drv_worker *dw = d->state;
+  return d->manual || pool_in_flight(dw->pool) + held(dw) + dw->has_waiting + n < pool_threads(dw->pool) + 1;
+}
+
+/* The waiting item starts once a thread is free. */
+static int start_waiting(struct drv *d) {
+  struct drv_worker *dw = d->state;
+  if (!dw->has_waiting || !thread_free(d, 0))
+    return 0;
+  dw->has_waiting = false;
+  return hold_here(d, &dw->waiting, 0) ? run_held(d, &dw->waiting) : pool_submit(dw->pool, &dw->waiting, 1);
+}
+
 /* Hand the pool what can run now (short tasks run here, run_here()), in
  * batches that wake the compute threads only once all are queued. */
 static int dispatch(struct drv *d) {
   struct drv_worker *dw = d->state;
-  uint32_t room = d->manual ? UINT32_MAX : pool_threads(dw->pool) + 1;
   struct witem it, batch[DISPATCH_BATCH];
   uint32_t n = 0;
   int rc = 0;
-  double spent_ns = 0; /* inline, in this step */
-  for (uint32_t here = 0; !rc && pool_in_flight(dw->pool) + n < room && here < 16;) {
+  double spent_ns = 0, spent_real_ns = 0; /* inline and held, in this step */
+  rc = start_waiting(d);
+  for (uint32_t here = 0; !rc && has_room(d, n) && here < 16;) {
     if ((rc = worker_next_work(dw->w, &it, &d->out)) != 0)
       break;
+    bool hold = hold_here(d, &it, spent_real_ns);
     if (run_here(d, &it, spent_ns)) {
       rc = run_inline(d, &it);
       spent_ns += (double)it.modelled_ns;
       here++;
+    } else if (hold && n == 0 && thread_free(d, 0)) {
+      rc = run_held(d, &it);
+      spent_real_ns += (double)it.real_ns;
+      here++;
+    } else if (!thread_free(d, n) && (hold || held(dw))) {
+      dw->waiting = it;
+      dw->has_waiting = true;
     } else {
       batch[n++] = it;
       if (n == DISPATCH_BATCH) {
@@ -342,11 +435,41 @@ static int dispatch(struct drv *d) {
   return rc ? rc : drv_flush(d, false);
 }
 
+/* A held item's mark came: this thread publishes it (no wake-up). */
+static void publish_held(void *arg, _Atomic uint64_t *ready, uint64_t n) {
+  (void)arg;
+  atomic_store_explicit(ready, n, memory_order_release);
+}
+
+/* Held items whose modelled end came, as the pool's finished ones; then
+ * the next items start at once, as a pool thread would go on to the one
+ * queued for it (their virtual threads' clocks run on from these ends,
+ * hold.h, not from whenever this thread next gets round to them). */
+static int take_held(struct drv *d, uint64_t now) {
+  struct drv_worker *dw = d->state;
+  struct witem it;
+  uint64_t t0;
+  int rc = 0;
+  bool ended = false;
+  while (!rc && dw->hold && hold_take(dw->hold, now, &it, &t0)) {
+    cpu_busy_add(-1);
+    ended = true;
+    trace_span(d->env.trace, item_names[it.kind], "compute,held", t0, now, it.wt->iter, "task", it.wt->task);
+    observe(d, &it);
+    if ((rc = worker_work_done(dw->w, &it, &d->out)) == 0)
+      rc = drv_flush(d, false);
+  }
+  return rc || !ended ? rc : dispatch(d);
+}
+
 /* Finished items, and what running ones said is final (sent first: it
  * was final first). */
 static int take_done(struct drv *d) {
   struct drv_worker *dw = d->state;
   struct witem it;
+  uint64_t now = clock_now_ns();
+  if (dw->hold)
+    hold_marks_due(dw->hold, now, publish_held, d);
   int rc = worker_push_progress(dw->w, &d->out);
   if (!rc)
     rc = drv_flush(d, false);
@@ -355,7 +478,7 @@ static int take_done(struct drv *d) {
     if ((rc = worker_work_done(dw->w, &it, &d->out)) == 0)
       rc = drv_flush(d, false);
   }
-  return rc;
+  return rc ? rc : take_held(d, now);
 }
 
 /* Wait for a message, a finished item or the link's next departure. */
@@ -371,7 +494,10 @@ static int wait_input(struct drv *d, int timeout_ms, bool *sched_ready, bool *sr
   }
   bool ready[1 + MSG_MAX_SERVERS], fd_ready = false;
   int fd = dw->pool ? pool_fd(dw->pool) : -1;
-  int rc = net_poll(socks, n, &fd, fd >= 0, timeout_ms, net_outbox_due_ns(d->outbox), ready, &fd_ready);
+  uint64_t due = net_outbox_due_ns(d->outbox), held_due = dw->hold ? hold_due_ns(dw->hold) : 0;
+  if (held_due && (!due || held_due < due))
+    due = held_due;
+  int rc = net_poll(socks, n, &fd, fd >= 0, timeout_ms, due, ready, &fd_ready);
   *sched_ready = rc > 0 && ready[0];
   for (int i = 1; i < n; i++)
     srv_ready[map[i]] = rc > 0 && ready[i];

@@ -55,6 +55,11 @@ void emulate_set_sleep(struct emulate *e, emulate_sleep_fn fn, void *arg);
  * and added to overrun_ns. */
 uint64_t emulate_work(struct emulate *e, uint64_t slot, uint64_t real_ns, double cost, double slowdown);
 
+/* The modelled duration emulate_work() would stretch the work to, without
+ * sleeping (the caller holds the work until then itself, hold.h); real
+ * time beyond it is returned as is and added to overrun_ns. */
+uint64_t emulate_model(struct emulate *e, uint64_t slot, uint64_t real_ns, double cost, double slowdown);
+
 /* Points inside a piece of work that must happen on the modelled clock
  * (what the work made ready by then): point i, reached real_at[i] ns into
  * the real run (ascending), happens start_ns + real_at[i] x modelled /

@@ -1,5 +1,5 @@
 /* emulate.c - modelled compute durations (see emulate.h). */
-#include "runtime/driver/emulate.h"
+#include "runtime/emulate/emulate.h"
 
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -70,16 +70,22 @@ static uint32_t fire_marks(struct emulate *e, const struct emulate_marks *mk, ui
   return from;
 }
 
-uint64_t emulate_work_marked(struct emulate *e, uint64_t slot, uint64_t real_ns, double cost, double slowdown,
-                             const struct emulate_marks *mk) {
-  if (!emulate_stretches(e, slowdown)) {
-    fire_marks(e, mk, 0, 0, UINT64_MAX);
+uint64_t emulate_model(struct emulate *e, uint64_t slot, uint64_t real_ns, double cost, double slowdown) {
+  if (!emulate_stretches(e, slowdown))
     return real_ns;
-  }
   double m = emulate_base_ns(e, slot, real_ns, cost) * slowdown;
   uint64_t model = m < 1e18 ? (uint64_t)m : (uint64_t)1e18;
   if (real_ns >= model) {
     e->overrun_ns += real_ns - model;
+    return real_ns;
+  }
+  return model;
+}
+
+uint64_t emulate_work_marked(struct emulate *e, uint64_t slot, uint64_t real_ns, double cost, double slowdown,
+                             const struct emulate_marks *mk) {
+  uint64_t model = emulate_model(e, slot, real_ns, cost, slowdown);
+  if (model <= real_ns) { /* not stretched, or overrun */
     fire_marks(e, mk, 0, 0, UINT64_MAX);
     return real_ns;
   }
