@@ -57,6 +57,7 @@ struct ip_queue {
   pthread_mutex_t mu; /* head and tail, and reading efd back */
   struct ip_msg *head, *tail;
   int efd;
+  uint64_t writes; /* writes to efd promised (under mu) and not read back yet */
 };
 
 struct ip_endpoint {
@@ -130,6 +131,7 @@ static void ip_queue_push(struct ip_queue *q, struct ip_msg *m) {
   else
     q->head = m;
   q->tail = m;
+  q->writes += was_empty;
   pthread_mutex_unlock(&q->mu);
   uint64_t one = 1;
   if (was_empty && write(q->efd, &one, sizeof one) < 0 && errno != EAGAIN)
@@ -137,7 +139,8 @@ static void ip_queue_push(struct ip_queue *q, struct ip_msg *m) {
 }
 
 /* The oldest message, or NULL; the eventfd is read back when the queue is
- * left empty (or was: a late write's). */
+ * left empty (or was: a late write's), and only while a write is owed (a
+ * receiver's last recv of a burst finds the queue empty: no system call). */
 static struct ip_msg *ip_queue_pop(struct ip_queue *q) {
   pthread_mutex_lock(&q->mu);
   struct ip_msg *m = q->head;
@@ -145,9 +148,10 @@ static struct ip_msg *ip_queue_pop(struct ip_queue *q) {
     q->head = m->next;
   if (!q->head) {
     q->tail = NULL;
-    uint64_t v;
-    if (read(q->efd, &v, sizeof v) < 0 && errno != EAGAIN)
+    uint64_t v = 0;
+    if (q->writes && read(q->efd, &v, sizeof v) < 0 && errno != EAGAIN)
       log_debug("inproc: eventfd read failed");
+    q->writes -= v < q->writes ? v : q->writes;
   }
   pthread_mutex_unlock(&q->mu);
   return m;

@@ -199,6 +199,9 @@ static void endpoints(void **state) {
   assert_true(ready);
   expect_seq(l, 4, 1);
   expect_nothing(l);
+  assert_int_equal(net_poll(&l, 1, NULL, 0, 0, 0, &ready, NULL), 0); /* emptied: its wake-up read back */
+  expect_nothing(l);                                                 /* and an empty queue's recv leaves it so */
+  assert_int_equal(net_poll(&l, 1, NULL, 0, 0, 0, &ready, NULL), 0);
   send_seq(d, NULL, 4, 2);
   net_close(l);
   l = listen_on(f, f->addr, bound, sizeof bound); /* the name is free again, its queue empty */

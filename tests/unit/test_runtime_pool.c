@@ -8,7 +8,8 @@
  * chunk wakes the owner all the same. A minimal worker holds what
  * worker_next_item reads: the block table's chunk count and the one-block
  * flag. Items submitted together run at once on as many threads. Waits
- * are bounded (10 s); no test asserts on time.
+ * are bounded (10 s); no test asserts on time. The owner's own wake-up
+ * is read back once.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -81,6 +82,22 @@ static void submit_block(struct fixture *f, uint64_t c) {
 static bool fd_readable(struct fixture *f, int timeout_ms) {
   struct pollfd p = {.fd = pool_fd(f->pool), .events = POLLIN};
   return poll(&p, 1, timeout_ms) == 1;
+}
+
+/* The owner's own wake-up (pool_wake: a running item said keys final)
+ * makes the fd readable with nothing finished; the next take, empty,
+ * reads it back, and takes after it make no more to read. */
+static void test_wake_is_read_back_once(void **state) {
+  struct fixture *f = *state;
+  struct witem it;
+  assert_false(fd_readable(f, 0));
+  pool_wake(f->pool);
+  pool_wake(f->pool);
+  assert_true(fd_readable(f, 0));
+  assert_false(pool_take(f->pool, &it));
+  assert_false(fd_readable(f, 0));
+  assert_false(pool_take(f->pool, &it));
+  assert_false(fd_readable(f, 0));
 }
 
 /* Take the whole batch (n items), waiting at most 10 s for the first. */
@@ -205,6 +222,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_ready_blocks_run_back_to_back, setup, teardown),
       cmocka_unit_test_setup_teardown(test_end_follows_the_last_block, setup, teardown),
       cmocka_unit_test_setup_teardown(test_batch_stops_at_what_cannot_run, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_wake_is_read_back_once, setup, teardown),
       cmocka_unit_test(test_batch_runs_on_every_thread_at_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,6 +36,7 @@ struct pool {
   struct ring todo, done;
   uint32_t in_flight; /* the owner's: hand-outs submitted whose last item it did not take */
   bool armed;         /* the fd was made readable for finished items (not taken since) */
+  uint64_t writes;    /* writes to the fd promised (under mu) and not read back yet */
   atomic_bool stop;
   int efd;
 };
@@ -117,6 +118,7 @@ static bool hand_back(struct pool *p, struct ring *batch) {
   batch->n = 0;
   bool wake = !p->armed;
   p->armed = true;
+  p->writes += wake;
   return wake;
 }
 
@@ -237,10 +239,11 @@ bool pool_take(struct pool *p, struct witem *it) {
     *it = ring_pop_at(&p->done, 0);
     p->in_flight -= !it->more;
   }
-  if (p->done.n == 0 && p->efd >= 0) {
-    uint64_t v;
-    if (read(p->efd, &v, sizeof v) < 0 && errno != EAGAIN)
+  if (p->done.n == 0 && p->efd >= 0) { /* read back only what was written: a read is a system call */
+    uint64_t v = 0;
+    if (p->writes && read(p->efd, &v, sizeof v) < 0 && errno != EAGAIN)
       log_debug("pool: eventfd read failed");
+    p->writes -= v < p->writes ? v : p->writes;
     p->armed = false;
   }
   pthread_mutex_unlock(&p->mu);
@@ -250,7 +253,14 @@ bool pool_take(struct pool *p, struct witem *it) {
 uint32_t pool_in_flight(const struct pool *p) { return p->in_flight; }
 uint32_t pool_threads(const struct pool *p) { return p->n_threads; }
 int pool_fd(const struct pool *p) { return p->efd; }
-void pool_wake(struct pool *p) { signal_done(p); }
+void pool_wake(struct pool *p) {
+  if (p->efd < 0)
+    return;
+  pthread_mutex_lock(&p->mu);
+  p->writes++;
+  pthread_mutex_unlock(&p->mu);
+  signal_done(p);
+}
 uint32_t pool_pending(const struct pool *p) { return (uint32_t)p->todo.n; }
 
 void pool_run(struct pool *p, uint32_t k) {
