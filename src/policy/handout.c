@@ -10,18 +10,26 @@ uint32_t handout_depth(enum sched_kind kind, double speed, double mean_cost, uin
   return tasks < least ? least : tasks > most ? most : (uint32_t)tasks;
 }
 
-uint32_t handout_share_depth(enum sched_kind kind, uint32_t share, uint32_t n_workers, uint32_t threads) {
+uint32_t handout_refills(double iter_s, double msg_s) {
+  if (!(iter_s > 0) || !(msg_s > 0))
+    return HANDOUT_REFILLS_PER_ITER;
+  double n = HANDOUT_REFILL_SHARE * iter_s / (2 * msg_s);
+  return n >= HANDOUT_REFILLS_PER_ITER ? HANDOUT_REFILLS_PER_ITER : n >= 1 ? (uint32_t)n : 1;
+}
+
+uint32_t handout_share_depth(enum sched_kind kind, uint32_t share, uint32_t n_workers, uint32_t threads,
+                             uint32_t refills) {
   if (kind == SCHED_STATIC)
     return UINT32_MAX;
-  uint32_t refills = n_workers ? HANDOUT_REFILLS_PER_ITER / n_workers : 1;
-  refills = refills ? refills : 1;
-  return (share + refills - 1) / refills + (threads ? threads : 1);
+  uint32_t each = n_workers ? refills / n_workers : 1;
+  each = each ? each : 1;
+  return (share + each - 1) / each + (threads ? threads : 1);
 }
 
 uint32_t handout_hold(enum sched_kind kind, double speed, double mean_cost, uint32_t threads, uint32_t share,
-                      uint32_t n_workers) {
+                      uint32_t n_workers, uint32_t refills) {
   uint32_t by_time = handout_depth(kind, speed, mean_cost, threads);
-  uint32_t by_share = handout_share_depth(kind, share, n_workers, threads);
+  uint32_t by_share = handout_share_depth(kind, share, n_workers, threads, refills);
   return by_share > by_time ? by_share : by_time;
 }
 

@@ -45,6 +45,14 @@
  * cost stealing too much (bench/stragglers.sh, heterogeneous: efficiency
  * 0.93 -> 0.81). */
 #define HANDOUT_REFILLS_PER_ITER 256
+/* ... and fewer where the scheduler's messages are dear: a refill is two
+ * of them (a report, a hand-out), on one thread, so the refills of an
+ * iteration may cost the scheduler at most this share of the iteration's
+ * length (at least one a worker: its share in one hand-out). Roles as
+ * processes pay ~25 us of the scheduler's CPU a message, as threads a few:
+ * 16 workers as processes, 256 refills cost the scheduler more than the
+ * iteration's bound and ran at 0.43 of it (bsp 0.73); with 64, 0.56. */
+#define HANDOUT_REFILL_SHARE 0.05
 
 /* Tasks worker w should hold at a time: all (UINT32_MAX) under static
  * scheduling; else by its estimated speed (cost units per second over all
@@ -53,13 +61,18 @@
  * a prefetched task too: without one it idles for a round trip to the
  * scheduler after every task while the others steal its queue. */
 uint32_t handout_depth(enum sched_kind kind, double speed, double mean_cost, uint32_t threads);
+/* The refills all workers together may ask for in an iteration: an
+ * iteration of iter_s seconds, the scheduler's CPU msg_s seconds a message
+ * (either 0: not known yet, HANDOUT_REFILLS_PER_ITER). */
+uint32_t handout_refills(double iter_s, double msg_s);
 /* The least a worker with `share` planned tasks this iteration, of
- * n_workers, should hold (HANDOUT_REFILLS_PER_ITER); UINT32_MAX under
- * static scheduling. */
-uint32_t handout_share_depth(enum sched_kind kind, uint32_t share, uint32_t n_workers, uint32_t threads);
+ * n_workers that together ask for `refills` refills, should hold;
+ * UINT32_MAX under static scheduling. */
+uint32_t handout_share_depth(enum sched_kind kind, uint32_t share, uint32_t n_workers, uint32_t threads,
+                             uint32_t refills);
 /* What a worker holds this iteration: the larger of the two above. */
 uint32_t handout_hold(enum sched_kind kind, double speed, double mean_cost, uint32_t threads, uint32_t share,
-                      uint32_t n_workers);
+                      uint32_t n_workers, uint32_t refills);
 /* Cost to hand a worker at the start of an iteration beyond its depth:
  * its queued cost share under dynamic scheduling with block-wise tasks,
  * else 0. */

@@ -129,6 +129,7 @@ struct sim_sched {
   uint32_t *task_owner;
   struct worker_iter_stats *wstats;
   double *iter_wall, *iter_bound, *iter_tbound;
+  double last_wall; /* the last iteration's (0: none yet): its refills, handout_refills() */
   bool done;
   double end_t;
 };

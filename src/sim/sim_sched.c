@@ -122,8 +122,8 @@ static double hand_out_first(struct sim *sim, double t) {
   for (uint32_t w = 0; w < sim->n_workers; w++) {
     const uint32_t *queued;
     uint32_t share = sched_queued_tasks(s->policy, w, &queued);
-    s->w[w].depth = handout_hold(sim->cfg->sched, sched_speed_est(s->policy, w), mean, 1, share,
-                                 sim->n_workers); /* one compute thread per simulated worker */
+    s->w[w].depth = handout_hold(sim->cfg->sched, sched_speed_est(s->policy, w), mean, 1, share, sim->n_workers,
+                                 handout_refills(s->last_wall, sim->c->sched_msg_s)); /* one thread a worker */
   }
   for (bool more = true; more && !sim->failed;) {
     more = false;
@@ -173,7 +173,7 @@ static void record_iteration(struct sim *sim, double t) {
   struct sim_sched *s = &sim->s;
   uint32_t W = sim->n_workers, k = s->iter - 1;
   double wall = t - s->start_t;
-  s->iter_wall[k] = wall;
+  s->iter_wall[k] = s->last_wall = wall;
   s->iter_bound[k] = rt_compute_bound(sim->sc, W, s->iter, s->raw_compute_s);
   s->iter_tbound[k] = rt_transfer_bound(sim->sc, s->wstats, W, sim->n_servers);
   for (uint32_t w = 0; w < W; w++) {

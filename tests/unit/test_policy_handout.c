@@ -68,6 +68,32 @@ static void test_first_budget(void **unused) {
   assert_true(handout_first_budget(SCHED_DYNAMIC, true, 0.0) == 0);
 }
 
+/* The refills an iteration affords: all of HANDOUT_REFILLS_PER_ITER until
+ * the costs are known; then as many as HANDOUT_REFILL_SHARE of the
+ * iteration pays for at two messages each, at least one. */
+static void test_refills_follow_the_message_cost(void **unused) {
+  (void)unused;
+  assert_int_equal(handout_refills(0, 25e-6), HANDOUT_REFILLS_PER_ITER);
+  assert_int_equal(handout_refills(0.02, 0), HANDOUT_REFILLS_PER_ITER);
+  /* 20 ms an iteration at 25 us a message (roles as processes): 20 */
+  assert_int_equal(handout_refills(0.02, 25e-6), (uint32_t)(HANDOUT_REFILL_SHARE * 0.02 / 50e-6));
+  /* cheap messages: the cap; dear ones: one */
+  assert_int_equal(handout_refills(0.02, 1e-9), HANDOUT_REFILLS_PER_ITER);
+  assert_int_equal(handout_refills(0.001, 1e-3), 1);
+  assert_true(handout_refills(0.02, 5e-6) > handout_refills(0.02, 25e-6));
+}
+
+/* A share is handed in (refills / workers) parts, at least one, plus a
+ * task a thread; static scheduling holds everything. */
+static void test_share_depth_by_refills(void **unused) {
+  (void)unused;
+  assert_int_equal(handout_share_depth(SCHED_STATIC, 16, 16, 1, 256), UINT32_MAX);
+  assert_int_equal(handout_share_depth(SCHED_DYNAMIC, 16, 16, 1, 256), 1 + 1); /* 16 refills of 1 */
+  assert_int_equal(handout_share_depth(SCHED_DYNAMIC, 16, 16, 1, 64), 4 + 1);  /* 4 of 4 */
+  assert_int_equal(handout_share_depth(SCHED_DYNAMIC, 16, 16, 2, 8), 16 + 2);  /* under one each: all */
+  assert_int_equal(handout_hold(SCHED_DYNAMIC, 0, 0, 1, 16, 64, 64), 16 + 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_depth_static_is_everything),
@@ -75,6 +101,8 @@ int main(void) {
       cmocka_unit_test(test_depth_grows_with_speed),
       cmocka_unit_test(test_depth_threads_on_top),
       cmocka_unit_test(test_first_budget),
+      cmocka_unit_test(test_refills_follow_the_message_cost),
+      cmocka_unit_test(test_share_depth_by_refills),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

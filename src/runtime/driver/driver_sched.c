@@ -91,6 +91,7 @@ static int take_deaths(struct drv *d, struct scheduler *s) {
 
 static int drv_sched_step(struct drv *d, int timeout_ms) {
   struct drv_sched *ds = d->state;
+  uint64_t cpu0 = clock_thread_cpu_ns(), n_msgs = 0;
   int tick_ms = (int)(d->cfg.heartbeat_s * 1000 / 2) + 1;
   bool ready, fd_ready = false;
   struct net_sock *socks[1] = {d->listen};
@@ -115,6 +116,7 @@ static int drv_sched_step(struct drv *d, int timeout_ms) {
       return fail(d, rc);
     struct rt_from from = {.role = ROLE_SCHEDULER, .index = UINT32_MAX, .peer = m.from, .via_listener = true};
     rc = scheduler_on_msg(ds->s, &from, &m, &d->out);
+    n_msgs++;
     net_msg_fini(&m);
     if (rc)
       return fail(d, rc);
@@ -125,6 +127,8 @@ static int drv_sched_step(struct drv *d, int timeout_ms) {
     return fail(d, rc);
   if ((rc = drv_flush(d, false)) != 0)
     return fail(d, rc);
+  if (n_msgs) /* the step's CPU, its wake-up's included, over what woke it */
+    scheduler_note_msg_cost(ds->s, clock_thread_cpu_ns() - cpu0, n_msgs);
   d->done = scheduler_finished(ds->s);
   return 0;
 }

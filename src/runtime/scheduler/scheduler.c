@@ -140,6 +140,11 @@ void scheduler_destroy(struct scheduler *s) {
 
 bool scheduler_finished(const struct scheduler *s) { return s->finished; }
 
+void scheduler_note_msg_cost(struct scheduler *s, uint64_t cpu_ns, uint64_t n) {
+  s->msg_cpu_ns += cpu_ns;
+  s->msg_count += n;
+}
+
 void scheduler_note_listener(struct scheduler *s, uint64_t refused, uint64_t dropped) {
   s->refused_peers = refused;
   s->dropped_msgs = dropped;

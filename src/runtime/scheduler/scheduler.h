@@ -39,5 +39,9 @@ int scheduler_finish(struct scheduler *s);
 /* What its listener turned away (net_stats), for the summary: peers that
  * failed authentication, invalid messages dropped. */
 void scheduler_note_listener(struct scheduler *s, uint64_t refused, uint64_t dropped);
+/* The driver's measure: cpu_ns of this thread's time went into n messages
+ * (receiving them, handling them, sending what they caused, the wake-up
+ * that brought them). */
+void scheduler_note_msg_cost(struct scheduler *s, uint64_t cpu_ns, uint64_t n);
 
 #endif

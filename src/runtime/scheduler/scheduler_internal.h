@@ -107,6 +107,10 @@ struct scheduler {
   uint64_t steady_messages, steady_steals;
   uint32_t steady_iters;
   uint64_t start_ns, last_hb_ns;
+  /* what a message costs this thread (scheduler_note_msg_cost), and the
+   * last iteration's length: how many refills an iteration affords */
+  uint64_t msg_cpu_ns, msg_count;
+  double msg_cost_s, last_wall_s;
   int failed; /* the job stopped with this error */
 };
 

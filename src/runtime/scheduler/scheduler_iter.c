@@ -131,7 +131,7 @@ static int hand_out_first(struct scheduler *s, struct rt_outq *out) {
     const uint32_t *queued;
     uint32_t share = sched_queued_tasks(s->policy, w, &queued);
     s->workers[w].depth = handout_hold(s->cfg.sched, sched_speed_est(s->policy, w), mean_cost, s->workers[w].threads,
-                                       share, s->cfg.n_workers);
+                                       share, s->cfg.n_workers, handout_refills(s->last_wall_s, s->msg_cost_s));
   }
   int rc = 0;
   for (bool more = true; !rc && more;) {
@@ -254,9 +254,22 @@ static double compute_bound(const struct scheduler *s) {
   return speed > 0 ? s->acc.raw_compute_s / speed : 0;
 }
 
+/* The iteration's length and what its messages cost this thread, for the
+ * next plan's refills (handout_refills; weighted as the speed estimates
+ * are smoothed: the last iterations count most). */
+static void note_costs(struct scheduler *s, double wall) {
+  s->last_wall_s = wall;
+  if (s->msg_count) {
+    double c = (double)s->msg_cpu_ns * 1e-9 / (double)s->msg_count;
+    s->msg_cost_s = s->msg_cost_s > 0 ? 0.5 * s->msg_cost_s + 0.5 * c : c;
+  }
+  s->msg_cpu_ns = s->msg_count = 0;
+}
+
 static int record_iteration(struct scheduler *s, const struct dsana_reduce_ctx *ctx) {
   uint64_t now = rt_now(s->env);
   double wall = (double)(now - s->acc.start_ns) * 1e-9;
+  note_costs(s, wall);
   trace_span(s->env->trace, "iteration", "iteration", s->acc.start_ns, now, s->iter, "residual", s->residual);
   int rc = grow_iters(s);
   if (rc)
