@@ -79,6 +79,8 @@ static void drv_worker_close(struct drv *d) {
   for (uint32_t i = 0; dw->emu && i < dw->n_emu; i++)
     emulate_fini(&dw->emu[i]);
   free(dw->emu);
+  if (dw->hold) /* items still held (a job stopped mid-iteration) are dropped, and no longer busy */
+    cpu_busy_add(-(int)hold_count(dw->hold));
   hold_destroy(dw->hold);
   emulate_fini(&dw->held_emu);
   if (dw->have_sc)
