@@ -31,15 +31,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "dsana/error.h"
 #include "net/transport_impl.h"
 #include "util/clock.h"
 #include "util/cpu_busy.h"
 #include "util/log.h"
+#include "util/wakefd.h"
 
 struct ip_msg {
   struct ip_msg *next;
@@ -54,10 +53,9 @@ struct ip_msg {
 };
 
 struct ip_queue {
-  pthread_mutex_t mu; /* head and tail, and reading efd back */
+  pthread_mutex_t mu; /* head and tail, and the wake-up's count */
   struct ip_msg *head, *tail;
-  int efd;
-  uint64_t writes; /* writes to efd promised (under mu) and not read back yet */
+  struct wakefd wake; /* readable while the queue is non-empty */
 };
 
 struct ip_endpoint {
@@ -94,8 +92,7 @@ static unsigned ip_seq;
 
 static int ip_queue_init(struct ip_queue *q) {
   q->head = q->tail = NULL;
-  q->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (q->efd < 0)
+  if (wakefd_open(&q->wake) != 0)
     return DSANA_ENET;
   pthread_mutex_init(&q->mu, NULL);
   return 0;
@@ -114,8 +111,8 @@ static void ip_queue_fini(struct ip_queue *q) {
     n = m->next;
     ip_msg_free(m);
   }
-  if (q->efd >= 0) {
-    close(q->efd);
+  if (q->wake.fd >= 0) {
+    wakefd_close(&q->wake);
     pthread_mutex_destroy(&q->mu);
   }
 }
@@ -131,16 +128,15 @@ static void ip_queue_push(struct ip_queue *q, struct ip_msg *m) {
   else
     q->head = m;
   q->tail = m;
-  q->writes += was_empty;
+  if (was_empty)
+    wakefd_promise(&q->wake);
   pthread_mutex_unlock(&q->mu);
-  uint64_t one = 1;
-  if (was_empty && write(q->efd, &one, sizeof one) < 0 && errno != EAGAIN)
-    log_debug("inproc: eventfd write failed");
+  if (was_empty)
+    wakefd_signal(&q->wake);
 }
 
 /* The oldest message, or NULL; the eventfd is read back when the queue is
- * left empty (or was: a late write's), and only while a write is owed (a
- * receiver's last recv of a burst finds the queue empty: no system call). */
+ * left empty (or was: a late write's), while a write is owed (wakefd.h). */
 static struct ip_msg *ip_queue_pop(struct ip_queue *q) {
   pthread_mutex_lock(&q->mu);
   struct ip_msg *m = q->head;
@@ -148,10 +144,7 @@ static struct ip_msg *ip_queue_pop(struct ip_queue *q) {
     q->head = m->next;
   if (!q->head) {
     q->tail = NULL;
-    uint64_t v = 0;
-    if (q->writes && read(q->efd, &v, sizeof v) < 0 && errno != EAGAIN)
-      log_debug("inproc: eventfd read failed");
-    q->writes -= v < q->writes ? v : q->writes;
+    wakefd_drain(&q->wake);
   }
   pthread_mutex_unlock(&q->mu);
   return m;
@@ -488,7 +481,7 @@ static int ip_sleep(struct pollfd *p, int total, uint64_t until) {
 static struct pollfd *ip_pollfds(struct pollfd *into, struct net_sock *const *socks, int n, const int *fds, int nfds) {
   struct pollfd *p = into ? into : malloc(sizeof *p * (size_t)(n + nfds ? n + nfds : 1));
   for (int i = 0; p && i < n; i++)
-    p[i] = (struct pollfd){.fd = ip_queue_of(socks[i])->efd, .events = POLLIN};
+    p[i] = (struct pollfd){.fd = ip_queue_of(socks[i])->wake.fd, .events = POLLIN};
   for (int i = 0; p && i < nfds; i++)
     p[n + i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
   return p;

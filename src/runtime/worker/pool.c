@@ -4,14 +4,11 @@
  * into a batch of its own, which it hands back in one go. */
 #include "runtime/worker/pool.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "dsana/dsana.h"
 #include "runtime/role/role_title.h"
@@ -20,6 +17,7 @@
 #include "util/cpu_busy.h"
 #include "util/grow.h"
 #include "util/log.h"
+#include "util/wakefd.h"
 
 struct ring {
   struct witem *v;
@@ -36,9 +34,8 @@ struct pool {
   struct ring todo, done;
   uint32_t in_flight; /* the owner's: hand-outs submitted whose last item it did not take */
   bool armed;         /* the fd was made readable for finished items (not taken since) */
-  uint64_t writes;    /* writes to the fd promised (under mu) and not read back yet */
   atomic_bool stop;
-  int efd;
+  struct wakefd wake; /* the owner's fd (-1: a manual pool) */
 };
 
 static int ring_push(struct ring *r, const struct witem *it) {
@@ -65,12 +62,6 @@ static struct witem ring_pop_at(struct ring *r, size_t k) {
   r->head = (r->head + 1) % r->cap;
   r->n--;
   return it;
-}
-
-static void signal_done(struct pool *p) {
-  uint64_t one = 1;
-  if (p->efd >= 0 && write(p->efd, &one, sizeof one) < 0 && errno != EAGAIN)
-    log_debug("pool: eventfd write failed");
 }
 
 struct thread_arg {
@@ -118,7 +109,8 @@ static bool hand_back(struct pool *p, struct ring *batch) {
   batch->n = 0;
   bool wake = !p->armed;
   p->armed = true;
-  p->writes += wake;
+  if (wake)
+    wakefd_promise(&p->wake);
   return wake;
 }
 
@@ -144,7 +136,7 @@ static void *thread_main(void *argp) {
     pthread_mutex_lock(&p->mu);
     if (hand_back(p, &ta.batch)) {
       pthread_mutex_unlock(&p->mu);
-      signal_done(p); /* a late write after pool_take() emptied `done` is one spurious wake-up */
+      wakefd_signal(&p->wake); /* a late write after pool_take() emptied `done` is one spurious wake-up */
       pthread_mutex_lock(&p->mu);
     }
   }
@@ -160,11 +152,13 @@ int pool_create(uint32_t n_threads, int64_t first_cpu, uint32_t worker, size_t h
     return DSANA_ENOMEM;
   p->run = run;
   p->arg = arg;
-  p->efd = n_threads ? eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC) : -1;
+  p->wake.fd = -1;
+  if (n_threads)
+    wakefd_open(&p->wake);
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
   p->threads = calloc(n_threads ? n_threads : 1, sizeof *p->threads);
-  if (!p->threads || (n_threads && p->efd < 0)) {
+  if (!p->threads || (n_threads && p->wake.fd < 0)) {
     pool_destroy(p);
     return DSANA_ENOMEM;
   }
@@ -201,8 +195,7 @@ void pool_destroy(struct pool *p) {
     pthread_join(p->threads[i], NULL);
   pthread_mutex_destroy(&p->mu);
   pthread_cond_destroy(&p->cv);
-  if (p->efd >= 0)
-    close(p->efd);
+  wakefd_close(&p->wake);
   free(p->threads);
   free(p->todo.v);
   free(p->done.v);
@@ -239,11 +232,8 @@ bool pool_take(struct pool *p, struct witem *it) {
     *it = ring_pop_at(&p->done, 0);
     p->in_flight -= !it->more;
   }
-  if (p->done.n == 0 && p->efd >= 0) { /* read back only what was written: a read is a system call */
-    uint64_t v = 0;
-    if (p->writes && read(p->efd, &v, sizeof v) < 0 && errno != EAGAIN)
-      log_debug("pool: eventfd read failed");
-    p->writes -= v < p->writes ? v : p->writes;
+  if (p->done.n == 0) {
+    wakefd_drain(&p->wake);
     p->armed = false;
   }
   pthread_mutex_unlock(&p->mu);
@@ -252,14 +242,14 @@ bool pool_take(struct pool *p, struct witem *it) {
 
 uint32_t pool_in_flight(const struct pool *p) { return p->in_flight; }
 uint32_t pool_threads(const struct pool *p) { return p->n_threads; }
-int pool_fd(const struct pool *p) { return p->efd; }
+int pool_fd(const struct pool *p) { return p->wake.fd; }
 void pool_wake(struct pool *p) {
-  if (p->efd < 0)
+  if (p->wake.fd < 0)
     return;
   pthread_mutex_lock(&p->mu);
-  p->writes++;
+  wakefd_promise(&p->wake);
   pthread_mutex_unlock(&p->mu);
-  signal_done(p);
+  wakefd_signal(&p->wake);
 }
 uint32_t pool_pending(const struct pool *p) { return (uint32_t)p->todo.n; }
 
