@@ -119,11 +119,12 @@ static double hand_out_first(struct sim *sim, double t) {
   double mean = 0;
   for (uint32_t k = 0; k < sim->wk.n_tasks; k++)
     mean += sim->wk.cost[k] / sim->wk.n_tasks;
+  uint32_t refills = handout_refills(s->last_wall, sim->c->sched_msg_s);
   for (uint32_t w = 0; w < sim->n_workers; w++) {
     const uint32_t *queued;
     uint32_t share = sched_queued_tasks(s->policy, w, &queued);
     s->w[w].depth = handout_hold(sim->cfg->sched, sched_speed_est(s->policy, w), mean, 1, share, sim->n_workers,
-                                 handout_refills(s->last_wall, sim->c->sched_msg_s)); /* one thread a worker */
+                                 refills); /* one thread a worker */
   }
   for (bool more = true; more && !sim->failed;) {
     more = false;

@@ -134,24 +134,30 @@ static void mark_reached(void *arg, uint32_t i) {
 
 static const char *const item_names[] = {"task", "task begin", "block", "task end"}; /* by witem_kind */
 
+/* The item's hook from *t0 (its fault point first), what it says final
+ * kept in marks for a stretched clock; its real time into it->real_ns. */
+static void exec_marked(struct drv *d, struct witem *it, struct item_marks *marks, bool stretch) {
+  struct drv_worker *dw = d->state;
+  if (it->kind == WITEM_RUN || it->kind == WITEM_BEGIN)
+    fault_point(&dw->fault.plan, FAULT_BEFORE_TASK, it->wt->iter);
+  *marks = (struct item_marks){.d = d, .stretch = stretch, .t0 = clock_now_ns()};
+  tl_marks = marks;
+  worker_exec(it);
+  tl_marks = NULL;
+  it->real_ns = clock_now_ns() - marks->t0;
+}
+
 /* On a compute thread: run the item, then stretch it to the modelled time
  * (what it said final along the way is published on that clock). */
 static void run_item(void *arg, struct witem *it, uint32_t thread) {
   struct drv *d = arg;
   struct drv_worker *dw = d->state;
   uint32_t iter = it->wt->iter;
-  if (it->kind == WITEM_RUN || it->kind == WITEM_BEGIN)
-    fault_point(&dw->fault.plan, FAULT_BEFORE_TASK, iter);
   struct emulate *e = &dw->emu[thread < dw->n_emu ? thread : 0];
   double slowdown = scenario_slowdown(&dw->sc, worker_index(dw->w), iter);
-  uint64_t t0 = clock_now_ns();
-  struct item_marks marks = {.d = d, .stretch = it->kind != WITEM_BEGIN && emulate_stretches(e, slowdown), .t0 = t0};
-  tl_marks = &marks;
-  worker_exec(it);
-  tl_marks = NULL;
-  uint64_t real = clock_now_ns() - t0;
-  uint64_t over0 = e->overrun_ns;
-  it->real_ns = real;
+  struct item_marks marks;
+  exec_marked(d, it, &marks, it->kind != WITEM_BEGIN && emulate_stretches(e, slowdown));
+  uint64_t t0 = marks.t0, real = it->real_ns, over0 = e->overrun_ns;
   struct emulate_marks em = {.start_ns = t0, .real_at = marks.m.at, .n = marks.m.n, .at = mark_reached, .arg = &marks};
   it->modelled_ns = it->kind == WITEM_BEGIN ? real /* not timed: it may build per-task data once */
                                             : emulate_work_marked(e, it->slot, real, it->cost, slowdown, &em);
@@ -161,23 +167,16 @@ static void run_item(void *arg, struct witem *it, uint32_t thread) {
 
 /* On this thread: run the item's hook now and hold it until its modelled
  * end (hold.h; take_held() gives it back then), what it says final on the
- * way released on the same stretched clock. */
+ * way released on the same stretched clock. Never a WITEM_BEGIN (not timed). */
 static int run_held(struct drv *d, struct witem *it) {
   struct drv_worker *dw = d->state;
-  uint32_t iter = it->wt->iter;
-  if (it->kind == WITEM_RUN)
-    fault_point(&dw->fault.plan, FAULT_BEFORE_TASK, iter);
-  double slowdown = scenario_slowdown(&dw->sc, worker_index(dw->w), iter);
-  uint64_t t0 = clock_now_ns();
-  struct item_marks marks = {.d = d, .stretch = true, .t0 = t0};
-  tl_marks = &marks;
-  worker_exec(it);
-  tl_marks = NULL;
+  double slowdown = scenario_slowdown(&dw->sc, worker_index(dw->w), it->wt->iter);
+  struct item_marks marks;
+  exec_marked(d, it, &marks, true);
   uint64_t over0 = dw->held_emu.overrun_ns;
-  it->real_ns = clock_now_ns() - t0;
   it->modelled_ns = emulate_model(&dw->held_emu, it->slot, it->real_ns, it->cost, slowdown);
   it->overrun_ns = dw->held_emu.overrun_ns - over0;
-  if (!hold_add(dw->hold, it, t0, it->real_ns, it->modelled_ns, &marks.m))
+  if (!hold_add(dw->hold, it, marks.t0, it->real_ns, it->modelled_ns, &marks.m))
     return DSANA_ESTATE;
   cpu_busy_add(1); /* as a pool thread's item is, until it ends (no polling meanwhile, cpu_busy.h) */
   return 0;
@@ -327,11 +326,19 @@ static void observe(struct drv *d, const struct witem *it) {
  * end) by the time items of their kind took so far. */
 #define INLINE_MAX_NS 100000.0
 
+static uint32_t held(const struct drv_worker *dw) { return dw->hold ? hold_count(dw->hold) : 0; }
+
+/* What an item should take by the items before: a whole task by its cost
+ * hint, another by its kind (per_cost, by_kind: modelled or real times). */
+static double estimate(const struct witem *it, double per_cost, const double *by_kind) {
+  return it->kind == WITEM_RUN && per_cost > 0 ? it->cost * per_cost : by_kind[it->kind];
+}
+
 static bool run_here(const struct drv *d, const struct witem *it, double spent_ns) {
   const struct drv_worker *dw = d->state;
-  if (d->manual || pool_in_flight(dw->pool) != 0 || (dw->hold && hold_count(dw->hold) != 0))
+  if (d->manual || pool_in_flight(dw->pool) != 0 || held(dw) != 0)
     return false;
-  double est = it->kind == WITEM_RUN && dw->ns_per_cost > 0 ? it->cost * dw->ns_per_cost : dw->item_ns[it->kind];
+  double est = estimate(it, dw->ns_per_cost, dw->item_ns);
   return est > 0 && spent_ns + est < INLINE_MAX_NS;
 }
 
@@ -346,8 +353,7 @@ static bool hold_here(const struct drv *d, const struct witem *it, double spent_
     return false;
   if (!emulate_stretches(&dw->held_emu, scenario_slowdown(&dw->sc, worker_index(dw->w), it->wt->iter)))
     return false;
-  double est =
-      it->kind == WITEM_RUN && dw->real_ns_per_cost > 0 ? it->cost * dw->real_ns_per_cost : dw->item_real_ns[it->kind];
+  double est = estimate(it, dw->real_ns_per_cost, dw->item_real_ns);
   return est > 0 && spent_real_ns + est < INLINE_MAX_NS;
 }
 
@@ -367,8 +373,6 @@ static int run_inline(struct drv *d, struct witem *it) {
 }
 
 #define DISPATCH_BATCH 16
-
-static uint32_t held(const struct drv_worker *dw) { return dw->hold ? hold_count(dw->hold) : 0; }
 
 /* Whether a thread of the node (the pool's, or the hold's) is free for
  * an item, n more queued for the pool. */

@@ -7,8 +7,7 @@
 #include "dsana/dsana.h"
 #include "util/clock.h"
 
-#define EMULATE_MAX_SLOTS (1u << 21)  /* 16 MiB of history at most */
-#define EMULATE_MAX_CREDIT_NS 2000000 /* oversleep carried to later pieces, at most */
+#define EMULATE_MAX_SLOTS (1u << 21) /* 16 MiB of history at most */
 
 int emulate_init(struct emulate *e, uint64_t n_slots, double ns_per_cost) {
   *e = (struct emulate){.ns_per_cost = ns_per_cost > 0 ? ns_per_cost : 0};

@@ -29,6 +29,10 @@
  * emulated CPU computes). */
 typedef void (*emulate_sleep_fn)(void *arg, uint64_t until_ns);
 
+/* Oversleep carried to later pieces, at most (the sleeps here, the held
+ * items' late releases, hold.h). */
+#define EMULATE_MAX_CREDIT_NS 2000000
+
 struct emulate {
   double ns_per_cost;     /* > 0: cost model; 0: measured model (history) */
   emulate_sleep_fn sleep; /* NULL: a plain sleep */

@@ -4,8 +4,7 @@
 #include <stdlib.h>
 
 #include "dsana/dsana.h"
-
-#define HOLD_MAX_CREDIT_NS 2000000 /* overshoot carried to later items, at most */
+#include "runtime/emulate/emulate.h"
 
 struct held {
   struct witem it;
@@ -97,7 +96,7 @@ bool hold_take(struct hold *h, uint64_t now_ns, struct witem *it, uint64_t *t0) 
     if (!s->busy || s->fired < s->marks.n || s->end_ns > now_ns)
       continue;
     int64_t credit = h->credit_ns[v] + (int64_t)(now_ns - s->end_ns);
-    h->credit_ns[v] = credit < HOLD_MAX_CREDIT_NS ? credit : HOLD_MAX_CREDIT_NS;
+    h->credit_ns[v] = credit < EMULATE_MAX_CREDIT_NS ? credit : EMULATE_MAX_CREDIT_NS;
     *it = s->it;
     *t0 = s->t0;
     s->busy = false;
