@@ -6,7 +6,8 @@
  * computed for less than WPUSH_BATCH_NS (runtime/core/rules.h) waits with the
  * next ones (up to WPUSH_BATCH_TASKS): their pushes to one server leave as
  * one message per run of adjacent ranges, their records as one TASK_DONE,
- * when the worker has nothing to run. A longer task's pushes leave at
+ * when the worker has nothing to run (the pushes earlier, once they hold
+ * WPUSH_BATCH_BYTES). A longer task's pushes leave at
  * once; its record waits until the worker runs its last queued task.
  */
 #include <stdlib.h>
@@ -105,6 +106,14 @@ static void add_record(struct sim *sim, uint32_t i, uint32_t task, double comput
   w->out_mark = w->bytes_out;
 }
 
+/* The bytes of the pushes that wait (values and their task ids). */
+static uint64_t pend_bytes(const struct sim *sim, uint32_t i) {
+  uint64_t b = 0;
+  for (uint32_t s = 0; s < sim->n_servers; s++)
+    b += sim->w[i].pend[s].bytes;
+  return b;
+}
+
 /* The pushes that wait. */
 static double flush_pushes(struct sim *sim, uint32_t i, double t) {
   struct sim_worker *w = &sim->w[i];
@@ -163,7 +172,7 @@ double simwpush_finished(struct sim *sim, uint32_t i, uint32_t task, uint32_t it
   }
   add_record(sim, i, task, compute_s);
   if (defer)
-    return t;
+    return pend_bytes(sim, i) >= WPUSH_BATCH_BYTES ? flush_pushes(sim, i, t) : t;
   /* the report waits until the worker runs its last task (the runtime's
    * compute pool already holds the next one when this one ends) */
   bool report = w->q_len <= 1 || w->n_recs >= WPUSH_BATCH_TASKS;

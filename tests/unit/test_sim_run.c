@@ -248,6 +248,44 @@ static void test_dynamic_beats_bsp_under_straggler(void **state) {
   unlink(path);
 }
 
+/* Tiny tasks (20 us: below WPUSH_BATCH_NS) whose pushes are large (1,024
+ * keys, 8 KiB each) on a link as fast as the compute: their pushes wait
+ * to leave together, but only until they hold WPUSH_BATCH_BYTES, so the
+ * link carries them while the later tasks compute. One worker, one server,
+ * bsp, every CPU cost zero: an iteration is the pull (32 Ki keys, 256 KiB),
+ * the compute (32 x 20 us), and what is left of the pushes (256 KiB) after
+ * the last task: one batch, not all of them. */
+static void test_tiny_tasks_pushes_overlap_the_compute(void **state) {
+  (void)state;
+  char body[32 * 16 + 16] = "";
+  for (int k = 0; k < 32; k++)
+    strcat(body, "1e4 1024\n");
+  const char *path = write_file(body);
+  char tasks[64];
+  snprintf(tasks, sizeof tasks, "%s", path);
+  const double bw = 256.0 * 1024 / 640e-6; /* bytes a second: 256 KiB in 0.64 ms */
+  char text[256];
+  snprintf(text, sizeof text, "{\"workers\": [{\"speed\": 1}], \"link\": {\"bandwidth_mbit\": %.17g}}\n", bw * 8 / 1e6);
+  const char *sc = write_file(text);
+  char sc_path[64];
+  snprintf(sc_path, sizeof sc_path, "%s", sc);
+  const char *args[] = {"--workers",  "1",     "--servers",  "1", "--mode", "bsp",
+                        "--scenario", sc_path, "--max-iter", "3", NULL};
+  struct sim_costs c;
+  simple_costs(&c, 2, 0); /* 1e4 units at 2 ns: 20 us a task */
+  struct sim_options o = {.seed = 1};
+  struct seen s;
+  struct sim_result r;
+  assert_int_equal(simulate(tasks, args, &c, &o, &s, &r), 0);
+  double pull = 640e-6, compute = 32 * 20e-6, pushes = 640e-6;
+  print_message("iteration %.1f us: pull %.0f + compute %.0f + pushes %.0f us\n", r.median_iter_s * 1e6, pull * 1e6,
+                compute * 1e6, pushes * 1e6);
+  assert_true(r.median_iter_s > pull + compute);
+  assert_true(r.median_iter_s < pull + compute + 0.25 * pushes);
+  unlink(sc_path);
+  unlink(tasks);
+}
+
 /* Roles sharing host cores (--local, --host-cores): two workers whose
  * per-task CPU (100 us, 8 tasks each) dominates run side by side on two
  * cores, as on two machines, and one after the other on one core. Work
@@ -300,9 +338,13 @@ static void test_costs_file(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_deterministic),     cmocka_unit_test(test_homogeneous_iteration_by_hand),
-      cmocka_unit_test(test_static_assignment), cmocka_unit_test(test_dynamic_beats_bsp_under_straggler),
-      cmocka_unit_test(test_host_cores),        cmocka_unit_test(test_costs_file),
+      cmocka_unit_test(test_deterministic),
+      cmocka_unit_test(test_homogeneous_iteration_by_hand),
+      cmocka_unit_test(test_static_assignment),
+      cmocka_unit_test(test_dynamic_beats_bsp_under_straggler),
+      cmocka_unit_test(test_host_cores),
+      cmocka_unit_test(test_costs_file),
+      cmocka_unit_test(test_tiny_tasks_pushes_overlap_the_compute),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,8 +4,9 @@
  * an end marker on the last message to every server whose shard its write
  * ranges touch (an empty PUSH when it sent that server nothing), and its
  * record for the TASK_DONE report. Tiny tasks' messages wait in the
- * worker's pending queue and leave together (worker_flush.c); reports wait
- * until the worker runs low on work.
+ * worker's pending queue and leave together (worker_flush.c), the pushes
+ * once they hold WPUSH_BATCH_BYTES (rules.h); reports wait until the
+ * worker runs low on work.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -351,6 +352,14 @@ static int add_record(struct worker *w, struct wtask *wt) {
   return 0;
 }
 
+/* The values (bytes) of the pushes that wait in q. */
+static uint64_t pend_bytes(const struct rt_outq *q) {
+  uint64_t b = 0;
+  for (size_t i = 0; i < q->n; i++)
+    b += q->v[i].hdr.payload_bytes;
+  return b;
+}
+
 int wpush_finished(struct worker *w, struct wtask *wt, bool more_ahead, struct rt_outq *out) {
   /* a run of tiny tasks waits and leaves together (one iteration at a time) */
   if (w->done_count && w->done_iter != wt->iter) {
@@ -366,6 +375,8 @@ int wpush_finished(struct worker *w, struct wtask *wt, bool more_ahead, struct r
     rc = own_payloads(q, first);
   if (!rc)
     rc = add_record(w, wt);
+  if (!rc && defer && pend_bytes(&w->pend) >= WPUSH_BATCH_BYTES)
+    return wflush_pushes(w, out);
   if (rc || defer)
     return rc;
   /* The scheduler needs reports to hand out more work, not to count each
