@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pagerank.h"
+#include "pr_sum.h"
 
 /* Chunked transfers: the task as hooks the worker drives chunk by chunk
  * across all its tasks (dsana_app.task_begin/block/end); pr_block.h keeps
@@ -42,34 +43,6 @@ int pr_task_block(void *app, struct dsana_task_ctx *ctx, uint64_t c) {
   return 0;
 }
 
-/* Exact sums of non-negative addends over a range. An addend below 2^-17
- * is, scaled by 2^80, an integer below 2^63 (what dsana_xsum_add adds for
- * it): those go into plain 128-bit integers, four of them so that the
- * additions do not wait on each other, which no run of fewer than 2^65
- * addends overflows; the rest (larger, negative, not finite) go to
- * dsana_xsum_add. The total has the bits of adding each with
- * dsana_xsum_add. */
-__attribute__((noinline)) static void pr_sum_rest(dsana_xsum *rest, double x) { dsana_xsum_add(rest, x); }
-
-/* x scaled by 2^80 when that is an integer below 2^63, else 0 (x added to
- * *rest). */
-static inline uint64_t pr_scaled(dsana_xsum *rest, double x) {
-  double y = x * 0x1p80;
-  if (y >= 0 && y < 0x1p63)
-    return (uint64_t)(int64_t)y;
-  pr_sum_rest(rest, x);
-  return 0;
-}
-
-static dsana_xsum pr_sum_total(dsana_xsum t, const unsigned __int128 *lane, int n) {
-  for (int j = 0; j < n; j++) {
-    unsigned __int128 old = t.lo;
-    t.lo += lane[j];
-    t.hi += t.lo < old;
-  }
-  return t;
-}
-
 /* x if keep, else +0.0, without a branch (dangling vertices come in no
  * order a branch predictor could follow). */
 static inline double keep_if(bool keep, double x) {
@@ -78,24 +51,6 @@ static inline double keep_if(bool keep, double x) {
   bits &= (uint64_t)0 - keep;
   memcpy(&x, &bits, sizeof x);
   return x;
-}
-
-/* The exact sum of addend(a, b, v) over [lo, hi), in four lanes (above). */
-typedef double pr_addend(const double *a, const void *b, uint64_t v);
-__attribute__((always_inline)) static inline dsana_xsum lanes_sum(pr_addend *addend, const double *a, const void *b,
-                                                                  uint64_t lo, uint64_t hi) {
-  dsana_xsum rest = {0};
-  unsigned __int128 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-  uint64_t v = lo;
-  for (; v + 4 <= hi; v += 4) {
-    a0 += pr_scaled(&rest, addend(a, b, v));
-    a1 += pr_scaled(&rest, addend(a, b, v + 1));
-    a2 += pr_scaled(&rest, addend(a, b, v + 2));
-    a3 += pr_scaled(&rest, addend(a, b, v + 3));
-  }
-  for (; v < hi; v++)
-    a0 += pr_scaled(&rest, addend(a, b, v));
-  return pr_sum_total(rest, (unsigned __int128[]){a0, a1, a2, a3}, 4);
 }
 
 static inline double dangling_rank(const double *rank, const void *deg, uint64_t v) {
@@ -108,12 +63,12 @@ static inline double rank_change(const double *rank, const void *old, uint64_t v
 
 /* The rank held by the dangling vertices of [lo, hi). */
 static dsana_xsum dangling_mass(const double *rank, const uint32_t *deg, uint64_t lo, uint64_t hi) {
-  return lanes_sum(dangling_rank, rank, deg, lo, hi);
+  return pr_lanes_sum(dangling_rank, rank, deg, lo, hi);
 }
 
 /* The L1 change sum |rank - old| over [lo, hi). */
 static dsana_xsum l1_change(const double *rank, const double *old, uint64_t lo, uint64_t hi) {
-  return lanes_sum(rank_change, rank, old, lo, hi);
+  return pr_lanes_sum(rank_change, rank, old, lo, hi);
 }
 
 /* contrib[v] = rank[v] / out-degree (0 for a dangling vertex) over [lo, hi):
