@@ -41,10 +41,12 @@ __attribute__((noinline)) static void assert_same_sum(const double *x, uint64_t 
   dsana_xsum want = {0};
   for (uint64_t i = 0; i < n; i++)
     dsana_xsum_add(&want, x[i]);
-  dsana_xsum got = pr_lanes_sum(at, x, NULL, 0, n);
-  assert_true(got.lo == want.lo);
-  assert_int_equal(got.hi, want.hi);
-  assert_int_equal(got.flags, want.flags);
+  for (int mixed = 0; mixed < 2; mixed++) {
+    dsana_xsum got = pr_lanes_sum(at, x, NULL, 0, n, mixed);
+    assert_true(got.lo == want.lo);
+    assert_int_equal(got.hi, want.hi);
+    assert_int_equal(got.flags, want.flags);
+  }
 }
 
 /* Each range of magnitudes alone, then all of them mixed. */
