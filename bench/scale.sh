@@ -72,7 +72,7 @@ done
 bench_init
 [[ -n $costs || ! -r $RESULTS/sim_costs.json ]] || costs=$RESULTS/sim_costs.json
 COSTS_ARGS=()
-[[ -z $costs ]] || COSTS_ARGS=(--costs "$costs")
+[[ -z $costs ]] || COSTS_ARGS=(--profile "$costs")
 # graph_uniform SCALE -> path: 2^SCALE vertices, 16 x as many edges (cached)
 graph_uniform() {
   local f=$GRAPHS/uniform-s$1-ef16-seed1.bin

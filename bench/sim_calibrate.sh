@@ -3,7 +3,7 @@
 #
 # Measures the simulator's cost constants (src/sim/sim.h, struct sim_costs) on this
 # machine from real runs of the local launcher, and writes them as a costs file
-# for `dsana sim --costs FILE` (default bench/results/sim_costs.json). Every real
+# for `dsana sim --profile FILE` (default bench/results/sim_costs.json). Every real
 # run holds /tmp/dsana-bench.lock (flock) so that benchmarks never overlap.
 #
 #   worker_ns_per_cost  real compute per unit of cost: (t(kron16) - t(kron10)) / (C16 - C10),
@@ -102,14 +102,14 @@ for net in 10e-6 20e-6 40e-6 80e-6; do
   for msg in 2e-6 4e-6 6e-6 8e-6 10e-6 12e-6 14e-6 16e-6 18e-6 20e-6 25e-6 30e-6 40e-6; do
     cf=$SCRATCH/costs.json
     jq -n --argjson net "$net" --argjson msg "$msg" --argjson ns "$ns" --argjson task "$task" \
-      '{net_msg_s: $net, sched_msg_s: $msg, server_msg_s: $msg, worker_msg_s: $msg,
+      '{profile_version: 1, net_msg_s: $net, sched_msg_s: $msg, server_msg_s: $msg, worker_msg_s: $msg,
         worker_ns_per_cost: $ns, worker_task_s: $task}' >"$cf"
     err=0
     for cfg in "${CONFIGS[@]}"; do
       IFS='|' read -r name graph opts <<<"$cfg"
       [[ $name != D10 && $name != D16 && $name != B ]] || continue
       # shellcheck disable=SC2086
-      s=$("$DSANA" sim "$graph" --quiet --local --costs "$cf" --max-iter 10 --metrics "$SCRATCH/sim.jsonl" $opts >/dev/null &&
+      s=$("$DSANA" sim "$graph" --quiet --local --profile "$cf" --max-iter 10 --metrics "$SCRATCH/sim.jsonl" $opts >/dev/null &&
         summary_field "$SCRATCH/sim.jsonl" median_iter_s)
       err=$(calc "$err + log($s / $(med "$name"))^2" %.9f)
     done
@@ -121,13 +121,13 @@ for net in 10e-6 20e-6 40e-6 80e-6; do
 done
 read -r net msg <<<"$best"
 jq -n --argjson net "$net" --argjson msg "$msg" --argjson ns "$ns" --argjson task "$task" \
-  '{net_msg_s: $net, sched_msg_s: $msg, server_msg_s: $msg, worker_msg_s: $msg,
+  '{profile_version: 1, net_msg_s: $net, sched_msg_s: $msg, server_msg_s: $msg, worker_msg_s: $msg,
     worker_ns_per_cost: $ns, worker_task_s: $task}' >"$out"
 echo "net_msg_s=$net msg_s=$msg (squared log error $best_err over runs A, C, E, F, G, H, I)"
 for cfg in "${CONFIGS[@]}"; do
   IFS='|' read -r name graph opts <<<"$cfg"
   # shellcheck disable=SC2086
-  s=$("$DSANA" sim "$graph" --quiet --local --costs "$out" --max-iter 10 --metrics "$SCRATCH/sim.jsonl" $opts >/dev/null &&
+  s=$("$DSANA" sim "$graph" --quiet --local --profile "$out" --max-iter 10 --metrics "$SCRATCH/sim.jsonl" $opts >/dev/null &&
     summary_field "$SCRATCH/sim.jsonl" median_iter_s)
   printf '%-4s real %.6f s  sim %.6f s  sim/real %.3f  (scheduler_messages %s)\n' "$name" "$(med "$name")" "$s" \
     "$(calc "$s / $(med "$name")")" "${MSGS[$name]}"

@@ -39,14 +39,17 @@ struct sim_cli {
 
 /* The simulator's options that take a value: each is given once, as the
  * run's are (opts.c). --local, a flag, may repeat. */
-static const char *const OWN_VALUED[] = {"--tasks", "--costs", "--seed", "--noise", "--host-cores"};
+static const char *const OWN_VALUED[] = {"--tasks", "--profile", "--seed", "--noise", "--host-cores"};
 
-/* a (an option of OWN_VALUED) given before: say so, DSANA_EUSAGE. */
+/* a (an option of OWN_VALUED, or --costs: --profile's older name) given
+ * before, under either name: say so, DSANA_EUSAGE. */
 static int take_once(struct sim_cli *c, const char *a) {
+  const char *key = strcmp(a, "--costs") == 0 ? "--profile" : a;
   for (unsigned k = 0; k < sizeof OWN_VALUED / sizeof OWN_VALUED[0]; k++)
-    if (strcmp(a, OWN_VALUED[k]) == 0) {
+    if (strcmp(key, OWN_VALUED[k]) == 0) {
       if (c->seen >> k & 1u) {
-        fprintf(stderr, "dsana sim: %s given twice (give each option once)\n", a);
+        fprintf(stderr, "dsana sim: %s given twice (give each option once%s)\n", key,
+                key != a ? "; --costs is its older name" : "");
         return DSANA_EUSAGE;
       }
       c->seen |= 1u << k;
@@ -57,7 +60,7 @@ static int take_once(struct sim_cli *c, const char *a) {
 static void usage(FILE *f) {
   fprintf(f, "usage: dsana sim [APP] ARGS|--tasks FILE [--workers N] [--servers S] [--scenario FILE]\n"
              "       [--mode bsp|dsana] [--max-iter K] [--tasks-per-worker T] [--chunk SIZE|auto|off]\n"
-             "       [--metrics FILE] [--quiet] [--costs FILE] [--seed N] [--noise X] [--local] [--host-cores N]\n"
+             "       [--metrics FILE] [--quiet] [--profile FILE] [--seed N] [--noise X] [--local] [--host-cores N]\n"
              "       [APP's options]\n"
              "Simulate a dsana run: the real scheduling policies (src/policy) against a model of the scheduler,\n"
              "servers, workers and links, with per-message CPU costs per role (docs/sim.md). Prints the run's\n"
@@ -67,7 +70,8 @@ static void usage(FILE *f) {
              "  APP ARGS          the job APP declares for ARGS (dsana --help lists the apps; its options as for\n"
              "                    dsana APP); without APP, ARGS is a GRAPH for " SIM_DEFAULT_APP "\n"
              "  --tasks FILE      a job of task costs, one 'COST [KEYS]' per line, instead of an app's\n"
-             "  --costs FILE      per-message costs (JSON, bench/sim_calibrate.sh writes one)\n"
+             "  --profile FILE    the machine's per-message costs (JSON: bench/sim_calibrate.sh measures them\n"
+             "                    and writes one; --costs FILE is the same option)\n"
              "  --seed N          seed of the task-time noise (default 1)\n"
              "  --noise X         relative spread of task times (lognormal sigma, default 0)\n"
              "  --local           model the local launcher on this machine: roles share its cores and buffers\n"
@@ -130,7 +134,7 @@ static int take_own(struct sim_cli *c, int argc, char **argv, int *i, bool *mine
     ; /* a repeat */
   else if (strcmp(a, "--tasks") == 0)
     c->tasks = v;
-  else if (strcmp(a, "--costs") == 0)
+  else if (strcmp(a, "--profile") == 0 || strcmp(a, "--costs") == 0)
     c->costs = v;
   else if (strcmp(a, "--seed") == 0 && v && cli_parse_u64(v, 0, 1ull << 53, &c->opt.seed) != 0) {
     fprintf(stderr, "dsana sim: --seed: invalid value '%s' (an integer in 0..2^53)\n", v);

@@ -31,6 +31,10 @@
  * defaults (sim_costs_default) were measured on this machine with
  * bench/sim_calibrate.sh where a calibration run is sensitive to them;
  * a costs file overrides any of them. */
+/* The version of the costs file (a machine's profile) this dsana reads:
+ * its key profile_version, when given, must be this. */
+#define SIM_PROFILE_VERSION 1
+
 struct sim_costs {
   double net_msg_s;          /* delivery of one message by the transport, any size */
   double net_bytes_per_s;    /* transport copy bandwidth where no link is emulated (0 = free) */

@@ -1,8 +1,9 @@
 /*
  * sim_costs.c - the simulator's cost constants: the defaults measured on
  * this machine (bench/sim_calibrate.sh; docs/sim.md says how and what they
- * were), and the JSON costs file that overrides them (--costs FILE), read
- * through one table of fields.
+ * were), and the JSON costs file (a machine's profile: --profile FILE)
+ * that overrides them, read through one table of fields; a profile of
+ * another version (profile_version) is refused.
  */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -51,6 +52,16 @@ static int set_key(const char *path, const cJSON *k, struct sim_costs *c, char *
   if (!cJSON_IsNumber(k) || !isfinite(k->valuedouble) || k->valuedouble < 0) {
     snprintf(err, errlen, "%s: %s: must be a finite number >= 0", path, k->string);
     return DSANA_EFORMAT;
+  }
+  if (strcmp(k->string, "profile_version") == 0) {
+    if (k->valuedouble != SIM_PROFILE_VERSION) {
+      snprintf(err, errlen,
+               "%s: profile_version: %g is not this dsana's (%d): measure the machine again with "
+               "bench/sim_calibrate.sh",
+               path, k->valuedouble, SIM_PROFILE_VERSION);
+      return DSANA_EFORMAT;
+    }
+    return 0;
   }
   if (strcmp(k->string, "host_cores") == 0) {
     if (k->valuedouble > 1024 || floor(k->valuedouble) != k->valuedouble) {

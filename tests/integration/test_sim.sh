@@ -16,9 +16,9 @@ cd "$T"
 
 # ---- --help ----------------------------------------------------------------
 run_capture help "$DSANA" sim --help
-if [ "$RC" -eq 0 ] && grep -q -- '--tasks FILE' help.out && grep -q -- '--costs FILE' help.out &&
-  grep -q 'docs/sim.md' help.out; then
-  pass "--help: usage with --tasks, --costs and docs/sim.md"
+if [ "$RC" -eq 0 ] && grep -q -- '--tasks FILE' help.out && grep -q -- '--profile FILE' help.out &&
+  grep -q -- '--costs FILE' help.out && grep -q 'docs/sim.md' help.out; then
+  pass "--help: usage with --tasks, --profile (--costs) and docs/sim.md"
 else
   fail "--help: exit $RC; $(head -c 300 help.out)"
 fi
@@ -109,6 +109,21 @@ else
   fail "--opt=value: exit $RC, $(cmp det1.jsonl det_eq.jsonl 2>&1 | head -n 1) $(head -c 300 det_eq.err det_eq_costs.err)"
 fi
 
+# a machine's profile: --profile and its older name --costs read the same file
+printf '{"profile_version": 1, "sched_msg_s": 2e-4, "worker_msg_s": 2e-4}\n' >prof.json
+run_capture prof_default "$DSANA" sim --tasks t512.txt --workers 8 --max-iter 3 --metrics prof0.jsonl --quiet
+run_capture prof_profile "$DSANA" sim --tasks t512.txt --workers 8 --max-iter 3 --profile prof.json \
+  --metrics prof1.jsonl --quiet
+run_capture prof_costs "$DSANA" sim --tasks t512.txt --workers 8 --max-iter 3 --costs prof.json \
+  --metrics prof2.jsonl --quiet
+m0=$(jq -r 'select(.type == "summary") | .median_iter_s' prof0.jsonl 2>/dev/null || echo x)
+m1=$(jq -r 'select(.type == "summary") | .median_iter_s' prof1.jsonl 2>/dev/null || echo y)
+if [ "$RC" -eq 0 ] && cmp -s prof1.jsonl prof2.jsonl && awk -v a="$m0" -v b="$m1" 'BEGIN { exit !(b > a) }'; then
+  pass "--profile: its costs taken (median $m0 -> $m1 s), the same as --costs"
+else
+  fail "--profile: median $m0 -> $m1 s, $(cmp prof1.jsonl prof2.jsonl 2>&1 | head -n 1) $(head -c 300 prof_profile.err)"
+fi
+
 # ---- a graph as the job --------------------------------------------------------
 run_capture gen "$DSANA" graph gen kron --scale 10 --edge-factor 8 --seed 1 --out g.bin
 run_capture graph "$DSANA" sim g.bin --workers 8 --servers 2 --mode dsana --max-iter 3 --metrics graph.jsonl
@@ -158,6 +173,7 @@ printf '# only a comment\n\n' >empty.txt
 printf '1e5 0\n' >zero_keys.txt
 echo '{"bogus_s": 1}' >bad_costs.json
 echo '{"sched_msg_s": -1}' >neg_costs.json
+echo '{"profile_version": 7, "sched_msg_s": 1e-5}' >old_profile.json
 echo '{"workers": [' >trunc.json
 
 # expect_bad CASE WORDS ARGS...: exit 2, one line on stderr containing WORDS
@@ -190,6 +206,9 @@ expect_bad costs_value "--costs" --tasks t512.txt --costs
 expect_bad costs_missing "nosuch.json" --tasks t512.txt --costs nosuch.json
 expect_bad costs_key "bad_costs.json" --tasks t512.txt --costs bad_costs.json
 expect_bad costs_negative "neg_costs.json" --tasks t512.txt --costs neg_costs.json
+expect_bad profile_version "old_profile.json: profile_version: 7" --tasks t512.txt --profile old_profile.json
+expect_bad profile_value "--profile" --tasks t512.txt --profile
+expect_bad profile_and_costs "given twice" --tasks t512.txt --profile c2.json --costs c2.json
 expect_bad scenario_short "s64.json: workers" --tasks t512.txt --workers 65 --scenario s64.json
 expect_bad scenario_json "trunc.json" --tasks t512.txt --workers 2 --scenario trunc.json
 expect_bad max_iter "--max-iter" --tasks t512.txt --max-iter 0

@@ -312,7 +312,8 @@ static void test_host_cores(void **state) {
   unlink(path);
 }
 
-/* Costs files: known keys override, anything else is a one-line error. */
+/* Costs files (profiles): known keys override, a profile of another
+ * version and anything else is a one-line error. */
 static void test_costs_file(void **state) {
   (void)state;
   struct sim_costs c;
@@ -323,8 +324,22 @@ static void test_costs_file(void **state) {
   assert_near(c.sched_msg_s, 2.5e-5, 0);
   assert_int_equal(c.host_cores, 2);
   unlink(p);
-  const char *bad[] = {
-      "{\"no_such_cost\": 1}", "{\"sched_msg_s\": -1}", "{\"sched_msg_s\": \"x\"}", "[1, 2]", "{", NULL};
+  p = write_file("{\"profile_version\": 1, \"worker_task_s\": 2e-5}"); /* bench/sim_calibrate.sh's */
+  assert_int_equal(sim_costs_load(p, &c, err, sizeof err), 0);
+  assert_near(c.worker_task_s, 2e-5, 0);
+  unlink(p);
+  p = write_file("{\"profile_version\": 2, \"worker_task_s\": 3e-5}"); /* another dsana's profile */
+  assert_int_not_equal(sim_costs_load(p, &c, err, sizeof err), 0);
+  assert_non_null(strstr(err, "profile_version: 2"));
+  assert_near(c.worker_task_s, 2e-5, 0);
+  unlink(p);
+  const char *bad[] = {"{\"no_such_cost\": 1}",
+                       "{\"sched_msg_s\": -1}",
+                       "{\"sched_msg_s\": \"x\"}",
+                       "{\"profile_version\": 1.5}",
+                       "[1, 2]",
+                       "{",
+                       NULL};
   for (int k = 0; bad[k]; k++) {
     p = write_file(bad[k]);
     err[0] = '\0';
