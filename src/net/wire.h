@@ -32,10 +32,11 @@
 
 #define WIRE_MAGIC 0x414e5344u
 #define WIRE_VERSION \
-  8 /* 3: typed task/chunk/flags/count/buffer fields; 4: BYE carries the role's usage;
+  9 /* 3: typed task/chunk/flags/count/buffer fields; 4: BYE carries the role's usage;
                           5: exact sums are 32 bytes (192 bits and flags); 6: WIRE_F_THROUGH; 7: READY;
                           8: hand-out epochs (chunk of PUSH, TASKS, ITER_START, FETCH_AHEAD), BYE carries
-                          the messages a role dropped */
+                          the messages a role dropped; 9: a task list's values are each task's range, which
+                          need not touch */
 #define WIRE_HDR_BYTES 64
 #define WIRE_DEFAULT_MAX_PAYLOAD ((uint64_t)64 << 20)
 
@@ -78,8 +79,9 @@ enum wire_type {
 #define WIRE_F_SHARED 8u    /* PULL_REPLY: values are in the server's shared buffer `buffer` */
 #define WIRE_F_SHARE_OK 16u /* PULL: shared-buffer answers welcome */
 #define WIRE_F_XSUM 32u     /* PUSH: exact partial sums, 16 bytes (two u64 words, low first) per value */
-#define WIRE_F_TASKS 64u    /* PUSH: the payload starts with u64 n and n u64 task ids: the message ends them all */
-#define WIRE_F_AHEAD 128u   /* ITER_START: after these tasks, fetch the next iteration's input (FETCH_AHEAD) */
+#define WIRE_F_TASKS \
+  64u /* PUSH: the payload starts with u64 n and n u64 task ids, then each task's values over its range in the shard, in that order: the message ends them all */
+#define WIRE_F_AHEAD 128u /* ITER_START: after these tasks, fetch the next iteration's input (FETCH_AHEAD) */
 /* PULL: compressed answers welcome. PULL_REPLY: the payload is the values
  * (count of them, width each) encoded by net/zcodec.h, any length */
 #define WIRE_F_ZSTD 256u

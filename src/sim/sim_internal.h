@@ -95,6 +95,7 @@ struct sim_work {
   uint64_t w_keys;         /* of the written table */
   bool same_space;         /* written and read tables have the same keys: chunks become final */
   uint32_t wwidth, wwords; /* written table's width, words per value (2: exact sums) */
+  bool wassign;            /* the written table is ASSIGN: tiny tasks' pushes merge into one message */
   bool read_dense;         /* tasks read a table by range (pulled by every worker) */
   uint64_t chunk_keys;     /* keys per chunk of the read space, 0 = whole tables */
   uint64_t n_chunks;       /* global chunks (1 when not chunked) */

@@ -105,6 +105,7 @@ int simwork_init(struct sim_work *wk, const struct dsana_job *job, const struct 
   const struct job_table *wtab = &job->tables[wt];
   wk->wwidth = wtab->width;
   wk->wwords = wtab->rule == DSANA_RULE_SUM ? DSANA_XSUM_WORDS : 1;
+  wk->wassign = wtab->rule == DSANA_RULE_ASSIGN;
   wk->read_dense = rt != JOB_NONE;
   wk->w_keys = wtab->n_keys;
   wk->n_keys = rt != JOB_NONE ? job->tables[rt].n_keys : wtab->n_keys;

@@ -3,12 +3,13 @@
  * (worker_push.c and worker_flush.c in the runtime): its pushes, cut at the
  * servers' shards and the message size, the last one to each server
  * carrying the task's end marker, and its TASK_DONE record. A task that
- * computed for less than WPUSH_BATCH_NS (runtime/core/rules.h) waits with the
- * next ones (up to WPUSH_BATCH_TASKS): their pushes to one server leave as
- * one message per run of adjacent ranges, their records as one TASK_DONE,
- * when the worker has nothing to run (the pushes earlier, once they hold
- * WPUSH_BATCH_BYTES). A longer task's pushes leave at
- * once; its record waits until the worker runs its last queued task.
+ * computed for less than WPUSH_BATCH_NS (runtime/core/rules.h) waits with
+ * the next ones (up to WPUSH_BATCH_TASKS): their pushes to one server leave
+ * as one message (ASSIGN; else one per run of adjacent ranges) once they
+ * hold WPUSH_BATCH_BYTES or the worker has nothing to run, their records
+ * as one TASK_DONE when the worker has nothing to run. A longer task's
+ * pushes leave at once; its record waits until the worker runs its last
+ * queued task.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -75,11 +76,13 @@ static double push_now(struct sim *sim, uint32_t i, uint32_t task, uint32_t s, u
   return t;
 }
 
-/* A task's pushes to server s, kept: merged with the run before it when adjacent. */
+/* A task's pushes to server s, kept: ASSIGN ones merged with those kept
+ * before (whatever their ranges), others with the run before them when
+ * adjacent. */
 static void push_later(struct sim *sim, uint32_t i, uint32_t task, uint32_t s, uint64_t lo, uint64_t hi) {
   struct sim_pend *p = &sim->w[i].pend[s];
   uint64_t per = (uint64_t)sim->wk.wwidth * sim->wk.wwords;
-  if (!p->msgs || p->hi != lo)
+  if (!p->msgs || (!sim->wk.wassign && p->hi != lo))
     p->msgs++;
   p->bytes += 8 + (hi - lo) * per * sizeof(double);
   p->hi = hi;

@@ -160,7 +160,7 @@ static void test_layout_is_little_endian(void **state) {
                                                0,
                                                0};
   assert_int_equal(WIRE_HDR_BYTES, 64);
-  assert_int_equal(WIRE_VERSION, 8);
+  assert_int_equal(WIRE_VERSION, 9);
   assert_memory_equal(b, want, sizeof want);
   /* and it decodes back field by field (payload within an unlimited limit) */
   struct wire_hdr out;
@@ -505,7 +505,7 @@ static void test_reason_order(void **state) {
   (void)state;
   struct wire_hdr h = wire_hdr_make(WIRE_PUSH, 0);
   h.magic = 0;
-  h.version = 9;
+  h.version = WIRE_VERSION + 1;
   h.type = 999;
   h.key_lo = 2;
   h.key_hi = 1;

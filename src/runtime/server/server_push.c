@@ -341,25 +341,37 @@ static int stage(struct server *sv, const struct wire_hdr *h, const void *payloa
   return 0;
 }
 
+/* Task t's write range of table st in this shard: [r->lo, r->hi); false
+ * when it writes none of it here. */
+static bool task_range_here(const struct server *sv, uint32_t t, uint32_t table, struct job_range *r) {
+  const struct stable *st = &sv->t[table];
+  if (t >= sv->job.n_tasks || !job_task_writes(&sv->job, t, table, r))
+    return false;
+  r->lo = r->lo > st->lo ? r->lo : st->lo;
+  r->hi = r->hi < st->hi ? r->hi : st->hi;
+  return r->lo < r->hi;
+}
+
 /* A push ending several tasks (WIRE_F_TASKS, ASSIGN ranges only): every
- * task writes the table, its part of the shard inside the message's range. */
+ * listed task writes the table here, its values are its whole range here,
+ * in the order listed, and the ranges lie in the message's. */
 static const char *check_tasks(const struct server *sv, const struct wire_hdr *h, const uint64_t *p) {
   const struct stable *st = &sv->t[h->table];
   if (h->payload_bytes < 16 || (h->flags & (WIRE_F_KEYS | WIRE_F_XSUM)) || !(h->flags & WIRE_F_END) || stable_sums(st))
     return "a task list on something other than ASSIGN values that end their tasks";
-  uint64_t n = p[0];
-  if (n == 0 || n > sv->job.n_tasks || h->payload_bytes != 8 * (1 + n) + (uint64_t)h->count * st->width * 8 ||
-      h->count != h->key_hi - h->key_lo || h->key_lo < st->lo || h->key_hi > st->hi)
-    return "task list and values do not match the key range";
+  uint64_t n = p[0], keys = 0;
+  if (n == 0 || n > sv->job.n_tasks || n > (h->payload_bytes - 8) / 8 ||
+      h->payload_bytes != 8 * (1 + n) + (uint64_t)h->count * st->width * 8 || h->key_lo < st->lo || h->key_hi > st->hi)
+    return "task list and values do not match";
   for (uint64_t i = 0; i < n; i++) {
     struct job_range r;
-    if (p[1 + i] >= sv->job.n_tasks || !job_task_writes(&sv->job, (uint32_t)p[1 + i], h->table, &r))
-      return "a listed task does not write this table";
-    uint64_t lo = r.lo > st->lo ? r.lo : st->lo, hi = r.hi < st->hi ? r.hi : st->hi;
-    if (lo < hi && (lo < h->key_lo || hi > h->key_hi))
+    if (p[1 + i] >= sv->job.n_tasks || !task_range_here(sv, (uint32_t)p[1 + i], h->table, &r))
+      return "a listed task does not write this table here";
+    if (r.lo < h->key_lo || r.hi > h->key_hi)
       return "a listed task's range leaves the message's";
+    keys += r.hi - r.lo;
   }
-  return NULL;
+  return keys == h->count ? NULL : "the listed tasks' ranges do not add up to the values";
 }
 
 /* What is wrong with push h from worker w (NULL: nothing). */
@@ -422,8 +434,9 @@ static int defer(struct server *sv, const struct rt_from *from, const struct wir
   return 0;
 }
 
-/* ASSIGN values ending several tasks: written once, then every task ends
- * (a task ended already, re-run elsewhere, pushed the same values). */
+/* ASSIGN values ending several tasks: each written over its task's range,
+ * then every task ends (a task ended already, re-run elsewhere, pushed the
+ * same values). */
 static int take_tasks(struct server *sv, uint32_t worker, const struct wire_hdr *h, const uint64_t *p,
                       struct rt_outq *out) {
   bool open = false;
@@ -431,9 +444,18 @@ static int take_tasks(struct server *sv, uint32_t worker, const struct wire_hdr 
     open |= !sv->ended[p[1 + i]];
   if (!open)
     return drop_stale(sv, worker, h, "every task it ends ended here already");
-  struct wire_hdr v = *h;
-  v.flags = WIRE_F_END;
-  apply(sv, &v, p + 1 + p[0]);
+  const double *vals = (const double *)(p + 1 + p[0]);
+  for (uint64_t i = 0; i < p[0]; i++) { /* each task's values over its range here (check_tasks) */
+    struct job_range r;
+    task_range_here(sv, (uint32_t)p[1 + i], h->table, &r);
+    struct wire_hdr v = *h;
+    v.flags = WIRE_F_END;
+    v.key_lo = r.lo;
+    v.key_hi = r.hi;
+    v.count = (uint32_t)(r.hi - r.lo);
+    apply(sv, &v, vals);
+    vals += v.count * sv->t[h->table].width;
+  }
   for (uint64_t i = 0; i < p[0]; i++) {
     uint32_t t = (uint32_t)p[1 + i];
     if (sv->ended[t])

@@ -1,10 +1,12 @@
 /*
  * worker_flush.c - sending what tiny tasks left waiting (worker_push.c):
- * their pushes, with runs of adjacent ASSIGN ranges to one server merged
- * into one message that ends every task of the run (WIRE_F_TASKS: the
- * payload starts with the count and the ids of the tasks), and one
- * TASK_DONE report with every record. Order per server is kept: only
- * consecutive messages to the same server merge.
+ * their pushes, with runs of ASSIGN ranges of one table to one server
+ * merged into one message that ends every task of the run (WIRE_F_TASKS:
+ * the payload starts with the count and the ids of the tasks, then each
+ * task's values over its range, in that order: the ranges need not touch,
+ * as a dynamic plan's tasks of one worker do not), and one TASK_DONE
+ * report with every record. Order per server is kept: only consecutive
+ * messages to the same server merge.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,24 +14,34 @@
 #include "runtime/core/rules.h"
 #include "runtime/worker/worker_internal.h"
 
-/* A single-task dense ASSIGN push that ends its task: may merge. */
+/* A single-task dense ASSIGN push that ends its task and carries all it
+ * writes on its server (a merged message's values are each task's whole
+ * range there): may merge. */
 static bool mergeable(const struct worker *w, const struct rt_out *o) {
-  return o->hdr.type == WIRE_PUSH && o->hdr.flags == WIRE_F_END && o->hdr.count > 0 && o->hdr.table < w->job.n_tables &&
-         w->job.tables[o->hdr.table].rule == DSANA_RULE_ASSIGN;
+  const struct wire_hdr *h = &o->hdr;
+  struct job_range r;
+  if (h->type != WIRE_PUSH || h->flags != WIRE_F_END || h->count == 0 || h->table >= w->job.n_tables ||
+      w->job.tables[h->table].rule != DSANA_RULE_ASSIGN || !job_task_writes(&w->job, h->task, h->table, &r))
+    return false;
+  uint64_t slo, shi;
+  shard_range(w->job.tables[h->table].n_keys, w->map->n_servers, o->index, &slo, &shi);
+  return h->key_lo == (r.lo > slo ? r.lo : slo) && h->key_hi == (r.hi < shi ? r.hi : shi);
 }
 
-/* Entries i < j of the pending queue are next to each other on their link
- * and their ranges touch. */
-static bool continues(const struct rt_out *a, const struct rt_out *b) {
-  return b->index == a->index && b->hdr.table == a->hdr.table && b->hdr.iter == a->hdr.iter &&
-         b->hdr.key_lo == a->hdr.key_hi;
+/* Entry b of the pending queue may join the run that a begins (b comes
+ * next on their link): the same table and iteration. */
+static bool joins(const struct rt_out *a, const struct rt_out *b) {
+  return b->index == a->index && b->hdr.table == a->hdr.table && b->hdr.iter == a->hdr.iter;
 }
 
 /* One message for pending entries v[idx[0..n)] (a run on one link). */
 static int merge_run(struct worker *w, struct rt_out *const *run, size_t n, struct rt_outq *out) {
-  uint64_t keys = 0, width = w->job.tables[run[0]->hdr.table].width;
-  for (size_t i = 0; i < n; i++)
+  uint64_t keys = 0, width = w->job.tables[run[0]->hdr.table].width, lo = UINT64_MAX, hi = 0;
+  for (size_t i = 0; i < n; i++) {
     keys += run[i]->hdr.count;
+    lo = run[i]->hdr.key_lo < lo ? run[i]->hdr.key_lo : lo;
+    hi = run[i]->hdr.key_hi > hi ? run[i]->hdr.key_hi : hi;
+  }
   size_t bytes = 8 * (1 + n) + keys * width * sizeof(double);
   uint64_t *buf = malloc(bytes);
   if (!buf)
@@ -43,7 +55,8 @@ static int merge_run(struct worker *w, struct rt_out *const *run, size_t n, stru
   }
   struct wire_hdr h = run[0]->hdr;
   h.flags = WIRE_F_END | WIRE_F_TASKS;
-  h.key_hi = run[n - 1]->hdr.key_hi;
+  h.key_lo = lo;
+  h.key_hi = hi;
   h.count = (uint32_t)keys;
   return rt_send_owned(out, ROLE_SERVER, run[0]->index, &h, buf, bytes, RT_PRIORITY_PUSH);
 }
@@ -77,7 +90,7 @@ int wflush_pushes(struct worker *w, struct rt_outq *out) {
       if (done[j] || p->v[j].index != run[0]->index)
         continue; /* another link */
       bytes += 8 + p->v[j].hdr.payload_bytes;
-      if (!mergeable(w, &p->v[j]) || !continues(run[n - 1], &p->v[j]) || bytes > w->map->max_payload)
+      if (!mergeable(w, &p->v[j]) || !joins(run[0], &p->v[j]) || bytes > w->map->max_payload)
         break;
       run[n++] = &p->v[j];
       done[j] = true;
