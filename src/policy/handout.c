@@ -10,8 +10,12 @@ uint32_t handout_depth(enum sched_kind kind, double speed, double mean_cost, uin
   return tasks < least ? least : tasks > most ? most : (uint32_t)tasks;
 }
 
-uint32_t handout_refills(double iter_s, double msg_s) {
-  if (!(iter_s > 0) || !(msg_s > 0))
+uint32_t handout_refills(double iter_s, double msg_s, uint32_t n_workers) {
+  if (!(iter_s > 0)) {
+    uint64_t first = (uint64_t)HANDOUT_FIRST_REFILLS_PER_WORKER * (n_workers ? n_workers : 1);
+    return first < HANDOUT_REFILLS_PER_ITER ? (uint32_t)first : HANDOUT_REFILLS_PER_ITER;
+  }
+  if (!(msg_s > 0))
     return HANDOUT_REFILLS_PER_ITER;
   double n = HANDOUT_REFILL_SHARE * iter_s / (2 * msg_s);
   return n >= HANDOUT_REFILLS_PER_ITER ? HANDOUT_REFILLS_PER_ITER : n >= 1 ? (uint32_t)n : 1;

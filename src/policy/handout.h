@@ -54,6 +54,16 @@
  * iteration's bound and ran at 0.43 of it (bsp 0.73); with 64, 0.56. */
 #define HANDOUT_REFILL_SHARE 0.05
 
+/* ... and in the first iteration, whose length is not known yet (nor any
+ * worker's speed: a task's first run on a worker lays it out, which its
+ * speed leaves out), about this many hand-outs a worker: its share on
+ * demand, so that a worker slow from the start holds little, but not a
+ * task at a time. With the 256 refills of the cap, 16 tiny tasks a worker
+ * went out one or two at a time: 112-130 scheduler messages and 14 round
+ * trips a worker in iteration 1 (p2p-Gnutella31, 4 workers, --sched dynamic
+ * --chunk off, 0.5 ms links: 18.7-20.5 ms against bsp's 13.3). */
+#define HANDOUT_FIRST_REFILLS_PER_WORKER 4
+
 /* Tasks worker w should hold at a time: all (UINT32_MAX) under static
  * scheduling; else by its estimated speed (cost units per second over all
  * its threads, 0 = unknown), the mean task cost and its compute threads
@@ -61,10 +71,11 @@
  * a prefetched task too: without one it idles for a round trip to the
  * scheduler after every task while the others steal its queue. */
 uint32_t handout_depth(enum sched_kind kind, double speed, double mean_cost, uint32_t threads);
-/* The refills all workers together may ask for in an iteration: an
+/* The refills n_workers together may ask for in an iteration: an
  * iteration of iter_s seconds, the scheduler's CPU msg_s seconds a message
- * (either 0: not known yet, HANDOUT_REFILLS_PER_ITER). */
-uint32_t handout_refills(double iter_s, double msg_s);
+ * (iter_s 0, the first iteration: HANDOUT_FIRST_REFILLS_PER_WORKER each;
+ * msg_s 0, not known yet: HANDOUT_REFILLS_PER_ITER). */
+uint32_t handout_refills(double iter_s, double msg_s, uint32_t n_workers);
 /* The least a worker with `share` planned tasks this iteration, of
  * n_workers that together ask for `refills` refills, should hold;
  * UINT32_MAX under static scheduling. */

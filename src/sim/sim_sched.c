@@ -119,7 +119,7 @@ static double hand_out_first(struct sim *sim, double t) {
   double mean = 0;
   for (uint32_t k = 0; k < sim->wk.n_tasks; k++)
     mean += sim->wk.cost[k] / sim->wk.n_tasks;
-  uint32_t refills = handout_refills(s->last_wall, sim->c->sched_msg_s);
+  uint32_t refills = handout_refills(s->last_wall, sim->c->sched_msg_s, sim->n_workers);
   for (uint32_t w = 0; w < sim->n_workers; w++) {
     const uint32_t *queued;
     uint32_t share = sched_queued_tasks(s->policy, w, &queued);

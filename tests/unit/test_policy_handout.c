@@ -68,19 +68,32 @@ static void test_first_budget(void **unused) {
   assert_true(handout_first_budget(SCHED_DYNAMIC, true, 0.0) == 0);
 }
 
-/* The refills an iteration affords: all of HANDOUT_REFILLS_PER_ITER until
- * the costs are known; then as many as HANDOUT_REFILL_SHARE of the
- * iteration pays for at two messages each, at least one. */
+/* The refills an iteration affords: in the first, HANDOUT_FIRST_REFILLS_PER_WORKER
+ * a worker (up to the cap); then all of HANDOUT_REFILLS_PER_ITER until the
+ * message cost is known, and after that as many as HANDOUT_REFILL_SHARE of
+ * the iteration pays for at two messages each, at least one. */
 static void test_refills_follow_the_message_cost(void **unused) {
   (void)unused;
-  assert_int_equal(handout_refills(0, 25e-6), HANDOUT_REFILLS_PER_ITER);
-  assert_int_equal(handout_refills(0.02, 0), HANDOUT_REFILLS_PER_ITER);
+  assert_int_equal(handout_refills(0, 25e-6, 4), 4 * HANDOUT_FIRST_REFILLS_PER_WORKER);
+  assert_int_equal(handout_refills(0, 0, 4), 4 * HANDOUT_FIRST_REFILLS_PER_WORKER);
+  assert_int_equal(handout_refills(0, 25e-6, 4096), HANDOUT_REFILLS_PER_ITER);
+  assert_int_equal(handout_refills(0.02, 0, 4), HANDOUT_REFILLS_PER_ITER);
   /* 20 ms an iteration at 25 us a message (roles as processes): 20 */
-  assert_int_equal(handout_refills(0.02, 25e-6), (uint32_t)(HANDOUT_REFILL_SHARE * 0.02 / 50e-6));
+  assert_int_equal(handout_refills(0.02, 25e-6, 4), (uint32_t)(HANDOUT_REFILL_SHARE * 0.02 / 50e-6));
   /* cheap messages: the cap; dear ones: one */
-  assert_int_equal(handout_refills(0.02, 1e-9), HANDOUT_REFILLS_PER_ITER);
-  assert_int_equal(handout_refills(0.001, 1e-3), 1);
-  assert_true(handout_refills(0.02, 5e-6) > handout_refills(0.02, 25e-6));
+  assert_int_equal(handout_refills(0.02, 1e-9, 4), HANDOUT_REFILLS_PER_ITER);
+  assert_int_equal(handout_refills(0.001, 1e-3, 4), 1);
+  assert_true(handout_refills(0.02, 5e-6, 4) > handout_refills(0.02, 25e-6, 4));
+}
+
+/* In the first iteration no speed is known: a worker of 4 with 16 tasks
+ * holds a quarter of them and a task a thread (2), so its share goes in
+ * 4 hand-outs, not 14 of one or two tasks. */
+static void test_first_iteration_share_in_a_few_handouts(void **unused) {
+  (void)unused;
+  uint32_t refills = handout_refills(0, 0, 4);
+  assert_int_equal(handout_hold(SCHED_DYNAMIC, 0, 1e5, 2, 16, 4, refills), 16 / HANDOUT_FIRST_REFILLS_PER_WORKER + 2);
+  assert_int_equal(handout_hold(SCHED_STATIC, 0, 1e5, 2, 16, 4, refills), UINT32_MAX);
 }
 
 /* A share is handed in (refills / workers) parts, at least one, plus a
@@ -102,6 +115,7 @@ int main(void) {
       cmocka_unit_test(test_depth_threads_on_top),
       cmocka_unit_test(test_first_budget),
       cmocka_unit_test(test_refills_follow_the_message_cost),
+      cmocka_unit_test(test_first_iteration_share_in_a_few_handouts),
       cmocka_unit_test(test_share_depth_by_refills),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

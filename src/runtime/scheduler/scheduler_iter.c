@@ -127,7 +127,7 @@ static int hand_out_first(struct scheduler *s, struct rt_outq *out) {
   double mean_cost = 0;
   for (uint32_t t = 0; t < s->job.n_tasks; t++)
     mean_cost += s->job.tasks[t].cost / s->job.n_tasks;
-  uint32_t refills = handout_refills(s->last_wall_s, s->msg_cost_s);
+  uint32_t refills = handout_refills(s->last_wall_s, s->msg_cost_s, s->cfg.n_workers);
   for (uint32_t w = 0; w < s->cfg.n_workers; w++) {
     const uint32_t *queued;
     uint32_t share = sched_queued_tasks(s->policy, w, &queued);
