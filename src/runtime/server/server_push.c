@@ -341,15 +341,17 @@ static int stage(struct server *sv, const struct wire_hdr *h, const void *payloa
   return 0;
 }
 
-/* Task t's write range of table st in this shard: [r->lo, r->hi); false
- * when it writes none of it here. */
-static bool task_range_here(const struct server *sv, uint32_t t, uint32_t table, struct job_range *r) {
-  const struct stable *st = &sv->t[table];
-  if (t >= sv->job.n_tasks || !job_task_writes(&sv->job, t, table, r))
-    return false;
+/* Range *r cut to shard table st's keys; false when nothing is left. */
+static bool clip_to_shard(const struct stable *st, struct job_range *r) {
   r->lo = r->lo > st->lo ? r->lo : st->lo;
   r->hi = r->hi < st->hi ? r->hi : st->hi;
   return r->lo < r->hi;
+}
+
+/* Task t's write range of table `table` in this shard: [r->lo, r->hi);
+ * false when it writes none of it here. */
+static bool task_range_here(const struct server *sv, uint32_t t, uint32_t table, struct job_range *r) {
+  return t < sv->job.n_tasks && job_task_writes(&sv->job, t, table, r) && clip_to_shard(&sv->t[table], r);
 }
 
 /* A push ending several tasks (WIRE_F_TASKS, ASSIGN ranges only): every
@@ -390,8 +392,7 @@ static const char *check_push(const struct server *sv, const struct wire_hdr *h,
     return "marked through a key: not dense values of the one key space the task writes here";
   if (h->payload_bytes == 0 && h->count == 0)
     return h->flags & WIRE_F_KEYS ? "an empty key list" : NULL; /* an end marker alone */
-  uint64_t lo = r.lo > st->lo ? r.lo : st->lo, hi = r.hi < st->hi ? r.hi : st->hi;
-  if (h->key_lo < lo || h->key_hi > hi || h->key_lo >= h->key_hi)
+  if (!clip_to_shard(st, &r) || h->key_lo < r.lo || h->key_hi > r.hi || h->key_lo >= h->key_hi)
     return "keys outside the task's write range in this shard";
   uint64_t words = h->flags & WIRE_F_XSUM ? DSANA_XSUM_WORDS : 1;
   if ((h->flags & WIRE_F_XSUM) && !st->acc)
