@@ -39,6 +39,7 @@ struct stable {
   bool state;           /* a STATE table: buf[0] == buf[1] */
   dsana_xsum *acc;      /* SUM: accumulators of the iteration, (hi - lo) * width */
   bool isum;            /* ISUM: pushes add into the next version itself (zeroed as an iteration begins) */
+  bool isum_failed;     /* ISUM: an addend of this iteration could not be added exactly (a NaN in next) */
   double *prev;         /* compressed pulls: a copy of the version before cur (server_zc.c) */
   int64_t prev_version; /* the version prev holds (INT64_MIN: none yet) */
 };

@@ -55,15 +55,19 @@ void spush_free(struct server *sv) {
   free(sv->deferred);
 }
 
+/* 1 when r is NaN or infinite: its exponent bits all ones (a bit test, not
+ * r != r, keeps the loops that use it vectorized). */
+static inline uint64_t not_finite_bit(double r) {
+  uint64_t b;
+  memcpy(&b, &r, sizeof b);
+  return (b & 0x7ff0000000000000ull) == 0x7ff0000000000000ull;
+}
+
 /* Whether v[0..n) are all finite: one branch-free pass (it vectorizes). */
 static bool all_finite(const double *v, uint64_t n) {
-  const uint64_t exp = 0x7ff0000000000000ull; /* all ones: infinite or NaN */
   uint64_t bad = 0;
-  for (uint64_t k = 0; k < n; k++) {
-    uint64_t b;
-    memcpy(&b, &v[k], sizeof b);
-    bad |= (b & exp) == exp;
-  }
+  for (uint64_t k = 0; k < n; k++)
+    bad |= not_finite_bit(v[k]);
   return !bad;
 }
 
@@ -81,13 +85,25 @@ static uint64_t first_not_finite(const double *v, uint64_t lo, uint64_t hi) {
   return hi;
 }
 
+/* Whether finish_piece() looks for values that are not finite in table t:
+ * not in a STATE table (never pulled nor pushed: what it feeds leaves
+ * through the tables finish() derives from it, which are looked at), nor
+ * in an ISUM table whose pushes all added up exactly (its values are
+ * their integer sums: only a failed addition, which apply_isum() notes,
+ * makes one NaN). A key touches 5 values in the MLP's tables, 1 of them
+ * looked at. */
+static bool may_be_not_finite(const struct server *sv, uint32_t t) {
+  const struct stable *st = &sv->t[t];
+  return !st->state && (!st->isum || st->isum_failed);
+}
+
 /* Every value of segment [lo, hi) of key space s is finite, or the job
  * stops here with the first that is not: its table, key and iteration (a
  * SUM whose addend could not be summed exactly is NaN, dsana_xsum). */
 static int check_finite(const struct server *sv, uint32_t s, uint64_t lo, uint64_t hi, uint32_t iter) {
   for (uint32_t t = 0; t < sv->job.n_tables; t++) {
     const struct job_table *jt = &sv->job.tables[t];
-    if (jt->space != s)
+    if (jt->space != s || !may_be_not_finite(sv, t))
       continue;
     const double *v = shard_by_key(sv, t, shard_next(sv, t));
     uint64_t k = first_not_finite(v, lo * jt->width, hi * jt->width);
@@ -195,8 +211,10 @@ int spush_begin(struct server *sv, struct rt_outq *out) {
     sv->tasks_left += sv->tseg_off[t] < sv->tseg_off[t + 1];
   sv->segs_left = 0;
   for (uint32_t t = 0; t < sv->job.n_tables; t++) /* ISUM sums build up in the next version itself */
-    if (sv->t[t].isum)
+    if (sv->t[t].isum) {
       memset(sv->t[t].buf[shard_next(sv, t)], 0, sizeof(double) * (sv->t[t].hi - sv->t[t].lo) * sv->t[t].width);
+      sv->t[t].isum_failed = false;
+    }
   spull_begin(sv);
   for (uint32_t s = 0; s < sv->job.n_spaces; s++) {
     struct sspace *sp = &sv->sp[s];
@@ -274,19 +292,37 @@ static inline double isum_add(double acc, double x) {
   return ok ? s : __builtin_nan("");
 }
 
-/* ISUM values added into the next version (acc, by key). */
-static void apply_isum(const struct stable *st, double *acc, const struct wire_hdr *h, const uint64_t *keys,
-                       const double *vals) {
-  uint64_t w = st->width;
-  if (!keys) {
-    double *a = acc + h->key_lo * w;
-    for (uint64_t i = 0; i < h->count * w; i++)
-      a[i] = isum_add(a[i], vals[i]);
-    return;
+/* vals[0..n) added into a[0..n) (isum_add); 1 when a result is NaN. A
+ * dense push of a large model is most of a server's work (the MLP: 4
+ * values a parameter a step): copies for AVX-512 and AVX2 where the CPU has
+ * them, the same operations lane by lane, so the same bits. */
+__attribute__((target_clones("avx512f", "avx2", "default"))) static uint64_t
+add_isum_run(double *restrict a, const double *restrict vals, uint64_t n) {
+  uint64_t failed = 0;
+  for (uint64_t i = 0; i < n; i++) {
+    double r = isum_add(a[i], vals[i]);
+    failed |= not_finite_bit(r);
+    a[i] = r;
   }
-  for (uint64_t i = 0; i < h->count; i++)
-    for (uint64_t j = 0; j < w; j++)
-      acc[keys[i] * w + j] = isum_add(acc[keys[i] * w + j], vals[i * w + j]);
+  return failed;
+}
+
+/* ISUM values added into the next version (acc, by key); a NaN among the
+ * results marks the table (isum_failed). */
+static void apply_isum(struct stable *st, double *acc, const struct wire_hdr *h, const uint64_t *keys,
+                       const double *vals) {
+  uint64_t w = st->width, failed = 0;
+  if (!keys) {
+    failed = add_isum_run(acc + h->key_lo * w, vals, h->count * w);
+  } else {
+    for (uint64_t i = 0; i < h->count; i++)
+      for (uint64_t j = 0; j < w; j++) {
+        double r = isum_add(acc[keys[i] * w + j], vals[i * w + j]);
+        failed |= not_finite_bit(r);
+        acc[keys[i] * w + j] = r;
+      }
+  }
+  st->isum_failed |= failed != 0;
 }
 
 /* Apply checked values: ASSIGN into next, SUM into the accumulators
