@@ -236,6 +236,13 @@ DSANA_API uint64_t dsana_block_keys(const struct dsana_task_ctx *ctx);
  * write every value); later calls return the same buffer. Sent when the
  * task ends. NULL for a table the task does not write. */
 DSANA_API double *dsana_push_buf(struct dsana_task_ctx *ctx, uint32_t table);
+/* As dsana_push_buf(), but a SUM or ISUM buffer is not zeroed: the task
+ * writes every value of its range. For a task that makes a large dense
+ * push part by part: zeroing each part just before adding into it, while
+ * it is in cache, saves a pass over the whole buffer (the MLP's gradient:
+ * 3.3 MB a task). The first call of either decides; later calls of either
+ * return the same buffer. */
+DSANA_API double *dsana_push_buf_uninit(struct dsana_task_ctx *ctx, uint32_t table);
 /* A sparse push into a SUM table: n keys, strictly ascending, inside the
  * task's write range; *values gets n * width zeroed doubles to fill
  * (values[i * width + j] for keys[i]). keys must stay valid until the task

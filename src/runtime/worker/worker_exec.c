@@ -105,7 +105,9 @@ static double *push_mem(struct wpush *p, size_t n, bool zero) {
   return m;
 }
 
-double *dsana_push_buf(struct dsana_task_ctx *ctx, uint32_t table) {
+/* dsana_push_buf() and dsana_push_buf_uninit(): zero, whether a SUM or
+ * ISUM buffer is zeroed when made. */
+static double *push_buf(struct dsana_task_ctx *ctx, uint32_t table, bool zero) {
   struct worker *w = ctx->rt->w;
   struct wpush *p = table < DSANA_MAX_TABLES ? &ctx->rt->wt->push[table] : NULL;
   struct job_range r;
@@ -114,11 +116,15 @@ double *dsana_push_buf(struct dsana_task_ctx *ctx, uint32_t table) {
   if (p->used)
     return p->buf;
   const struct job_table *jt = &w->job.tables[table];
-  double *m = push_mem(p, (r.hi - r.lo) * jt->width, jt->rule != DSANA_RULE_ASSIGN);
+  double *m = push_mem(p, (r.hi - r.lo) * jt->width, zero && jt->rule != DSANA_RULE_ASSIGN);
   p->buf = m ? m - r.lo * jt->width : NULL;
   p->used = p->buf != NULL;
   return p->buf;
 }
+
+double *dsana_push_buf(struct dsana_task_ctx *ctx, uint32_t table) { return push_buf(ctx, table, true); }
+
+double *dsana_push_buf_uninit(struct dsana_task_ctx *ctx, uint32_t table) { return push_buf(ctx, table, false); }
 
 /* A sparse push of n keys: checked against the task's write range;
  * words doubles per value (1, or DSANA_XSUM_WORDS for partial sums). */
