@@ -26,7 +26,9 @@
  * batch; the last (--max-iter, or --epochs E: E epochs of steps, then
  * one) evaluates every training row and takes no step.
  *
- * Exactness: a batch is cut into blocks of MLP_BLOCK positions; each
+ * Exactness: a batch of B rows is cut into ceil(B / MLP_BLOCK) blocks of
+ * consecutive positions, as equal as can be (B = 200: 4 of 50, so that 2
+ * tasks of 2 blocks take 100 rows each, not 128 and 72); each
  * block's gradient is computed in double in an order fixed by mlp_mm.c,
  * then rounded to two fixed-point integers (struct mlp_fix) whose sums
  * over the blocks are exact in any order, as plain doubles. Tasks are
@@ -146,7 +148,7 @@ uint64_t mlp_batch_rows(const struct mlp_app *a, uint32_t iter);
 /* Whether iteration iter scores the test set (the first, each epoch's start, the last). */
 bool mlp_scores_test(const struct mlp_app *a, uint32_t iter);
 /* The training rows of block `blk` of iteration iter's batch, in batch order,
- * into rows (MLP_BLOCK capacity); their count. */
+ * into rows (MLP_BLOCK capacity); their count (0 past the batch's blocks). */
 uint32_t mlp_block_rows(const struct mlp_app *a, uint32_t iter, uint64_t blk, uint64_t *rows);
 int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errlen);
 

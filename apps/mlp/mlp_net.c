@@ -102,7 +102,10 @@ bool mlp_scores_test(const struct mlp_app *a, uint32_t iter) {
 uint32_t mlp_block_rows(const struct mlp_app *a, uint32_t iter, uint64_t blk, uint64_t *rows) {
   uint64_t n = a->d.train.n_rows;
   struct shuffle_batch sb = shuffle_batch_of(n, a->batch, iter - 1);
-  uint64_t lo = sb.p0 + blk * MLP_BLOCK, hi = lo + MLP_BLOCK < sb.p1 ? lo + MLP_BLOCK : sb.p1;
+  uint64_t len = sb.p1 - sb.p0, nblk = (len + MLP_BLOCK - 1) / MLP_BLOCK;
+  if (blk >= nblk)
+    return 0;
+  uint64_t lo = sb.p0 + len * blk / nblk, hi = sb.p0 + len * (blk + 1) / nblk;
   struct shuffle f;
   shuffle_init(&f, a->seed, sb.epoch, n);
   uint32_t m = 0;
