@@ -32,6 +32,10 @@ static const struct dsana_app_option mlp_options[] = {
      .type = DSANA_VALUE_UINT, DSANA_FIELD(struct mlp_app, epochs), .min = 1, .max = 100000},
     {"max-iter", "K", "K iterations instead of --epochs (the last evaluates every row)", DSANA_OPT_REPORT, NULL,
      .type = DSANA_VALUE_UINT, DSANA_FIELD(struct mlp_app, max_iter_given), .min = 1, .max = 100000000},
+    {"final-eval", "on|off",
+     "after the last step, one iteration evaluates every training row (and --test); off: none, the same model "
+     "sooner",
+     DSANA_OPT_REPORT, "on", .type = DSANA_VALUE_CHOICE, DSANA_FIELD(struct mlp_app, no_final_eval)},
     {"lr", "ETA", "learning rate", DSANA_OPT_PARAM, "0.1", .type = DSANA_VALUE_DOUBLE, DSANA_FIELD(struct mlp_app, lr),
      .max = INFINITY, .open = DSANA_OPEN_MIN},
     {"lr-schedule", "constant|cosine",
@@ -144,13 +148,15 @@ const struct dsana_app mlp_app = {
             "ReLU units, batches of 256, lr 0.1 annealed by the cosine, Nesterov momentum 0.9 and l2 1e-4 reach\n"
             "test accuracy 0.887 in 10 epochs (0.867 with --lr-schedule constant --nesterov off).\n"
             "After --epochs epochs (or --max-iter K - 1 steps) one more iteration evaluates every training\n"
-            "row and takes no step: the run's train_loss and train_accuracy are the model's. Other\n"
+            "row and takes no step: the run's train_loss and train_accuracy are the model's (--final-eval\n"
+            "off: no such iteration, K steps; the same model without its scores). Other\n"
             "iterations report their batch's loss and accuracy (before the step), epoch_loss and\n"
             "epoch_accuracy at an epoch's last step, and the test set's accuracy and log-loss at every\n"
             "epoch's first step (the model after the epoch before) and at the end (nan in between, null\n"
             "in --metrics).\n"
             "The model is bit-identical for any --workers, --servers, --mode, chunk size or straggler\n"
-            "pattern: each block of 64 rows of a batch adds its gradient in a fixed order, and the blocks'\n"
+            "pattern: each block of a batch (at most 64 rows, blocks as equal as can be) adds its gradient\n"
+            "in a fixed order, and the blocks'\n"
             "sums are added exactly. Model file: '# dsana mlp model', a header line (layer widths,\n"
             "activation), the labels, then one parameter per line (%.17g): W_1 row by row (input i's\n"
             "weights together), b_1, W_2, b_2, ... Score new data: dsana mlp predict MODEL DATA --out FILE.\n",

@@ -24,7 +24,8 @@
  * Training: mini-batch SGD, B rows a step in an order shuffled per epoch
  * (apps/common/shuffle.h). Iteration t = 1, 2, ... takes step t - 1 on its
  * batch; the last (--max-iter, or --epochs E: E epochs of steps, then
- * one) evaluates every training row and takes no step.
+ * one) evaluates every training row and takes no step, unless
+ * --final-eval off (then every iteration is a step: the same model).
  *
  * Exactness: a batch of B rows is cut into ceil(B / MLP_BLOCK) blocks of
  * consecutive positions, as equal as can be (B = 200: 4 of 50, so that 2
@@ -112,7 +113,9 @@ struct mlp_app {
   enum mlp_act act;
   uint64_t batch, seed;
   uint32_t epochs, max_iter_given; /* --epochs, --max-iter (0: not given) */
+  bool no_final_eval;              /* --final-eval off: every iteration takes a step */
   uint32_t max_iter;               /* --max-iter, else from --epochs */
+  uint32_t steps;                  /* of them, the steps (all, or all but the final evaluation) */
   double lr, momentum, l2;
   bool classical, cosine; /* classical: --nesterov off; cosine: the rate anneals over the steps (mlp_rate) */
   /* network */

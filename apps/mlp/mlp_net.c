@@ -52,13 +52,14 @@ int mlp_layout(struct mlp_app *a, char *err, size_t errlen) {
   a->sq = mlp_fix_for(k);
   a->max_iter = a->max_iter_given;
   if (!a->max_iter_given) {
-    uint64_t it = (uint64_t)a->epochs * a->spe + 1;
+    uint64_t it = (uint64_t)a->epochs * a->spe + !a->no_final_eval;
     if (it > 100000000) {
       snprintf(err, errlen, "--epochs %u: %llu steps, above the limit of 10^8", a->epochs, (unsigned long long)it);
       return DSANA_ERANGE;
     }
     a->max_iter = (uint32_t)it;
   }
+  a->steps = a->max_iter - !a->no_final_eval;
   return 0;
 }
 
@@ -79,12 +80,12 @@ double mlp_initial(const struct mlp_app *a, uint64_t k) {
   return bound * (2 * u - 1);
 }
 
-bool mlp_final(const struct mlp_app *a, uint32_t iter) { return iter >= a->max_iter; }
+bool mlp_final(const struct mlp_app *a, uint32_t iter) { return !a->no_final_eval && iter >= a->max_iter; }
 
 double mlp_rate(const struct mlp_app *a, uint32_t iter) {
-  if (!a->cosine || a->max_iter < 2)
+  if (!a->cosine || a->steps < 1)
     return a->lr;
-  double s = (double)(iter - 1), steps = (double)(a->max_iter - 1);
+  double s = (double)(iter - 1), steps = (double)a->steps;
   return a->lr * 0.5 * (1.0 + cos(M_PI * s / steps));
 }
 

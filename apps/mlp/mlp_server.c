@@ -99,23 +99,34 @@ int mlp_finish(void *app, struct dsana_shard_ctx *ctx) {
   return 0;
 }
 
+/* The epoch's mean loss and accuracy so far over its batches (NaN: none);
+ * the sums start again. */
+static void epoch_means(double *gl, double *ep_loss, double *ep_acc) {
+  if (gl[MLP_G_EP_ROWS] > 0) {
+    *ep_loss = gl[MLP_G_EP_LOSS] / gl[MLP_G_EP_ROWS];
+    *ep_acc = gl[MLP_G_EP_RIGHT] / gl[MLP_G_EP_ROWS];
+  }
+  gl[MLP_G_EP_LOSS] = gl[MLP_G_EP_RIGHT] = gl[MLP_G_EP_ROWS] = 0;
+}
+
 /* At an epoch's start (and at the end of a run of whole epochs): the mean
  * loss and accuracy of the epoch before over its batches (NaN else); then
- * this step's batch joins the running sums in the globals. */
+ * this step's batch joins the running sums in the globals. The last step
+ * of a run without a final evaluation (--final-eval off) ends its epoch:
+ * the means then include it. */
 static void epoch_metrics(const struct mlp_app *a, struct dsana_reduce_ctx *ctx, double loss, double right, double b,
                           bool step, double *ep_loss, double *ep_acc) {
   double *gl = ctx->globals;
   *ep_loss = *ep_acc = NAN;
-  if ((ctx->iter - 1) % a->spe == 0 && gl[MLP_G_EP_ROWS] > 0) {
-    *ep_loss = gl[MLP_G_EP_LOSS] / gl[MLP_G_EP_ROWS];
-    *ep_acc = gl[MLP_G_EP_RIGHT] / gl[MLP_G_EP_ROWS];
-    gl[MLP_G_EP_LOSS] = gl[MLP_G_EP_RIGHT] = gl[MLP_G_EP_ROWS] = 0;
-  }
+  if ((ctx->iter - 1) % a->spe == 0)
+    epoch_means(gl, ep_loss, ep_acc);
   if (step) {
     gl[MLP_G_EP_LOSS] += loss * b;
     gl[MLP_G_EP_RIGHT] += right;
     gl[MLP_G_EP_ROWS] += b;
   }
+  if (a->no_final_eval && ctx->iter >= a->max_iter)
+    epoch_means(gl, ep_loss, ep_acc);
 }
 
 int mlp_reduce(void *app, struct dsana_reduce_ctx *ctx) {
@@ -131,8 +142,9 @@ int mlp_reduce(void *app, struct dsana_reduce_ctx *ctx) {
   double b = (double)mlp_batch_rows(a, ctx->iter), nt = (double)a->d.test.n_rows;
   double loss = s[MLP_SUM_LOSS] / b + (final ? 0 : 0.5 * a->l2 * s[MLP_SUM_WW] / b), ep_loss, ep_acc;
   epoch_metrics(a, ctx, loss, s[MLP_SUM_CORRECT], b, !final, &ep_loss, &ep_acc);
-  ctx->converged = false;                                   /* SGD runs its iterations */
-  ctx->quiet_row = !final && (ctx->iter - 1) % a->spe != 0; /* a row per epoch on the terminal */
+  ctx->converged = false;                                  /* SGD runs its iterations */
+  bool last = ctx->iter >= a->max_iter;                    /* final, or --final-eval off's last step */
+  ctx->quiet_row = !last && (ctx->iter - 1) % a->spe != 0; /* a row per epoch on the terminal, and the last */
   ctx->residual = final ? 0 : sqrt(s[MLP_SUM_GG]);
   dsana_reduce_metric(ctx, "train_loss", loss);
   dsana_reduce_metric(ctx, "train_accuracy", s[MLP_SUM_CORRECT] / b);

@@ -9,6 +9,7 @@
 #   - the default --lr-schedule cosine: the first step at the full rate, then another
 #     model than --lr-schedule constant's; --nesterov off (classical momentum) another
 #     model than the default's, unless --momentum 0; each the same in every layout;
+#   - --final-eval off: the same model without the evaluation's iteration;
 #   - the terminal shows one row an epoch, the metrics every iteration;
 #     the run's train_accuracy is the model's (predict agrees);
 #   - bad options, one-label data and a bad model: exit 2 and one line;
@@ -46,7 +47,7 @@ for act in relu tanh; do
 done
 
 # ------------------------------------------------------------- exactness
-common=(--hidden 16,8 --batch 300 --epochs 4 --lr 0.05) # 5 blocks a batch (the last partial): 1..5 tasks
+common=(--hidden 16,8 --batch 300 --epochs 4 --lr 0.05) # 5 blocks of 60 a batch: 1..5 tasks
 mlp base "${common[@]}" --workers 1 --servers 1 || fail "base: rc=$RC $(head -c 300 base.err)"
 same=0 runs=0
 for W in 1 2 3 4; do
@@ -115,6 +116,19 @@ if mlp classic "${common[@]}" --nesterov off && ! cmp -s base.model classic.mode
   pass "--nesterov off: another model than the default's, the same with 3 workers x 2 servers; at --momentum 0 the same as on"
 else
   fail "--nesterov on/off: rc=$RC $(head -c 300 classic.err 2>/dev/null)"
+fi
+
+# --final-eval off: no evaluation after the last step (scikit-learn's fit has none; the
+# Python estimator asks for none): the same model, one iteration fewer, whose metrics
+# close the last epoch with the means the evaluation's iteration reports (and its row shows)
+iters() { grep -c '"type":"iteration"' "$1"; }
+last_epoch() { grep '"type":"iteration"' "$1" | tail -1 | grep -o '"epoch_loss":[^,]*,"epoch_accuracy":[^,}]*'; }
+if mlp evoff "${common[@]}" --final-eval off --workers 2 --servers 2 && cmp -s base.model evoff.model &&
+  [ "$(iters evoff.jsonl)" -eq $(($(iters base.jsonl) - 1)) ] && [ -n "$(last_epoch base.jsonl)" ] &&
+  [ "$(last_epoch evoff.jsonl)" = "$(last_epoch base.jsonl)" ] && ! grep -q '"epoch_loss":null' <(last_epoch evoff.jsonl); then
+  pass "--final-eval off: the same model in $(iters evoff.jsonl) iterations, not $(iters base.jsonl); the last epoch's $(last_epoch evoff.jsonl)"
+else
+  fail "--final-eval off: rc=$RC, $(iters evoff.jsonl 2>/dev/null) iterations, '$(last_epoch evoff.jsonl 2>/dev/null)' against '$(last_epoch base.jsonl)'"
 fi
 
 if mlp seed2 "${common[@]}" --seed 2 && ! cmp -s base.model seed2.model; then
