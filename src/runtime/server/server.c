@@ -231,7 +231,7 @@ static int on_scheduler(struct server *sv, const struct net_msg *m, struct rt_ou
   }
 }
 
-int server_on_msg(struct server *sv, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out) {
+int server_on_msg(struct server *sv, const struct rt_from *from, struct net_msg *m, struct rt_outq *out) {
   if (!from->via_listener) {
     sv->watch.last_heard_ns = rt_now(sv->env);
     sv->watch.heard = true;

@@ -24,7 +24,7 @@ void server_destroy(struct server *sv);
 /* Send the registration. */
 int server_start(struct server *sv, struct rt_outq *out);
 /* A message from the scheduler, or (via the listener) from a worker. */
-int server_on_msg(struct server *sv, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out);
+int server_on_msg(struct server *sv, const struct rt_from *from, struct net_msg *m, struct rt_outq *out);
 /* Timers: heartbeats, the scheduler's silence (DSANA_ETIMEDOUT, logged). */
 int server_on_tick(struct server *sv, uint64_t now_ns, struct rt_outq *out);
 /* Answer the pulls that can be answered: one piece per pull and call

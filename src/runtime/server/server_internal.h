@@ -70,7 +70,9 @@ struct tseg {
 struct staged {
   struct staged *next;
   struct wire_hdr hdr;
-  void *payload;
+  const void *payload; /* a copy of the values, or inside msg */
+  bool kept;           /* msg holds the message they came in (taken over, not copied) */
+  struct net_msg msg;
 };
 
 /* A pull being answered piece by piece (or waiting for its chunks). */
@@ -150,7 +152,7 @@ static inline uint32_t shard_next(const struct server *sv, uint32_t t) { return 
 void server_keepalive(struct server *sv);
 
 int spush_begin(struct server *sv, struct rt_outq *out);
-int spush_on_push(struct server *sv, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out);
+int spush_on_push(struct server *sv, const struct rt_from *from, struct net_msg *m, struct rt_outq *out);
 /* Pushes of the next iteration kept before the commit: apply them now. */
 int spush_apply_deferred(struct server *sv, struct rt_outq *out);
 /* Initial values: every segment final (after init() or a resume). */

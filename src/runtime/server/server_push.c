@@ -33,7 +33,10 @@
 static void drop_staged(struct server *sv, uint32_t task) {
   for (struct staged *s = sv->staging[task], *n; s; s = n) {
     n = s->next;
-    free(s->payload);
+    if (s->kept)
+      net_msg_fini(&s->msg);
+    else
+      free((void *)s->payload);
     free(s);
   }
   sv->staging[task] = NULL;
@@ -357,19 +360,29 @@ static void apply(struct server *sv, const struct wire_hdr *h, const void *paylo
   }
 }
 
-/* Hold a SUM push until the task's end marker. */
-static int stage(struct server *sv, const struct wire_hdr *h, const void *payload) {
+/* Hold a SUM push until the task's end marker: payload (inside m's, when
+ * m is given) taken over with m where m holds it, else copied. An MLP
+ * step's gradient halves wait so, 1.6 MB a server: copying them was 2 %
+ * of the step's CPU. */
+static int stage(struct server *sv, const struct wire_hdr *h, const void *payload, struct net_msg *m) {
   struct staged *s = calloc(1, sizeof *s);
-  void *copy = h->payload_bytes ? malloc(h->payload_bytes) : NULL;
-  if (!s || (h->payload_bytes && !copy)) {
-    free(s);
-    free(copy);
+  if (!s)
     return DSANA_ENOMEM;
+  if (m && h->payload_bytes && net_msg_owns_payload(m)) {
+    size_t at = (size_t)((const char *)payload - (const char *)m->payload);
+    s->kept = net_msg_move(&s->msg, m) == 0;
+    s->payload = s->kept ? (const char *)s->msg.payload + at : NULL;
   }
-  if (copy)
+  if (!s->kept && h->payload_bytes) {
+    void *copy = malloc(h->payload_bytes);
+    if (!copy) {
+      free(s);
+      return DSANA_ENOMEM;
+    }
     memcpy(copy, payload, h->payload_bytes);
+    s->payload = copy;
+  }
   s->hdr = *h;
-  s->payload = copy;
   struct staged **pp = &sv->staging[h->task];
   while (*pp)
     pp = &(*pp)->next;
@@ -565,8 +578,10 @@ static bool pushed_before(struct server *sv, const struct wire_hdr *h) {
   return false;
 }
 
+/* m: the message payload came in, which a staged push may take over
+ * (NULL: copy it). */
 static int take_push(struct server *sv, uint32_t worker, const struct wire_hdr *h, const void *payload,
-                     struct rt_outq *out) {
+                     struct net_msg *m, struct rt_outq *out) {
   const char *why = check_push(sv, h, payload);
   if (why) {
     log_warn("dropped PUSH from worker %u (iteration %u, task %u, table %u): %s", worker, h->iter, h->task, h->table,
@@ -587,7 +602,7 @@ static int take_push(struct server *sv, uint32_t worker, const struct wire_hdr *
     return rc;
   bool sum = stable_sums(&sv->t[h->table]), ends = h->flags & (WIRE_F_END | WIRE_F_THROUGH);
   if (sum && !ends) {
-    if (v.count && (rc = stage(sv, &v, payload)) != 0)
+    if (v.count && (rc = stage(sv, &v, payload, m)) != 0)
       return rc;
   } else {
     for (const struct staged *s = sv->staging[h->task]; s; s = s->next)
@@ -601,7 +616,7 @@ static int take_push(struct server *sv, uint32_t worker, const struct wire_hdr *
   return h->flags & WIRE_F_THROUGH ? through_final(sv, h->task, h->key_hi, h->iter, out) : 0;
 }
 
-int spush_on_push(struct server *sv, const struct rt_from *from, const struct net_msg *m, struct rt_outq *out) {
+int spush_on_push(struct server *sv, const struct rt_from *from, struct net_msg *m, struct rt_outq *out) {
   const struct wire_hdr *h = &m->hdr;
   if ((int64_t)h->iter == sv->version + 2 && sv->completed)
     return defer(sv, from, h, m->payload);
@@ -615,7 +630,7 @@ int spush_on_push(struct server *sv, const struct rt_from *from, const struct ne
   if ((int64_t)h->iter != sv->version + 1 || sv->completed)
     return drop_stale(sv, from->index, h, sv->completed ? "its iteration is complete here" : "not this iteration");
   uint64_t t0 = rt_now(sv->env);
-  int rc = take_push(sv, from->index, h, m->payload, out);
+  int rc = take_push(sv, from->index, h, m->payload, m, out);
   trace_span(sv->env->trace, "push in", "transfer", t0, rt_now(sv->env), h->iter, "task", h->task);
   return rc;
 }
@@ -631,7 +646,7 @@ int spush_apply_deferred(struct server *sv, struct rt_outq *out) {
     if (net_peer_id(&d->peer, &id) == 0 && id >> 24 == ROLE_WORKER)
       worker = rt_dial_index(id);
     if (!rc && (int64_t)d->hdr.iter == sv->version + 1 && !sv->completed)
-      rc = take_push(sv, worker, &d->hdr, d->payload, out);
+      rc = take_push(sv, worker, &d->hdr, d->payload, NULL, out);
     free(d->payload);
   }
   return rc;
