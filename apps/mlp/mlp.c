@@ -63,6 +63,7 @@ static int mlp_create(void **out) {
     free(a);
     return rc;
   }
+  bufpool_init(&a->views);
   *out = a;
   return 0;
 }
@@ -72,6 +73,7 @@ static void mlp_destroy(void *app) {
   if (!a)
     return;
   sup_data_fini(&a->d);
+  bufpool_fini(&a->views);
   free(a->checked);
   free(a);
 }

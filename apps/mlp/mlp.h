@@ -48,6 +48,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "apps/common/bufpool.h"
 #include "apps/common/cpu.h"
 #include "apps/common/sup_data.h"
 #include "dsana/dsana.h"
@@ -124,10 +125,11 @@ struct mlp_app {
   uint64_t w_off[MLP_MAX_LAYERS + 1]; /* key of W_l[0][0] (l = 1..L) */
   uint64_t b_off[MLP_MAX_LAYERS + 1]; /* key of b_l[0] */
   uint64_t n_params;
-  uint64_t spe;       /* steps an epoch */
-  uint32_t n_blocks;  /* blocks of a full batch */
-  struct mlp_fix fix; /* the gradient's blocks */
-  struct mlp_fix sq;  /* the squares of |W|^2 and |g|^2, one a parameter */
+  uint64_t spe;         /* steps an epoch */
+  uint32_t n_blocks;    /* blocks of a full batch */
+  struct bufpool views; /* the tasks' views' memory, reused (mlp_view_open) */
+  struct mlp_fix fix;   /* the gradient's blocks */
+  struct mlp_fix sq;    /* the squares of |W|^2 and |g|^2, one a parameter */
   uint32_t n_tasks;
   uint8_t *checked; /* per task: its test rows passed dsana_dataset_check; then the training set */
 };
@@ -261,6 +263,8 @@ struct mlp_view {
   double *out[MLP_MAX_LAYERS + 1], *delta[MLP_MAX_LAYERS + 1];
   uint32_t *idx; /* the products' scratch */
   void *mem;
+  size_t mem_cap;
+  struct bufpool *pool; /* where mem came from and goes back (NULL: malloc) */
 };
 /* Layer l's buffer of block b. */
 static inline double *mlp_blk(const struct mlp_view *v, double *const *buf, uint32_t l, uint32_t b) {
@@ -269,9 +273,11 @@ static inline double *mlp_blk(const struct mlp_view *v, double *const *buf, uint
 /* A view of parameters p (the table's layout, keys w_off/b_off) for layer
  * widths n[0..L], with room for nb <= MLP_MAX_BLOCKS blocks; `backward`
  * adds the transposed weights; p must outlive the view (layers that need
- * no padding are read from it). 0 or DSANA_ENOMEM. */
+ * no padding are read from it); its memory from pool (NULL: malloc; the
+ * tasks' views: 2-3 MB for Fashion-MNIST's 784-256-10, fresh pages for
+ * every task otherwise). 0 or DSANA_ENOMEM. */
 int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_act act, const double *p,
-                  const uint64_t *w_off, const uint64_t *b_off, bool backward, uint32_t nb);
+                  const uint64_t *w_off, const uint64_t *b_off, bool backward, uint32_t nb, struct bufpool *pool);
 void mlp_view_close(struct mlp_view *v);
 /* Rows rows[0..m) of ds through the network in block b: out[L] gets the scores. */
 void mlp_forward(struct mlp_view *v, uint32_t b, const struct dsana_dataset *ds, const uint64_t *rows, uint32_t m);

@@ -84,7 +84,7 @@ static char *pack_layer(struct mlp_view *v, uint32_t l, bool backward, char *m) 
 }
 
 int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_act act, const double *p,
-                  const uint64_t *w_off, const uint64_t *b_off, bool backward, uint32_t nb) {
+                  const uint64_t *w_off, const uint64_t *b_off, bool backward, uint32_t nb, struct bufpool *pool) {
   memset(v, 0, sizeof *v);
   v->L = L;
   v->act = act;
@@ -94,10 +94,11 @@ int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_ac
     v->np[l] = mlp_pad4(n[l]);
   }
   size_t idx_n, bytes = view_bytes(v, backward, &idx_n);
-  char *m = aligned_alloc(64, bytes);
+  char *m = bufpool_get(pool, bytes, &v->mem_cap);
   if (!m)
     return DSANA_ENOMEM;
   v->mem = m;
+  v->pool = pool;
   for (uint32_t l = 0; l <= L; l++) {
     size_t blocks = round64(sizeof(double) * MLP_BLOCK * nb * v->np[l]);
     v->out[l] = (double *)m;
@@ -115,7 +116,7 @@ int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_ac
 }
 
 void mlp_view_close(struct mlp_view *v) {
-  free(v->mem);
+  bufpool_put(v->pool, v->mem, v->mem_cap);
   v->mem = NULL;
 }
 
