@@ -120,13 +120,36 @@ void mlp_view_close(struct mlp_view *v) {
   v->mem = NULL;
 }
 
+/* Row r of ds as x[0..np0) (features below n0, zeros past them) when it
+ * stores every feature (a dense array's row, as Python hands NumPy arrays
+ * over: its columns are then 0, 1, ... strictly ascending below
+ * n_features), copied as a run; false otherwise. */
+static bool load_dense_row(const struct dsana_dataset *ds, uint64_t r, uint32_t n0, uint32_t np0, double *x) {
+  uint64_t lo = ds->row_off[r], len = ds->row_off[r + 1] - lo;
+  if (len != ds->n_features)
+    return false;
+  uint64_t k = len < n0 ? len : n0;
+  if (ds->val_f64)
+    memcpy(x, ds->val_f64 + lo, sizeof(double) * k);
+  else
+    for (uint64_t j = 0; j < k; j++)
+      x[j] = (double)ds->val_f32[lo + j];
+  memset(x + k, 0, sizeof(double) * (np0 - k));
+  return true;
+}
+
 /* The rows as a dense matrix (features below n_0), zero rows up to the 4-padding. */
 static void load_rows(struct mlp_view *v, double *x, const struct dsana_dataset *ds, const uint64_t *rows, uint32_t m) {
   uint32_t np0 = v->np[0];
-  memset(x, 0, sizeof(double) * mlp_pad4(m) * np0);
-  for (uint32_t s = 0; s < m; s++)
+  for (uint32_t s = 0; s < m; s++) {
+    double *xs = x + (size_t)s * np0;
+    if (load_dense_row(ds, rows[s], v->n[0], np0, xs))
+      continue;
+    memset(xs, 0, sizeof(double) * np0);
     for (uint64_t e = ds->row_off[rows[s]]; e < ds->row_off[rows[s] + 1] && ds->col[e] < v->n[0]; e++)
-      x[(size_t)s * np0 + ds->col[e]] = dsana_dataset_val(ds, e);
+      xs[ds->col[e]] = dsana_dataset_val(ds, e);
+  }
+  memset(x + (size_t)m * np0, 0, sizeof(double) * (mlp_pad4(m) - m) * np0);
 }
 
 static void activate(const struct mlp_view *v, double *z, size_t count) {

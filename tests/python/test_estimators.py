@@ -116,6 +116,27 @@ def test_same_bits_as_the_command_line(tmp_path):
     assert np.array_equal(cli_numbers(tmp_path / "c.txt"), k.cluster_centers_.ravel())
 
 
+def test_mlp_same_bits_as_the_command_line(tmp_path):
+    """MLPClassifier on a dense X with zeros gives the model `dsana mlp` trains
+    from a libsvm file without them: the dense rows (copied as runs) and the
+    sparse ones (scattered) are the same input to the products."""
+    cli = os.environ.get("DSANA_CLI")
+    if not cli or not os.path.exists(cli):
+        pytest.skip("DSANA_CLI (the dsana binary) not set")
+    X, y = data(n=300, features=9, classes=3)
+    X[X < -0.5] = 0.0  # a third of the entries: rows that are not dense in the file
+    train = tmp_path / "s.svm"
+    with open(train, "w") as f:
+        f.writelines(f"{lab} " + " ".join(f"{j + 1}:{v!r}" for j, v in enumerate(row) if v != 0) + "\n"
+                     for row, lab in zip(X, y))
+    m = dsana.MLPClassifier(hidden_layer_sizes=(7,), max_iter=3, batch_size=40, random_state=5).fit(X, y)
+    args = ["--hidden", "7", "--batch", "40", "--epochs", "3", "--seed", "5", "--final-eval", "off",
+            "--servers", str(min(len(os.sched_getaffinity(0)), 4))]
+    subprocess.run([cli, "mlp", str(train), "--model-out", str(tmp_path / "m.txt"), "--quiet"] + args, check=True)
+    ours = np.concatenate([a for W, b in zip(m.coefs_, m.intercepts_) for a in (W.ravel(), b)])
+    assert np.array_equal(cli_numbers(tmp_path / "m.txt"), ours)
+
+
 def test_mlp_options_reach_the_runtime():
     """Each of the MLP's optimiser options changes the model (none is dropped on
     the way to the CLI's parser), and the defaults are the CLI's recipe."""
