@@ -40,7 +40,8 @@
  *   w      DERIVED  the parameters (what tasks read); written by finish()
  *   gh, gl ISUM     the batch's summed loss gradient: per key the sums of
  *                    its two fixed-point integers (struct mlp_fix)
- *   state  STATE    per key: the velocity, and the step's gradient
+ *   state  STATE    per key: the velocity (the step's gradient lives only in
+ *                    finish(), a run of MLP_FINISH_RUN keys at a time)
  */
 #ifndef DSANA_APPS_MLP_H
 #define DSANA_APPS_MLP_H
@@ -64,7 +65,7 @@
 /* the gradient's tables first: a diverged run is named by them (the servers
  * check tables in order), not by the parameters finish() derives from them */
 enum { MLP_T_GH = 0, MLP_T_GL = 1, MLP_T_W = 2, MLP_T_STATE = 3 };
-enum { MLP_S_V = 0, MLP_S_G = 1, MLP_STATE_SLOTS = 2 };
+enum { MLP_STATE_SLOTS = 1 }; /* per key: the velocity */
 
 /* sums: tasks, then finish() */
 enum {

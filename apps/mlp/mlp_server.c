@@ -56,14 +56,15 @@ static void flush_squares(const struct mlp_fix *f, const double *pair, dsana_xsu
 /* Keys finish() takes through all its passes at a time (they stay in L1). */
 #define MLP_FINISH_RUN 512
 
-/* The step on keys [lo, hi) from the gradients in the state. */
-static void step(const struct mlp_app *a, uint32_t iter, uint64_t lo, uint64_t hi, const double *w, double *wn,
-                 double *st) {
-  double lr = mlp_rate(a, iter), mu = a->momentum;
-  for (uint64_t k = lo; k < hi; k++) {
-    double *v = &st[k * MLP_STATE_SLOTS + MLP_S_V], g = st[k * MLP_STATE_SLOTS + MLP_S_G];
-    *v = mu * *v - lr * g;
-    wn[k] = w[k] + (a->classical ? *v : mu * *v - lr * g);
+/* The step at rate lr on keys [k, k + n) from their gradients g[0..n);
+ * v: the velocities (the STATE table). */
+static void step(const struct mlp_app *a, double lr, uint64_t k, uint64_t n, const double *g, const double *w,
+                 double *wn, double *v) {
+  double mu = a->momentum;
+  for (uint64_t i = 0; i < n; i++) {
+    double vi = mu * v[k + i] - lr * g[i];
+    v[k + i] = vi;
+    wn[k + i] = w[k + i] + (a->classical ? vi : mu * vi - lr * g[i]);
   }
 }
 
@@ -77,7 +78,8 @@ int mlp_finish(void *app, struct dsana_shard_ctx *ctx) {
     memcpy(wn + ctx->lo, w + ctx->lo, sizeof(double) * (ctx->hi - ctx->lo));
     return 0;
   }
-  const double inv_b = 1.0 / (double)mlp_batch_rows(a, ctx->iter);
+  const double inv_b = 1.0 / (double)mlp_batch_rows(a, ctx->iter), lr = mlp_rate(a, ctx->iter);
+  double g[MLP_FINISH_RUN]; /* a run's gradients: in L1 between the passes, never stored */
   for (uint64_t k = ctx->lo; k < ctx->hi;) {
     bool weight;
     uint32_t l = mlp_layer_of(a, k, &weight);
@@ -87,11 +89,11 @@ int mlp_finish(void *app, struct dsana_shard_ctx *ctx) {
     for (uint64_t e; k < end; k = e) {
       e = k + MLP_FINISH_RUN < end ? k + MLP_FINISH_RUN : end;
       for (uint64_t i = k; i < e; i++)
-        st[i * MLP_STATE_SLOTS + MLP_S_G] = (mlp_fix_value(&a->fix, gh[i], gl[i]) + l2 * w[i]) * inv_b;
+        g[i - k] = (mlp_fix_value(&a->fix, gh[i], gl[i]) + l2 * w[i]) * inv_b;
       if (weight)
         add_squares(&a->sq, w + k, 1, e - k, ww, &ctx->sums[MLP_SUM_WW]);
-      add_squares(&a->sq, st + k * MLP_STATE_SLOTS + MLP_S_G, MLP_STATE_SLOTS, e - k, gg, &ctx->sums[MLP_SUM_GG]);
-      step(a, ctx->iter, k, e, w, wn, st);
+      add_squares(&a->sq, g, 1, e - k, gg, &ctx->sums[MLP_SUM_GG]);
+      step(a, lr, k, e - k, g, w, wn, st);
     }
   }
   flush_squares(&a->sq, ww, &ctx->sums[MLP_SUM_WW]);
