@@ -221,19 +221,31 @@ static double sp_contrib(uint32_t t, uint64_t k, uint32_t j, double x, uint32_t 
  * column's contribution on a grid of 2^-30. */
 static double sp_count(double v) { return trunc(v * 0x1p30); }
 
-/* Into the ISUM table: sparse from even tasks, dense from odd ones (all
- * dense in "sparse-dense"). */
+/* Whether key k's count goes into the ISUM table in iteration iter: in
+ * every third only the first quarter's, so that (every push sparse then,
+ * but in "sparse-dense") the other servers' ISUM shards get no push at all,
+ * and finish() must find zeros there, not the sums of two iterations
+ * before (the same buffer: iteration 3's is iteration 1's). */
+static bool sp_counted(uint64_t k, uint32_t iter) { return iter % 3 || k < SP_KEYS / 4; }
+
+/* Into the ISUM table: sparse from even tasks, dense from odd ones but in
+ * every third iteration (all dense in "sparse-dense"); counted keys only. */
 static int sp_push_counts(struct sp_app *a, struct dsana_task_ctx *ctx, const double *x) {
   uint64_t n = a->n_keys[ctx->task];
-  bool dense = a->dense || ctx->task % 2;
+  bool dense = a->dense || (ctx->task % 2 && ctx->iter % 3);
+  while (!dense && n > 0 && !sp_counted(a->keys[ctx->task][n - 1], ctx->iter))
+    n--; /* the counted keys are a prefix of the ascending list */
   double *c = NULL;
+  if (!dense && n == 0)
+    return 0;
   if (!dense && dsana_push_keys(ctx, a->t_n, a->keys[ctx->task], n, &c) != 0)
     return DSANA_ESTATE;
   if (dense && !(c = dsana_push_buf(ctx, a->t_n)))
     return DSANA_ESTATE;
   for (uint64_t i = 0; i < n; i++) {
     uint64_t k = a->keys[ctx->task][i];
-    c[dense ? k : i] = sp_count(sp_contrib(ctx->task, k, 0, x[k * SP_WIDTH], ctx->iter));
+    if (sp_counted(k, ctx->iter))
+      c[dense ? k : i] = sp_count(sp_contrib(ctx->task, k, 0, x[k * SP_WIDTH], ctx->iter));
   }
   if (sp_isum_fraction && ctx->task == 0 && ctx->iter == 2)
     c[0] += 0.5;
@@ -372,7 +384,7 @@ static void sp_reference(uint32_t n_tasks, double *x) {
           double v = sp_contrib(t, keys[i], j, x0[keys[i] * SP_WIDTH + j], it);
           dsana_xsum_add(&g[keys[i] * SP_WIDTH + j], v);
           dsana_xsum_add(&s0, v);
-          cnt[keys[i]] += j == 0 ? sp_count(v) : 0;
+          cnt[keys[i]] += j == 0 && sp_counted(keys[i], it) ? sp_count(v) : 0;
         }
     }
     dsana_xsum sx = {0};
