@@ -27,23 +27,21 @@ static void app_of(struct mlp_app *a, uint64_t n_rows, uint64_t batch) {
   a->n_blocks = (uint32_t)((b + MLP_BLOCK - 1) / MLP_BLOCK);
 }
 
-/* Block sizes of step `step` (iteration step + 1) into sizes[0..n_blocks + 1). */
-static void block_sizes(const struct mlp_app *a, uint64_t step, uint32_t *sizes) {
+/* Step `step` (iteration step + 1) of n_rows rows in batches of `batch`
+ * is n_blocks blocks (a full batch's) of want[b] rows, and one more block
+ * is empty. */
+static void check_sizes(uint64_t n_rows, uint64_t batch, uint64_t step, uint32_t n_blocks, const uint32_t *want) {
+  struct mlp_app a;
+  app_of(&a, n_rows, batch);
+  assert_int_equal(a.n_blocks, n_blocks);
   uint64_t rows[MLP_BLOCK];
-  for (uint32_t b = 0; b <= a->n_blocks; b++)
-    sizes[b] = mlp_block_rows(a, (uint32_t)step + 1, b, rows);
+  for (uint32_t b = 0; b <= n_blocks; b++)
+    assert_int_equal(mlp_block_rows(&a, (uint32_t)step + 1, b, rows), b < n_blocks ? want[b] : 0);
 }
 
 static void test_a_batch_of_200_is_four_blocks_of_50(void **state) {
   (void)state;
-  struct mlp_app a;
-  app_of(&a, 60000, 200);
-  uint32_t sizes[5];
-  block_sizes(&a, 0, sizes);
-  assert_int_equal(a.n_blocks, 4);
-  for (int b = 0; b < 4; b++)
-    assert_int_equal(sizes[b], 50);
-  assert_int_equal(sizes[4], 0);
+  check_sizes(60000, 200, 0, 4, (const uint32_t[]){50, 50, 50, 50});
 }
 
 /* For every batch size up to 5 blocks: at most MLP_BLOCK rows a block,
@@ -77,14 +75,7 @@ static void test_blocks_are_even_and_cover_the_batch(void **state) {
  * 2 blocks of 50 of the 5 a full batch has. */
 static void test_a_short_batch_leaves_blocks_empty(void **state) {
   (void)state;
-  struct mlp_app a;
-  app_of(&a, 1000, 300);
-  uint32_t sizes[6];
-  block_sizes(&a, 3, sizes);
-  assert_int_equal(a.n_blocks, 5);
-  uint32_t want[6] = {50, 50, 0, 0, 0, 0};
-  for (int b = 0; b < 6; b++)
-    assert_int_equal(sizes[b], want[b]);
+  check_sizes(1000, 300, 3, 5, (const uint32_t[]){50, 50, 0, 0, 0});
 }
 
 int main(void) {
