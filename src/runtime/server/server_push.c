@@ -299,8 +299,12 @@ static inline double isum_add(double acc, double x) {
  * dense push of a large model is most of a server's work (the MLP: 4
  * values a parameter a step): copies for AVX-512 and AVX2 where the CPU has
  * them, the same operations lane by lane, so the same bits. */
-__attribute__((target_clones("avx512f", "avx2", "default"))) static uint64_t
-add_isum_run(double *restrict a, const double *restrict vals, uint64_t n) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ISUM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define ISUM_CLONES /* elsewhere the build's own vectors */
+#endif
+ISUM_CLONES static uint64_t add_isum_run(double *restrict a, const double *restrict vals, uint64_t n) {
   uint64_t failed = 0;
   for (uint64_t i = 0; i < n; i++) {
     double r = isum_add(a[i], vals[i]);
