@@ -344,30 +344,17 @@ static void zn_drain(void *z) {
   }
 }
 
-/* net_msg_move for a frame kept in impl: zmq_msg_move, not a byte copy;
- * a payload no longer 8-aligned where it went (a small frame's bytes live
- * in the zmq_msg_t itself) is copied out. */
-static int zn_msg_move(struct net_msg *dst, struct net_msg *src) {
+/* net_msg_move for a frame kept in impl: zmq_msg_move, not a byte copy.
+ * A small frame's bytes live inside the zmq_msg_t, at the same offset
+ * wherever it is: impl is 8-aligned in both messages, so the payload stays
+ * 8-aligned, as zn_take_payload() checked it was. */
+static void zn_msg_move(struct net_msg *dst, struct net_msg *src) {
   *dst = *src;
   zmq_msg_t *d = (zmq_msg_t *)(void *)dst->impl, *s = (zmq_msg_t *)(void *)src->impl;
   zmq_msg_init(d);
   zmq_msg_move(d, s);
-  void *data = zmq_msg_data(d);
-  if (((uintptr_t)data & 7u) == 0) {
-    dst->payload = data;
-    zmq_msg_close(s);
-    return 0;
-  }
-  zmq_msg_t frame;
-  zmq_msg_init(&frame);
-  zmq_msg_move(&frame, d);
-  int rc = net_msg_copy_payload(dst, zmq_msg_data(&frame), zmq_msg_size(&frame));
-  if (rc) { /* give src its frame back */
-    zmq_msg_move(s, &frame);
-    src->payload = zmq_msg_data(s);
-  }
-  zmq_msg_close(&frame);
-  return rc;
+  dst->payload = zmq_msg_data(d);
+  zmq_msg_close(s);
 }
 
 /* Give m the payload frame in *part, in place when 8-aligned. */

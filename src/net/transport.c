@@ -241,11 +241,9 @@ void net_msg_fini(struct net_msg *m) {
 
 bool net_msg_owns_payload(const struct net_msg *m) { return m->payload && m->store != NET_STORE_NONE; }
 
-int net_msg_move(struct net_msg *dst, struct net_msg *src) {
+void net_msg_move(struct net_msg *dst, struct net_msg *src) {
   if (src->ops && src->store == NET_STORE_IMPL && src->ops->msg_move) {
-    int rc = src->ops->msg_move(dst, src);
-    if (rc)
-      return rc;
+    src->ops->msg_move(dst, src);
   } else {
     *dst = *src;
     if (src->store == NET_STORE_INLINE) /* the payload is in the struct itself */
@@ -253,7 +251,6 @@ int net_msg_move(struct net_msg *dst, struct net_msg *src) {
   }
   src->payload = NULL;
   src->store = NET_STORE_NONE;
-  return 0;
 }
 
 int net_poll(struct net_sock *const *socks, int n, const int *fds, int nfds, int timeout_ms, uint64_t until_ns,

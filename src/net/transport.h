@@ -130,11 +130,10 @@ void net_msg_fini(struct net_msg *m);
 /* Whether m holds its payload (received: it is freed with the message),
  * rather than pointing at memory of the caller's (a message made by hand). */
 bool net_msg_owns_payload(const struct net_msg *m);
-/* Move what src holds into dst (payload included, not copied where the
- * transport allows): dst is then finished with net_msg_fini(), src holds
- * nothing (its header stays). 0, or DSANA_ENOMEM (src unchanged). For a
- * receiver that keeps a message's payload past the call that got it. */
-int net_msg_move(struct net_msg *dst, struct net_msg *src);
+/* Move what src holds into dst (payload included, never copied): dst is
+ * then finished with net_msg_fini(), src holds nothing (its header stays).
+ * For a receiver that keeps a message's payload past the call that got it. */
+void net_msg_move(struct net_msg *dst, struct net_msg *src);
 
 /* Wait until one of socks[0..n) has input or one of fds[0..nfds) is
  * readable, timeout_ms passed (-1 = no limit) or the absolute time

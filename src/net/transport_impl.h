@@ -31,7 +31,7 @@ struct net_ops {
   void (*msg_fini)(struct net_msg *m);
   /* optional (NULL: the message's bytes are its state, a copy of the
    * struct moves it): src's payload into dst (net_msg_move) */
-  int (*msg_move)(struct net_msg *dst, struct net_msg *src);
+  void (*msg_move)(struct net_msg *dst, struct net_msg *src);
   int (*poll)(struct net_sock *const *socks, int n, const int *fds, int nfds, int timeout_ms, uint64_t until_ns,
               bool *ready, bool *fd_ready);
   /* optional (NULL: DSANA_ENOTSUP) */

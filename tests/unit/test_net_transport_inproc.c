@@ -357,7 +357,7 @@ static void moved_messages(void **state) {
     assert_int_equal(net_recv(l, &m, WAIT_MS), 0);
     assert_true(net_msg_owns_payload(&m));
     const void *at = m.payload;
-    assert_int_equal(net_msg_move(&kept[i], &m), 0);
+    net_msg_move(&kept[i], &m);
     assert_null(m.payload);
     assert_false(net_msg_owns_payload(&m));
     if (i == 0)

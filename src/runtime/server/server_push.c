@@ -374,10 +374,10 @@ static int stage(struct server *sv, const struct wire_hdr *h, const void *payloa
     return DSANA_ENOMEM;
   if (m && h->payload_bytes && net_msg_owns_payload(m)) {
     size_t at = (size_t)((const char *)payload - (const char *)m->payload);
-    s->kept = net_msg_move(&s->msg, m) == 0;
-    s->payload = s->kept ? (const char *)s->msg.payload + at : NULL;
-  }
-  if (!s->kept && h->payload_bytes) {
+    net_msg_move(&s->msg, m);
+    s->kept = true;
+    s->payload = (const char *)s->msg.payload + at;
+  } else if (h->payload_bytes) {
     void *copy = malloc(h->payload_bytes);
     if (!copy) {
       free(s);
