@@ -117,7 +117,6 @@ struct mlp_app {
   uint32_t epochs, max_iter_given; /* --epochs, --max-iter (0: not given) */
   bool no_final_eval;              /* --final-eval off: every iteration takes a step */
   uint32_t max_iter;               /* --max-iter, else from --epochs */
-  uint32_t steps;                  /* of them, the steps (all, or all but the final evaluation) */
   double lr, momentum, l2;
   bool classical, cosine; /* classical: --nesterov off; cosine: the rate anneals over the steps (mlp_rate) */
   /* network */
@@ -145,7 +144,8 @@ double mlp_initial(const struct mlp_app *a, uint64_t k);
 /* The layer (1..L) of parameter k, and whether it is a weight (not a bias). */
 uint32_t mlp_layer_of(const struct mlp_app *a, uint64_t k, bool *weight);
 bool mlp_final(const struct mlp_app *a, uint32_t iter);
-/* The learning rate of iteration iter's step (iter - 1 of max_iter - 1 steps). */
+/* The learning rate of iteration iter's step (step iter - 1 of the run's
+ * max_iter - 1, or max_iter with --final-eval off). */
 double mlp_rate(const struct mlp_app *a, uint32_t iter);
 /* The test rows [lo, hi) task `task` scores (on iterations that score the test set). */
 void mlp_test_rows(const struct mlp_app *a, uint32_t task, uint64_t *lo, uint64_t *hi);

@@ -59,7 +59,6 @@ int mlp_layout(struct mlp_app *a, char *err, size_t errlen) {
     }
     a->max_iter = (uint32_t)it;
   }
-  a->steps = a->max_iter - !a->no_final_eval;
   return 0;
 }
 
@@ -83,9 +82,10 @@ double mlp_initial(const struct mlp_app *a, uint64_t k) {
 bool mlp_final(const struct mlp_app *a, uint32_t iter) { return !a->no_final_eval && iter >= a->max_iter; }
 
 double mlp_rate(const struct mlp_app *a, uint32_t iter) {
-  if (!a->cosine || a->steps < 1)
+  uint32_t n_steps = a->max_iter - !a->no_final_eval; /* the final evaluation takes none */
+  if (!a->cosine || n_steps < 1)
     return a->lr;
-  double s = (double)(iter - 1), steps = (double)a->steps;
+  double s = (double)(iter - 1), steps = (double)n_steps;
   return a->lr * 0.5 * (1.0 + cos(M_PI * s / steps));
 }
 
