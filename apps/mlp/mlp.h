@@ -169,13 +169,16 @@ void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uin
  * rows, lda apart), its D at d + b * d_step (ldd apart). */
 struct mlp_blocks {
   uint32_t n, rows[MLP_MAX_BLOCKS];
+  bool store; /* the first block's pairs written over oh, ol, not added: the
+               * same values as added into zeros, without zeroing first */
   const double *a, *d;
   uint64_t a_step, d_step, lda, ldd;
 };
 /* For each block, G[j][c] = sum over its s < rows[b], ascending, of
  * A[s][j] D[s][c] (fused multiply-adds from 0; for each group of 4 j, an s
  * at which A[s][j..j+3] are all 0 is skipped), added as fixed-point pairs
- * (mlp_fix_add) into oh, ol [j * ldo + c] for j < n_j, c < n_c; A has a
+ * (mlp_fix_add) into oh, ol [j * ldo + c] (bk->store: the first block's
+ * written over them) for j < n_j, c < n_c; A has a
  * multiple of 4 columns >= n_j, D a multiple of 4 >= n_c. A tile of out
  * takes every block's share before the next tile (it stays in cache).
  * Both products take idx, scratch of MLP_IDX(n) entries (lists of indices,
@@ -227,9 +230,11 @@ void mlp_pack_group(const double *A, uint64_t lda, const uint32_t *idx, uint32_t
  * MLP_BLOCK, its length at m[jg * nb + b]. */
 void mlp_list_rows(const struct mlp_blocks *bk, uint32_t n_j, uint8_t *m, uint32_t *idx);
 /* The 4 x w tile t at (j, c) of a gradient, into oh, ol where it is real
- * (j + r < n_j, c + k < n_c), by mlp_fix_add. */
+ * (j + r < n_j, c + k < n_c), by mlp_fix_add (store: into zeros). */
 void mlp_add_tile(const double *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c,
-                  const struct mlp_fix *f, double *oh, double *ol, uint64_t ldo);
+                  const struct mlp_fix *f, bool store, double *oh, double *ol, uint64_t ldo);
+/* oh, ol [j * ldo + c] = 0 for j < n_j, c < n_c. */
+void mlp_zero_out(uint32_t n_j, uint32_t n_c, double *oh, double *ol, uint64_t ldo);
 void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
                         uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
 void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,

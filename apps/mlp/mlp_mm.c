@@ -109,12 +109,21 @@ bool mlp_fix_squares_portable(const struct mlp_fix *f, const double *x, size_t s
 
 /* The 4 x w tile at (j, c) of a gradient, into oh, ol where it is real. */
 void mlp_add_tile(const double *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c,
-                  const struct mlp_fix *f, double *oh, double *ol, uint64_t ldo) {
+                  const struct mlp_fix *f, bool store, double *oh, double *ol, uint64_t ldo) {
   for (uint32_t r = 0; r < 4 && j + r < n_j; r++)
     for (uint32_t k = 0; k < w && c + k < n_c; k++) {
       uint64_t at = (uint64_t)(j + r) * ldo + c + k;
+      if (store)
+        oh[at] = ol[at] = 0;
       mlp_fix_add(f, t[r * w + k], oh + at, ol + at);
     }
+}
+
+void mlp_zero_out(uint32_t n_j, uint32_t n_c, double *oh, double *ol, uint64_t ldo) {
+  for (uint32_t j = 0; j < n_j; j++) {
+    memset(oh + (uint64_t)j * ldo, 0, sizeof(double) * n_c);
+    memset(ol + (uint64_t)j * ldo, 0, sizeof(double) * n_c);
+  }
 }
 
 void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
@@ -134,6 +143,8 @@ void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const doubl
 void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
                             double *oh, double *ol, uint64_t ldo, uint32_t *idx) {
   uint32_t ncp = mlp_pad4(n_c), m[MLP_MAX_BLOCKS];
+  if (bk->store)
+    mlp_zero_out(n_j, n_c, oh, ol, ldo);
   for (uint32_t j = 0; j < n_j; j += 4) {
     for (uint32_t b = 0; b < bk->n; b++)
       m[b] = mlp_nonzero_rows(bk->a + b * bk->a_step + j, bk->lda, bk->rows[b], idx + b * MLP_BLOCK);
@@ -149,7 +160,7 @@ void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t 
               g = fma(A[ix[q] * bk->lda + j + r], D[ix[q] * bk->ldd + c + k], g);
             t[r * 4 + k] = g;
           }
-        mlp_add_tile(t, 4, j, c, n_j, n_c, f, oh, ol, ldo);
+        mlp_add_tile(t, 4, j, c, n_j, n_c, f, false, oh, ol, ldo);
       }
   }
 }
@@ -400,6 +411,8 @@ AVX2 void mlp_mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint32_t
     mlp_mm_tn_fix_portable(bk, n_j, n_c, f, oh, ol, ldo, idx);
     return;
   }
+  if (bk->store)
+    mlp_zero_out(n_j, n_c, oh, ol, ldo);
   pack_d(bk, ncp, dp);
   mlp_list_rows(bk, n_j, m, idx);
   /* rows j..j+3 of the push are done in one pass, left to right (they
@@ -415,7 +428,7 @@ AVX2 void mlp_mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint32_t
         const double *d = dp + ((size_t)b * n_panels + c / 8) * MLP_BLOCK * 8;
         if (!tn_tile(bk->a + b * bk->a_step + j, bk->lda, d, 8, idx + l * MLP_BLOCK, m[l], 0, wide, real, f, oh + at,
                      ol + at, ldo, &bad, t))
-          mlp_add_tile(t, wide ? 8 : 4, j, c, n_j, n_c, f, oh, ol, ldo);
+          mlp_add_tile(t, wide ? 8 : 4, j, c, n_j, n_c, f, false, oh, ol, ldo);
       }
     }
   free(dp);

@@ -185,25 +185,32 @@ void mlp_mm_nn_avx512_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const 
   nn_panels(rows, n_in, cols, A, lda, NULL, 0, Bp, bias, Z, ldz, idx);
 }
 
-/* mlp_fix_add() on the lanes of x in k, into oh[..], ol[..]; a lane out
- * of range sets *bad instead (the caller then makes the push NaN). */
-AVX512_INLINE void fix_add8(const struct mlp_fix *f, __m512d x, __mmask8 k, double *oh, double *ol, __mmask8 *bad) {
+/* mlp_fix_add() on the lanes of x in k, into oh[..], ol[..] (store:
+ * written over them, the same as into zeros: h and l are never -0); a
+ * lane out of range sets *bad instead (the caller then makes the push NaN). */
+AVX512_INLINE void fix_add8(const struct mlp_fix *f, __m512d x, __mmask8 k, bool store, double *oh, double *ol,
+                            __mmask8 *bad) {
   const __m512d magic = _mm512_set1_pd(0x1.8p52);
   __m512d y = _mm512_mul_pd(x, _mm512_set1_pd(f->k_up));
   *bad |= _mm512_mask_cmp_pd_mask(k, _mm512_abs_pd(y), _mm512_set1_pd(f->lim), _CMP_NLT_UQ);
   __m512d h = _mm512_sub_pd(_mm512_add_pd(y, magic), magic);
   __m512d l = _mm512_mul_pd(_mm512_sub_pd(y, h), _mm512_set1_pd(f->m_up));
   l = _mm512_sub_pd(_mm512_add_pd(l, magic), magic);
+  if (store) {
+    _mm512_mask_storeu_pd(oh, k, h);
+    _mm512_mask_storeu_pd(ol, k, l);
+    return;
+  }
   _mm512_mask_storeu_pd(oh, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, oh), h));
   _mm512_mask_storeu_pd(ol, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, ol), l));
 }
 
 /* The 4 x 8 nv gradient tile over the listed s (A: its 4 columns, rows
  * lda apart; dp: the packed panel of D, NN_W a row), into oh and ol (rows
- * ldo apart) when `real`, else into t (4 rows of NN_W). */
+ * ldo apart; store: written over) when `real`, else into t (4 rows of NN_W). */
 AVX512_INLINE void tn_tile(const double *A, uint64_t lda, const double *dp, const uint32_t *idx, uint32_t m, int nv,
-                           __mmask8 last, bool real, const struct mlp_fix *f, double *oh, double *ol, uint64_t ldo,
-                           __mmask8 *bad, double *t) {
+                           __mmask8 last, bool real, bool store, const struct mlp_fix *f, double *oh, double *ol,
+                           uint64_t ldo, __mmask8 *bad, double *t) {
   __m512d g[4][4];
   for (int r = 0; r < 4; r++)
     for (int v = 0; v < nv; v++)
@@ -222,24 +229,24 @@ AVX512_INLINE void tn_tile(const double *A, uint64_t lda, const double *dp, cons
   for (int r = 0; r < 4; r++)
     for (int v = 0; v < nv; v++)
       if (real)
-        fix_add8(f, g[r][v], lane_mask(v, nv, last), oh + r * ldo + 8 * v, ol + r * ldo + 8 * v, bad);
+        fix_add8(f, g[r][v], lane_mask(v, nv, last), store, oh + r * ldo + 8 * v, ol + r * ldo + 8 * v, bad);
       else
         _mm512_storeu_pd(t + r * NN_W + 8 * v, g[r][v]);
 }
 
 AVX512 static void tn_tile_any(const double *A, uint64_t lda, const double *dp, const uint32_t *idx, uint32_t m,
-                               uint32_t w, bool real, const struct mlp_fix *f, double *oh, double *ol, uint64_t ldo,
-                               __mmask8 *bad, double *t) {
+                               uint32_t w, bool real, bool store, const struct mlp_fix *f, double *oh, double *ol,
+                               uint64_t ldo, __mmask8 *bad, double *t) {
   int nv = (int)(w + 7) / 8;
   __mmask8 last = (__mmask8)(w % 8 ? (1u << (w % 8)) - 1 : 0xff);
   if (nv == 4)
-    tn_tile(A, lda, dp, idx, m, 4, last, real, f, oh, ol, ldo, bad, t);
+    tn_tile(A, lda, dp, idx, m, 4, last, real, store, f, oh, ol, ldo, bad, t);
   else if (nv == 3)
-    tn_tile(A, lda, dp, idx, m, 3, last, real, f, oh, ol, ldo, bad, t);
+    tn_tile(A, lda, dp, idx, m, 3, last, real, store, f, oh, ol, ldo, bad, t);
   else if (nv == 2)
-    tn_tile(A, lda, dp, idx, m, 2, last, real, f, oh, ol, ldo, bad, t);
+    tn_tile(A, lda, dp, idx, m, 2, last, real, store, f, oh, ol, ldo, bad, t);
   else
-    tn_tile(A, lda, dp, idx, m, 1, last, real, f, oh, ol, ldo, bad, t);
+    tn_tile(A, lda, dp, idx, m, 1, last, real, store, f, oh, ol, ldo, bad, t);
 }
 
 /* Each block's D as panels of NN_W columns (rows 256 bytes apart, zeros
@@ -299,10 +306,11 @@ AVX512 void mlp_mm_tn_fix_avx512(const struct mlp_blocks *bk, uint32_t n_j, uint
       for (uint32_t b = 0; b < bk->n; b++) {
         size_t l = (size_t)(j / 4) * bk->n + b;
         const double *d = dp + ((size_t)b * n_panels + c / NN_W) * MLP_BLOCK * NN_W;
-        tn_tile_any(bk->a + b * bk->a_step + j, bk->lda, d, idx + l * MLP_BLOCK, m[l], w, real, f, oh + at, ol + at,
-                    ldo, &bad, t);
+        bool store = bk->store && b == 0; /* the tile's first share: no zeroing before */
+        tn_tile_any(bk->a + b * bk->a_step + j, bk->lda, d, idx + l * MLP_BLOCK, m[l], w, real, store, f, oh + at,
+                    ol + at, ldo, &bad, t);
         if (!real)
-          mlp_add_tile(t, NN_W, j, c, n_j, n_c, f, oh, ol, ldo); /* lanes past w are past n_c */
+          mlp_add_tile(t, NN_W, j, c, n_j, n_c, f, store, oh, ol, ldo); /* lanes past w are past n_c */
       }
     }
   free(dp);

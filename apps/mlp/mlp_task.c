@@ -50,9 +50,10 @@ static uint32_t part_row(const struct mlp_app *a, uint32_t p, uint32_t S, uint32
   return row < n_in ? (uint32_t)row : n_in;
 }
 
-/* Keys [at, at + n) of the push zeroed when `fresh` (the task's first
- * blocks: the buffer is not zeroed, dsana_push_buf_uninit), just before the
- * products add into them, while they are in cache. */
+/* A layer's bias keys [at, at + n) of the push zeroed when `fresh` (the
+ * task's first blocks: the buffer is not zeroed, dsana_push_buf_uninit),
+ * just before the sums add into them; the weights' products write over
+ * theirs (mlp_blocks.store). */
 static void zero_keys(bool fresh, double *oh, double *ol, uint64_t at, uint64_t n) {
   if (!fresh)
     return;
@@ -63,11 +64,10 @@ static void zero_keys(bool fresh, double *oh, double *ol, uint64_t at, uint64_t 
 /* Rows [j, j + n) of the first layer's weight gradient, then, with ctx,
  * their keys said final. */
 static void first_rows(const struct mlp_app *a, const struct mlp_blocks *bk, uint32_t j, uint32_t n, uint32_t no,
-                       bool fresh, double *oh, double *ol, uint32_t *idx, struct dsana_task_ctx *ctx) {
+                       double *oh, double *ol, uint32_t *idx, struct dsana_task_ctx *ctx) {
   struct mlp_blocks s = *bk;
   s.a = bk->a + j;
   uint64_t at = a->w_off[1] + (uint64_t)j * no;
-  zero_keys(fresh, oh, ol, at, (uint64_t)n * no);
   mlp_mm_tn_fix(&s, n, no, &a->fix, oh + at, ol + at, no, idx);
   if (ctx)
     dsana_push_ready(ctx, at, at + (uint64_t)n * no);
@@ -81,10 +81,10 @@ static void first_rows(const struct mlp_app *a, const struct mlp_blocks *bk, uin
  * the rest is computed; every other key is above these and final already.
  * Each row's sums are the same however the rows are sliced (groups of 4
  * rows stay together). */
-static void first_layer(const struct mlp_app *a, const struct mlp_blocks *bk, uint32_t n_in, uint32_t no, bool fresh,
-                        double *oh, double *ol, uint32_t *idx, struct dsana_task_ctx *ctx) {
+static void first_layer(const struct mlp_app *a, const struct mlp_blocks *bk, uint32_t n_in, uint32_t no, double *oh,
+                        double *ol, uint32_t *idx, struct dsana_task_ctx *ctx) {
   if (!ctx || !dsana_push_ready(ctx, a->w_off[1] + (uint64_t)n_in * no, a->n_params)) {
-    first_rows(a, bk, 0, n_in, no, fresh, oh, ol, idx, NULL); /* the push leaves at the end anyway: one product */
+    first_rows(a, bk, 0, n_in, no, oh, ol, idx, NULL); /* the push leaves at the end anyway: one product */
     return;
   }
   uint32_t S = dsana_servers(ctx), step = ready_step(n_in);
@@ -94,7 +94,7 @@ static void first_layer(const struct mlp_app *a, const struct mlp_blocks *bk, ui
       uint32_t lo = part_row(a, p, S, n_in, no), hi = p + 1 == S ? n_in : part_row(a, p + 1, S, n_in, no);
       uint32_t j = lo + k * step;
       if (j < hi) {
-        first_rows(a, bk, j, hi - j < step ? hi - j : step, no, fresh, oh, ol, idx, ctx);
+        first_rows(a, bk, j, hi - j < step ? hi - j : step, no, oh, ol, idx, ctx);
         more = 1;
       }
     }
@@ -115,7 +115,8 @@ static void gradients(const struct mlp_app *a, struct mlp_view *v, uint32_t nb, 
                             .a_step = (uint64_t)MLP_BLOCK * v->np[l - 1],
                             .d_step = (uint64_t)MLP_BLOCK * npo,
                             .lda = v->np[l - 1],
-                            .ldd = npo};
+                            .ldd = npo,
+                            .store = fresh};
     memcpy(bk.rows, rows, sizeof(uint32_t) * nb);
     zero_keys(fresh, oh, ol, a->b_off[l], no);
     for (uint32_t b = 0; b < nb; b++) { /* the biases first: the weights of layer 1 go last */
@@ -128,9 +129,8 @@ static void gradients(const struct mlp_app *a, struct mlp_view *v, uint32_t nb, 
       }
     }
     if (l == 1) {
-      first_layer(a, &bk, v->n[0], no, fresh, oh, ol, v->idx, ctx);
+      first_layer(a, &bk, v->n[0], no, oh, ol, v->idx, ctx);
     } else {
-      zero_keys(fresh, oh, ol, a->w_off[l], (uint64_t)v->n[l - 1] * no);
       mlp_mm_tn_fix(&bk, v->n[l - 1], no, &a->fix, oh + a->w_off[l], ol + a->w_off[l], no, v->idx);
     }
   }

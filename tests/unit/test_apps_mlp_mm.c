@@ -97,6 +97,30 @@ static void make_grad(struct grad_case *g, uint64_t *s, uint32_t nb, uint32_t n_
   g->bk.a_step = (uint64_t)MLP_BLOCK * lda, g->bk.d_step = (uint64_t)MLP_BLOCK * ldd;
 }
 
+/* With bk->store the product writes over whatever its output holds (here
+ * NaN-like garbage, a row wider than n_c around it) the bits `want` (the
+ * product added into zeros, rows n_c apart), and nothing else. */
+static void check_tn_store(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
+                           const double *want, uint32_t *idx, enum app_cpu level) {
+  uint64_t ldo = n_c + 3, n = (uint64_t)n_j * ldo;
+  double *o = malloc(sizeof(double) * 2 * n);
+  assert_non_null(o);
+  memset(o, 0xff, sizeof(double) * 2 * n);
+  struct mlp_blocks st = *bk;
+  st.store = true;
+  mlp_mm_tn_fix_at(level, &st, n_j, n_c, f, o, o + n, ldo, idx);
+  for (uint64_t j = 0; j < n_j; j++)
+    for (uint64_t c = 0; c < ldo; c++)
+      for (int half = 0; half < 2; half++) {
+        double got = o[half * n + j * ldo + c];
+        if (c < n_c)
+          assert_memory_equal(&got, &want[half * (uint64_t)n_j * n_c + j * n_c + c], sizeof got);
+        else
+          assert_true(got != got); /* untouched: still all ones, a NaN */
+      }
+  free(o);
+}
+
 static void check_tn(uint32_t nb, uint32_t n_j, uint32_t n_c, unsigned zeros, uint64_t *s, enum app_cpu level) {
   struct grad_case g;
   make_grad(&g, s, nb, n_j, n_c, zeros);
@@ -117,6 +141,7 @@ static void check_tn(uint32_t nb, uint32_t n_j, uint32_t n_c, unsigned zeros, ui
   }
   assert_memory_equal(o1, o2, sizeof(double) * n_out);
   assert_memory_equal(o1, o3, sizeof(double) * n_out);
+  check_tn_store(&g.bk, n_j, n_c, &f, o1, idx, level);
   free(g.A), free(g.D), free(o1), free(o2), free(o3), free(idx);
 }
 
