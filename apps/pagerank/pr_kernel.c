@@ -63,11 +63,15 @@ static inline double rank_change(const double *rank, const void *old, uint64_t v
 
 /* The rank held by the dangling vertices of [lo, hi). */
 static dsana_xsum dangling_mass(const double *rank, const uint32_t *deg, uint64_t lo, uint64_t hi) {
+  if (pr_sum_vector())
+    return pr_sum_avx512(PR_ADDEND_DANGLING, rank, deg, lo, hi);
   return pr_lanes_sum(dangling_rank, rank, deg, lo, hi, true);
 }
 
 /* The L1 change sum |rank - old| over [lo, hi). */
 static dsana_xsum l1_change(const double *rank, const double *old, uint64_t lo, uint64_t hi) {
+  if (pr_sum_vector())
+    return pr_sum_avx512(PR_ADDEND_CHANGE, rank, old, lo, hi);
   return pr_lanes_sum(rank_change, rank, old, lo, hi, false);
 }
 

@@ -65,4 +65,16 @@ __attribute__((always_inline)) static inline dsana_xsum pr_lanes_sum(pr_addend *
   return pr_sum_total(rest, (unsigned __int128[]){a0, a1, a2, a3}, 4);
 }
 
+/* The addends pr_sum_avx512 knows: a[v] (b NULL); a[v] where the
+ * out-degree ((const uint32_t *)b)[v] is 0, else +0 (the dangling mass);
+ * |a[v] - ((const double *)b)[v]| (the L1 change). */
+enum pr_addend_kind { PR_ADDEND_VALUE, PR_ADDEND_DANGLING, PR_ADDEND_CHANGE };
+/* pr_lanes_sum's bits (those of dsana_xsum_add on every addend) over
+ * [lo, hi), 8 addends at a time (pr_sum512.c); call it only where
+ * pr_sum_vector() says so. */
+dsana_xsum pr_sum_avx512(enum pr_addend_kind kind, const double *a, const void *b, uint64_t lo, uint64_t hi);
+/* Whether this process's sums take pr_sum_avx512 (the apps' one CPU
+ * level, apps/common/cpu.h, is AVX-512). */
+bool pr_sum_vector(void);
+
 #endif

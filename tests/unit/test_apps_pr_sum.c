@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "apps/common/cpu.h"
 #include "apps/pagerank/pr_sum.h"
 
 /* Addend v: x[v] (not inlined: GCC's loop analysis then warns of an
@@ -37,6 +38,12 @@ static double in_binades(uint64_t *s, int lo, int hi) {
   return __builtin_ldexp(m, lo + (int)(rng_next(s) % (uint64_t)(hi - lo)));
 }
 
+static void assert_same_xsum(dsana_xsum got, dsana_xsum want) {
+  assert_true(got.lo == want.lo);
+  assert_int_equal(got.hi, want.hi);
+  assert_int_equal(got.flags, want.flags);
+}
+
 __attribute__((noinline)) static void assert_same_sum(const double *x, uint64_t n) {
   dsana_xsum want = {0};
   for (uint64_t i = 0; i < n; i++)
@@ -47,6 +54,8 @@ __attribute__((noinline)) static void assert_same_sum(const double *x, uint64_t 
     assert_int_equal(got.hi, want.hi);
     assert_int_equal(got.flags, want.flags);
   }
+  if (app_cpu_detect() >= APP_CPU_AVX512)
+    assert_same_xsum(pr_sum_avx512(PR_ADDEND_VALUE, x, NULL, 0, n), want);
 }
 
 /* Each range of magnitudes alone, then all of them mixed. */
@@ -88,10 +97,69 @@ static void test_large_addends_carry_across_the_lanes(void **state) {
   free(x);
 }
 
+static double dangling(const double *a, const void *b, uint64_t v) {
+  return ((const uint32_t *)b)[v] == 0 ? a[v] : 0.0;
+}
+
+static double change(const double *a, const void *b, uint64_t v) {
+  return __builtin_fabs(a[v] - ((const double *)b)[v]);
+}
+
+/* The AVX-512 sums of the dangling mass and the L1 change: the scalar
+ * lanes' bits over every start and length near the vectors' edges, with
+ * ranks of every magnitude, -0, negative, infinite and NaN among them. */
+static void test_vector_sums_give_the_scalar_bits(void **state) {
+  (void)state;
+  if (app_cpu_detect() < APP_CPU_AVX512)
+    skip(); /* cmocka reports it as skipped: this CPU has no AVX-512 */
+  enum { N = 517 };
+  double *rank = malloc(N * sizeof *rank), *old = malloc(N * sizeof *old);
+  uint32_t *deg = malloc(N * sizeof *deg);
+  assert_true(rank && old && deg);
+  uint64_t seed = 9;
+  for (uint64_t i = 0; i < N; i++) {
+    rank[i] = in_binades(&seed, -90, -1);
+    old[i] = rng_next(&seed) % 3 ? in_binades(&seed, -90, -1) : rank[i];
+    deg[i] = rng_next(&seed) % 4 ? 0 : (uint32_t)(rng_next(&seed) % 9);
+  }
+  for (int with_specials = 0; with_specials < 2; with_specials++) {
+    if (with_specials) {
+      double special[] = {-0.0, -1e-3, 0.75, __builtin_inf(), __builtin_nan(""), 0x1p-1, 0x1p-17};
+      for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+        rank[40 + 61 * i] = special[i], deg[40 + 61 * i] = 0;
+    }
+    for (uint64_t lo = 0; lo < 10; lo++)
+      for (uint64_t hi = lo; hi < N; hi += hi < lo + 20 ? 1 : 37) {
+        assert_same_xsum(pr_sum_avx512(PR_ADDEND_DANGLING, rank, deg, lo, hi),
+                         pr_lanes_sum(dangling, rank, deg, lo, hi, true));
+        assert_same_xsum(pr_sum_avx512(PR_ADDEND_CHANGE, rank, old, lo, hi),
+                         pr_lanes_sum(change, rank, old, lo, hi, false));
+      }
+  }
+  free(rank), free(old), free(deg);
+}
+
+/* Over 2^20 vectors the lanes are emptied into the total on the way:
+ * addends just below 2^-1 (both parts large) still give the scalar bits. */
+static void test_vector_sum_empties_its_lanes(void **state) {
+  (void)state;
+  if (app_cpu_detect() < APP_CPU_AVX512)
+    skip(); /* cmocka reports it as skipped: this CPU has no AVX-512 */
+  uint64_t n = 8 * (1u << 20) + 8 * 3 + 5;
+  double *x = malloc(n * sizeof *x);
+  assert_non_null(x);
+  for (uint64_t i = 0; i < n; i++)
+    x[i] = 0x1p-1 - 0x1p-53 * (double)(i % 4093 + 1);
+  assert_same_xsum(pr_sum_avx512(PR_ADDEND_VALUE, x, NULL, 0, n), pr_lanes_sum(at, x, NULL, 0, n, true));
+  free(x);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lanes_give_the_bits_of_xsum_add),
       cmocka_unit_test(test_large_addends_carry_across_the_lanes),
+      cmocka_unit_test(test_vector_sums_give_the_scalar_bits),
+      cmocka_unit_test(test_vector_sum_empties_its_lanes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
