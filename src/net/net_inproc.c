@@ -7,7 +7,8 @@
  * queue is non-empty, so net_poll() can wait on queues, other descriptors
  * and timers with one poll(2). Messages keep their encoded header and are
  * validated on receipt like any other transport's. Named shared buffers
- * are plain memory of this process. Manual delivery: see net_inproc.h.
+ * are plain memory of this process; a region (net_buffer_join) is one
+ * buffer whose slices its joiners write. Manual delivery: see net_inproc.h.
  *
  * Locks. It carries every message of the default mode (roles as threads),
  * so senders and receivers must not queue on each other: a read-write lock
@@ -518,8 +519,8 @@ static int ip_poll(struct net_sock *const *socks, int n, const int *fds, int nfd
 
 /* ---- shared buffers ----------------------------------------------------- */
 
-static int ip_buffer_create(struct net_ctx *ctx, const char *name, size_t bytes, double **out) {
-  (void)ctx;
+/* A zeroed buffer named `name`, not yet in the list (NULL: no memory). */
+static struct ip_buffer *ip_buffer_new(const char *name, size_t bytes) {
   struct ip_buffer *b = calloc(1, sizeof *b);
   if (b)
     b->p = calloc(bytes ? bytes : 8, 1);
@@ -527,14 +528,27 @@ static int ip_buffer_create(struct net_ctx *ctx, const char *name, size_t bytes,
     if (b)
       free(b->p);
     free(b);
-    return DSANA_ENOMEM;
+    return NULL;
   }
   snprintf(b->name, sizeof b->name, "%s", name);
   b->bytes = bytes;
   b->refs = 1;
-  pthread_rwlock_wrlock(&ip_rw);
+  return b;
+}
+
+/* b first in the list (the lock held). */
+static void ip_buffer_link(struct ip_buffer *b) {
   b->next = ip_buffers;
   ip_buffers = b;
+}
+
+static int ip_buffer_create(struct net_ctx *ctx, const char *name, size_t bytes, double **out) {
+  (void)ctx;
+  struct ip_buffer *b = ip_buffer_new(name, bytes);
+  if (!b)
+    return DSANA_ENOMEM;
+  pthread_rwlock_wrlock(&ip_rw);
+  ip_buffer_link(b);
   pthread_rwlock_unlock(&ip_rw);
   *out = b->p;
   return 0;
@@ -555,12 +569,43 @@ static int ip_buffer_map(struct net_ctx *ctx, const char *name, size_t bytes, co
   return rc;
 }
 
+/* A slice of region `name`: joined when a region of that name and size
+ * is there (the slice zeroed: it is the joiner's alone), else created (it
+ * shadows any other of the name, as ip_buffer_create's buffers do). A
+ * slice is never empty: its pointer must name the region on release. */
+static int ip_buffer_join(struct net_ctx *ctx, const char *name, size_t region_bytes, size_t offset, size_t bytes,
+                          double **out) {
+  (void)ctx;
+  if (bytes == 0)
+    return DSANA_EINVAL;
+  struct ip_buffer *b;
+  pthread_rwlock_wrlock(&ip_rw); /* looked up and made under one hold: joiners race to create it */
+  for (b = ip_buffers; b && strcmp(b->name, name) != 0; b = b->next)
+    ;
+  if (b && b->bytes == region_bytes) { /* joined: the slice is the joiner's alone */
+    b->refs++;
+    memset((char *)b->p + offset, 0, bytes);
+  } else if ((b = ip_buffer_new(name, region_bytes)) != NULL) {
+    ip_buffer_link(b);
+  }
+  if (b)
+    *out = (double *)(void *)((char *)b->p + offset);
+  pthread_rwlock_unlock(&ip_rw);
+  return b ? 0 : DSANA_ENOMEM;
+}
+
+/* The buffer holding p: its start, or inside a region (a slice). */
+static bool ip_buffer_holds(const struct ip_buffer *b, const void *p) {
+  const char *c = p, *lo = (const char *)b->p;
+  return c == lo || (c > lo && c < lo + b->bytes);
+}
+
 static void ip_buffer_release(struct net_ctx *ctx, const void *p, size_t bytes) {
   (void)ctx;
   (void)bytes;
   pthread_rwlock_wrlock(&ip_rw);
   for (struct ip_buffer **pp = &ip_buffers; *pp; pp = &(*pp)->next)
-    if ((*pp)->p == p) {
+    if (ip_buffer_holds(*pp, p)) {
       struct ip_buffer *b = *pp;
       if (--b->refs == 0) {
         *pp = b->next;
@@ -707,4 +752,5 @@ const struct net_ops net_inproc_ops = {
     .buffer_create = ip_buffer_create,
     .buffer_map = ip_buffer_map,
     .buffer_release = ip_buffer_release,
+    .buffer_join = ip_buffer_join,
 };

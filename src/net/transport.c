@@ -274,6 +274,13 @@ int net_buffer_map(struct net_ctx *ctx, const char *name, size_t bytes, const do
   return ctx->ops->buffer_map ? ctx->ops->buffer_map(ctx, name, bytes, out) : DSANA_ENOTSUP;
 }
 
+int net_buffer_join(struct net_ctx *ctx, const char *name, size_t region_bytes, size_t offset, size_t bytes,
+                    double **out) {
+  if (offset > region_bytes || bytes > region_bytes - offset)
+    return DSANA_EINVAL;
+  return ctx->ops->buffer_join ? ctx->ops->buffer_join(ctx, name, region_bytes, offset, bytes, out) : DSANA_ENOTSUP;
+}
+
 void net_buffer_release(struct net_ctx *ctx, const void *p, size_t bytes) {
   if (p && ctx->ops->buffer_release)
     ctx->ops->buffer_release(ctx, p, bytes);

@@ -152,6 +152,15 @@ void net_get_stats(const struct net_sock *s, struct net_stats *st);
 int net_buffer_create(struct net_ctx *ctx, const char *name, size_t bytes, double **out);
 int net_buffer_map(struct net_ctx *ctx, const char *name, size_t bytes, const double **out);
 void net_buffer_release(struct net_ctx *ctx, const void *p, size_t bytes);
+/* A slice of a shared region: the bytes at `offset` of the zeroed region
+ * `name` of region_bytes, created by the first caller and joined by the
+ * others (every one the same size), so that roles writing disjoint parts
+ * of one table give their readers one contiguous buffer (net_buffer_map
+ * of `name`, whole). Released with net_buffer_release(its pointer): the
+ * region goes when its last slice and mapping do. DSANA_ENOTSUP when the
+ * transport cannot (ipc: each buffer is a file of its own). */
+int net_buffer_join(struct net_ctx *ctx, const char *name, size_t region_bytes, size_t offset, size_t bytes,
+                    double **out);
 /* true when this transport's peers share buffers with net_buffer_*. */
 bool net_can_share(const struct net_ctx *ctx);
 

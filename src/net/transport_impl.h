@@ -38,6 +38,9 @@ struct net_ops {
   int (*buffer_create)(struct net_ctx *ctx, const char *name, size_t bytes, double **out);
   int (*buffer_map)(struct net_ctx *ctx, const char *name, size_t bytes, const double **out);
   void (*buffer_release)(struct net_ctx *ctx, const void *p, size_t bytes);
+  /* a slice of a region (net_buffer_join; offset + bytes checked against it) */
+  int (*buffer_join)(struct net_ctx *ctx, const char *name, size_t region_bytes, size_t offset, size_t bytes,
+                     double **out);
 };
 
 struct net_ctx {

@@ -9,6 +9,7 @@
  * received message moved to another (net_msg_move) with its payload, on
  * every scheme.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -280,6 +281,78 @@ static void buffers_inproc_refcount(void **state) {
   assert_int_not_equal(net_buffer_map(f->ctx, "rc-0", 16, &r), 0);
 }
 
+/* inproc regions: slices joined into one buffer (each joiner's slice
+ * zeroed, the rest untouched), mapped whole by name, gone once every
+ * slice and mapping is released; a join of another size starts another
+ * region; slices outside it and empty ones are refused. */
+static void buffers_inproc_region(void **state) {
+  struct fixture *f = *state;
+  double *a = NULL, *b = NULL, *c = NULL;
+  const double *r = NULL;
+  assert_int_equal(net_buffer_join(f->ctx, "rg-0", 10 * sizeof(double), 0, 6 * sizeof(double), &a), 0);
+  for (int i = 0; i < 6; i++)
+    a[i] = i + 1;
+  assert_int_equal(net_buffer_join(f->ctx, "rg-0", 10 * sizeof(double), 6 * sizeof(double), 4 * sizeof(double), &b), 0);
+  assert_ptr_equal(b, a + 6);
+  assert_int_equal(net_buffer_map(f->ctx, "rg-0", 10 * sizeof(double), &r), 0);
+  assert_ptr_equal(r, a);
+  for (int i = 0; i < 10; i++)
+    assert_true(r[i] == (i < 6 ? i + 1 : 0));
+  assert_int_equal(net_buffer_join(f->ctx, "rg-0", 8 * sizeof(double), 0, 8, &c), 0); /* another size */
+  assert_ptr_not_equal(c, a);
+  net_buffer_release(f->ctx, c, 8);
+  assert_int_equal(net_buffer_join(f->ctx, "rg-0", 10 * sizeof(double), 8 * sizeof(double), 3 * sizeof(double), &c),
+                   DSANA_EINVAL);
+  assert_int_equal(net_buffer_join(f->ctx, "rg-0", 10 * sizeof(double), 0, 0, &c), DSANA_EINVAL);
+  net_buffer_release(f->ctx, a, 6 * sizeof(double));
+  net_buffer_release(f->ctx, b, 4 * sizeof(double));                            /* a slice's pointer names its region */
+  assert_int_equal(net_buffer_map(f->ctx, "rg-0", 10 * sizeof(double), &r), 0); /* still mapped once */
+  net_buffer_release(f->ctx, r, 10 * sizeof(double));
+  net_buffer_release(f->ctx, r, 10 * sizeof(double));
+  r = NULL;
+  assert_int_not_equal(net_buffer_map(f->ctx, "rg-0", 10 * sizeof(double), &r), 0);
+}
+
+/* Joiners racing: every one of 8 threads, started together, gets its
+ * slice of one region (never a region of its own). */
+struct joiner {
+  struct net_ctx *ctx;
+  pthread_barrier_t *go;
+  uint32_t i;
+  double *slice;
+};
+
+static void *join_slice(void *arg) {
+  struct joiner *j = arg;
+  pthread_barrier_wait(j->go);
+  if (net_buffer_join(j->ctx, "race-0", 8 * sizeof(double), j->i * sizeof(double), sizeof(double), &j->slice))
+    j->slice = NULL;
+  return NULL;
+}
+
+static void buffers_inproc_region_joiners_race(void **state) {
+  struct fixture *f = *state;
+  for (int round = 0; round < 20; round++) {
+    pthread_barrier_t go;
+    pthread_t th[8];
+    struct joiner j[8];
+    assert_int_equal(pthread_barrier_init(&go, NULL, 8), 0);
+    for (uint32_t i = 0; i < 8; i++) {
+      j[i] = (struct joiner){.ctx = f->ctx, .go = &go, .i = i};
+      assert_int_equal(pthread_create(&th[i], NULL, join_slice, &j[i]), 0);
+    }
+    for (int i = 0; i < 8; i++)
+      pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&go);
+    for (uint32_t i = 0; i < 8; i++)
+      assert_ptr_equal(j[i].slice, j[0].slice + i);
+    for (uint32_t i = 0; i < 8; i++)
+      net_buffer_release(f->ctx, j[i].slice, sizeof(double));
+    const double *r = NULL;
+    assert_int_not_equal(net_buffer_map(f->ctx, "race-0", 8 * sizeof(double), &r), 0); /* all gone */
+  }
+}
+
 /* No shared buffers where peers need not share the machine. */
 static void buffers_unsupported(void **state) {
   struct fixture *f = *state;
@@ -295,6 +368,7 @@ static void buffers_unsupported(void **state) {
   assert_false(net_can_share(ctx));
   assert_int_equal(net_buffer_create(ctx, "b", 8, &w), DSANA_ENOTSUP);
   assert_int_equal(net_buffer_map(ctx, "b", 8, &r), DSANA_ENOTSUP);
+  assert_int_equal(net_buffer_join(ctx, "b", 16, 0, 8, &w), DSANA_ENOTSUP); /* ipc: one file a buffer */
   assert_null(w);
   assert_null(r);
   if (ctx != f->ctx)
@@ -394,6 +468,8 @@ int main(void) {
       {"buffers_empty/ipc", buffers_empty, setup_ipc, teardown, NULL},
       {"buffers_empty/inproc", buffers_empty, setup_inproc, teardown, NULL},
       cmocka_unit_test_setup_teardown(buffers_inproc_refcount, setup_inproc, teardown),
+      cmocka_unit_test_setup_teardown(buffers_inproc_region, setup_inproc, teardown),
+      cmocka_unit_test_setup_teardown(buffers_inproc_region_joiners_race, setup_inproc, teardown),
       {"buffers_unsupported/tcp", buffers_unsupported, setup_tcp, teardown, NULL},
       {"buffers_unsupported/ipc", buffers_unsupported, setup_ipc, teardown, NULL},
       {"lent_payloads/inproc", lent_payloads, setup_inproc, teardown, NULL},

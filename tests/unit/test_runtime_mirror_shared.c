@@ -6,7 +6,8 @@
  * mirror_test_fixture.h), once per server, table and buffer, when the
  * worker first asks that server for the table (so an answer that arrives
  * after its server released the buffer is still read), and released by
- * mirror_fini(). Bad shared answers are dropped like any bad piece.
+ * mirror_fini(). Bad shared answers are dropped like any bad piece. Where
+ * the servers' buffers are slices of one region, values are read in place.
  *
  * Two servers; table 0: 100 keys of width 1, table 1: 40 keys of width 3,
  * table 2: 100 keys with every fourth unread; chunks of 10 keys.
@@ -229,6 +230,104 @@ static void test_shared_released(void **state) {
   assert_int_equal(mirror_init(&f->m, &f->job, f->chunk_keys, 0, 2, SELF, &f->env, true), 0);
 }
 
+/* Table t's region b: every server's buffer b as slices of one, holding
+ * iter's values tagged. */
+static void fill_region(struct fixture *f, uint32_t t, uint32_t b, uint32_t iter, double tag) {
+  uint32_t w = width_of(f, t);
+  uint64_t n = f->job.tables[t].n_keys;
+  if (!f->region[t][b])
+    f->region[t][b] = calloc(n * w, sizeof(double));
+  assert_non_null(f->region[t][b]);
+  for (uint64_t k = 0; k < n; k++)
+    for (uint32_t j = 0; j < w; j++)
+      f->region[t][b][k * w + j] = val(iter, k, j, tag);
+}
+
+static void give_all_shared(struct fixture *f, uint32_t t, uint32_t iter, uint32_t b) {
+  for (uint64_t c = 0; c < 10; c++)
+    give_shared(f, c < 5 ? 0 : 1, t, iter, c * CK, (c + 1) * CK, b);
+}
+
+/* Servers whose buffers are slices of one region: an iteration's values
+ * are read in place there (mirror_values is the region: nothing copied,
+ * nothing counted as received), each region mapped once for all servers
+ * and released once. */
+static void test_region_read_in_place(void **state) {
+  struct fixture *f = *state;
+  fill_region(f, 0, 1, 1, 1); /* iteration i reads server buffer i & 1 (server.c) */
+  fill_region(f, 0, 0, 2, 3);
+  request(f, 0, 1);
+  assert_int_equal(f->maps, 2);                     /* both regions, no server's buffer of its own */
+  const double *early = mirror_values(&f->m, 0, 1); /* a task may take it before any chunk is in */
+  assert_ptr_equal(early, f->region[0][1]);
+  give_all_shared(f, 0, 1, 1);
+  assert_true(mirror_ready(&f->m, 0, 1, 0, 100));
+  assert_ptr_equal(mirror_values(&f->m, 0, 1), early);
+  request(f, 0, 2);
+  give_all_shared(f, 0, 2, 0);
+  assert_ptr_equal(mirror_values(&f->m, 0, 2), f->region[0][0]);
+  check_values(f, 0, 1, 0, 100, 1);
+  check_values(f, 0, 2, 0, 100, 3);
+  assert_int_equal(f->maps, 2);
+  assert_int_equal(f->m.bytes_in, 0);
+  mirror_fini(&f->m);
+  assert_int_equal(f->releases, 2);
+  assert_int_equal(f->released_bytes, 2 * 100 * 8);
+  assert_int_equal(mirror_init(&f->m, &f->job, f->chunk_keys, 0, 2, SELF, &f->env, true), 0);
+}
+
+/* A plain piece among pieces read in place: what was read in place is
+ * copied into the worker's buffer first (the region may change after:
+ * the copy stays), and the rest of the iteration is copied too. */
+static void test_region_then_plain_pieces(void **state) {
+  struct fixture *f = *state;
+  fill_region(f, 0, 1, 1, 1);
+  request(f, 0, 1);
+  for (uint64_t c = 0; c < 3; c++)
+    give_shared(f, 0, 0, 1, c * CK, (c + 1) * CK, 1);
+  assert_ptr_equal(mirror_values(&f->m, 0, 1), f->region[0][1]);
+  give(f, 1, 0, 1, 50, 60, 1); /* a plain piece: buffer 1 is the worker's own from now */
+  const double *own = mirror_values(&f->m, 0, 1);
+  assert_ptr_not_equal(own, f->region[0][1]);
+  for (uint64_t k = 0; k < 100; k++)
+    f->region[0][1][k] = -1; /* the copy does not follow the region */
+  check_values(f, 0, 1, 0, 30, 1);
+  check_values(f, 0, 1, 50, 60, 1);
+  fill_region(f, 0, 1, 1, 1);
+  for (uint64_t c = 3; c < 10; c++)
+    if (c != 5)
+      give_shared(f, c < 5 ? 0 : 1, 0, 1, c * CK, (c + 1) * CK, 1); /* shared answers now copied */
+  assert_true(mirror_ready(&f->m, 0, 1, 0, 100));
+  assert_ptr_equal(mirror_values(&f->m, 0, 1), own);
+  check_values(f, 0, 1, 0, 100, 1);
+  request(f, 0, 3); /* buffer 1 emptied: read in place again */
+  give_all_shared(f, 0, 3, 1);
+  assert_ptr_equal(mirror_values(&f->m, 0, 3), f->region[0][1]);
+}
+
+/* A worker that asks before the servers made their region (they are
+ * still loading): the iteration's answers, read from the region once it
+ * is there, are copied (a task may hold the worker's own buffer); the next
+ * ask reads in place. */
+static void test_region_made_after_the_ask(void **state) {
+  struct fixture *f = *state;
+  request(f, 0, 1);
+  assert_int_equal(f->maps, 0);
+  fill_region(f, 0, 1, 1, 1);
+  const double *own = mirror_values(&f->m, 0, 1);
+  assert_ptr_not_equal(own, f->region[0][1]);
+  give_all_shared(f, 0, 1, 1);
+  assert_true(mirror_ready(&f->m, 0, 1, 0, 100));
+  assert_ptr_equal(mirror_values(&f->m, 0, 1), own);
+  check_values(f, 0, 1, 0, 100, 1);
+  assert_int_equal(f->maps, 1);
+  fill_region(f, 0, 0, 2, 3);
+  request(f, 0, 2);
+  give_all_shared(f, 0, 2, 0);
+  assert_ptr_equal(mirror_values(&f->m, 0, 2), f->region[0][0]);
+  check_values(f, 0, 2, 0, 100, 3);
+}
+
 /* A worker that did not welcome shared answers drops them. */
 static void test_shared_not_expected(void **state) {
   struct fixture *f = *state;
@@ -249,6 +348,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_shared_unmappable, setup_share, teardown),
       cmocka_unit_test_setup_teardown(test_shared_answer_after_server_left, setup_share, teardown),
       cmocka_unit_test_setup_teardown(test_shared_released, setup_share, teardown),
+      cmocka_unit_test_setup_teardown(test_region_read_in_place, setup_share, teardown),
+      cmocka_unit_test_setup_teardown(test_region_then_plain_pieces, setup_share, teardown),
+      cmocka_unit_test_setup_teardown(test_region_made_after_the_ask, setup_share, teardown),
       cmocka_unit_test_setup_teardown(test_shared_not_expected, setup_no_share, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

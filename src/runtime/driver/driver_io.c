@@ -43,6 +43,11 @@ static int env_buffer_map(void *arg, const char *name, size_t bytes, const doubl
   return net_buffer_map(((struct drv *)arg)->ctx, name, bytes, out);
 }
 
+static int env_buffer_join(void *arg, const char *name, size_t region_bytes, size_t offset, size_t bytes,
+                           double **out) {
+  return net_buffer_join(((struct drv *)arg)->ctx, name, region_bytes, offset, bytes, out);
+}
+
 static void env_buffer_release(void *arg, const void *p, size_t bytes) {
   net_buffer_release(((struct drv *)arg)->ctx, p, bytes);
 }
@@ -84,6 +89,7 @@ void drv_share(struct drv *d) {
     d->env.buffer_create = env_buffer_create;
     d->env.buffer_map = env_buffer_map;
     d->env.buffer_release = env_buffer_release;
+    d->env.buffer_join = env_buffer_join;
   }
 }
 

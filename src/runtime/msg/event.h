@@ -130,6 +130,9 @@ struct rt_env {
   int (*buffer_create)(void *arg, const char *name, size_t bytes, double **out);
   int (*buffer_map)(void *arg, const char *name, size_t bytes, const double **out);
   void (*buffer_release)(void *arg, const void *p, size_t bytes);
+  /* A slice of a region its joiners share (net_buffer_join; NULL or
+   * DSANA_ENOTSUP: none). */
+  int (*buffer_join)(void *arg, const char *name, size_t region_bytes, size_t offset, size_t bytes, double **out);
   /* Send a header-only message to the scheduler now, past the role's
    * queue: a heartbeat from inside a long computation on the control
    * thread (NULL: not possible, e.g. in the in-process test cluster). */

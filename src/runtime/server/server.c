@@ -77,13 +77,18 @@ static int init_values(struct server *sv, struct rt_outq *out) {
   return rc ? rc : spush_all_final(sv, out);
 }
 
-/* --resume: the shard as of the checkpoint's iteration, as cur. */
+/* --resume: the shard as of the checkpoint's iteration, as cur: version
+ * v in buffer (v + 1) & 1, as a run from the start has it (init() writes
+ * version 0 into buffer 1, each commit flips), which local workers reading
+ * in place count on (mirror.h). */
 static int resume(struct server *sv, struct rt_outq *out) {
   char err[1200];
   struct ckpt_shard sh = ckpt_desc(sv, sv->map->resume_iter);
   double *cur[DSANA_MAX_TABLES];
-  for (uint32_t t = 0; t < sv->job.n_tables; t++)
+  for (uint32_t t = 0; t < sv->job.n_tables; t++) {
+    sv->t[t].cur = (sv->map->resume_iter + 1) & 1u;
     cur[t] = sv->t[t].buf[sv->t[t].cur];
+  }
   if (ckpt_read_shard(sv->map->resume_dir, &sh, cur, err, sizeof err) != 0) {
     log_error("cannot resume: %s", err);
     return DSANA_EFORMAT;

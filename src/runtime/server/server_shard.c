@@ -17,6 +17,26 @@ double *shard_by_key(const struct server *sv, uint32_t t, uint32_t b) {
   return sv->t[t].buf[b] - sv->t[t].lo * sv->t[t].width;
 }
 
+/* Version buffer b of table t shared with local workers, as this shard's
+ * slice of the table's region (every server's slice in one buffer, which a
+ * worker reads in place: mirror.h), else (a transport without regions, an
+ * empty shard) as a buffer of its own: 0, or 1 when not shared, or
+ * DSANA_ENOMEM (a worker would look for the slice in the region). */
+static int share_buffer(struct server *sv, uint32_t t, uint32_t b, size_t n) {
+  struct stable *st = &sv->t[t];
+  char name[48];
+  size_t key_bytes = st->width * sizeof(double);
+  snprintf(name, sizeof name, "t%u-b%u", t, b);
+  int rc = n && sv->env->buffer_join ? sv->env->buffer_join(sv->env->arg, name, sv->job.tables[t].n_keys * key_bytes,
+                                                            st->lo * key_bytes, n * sizeof(double), &st->buf[b])
+                                     : DSANA_ENOTSUP;
+  if (rc != DSANA_ENOTSUP)
+    return rc ? DSANA_ENOMEM : 0;
+  snprintf(name, sizeof name, "s%u-t%u-b%u", sv->index, t, b);
+  return sv->env->buffer_create && sv->env->buffer_create(sv->env->arg, name, n * sizeof(double), &st->buf[b]) == 0 ? 0
+                                                                                                                    : 1;
+}
+
 static int alloc_table(struct server *sv, uint32_t t) {
   struct stable *st = &sv->t[t];
   const struct job_table *jt = &sv->job.tables[t];
@@ -29,9 +49,10 @@ static int alloc_table(struct server *sv, uint32_t t) {
     return st->buf[0] ? 0 : DSANA_ENOMEM;
   }
   for (uint32_t b = 0; b < 2; b++) {
-    char name[48];
-    snprintf(name, sizeof name, "s%u-t%u-b%u", sv->index, t, b);
-    if (sv->env->buffer_create && sv->env->buffer_create(sv->env->arg, name, n * sizeof(double), &st->buf[b]) == 0) {
+    int rc = share_buffer(sv, t, b, n);
+    if (rc < 0)
+      return rc;
+    if (rc == 0) {
       st->shared = true;
       continue;
     }

@@ -58,10 +58,14 @@ void mirror_fini(struct mirror *m) {
       shard_range(m->t[t].n_keys, m->n_servers, s, &lo, &hi);
       for (int b = 0; b < 2; b++) {
         const double *p = m->shm[mirror_shm_slot(s, t, (uint32_t)b)];
-        if (p && m->env->buffer_release)
+        if (p && !m->region[t][b] && m->env->buffer_release) /* a region's slices go with it */
           m->env->buffer_release(m->env->arg, p, (hi - lo) * m->t[t].width * sizeof(double));
       }
     }
+  for (uint32_t t = 0; t < m->n_tables; t++)
+    for (int b = 0; b < 2; b++)
+      if (m->region[t][b] && m->env->buffer_release)
+        m->env->buffer_release(m->env->arg, m->region[t][b], m->t[t].n_keys * m->t[t].width * sizeof(double));
   free(m->shm);
   mirror_zc_fini(m);
   for (uint32_t t = 0; t < m->n_tables; t++) {
@@ -99,6 +103,7 @@ static int mirror_ask(struct mirror *m, uint32_t t, uint32_t iter, struct rt_out
   memset(mt->chunk_got[p], 0, sizeof(uint64_t) * mt->n_chunks);
   memset(mt->have[p], 0, sizeof(uint64_t) * keymask_words(mt->n_keys));
   mt->asked[p] = iter;
+  mt->view[p] = m->share ? mirror_region(m, t, p) : NULL; /* read in place from the start (mirror.h) */
   mt->missing[p] = mirror_wanted_keys(mt, 0, mt->n_keys);
   mt->iter = iter > mt->iter ? iter : mt->iter;
   if (mt->pending == iter)
@@ -211,7 +216,7 @@ uint64_t mirror_missing(const struct mirror *m, uint32_t t) {
 
 const double *mirror_values(const struct mirror *m, uint32_t t, uint32_t iter) {
   const struct mirror_table *mt = &m->t[t];
-  return !mt->values || mt->sparse ? mt->values : mirror_buf(mt, iter);
+  return !mt->values || mt->sparse ? mt->values : mirror_read_buf(mt, iter);
 }
 
 bool mirror_chunk_ready(const struct mirror *m, uint32_t t, uint32_t iter, uint64_t c) {

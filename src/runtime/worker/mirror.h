@@ -28,6 +28,18 @@
  * per server, named by the asking task; answers carry the values of the
  * request's keys inside a key range.
  *
+ * Shared answers (servers on this machine, WIRE_F_SHARED) name the
+ * server's buffer instead of carrying values. When the servers' buffers of
+ * a table are slices of one region (net_buffer_join: roles as threads),
+ * the worker reads an iteration's values in place there, no copy: from
+ * the ask on (a task may take the pointer before its chunks arrive), in
+ * the region of server buffer iter & 1, where every server keeps the
+ * version iteration iter reads (server.c) and writes again only for the
+ * version two commits on, which needs every task of this iteration ended.
+ * A piece that is not read there (a plain or compressed one) moves what
+ * was into the worker's own buffer; a task that took the region's pointer
+ * reads the same values there.
+ *
  * Every piece is checked (table, iteration, the sending server's shard,
  * the chunk, counts against the keys wanted) before it is copied; anything
  * else is logged and dropped. A piece of an iteration no longer (or not)
@@ -62,6 +74,7 @@ struct mirror_table {
   uint64_t *chunk_got[2]; /* wanted keys of each chunk received for asked[p] */
   uint64_t *have[2];      /* bitmap: keys received for asked[p] (no key twice) */
   uint32_t asked[2];      /* the iteration buffer p was asked for (0 = none) */
+  const double *view[2];  /* buffer p read in place in the servers' region (shared answers), NULL: `values` */
   uint64_t missing[2];    /* wanted keys of asked[p] not yet received */
   uint32_t iter;          /* the iteration requested last (the front), 0 = none */
   uint32_t pending;       /* compressing: an iteration to ask for once the one before is in (0 = none) */
@@ -79,18 +92,19 @@ struct mirror {
   uint32_t n_tables, n_servers, self;
   struct mirror_table t[DSANA_MAX_TABLES];
   const struct rt_env *env;
-  bool share;                     /* shared-buffer answers welcome */
-  const double **shm;             /* per (server, table, buffer): mapped server buffers */
-  uint64_t bytes_in;              /* reply bytes taken (header + payload), cumulative */
-  uint64_t stale;                 /* pieces dropped, never stored: not (or no longer) wanted, or twice */
-  uint64_t bytes_in_raw;          /* the same before compression (header + values) */
-  uint32_t iter_now;              /* the worker's iteration (mirror_iter_start) */
-  uint64_t ahead_in, ahead_raw;   /* of those: pieces of a later iteration, not yet its worker's */
-  bool compress;                  /* dense pulls ask for compressed answers (mirror_set_compress) */
-  uint64_t max_raw_bytes;         /* compressing: the largest piece of values decoded */
-  struct zcodec *zc;              /* compressing: the decoder */
-  struct zcodec_piece zpiece;     /* compressing: a piece's values and their base, packed */
-  struct mirror_refetch *refetch; /* compressing: pieces that did not decode, to ask again plainly */
+  bool share;                                /* shared-buffer answers welcome */
+  const double **shm;                        /* per (server, table, buffer): mapped server buffers */
+  const double *region[DSANA_MAX_TABLES][2]; /* per (table, server buffer): every server's slice, mapped once */
+  uint64_t bytes_in;                         /* reply bytes taken (header + payload), cumulative */
+  uint64_t stale;                            /* pieces dropped, never stored: not (or no longer) wanted, or twice */
+  uint64_t bytes_in_raw;                     /* the same before compression (header + values) */
+  uint32_t iter_now;                         /* the worker's iteration (mirror_iter_start) */
+  uint64_t ahead_in, ahead_raw;              /* of those: pieces of a later iteration, not yet its worker's */
+  bool compress;                             /* dense pulls ask for compressed answers (mirror_set_compress) */
+  uint64_t max_raw_bytes;                    /* compressing: the largest piece of values decoded */
+  struct zcodec *zc;                         /* compressing: the decoder */
+  struct zcodec_piece zpiece;                /* compressing: a piece's values and their base, packed */
+  struct mirror_refetch *refetch;            /* compressing: pieces that did not decode, to ask again plainly */
   size_t n_refetch, cap_refetch;
   uint64_t wait_since_ns; /* for traces */
 };

@@ -15,6 +15,20 @@ static inline size_t mirror_shm_slot(uint32_t s, uint32_t t, uint32_t b) {
   return ((size_t)s * DSANA_MAX_TABLES + t) * 2 + b;
 }
 
+/* The servers' region of buffer b of table t (every server's slice of
+ * it, net_buffer_join), mapped once it can be; NULL: none (yet: a server
+ * may not have made its buffers when a worker first asks). */
+static inline const double *mirror_region(struct mirror *m, uint32_t t, uint32_t b) {
+  if (!m->region[t][b] && m->env->buffer_map) {
+    char name[48];
+    snprintf(name, sizeof name, "t%u-b%u", t, b);
+    size_t bytes = m->t[t].n_keys * m->t[t].width * sizeof(double);
+    if (m->env->buffer_map(m->env->arg, name, bytes, &m->region[t][b]))
+      m->region[t][b] = NULL;
+  }
+  return m->region[t][b];
+}
+
 /* Server s's buffer b of table t, mapped now if it was not (NULL if it
  * cannot be). A worker maps a server's buffers when it first asks that
  * server for the table, while the server is surely there: a server that
@@ -27,8 +41,10 @@ static inline const double *mirror_shm_map(struct mirror *m, uint32_t s, uint32_
     return *buf;
   char name[48];
   uint64_t lo, hi;
-  snprintf(name, sizeof name, "s%u-t%u-b%u", s, t, b);
   shard_range(m->t[t].n_keys, m->n_servers, s, &lo, &hi);
+  if (mirror_region(m, t, b))
+    return *buf = m->region[t][b] + lo * m->t[t].width; /* the servers' slices of one region */
+  snprintf(name, sizeof name, "s%u-t%u-b%u", s, t, b);
   if (!m->env->buffer_map || m->env->buffer_map(m->env->arg, name, (hi - lo) * m->t[t].width * sizeof(double), buf))
     *buf = NULL;
   return *buf;
@@ -52,6 +68,12 @@ static inline bool mirror_chunk_in(const struct mirror_table *mt, uint32_t iter,
 /* Buffer p of dense table mt, indexed by key. */
 static inline double *mirror_buf(const struct mirror_table *mt, uint32_t p) {
   return mt->values + (p & 1u) * mt->n_keys * mt->width;
+}
+
+/* Where iteration p's values of dense table mt are read: in place in the
+ * servers' region, or buffer p. */
+static inline const double *mirror_read_buf(const struct mirror_table *mt, uint32_t p) {
+  return mt->view[p & 1u] ? mt->view[p & 1u] : mirror_buf(mt, p);
 }
 
 /* mirror_zc.c: compressed pieces */

@@ -74,10 +74,34 @@ static const char *dense_check(struct mirror *m, uint32_t s, const struct net_ms
   return NULL;
 }
 
-/* Store a checked dense piece in its iteration's buffer. */
-static void dense_store(struct mirror *m, struct mirror_table *mt, const struct wire_hdr *h, const double *src) {
-  uint64_t c = h->key_lo / mt->chunk_keys, w = mt->width;
-  uint64_t t0 = m->env->trace ? rt_now(m->env) : 0;
+/* The values of every key received for buffer p (have[p]) from the
+ * region they were read in into the buffer itself, read there from now. */
+static void own_buffer(struct mirror_table *mt, uint32_t p) {
+  double *dst = mirror_buf(mt, p);
+  for (uint64_t k = 0; mt->view[p] && k < mt->n_keys; k++)
+    if (mt->have[p][k / 64] >> (k % 64) & 1)
+      memcpy(dst + k * mt->width, mt->view[p] + k * mt->width, mt->width * sizeof(double));
+  mt->view[p] = NULL;
+}
+
+/* Whether checked piece h is read where it is: a shared answer from the
+ * region buffer p is read in (mirror.h); else buffer p is the worker's
+ * own from now on (own_buffer). */
+static bool read_in_place(struct mirror *m, struct mirror_table *mt, const struct wire_hdr *h) {
+  uint32_t p = h->iter & 1u;
+  const double *r = h->flags & WIRE_F_SHARED ? m->region[h->table][h->buffer] : NULL;
+  if (r && r == mt->view[p])
+    return true;
+  if (r && mt->view[p])
+    log_warn("server buffer %u holds iteration %u of table %u, not %u: a task may have read the other", h->buffer,
+             h->iter, h->table, p);
+  own_buffer(mt, p);
+  return false;
+}
+
+/* A checked dense piece's values from src into its iteration's buffer. */
+static void copy_piece(struct mirror_table *mt, const struct wire_hdr *h, const double *src) {
+  uint64_t w = mt->width;
   double *dst = mirror_buf(mt, h->iter);
   if (h->flags & WIRE_F_PACKED && w == 1)
     keymask_unpack(mt->unread, src, h->key_lo, h->key_hi, dst);
@@ -89,6 +113,15 @@ static void dense_store(struct mirror *m, struct mirror_table *mt, const struct 
       }
   } else
     memcpy(dst + h->key_lo * w, src, (h->key_hi - h->key_lo) * w * sizeof(double));
+}
+
+/* Store a checked dense piece in its iteration's buffer, or read it in
+ * place (read_in_place). */
+static void dense_store(struct mirror *m, struct mirror_table *mt, const struct wire_hdr *h, const double *src) {
+  uint64_t c = h->key_lo / mt->chunk_keys, w = mt->width;
+  uint64_t t0 = m->env->trace ? rt_now(m->env) : 0;
+  if (!read_in_place(m, mt, h))
+    copy_piece(mt, h, src);
   if (t0)
     trace_span(m->env->trace, "piece in", "transfer", t0, rt_now(m->env), h->iter, "chunk", (double)c);
   uint64_t keys = keymask_count(mt->unread, h->key_lo, h->key_hi);

@@ -95,10 +95,10 @@ const char *mirror_zc_decode(struct mirror *m, uint32_t s, const struct mirror_t
     return "out of memory for decoding";
   const double *base = NULL;
   if (delta && (h->flags & WIRE_F_PACKED)) {
-    keymask_pack_wide(mt->unread, mirror_buf(mt, h->iter - 1), mt->width, h->key_lo, h->key_hi, m->zpiece.base);
+    keymask_pack_wide(mt->unread, mirror_read_buf(mt, h->iter - 1), mt->width, h->key_lo, h->key_hi, m->zpiece.base);
     base = m->zpiece.base;
   } else if (delta) {
-    base = mirror_buf(mt, h->iter - 1) + h->key_lo * mt->width;
+    base = mirror_read_buf(mt, h->iter - 1) + h->key_lo * mt->width;
   }
   const char *why = NULL;
   int rc = zcodec_decode(m->zc, msg->payload, (size_t)h->payload_bytes, base, m->zpiece.vals, words, &why);
