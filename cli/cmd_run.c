@@ -91,7 +91,7 @@ static int setup_scenario(struct cli_run *r) {
  * the summary and check the iteration cap against --resume. */
 static int declare_job(struct cli_run *r, char *err, size_t errlen) {
   struct dsana_job job;
-  job_init(&job, r->cfg.n_workers, r->cfg.n_servers, r->cfg.tasks_per_worker, "launcher");
+  job_init(&job, r->cfg.n_workers, r->cfg.n_servers, config_tasks_per_worker(&r->cfg), "launcher");
   job.max_keys = r->cfg.max_keys;
   int rc = r->app->setup(r->app_state, &job, err, errlen);
   if (!rc)

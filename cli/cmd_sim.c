@@ -193,7 +193,7 @@ static int split_args(int argc, char **argv, const struct dsana_app *app, struct
 static int build_job(struct cli_run *r, struct dsana_job *job) {
   char err[1200] = "";
   int rc = r->app->prepare ? r->app->prepare(r->app_state, err, sizeof err) : 0;
-  job_init(job, r->cfg.n_workers, r->cfg.n_servers, r->cfg.tasks_per_worker, "launcher");
+  job_init(job, r->cfg.n_workers, r->cfg.n_servers, config_tasks_per_worker(&r->cfg), "launcher");
   job->max_keys = r->cfg.max_keys;
   if (!rc)
     rc = r->app->setup(r->app_state, job, err, sizeof err);

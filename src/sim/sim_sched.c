@@ -272,7 +272,7 @@ void simsched_finish(struct sim *sim) {
                             .workers = sim->n_workers,
                             .servers = sim->n_servers,
                             .tasks = sim->wk.n_tasks,
-                            .tasks_per_worker = cfg->tasks_per_worker,
+                            .tasks_per_worker = config_tasks_per_worker(cfg),
                             .iterations = n,
                             .median_iter_s = rt_median(s->iter_wall, n),
                             .bound_s = rt_median(s->iter_bound, n),

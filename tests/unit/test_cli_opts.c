@@ -49,6 +49,26 @@ static void test_defaults_and_values(void **state) {
   done(&r);
 }
 
+/* The tasks a worker gets: 16 until the job would hold more than 256 a
+ * server, then fewer, never below 4; --tasks-per-worker exactly. */
+static void test_tasks_per_worker_default_scales(void **state) {
+  (void)state;
+  static const struct {
+    const char *workers, *servers, *tpw;
+    uint32_t want;
+  } cases[] = {{"4", "1", NULL, 16},   {"16", "1", NULL, 16}, {"32", "1", NULL, 8},  {"64", "2", NULL, 8},
+               {"64", "1", NULL, 4},   {"512", "2", NULL, 4}, {"64", "2", "16", 16}, {"64", "2", "2", 2},
+               {"1000", "3", NULL, 4}, {"48", "2", NULL, 10}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct cli_run r;
+    const char *argv[] = {"pagerank",  "g.txt",          "--workers",          cases[i].workers,
+                          "--servers", cases[i].servers, "--tasks-per-worker", cases[i].tpw};
+    assert_int_equal(parse(&r, cases[i].tpw ? 8 : 6, argv), 0);
+    assert_int_equal(config_tasks_per_worker(&r.cfg), cases[i].want);
+    done(&r);
+  }
+}
+
 static void test_sched_overrides_mode(void **state) {
   (void)state;
   struct cli_run r;
@@ -114,9 +134,9 @@ static void test_number_parsers(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_defaults_and_values), cmocka_unit_test(test_sched_overrides_mode),
-      cmocka_unit_test(test_bad_values_rejected), cmocka_unit_test(test_missing_value_and_two_graphs),
-      cmocka_unit_test(test_number_parsers),
+      cmocka_unit_test(test_defaults_and_values),          cmocka_unit_test(test_tasks_per_worker_default_scales),
+      cmocka_unit_test(test_sched_overrides_mode),         cmocka_unit_test(test_bad_values_rejected),
+      cmocka_unit_test(test_missing_value_and_two_graphs), cmocka_unit_test(test_number_parsers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

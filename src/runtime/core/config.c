@@ -40,6 +40,16 @@ uint64_t config_values_per_msg(uint64_t max_payload) {
   return n > (1u << 19) ? 1u << 19 : n;
 }
 
+uint32_t config_tasks_per_worker(const struct run_config *c) {
+  if (c->tasks_per_worker_set || c->n_workers == 0)
+    return c->tasks_per_worker;
+  uint64_t fit = (uint64_t)CONFIG_TASKS_PER_SERVER * (c->n_servers ? c->n_servers : 1) / c->n_workers;
+  uint32_t floor =
+      c->tasks_per_worker < CONFIG_TASKS_PER_WORKER_MIN ? c->tasks_per_worker : CONFIG_TASKS_PER_WORKER_MIN;
+  uint64_t t = fit < c->tasks_per_worker ? fit : c->tasks_per_worker;
+  return t > floor ? (uint32_t)t : floor;
+}
+
 const char *run_mode_name(enum run_mode m) { return m == MODE_DSANA ? "dsana" : "bsp"; }
 
 uint32_t config_auto_threads(uint32_t workers_here) {

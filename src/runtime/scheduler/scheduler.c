@@ -71,7 +71,7 @@ static int setup(struct scheduler *s) {
   } else {
     rc = scenario_default(s->cfg.n_workers, &s->sc);
   }
-  job_init(&s->job, s->cfg.n_workers, s->cfg.n_servers, s->cfg.tasks_per_worker, "scheduler");
+  job_init(&s->job, s->cfg.n_workers, s->cfg.n_servers, config_tasks_per_worker(&s->cfg), "scheduler");
   s->job.max_keys = s->cfg.max_keys;
   /* the launcher's own folder holds every endpoint, and no link is modelled */
   s->job.info.local = s->cfg.local_dir[0] && !rc && rt_slowest_link(&s->sc) == 0;

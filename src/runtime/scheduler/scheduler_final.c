@@ -111,7 +111,7 @@ static void fill_summary(const struct scheduler *s, struct rt_run_report *r) {
                               .workers = s->cfg.n_workers,
                               .servers = s->cfg.n_servers,
                               .tasks = s->job.n_tasks,
-                              .tasks_per_worker = s->cfg.tasks_per_worker,
+                              .tasks_per_worker = config_tasks_per_worker(&s->cfg),
                               .iterations = s->iter,
                               .residual = s->residual,
                               .converged = s->converged,

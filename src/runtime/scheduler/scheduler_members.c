@@ -21,7 +21,7 @@ static void fill_map(const struct scheduler *s, struct msg_cluster_map *map) {
   map->n_servers = s->cfg.n_servers;
   map->n_workers = s->cfg.n_workers;
   map->sched = s->cfg.sched;
-  map->tasks_per_worker = s->cfg.tasks_per_worker;
+  map->tasks_per_worker = config_tasks_per_worker(&s->cfg);
   map->flags = (s->fetch_ahead ? MAP_F_FETCH_AHEAD : 0) | (s->job.info.local ? MAP_F_LOCAL : 0) |
                (s->compress ? MAP_F_COMPRESS : 0) | (s->job.info.tasks_auto ? MAP_F_TASKS_AUTO : 0);
   map->n_spaces = s->job.n_spaces;
