@@ -26,6 +26,15 @@
  * that helps: cost / speed[w] < victim's remaining time. Otherwise w gets
  * DSANA_EAGAIN (it may ask again later; estimates and queues move).
  *
+ * Equal speeds: when the live workers' predicted speeds are within
+ * (1 + SCHED_STICKY_EPS) of each other (nobody straggles, as far as the
+ * estimates can tell) and the contiguous plan below is as balanced as
+ * LPT's within the same factor, the plan is the contiguous one: the static
+ * plan's layout by cost, so that a worker's tasks are neighbours (their
+ * pushes merge, their reads stay local) instead of LPT's scattered ones,
+ * and dynamic scheduling does not lose to static where there is nothing
+ * to balance; stealing stays on. Tasks of very unequal cost keep LPT.
+ *
  * Contiguous variant (sched_set_contiguous): the live workers, in worker
  * order, get consecutive ranges of tasks whose costs are proportional to
  * their predicted speeds (a task goes to the range its cost midpoint falls
@@ -156,6 +165,33 @@ static void give_probes(struct sched *s) {
   }
 }
 
+/* The live workers' predicted speeds within (1 + SCHED_STICKY_EPS) of
+ * each other: as equal as the estimates can tell. */
+static bool speeds_equal(const struct sched *s) {
+  double lo = INFINITY, hi = 0;
+  for (uint32_t w = 0; w < s->n_workers; w++)
+    if (s->alive[w]) {
+      lo = s->pspeed[w] < lo ? s->pspeed[w] : lo;
+      hi = s->pspeed[w] > hi ? s->pspeed[w] : hi;
+    }
+  return hi <= (1.0 + SCHED_STICKY_EPS) * lo;
+}
+
+/* The contiguous layout instead of LPT's owners (s->qcost: their costs)
+ * when the speeds are equal and it is as balanced within
+ * (1 + SCHED_STICKY_EPS): tasks of very unequal cost (a hub's) may need
+ * LPT's freedom. */
+static bool contiguous_as_good(struct sched *s) {
+  if (!speeds_equal(s))
+    return false;
+  double lpt = 0;
+  for (uint32_t w = 0; w < s->n_workers; w++)
+    if (s->alive[w] && s->qcost[w] / s->pspeed[w] > lpt)
+      lpt = s->qcost[w] / s->pspeed[w];
+  ranges_split(s, s->range_new);
+  return ranges_makespan(s, s->range_new) <= (1.0 + SCHED_STICKY_EPS) * lpt;
+}
+
 static int dynamic_assign(struct sched *s) {
   sched_speed_predict_all(s);
   if (s->contiguous)
@@ -175,6 +211,10 @@ static int dynamic_assign(struct sched *s) {
     s->tail[w]++; /* count for now */
   }
   give_probes(s);
+  if (contiguous_as_good(s)) {
+    memset(s->qcost, 0, sizeof *s->qcost * s->n_workers);
+    return dynamic_assign_ranges(s);
+  }
   uint32_t start = 0;
   for (uint32_t w = 0; w < s->n_workers; w++) {
     uint32_t n = s->tail[w];

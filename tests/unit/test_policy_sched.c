@@ -358,8 +358,9 @@ static void test_estimate_damps_outliers(void **unused) {
   sched_destroy(s);
 }
 
-/* Two workers, six tasks of cost 1, an iteration begun: LPT with equal
- * costs alternates, w0 = {0,2,4}, w1 = {1,3,5}. */
+/* Two workers, six tasks of cost 1, an iteration begun: equal speeds, so
+ * the contiguous layout by cost, w0 = {0,1,2}, w1 = {3,4,5}, each run in
+ * task order. */
 static struct sched *two_workers_six_tasks(void) {
   static const double cost[6] = {1, 1, 1, 1, 1, 1};
   struct sched *s;
@@ -373,24 +374,24 @@ static void test_steal_only_when_it_helps(void **unused) {
   uint32_t t;
   bool stolen;
   assert_int_equal(sched_next(s, 1, &t, &stolen), 0);
-  assert_int_equal(t, 1);
-  for (uint32_t expect = 0; expect <= 4; expect += 2) {
+  assert_int_equal(t, 3);
+  for (uint32_t expect = 0; expect <= 2; expect++) {
     assert_int_equal(sched_next(s, 0, &t, &stolen), 0);
     assert_int_equal(t, expect);
     assert_false(stolen);
     sched_report(s, 0, t, 1.0);
   }
-  /* w1 still queues {3,5}: taking its tail helps (1 < 2). */
+  /* w1 still queues {4,5}: taking its tail helps (1 < 2). */
   assert_int_equal(sched_next(s, 0, &t, &stolen), 0);
   assert_int_equal(t, 5);
   assert_true(stolen);
   assert_int_equal(sched_stolen(s, 0), 1);
-  /* w1 queues {3}: moving it would not finish sooner (1 < 1 is false). */
+  /* w1 queues {4}: moving it would not finish sooner (1 < 1 is false). */
   assert_int_equal(sched_next(s, 0, &t, &stolen), DSANA_EAGAIN);
   assert_int_equal(sched_remaining(s), 1);
-  sched_report(s, 1, 1, 1.0);
+  sched_report(s, 1, 3, 1.0);
   assert_int_equal(sched_next(s, 1, &t, &stolen), 0);
-  assert_int_equal(t, 3);
+  assert_int_equal(t, 4);
   assert_false(stolen);
   assert_int_equal(sched_next(s, 1, &t, &stolen), DSANA_EAGAIN);
   assert_int_equal(sched_stolen(s, 1), 0);
@@ -404,7 +405,7 @@ static void test_own_hand_out_never_steals(void **unused) {
   struct sched *s = two_workers_six_tasks();
   uint32_t t;
   bool stolen;
-  for (uint32_t expect = 0; expect <= 4; expect += 2) {
+  for (uint32_t expect = 0; expect <= 2; expect++) {
     assert_int_equal(sched_next_own(s, 0, &t, &stolen), 0);
     assert_int_equal(t, expect);
     assert_false(stolen);
@@ -527,8 +528,11 @@ static void test_sim_makespan(void **unused) {
 }
 
 /* Equal workers whose measured speed jitters by a few percent between
- * iterations: stickiness keeps tasks on the worker that ran them (block
- * caches stay warm) instead of reshuffling on noise, at little cost. */
+ * iterations: as equal as the estimates tell, they get the contiguous
+ * layout by cost, and stickiness keeps tasks on the worker that ran them
+ * (block caches stay warm) instead of reshuffling on noise, at little
+ * cost: a contiguous share is off by up to half a task (here tasks of cost
+ * 1..10 over 4 workers: one is up to 11 % of a share), plus the noise. */
 static void test_sticky_under_noise(void **unused) {
   double cost[64], total = 0;
   random_costs(cost, 64, 77, 1, 10);
@@ -558,7 +562,7 @@ static void test_sticky_under_noise(void **unused) {
   print_message("sticky: %.1f%% of tasks kept their worker; worst makespan/bound %.3f\n", 100.0 * same / compared,
                 worst);
   assert_true(same >= 0.85 * compared);
-  assert_true(worst <= 1.10);
+  assert_true(worst <= 1.15);
   sched_destroy(s);
 }
 
