@@ -2,9 +2,10 @@
 # test_tiny_pushes_merge_across_gaps.sh - a task that computes for less than
 # 50 us keeps its pushes to leave with the next tasks' (runtime/core/rules.h),
 # one message per server ending them all. A dynamic plan gives a worker tasks
-# that are not adjacent (largest first, one to each worker in turn when their
-# costs are equal); their values still go as one message, each task's over its
-# own range. On an emulated cluster whose tasks are tiny (their modelled time is
+# that are not adjacent (largest first, each to the worker predicted to finish
+# it first; workers of equal speed get contiguous ranges instead, so two of
+# them here run at half speed); their values still go as one message, each
+# task's over its own range. On an emulated cluster whose tasks are tiny (their modelled time is
 # what counts: no timing here), in iterations 3 to 8, the servers take fewer
 # push messages than there are tasks less adjacent pairs among each worker's
 # tasks, which merging adjacent tasks alone cannot reach; the run really was
@@ -17,7 +18,7 @@ cd "$T"
 
 "$DSANA" graph gen kron --scale 14 --seed 5 --out k.bin >/dev/null || die "graph gen failed"
 cat >cloud.json <<'J'
-{"workers": [{"speed": 1}, {"speed": 1}, {"speed": 1}, {"speed": 1}],
+{"workers": [{"speed": 1}, {"speed": 1}, {"speed": 0.5}, {"speed": 0.5}],
  "link": {"bandwidth_mbit": 1000, "latency_ms": 0.1}, "ns_per_cost": 1, "time_scale": 4}
 J
 run_capture dyn "$DSANA" pagerank k.bin --workers 4 --servers 2 --sched dynamic --chunk off --tol 0 --max-iter 8 \

@@ -54,6 +54,7 @@ struct fixture {
   double *shm[MAX_SERVERS][4][2];
   double *region[4][2]; /* every server's buffer b of table t as slices of one (NULL: none) */
   int maps, releases, map_fails;
+  int region_looks; /* buffer_map calls for a region's name */
   size_t released_bytes;
   char last_map[48];
 };
@@ -68,6 +69,7 @@ static inline int fake_map(void *arg, const char *name, size_t bytes, const doub
   unsigned s, t, b;
   snprintf(f->last_map, sizeof f->last_map, "%s", name);
   if (sscanf(name, "t%u-b%u", &t, &b) == 2) {
+    f->region_looks++;
     if (f->map_fails || t >= 4 || b > 1 || !f->region[t][b])
       return DSANA_EIO;
     assert_int_equal(bytes, f->job.tables[t].n_keys * f->job.tables[t].width * sizeof(double));

@@ -95,6 +95,7 @@ struct mirror {
   bool share;                                /* shared-buffer answers welcome */
   const double **shm;                        /* per (server, table, buffer): mapped server buffers */
   const double *region[DSANA_MAX_TABLES][2]; /* per (table, server buffer): every server's slice, mapped once */
+  bool own_buffers[DSANA_MAX_TABLES][2];     /* a server's buffer of its own mapped: no region to look for */
   uint64_t bytes_in;                         /* reply bytes taken (header + payload), cumulative */
   uint64_t stale;                            /* pieces dropped, never stored: not (or no longer) wanted, or twice */
   uint64_t bytes_in_raw;                     /* the same before compression (header + values) */

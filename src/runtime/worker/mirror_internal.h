@@ -17,9 +17,10 @@ static inline size_t mirror_shm_slot(uint32_t s, uint32_t t, uint32_t b) {
 
 /* The servers' region of buffer b of table t (every server's slice of
  * it, net_buffer_join), mapped once it can be; NULL: none (yet: a server
- * may not have made its buffers when a worker first asks). */
+ * may not have made its buffers when a worker first asks; never, once a
+ * server's buffer of its own was mapped). */
 static inline const double *mirror_region(struct mirror *m, uint32_t t, uint32_t b) {
-  if (!m->region[t][b] && m->env->buffer_map) {
+  if (!m->region[t][b] && !m->own_buffers[t][b] && m->env->buffer_map) {
     char name[48];
     snprintf(name, sizeof name, "t%u-b%u", t, b);
     size_t bytes = m->t[t].n_keys * m->t[t].width * sizeof(double);
@@ -47,6 +48,7 @@ static inline const double *mirror_shm_map(struct mirror *m, uint32_t s, uint32_
   snprintf(name, sizeof name, "s%u-t%u-b%u", s, t, b);
   if (!m->env->buffer_map || m->env->buffer_map(m->env->arg, name, (hi - lo) * m->t[t].width * sizeof(double), buf))
     *buf = NULL;
+  m->own_buffers[t][b] |= *buf != NULL; /* the servers' buffers are not slices of a region */
   return *buf;
 }
 
