@@ -512,4 +512,5 @@ const struct net_ops net_zmq_ops = {
     .buffer_create = zn_buffer_create,
     .buffer_map = zn_buffer_map,
     .buffer_release = zn_buffer_release,
+    .buffer_join = zn_buffer_join,
 };

@@ -157,8 +157,9 @@ void net_buffer_release(struct net_ctx *ctx, const void *p, size_t bytes);
  * others (every one the same size), so that roles writing disjoint parts
  * of one table give their readers one contiguous buffer (net_buffer_map
  * of `name`, whole). Released with net_buffer_release(its pointer): the
- * region goes when its last slice and mapping do. DSANA_ENOTSUP when the
- * transport cannot (ipc: each buffer is a file of its own). */
+ * region goes when its last slice and mapping do (ipc: the file stays in
+ * the local folder, as every shared buffer's). DSANA_ENOTSUP when the
+ * transport cannot (tcp, MPI). */
 int net_buffer_join(struct net_ctx *ctx, const char *name, size_t region_bytes, size_t offset, size_t bytes,
                     double **out);
 /* true when this transport's peers share buffers with net_buffer_*. */

@@ -68,6 +68,8 @@ extern const struct net_ops net_zmq_ops;
 int zn_buffer_create(struct net_ctx *ctx, const char *name, size_t bytes, double **out);
 int zn_buffer_map(struct net_ctx *ctx, const char *name, size_t bytes, const double **out);
 void zn_buffer_release(struct net_ctx *ctx, const void *p, size_t bytes);
+int zn_buffer_join(struct net_ctx *ctx, const char *name, size_t region_bytes, size_t offset, size_t bytes,
+                   double **out);
 extern const struct net_ops net_inproc_ops;
 #ifdef DSANA_HAVE_MPI
 extern const struct net_ops net_mpi_ops;

@@ -313,6 +313,31 @@ static void buffers_inproc_region(void **state) {
   assert_int_not_equal(net_buffer_map(f->ctx, "rg-0", 10 * sizeof(double), &r), 0);
 }
 
+/* ipc regions: one file, each joiner's slice zeroed (what a run before
+ * left in it included), the whole mapped by name; a file of another size
+ * is refused; a slice's pointer releases its mapping. */
+static void buffers_ipc_region(void **state) {
+  struct fixture *f = *state;
+  double *a = NULL, *b = NULL, *c = NULL;
+  const double *r = NULL;
+  assert_int_equal(net_buffer_join(f->ctx, "rg-1", 10 * sizeof(double), 0, 6 * sizeof(double), &a), 0);
+  for (int i = 0; i < 6; i++)
+    a[i] = i + 1;
+  assert_int_equal(net_buffer_join(f->ctx, "rg-1", 10 * sizeof(double), 6 * sizeof(double), 4 * sizeof(double), &b), 0);
+  b[0] = 42;
+  assert_int_equal(net_buffer_map(f->ctx, "rg-1", 10 * sizeof(double), &r), 0);
+  for (int i = 0; i < 10; i++)
+    assert_true(r[i] == (i < 6 ? i + 1 : i == 6 ? 42 : 0));
+  assert_int_not_equal(net_buffer_join(f->ctx, "rg-1", 8 * sizeof(double), 0, 8, &c), 0); /* another size */
+  net_buffer_release(f->ctx, b, 4 * sizeof(double));
+  assert_int_equal(net_buffer_join(f->ctx, "rg-1", 10 * sizeof(double), 6 * sizeof(double), 4 * sizeof(double), &b),
+                   0); /* a server started again: its slice zeroed */
+  assert_true(r[6] == 0 && r[0] == 1);
+  net_buffer_release(f->ctx, a, 6 * sizeof(double));
+  net_buffer_release(f->ctx, b, 4 * sizeof(double));
+  net_buffer_release(f->ctx, r, 10 * sizeof(double));
+}
+
 /* Joiners racing: every one of 8 threads, started together, gets its
  * slice of one region (never a region of its own). */
 struct joiner {
@@ -368,7 +393,7 @@ static void buffers_unsupported(void **state) {
   assert_false(net_can_share(ctx));
   assert_int_equal(net_buffer_create(ctx, "b", 8, &w), DSANA_ENOTSUP);
   assert_int_equal(net_buffer_map(ctx, "b", 8, &r), DSANA_ENOTSUP);
-  assert_int_equal(net_buffer_join(ctx, "b", 16, 0, 8, &w), DSANA_ENOTSUP); /* ipc: one file a buffer */
+  assert_int_equal(net_buffer_join(ctx, "b", 16, 0, 8, &w), DSANA_ENOTSUP);
   assert_null(w);
   assert_null(r);
   if (ctx != f->ctx)
@@ -470,6 +495,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(buffers_inproc_refcount, setup_inproc, teardown),
       cmocka_unit_test_setup_teardown(buffers_inproc_region, setup_inproc, teardown),
       cmocka_unit_test_setup_teardown(buffers_inproc_region_joiners_race, setup_inproc, teardown),
+      cmocka_unit_test_setup_teardown(buffers_ipc_region, setup_ipc, teardown),
       {"buffers_unsupported/tcp", buffers_unsupported, setup_tcp, teardown, NULL},
       {"buffers_unsupported/ipc", buffers_unsupported, setup_ipc, teardown, NULL},
       {"lent_payloads/inproc", lent_payloads, setup_inproc, teardown, NULL},
