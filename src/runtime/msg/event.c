@@ -1,7 +1,9 @@
-/* event.c - the outgoing-message queue of the role state machines, and
- * the scheduler's ABORT as servers and workers take it (event.h). */
+/* event.c - the outgoing-message queue of the role state machines, the
+ * scheduler's ABORT as servers and workers take it, and the names of the
+ * buffers they share (event.h). */
 #include "runtime/msg/event.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +11,13 @@
 #include "util/grow.h"
 #include "runtime/msg/msg.h"
 #include "util/log.h"
+
+void rt_buffer_name(char *name, uint32_t s, uint32_t t, uint32_t b) {
+  if (s == RT_BUFFER_REGION)
+    snprintf(name, RT_BUFFER_NAME, "t%u-b%u", t, b);
+  else
+    snprintf(name, RT_BUFFER_NAME, "s%u-t%u-b%u", s, t, b);
+}
 
 const char *rt_role_name(enum rt_role r) {
   switch (r) {

@@ -146,6 +146,13 @@ struct rt_env {
   void (*push_ready)(void *arg, _Atomic uint64_t *ready, uint64_t n);
 };
 
+/* The name servers share version buffer b of table t under and workers map
+ * it by: server s's own buffer, or (s == RT_BUFFER_REGION) the region whose
+ * slices every server's buffer is (buffer_join). name: RT_BUFFER_NAME bytes. */
+#define RT_BUFFER_REGION UINT32_MAX
+#define RT_BUFFER_NAME 48
+void rt_buffer_name(char *name, uint32_t s, uint32_t t, uint32_t b);
+
 static inline uint64_t rt_now(const struct rt_env *e) { return e->now_ns(e->arg); }
 
 #endif

@@ -4,7 +4,6 @@
  * accumulators, and per key space the segments finish() runs on (see
  * server_internal.h).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,15 +23,15 @@ double *shard_by_key(const struct server *sv, uint32_t t, uint32_t b) {
  * DSANA_ENOMEM (a worker would look for the slice in the region). */
 static int share_buffer(struct server *sv, uint32_t t, uint32_t b, size_t n) {
   struct stable *st = &sv->t[t];
-  char name[48];
+  char name[RT_BUFFER_NAME];
   size_t key_bytes = st->width * sizeof(double);
-  snprintf(name, sizeof name, "t%u-b%u", t, b);
+  rt_buffer_name(name, RT_BUFFER_REGION, t, b);
   int rc = n && sv->env->buffer_join ? sv->env->buffer_join(sv->env->arg, name, sv->job.tables[t].n_keys * key_bytes,
                                                             st->lo * key_bytes, n * sizeof(double), &st->buf[b])
                                      : DSANA_ENOTSUP;
   if (rc != DSANA_ENOTSUP)
     return rc ? DSANA_ENOMEM : 0;
-  snprintf(name, sizeof name, "s%u-t%u-b%u", sv->index, t, b);
+  rt_buffer_name(name, sv->index, t, b);
   return sv->env->buffer_create && sv->env->buffer_create(sv->env->arg, name, n * sizeof(double), &st->buf[b]) == 0 ? 0
                                                                                                                     : 1;
 }

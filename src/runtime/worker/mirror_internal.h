@@ -6,8 +6,6 @@
 #ifndef DSANA_RUNTIME_MIRROR_INTERNAL_H
 #define DSANA_RUNTIME_MIRROR_INTERNAL_H
 
-#include <stdio.h>
-
 #include "runtime/worker/mirror.h"
 
 /* Index of server s's buffer b of table t in mirror.shm. */
@@ -21,8 +19,8 @@ static inline size_t mirror_shm_slot(uint32_t s, uint32_t t, uint32_t b) {
  * server's buffer of its own was mapped). */
 static inline const double *mirror_region(struct mirror *m, uint32_t t, uint32_t b) {
   if (!m->region[t][b] && !m->own_buffers[t][b] && m->env->buffer_map) {
-    char name[48];
-    snprintf(name, sizeof name, "t%u-b%u", t, b);
+    char name[RT_BUFFER_NAME];
+    rt_buffer_name(name, RT_BUFFER_REGION, t, b);
     size_t bytes = m->t[t].n_keys * m->t[t].width * sizeof(double);
     if (m->env->buffer_map(m->env->arg, name, bytes, &m->region[t][b]))
       m->region[t][b] = NULL;
@@ -40,12 +38,12 @@ static inline const double *mirror_shm_map(struct mirror *m, uint32_t s, uint32_
   const double **buf = &m->shm[mirror_shm_slot(s, t, b)];
   if (*buf)
     return *buf;
-  char name[48];
+  char name[RT_BUFFER_NAME];
   uint64_t lo, hi;
   shard_range(m->t[t].n_keys, m->n_servers, s, &lo, &hi);
   if (mirror_region(m, t, b))
     return *buf = m->region[t][b] + lo * m->t[t].width; /* the servers' slices of one region */
-  snprintf(name, sizeof name, "s%u-t%u-b%u", s, t, b);
+  rt_buffer_name(name, s, t, b);
   if (!m->env->buffer_map || m->env->buffer_map(m->env->arg, name, (hi - lo) * m->t[t].width * sizeof(double), buf))
     *buf = NULL;
   m->own_buffers[t][b] |= *buf != NULL; /* the servers' buffers are not slices of a region */
