@@ -122,8 +122,9 @@ static bool same_alive(const struct sched *s) {
   return true;
 }
 
-static int dynamic_assign_ranges(struct sched *s) {
-  ranges_split(s, s->range_new);
+/* The queues as contiguous ranges: the last iteration's, when they are
+ * still as good within (1 + SCHED_STICKY_EPS), else the split range_new. */
+static int lay_out_ranges(struct sched *s) {
   bool keep = s->have_ranges && same_alive(s) &&
               ranges_makespan(s, s->range_lo) <= (1.0 + SCHED_STICKY_EPS) * ranges_makespan(s, s->range_new);
   if (!keep)
@@ -139,6 +140,11 @@ static int dynamic_assign_ranges(struct sched *s) {
   }
   s->have_ranges = true;
   return 0;
+}
+
+static int dynamic_assign_ranges(struct sched *s) {
+  ranges_split(s, s->range_new);
+  return lay_out_ranges(s);
 }
 
 /* A live worker the assignment left without a task would never be
@@ -180,7 +186,7 @@ static bool speeds_equal(const struct sched *s) {
 /* The contiguous layout instead of LPT's owners (s->qcost: their costs)
  * when the speeds are equal and it is as balanced within
  * (1 + SCHED_STICKY_EPS): tasks of very unequal cost (a hub's) may need
- * LPT's freedom. */
+ * LPT's freedom. Leaves the split in range_new. */
 static bool contiguous_as_good(struct sched *s) {
   if (!speeds_equal(s))
     return false;
@@ -213,7 +219,7 @@ static int dynamic_assign(struct sched *s) {
   give_probes(s);
   if (contiguous_as_good(s)) {
     memset(s->qcost, 0, sizeof *s->qcost * s->n_workers);
-    return dynamic_assign_ranges(s);
+    return lay_out_ranges(s); /* the split contiguous_as_good() made */
   }
   uint32_t start = 0;
   for (uint32_t w = 0; w < s->n_workers; w++) {
