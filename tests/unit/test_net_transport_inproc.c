@@ -281,6 +281,16 @@ static void buffers_inproc_refcount(void **state) {
   assert_int_not_equal(net_buffer_map(f->ctx, "rc-0", 16, &r), 0);
 }
 
+/* Slices [0, 6) and [6, 10) of region `name` of 10 doubles joined, the
+ * first holding 1..6, and the whole mapped by name. */
+static void join_two_slices(struct net_ctx *ctx, const char *name, double **a, double **b, const double **r) {
+  assert_int_equal(net_buffer_join(ctx, name, 10 * sizeof(double), 0, 6 * sizeof(double), a), 0);
+  for (int i = 0; i < 6; i++)
+    (*a)[i] = i + 1;
+  assert_int_equal(net_buffer_join(ctx, name, 10 * sizeof(double), 6 * sizeof(double), 4 * sizeof(double), b), 0);
+  assert_int_equal(net_buffer_map(ctx, name, 10 * sizeof(double), r), 0);
+}
+
 /* inproc regions: slices joined into one buffer (each joiner's slice
  * zeroed, the rest untouched), mapped whole by name, gone once every
  * slice and mapping is released; a join of another size starts another
@@ -289,12 +299,8 @@ static void buffers_inproc_region(void **state) {
   struct fixture *f = *state;
   double *a = NULL, *b = NULL, *c = NULL;
   const double *r = NULL;
-  assert_int_equal(net_buffer_join(f->ctx, "rg-0", 10 * sizeof(double), 0, 6 * sizeof(double), &a), 0);
-  for (int i = 0; i < 6; i++)
-    a[i] = i + 1;
-  assert_int_equal(net_buffer_join(f->ctx, "rg-0", 10 * sizeof(double), 6 * sizeof(double), 4 * sizeof(double), &b), 0);
+  join_two_slices(f->ctx, "rg-0", &a, &b, &r);
   assert_ptr_equal(b, a + 6);
-  assert_int_equal(net_buffer_map(f->ctx, "rg-0", 10 * sizeof(double), &r), 0);
   assert_ptr_equal(r, a);
   for (int i = 0; i < 10; i++)
     assert_true(r[i] == (i < 6 ? i + 1 : 0));
@@ -320,12 +326,8 @@ static void buffers_ipc_region(void **state) {
   struct fixture *f = *state;
   double *a = NULL, *b = NULL, *c = NULL;
   const double *r = NULL;
-  assert_int_equal(net_buffer_join(f->ctx, "rg-1", 10 * sizeof(double), 0, 6 * sizeof(double), &a), 0);
-  for (int i = 0; i < 6; i++)
-    a[i] = i + 1;
-  assert_int_equal(net_buffer_join(f->ctx, "rg-1", 10 * sizeof(double), 6 * sizeof(double), 4 * sizeof(double), &b), 0);
-  b[0] = 42;
-  assert_int_equal(net_buffer_map(f->ctx, "rg-1", 10 * sizeof(double), &r), 0);
+  join_two_slices(f->ctx, "rg-1", &a, &b, &r);
+  b[0] = 42; /* seen through the mapping of the whole */
   for (int i = 0; i < 10; i++)
     assert_true(r[i] == (i < 6 ? i + 1 : i == 6 ? 42 : 0));
   assert_int_not_equal(net_buffer_join(f->ctx, "rg-1", 8 * sizeof(double), 0, 8, &c), 0); /* another size */
