@@ -20,14 +20,20 @@ export TMPDIR=$T/tmp
 "$DSANA" data gen logreg --samples 400 --features 20 --nnz-per-row 5 --seed 1 --out d.svm >/dev/null ||
   die "data gen failed"
 
-# ---- a closed stdout
-for args in "--top 20" "--out - --quiet"; do
+# A job that runs a while after its first line: 60 iterations over a link of
+# 20 ms.  `head -n 1` has long closed the pipe when the second line comes, so
+# the run below is not a race with the reader.
+echo '{"workers": [{"speed": 1}, {"speed": 1}], "link": {"latency_ms": 20}}' >slow.json
+
+# ---- a closed stdout: mid-run (the iteration table, one line an iteration),
+# and mid-output (4096 rank lines, more than a pipe holds)
+for args in "--top 20 --workers 2 --scenario slow.json --tol 0 --max-iter 60" "--out - --quiet"; do
   # shellcheck disable=SC2086
   set +e
   timeout 120 "$DSANA" pagerank g.bin $args 2>head.err | head -n 1 >/dev/null
   st=("${PIPESTATUS[@]}")
   set -e
-  what="pagerank $args | head -1"
+  what="pagerank ${args%% --workers*} | head -1"
   if [ "${st[0]}" -eq 141 ]; then pass "$what: dies of SIGPIPE (141)"; else fail "$what: exit ${st[0]}, want 141"; fi
   if [ ! -s head.err ]; then pass "$what: nothing on stderr"; else fail "$what: stderr: $(head -c 300 head.err)"; fi
   if grep -q "recovery" head.err; then fail "$what: started a recovery"; fi
@@ -62,7 +68,6 @@ else
 fi
 
 # ---- nohup: an ignored SIGHUP stays ignored
-echo '{"workers": [{"speed": 1}, {"speed": 1}], "link": {"latency_ms": 20}}' >slow.json
 nohup "$DSANA" pagerank g.bin --isolate processes --workers 2 --scenario slow.json --tol 0 --max-iter 60 --out hup.tsv --quiet \
   >nohup.log 2>&1 &
 job=$!
