@@ -122,6 +122,8 @@ static void summary_json(struct cli_report *rep, const struct rt_run_report *r) 
     cJSON_AddNumberToObject(o, "scheduler_messages_per_iter", r->sched_messages_per_iter);
   if (r->steals_per_iter >= 0)
     cJSON_AddNumberToObject(o, "steals_per_iter", r->steals_per_iter);
+  if (r->handouts_per_iter >= 0)
+    cJSON_AddNumberToObject(o, "handouts_per_iter", r->handouts_per_iter);
   if (r->wakeups_per_iter >= 0)
     cJSON_AddNumberToObject(o, "wakeups_per_iter", r->wakeups_per_iter);
   if (r->cpu_ms_per_iter >= 0)

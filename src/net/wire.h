@@ -32,11 +32,11 @@
 
 #define WIRE_MAGIC 0x414e5344u
 #define WIRE_VERSION \
-  9 /* 3: typed task/chunk/flags/count/buffer fields; 4: BYE carries the role's usage;
+  10 /* 3: typed task/chunk/flags/count/buffer fields; 4: BYE carries the role's usage;
                           5: exact sums are 32 bytes (192 bits and flags); 6: WIRE_F_THROUGH; 7: READY;
                           8: hand-out epochs (chunk of PUSH, TASKS, ITER_START, FETCH_AHEAD), BYE carries
                           the messages a role dropped; 9: a task list's values are each task's range, which
-                          need not touch */
+                          need not touch; 10: WIRE_F_HANDED_ALL */
 #define WIRE_HDR_BYTES 64
 #define WIRE_DEFAULT_MAX_PAYLOAD ((uint64_t)64 << 20)
 
@@ -99,7 +99,11 @@ enum wire_type {
  * (in every table of this table's key space): those keys may be final before
  * its last message (WIRE_F_END) arrives. Dense values only. */
 #define WIRE_F_THROUGH 4096u
-#define WIRE_F_ALL 8191u
+/* ITER_START, TASKS: with these, the scheduler has handed out every task
+ * of the iteration: the worker reports the tasks it ran once, when the
+ * last one it holds is done (an earlier report would only ask for more) */
+#define WIRE_F_HANDED_ALL 8192u
+#define WIRE_F_ALL 16383u
 
 struct wire_hdr {
   uint32_t magic;

@@ -47,6 +47,7 @@ struct sim_msg {
   enum sim_role from_role, to_role;
   uint32_t from, to, iter;
   bool ahead;
+  bool handed_all;       /* ITER_START, TASKS: WIRE_F_HANDED_ALL */
   uint64_t chunk, bytes; /* bytes on the wire, header included */
   uint64_t priority;     /* on the sender's link: lower leaves first */
   uint32_t n;            /* ids or recs */
@@ -168,6 +169,7 @@ struct sim_worker {
   struct sim_link link;
   uint32_t iter, n_ran, ran_prev;
   uint32_t *queue, q_head, q_len; /* ring of n_tasks */
+  bool handed_all;                /* the iteration's tasks all handed out: one report, after the last */
   uint32_t running;               /* task, or UINT32_MAX */
   uint64_t next_chunk;            /* blocks: the running task's next block */
   uint64_t item_end;              /* the computing item ends before this block */

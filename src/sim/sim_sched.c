@@ -94,6 +94,7 @@ static struct sim_msg *batch_msg(struct sim *sim, enum sim_msg_type type, uint32
     return NULL;
   m->ids = p->batch;
   m->n = p->n_batch;
+  m->handed_all = sched_remaining(sim->s.policy) == 0;
   p->batch = NULL;
   p->n_batch = p->cap_batch = 0;
   return m;
@@ -284,7 +285,8 @@ void simsched_finish(struct sim *sim) {
                             .wakeups_per_iter = -1,
                             .cpu_ms_per_iter = -1,
                             .sched_messages_per_iter = -1,
-                            .steals_per_iter = -1};
+                            .steals_per_iter = -1,
+                            .handouts_per_iter = -1};
   for (uint32_t k = 0; k < n; k++)
     r.total_s += s->iter_wall[k];
   if (sim->obs && sim->obs->summary)

@@ -164,6 +164,7 @@ static void on_iter_start(struct sim *sim, uint32_t i, const struct sim_msg *m, 
   bool ran_before = w->n_ran > 0;
   w->n_ran = 0;
   w->iter = m->iter;
+  w->handed_all = m->handed_all;
   if (ran_before)
     t = pull(sim, i, w->iter, t);
   enqueue(sim, i, m);
@@ -190,6 +191,7 @@ void simworker_on_msg(struct sim *sim, struct sim_msg *m, double t) {
   if (m->type == SM_ITER_START) {
     on_iter_start(sim, i, m, t);
   } else if (m->type == SM_TASKS && m->iter == w->iter) {
+    w->handed_all |= m->handed_all;
     enqueue(sim, i, m);
     try_run(sim, i, t);
   } else if (m->type == SM_FETCH_AHEAD) {

@@ -177,7 +177,8 @@ double simwpush_finished(struct sim *sim, uint32_t i, uint32_t task, uint32_t it
   if (defer)
     return pend_bytes(sim, i) >= WPUSH_BATCH_BYTES ? flush_pushes(sim, i, t) : t;
   /* the report waits until the worker runs its last task (the runtime's
-   * compute pool already holds the next one when this one ends) */
-  bool report = w->q_len <= 1 || w->n_recs >= WPUSH_BATCH_TASKS;
+   * compute pool already holds the next one when this one ends), or, with
+   * every task handed out, until that one is done */
+  bool report = w->q_len <= (w->handed_all ? 0u : 1u) || w->n_recs >= WPUSH_BATCH_TASKS;
   return report ? simwpush_flush(sim, i, t) : flush_pushes(sim, i, t);
 }

@@ -160,7 +160,7 @@ static void test_layout_is_little_endian(void **state) {
                                                0,
                                                0};
   assert_int_equal(WIRE_HDR_BYTES, 64);
-  assert_int_equal(WIRE_VERSION, 9);
+  assert_int_equal(WIRE_VERSION, 10);
   assert_memory_equal(b, want, sizeof want);
   /* and it decodes back field by field (payload within an unlimited limit) */
   struct wire_hdr out;
@@ -291,7 +291,7 @@ static void test_unknown_flags_refused(void **state) {
   (void)state;
   assert_int_equal(WIRE_F_ALL, WIRE_F_END | WIRE_F_KEYS | WIRE_F_PACKED | WIRE_F_SHARED | WIRE_F_SHARE_OK |
                                    WIRE_F_XSUM | WIRE_F_TASKS | WIRE_F_AHEAD | WIRE_F_ZSTD | WIRE_F_DELTA |
-                                   WIRE_F_ROLLBACK | WIRE_F_ENDED | WIRE_F_THROUGH);
+                                   WIRE_F_ROLLBACK | WIRE_F_ENDED | WIRE_F_THROUGH | WIRE_F_HANDED_ALL);
   for (size_t i = 0; i < NTYPES; i++) {
     /* every known flag alone is fine (the compression flags: see
      * test_compression_flags) ... */

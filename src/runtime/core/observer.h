@@ -56,7 +56,8 @@ struct rt_run_report {
    * wake-ups and CPU of every role's process, the scheduler's messages,
    * tasks stolen */
   double wakeups_per_iter, cpu_ms_per_iter, sched_messages_per_iter, steals_per_iter;
-  uint32_t n_metrics; /* the last iteration's app metrics */
+  double handouts_per_iter; /* TASKS messages: tasks handed beyond ITER_START's (-1: not counted) */
+  uint32_t n_metrics;       /* the last iteration's app metrics */
   const char *metric_name[DSANA_MAX_METRICS];
   double metric[DSANA_MAX_METRICS];
 };

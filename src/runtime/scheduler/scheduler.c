@@ -331,14 +331,28 @@ static int report_missing(struct scheduler *s, struct rt_outq *out) {
   return DSANA_ETIMEDOUT;
 }
 
+/* A heartbeat to each role the scheduler has told nothing for a
+ * heartbeat's time (any word keeps a role's watch of it alive: in a
+ * running job, ITER_START and ITER_END do); none while stopping: roles are
+ * leaving. */
+static void heartbeats(struct scheduler *s, uint64_t now, struct rt_outq *out) {
+  uint64_t period = (uint64_t)(s->cfg.heartbeat_s * 1e9);
+  if (s->stopping || now - s->last_hb_ns < period / 4)
+    return;
+  s->last_hb_ns = now;
+  struct wire_hdr h = wire_hdr_make(WIRE_HEARTBEAT, 0);
+  for (uint32_t r = 0; r < 2; r++) {
+    struct peer_slot *slots = r == 0 ? s->servers : s->workers;
+    uint32_t n = r == 0 ? s->cfg.n_servers : s->cfg.n_workers;
+    for (uint32_t i = 0; i < n; i++)
+      if (slots[i].registered && !slots[i].bye && !slots[i].lost && now - slots[i].last_sent_ns >= period)
+        sch_send(s, &slots[i], &h, NULL, 0, out);
+  }
+}
+
 /* Heartbeats out; a peer silent past the timeout is lost. */
 static int check_peers(struct scheduler *s, uint64_t now, struct rt_outq *out) {
-  /* no heartbeats while stopping: roles are leaving */
-  if (!s->stopping && now - s->last_hb_ns >= (uint64_t)(s->cfg.heartbeat_s * 1e9)) {
-    struct wire_hdr h = wire_hdr_make(WIRE_HEARTBEAT, 0);
-    sch_broadcast(s, true, true, &h, NULL, 0, out);
-    s->last_hb_ns = now;
-  }
+  heartbeats(s, now, out);
   uint64_t limit = (uint64_t)(s->cfg.peer_timeout_s * 1e9);
   for (uint32_t r = 0; r < 2; r++) {
     struct peer_slot *slots = r == 0 ? s->servers : s->workers;

@@ -53,10 +53,12 @@ static void fill_usage(const struct scheduler *s, struct rt_run_report *r) {
   struct rt_usage own;
   uint64_t iters;
   r->wakeups_per_iter = r->cpu_ms_per_iter = r->sched_messages_per_iter = r->steals_per_iter = -1;
+  r->handouts_per_iter = -1;
   if (!s->steady_iters)
     return;
   r->sched_messages_per_iter = (double)s->steady_messages / s->steady_iters;
   r->steals_per_iter = (double)s->steady_steals / s->steady_iters;
+  r->handouts_per_iter = (double)s->steady_handouts / s->steady_iters;
   if (s->usage_roles != s->cfg.n_servers + s->cfg.n_workers || !usage_since(s->env, &s->usage, s->iter, &own, &iters) ||
       iters != s->steady_iters)
     return;

@@ -38,12 +38,14 @@ struct peer_slot {
   struct net_peer peer;
   char addr[CONFIG_ADDR_MAX];
   uint64_t last_heard_ns;
-  uint32_t *batch; /* worker: tasks to hand in the next TASKS message */
+  uint64_t last_sent_ns; /* any word to it keeps it from timing the scheduler out: no heartbeat needed */
+  uint32_t *batch;       /* worker: tasks to hand in the next TASKS message */
   uint32_t n_batch;
 };
 
 struct iter_acc {
   uint32_t reports, tasks_done;
+  uint32_t handouts; /* TASKS messages (tasks beyond ITER_START's) */
   dsana_xsum sums[DSANA_MAX_SUMS];
   uint64_t start_ns, messages;
   uint64_t messages_recorded; /* of messages, those counted in the iteration's report */
@@ -104,7 +106,7 @@ struct scheduler {
   struct usage_window usage;
   struct rt_usage job_usage;
   uint32_t usage_roles;
-  uint64_t steady_messages, steady_steals;
+  uint64_t steady_messages, steady_steals, steady_handouts;
   uint32_t steady_iters;
   uint64_t start_ns, last_hb_ns;
   /* what a message costs this thread (scheduler_note_msg_cost), and the
@@ -115,9 +117,9 @@ struct scheduler {
 };
 
 /* scheduler_out.c */
-int sch_send(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, const void *payload, size_t len,
+int sch_send(struct scheduler *s, struct peer_slot *to, const struct wire_hdr *h, const void *payload, size_t len,
              struct rt_outq *out);
-int sch_send_owned(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, void *payload, size_t len,
+int sch_send_owned(struct scheduler *s, struct peer_slot *to, const struct wire_hdr *h, void *payload, size_t len,
                    struct rt_outq *out);
 void sch_broadcast(struct scheduler *s, bool servers, bool workers, const struct wire_hdr *h, const void *payload,
                    size_t len, struct rt_outq *out);

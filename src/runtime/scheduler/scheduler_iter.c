@@ -33,6 +33,12 @@ static void put_ids(uint8_t *dst, const uint32_t *ids, uint32_t n) {
     wire_put_u32(dst + 4 * i, ids[i]);
 }
 
+/* WIRE_F_HANDED_ALL when no task of the iteration waits to be handed out:
+ * the worker's report before its last task ends would ask for nothing. */
+static uint32_t handed_all(const struct scheduler *s) {
+  return sched_remaining(s->policy) == 0 ? WIRE_F_HANDED_ALL : 0;
+}
+
 /* Send the batch of tasks w got in this pass, in as many messages as the
  * payload limit needs. */
 static int flush_batch(struct scheduler *s, uint32_t w, struct rt_outq *out) {
@@ -48,7 +54,9 @@ static int flush_batch(struct scheduler *s, uint32_t w, struct rt_outq *out) {
     h.iter = s->iter;
     h.count = n;
     h.chunk = s->losses;
+    h.flags = handed_all(s);
     at += n;
+    s->acc.handouts++;
     /* unreachable: its tasks return to the pool when it is declared lost */
     int rc = sch_send_owned(s, p, &h, buf, 4 * (size_t)n, out);
     if (rc)
@@ -177,7 +185,7 @@ static int send_starts(struct scheduler *s, struct rt_outq *out) {
     h.iter = s->iter;
     h.count = n;
     h.chunk = s->losses;
-    h.flags = p->ahead ? WIRE_F_AHEAD : 0;
+    h.flags = (p->ahead ? WIRE_F_AHEAD : 0) | handed_all(s);
     p->n_batch -= n; /* the rest follow as TASKS (a small payload limit) */
     memmove(p->batch, p->batch + n, sizeof *p->batch * p->n_batch);
     int rc = sch_send_owned(s, p, &h, buf, len, out);
@@ -295,6 +303,7 @@ static int record_iteration(struct scheduler *s, const struct dsana_reduce_ctx *
   s->acc.messages_recorded = s->acc.messages;
   if (s->iter >= USAGE_FIRST_ITER) {
     s->steady_messages += s->acc.messages;
+    s->steady_handouts += s->acc.handouts;
     s->steady_iters++;
   }
   for (uint32_t w = 0; w < s->cfg.n_workers; w++) {

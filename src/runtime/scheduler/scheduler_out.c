@@ -9,15 +9,17 @@
 #include "runtime/scheduler/scheduler_internal.h"
 #include "util/log.h"
 
-int sch_send(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, const void *payload, size_t len,
+int sch_send(struct scheduler *s, struct peer_slot *to, const struct wire_hdr *h, const void *payload, size_t len,
              struct rt_outq *out) {
   s->acc.messages++;
+  to->last_sent_ns = rt_now(s->env);
   return rt_reply(out, &to->peer, h, payload, len, 0);
 }
 
-int sch_send_owned(struct scheduler *s, const struct peer_slot *to, const struct wire_hdr *h, void *payload, size_t len,
+int sch_send_owned(struct scheduler *s, struct peer_slot *to, const struct wire_hdr *h, void *payload, size_t len,
                    struct rt_outq *out) {
   s->acc.messages++;
+  to->last_sent_ns = rt_now(s->env);
   return rt_reply_owned(out, &to->peer, h, payload, len, 0);
 }
 

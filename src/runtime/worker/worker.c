@@ -128,6 +128,7 @@ static int on_iter_start(struct worker *w, const struct net_msg *m, struct rt_ou
   w->iter = h->iter;
   usage_iter_start(w->env, &w->usage, w->iter);
   msg_globals_decode(m->payload, w->globals); /* provisional tasks read them from here too */
+  w->handed_all = h->flags & WIRE_F_HANDED_ALL;
   int rc = wtasks_iter_start(w, ran, out);
   if (!rc)
     rc = take_tasks(w, (const uint8_t *)m->payload + MSG_GLOBALS_BYTES, h->count);
@@ -141,6 +142,7 @@ static int on_tasks(struct worker *w, const struct net_msg *m) {
     log_warn("dropped TASKS for iteration %u (at iteration %u)", h->iter, w->iter);
     return 0;
   }
+  w->handed_all |= (h->flags & WIRE_F_HANDED_ALL) != 0;
   return take_tasks(w, m->payload, h->count);
 }
 

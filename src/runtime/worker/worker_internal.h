@@ -51,7 +51,8 @@ struct worker {
   uint32_t n_held;
   uint32_t *queue; /* received, not started: a ring of n_tasks */
   uint32_t q_head, q_len;
-  uint32_t *ran; /* tasks completed in iteration `iter`, in order */
+  bool handed_all; /* the scheduler has handed out all of this iteration (WIRE_F_HANDED_ALL): report once */
+  uint32_t *ran;   /* tasks completed in iteration `iter`, in order */
   uint32_t n_ran;
   struct wkeys *tkeys; /* n_tasks * n_tables, lazily */
   uint64_t values_per_msg;

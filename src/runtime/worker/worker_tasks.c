@@ -379,6 +379,18 @@ void wtasks_publish(struct worker *w) {
   }
 }
 
+/* Every task of the iteration handed out (WIRE_F_HANDED_ALL), and one
+ * other than `finished` still runs: the report waits for it, as the
+ * scheduler has nothing more to give. */
+static bool others_running(const struct worker *w, const struct wtask *finished) {
+  for (uint32_t i = 0; w->handed_all && i < w->n_held; i++) {
+    const struct wtask *wt = &w->slots[w->order[i]];
+    if (wt != finished && wt->running && !wt->provisional && wt->iter == w->iter)
+      return true;
+  }
+  return false;
+}
+
 int wtasks_next(struct worker *w, struct witem *it, struct rt_outq *out) {
   int rc = start_queued(w);
   if (!rc && w->blocks)
@@ -394,8 +406,11 @@ int wtasks_next(struct worker *w, struct witem *it, struct rt_outq *out) {
     atomic_store_explicit(&wt->chain, chain_word(w, wt), memory_order_release);
     return 0;
   }
-  /* nothing to run now: what waits leaves before the worker idles */
-  return rc ? rc : w->done_count && (rc = wflush(w, out)) != 0 ? rc : DSANA_EAGAIN;
+  /* nothing to run now: what waits leaves before the worker idles (the
+   * report too, unless it waits for the last task: others_running) */
+  if (!rc)
+    rc = others_running(w, NULL) ? wflush_pushes(w, out) : w->done_count ? wflush(w, out) : 0;
+  return rc ? rc : DSANA_EAGAIN;
 }
 
 /* Work is held beyond what runs now: tasks queued, or instances other than
@@ -415,7 +430,7 @@ static bool more_ahead(const struct worker *w, const struct wtask *finished) {
 static int instance_finish(struct worker *w, uint32_t pos, struct rt_outq *out) {
   struct wtask *wt = &w->slots[w->order[pos]];
   uint32_t task = wt->task;
-  int rc = wpush_finished(w, wt, more_ahead(w, wt), out);
+  int rc = wpush_finished(w, wt, more_ahead(w, wt) || others_running(w, wt), out);
   if (rc)
     return rc;
   if (w->n_ran < w->job.n_tasks)
