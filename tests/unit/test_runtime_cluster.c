@@ -297,11 +297,27 @@ static void sp_note_range(const struct dsana_shard_ctx *ctx) {
     sp_widest = ctx->hi - ctx->lo;
 }
 
+/* Keys whose ISUM count finish() checked against the tasks' own sum. */
+static uint64_t sp_counts_checked;
+
+/* The ISUM table's count of key k in iteration iter, summed here from what
+ * each task pushes (sp_push_counts), whatever the runtime did: the first
+ * push a server stores, the rest it adds, and keys no push reached it zeroes. */
+static double sp_want_count(const struct sp_app *a, uint64_t k, double x0, uint32_t iter) {
+  double want = 0;
+  for (uint32_t t = 0; sp_counted(k, iter) && t < a->n_tasks; t++)
+    if ((k * 7 + t * 13) % 3 == 0 || k == t % SP_KEYS) /* task_key_count's rule */
+      want += sp_count(sp_contrib(t, k, 0, x0, iter));
+  return want;
+}
+
 static int sp_finish(void *app, struct dsana_shard_ctx *ctx) {
   struct sp_app *a = app;
   sp_note_range(ctx);
   const double *x0 = ctx->old_values[a->t_x];
   const double *g = ctx->new_values[a->t_g], *cnt = ctx->new_values[a->t_n];
+  for (uint64_t k = ctx->lo; k < ctx->hi && ctx->iter > 0 && !sp_isum_fraction; k++, sp_counts_checked++)
+    assert_true(cnt[k] == sp_want_count(a, k, x0[k * SP_WIDTH], ctx->iter));
   double *x = ctx->new_values[a->t_x], *h = ctx->new_values[a->t_h];
   assert_ptr_equal(h, ctx->old_values[a->t_h]); /* STATE: one copy */
   for (uint64_t k = ctx->lo; k < ctx->hi; k++) {
@@ -553,6 +569,7 @@ static void check_sparse_app(const struct dsana_app *sa, uint64_t seed, const st
   sp_bad_give_back = false;
   sp_given_back = 0;
   sp_widest = 0;
+  sp_counts_checked = 0;
   int rc = run_cluster(sa, app, NULL, sh, seed);
   if (rc)
     fail_msg("seed %llu (W=%u S=%u tpw=%u %s chunk %llu): %s", (unsigned long long)seed, sh->workers, sh->servers,
@@ -569,6 +586,9 @@ static void check_sparse_app(const struct dsana_app *sa, uint64_t seed, const st
     for (uint32_t t = 0; t < n_tasks; t++)
       if (sp_ends[it][t] != 1 && !(sp_reruns_ok && sp_ends[it][t] == 2))
         fail_msg("seed %llu: task %u ran %u times in iteration %u", (unsigned long long)seed, t, sp_ends[it][t], it);
+  if (sp_counts_checked < (uint64_t)SP_KEYS * SP_ITERS)
+    fail_msg("seed %llu: finish() checked %llu ISUM counts, want every key in every iteration",
+             (unsigned long long)seed, (unsigned long long)sp_counts_checked);
   if (sh->piece && sp_widest > sh->piece)
     fail_msg("seed %llu: finish() or update() ran over %llu keys at once (pieces of %llu asked)",
              (unsigned long long)seed, (unsigned long long)sp_widest, (unsigned long long)sh->piece);

@@ -38,7 +38,8 @@ struct stable {
   bool shared;          /* buffers shared with local workers */
   bool state;           /* a STATE table: buf[0] == buf[1] */
   dsana_xsum *acc;      /* SUM: accumulators of the iteration, (hi - lo) * width */
-  bool isum;            /* ISUM: pushes add into the next version itself (zeroed as an iteration begins) */
+  bool isum;            /* ISUM: pushes add into the next version itself (zeroed where no push stored first) */
+  uint64_t ilo, ihi;    /* ISUM: next's keys [ilo, ihi) hold this iteration's sums (server_push.c) */
   bool isum_failed;     /* ISUM: an addend of this iteration could not be added exactly (a NaN in next) */
   double *prev;         /* compressed pulls: a copy of the version before cur (server_zc.c) */
   int64_t prev_version; /* the version prev holds (INT64_MIN: none yet) */
@@ -124,6 +125,7 @@ struct server {
   uint64_t stale_msgs;             /* pushes dropped, never applied: late, twice, or a replaced worker's */
   uint32_t tasks_left;             /* tasks writing here, not ended */
   uint32_t segs_left;              /* segments of every key space, not final */
+  bool isum_zeroed;                /* every ISUM table's next is whole (zeroed past [ilo, ihi)) */
   dsana_xsum sums[DSANA_MAX_SUMS]; /* of the finished ranges of version+1 */
   struct pull_req *reqs;
   size_t n_reqs, cap_reqs;
