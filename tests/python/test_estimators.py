@@ -66,7 +66,9 @@ def test_cross_val_score():
     scores = cross_val_score(dsana.KMeans(3, random_state=0), X, cv=3)
     assert scores.shape == (3,) and np.all(scores < 0)
     X, y = data()
-    assert cross_val_score(dsana.MLPClassifier(hidden_layer_sizes=(16,), max_iter=5), X, y, cv=3).mean() > 0.5
+    # seeded and trained to a fit (5 epochs of one batch scored 0.48-0.73 by the seed drawn)
+    mlp = dsana.MLPClassifier(hidden_layer_sizes=(16,), max_iter=200, random_state=0)
+    assert cross_val_score(mlp, X, y, cv=3).mean() > 0.7
 
 
 @pytest.mark.parametrize("make", [lambda **kw: dsana.LogisticRegression(**kw),
