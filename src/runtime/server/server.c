@@ -12,7 +12,7 @@
 #include "runtime/record/checkpoint.h"
 #include "runtime/core/fault.h"
 #include "runtime/role/role_join.h"
-#include "runtime/server/server_internal.h"
+#include "runtime/server/server_state.h"
 #include "runtime/record/trace.h"
 #include "util/bigmem.h"
 #include "util/log.h"

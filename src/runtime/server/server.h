@@ -4,7 +4,7 @@
  * (ASSIGN, SUM), runs the app's finish() on every key range once all its
  * writers ended and reports the sums, commits on the scheduler's word
  * (then update() with the new globals), answers pulls chunk by chunk and
- * writes checkpoints. Internals: server_internal.h.
+ * writes checkpoints. The state its files share: server_state.h.
  */
 #ifndef DSANA_RUNTIME_SERVER_H
 #define DSANA_RUNTIME_SERVER_H

@@ -1,6 +1,6 @@
 /* server_keepalive.c - a server's heartbeat from inside a long computation
- * on its control thread (server_internal.h), sent past the role's queue. */
-#include "runtime/server/server_internal.h"
+ * on its control thread (server_state.h), sent past the role's queue. */
+#include "runtime/server/server_state.h"
 
 void server_keepalive(struct server *sv) {
   uint64_t now = rt_now(sv->env);

@@ -1,6 +1,6 @@
 /*
  * server_pull.c - which chunks of a server's shard are final, and
- * answering pulls from them (see server_internal.h for the versions).
+ * answering pulls from them (see server_state.h for the versions).
  *
  * A pull (a key range, or a list of keys) is answered chunk by chunk in
  * the order the chunks became final, each chunk in pieces of at most
@@ -16,7 +16,7 @@
 
 #include "runtime/core/keymask.h"
 #include "runtime/core/rules.h"
-#include "runtime/server/server_internal.h"
+#include "runtime/server/server_state.h"
 #include "runtime/record/trace.h"
 #include "util/grow.h"
 #include "util/log.h"

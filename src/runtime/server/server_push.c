@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "runtime/role/app_check.h"
-#include "runtime/server/server_internal.h"
+#include "runtime/server/server_state.h"
 #include "runtime/record/trace.h"
 #include "util/grow.h"
 #include "util/log.h"

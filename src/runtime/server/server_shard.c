@@ -2,12 +2,12 @@
  * server_shard.c - a server's storage: its shard of every table (two
  * versions, shared with local workers when the transport allows), SUM
  * accumulators, and per key space the segments finish() runs on (see
- * server_internal.h).
+ * server_state.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/server/server_internal.h"
+#include "runtime/server/server_state.h"
 #include "util/bigmem.h"
 #include "util/log.h"
 #include "util/sorted.h"

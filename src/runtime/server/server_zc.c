@@ -26,7 +26,7 @@
 #include "net/zcodec.h"
 #include "runtime/core/fault.h"
 #include "runtime/core/keymask.h"
-#include "runtime/server/server_internal.h"
+#include "runtime/server/server_state.h"
 
 /* One kept encoding. */
 struct szc_entry {

@@ -1,11 +1,15 @@
 /*
- * server_internal.h - the server's state, shared by its files:
- * server.c (the API: registration, the scheduler's messages, commits,
- * checkpoints, the end) calls server_push.c (pushes, task ends, finished
- * ranges, reports) and server_pull.c (answering pulls); server_push.c
- * calls server_pull.c (chunks becoming final); server_zc.c (compressed
- * answers, the previous version kept for them) is called by server_pull.c
- * and server.c; server_shard.c (storage and key spaces) is called by all
+ * server_state.h - the server's state, not its API (server.h): struct
+ * server with its shards (struct stable) and key spaces' completion
+ * (struct sspace), the inline helpers on them, and the functions of the
+ * files that work on it. server.c (the API: registration, the scheduler's
+ * messages, commits, checkpoints, the end) calls server_push.c (pushes,
+ * task ends, finished ranges, reports) and server_pull.c (answering
+ * pulls); server_push.c calls server_pull.c (chunks becoming final);
+ * server_zc.c (compressed answers, the previous version kept for them) is
+ * called by server_pull.c and server.c; server_keepalive.c (a heartbeat
+ * from inside a long computation) is called by server.c and
+ * server_push.c; server_shard.c (storage and key spaces) is called by all
  * of them and calls none.
  *
  * Versions: `version` is the last committed iteration; `cur` holds it and
@@ -19,8 +23,8 @@
  * they appear and go on reading the same buffer once it is committed.
  * Owned by the server's control thread.
  */
-#ifndef DSANA_RUNTIME_SERVER_INTERNAL_H
-#define DSANA_RUNTIME_SERVER_INTERNAL_H
+#ifndef DSANA_RUNTIME_SERVER_STATE_H
+#define DSANA_RUNTIME_SERVER_STATE_H
 
 #include "runtime/msg/event.h"
 #include "runtime/core/job.h"
@@ -145,14 +149,15 @@ void shard_free(struct server *sv);
 double *shard_by_key(const struct server *sv, uint32_t t, uint32_t b);
 static inline uint32_t shard_next(const struct server *sv, uint32_t t) { return sv->t[t].cur ^ 1u; }
 
-/* server_push.c */
-/* A new version+1: nothing pushed, no segment final. */
+/* server_keepalive.c */
 /* finish() and update() run over pieces of at most cfg.hook_piece_keys
  * keys, with a heartbeat between pieces when one is due: a server
  * computing over a large shard on its control thread is never taken for
- * lost. A heartbeat to the scheduler now, if one is due (server.c). */
+ * lost. A heartbeat to the scheduler now, if one is due. */
 void server_keepalive(struct server *sv);
 
+/* server_push.c */
+/* A new version+1: nothing pushed, no segment final. */
 int spush_begin(struct server *sv, struct rt_outq *out);
 int spush_on_push(struct server *sv, const struct rt_from *from, struct net_msg *m, struct rt_outq *out);
 /* Pushes of the next iteration kept before the commit: apply them now. */
