@@ -41,7 +41,7 @@
  * net_mpi_recv.c receives and polls; net_mpi_state.c keeps the process's
  * MPI state (sends in flight, dialers, routes). Calls go one way, from
  * here to the other two and from net_mpi_recv.c to net_mpi_state.c
- * (net_mpi_internal.h).
+ * (net_mpi_recv.h, net_mpi_state.h).
  */
 #include <errno.h>
 #include <limits.h>
@@ -50,7 +50,8 @@
 #include <string.h>
 
 #include "dsana/error.h"
-#include "net/net_mpi_internal.h"
+#include "net/net_mpi_recv.h"
+#include "net/net_mpi_state.h"
 #include "util/clock.h"
 #include "util/log.h"
 

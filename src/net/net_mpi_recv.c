@@ -3,8 +3,10 @@
  * (net_mpi.c): probing for messages, taking them into malloc()ed memory
  * or dropping them in bounded memory, handing replies to the dialer they
  * are for, and net_poll() over MPI sockets and descriptors. Calls only
- * net_mpi_state.c (net_mpi_internal.h); control thread only.
+ * net_mpi_state.c (net_mpi_state.h); control thread only.
  */
+#include "net/net_mpi_recv.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -12,7 +14,7 @@
 #include <string.h>
 
 #include "dsana/error.h"
-#include "net/net_mpi_internal.h"
+#include "net/net_mpi_state.h"
 #include "util/clock.h"
 #include "util/log.h"
 

@@ -2,10 +2,12 @@
  * net_mpi_state.c - the process's MPI state for the mpi:// transport
  * (net_mpi.c): the sends in flight and their progress, the registry of
  * dialers and the listener's routes (self_id -> rank). The bottom of the
- * transport's files: it calls none of the others (net_mpi_internal.h).
+ * transport's files: it calls none of the others (net_mpi_state.h).
  * Control thread only, as everything of the transport.
  */
 #define _GNU_SOURCE /* ppoll: sub-millisecond naps that descriptors cut short */
+
+#include "net/net_mpi_state.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,7 +16,6 @@
 #include <time.h>
 
 #include "dsana/error.h"
-#include "net/net_mpi_internal.h"
 #include "util/clock.h"
 #include "util/log.h"
 

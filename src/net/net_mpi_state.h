@@ -1,8 +1,9 @@
 /*
- * net_mpi_internal.h - what the files of the mpi:// transport share: the
- * process's MPI state, the per-socket structs and the functions one file
- * calls in another. Private to net_mpi*.c; the transport's story (framing,
- * sending, receiving, polling) is net_mpi.c's file comment.
+ * net_mpi_state.h - the state the files of the mpi:// transport share:
+ * the framing's constants, the per-socket structs, the process's MPI state
+ * and the functions of net_mpi_state.c, which keeps it. Private to
+ * net_mpi*.c; the transport's story (framing, sending, receiving, polling)
+ * is net_mpi.c's file comment, receiving is net_mpi_recv.h.
  *
  *   net_mpi.c        contexts, sockets, sending, the ops table
  *     -> net_mpi_recv.c   receiving and polling
@@ -16,8 +17,8 @@
  * may use mpi:// sockets or call anything declared here. Shared buffers
  * are not supported.
  */
-#ifndef DSANA_NET_MPI_INTERNAL_H
-#define DSANA_NET_MPI_INTERNAL_H
+#ifndef DSANA_NET_MPI_STATE_H
+#define DSANA_NET_MPI_STATE_H
 
 #include <mpi.h>
 #include <poll.h>
@@ -102,15 +103,5 @@ int mp_route_find(const struct mp_sock *l, uint32_t self_id);
 /* The listener learns where a dialer is (a restarted one takes over):
  * 0 or DSANA_ENOMEM. */
 int mp_route_learn(struct mp_sock *l, uint32_t self_id, int rank);
-
-/* ---- net_mpi_recv.c ----------------------------------------------------- */
-
-/* Free a received message (NULL: nothing). */
-void mp_in_free(struct mp_in *in);
-/* The ops table's recv, msg_fini and poll (transport_impl.h). */
-int mp_recv(struct net_sock *s, struct net_msg *m);
-void mp_msg_fini(struct net_msg *m);
-int mp_poll(struct net_sock *const *socks, int n, const int *fds, int nfds, int timeout_ms, uint64_t until_ns,
-            bool *ready, bool *fd_ready);
 
 #endif
