@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "runtime/core/keymask.h"
-#include "runtime/worker/mirror_internal.h"
+#include "runtime/worker/mirror_shared.h"
 #include "util/bigmem.h"
 #include "util/log.h"
 

@@ -15,7 +15,8 @@
 
 #include "net/zcodec.h"
 #include "runtime/core/keymask.h"
-#include "runtime/worker/mirror_internal.h"
+#include "runtime/worker/mirror.h"
+#include "runtime/worker/mirror_shared.h"
 #include "util/grow.h"
 #include "util/log.h"
 

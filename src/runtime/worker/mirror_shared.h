@@ -1,12 +1,20 @@
 /*
- * mirror_internal.h - what the files of the mirror (mirror.c: setup and
- * dense tables; mirror_take.c: answers; mirror_sparse.c: key-list
- * requests) share. Private to them.
+ * mirror_shared.h - what the files of the mirror share beyond its state
+ * (mirror_state.h): inline helpers on it, and the functions of
+ * mirror_zc.c (compressed pieces) and mirror_sparse.c (key-list
+ * requests) that mirror.c (setup and dense tables) and mirror_take.c
+ * (answers) call. Private to them.
  */
-#ifndef DSANA_RUNTIME_MIRROR_INTERNAL_H
-#define DSANA_RUNTIME_MIRROR_INTERNAL_H
+#ifndef DSANA_RUNTIME_MIRROR_SHARED_H
+#define DSANA_RUNTIME_MIRROR_SHARED_H
 
-#include "runtime/worker/mirror.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/msg/event.h"
+#include "runtime/core/job.h"
+#include "runtime/worker/mirror_state.h"
 
 /* Index of server s's buffer b of table t in mirror.shm. */
 static inline size_t mirror_shm_slot(uint32_t s, uint32_t t, uint32_t b) {
