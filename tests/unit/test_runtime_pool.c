@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "runtime/worker/pool.h"
-#include "runtime/worker/worker_internal.h"
+#include "runtime/worker/worker_state.h"
 
 #define N_CHUNKS 8
 #define MAX_RUN 32

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dsana/dsana.h"
+#include "runtime/worker/worker.h"
 #include "runtime/role/role_title.h"
 #include "util/affinity.h"
 #include "util/bigmem.h"

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runtime/worker/worker.h"
+#include "runtime/worker/work_item.h"
 
 struct pool;
 typedef void (*pool_run_fn)(void *arg, struct witem *it, uint32_t thread);

@@ -10,7 +10,8 @@
 
 #include "runtime/role/role_join.h"
 #include "runtime/record/trace.h"
-#include "runtime/worker/worker_internal.h"
+#include "runtime/worker/worker.h"
+#include "runtime/worker/worker_state.h"
 #include "util/bigmem.h"
 #include "util/log.h"
 

@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/worker/worker_internal.h"
+#include "runtime/worker/worker.h"
+#include "runtime/worker/worker_state.h"
 #include "util/refbuf.h"
 
 void worker_exec(struct witem *it) {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "runtime/core/rules.h"
-#include "runtime/worker/worker_internal.h"
+#include "runtime/worker/worker_state.h"
 
 /* A single-task dense ASSIGN push that ends its task and carries all it
  * writes on its server (a merged message's values are each task's whole

@@ -13,7 +13,7 @@
 
 #include "runtime/core/rules.h"
 #include "runtime/record/trace.h"
-#include "runtime/worker/worker_internal.h"
+#include "runtime/worker/worker_state.h"
 #include "util/grow.h"
 #include "util/log.h"
 #include "util/refbuf.h"

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "runtime/record/trace.h"
-#include "runtime/worker/worker_internal.h"
+#include "runtime/worker/worker_state.h"
 #include "util/bigmem.h"
 #include "util/log.h"
 #include "util/refbuf.h"

@@ -1,13 +1,25 @@
 /*
- * worker_internal.h - the worker's state, shared by its files (see
- * worker.h for who calls whom). Owned by the worker's control thread;
- * compute threads touch only what worker_exec.c says.
+ * worker_state.h - the worker's state, not its API (worker.h): struct
+ * worker, the inline helpers on it, and the functions of the files that
+ * work on it (worker_tasks.c, worker_push.c, worker_flush.c), shared by
+ * the worker's files (see worker.h for who calls whom). Owned by the
+ * worker's control thread; compute threads touch only what worker_exec.c
+ * says.
  */
-#ifndef DSANA_RUNTIME_WORKER_INTERNAL_H
-#define DSANA_RUNTIME_WORKER_INTERNAL_H
+#ifndef DSANA_RUNTIME_WORKER_STATE_H
+#define DSANA_RUNTIME_WORKER_STATE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/msg/event.h"
+#include "runtime/core/job.h"
+#include "runtime/msg/msg.h"
 #include "runtime/msg/usage.h"
-#include "runtime/worker/worker.h"
+#include "runtime/role/role_params.h"
+#include "runtime/worker/mirror.h"
+#include "runtime/worker/work_item.h"
 
 /* A task's key list of a sparse table (task_keys()), fetched once. */
 struct wkeys {
