@@ -173,8 +173,8 @@ void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t 
 /* Four rows x 4 or 8 columns of Z at (s0, c), over the listed j (ap: the
  * 4 rows' values at them, packed 4 a j), continuing each output's chain
  * from Z (or, with `first`, from the bias). */
-AVX2 static void nn_tile(const double *ap, const uint32_t *idx, uint32_t m, const double *B, uint64_t ldb,
-                         const double *bias, bool first, uint32_t c, bool wide, double *Z, uint64_t ldz) {
+AVX2 static void nn_tile_avx2(const double *ap, const uint32_t *idx, uint32_t m, const double *B, uint64_t ldb,
+                              const double *bias, bool first, uint32_t c, bool wide, double *Z, uint64_t ldz) {
   __m256d z0[4], z1[4];
   for (int r = 0; r < 4; r++) {
     if (first) {
@@ -213,9 +213,9 @@ AVX2 static void nn_tile(const double *ap, const uint32_t *idx, uint32_t m, cons
   }
 }
 
-/* Four rows x 12 columns of Z at (s0, c): nn_tile's chains, three vectors a row. */
-AVX2 static void nn_tile12(const double *ap, const uint32_t *idx, uint32_t m, const double *B, uint64_t ldb,
-                           const double *bias, bool first, uint32_t c, double *Z, uint64_t ldz) {
+/* Four rows x 12 columns of Z at (s0, c): nn_tile_avx2's chains, three vectors a row. */
+AVX2 static void nn_tile12_avx2(const double *ap, const uint32_t *idx, uint32_t m, const double *B, uint64_t ldb,
+                                const double *bias, bool first, uint32_t c, double *Z, uint64_t ldz) {
   __m256d z0[4], z1[4], z2[4];
   for (int r = 0; r < 4; r++) {
     if (first) {
@@ -276,12 +276,12 @@ AVX2 void mlp_mm_nn_avx2(uint32_t rows, uint32_t n_in, uint32_t cols, const doub
     uint32_t c = 0;
     for (; c + 12 <= cols; c += 12) /* 12 wide: three B vectors a j for four broadcasts */
       for (uint32_t g = 0; g < groups; g++)
-        nn_tile12(pack + (size_t)g * 4 * n_in + 4 * at[g], idx + (size_t)g * n_in + at[g], end[g] - at[g], B, ldb, bias,
-                  j0 == 0, c, Z + 4 * g * ldz, ldz);
+        nn_tile12_avx2(pack + (size_t)g * 4 * n_in + 4 * at[g], idx + (size_t)g * n_in + at[g], end[g] - at[g], B, ldb,
+                       bias, j0 == 0, c, Z + 4 * g * ldz, ldz);
     for (; c < cols; c += 8)
       for (uint32_t g = 0; g < groups; g++)
-        nn_tile(pack + (size_t)g * 4 * n_in + 4 * at[g], idx + (size_t)g * n_in + at[g], end[g] - at[g], B, ldb, bias,
-                j0 == 0, c, c + 8 <= cols, Z + 4 * g * ldz, ldz);
+        nn_tile_avx2(pack + (size_t)g * 4 * n_in + 4 * at[g], idx + (size_t)g * n_in + at[g], end[g] - at[g], B, ldb,
+                     bias, j0 == 0, c, c + 8 <= cols, Z + 4 * g * ldz, ldz);
     for (uint32_t g = 0; g < groups; g++)
       at[g] = end[g];
   }
@@ -342,9 +342,9 @@ AVX2 bool mlp_fix_squares_avx2(const struct mlp_fix *f, const double *x, size_t 
 
 /* The 4 x 4 or 4 x 8 gradient tile at (j, c) over the listed s, into oh
  * and ol (rows ldo apart) when it is real throughout, else into t. */
-AVX2 static bool tn_tile(const double *A, uint64_t lda, const double *D, uint64_t ldd, const uint32_t *idx, uint32_t m,
-                         uint32_t c, bool wide, bool real, const struct mlp_fix *f, double *oh, double *ol,
-                         uint64_t ldo, __m256d *bad, double *t) {
+AVX2 static bool tn_tile_avx2(const double *A, uint64_t lda, const double *D, uint64_t ldd, const uint32_t *idx,
+                              uint32_t m, uint32_t c, bool wide, bool real, const struct mlp_fix *f, double *oh,
+                              double *ol, uint64_t ldo, __m256d *bad, double *t) {
   __m256d g0[4], g1[4];
   for (int r = 0; r < 4; r++)
     g0[r] = g1[r] = _mm256_setzero_pd();
@@ -426,8 +426,8 @@ AVX2 void mlp_mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint32_t
       for (uint32_t b = 0; b < bk->n; b++) {
         size_t l = (size_t)(j / 4) * bk->n + b;
         const double *d = dp + ((size_t)b * n_panels + c / 8) * MLP_BLOCK * 8;
-        if (!tn_tile(bk->a + b * bk->a_step + j, bk->lda, d, 8, idx + l * MLP_BLOCK, m[l], 0, wide, real, f, oh + at,
-                     ol + at, ldo, &bad, t))
+        if (!tn_tile_avx2(bk->a + b * bk->a_step + j, bk->lda, d, 8, idx + l * MLP_BLOCK, m[l], 0, wide, real, f,
+                          oh + at, ol + at, ldo, &bad, t))
           mlp_add_tile(t, wide ? 8 : 4, j, c, n_j, n_c, f, false, oh, ol, ldo);
       }
     }
