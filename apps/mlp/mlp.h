@@ -4,12 +4,15 @@
  * globals, shared by
  *   mlp.c        options, setup, the app table
  *   mlp_net.c    the layer layout, initial weights, batches and tasks
- *   mlp_mm.c     dense block products: portable and AVX2 (the same bits)
- *   mlp_mm512.c  the same products in AVX-512
- *   mlp_mm_pick.c which of them runs (apps/common/cpu.h)
+ *   mlp_view.c   the network as a task sees it, block by block
  *   mlp_task.c   a task: forward and backward over blocks of rows
  *   mlp_server.c init(), finish() (the gradient and the SGD step), reduce()
  *   mlp_model.c  the model file, and scoring new data with it
+ * and the dense block products, which have their own header, mlp_mm.h
+ * (included here; their files include only it):
+ *   mlp_mm.c     portable and AVX2 (the same bits), the kernels' helpers
+ *   mlp_mm512.c  the same products in AVX-512
+ *   mlp_mm_pick.c which of them runs (apps/common/cpu.h)
  *
  * Network: F inputs, hidden layers h_1..h_{L-1} (ReLU or tanh), K softmax
  * outputs (K = the training set's classes). Loss: the mean cross-entropy
@@ -53,13 +56,12 @@
 #include "apps/common/cpu.h"
 #include "apps/common/sup_data.h"
 #include "dsana/dsana.h"
+#include "mlp_mm.h"
 
 #define MLP_MAX_HIDDEN 7                    /* hidden layers (--hidden) */
 #define MLP_MAX_LAYERS (MLP_MAX_HIDDEN + 1) /* weight layers: hidden layers + 1 */
 #define MLP_MAX_WIDTH 65536                 /* units of a hidden layer, inputs */
 #define MLP_MAX_CLASSES 1024
-#define MLP_BLOCK 64      /* batch positions per exact partial sum */
-#define MLP_MAX_BLOCKS 64 /* blocks of one task at most */
 #define MLP_MAX_PARAMS (1ull << 31)
 
 /* the gradient's tables first: a diverged run is named by them (the servers
@@ -87,24 +89,6 @@ enum {
 };
 
 enum mlp_act { MLP_RELU = 0, MLP_TANH = 1 };
-
-/*
- * A block's gradient x enters a task's push as two integers:
- *   h = round(x 2^K),  l = round((x 2^K - h) 2^M)      (to nearest, even)
- * With n_blocks <= 2^lg blocks a batch, K = 32 - lg and M = 52 - lg, every
- * sum of them stays below 2^51: exact in doubles in any order, so a task's
- * push adds them plainly (vectors too) and the servers sum them as ISUM
- * tables. x = (h + l 2^-M) 2^-K within 2^-(K+M+1) (2^-79 for a batch of
- * 256, finer than a double's rounding of most gradients); |x| must stay
- * below 2^19 (a block of 64 rows' gradient): beyond, or NaN, the push
- * gets a NaN and the job stops as diverged.
- */
-struct mlp_fix {
-  double k_up, m_up; /* 2^K, 2^M */
-  double lim;        /* |x 2^K| < lim = 2^(51 - lg) */
-  double hi_val;     /* 2^-K: the value of a unit of h */
-  double lo_val;     /* 2^-(K + M): of l */
-};
 
 struct mlp_app {
   /* options */
@@ -157,104 +141,6 @@ bool mlp_scores_test(const struct mlp_app *a, uint32_t iter);
  * into rows (MLP_BLOCK capacity); their count (0 past the batch's blocks). */
 uint32_t mlp_block_rows(const struct mlp_app *a, uint32_t iter, uint64_t blk, uint64_t *rows);
 int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errlen);
-
-/* mlp_mm.c: row-major doubles; every implementation gives the same bits. */
-/* Z[s][c] = (bias ? bias[c] : 0) + sum over j < n_in, ascending, of
- * A[s][j] B[j][c] (one fused multiply-add each), for s < rows (a multiple
- * of 4) and c < cols (a multiple of 4). For each group of 4 rows, a j at
- * which all 4 rows of A are 0 is skipped. */
-void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
-               uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
-/* Blocks of rows for a gradient: block b's A at a + b * a_step (rows[b]
- * rows, lda apart), its D at d + b * d_step (ldd apart). */
-struct mlp_blocks {
-  uint32_t n, rows[MLP_MAX_BLOCKS];
-  bool store; /* the first block's pairs written over oh, ol, not added: the
-               * same values as added into zeros, without zeroing first */
-  const double *a, *d;
-  uint64_t a_step, d_step, lda, ldd;
-};
-/* For each block, G[j][c] = sum over its s < rows[b], ascending, of
- * A[s][j] D[s][c] (fused multiply-adds from 0; for each group of 4 j, an s
- * at which A[s][j..j+3] are all 0 is skipped), added as fixed-point pairs
- * (mlp_fix_add) into oh, ol [j * ldo + c] (bk->store: the first block's
- * written over them) for j < n_j, c < n_c; A has a
- * multiple of 4 columns >= n_j, D a multiple of 4 >= n_c. A tile of out
- * takes every block's share before the next tile (it stays in cache).
- * Both products take idx, scratch of MLP_IDX(n) entries (lists of indices,
- * and the forward product's packed rows), n the widest
- * n_in; rows <= MLP_BLOCK. */
-void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *oh,
-                   double *ol, uint64_t ldo, uint32_t *idx);
-#define MLP_IDX(n) (((size_t)(n) / 4 + 1) * MLP_MAX_BLOCKS * (MLP_BLOCK + 1))
-/* The products and the squares by the kernels of `level` (at most
- * app_cpu_detect()'s; mlp_mm_nn and the others take app_cpu_level()'s):
- * the same bits at every level. For tests and benchmarks. */
-void mlp_mm_nn_at(enum app_cpu level, uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
-                  const double *B, uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
-void mlp_mm_tn_fix_at(enum app_cpu level, const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c,
-                      const struct mlp_fix *f, double *oh, double *ol, uint64_t ldo, uint32_t *idx);
-bool mlp_fix_squares_at(enum app_cpu level, const struct mlp_fix *f, const double *x, size_t stride, size_t n,
-                        double *oh, double *ol);
-/* The kernels themselves (mlp_mm.c: portable, AVX2; mlp_mm512.c: AVX-512),
- * and the helpers they share (mlp_mm.c). */
-void mlp_mm_nn_avx2(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
-                    uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
-void mlp_mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *oh,
-                        double *ol, uint64_t ldo, uint32_t *idx);
-bool mlp_fix_squares_avx2(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh, double *ol);
-void mlp_mm_nn_avx512(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
-                      uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
-void mlp_mm_tn_fix_avx512(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *oh,
-                          double *ol, uint64_t ldo, uint32_t *idx);
-/* B (n_in x cols, ldb apart) in the AVX-512 forward product's panels, into
- * Bp (mlp_packed_b_doubles() of them, 64-byte aligned), so that a view
- * packs its weights once for all its blocks; whether the kernels of this
- * process take such a B; the product with it (the same bits as
- * mlp_mm_nn with B). */
-size_t mlp_packed_b_doubles(uint32_t n_in, uint32_t cols);
-void mlp_pack_b(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp);
-bool mlp_mm_takes_packed(void);
-void mlp_mm_nn_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *Bp,
-                      const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
-void mlp_mm_nn_avx512_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
-                             const double *Bp, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
-/* j < n at which one of A's 4 rows from `a` (lda apart) is not 0, into idx; their count. */
-uint32_t mlp_nonzero_cols(const double *a, uint64_t lda, uint32_t n, uint32_t *idx);
-/* s < rows at which A[s][j..j+3] (from `a`) is not all 0, into idx; their count. */
-uint32_t mlp_nonzero_rows(const double *a, uint64_t lda, uint32_t rows, uint32_t *idx);
-/* The listed j (m of them at idx) of 4 rows of A (lda apart), packed 4 a j into ap. */
-void mlp_pack_group(const double *A, uint64_t lda, const uint32_t *idx, uint32_t m, double *ap);
-/* For every group of 4 columns j and block b, the rows at which
- * A_b[s][j..j+3] is not all 0: list (jg, b) at idx + (jg * nb + b) *
- * MLP_BLOCK, its length at m[jg * nb + b]. */
-void mlp_list_rows(const struct mlp_blocks *bk, uint32_t n_j, uint8_t *m, uint32_t *idx);
-/* The 4 x w tile t at (j, c) of a gradient, into oh, ol where it is real
- * (j + r < n_j, c + k < n_c), by mlp_fix_add (store: into zeros). */
-void mlp_add_tile(const double *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c,
-                  const struct mlp_fix *f, bool store, double *oh, double *ol, uint64_t ldo);
-/* oh, ol [j * ldo + c] = 0 for j < n_j, c < n_c. */
-void mlp_zero_out(uint32_t n_j, uint32_t n_c, double *oh, double *ol, uint64_t ldo);
-void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
-                        uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
-void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
-                            double *oh, double *ol, uint64_t ldo, uint32_t *idx);
-static inline uint32_t mlp_pad4(uint64_t n) { return (uint32_t)((n + 3) & ~3ull); }
-/* The fixed point for batches of n_blocks blocks. */
-struct mlp_fix mlp_fix_for(uint64_t n_blocks);
-/* x as the pair (h, l) added into *oh, *ol (out of range: *oh = NaN). */
-void mlp_fix_add(const struct mlp_fix *f, double x, double *oh, double *ol);
-/* The squares of x[0], x[stride], ... (n of them) as pairs, added into
- * *oh, *ol: false, adding nothing, when one is beyond the range (or NaN). */
-bool mlp_fix_squares(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh, double *ol);
-/* The same in plain C (mlp_fix_squares takes the vector loop where it can). */
-bool mlp_fix_squares_portable(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh,
-                              double *ol);
-/* The value of a key's summed pair: both products are exact, the sum
- * rounds once. */
-static inline double mlp_fix_value(const struct mlp_fix *f, double hi, double lo) {
-  return hi * f->hi_val + lo * f->lo_val;
-}
 
 /* mlp_view.c: the network as a task sees it, with buffers for nb blocks */
 struct mlp_view {

@@ -1,5 +1,5 @@
 /*
- * mlp_mm.c - the dense block products of the MLP app (mlp.h): a layer's
+ * mlp_mm.c - the dense block products of the MLP app (mlp_mm.h): a layer's
  * forward product Z = A B + b (and the backward D W^T, the same form),
  * and a layer's weight gradient A^T D added exactly into a task's push;
  * the portable and AVX2 kernels, and the helpers the AVX-512 ones
@@ -26,7 +26,7 @@
 #define MLP_HAVE_AVX2_KERNEL 1
 #endif
 
-#include "mlp.h"
+#include "mlp_mm.h"
 
 /* j < n at which one of A's 4 rows from `a` (lda apart) is not 0, into idx; their count. */
 uint32_t mlp_nonzero_cols(const double *a, uint64_t lda, uint32_t n, uint32_t *idx) {

@@ -1,5 +1,5 @@
 /*
- * mlp_mm512.c - the MLP app's block products in AVX-512 (mlp.h): the
+ * mlp_mm512.c - the MLP app's block products in AVX-512 (mlp_mm.h): the
  * forward product Z = A B + b and the gradient A^T D as fixed-point
  * pairs, the same bits as mlp_mm.c's portable and AVX2 kernels: every
  * output element is one chain of fused multiply-adds over the reduction
@@ -14,13 +14,13 @@
  * (2 KiB for 256 units), and a panel read in place falls into a few
  * cache sets and thrashes L1.
  *
- * Any thread; the scratch at idx is the caller's (MLP_IDX, mlp.h).
+ * Any thread; the scratch at idx is the caller's (MLP_IDX, mlp_mm.h).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mlp.h"
+#include "mlp_mm.h"
 
 #define NN_KC 64 /* j per pass of the forward product */
 #define NN_W 32  /* columns of a panel of B (and of D) */

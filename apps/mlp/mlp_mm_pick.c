@@ -1,12 +1,12 @@
 /*
- * mlp_mm_pick.c - which of the MLP app's product kernels runs (mlp.h):
+ * mlp_mm_pick.c - which of the MLP app's product kernels runs (mlp_mm.h):
  * AVX-512 (mlp_mm512.c), AVX2 or portable (mlp_mm.c), by the apps' one
  * choice of CPU level (apps/common/cpu.h). They give the same bits, so
  * the choice is speed only.
  *
  * Any thread.
  */
-#include "mlp.h"
+#include "mlp_mm.h"
 
 void mlp_mm_nn_at(enum app_cpu level, uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
                   const double *B, uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
