@@ -75,6 +75,7 @@ static void mlp_destroy(void *app) {
   sup_data_fini(&a->d);
   bufpool_fini(&a->views);
   free(a->checked);
+  free(a->bands);
   free(a);
 }
 

@@ -115,6 +115,81 @@ uint32_t mlp_block_rows(const struct mlp_app *a, uint32_t iter, uint64_t blk, ui
   return m;
 }
 
+/* Whether one of x[0..n) is not 0 (as C's !=: NaN is). */
+static bool any_f32(const float *x, uint64_t n) {
+  bool any = false;
+  for (uint64_t i = 0; i < n; i++)
+    any |= x[i] != 0;
+  return any;
+}
+
+static bool any_f64(const double *x, uint64_t n) {
+  bool any = false;
+  for (uint64_t i = 0; i < n; i++)
+    any |= x[i] != 0;
+  return any;
+}
+
+/* A row's nonzero pattern, coarsely: bit b set when a feature of band b
+ * (bands of w features, w a multiple of 8 with at most 63 bands) is not 0.
+ * A row that stores every feature (a NumPy array's) is read a band at a
+ * time (vector compares), any other by its entries. */
+static uint64_t row_bands(const struct dsana_dataset *ds, uint64_t r) {
+  uint64_t nf = ds->n_features, w = ((nf + 62) / 63 + 7) & ~7ull, lo = ds->row_off[r], len = ds->row_off[r + 1] - lo;
+  uint64_t bands = 0;
+  if (len == nf) {
+    for (uint64_t b = 0, j = 0; j < nf; b++, j += w) {
+      uint64_t n = nf - j < w ? nf - j : w;
+      bool any = ds->val_f64 ? any_f64(ds->val_f64 + lo + j, n) : any_f32(ds->val_f32 + lo + j, n);
+      bands |= (uint64_t)any << b;
+    }
+    return bands;
+  }
+  uint64_t band = 0, start = 0; /* the band of the last entry, its first feature */
+  for (uint64_t e = lo; e < lo + len; e++) {
+    uint64_t c = ds->col[e];
+    if (c >= nf || dsana_dataset_val(ds, e) == 0)
+      continue;
+    if (c < start || c >= start + w) { /* a division only where the band changes */
+      band = c / w;
+      start = band * w;
+    }
+    bands |= 1ull << band;
+  }
+  return bands;
+}
+
+/* Row r's bands, computed once a process where the training set is small
+ * enough to keep them (tasks of a worker's threads may compute one at the
+ * same time: both store the same word). */
+static uint64_t row_bands_of(const struct mlp_app *a, uint64_t r) {
+  if (!a->bands)
+    return row_bands(&a->d.train, r);
+  uint64_t b = __atomic_load_n(&a->bands[r], __ATOMIC_RELAXED);
+  if (!(b & MLP_BANDS_SET)) {
+    b = row_bands(&a->d.train, r) | MLP_BANDS_SET;
+    __atomic_store_n(&a->bands[r], b, __ATOMIC_RELAXED);
+  }
+  return b & ~MLP_BANDS_SET;
+}
+
+void mlp_group_rows(const struct mlp_app *a, uint64_t *rows, uint32_t m) {
+  uint64_t bands[MLP_BLOCK];
+  uint32_t count[MLP_BLOCK];
+  for (uint32_t s = 0; s < m; s++) {
+    uint64_t r = rows[s], b = row_bands_of(a, r);
+    uint32_t c = (uint32_t)__builtin_popcountll(b), t = s;
+    for (; t > 0 && (count[t - 1] > c || (count[t - 1] == c && bands[t - 1] > b)); t--) {
+      rows[t] = rows[t - 1];
+      bands[t] = bands[t - 1];
+      count[t] = count[t - 1];
+    }
+    rows[t] = r;
+    bands[t] = b;
+    count[t] = c;
+  }
+}
+
 /* Tasks: runs of the batch's blocks (each pushes a whole gradient: more
  * tasks balance stragglers finer but cost a gradient's transfer and sum
  * each). On the iterations that score the test set, task i also scores

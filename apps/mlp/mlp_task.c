@@ -13,6 +13,7 @@
  * Any thread: a task owns its view and reads the data and the parameters.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "apps/common/softmax.h"
@@ -137,7 +138,8 @@ static void gradients(const struct mlp_app *a, struct mlp_view *v, uint32_t nb, 
 }
 
 /* A mapped file's rows are checked once per process, the training set
- * whole (batches visit every row). */
+ * whole (batches visit every row); with it the training rows' bands
+ * (mlp_group_rows) get their memory. */
 static pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int check_rows(struct mlp_app *a, const struct dsana_task_ctx *ctx, bool test) {
@@ -151,6 +153,8 @@ static int check_rows(struct mlp_app *a, const struct dsana_task_ctx *ctx, bool 
       mlp_test_rows(a, ctx->task, &lo, &hi);
     rc = dsana_dataset_check(test ? &a->d.test : &a->d.train, lo, hi, err, sizeof err);
     *flag = rc == 0;
+    if (!test && !a->bands && hi <= MLP_BANDS_MAX_ROWS)
+      a->bands = calloc(hi, sizeof *a->bands); /* NULL: mlp_group_rows computes them every time */
   }
   pthread_mutex_unlock(&check_lock);
   return rc;
@@ -180,6 +184,7 @@ static int train(struct mlp_app *a, struct dsana_task_ctx *ctx, struct mlp_view 
     for (; nb < v->nb && blk < ctx->hi; nb++, blk++) {
       if (!(m[nb] = mlp_block_rows(a, ctx->iter, blk, rows)))
         break;
+      mlp_group_rows(a, rows, m[nb]);
       mlp_forward(v, nb, &a->d.train, rows, m[nb]);
       score_rows(a, v, nb, &a->d.train, rows, m[nb], false, true, ctx->sums);
       mlp_backprop(v, nb, m[nb]);
