@@ -64,6 +64,7 @@ static int mlp_create(void **out) {
     return rc;
   }
   bufpool_init(&a->views);
+  mlp_packs_init(&a->packs);
   *out = a;
   return 0;
 }
@@ -74,6 +75,7 @@ static void mlp_destroy(void *app) {
     return;
   sup_data_fini(&a->d);
   bufpool_fini(&a->views);
+  mlp_packs_fini(&a->packs);
   free(a->checked);
   free(a->bands);
   free(a);

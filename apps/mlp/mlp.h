@@ -5,6 +5,7 @@
  *   mlp.c        options, setup, the app table
  *   mlp_net.c    the layer layout, initial weights, batches and tasks
  *   mlp_view.c   the network as a task sees it, block by block
+ *   mlp_packs.c  the first layer packed once an iteration for every task
  *   mlp_task.c   a task: forward and backward over blocks of rows
  *   mlp_server.c init(), finish() (the gradient and the SGD step), reduce()
  *   mlp_model.c  the model file, and scoring new data with it
@@ -55,6 +56,7 @@
 #include "apps/common/bufpool.h"
 #include "apps/common/cpu.h"
 #include "apps/common/sup_data.h"
+#include "mlp_packs.h"
 #include "dsana/dsana.h"
 #include "mlp_mm.h"
 
@@ -111,11 +113,12 @@ struct mlp_app {
   uint64_t w_off[MLP_MAX_LAYERS + 1]; /* key of W_l[0][0] (l = 1..L) */
   uint64_t b_off[MLP_MAX_LAYERS + 1]; /* key of b_l[0] */
   uint64_t n_params;
-  uint64_t spe;         /* steps an epoch */
-  uint32_t n_blocks;    /* blocks of a full batch */
-  struct bufpool views; /* the tasks' views' memory, reused (mlp_view_open) */
-  struct mlp_fix fix;   /* the gradient's blocks */
-  struct mlp_fix sq;    /* the squares of |W|^2 and |g|^2, one a parameter */
+  uint64_t spe;           /* steps an epoch */
+  uint32_t n_blocks;      /* blocks of a full batch */
+  struct bufpool views;   /* the tasks' views' memory, reused (mlp_view_open) */
+  struct mlp_packs packs; /* the first layer's weights packed once an iteration for the tasks' views */
+  struct mlp_fix fix;     /* the gradient's blocks */
+  struct mlp_fix sq;      /* the squares of |W|^2 and |g|^2, one a parameter */
   uint32_t n_tasks;
   uint8_t *checked; /* per task: its test rows passed dsana_dataset_check; then the training set */
   uint64_t
@@ -169,7 +172,9 @@ struct mlp_view {
   uint32_t *idx; /* the products' scratch */
   void *mem;
   size_t mem_cap;
-  struct bufpool *pool; /* where mem came from and goes back (NULL: malloc) */
+  struct bufpool *pool;    /* where mem came from and goes back (NULL: malloc) */
+  struct mlp_packs *packs; /* where wp[1] came from (NULL: packed in mem) */
+  struct mlp_pack *held;   /* and the copy it holds, or NULL */
 };
 /* Layer l's buffer of block b. */
 static inline double *mlp_blk(const struct mlp_view *v, double *const *buf, uint32_t l, uint32_t b) {
@@ -180,9 +185,12 @@ static inline double *mlp_blk(const struct mlp_view *v, double *const *buf, uint
  * adds the transposed weights; p must outlive the view (layers that need
  * no padding are read from it); its memory from pool (NULL: malloc; the
  * tasks' views: 2-3 MB for Fashion-MNIST's 784-256-10, fresh pages for
- * every task otherwise). 0 or DSANA_ENOMEM. */
+ * every task otherwise); with packs, the first layer's packed weights are
+ * the copy shared by the views of p in iteration iter (mlp_packs.h), where
+ * the layer is read in place. 0 or DSANA_ENOMEM. */
 int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_act act, const double *p,
-                  const uint64_t *w_off, const uint64_t *b_off, bool backward, uint32_t nb, struct bufpool *pool);
+                  const uint64_t *w_off, const uint64_t *b_off, bool backward, uint32_t nb, struct bufpool *pool,
+                  struct mlp_packs *packs, uint32_t iter);
 void mlp_view_close(struct mlp_view *v);
 /* Rows rows[0..m) of ds through the network in block b: out[L] gets the scores. */
 void mlp_forward(struct mlp_view *v, uint32_t b, const struct dsana_dataset *ds, const uint64_t *rows, uint32_t m);

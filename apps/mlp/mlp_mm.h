@@ -92,6 +92,10 @@ void mlp_mm_tn_fix_avx512(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_
  * mlp_mm_nn with B). */
 size_t mlp_packed_b_doubles(uint32_t n_in, uint32_t cols);
 void mlp_pack_b(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp);
+/* mlp_pack_b in parts that threads can share: the parts' count (panels of
+ * 64 x 32 values), and part u (< that count) into its place in Bp. */
+uint32_t mlp_pack_b_parts(uint32_t n_in, uint32_t cols);
+void mlp_pack_b_part(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp, uint32_t u);
 bool mlp_mm_takes_packed(void);
 void mlp_mm_nn_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *Bp,
                       const double *bias, double *Z, uint64_t ldz, uint32_t *idx);

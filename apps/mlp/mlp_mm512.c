@@ -25,6 +25,10 @@
 #define NN_KC 64 /* j per pass of the forward product */
 #define NN_W 32  /* columns of a panel of B (and of D) */
 
+uint32_t mlp_pack_b_parts(uint32_t n_in, uint32_t cols) {
+  return (n_in + NN_KC - 1) / NN_KC * ((cols + NN_W - 1) / NN_W);
+}
+
 size_t mlp_packed_b_doubles(uint32_t n_in, uint32_t cols) {
   size_t passes = n_in ? (n_in + NN_KC - 1) / NN_KC : 1, panels = (cols + NN_W - 1) / NN_W;
   return passes * panels * NN_KC * NN_W;
@@ -124,13 +128,16 @@ AVX512 static void pack_panel(const double *B, uint64_t ldb, uint32_t j0, uint32
   }
 }
 
-AVX512 void mlp_pack_b(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp) {
-  uint32_t panels = (cols + NN_W - 1) / NN_W;
-  for (uint32_t j0 = 0, p = 0; j0 < n_in; j0 += NN_KC, p++)
-    for (uint32_t c = 0; c < cols; c += NN_W) {
-      uint32_t kc = n_in - j0 < NN_KC ? n_in - j0 : NN_KC, w = cols - c < NN_W ? cols - c : NN_W;
-      pack_panel(B, ldb, j0, kc, c, w, Bp + ((size_t)p * panels + c / NN_W) * NN_KC * NN_W);
-    }
+/* Part u is pass u / panels (NN_KC rows from j0), panel u % panels. */
+AVX512 void mlp_pack_b_part(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp, uint32_t u) {
+  uint32_t panels = (cols + NN_W - 1) / NN_W, p = u / panels, c = u % panels * NN_W, j0 = p * NN_KC;
+  uint32_t kc = n_in - j0 < NN_KC ? n_in - j0 : NN_KC, w = cols - c < NN_W ? cols - c : NN_W;
+  pack_panel(B, ldb, j0, kc, c, w, Bp + ((size_t)p * panels + c / NN_W) * NN_KC * NN_W);
+}
+
+void mlp_pack_b(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp) {
+  for (uint32_t u = 0, n = mlp_pack_b_parts(n_in, cols); u < n; u++)
+    mlp_pack_b_part(n_in, cols, B, ldb, Bp, u);
 }
 
 /* The forward product over B's panels: packed whole in Bp (mlp_pack_b),
@@ -320,6 +327,9 @@ AVX512 void mlp_mm_tn_fix_avx512(const struct mlp_blocks *bk, uint32_t n_j, uint
 #else /* no AVX-512 kernels: mlp_mm_takes_packed() is false, these are never called */
 void mlp_pack_b(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp) {
   (void)n_in, (void)cols, (void)B, (void)ldb, (void)Bp;
+}
+void mlp_pack_b_part(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp, uint32_t u) {
+  (void)n_in, (void)cols, (void)B, (void)ldb, (void)Bp, (void)u;
 }
 void mlp_mm_nn_avx512_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
                              const double *Bp, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {

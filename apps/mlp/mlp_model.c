@@ -160,7 +160,7 @@ int mlp_predict(const char *model_path, const char *data_path, const char *out_p
   if (!rc && ds.n_features > m.width[0])
     fprintf(stderr, "dsana mlp predict: warning: %s has features up to %llu, the model %u: the others are ignored\n",
             data_path, (unsigned long long)ds.n_features, m.width[0]);
-  if (!rc && (rc = mlp_view_open(&v, m.L, m.width, m.act, m.p, m.w_off, m.b_off, false, 1, NULL)) != 0)
+  if (!rc && (rc = mlp_view_open(&v, m.L, m.width, m.act, m.p, m.w_off, m.b_off, false, 1, NULL, NULL, 0)) != 0)
     snprintf(err, errlen, "%s: %s", model_path, dsana_strerror(rc));
   struct scored sc = {.m = &m, .ds = &ds, .v = &v};
   if (!rc)

@@ -233,7 +233,8 @@ int mlp_run_task(void *app, struct dsana_task_ctx *ctx) {
   uint32_t nb = final ? 1 : (uint32_t)(span < MLP_MAX_BLOCKS ? span : MLP_MAX_BLOCKS);
   int rc = check_rows(a, ctx, false);
   struct mlp_view v;
-  if (rc || (rc = mlp_view_open(&v, a->n_layers, a->width, a->act, p, a->w_off, a->b_off, !final, nb, &a->views)) != 0)
+  if (rc || (rc = mlp_view_open(&v, a->n_layers, a->width, a->act, p, a->w_off, a->b_off, !final, nb, &a->views,
+                                &a->packs, ctx->iter)) != 0)
     return rc;
   rc = run_on_view(a, ctx, &v, final);
   mlp_view_close(&v);

@@ -70,10 +70,17 @@ static char *transpose_layer(struct mlp_view *v, uint32_t l, const double *p, ui
 }
 
 /* W_l (and, for the backward pass, W_l^T) packed for the AVX-512
- * forward product once, for every block the view runs; the new m. */
-static char *pack_layer(struct mlp_view *v, uint32_t l, bool backward, char *m) {
-  v->wp[l] = (double *)m;
-  mlp_pack_b(v->n[l - 1], v->np[l], v->w[l], v->np[l], v->wp[l]);
+ * forward product once, for every block the view runs (the first layer,
+ * read in place, from the shared copy where there is one: mlp_packs.h);
+ * the new m. */
+static char *pack_layer(struct mlp_view *v, uint32_t l, bool backward, uint32_t iter, const double *p,
+                        const uint64_t *w_off, char *m) {
+  if (l == 1 && v->packs && v->w[1] == p + w_off[1])
+    v->wp[l] = (double *)mlp_packs_get(v->packs, v->w[1], iter, v->n[0], v->np[1], &v->held);
+  if (!v->wp[l]) {
+    v->wp[l] = (double *)m;
+    mlp_pack_b(v->n[l - 1], v->np[l], v->w[l], v->np[l], v->wp[l]);
+  }
   m += round64(sizeof(double) * mlp_packed_b_doubles(v->n[l - 1], v->np[l]));
   if (backward && l >= 2) {
     v->wtp[l] = (double *)m;
@@ -84,7 +91,8 @@ static char *pack_layer(struct mlp_view *v, uint32_t l, bool backward, char *m) 
 }
 
 int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_act act, const double *p,
-                  const uint64_t *w_off, const uint64_t *b_off, bool backward, uint32_t nb, struct bufpool *pool) {
+                  const uint64_t *w_off, const uint64_t *b_off, bool backward, uint32_t nb, struct bufpool *pool,
+                  struct mlp_packs *packs, uint32_t iter) {
   memset(v, 0, sizeof *v);
   v->L = L;
   v->act = act;
@@ -99,6 +107,7 @@ int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_ac
     return DSANA_ENOMEM;
   v->mem = m;
   v->pool = pool;
+  v->packs = packs;
   for (uint32_t l = 0; l <= L; l++) {
     size_t blocks = round64(sizeof(double) * MLP_BLOCK * nb * v->np[l]);
     v->out[l] = (double *)m;
@@ -109,13 +118,16 @@ int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_ac
     if (l >= 2 && backward)
       m = transpose_layer(v, l, p, w_off[l], m);
     if (l >= 1 && mlp_mm_takes_packed())
-      m = pack_layer(v, l, backward, m);
+      m = pack_layer(v, l, backward, iter, p, w_off, m);
   }
   v->idx = (uint32_t *)m;
   return 0;
 }
 
 void mlp_view_close(struct mlp_view *v) {
+  if (v->packs)
+    mlp_packs_put(v->packs, v->held);
+  v->held = NULL;
   bufpool_put(v->pool, v->mem, v->mem_cap);
   v->mem = NULL;
 }
