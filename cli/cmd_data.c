@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "cmd_data.h"
-#include "exit_codes.h"
-#include "opts.h"
-#include "paths.h"
+#include "cli/core/exit_codes.h"
+#include "cli/core/opts.h"
+#include "cli/core/paths.h"
 #include "dsana/dataset.h"
 #include "dsana/dsana.h"
 #include "dsana/outfile.h"

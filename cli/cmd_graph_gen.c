@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/core/exit_codes.h"
+#include "cli/core/paths.h"
 #include "cmd_graph.h"
 #include "dsana/dsana.h"
 #include "dsana/graph.h"
-#include "exit_codes.h"
 #include "graph_cli.h"
-#include "paths.h"
 #include "util/str.h"
 
 static const char GEN_HELP[] =

@@ -10,10 +10,10 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "cli/core/exit_codes.h"
+#include "cli/core/opts.h"
+#include "cli/core/paths.h"
 #include "dsana/dsana.h"
-#include "exit_codes.h"
-#include "opts.h"
-#include "paths.h"
 
 static void usage(FILE *f, const char *app) {
   fprintf(f,

@@ -3,7 +3,7 @@
 #ifndef DSANA_CLI_CMD_PREDICT_H
 #define DSANA_CLI_CMD_PREDICT_H
 
-#include "cli_apps.h"
+#include "cli/core/cli_apps.h"
 
 /* app: the app's name, predict its scorer (cli_find_predict); argv[0] is
  * "predict". Returns the exit code: 0 ok, 2 bad usage or bad input, 1

@@ -14,20 +14,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_apps.h"
-#include "exit_codes.h"
-#include "help.h"
+#include "cli/core/cli_apps.h"
+#include "cli/core/exit_codes.h"
+#include "cli/core/help.h"
+#include "cli/core/opts.h"
+#include "cli/core/paths.h"
 #include "io/scenario.h"
 #include "net/secure.h"
 #include "net/transport.h"
-#include "opts.h"
-#include "paths.h"
-#include "resume.h"
 #include "report.h"
-#include "runtime/role/app_check.h"
-#include "runtime/record/checkpoint.h"
+#include "resume.h"
 #include "runtime/core/job.h"
 #include "runtime/launch/runtime.h"
+#include "runtime/record/checkpoint.h"
+#include "runtime/role/app_check.h"
 #include "util/log.h"
 #include "util/status.h"
 

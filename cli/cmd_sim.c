@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_apps.h"
+#include "cli/core/cli_apps.h"
+#include "cli/core/exit_codes.h"
+#include "cli/core/opts.h"
 #include "cmd_run.h"
-#include "exit_codes.h"
-#include "opts.h"
 #include "report.h"
 #include "sim/sim.h"
 #include "sim_tasks.h"

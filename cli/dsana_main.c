@@ -8,16 +8,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_apps.h"
+#include "cli/core/cli_apps.h"
+#include "cli/core/exit_codes.h"
+#include "cli/core/help.h"
 #include "cmd_data.h"
 #include "cmd_graph.h"
 #include "cmd_predict.h"
 #include "cmd_run.h"
 #include "cmd_sim.h"
-#include "exit_codes.h"
 #include "dsana/dsana.h"
 #include "dsana/launch.h"
-#include "help.h"
 #include "util/proctitle.h"
 
 static void usage(FILE *f) {

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "cli_apps.h"
+#include "cli/core/cli_apps.h"
+#include "cli/core/exit_codes.h"
 #include "cmd_run.h"
 #include "dsana/launch.h"
-#include "exit_codes.h"
 #include "util/log.h"
 #include "util/status.h"
 

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/core/exit_codes.h"
+#include "cli/core/opts.h"
 #include "dsana/dsana.h"
-#include "exit_codes.h"
 #include "graph_cli.h"
-#include "opts.h"
 
 /* The range of each numeric option. */
 struct num_opt {

@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 
+#include "cli/core/opts.h"
 #include "metrics.h"
-#include "opts.h"
 #include "progress.h"
 #include "runtime/core/observer.h"
 

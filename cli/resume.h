@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "opts.h"
+#include "cli/core/opts.h"
 
 /* --checkpoint: make its folder; --checkpoint or --resume: the identity
  * into r->cfg.job_identity; --resume: the checkpoint must be complete,

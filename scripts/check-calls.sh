@@ -41,8 +41,8 @@ fi
 cd "${1:-$(dirname "$0")/..}"
 
 shopt -s nullglob
-files=(src/*/*.c src/*/*/*.c apps/*/*.c cli/*.c)
-headers=(include/*/*.h src/*/*.h src/*/*/*.h apps/*/*.h cli/*.h)
+files=(src/*/*.c src/*/*/*.c apps/*/*.c cli/*.c cli/*/*.c)
+headers=(include/*/*.h src/*/*.h src/*/*/*.h apps/*/*.h cli/*.h cli/*/*.h)
 allow=scripts/check-calls.allow
 [ -f "$allow" ] || allow=/dev/null
 [ ${#files[@]} -gt 0 ] || {

@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "cli_apps.h"
-#include "opts.h"
+#include "cli/core/cli_apps.h"
+#include "cli/core/opts.h"
 
 static int parse(struct cli_run *r, int argc, const char **argv) {
   const struct dsana_app *app = cli_find_app("pagerank");

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "cli_apps.h"
+#include "cli/core/cli_apps.h"
 #include "runtime/role/app_check.h"
 #include "runtime/core/job.h"
 #include "runtime/role/role_params.h"

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "opts.h"
+#include "cli/core/opts.h"
 #include "sim/sim.h"
 #include "sim_tasks.h"
 

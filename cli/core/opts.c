@@ -1,5 +1,5 @@
 /* opts.c - common + app options through one getopt_long table (opts.h). */
-#include "opts.h"
+#include "cli/core/opts.h"
 
 #include <errno.h>
 #include <getopt.h>

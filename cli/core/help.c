@@ -1,11 +1,11 @@
 /* help.c - usage texts (help.h). */
-#include "help.h"
+#include "cli/core/help.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "cli_apps.h"
-#include "opts.h"
+#include "cli/core/cli_apps.h"
+#include "cli/core/opts.h"
 
 #define HELP_LEFT 32 /* the width of the option column */
 

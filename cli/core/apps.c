@@ -1,6 +1,6 @@
 /* apps.c - the registry of the apps the command knows (cli_apps.h): the
  * built-in ones, or those a program gave dsana_main or dsana_run. */
-#include "cli_apps.h"
+#include "cli/core/cli_apps.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* exit_codes.c - see exit_codes.h. */
-#include "exit_codes.h"
+#include "cli/core/exit_codes.h"
 
 #include "dsana/dsana.h"
 

@@ -1,5 +1,5 @@
 /* paths.c - checking a run's input and output files up front (paths.h). */
-#include "paths.h"
+#include "cli/core/paths.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -11,7 +11,7 @@
 #ifndef DSANA_CLI_PATHS_H
 #define DSANA_CLI_PATHS_H
 
-#include "opts.h"
+#include "cli/core/opts.h"
 
 /* Returns 0, or DSANA_EUSAGE (DSANA_EIO: stdout could not be kept for
  * the data) after one line on stderr ("dsana APP: ..."). */
