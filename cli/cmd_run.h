@@ -4,8 +4,8 @@
 
 #include <stdbool.h>
 
+#include "cli/output/report.h"
 #include "dsana/dsana.h"
-#include "report.h"
 
 /* argv[0] is the app name. Returns the process exit code (a stop signal
  * kills the process, as the shell expects). */

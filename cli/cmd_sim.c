@@ -19,8 +19,8 @@
 #include "cli/core/cli_apps.h"
 #include "cli/core/exit_codes.h"
 #include "cli/core/opts.h"
+#include "cli/output/report.h"
 #include "cmd_run.h"
-#include "report.h"
 #include "sim/sim.h"
 #include "sim_tasks.h"
 

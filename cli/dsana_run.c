@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capture.h"
 #include "cli/core/cli_apps.h"
 #include "cli/core/exit_codes.h"
+#include "cli/output/capture.h"
 #include "cmd_run.h"
 #include "dsana/launch.h"
 #include "util/log.h"

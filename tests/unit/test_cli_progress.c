@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
+#include "cli/output/progress.h"
 #include "dsana/dsana.h"
-#include "progress.h"
 
 /* cmocka before 1.1.6 has no assert_double_equal. */
 #define assert_near(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))

@@ -2,7 +2,7 @@
  * observer.h - what the scheduler reports as a run goes: one record per
  * iteration (with per-worker figures) and one at the end. The runtime only
  * calls these hooks; printing the table, the progress line and writing
- * metrics files is the command line's (cli/report.c).
+ * metrics files is the command line's (cli/output/report.c).
  */
 #ifndef DSANA_RUNTIME_OBSERVER_H
 #define DSANA_RUNTIME_OBSERVER_H

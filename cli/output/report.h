@@ -9,8 +9,8 @@
 #include <stdbool.h>
 
 #include "cli/core/opts.h"
-#include "metrics.h"
-#include "progress.h"
+#include "cli/output/metrics.h"
+#include "cli/output/progress.h"
 #include "runtime/core/observer.h"
 
 /* The end of a run as the scheduler summarised it (summarized: it did). */

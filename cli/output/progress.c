@@ -3,7 +3,7 @@
  * progress.h). Formatting and the estimate are pure functions of the
  * struct; only progress_update/progress_done touch stderr.
  */
-#include "progress.h"
+#include "cli/output/progress.h"
 
 #include <math.h>
 #include <stdio.h>

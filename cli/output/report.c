@@ -4,7 +4,7 @@
  * summary line. The scheduler calls these hooks (runtime/core/observer.h) in the
  * process that runs it.
  */
-#include "report.h"
+#include "cli/output/report.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

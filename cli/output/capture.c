@@ -1,6 +1,6 @@
 /* capture.c - stderr kept for dsana_run's caller (capture.h). */
 #define _GNU_SOURCE /* memfd_create */
-#include "capture.h"
+#include "cli/output/capture.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* metrics.c - JSON lines through cJSON into an output file (metrics.h;
  * gzipped for a name ending in ".gz"). */
-#include "metrics.h"
+#include "cli/output/metrics.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
