@@ -14,7 +14,7 @@
 #include "cli/core/cli_apps.h"
 #include "cli/core/exit_codes.h"
 #include "cli/output/capture.h"
-#include "cmd_run.h"
+#include "cli/run/cmd_run.h"
 #include "dsana/launch.h"
 #include "util/log.h"
 #include "util/status.h"

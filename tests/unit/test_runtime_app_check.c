@@ -21,7 +21,7 @@
 #include "runtime/core/job.h"
 #include "runtime/role/role_params.h"
 #include "runtime/scheduler/scheduler.h"
-#include "sim_tasks.h"
+#include "cli/run/sim_tasks.h"
 
 static int t_create(void **app) {
   *app = NULL;

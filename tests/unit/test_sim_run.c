@@ -2,7 +2,7 @@
  * inputs and seed, a homogeneous bsp iteration equal to its hand-computed
  * critical path, the static policy's assignment seen per worker, dynamic
  * scheduling ahead of bsp under a straggler, and bad costs files rejected.
- * Jobs come from `--tasks FILE` (cli/sim_tasks.h) parsed as the command
+ * Jobs come from `--tasks FILE` (cli/run/sim_tasks.h) parsed as the command
  * line does; only simulated time is compared, never the host's clock. */
 #include <math.h>
 #include <setjmp.h>
@@ -17,8 +17,8 @@
 #include <cmocka.h>
 
 #include "cli/core/opts.h"
+#include "cli/run/sim_tasks.h"
 #include "sim/sim.h"
-#include "sim_tasks.h"
 
 #define MAX_ITERS 8
 #define assert_near(a, b, eps) check_near((a), (b), (eps), #a, __FILE__, __LINE__)

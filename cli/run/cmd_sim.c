@@ -8,7 +8,7 @@
  * table, --metrics JSON lines, the summary), then one line on what bounded
  * it.
  */
-#include "cmd_sim.h"
+#include "cli/run/cmd_sim.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,9 +20,9 @@
 #include "cli/core/exit_codes.h"
 #include "cli/core/opts.h"
 #include "cli/output/report.h"
-#include "cmd_run.h"
+#include "cli/run/cmd_run.h"
+#include "cli/run/sim_tasks.h"
 #include "sim/sim.h"
-#include "sim_tasks.h"
 
 #define SIM_DEFAULT_ITERS "10"
 /* The app of `dsana sim GRAPH`, which names none. */

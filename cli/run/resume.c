@@ -8,7 +8,7 @@
  * Values and paths are escaped (\xHH for '\', newlines, control bytes);
  * relative paths are recorded from the folder the run started in, so a
  * resume from elsewhere still finds them. */
-#include "resume.h"
+#include "cli/run/resume.h"
 
 #include <errno.h>
 #include <fcntl.h>

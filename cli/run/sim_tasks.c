@@ -1,5 +1,5 @@
 /* sim_tasks.c - the --tasks FILE job of `dsana sim` (see sim_tasks.h). */
-#include "sim_tasks.h"
+#include "cli/run/sim_tasks.h"
 
 #include <errno.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * and the single-role commands `dsana scheduler APP ...`,
  * `dsana server --scheduler ADDR`, `dsana worker --scheduler ADDR`.
  */
-#include "cmd_run.h"
+#include "cli/run/cmd_run.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -20,10 +20,10 @@
 #include "cli/core/opts.h"
 #include "cli/core/paths.h"
 #include "cli/output/report.h"
+#include "cli/run/resume.h"
 #include "io/scenario.h"
 #include "net/secure.h"
 #include "net/transport.h"
-#include "resume.h"
 #include "runtime/core/job.h"
 #include "runtime/launch/runtime.h"
 #include "runtime/record/checkpoint.h"
