@@ -5,7 +5,7 @@
  * checked writable and distinct from MODEL and DATA first; the accuracy
  * against DATA's labels on stdout. No cluster: scoring is one pass over the data.
  */
-#include "cmd_predict.h"
+#include "cli/tools/cmd_predict.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -9,8 +9,8 @@
 
 #include "cli/core/exit_codes.h"
 #include "cli/core/opts.h"
+#include "cli/tools/graph_cli.h"
 #include "dsana/dsana.h"
-#include "graph_cli.h"
 
 /* The range of each numeric option. */
 struct num_opt {

@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd_graph.h"
+#include "cli/tools/cmd_graph.h"
 #include "cli/core/exit_codes.h"
 #include "cli/core/paths.h"
+#include "cli/tools/graph_cli.h"
 #include "dsana/dsana.h"
 #include "dsana/graph.h"
-#include "graph_cli.h"
 
 static const char GRAPH_USAGE[] =
     "usage: dsana graph convert IN OUT [--weighted] [--undirected] [--dedup] [--reorder none|degree]\n"

@@ -12,10 +12,10 @@
 
 #include "cli/core/exit_codes.h"
 #include "cli/core/paths.h"
-#include "cmd_graph.h"
+#include "cli/tools/cmd_graph.h"
+#include "cli/tools/graph_cli.h"
 #include "dsana/dsana.h"
 #include "dsana/graph.h"
-#include "graph_cli.h"
 #include "util/str.h"
 
 static const char GEN_HELP[] =

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd_data.h"
+#include "cli/tools/cmd_data.h"
 #include "cli/core/exit_codes.h"
 #include "cli/core/opts.h"
 #include "cli/core/paths.h"
