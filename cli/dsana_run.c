@@ -1,9 +1,9 @@
 /*
  * dsana_run.c - one job from a struct of options (dsana/launch.h): the
  * options become the command line `dsana APP ...` would get, and the job
- * runs through the command's own path (cmd_app_job), so its results are
- * the command's. What it says on stderr is kept for the caller
- * (capture.h) unless the caller asks to see it.
+ * runs through the command's own path (cmd_app_job, cli/run/cmd_run.h), so
+ * its results are the command's. What it says on stderr is kept for the
+ * caller (cli/output/capture.h) unless the caller asks to see it.
  */
 #include <math.h>
 #include <stdio.h>

@@ -3,10 +3,10 @@
  * options]`: the job comes from any app's own setup() (APP, a name from the
  * registry; without one, SIM_DEFAULT_APP; or the --tasks file's job,
  * sim_tasks.h), its arguments and the run options are parsed exactly as for
- * `dsana APP` (opts.c), the scenario and the costs are loaded, and the
- * simulator reports through the same observer as a real run (report.c: the
- * table, --metrics JSON lines, the summary), then one line on what bounded
- * it.
+ * `dsana APP` (cli/core/opts.c), the scenario and the costs are loaded, and
+ * the simulator reports through the same observer as a real run
+ * (cli/output/report.c: the table, --metrics JSON lines, the summary), then
+ * one line on what bounded it.
  */
 #include "cli/run/cmd_sim.h"
 
