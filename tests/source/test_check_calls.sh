@@ -7,7 +7,8 @@
 # three-file circle that only the objects' symbols show (an ops table
 # referred to by address) fails with --objects (nm) and not without; a
 # three-header include circle fails; two folders calling (nm) or
-# including each other fail. Under every awk found here (mawk, gawk,
+# including each other fail, and so do two rooms of cli/ (a sub-folder
+# deep, their headers named from the root) including each other. Under every awk found here (mawk, gawk,
 # busybox), so the check holds on a machine whose awk is any of them.
 # timeout: 30 s
 set -euo pipefail
@@ -102,6 +103,15 @@ mkdir -p "$fobjs/p" "$fobjs/q"
 for f in p/p q/q; do
   "$CC" -I"$folders/src" -c -o "$fobjs/$f.c.o" "$folders/src/$f.c" || die "cannot compile the planted $f.c"
 done
+
+# Two rooms of cli/, cli/a and cli/b, each including the other's header
+# by its path from the root.
+clirooms=$T/clirooms
+mkdir -p "$clirooms/cli/a" "$clirooms/cli/b"
+printf 'int a_fn(int v);\n' >"$clirooms/cli/a/a.h"
+printf 'int b_fn(int v);\n' >"$clirooms/cli/b/b.h"
+printf '#include "cli/b/b.h"\nint a_fn(int v) { return b_fn(v); }\n' >"$clirooms/cli/a/a.c"
+printf '#include "cli/a/a.h"\nint b_fn(int v) { return v; }\n' >"$clirooms/cli/b/b.c"
 
 awks=()
 for a in mawk gawk original-awk busybox; do
@@ -211,6 +221,15 @@ for a in "${awks[@]}"; do
     pass "$a: two folders calling and including each other fail"
   else
     fail "$a: two folders in a circle: exit $RC, $(cat "$T/out")"
+  fi
+
+  RC=0
+  check "$clirooms" >"$T/out" 2>&1 || RC=$?
+  if [ "$RC" -eq 1 ] && grep -q '2 folders include in a circle' "$T/out" &&
+    grep -q 'cli/a -> cli/b: a.c includes cli/b/b.h' "$T/out" && grep -q 'cli/b -> cli/a: b.c includes cli/a/a.h' "$T/out"; then
+    pass "$a: two rooms of cli/ including each other fail"
+  else
+    fail "$a: two cli rooms in a circle: exit $RC, $(cat "$T/out")"
   fi
 done
 finish

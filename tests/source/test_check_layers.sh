@@ -3,7 +3,9 @@
 # include up a layer fails in both forms, "…" and <…> (src/ and include/
 # are on the include path, so <runtime/job.h> is a project header); system
 # headers and includes down a layer pass; below the runtime, the app
-# contract dsana/dsana.h fails and dsana/error.h passes.
+# contract dsana/dsana.h fails and dsana/error.h passes. A file in a
+# sub-folder of cli/ (cli/core/) is of the cli layer, both as includer
+# and as included.
 # timeout: 30 s
 set -euo pipefail
 SRC=${DSANA_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -13,7 +15,7 @@ CHECK=$SRC/scripts/check-layers.sh
 
 # A small tree of layers: util below runtime below cli, one public header, one app.
 base=$T/base
-mkdir -p "$base"/{cli,apps/toy,src/util,src/runtime,include/dsana}
+mkdir -p "$base"/{cli/core,apps/toy,src/util,src/runtime,include/dsana}
 printf '#pragma once\nint u_log(void);\n' >"$base/src/util/log.h"
 printf '#pragma once\nint rt_job(void);\n' >"$base/src/runtime/job.h"
 printf '#pragma once\n#include <stddef.h>\nint dsana_x(void);\n' >"$base/include/dsana/dsana.h"
@@ -23,6 +25,9 @@ printf '#include "job.h"\n#include <util/log.h>\n#include "util/log.h"\n#include
   >"$base/src/runtime/job.c"
 printf '#include <runtime/job.h>\n#include <stdlib.h>\nint main(void) { return rt_job(); }\n' >"$base/cli/main.c"
 printf '#include <dsana/dsana.h>\n#include <math.h>\nint toy(void) { return dsana_x(); }\n' >"$base/apps/toy/toy.c"
+# a room of the cli layer (cli/core/), its header named from the root
+printf '#pragma once\n#include "runtime/job.h"\nint cli_opt(void);\n' >"$base/cli/core/opts.h"
+printf '#include "cli/core/opts.h"\n#include "opts.h"\nint cli_opt(void) { return rt_job(); }\n' >"$base/cli/core/opts.c"
 
 if bash "$CHECK" "$base" >"$T/out" 2>&1; then
   pass "includes down a layer, in both forms, and system headers pass"
@@ -57,6 +62,10 @@ planted "an app includes the runtime with <>" apps/toy/toy.c '#include <runtime/
   'app includes <runtime/job.h>'
 planted "the runtime includes the cli with <> from the root" src/runtime/job.c '#include <cli/main.c>' \
   'runtime includes <cli/main.c> from cli, a layer above it'
+planted "the runtime includes a cli room's header" src/runtime/job.c '#include "cli/core/opts.h"' \
+  'runtime includes "cli/core/opts.h" from cli, a layer above it'
+planted "a cli room's file includes what no layer holds" cli/core/opts.c '#include "include/dsana/dsana.h"' \
+  '"include/dsana/dsana.h" is not a header of any layer'
 planted "util includes the app contract" src/util/log.c '#include "dsana/dsana.h"' \
   'util includes "dsana/dsana.h", the app contract'
 finish
