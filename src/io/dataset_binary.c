@@ -119,11 +119,11 @@ int dsana_dataset_write_binary(const struct dsana_dataset *ds, const char *path,
   struct bin_layout l;
   struct ds_out o;
   if (!ds || !path || !ds->row_off || !ds->label || (!ds->val_f32) == (!ds->val_f64))
-    return graph_errf(err, errlen, DSANA_EINVAL, "%s: dataset_write_binary: not a dataset", path ? path : "?");
+    return io_errf(err, errlen, DSANA_EINVAL, "%s: dataset_write_binary: not a dataset", path ? path : "?");
   if (ds->n_rows < 1 || ds->n_rows > BIN_MAX_ROWS || ds->nnz > BIN_MAX_NNZ ||
       ds->n_features > DSANA_DATASET_MAX_FEATURES)
-    return graph_errf(err, errlen, DSANA_ERANGE, "%s: %llu rows, %llu features, %llu entries: outside the format", path,
-                      (unsigned long long)ds->n_rows, (unsigned long long)ds->n_features, (unsigned long long)ds->nnz);
+    return io_errf(err, errlen, DSANA_ERANGE, "%s: %llu rows, %llu features, %llu entries: outside the format", path,
+                   (unsigned long long)ds->n_rows, (unsigned long long)ds->n_features, (unsigned long long)ds->nnz);
   uint32_t vtype = ds->val_f32 ? VTYPE_F32 : VTYPE_F64;
   layout(ds->n_rows, ds->nnz, vtype, &l);
   fill_header(ds, vtype, &l, h);
@@ -142,7 +142,7 @@ bool dsana_dataset_is_binary(const char *path) {
 static int map_memory(const char *path, struct dsana_dataset *ds, char *err, size_t errlen) {
   const struct dsana_dataset *src = io_mem_find(path, IO_MEM_DATASET);
   if (!src)
-    return graph_errf(err, errlen, DSANA_EIO, "%s: no such in-memory dataset (unregistered)", path);
+    return io_errf(err, errlen, DSANA_EIO, "%s: no such in-memory dataset (unregistered)", path);
   *ds = (struct dsana_dataset){.n_rows = src->n_rows,
                                .n_features = src->n_features,
                                .nnz = src->nnz,
@@ -152,7 +152,7 @@ static int map_memory(const char *path, struct dsana_dataset *ds, char *err, siz
                                .val_f64 = src->val_f64,
                                .label = src->label,
                                .priv_name = strdup(path)};
-  return ds->priv_name ? 0 : graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
+  return ds->priv_name ? 0 : io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
 }
 
 /* Counts of the header against each other and the format's limits. */
@@ -160,17 +160,17 @@ static int check_counts(const char *path, const unsigned char *h, char *err, siz
   uint64_t n_rows = hb_get_u64(h, 16), n_features = hb_get_u64(h, 24), nnz = hb_get_u64(h, 32);
   uint32_t vtype = hb_get_u32(h, AT_VTYPE);
   if (n_rows < 1 || n_rows > BIN_MAX_ROWS)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 16: %llu rows (want 1..2^40)", path,
-                      (unsigned long long)n_rows);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset 16: %llu rows (want 1..2^40)", path,
+                   (unsigned long long)n_rows);
   if (n_features > DSANA_DATASET_MAX_FEATURES)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 24: %llu features: too many", path,
-                      (unsigned long long)n_features);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset 24: %llu features: too many", path,
+                   (unsigned long long)n_features);
   if (nnz > BIN_MAX_NNZ || (unsigned __int128)nnz > (unsigned __int128)n_rows * n_features)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 32: %llu entries in %llu rows of %llu features", path,
-                      (unsigned long long)nnz, (unsigned long long)n_rows, (unsigned long long)n_features);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset 32: %llu entries in %llu rows of %llu features", path,
+                   (unsigned long long)nnz, (unsigned long long)n_rows, (unsigned long long)n_features);
   if (vtype != VTYPE_F32 && vtype != VTYPE_F64)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %d: value type %u (want 1 float or 2 double)", path,
-                      AT_VTYPE, vtype);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset %d: value type %u (want 1 float or 2 double)", path,
+                   AT_VTYPE, vtype);
   return 0;
 }
 
@@ -180,17 +180,17 @@ static int check_layout(const char *path, const unsigned char *h, uint64_t size,
   layout(hb_get_u64(h, 16), hb_get_u64(h, 32), hb_get_u32(h, AT_VTYPE), &l);
   uint64_t file_bytes = hb_get_u64(h, AT_FILE_BYTES);
   if (size < file_bytes)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header says %llu bytes)", path,
-                      (unsigned long long)size, (unsigned long long)file_bytes);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header says %llu bytes)", path,
+                   (unsigned long long)size, (unsigned long long)file_bytes);
   if (file_bytes != l.file_bytes || size != file_bytes)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %d: file size %llu, expected %llu for these counts", path,
-                      AT_FILE_BYTES, (unsigned long long)size, (unsigned long long)l.file_bytes);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset %d: file size %llu, expected %llu for these counts", path,
+                   AT_FILE_BYTES, (unsigned long long)size, (unsigned long long)l.file_bytes);
   for (int s = 0; s < BIN_SECTIONS; s++) {
     uint64_t off = hb_get_u64(h, section_at(s)), len = hb_get_u64(h, section_at(s) + 8);
     if (off != l.off[s] || len != l.len[s])
-      return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %zu: section %s at %llu+%llu, expected %llu+%llu", path,
-                        section_at(s), SECTION_NAME[s], (unsigned long long)off, (unsigned long long)len,
-                        (unsigned long long)l.off[s], (unsigned long long)l.len[s]);
+      return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset %zu: section %s at %llu+%llu, expected %llu+%llu", path,
+                     section_at(s), SECTION_NAME[s], (unsigned long long)off, (unsigned long long)len,
+                     (unsigned long long)l.off[s], (unsigned long long)l.len[s]);
   }
   return 0;
 }
@@ -198,17 +198,16 @@ static int check_layout(const char *path, const unsigned char *h, uint64_t size,
 /* O(1) checks of a mapped header against the file size. */
 static int check_header(const char *path, const unsigned char *h, uint64_t size, char *err, size_t errlen) {
   if (memcmp(h, BIN_MAGIC, 8) != 0)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 0: bad magic (not a dsana binary dataset)", path);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset 0: bad magic (not a dsana binary dataset)", path);
   uint32_t version = hb_get_u32(h, 8);
   if (version != BIN_VERSION)
-    return graph_errf(err, errlen, DSANA_EFORMAT,
-                      "%s: offset 8: version %u not supported (this build reads version %u)", path, version,
-                      (unsigned)BIN_VERSION);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset 8: version %u not supported (this build reads version %u)",
+                   path, version, (unsigned)BIN_VERSION);
   if (hb_get_u32(h, AT_CRC) != header_crc(h))
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %d: header checksum mismatch", path, AT_CRC);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset %d: header checksum mismatch", path, AT_CRC);
   if (hb_get_u32(h, 12) != BIN_HEADER)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 12: header size %u, expected %d", path, hb_get_u32(h, 12),
-                      BIN_HEADER);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset 12: header size %u, expected %d", path, hb_get_u32(h, 12),
+                   BIN_HEADER);
   int rc = check_counts(path, h, err, errlen);
   return rc ? rc : check_layout(path, h, size, err, errlen);
 }
@@ -232,7 +231,7 @@ int dsana_dataset_map_binary(const char *path, struct dsana_dataset *ds, char *e
   uint64_t size = 0;
   memset(ds, 0, sizeof *ds);
   if (!path)
-    return graph_errf(err, errlen, DSANA_EINVAL, "dataset_map_binary: NULL path");
+    return io_errf(err, errlen, DSANA_EINVAL, "dataset_map_binary: NULL path");
   if (io_mem_is_name(path))
     return map_memory(path, ds, err, errlen);
   int rc = io_map_shared(path, BIN_HEADER, BIN_HEADER, &map, &size, err, errlen);
@@ -244,13 +243,13 @@ int dsana_dataset_map_binary(const char *path, struct dsana_dataset *ds, char *e
     const uint64_t *row_off = (const uint64_t *)(h + hb_get_u64(h, section_at(0)));
     uint64_t n_rows = hb_get_u64(h, 16), nnz = hb_get_u64(h, 32);
     if (row_off[0] != 0 || row_off[n_rows] != nnz)
-      rc = graph_errf(err, errlen, DSANA_EFORMAT,
-                      "%s: offset %llu: row_off[0] = %llu, row_off[n_rows] = %llu, expected 0 and %llu", path,
-                      (unsigned long long)hb_get_u64(h, section_at(0)), (unsigned long long)row_off[0],
-                      (unsigned long long)row_off[n_rows], (unsigned long long)nnz);
+      rc = io_errf(err, errlen, DSANA_EFORMAT,
+                   "%s: offset %llu: row_off[0] = %llu, row_off[n_rows] = %llu, expected 0 and %llu", path,
+                   (unsigned long long)hb_get_u64(h, section_at(0)), (unsigned long long)row_off[0],
+                   (unsigned long long)row_off[n_rows], (unsigned long long)nnz);
   }
   if (!rc && !(ds->priv_name = strdup(path)))
-    rc = graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
+    rc = io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
   if (rc) {
     io_unmap_shared(map, (size_t)size);
     memset(ds, 0, sizeof *ds);
@@ -269,8 +268,8 @@ int ds_binary_verify_crcs(const struct dsana_dataset *ds, char *err, size_t errl
   for (int s = 0; s < BIN_SECTIONS; s++) {
     uint64_t off = hb_get_u64(h, section_at(s)), len = hb_get_u64(h, section_at(s) + 8);
     if (crc_of(h + off, len) != hb_get_u32(h, section_at(s) + 16))
-      return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: section %s (%llu bytes): CRC-32 mismatch",
-                        ds_name(ds), (unsigned long long)off, SECTION_NAME[s], (unsigned long long)len);
+      return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: section %s (%llu bytes): CRC-32 mismatch",
+                     ds_name(ds), (unsigned long long)off, SECTION_NAME[s], (unsigned long long)len);
   }
   return 0;
 }

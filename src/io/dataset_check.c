@@ -22,8 +22,8 @@ static const char *where(const struct dsana_dataset *ds, const void *item, char 
 static int row_err(const struct dsana_dataset *ds, uint64_t r, const void *item, const char *what, char *err,
                    size_t errlen) {
   char at[40];
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s: row %llu%s: %s", ds_name(ds), (unsigned long long)r,
-                    where(ds, item, at, sizeof at), what);
+  return io_errf(err, errlen, DSANA_EFORMAT, "%s: row %llu%s: %s", ds_name(ds), (unsigned long long)r,
+                 where(ds, item, at, sizeof at), what);
 }
 
 /* The entries [a, b) of row r. */
@@ -48,8 +48,8 @@ static int check_entries(const struct dsana_dataset *ds, uint64_t r, uint64_t a,
 
 int dsana_dataset_check(const struct dsana_dataset *ds, uint64_t row_lo, uint64_t row_hi, char *err, size_t errlen) {
   if (row_lo > row_hi || row_hi > ds->n_rows)
-    return graph_errf(err, errlen, DSANA_ERANGE, "%s: rows [%llu, %llu) outside [0, %llu)", ds_name(ds),
-                      (unsigned long long)row_lo, (unsigned long long)row_hi, (unsigned long long)ds->n_rows);
+    return io_errf(err, errlen, DSANA_ERANGE, "%s: rows [%llu, %llu) outside [0, %llu)", ds_name(ds),
+                   (unsigned long long)row_lo, (unsigned long long)row_hi, (unsigned long long)ds->n_rows);
   if (io_mem_dataset_checked(ds)) /* in memory, unchanged since every row passed */
     return 0;
   bool whole = row_lo == 0 && row_hi == ds->n_rows;

@@ -54,8 +54,8 @@ int dsana_dataset_class_counts(const struct dsana_dataset *ds, const double *lab
   for (uint64_t r = 0; r < ds->n_rows; r++) {
     uint64_t c;
     if (dsana_dataset_class_of(labels, k, ds->label[r], &c) != 0)
-      return graph_errf(err, errlen, DSANA_ERANGE, "%s: row %llu: label %.17g is not one of the %llu classes",
-                        ds_name(ds), (unsigned long long)r, ds->label[r], (unsigned long long)k);
+      return io_errf(err, errlen, DSANA_ERANGE, "%s: row %llu: label %.17g is not one of the %llu classes", ds_name(ds),
+                     (unsigned long long)r, ds->label[r], (unsigned long long)k);
     counts[c]++;
   }
   return 0;

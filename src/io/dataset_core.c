@@ -21,7 +21,7 @@ int ds_adopt(struct dsana_dataset *ds, const char *name, uint64_t n_rows, uint64
     free(col);
     free(val);
     free(label);
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", name);
+    return io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", name);
   }
   ds->n_rows = n_rows;
   ds->n_features = n_features;
@@ -43,14 +43,14 @@ int ds_apply_opts(struct dsana_dataset *ds, const struct dsana_dataset_opts *opt
   if (!opts)
     return 0;
   if (opts->n_features_min > DSANA_DATASET_MAX_FEATURES)
-    return graph_errf(err, errlen, DSANA_EINVAL, "%s: n_features_min %llu above the limit %llu", ds_name(ds),
-                      (unsigned long long)opts->n_features_min, (unsigned long long)DSANA_DATASET_MAX_FEATURES);
+    return io_errf(err, errlen, DSANA_EINVAL, "%s: n_features_min %llu above the limit %llu", ds_name(ds),
+                   (unsigned long long)opts->n_features_min, (unsigned long long)DSANA_DATASET_MAX_FEATURES);
   if (opts->n_features_max && opts->n_features_min > opts->n_features_max)
-    return graph_errf(err, errlen, DSANA_EINVAL, "%s: n_features_min %llu above n_features_max %llu", ds_name(ds),
-                      (unsigned long long)opts->n_features_min, (unsigned long long)opts->n_features_max);
+    return io_errf(err, errlen, DSANA_EINVAL, "%s: n_features_min %llu above n_features_max %llu", ds_name(ds),
+                   (unsigned long long)opts->n_features_min, (unsigned long long)opts->n_features_max);
   if (opts->n_features_max && ds->n_features > opts->n_features_max)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: %llu features, more than the %llu allowed", ds_name(ds),
-                      (unsigned long long)ds->n_features, (unsigned long long)opts->n_features_max);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: %llu features, more than the %llu allowed", ds_name(ds),
+                   (unsigned long long)ds->n_features, (unsigned long long)opts->n_features_max);
   if (ds->n_features < opts->n_features_min)
     ds->n_features = opts->n_features_min;
   return 0;

@@ -152,18 +152,18 @@ static void gen_part(void *arg, unsigned t, unsigned nt) {
 
 static int check_args(uint64_t n_rows, uint64_t n_features, uint32_t k, uint32_t n_classes, char *err, size_t errlen) {
   if (n_rows < 1 || k < 1 || n_features < 1)
-    return graph_errf(err, errlen, DSANA_EINVAL, "gen logreg: rows, features and nnz per row must be >= 1");
+    return io_errf(err, errlen, DSANA_EINVAL, "gen logreg: rows, features and nnz per row must be >= 1");
   if (n_features > DSANA_DATASET_MAX_FEATURES)
-    return graph_errf(err, errlen, DSANA_EINVAL, "gen logreg: %llu features: at most %llu",
-                      (unsigned long long)n_features, (unsigned long long)DSANA_DATASET_MAX_FEATURES);
+    return io_errf(err, errlen, DSANA_EINVAL, "gen logreg: %llu features: at most %llu", (unsigned long long)n_features,
+                   (unsigned long long)DSANA_DATASET_MAX_FEATURES);
   if (k > n_features)
-    return graph_errf(err, errlen, DSANA_EINVAL, "gen logreg: %u nonzeros per row but only %llu features", k,
-                      (unsigned long long)n_features);
+    return io_errf(err, errlen, DSANA_EINVAL, "gen logreg: %u nonzeros per row but only %llu features", k,
+                   (unsigned long long)n_features);
   if (n_classes < 2 || n_classes > GEN_MAX_CLASSES)
-    return graph_errf(err, errlen, DSANA_EINVAL, "gen logreg: %u classes: must be 2..%u", n_classes, GEN_MAX_CLASSES);
+    return io_errf(err, errlen, DSANA_EINVAL, "gen logreg: %u classes: must be 2..%u", n_classes, GEN_MAX_CLASSES);
   if (n_rows > GEN_MAX_NNZ / k)
-    return graph_errf(err, errlen, DSANA_EINVAL, "gen logreg: %llu rows x %u nonzeros: more than 2^40 entries",
-                      (unsigned long long)n_rows, k);
+    return io_errf(err, errlen, DSANA_EINVAL, "gen logreg: %llu rows x %u nonzeros: more than 2^40 entries",
+                   (unsigned long long)n_rows, k);
   return 0;
 }
 
@@ -182,7 +182,7 @@ int dsana_dataset_gen_logreg_rows(uint64_t first_row, uint64_t n_rows, uint64_t 
                : check_args(first_row + n_rows, n_features, nnz_per_row, n_classes, err, errlen);
   if (rc)
     return rc == DSANA_EINVAL && first_row > UINT64_MAX - n_rows
-               ? graph_errf(err, errlen, DSANA_EINVAL, "gen logreg: rows beyond 2^64")
+               ? io_errf(err, errlen, DSANA_EINVAL, "gen logreg: rows beyond 2^64")
                : rc;
   uint64_t key = splitmix64_mix(seed ^ 0x6C6F677265670000ull), nnz = n_rows * nnz_per_row;
   struct gen q = {.first_row = first_row,
@@ -211,8 +211,8 @@ int dsana_dataset_gen_logreg_rows(uint64_t first_row, uint64_t n_rows, uint64_t 
     free(q.col);
     free(q.val);
     free(q.label);
-    return graph_errf(err, errlen, DSANA_ENOMEM, "gen logreg: out of memory for %llu rows x %u nonzeros",
-                      (unsigned long long)n_rows, nnz_per_row);
+    return io_errf(err, errlen, DSANA_ENOMEM, "gen logreg: out of memory for %llu rows x %u nonzeros",
+                   (unsigned long long)n_rows, nnz_per_row);
   }
   return ds_adopt(ds, NULL, n_rows, n_features, nnz, q.row_off, q.col, q.val, true, q.label, err, errlen);
 }

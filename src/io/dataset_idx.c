@@ -2,7 +2,7 @@
  * dataset_idx.c - MNIST-style IDX pairs (Fashion-MNIST, MNIST, ...):
  * an images file (magic 0x00000803: unsigned bytes, n x rows x cols) and a
  * labels file (magic 0x00000801: n unsigned bytes), big-endian headers,
- * each plain or gzip (read as the text inputs are, graph_text_src.c: gzip
+ * each plain or gzip (read as the text inputs are, infile_src.c: gzip
  * members may follow one another, any other byte after the gzip data is
  * refused with its offset where zlib's gzread would drop it silently).
  * Image i becomes row i with
@@ -22,7 +22,7 @@ enum { IDX_IMAGES = 0x00000803, IDX_LABELS = 0x00000801 };
 
 struct idx_file {
   const char *path;
-  struct graph_src src; /* plain or gzip, strict about what follows the gzip data */
+  struct infile_src src; /* plain or gzip, strict about what follows the gzip data */
   bool open;
   uint64_t pos;      /* bytes read so far */
   uint64_t expected; /* bytes the file should have, as far as known */
@@ -32,14 +32,14 @@ struct idx_file {
 static int idx_open(struct idx_file *f, const char *path, char *err, size_t errlen) {
   memset(f, 0, sizeof *f);
   f->path = path;
-  int rc = graph_src_open(&f->src, path, err, errlen);
+  int rc = infile_src_open(&f->src, path, err, errlen);
   f->open = rc == 0;
   return rc;
 }
 
 static void idx_close(struct idx_file *f) {
   if (f->open)
-    graph_src_close(&f->src);
+    infile_src_close(&f->src);
   f->open = false;
 }
 
@@ -48,12 +48,12 @@ static int idx_read(struct idx_file *f, void *buf, size_t len, char *err, size_t
   size_t got = 0;
   while (got < len) {
     size_t n = 0;
-    int rc = graph_src_read(&f->src, (char *)buf + got, len - got, &n, err, errlen);
+    int rc = infile_src_read(&f->src, (char *)buf + got, len - got, &n, err, errlen);
     if (rc)
       return rc;
     if (n == 0)
-      return graph_errf(err, errlen, DSANA_EFORMAT, "%s: truncated file: %llu bytes expected, %llu found", f->path,
-                        (unsigned long long)f->expected, (unsigned long long)(f->pos + got));
+      return io_errf(err, errlen, DSANA_EFORMAT, "%s: truncated file: %llu bytes expected, %llu found", f->path,
+                     (unsigned long long)f->expected, (unsigned long long)(f->pos + got));
     got += n;
   }
   f->pos += len;
@@ -65,10 +65,10 @@ static int idx_read(struct idx_file *f, void *buf, size_t len, char *err, size_t
 static int idx_expect_end(struct idx_file *f, char *err, size_t errlen) {
   char c;
   size_t n = 0;
-  int rc = graph_src_read(&f->src, &c, 1, &n, err, errlen);
+  int rc = infile_src_read(&f->src, &c, 1, &n, err, errlen);
   if (!rc && n > 0)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: data after the %llu bytes the header announces",
-                      f->path, (unsigned long long)f->pos, (unsigned long long)f->expected);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: data after the %llu bytes the header announces",
+                   f->path, (unsigned long long)f->pos, (unsigned long long)f->expected);
   return rc;
 }
 
@@ -87,17 +87,17 @@ static int idx_header(struct idx_file *f, uint32_t magic, char *err, size_t errl
   uint32_t got = be32(h);
   if (got != magic) {
     uint32_t other = magic == IDX_IMAGES ? IDX_LABELS : IDX_IMAGES;
-    return graph_errf(
-        err, errlen, DSANA_EFORMAT, "%s: offset 0: magic 0x%08x, expected 0x%08x (IDX %s)%s", f->path, got, magic,
-        magic == IDX_IMAGES ? "images: unsigned bytes, 3 dimensions" : "labels: unsigned bytes, 1 dimension",
-        got == other ? (magic == IDX_IMAGES ? ": is it the labels file?" : ": is it the images file?") : "");
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset 0: magic 0x%08x, expected 0x%08x (IDX %s)%s", f->path, got,
+                   magic,
+                   magic == IDX_IMAGES ? "images: unsigned bytes, 3 dimensions" : "labels: unsigned bytes, 1 dimension",
+                   got == other ? (magic == IDX_IMAGES ? ": is it the labels file?" : ": is it the images file?") : "");
   }
   if ((rc = idx_read(f, h + 4, 4 * ndims, err, errlen)) != 0)
     return rc;
   for (unsigned d = 0; d < ndims; d++) {
     f->dim[d] = be32(h + 4 + 4 * d);
     if (f->dim[d] == 0)
-      return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %u: dimension %u is 0", f->path, 4 + 4 * d, d);
+      return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset %u: dimension %u is 0", f->path, 4 + 4 * d, d);
   }
   return 0;
 }
@@ -105,8 +105,8 @@ static int idx_header(struct idx_file *f, uint32_t magic, char *err, size_t errl
 static int check_images(struct idx_file *im, char *err, size_t errlen) {
   uint64_t per = (uint64_t)im->dim[1] * im->dim[2];
   if (per > IDX_MAX_PIXELS_PER_IMAGE || per * im->dim[0] > IDX_MAX_PIXELS)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 4: %u images of %u x %u pixels: absurd dimensions",
-                      im->path, im->dim[0], im->dim[1], im->dim[2]);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset 4: %u images of %u x %u pixels: absurd dimensions", im->path,
+                   im->dim[0], im->dim[1], im->dim[2]);
   im->expected = 16 + per * im->dim[0];
   return 0;
 }
@@ -137,7 +137,7 @@ static int read_labels(struct idx_file *lb, double **out, char *err, size_t errl
     size_t k = n - i < sizeof buf ? (size_t)(n - i) : sizeof buf;
     rc = idx_read(lb, buf, k, err, errlen);
     if (!rc && !room_for(&label, &cap, i + k, sizeof(double)))
-      rc = graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", lb->path);
+      rc = io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", lb->path);
     for (size_t j = 0; j < k && !rc; j++)
       ((double *)label)[i + j] = buf[j];
   }
@@ -206,7 +206,7 @@ static int read_images(struct idx_file *im, struct idx_csr *c, char *err, size_t
   unsigned char *buf = malloc(batch * per);
   if (!buf || !room_for(&c->row_off, &c->rows_cap, 1, sizeof(uint64_t))) {
     free(buf);
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", im->path);
+    return io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", im->path);
   }
   ((uint64_t *)c->row_off)[0] = 0;
   int rc = 0;
@@ -216,7 +216,7 @@ static int read_images(struct idx_file *im, struct idx_csr *c, char *err, size_t
     if (!rc)
       rc = append_batch(c, buf, i, k, per, scale);
     if (rc == DSANA_ENOMEM)
-      graph_errf(err, errlen, rc, "%s: out of memory at image %llu", im->path, (unsigned long long)i);
+      io_errf(err, errlen, rc, "%s: out of memory at image %llu", im->path, (unsigned long long)i);
   }
   free(buf);
   if (!rc)
@@ -235,8 +235,8 @@ static int read_headers(struct idx_file *im, struct idx_file *lb, char *err, siz
     return rc;
   lb->expected = 8 + (uint64_t)lb->dim[0];
   if (im->dim[0] != lb->dim[0])
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: %u images, but %s: %u labels", im->path, im->dim[0], lb->path,
-                      lb->dim[0]);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: %u images, but %s: %u labels", im->path, im->dim[0], lb->path,
+                   lb->dim[0]);
   return 0;
 }
 
@@ -247,7 +247,7 @@ int dsana_dataset_from_idx(const char *images_path, const char *labels_path, str
   double *label = NULL;
   memset(ds, 0, sizeof *ds);
   if (!images_path || !labels_path)
-    return graph_errf(err, errlen, DSANA_EINVAL, "dataset_from_idx: NULL path");
+    return io_errf(err, errlen, DSANA_EINVAL, "dataset_from_idx: NULL path");
   int rc = idx_open(&im, images_path, err, errlen);
   if (rc)
     return rc;

@@ -2,9 +2,10 @@
  * dataset_internal.h - private glue between the dataset_*.c files of the io
  * layer: ownership helpers every source ends in, the atomic output file
  * the writers share, the binary format's checksum check, and the libsvm
- * parser's entry point (for the fuzz target). The text block reader, the
- * error-message helper and the two-thread runner are the graph readers'
- * (graph_internal.h). Nothing here is visible outside src/io.
+ * parser's entry point (for the fuzz target). The text block reader and
+ * the two-thread runner are the graph readers' (graph_internal.h), the
+ * error-message helper the file plumbing's (file_internal.h). Nothing here
+ * is visible outside src/io.
  */
 #ifndef DSANA_IO_DATASET_INTERNAL_H
 #define DSANA_IO_DATASET_INTERNAL_H

@@ -108,8 +108,8 @@ static int tok_err(const struct svm_build *b, char *err, size_t errlen, const ch
                    const char *after) {
   char tok[48];
   graph_token(p, tok, sizeof tok);
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: %s '%s'%s", b->path, (unsigned long long)b->line, what, tok,
-                    after);
+  return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: %s '%s'%s", b->path, (unsigned long long)b->line, what, tok,
+                 after);
 }
 
 static bool grow_rows(struct svm_build *b) {
@@ -156,7 +156,7 @@ static int parse_label(struct svm_build *b, const char **pp, char *err, size_t e
   if (why)
     return tok_err(b, err, errlen, why == 2 ? "non-finite label" : "non-numeric label", *pp, "");
   if (b->n_rows == b->rows_cap && !grow_rows(b))
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s:%llu: out of memory", b->path, (unsigned long long)b->line);
+    return io_errf(err, errlen, DSANA_ENOMEM, "%s:%llu: out of memory", b->path, (unsigned long long)b->line);
   b->label[b->n_rows] = v;
   *pp = p;
   return 0;
@@ -185,18 +185,18 @@ static int check_index(struct svm_build *b, uint64_t idx, uint64_t prev, const c
   const char *path = b->path;
   unsigned long long line = b->line;
   if (idx == 0)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: index 0 (libsvm indices start at 1)", path, line);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: index 0 (libsvm indices start at 1)", path, line);
   if (idx > b->feature_limit) {
     char t[48];
     graph_token(tok, t, sizeof t);
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: index out of range in '%s' (at most %llu)", path, line, t,
-                      (unsigned long long)b->feature_limit);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: index out of range in '%s' (at most %llu)", path, line, t,
+                   (unsigned long long)b->feature_limit);
   }
   if (idx == prev)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: duplicate index %llu", path, line, (unsigned long long)idx);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: duplicate index %llu", path, line, (unsigned long long)idx);
   if (idx < prev)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: index %llu after index %llu (indices must ascend)", path,
-                      line, (unsigned long long)idx, (unsigned long long)prev);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: index %llu after index %llu (indices must ascend)", path, line,
+                   (unsigned long long)idx, (unsigned long long)prev);
   return 0;
 }
 
@@ -216,7 +216,7 @@ static int parse_pair(struct svm_build *b, const char **pp, uint64_t *prev, char
   if ((rc = check_index(b, idx, *prev, tok, err, errlen)) != 0)
     return rc;
   if (b->nnz == b->nnz_cap && !grow_nnz(b))
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s:%llu: out of memory", b->path, (unsigned long long)b->line);
+    return io_errf(err, errlen, DSANA_ENOMEM, "%s:%llu: out of memory", b->path, (unsigned long long)b->line);
   b->col[b->nnz] = (uint32_t)(idx - 1);
   b->val[b->nnz++] = v;
   if (idx > b->max_index)
@@ -273,7 +273,7 @@ static int finish(struct svm_build *b, const struct dsana_dataset_opts *opts, st
                   size_t errlen) {
   if (b->n_rows == 0) {
     build_free(b);
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: empty dataset (no rows)", b->path);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: empty dataset (no rows)", b->path);
   }
   if (b->nnz < b->nnz_cap) { /* never to 0 bytes: the arrays stay non-NULL */
     size_t keep = b->nnz ? b->nnz : 1;
@@ -303,7 +303,7 @@ int ds_parse_libsvm(struct graph_text *t, const struct dsana_dataset_opts *opts,
     b.feature_limit = opts->n_features_max;
   if (!grow_rows(&b) || !grow_nnz(&b)) {
     build_free(&b);
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", t->path);
+    return io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", t->path);
   }
   b.row_off[0] = 0;
   while ((rc = graph_text_next(t, b.line, &p, &end, err, errlen)) == 1)

@@ -85,11 +85,11 @@ static size_t sink_bytes(const struct dsana_dataset *ds) {
 int dsana_dataset_write_libsvm(const struct dsana_dataset *ds, const char *path, char *err, size_t errlen) {
   struct ds_out o;
   if (!ds || !path || !ds->row_off || !ds->label || (!ds->val_f32) == (!ds->val_f64))
-    return graph_errf(err, errlen, DSANA_EINVAL, "%s: dataset_write_libsvm: not a dataset", path ? path : "?");
+    return io_errf(err, errlen, DSANA_EINVAL, "%s: dataset_write_libsvm: not a dataset", path ? path : "?");
   struct sink s = {.ok = true, .cap = sink_bytes(ds)};
   s.buf = malloc(s.cap + 2 * ENTRY_BYTES_MAX);
   if (!s.buf)
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
+    return io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
   int rc = ds_out_open(&o, path, err, errlen);
   if (rc) {
     free(s.buf);

@@ -123,10 +123,10 @@ bool ds_dense_cols_release(const uint32_t *col) {
 
 static int check_shape(uint64_t n_rows, uint64_t n_features, const double *label, char *err, size_t errlen) {
   if (n_rows == 0 || !label)
-    return graph_errf(err, errlen, DSANA_EINVAL, "in-memory dataset: no rows");
+    return io_errf(err, errlen, DSANA_EINVAL, "in-memory dataset: no rows");
   if (n_features == 0 || n_features > DSANA_DATASET_MAX_FEATURES)
-    return graph_errf(err, errlen, DSANA_EINVAL, "in-memory dataset: %llu features (want 1 to %llu)",
-                      (unsigned long long)n_features, (unsigned long long)DSANA_DATASET_MAX_FEATURES);
+    return io_errf(err, errlen, DSANA_EINVAL, "in-memory dataset: %llu features (want 1 to %llu)",
+                   (unsigned long long)n_features, (unsigned long long)DSANA_DATASET_MAX_FEATURES);
   return 0;
 }
 
@@ -137,7 +137,7 @@ int dsana_dataset_from_csr(uint64_t n_rows, uint64_t n_features, const uint64_t 
   if (rc)
     return rc;
   if (!row_off || row_off[0] != 0 || (row_off[n_rows] && (!col || !val)))
-    return graph_errf(err, errlen, DSANA_EINVAL, "in-memory dataset: row offsets do not start at 0");
+    return io_errf(err, errlen, DSANA_EINVAL, "in-memory dataset: row offsets do not start at 0");
   *ds = (struct dsana_dataset){.n_rows = n_rows,
                                .n_features = n_features,
                                .nnz = row_off[n_rows],
@@ -156,15 +156,15 @@ int dsana_dataset_from_dense(uint64_t n_rows, uint64_t n_features, const double 
     return rc;
   uint64_t nnz = n_rows * n_features;
   if (nnz / n_features != n_rows || nnz > ((uint64_t)1 << 40))
-    return graph_errf(err, errlen, DSANA_ERANGE, "in-memory dataset: %llu x %llu entries is too many",
-                      (unsigned long long)n_rows, (unsigned long long)n_features);
+    return io_errf(err, errlen, DSANA_ERANGE, "in-memory dataset: %llu x %llu entries is too many",
+                   (unsigned long long)n_rows, (unsigned long long)n_features);
   uint64_t *off = graph_big_alloc((n_rows + 1) * sizeof *off);
   uint32_t *mapped = off ? repeat_cols(n_rows, n_features) : NULL;
   uint32_t *col = mapped ? NULL : graph_big_alloc(nnz * sizeof *col + 1);
   if (!off || (!mapped && !col)) {
     free(off);
     free(col);
-    return graph_errf(err, errlen, DSANA_ENOMEM, "in-memory dataset: out of memory");
+    return io_errf(err, errlen, DSANA_ENOMEM, "in-memory dataset: out of memory");
   }
   for (uint64_t i = 0; i <= n_rows; i++)
     off[i] = i * n_features;

@@ -35,7 +35,7 @@ int dsana_dataset_open(const char *path, const struct dsana_dataset_opts *opts, 
   const char *p, *end;
   memset(ds, 0, sizeof *ds);
   if (!path)
-    return graph_errf(err, errlen, DSANA_EINVAL, "dataset_open: NULL path");
+    return io_errf(err, errlen, DSANA_EINVAL, "dataset_open: NULL path");
   if (dsana_dataset_is_binary(path))
     return open_binary(path, opts, ds, err, errlen);
   int rc = graph_text_open(&t, path, err, errlen);
@@ -44,14 +44,13 @@ int dsana_dataset_open(const char *path, const struct dsana_dataset_opts *opts, 
   t.max_line = DS_LIBSVM_MAX_LINE; /* (the block peeked at is the parser's first) */
   rc = graph_text_next(&t, 0, &p, &end, err, errlen);
   if (rc == 1 && looks_like_idx(p, end))
-    rc = graph_errf(err, errlen, DSANA_EFORMAT,
-                    "%s: offset 0: an IDX file (MNIST format): read images and labels together "
-                    "(dsana data convert --idx IMAGES LABELS OUT)",
-                    path);
+    rc = io_errf(err, errlen, DSANA_EFORMAT,
+                 "%s: offset 0: an IDX file (MNIST format): read images and labels together "
+                 "(dsana data convert --idx IMAGES LABELS OUT)",
+                 path);
   else if (rc == 1 && end - p >= 8 && memcmp(p, "DSNADATA", 8) == 0)
-    rc =
-        graph_errf(err, errlen, DSANA_EFORMAT,
-                   "%s: offset 0: a compressed binary dataset: decompress it, the binary format is mapped as is", path);
+    rc = io_errf(err, errlen, DSANA_EFORMAT,
+                 "%s: offset 0: a compressed binary dataset: decompress it, the binary format is mapped as is", path);
   else if (rc >= 0) {
     t.replay = true;
     rc = ds_parse_libsvm(&t, opts, ds, err, errlen);

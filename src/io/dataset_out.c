@@ -26,7 +26,7 @@ int ds_out_open(struct ds_out *o, const char *path, char *err, size_t errlen) {
 int ds_out_finish(struct ds_out *o, bool ok, int saved_errno, char *err, size_t errlen) {
   int rc = 0;
   if (!ok) {
-    rc = graph_errf(err, errlen, DSANA_EIO, "%s: write failed: %s", o->path, strerror(saved_errno ? saved_errno : EIO));
+    rc = io_errf(err, errlen, DSANA_EIO, "%s: write failed: %s", o->path, strerror(saved_errno ? saved_errno : EIO));
     dsana_outfile_discard(o->out);
   } else {
     rc = dsana_outfile_commit(o->out, err, errlen);

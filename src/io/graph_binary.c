@@ -124,9 +124,9 @@ int dsana_graph_write_binary(const struct dsana_graph *g, const char *path, char
   unsigned char h[GRAPH_BIN_HEADER] = {0};
   struct graph_bin_layout l;
   if (g->n > GRAPH_MAX_VERTICES)
-    return graph_errf(err, errlen, DSANA_ERANGE, "%s: %llu vertices: too many", path, (unsigned long long)g->n);
+    return io_errf(err, errlen, DSANA_ERANGE, "%s: %llu vertices: too many", path, (unsigned long long)g->n);
   if (g->in_w && !g->out_w)
-    return graph_errf(err, errlen, DSANA_EINVAL, "%s: a weighted graph without out_w", path);
+    return io_errf(err, errlen, DSANA_EINVAL, "%s: a weighted graph without out_w", path);
   fill_header(g, h, &l);
 
   /* dsana/outfile.h: atomic for a regular file, in place for an anonymous
@@ -136,7 +136,7 @@ int dsana_graph_write_binary(const struct dsana_graph *g, const char *path, char
   if (rc)
     return rc;
   if (!write_sections(dsana_outfile_fd(o), g, h, &l)) {
-    rc = graph_errf(err, errlen, DSANA_EIO, "%s: write failed: %s", path, strerror(errno));
+    rc = io_errf(err, errlen, DSANA_EIO, "%s: write failed: %s", path, strerror(errno));
     dsana_outfile_discard(o);
     return rc;
   }

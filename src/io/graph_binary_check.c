@@ -28,9 +28,9 @@ static const char *const SECTION_NAME[GRAPH_BIN_SECTIONS] = {"in_off", "in_src",
 enum { SRC_SECTION = 1, CRC_BLOCK = 16384 }; /* edges per CRC32 step: 64 KiB, within L2 */
 
 static int crc_err(const char *path, const unsigned char *h, unsigned s, char *err, size_t errlen) {
-  return graph_errf(err, errlen, DSANA_EFORMAT,
-                    "%s: offset %llu: %s section checksum mismatch (a corrupt file; convert it again)", path,
-                    (unsigned long long)hb_get_u64(h, GRAPH_BIN_AT_SECTIONS + 16 * (size_t)s), SECTION_NAME[s]);
+  return io_errf(err, errlen, DSANA_EFORMAT,
+                 "%s: offset %llu: %s section checksum mismatch (a corrupt file; convert it again)", path,
+                 (unsigned long long)hb_get_u64(h, GRAPH_BIN_AT_SECTIONS + 16 * (size_t)s), SECTION_NAME[s]);
 }
 
 static uint32_t stored_crc(const unsigned char *h, unsigned s) {
@@ -92,12 +92,12 @@ static int check_sources(const char *path, const struct dsana_graph *g, uint64_t
   for (uint64_t k = g->in_off[v]; k < g->in_off[v + 1]; k++) {
     uint32_t u = g->in_src[k];
     if (u >= g->n)
-      return graph_errf(err, errlen, DSANA_EFORMAT, "%s: in_src[%llu] = %u: not below n = %llu", path,
-                        (unsigned long long)k, u, (unsigned long long)g->n);
+      return io_errf(err, errlen, DSANA_EFORMAT, "%s: in_src[%llu] = %u: not below n = %llu", path,
+                     (unsigned long long)k, u, (unsigned long long)g->n);
     if (k > g->in_off[v] && (u < g->in_src[k - 1] || (p->strict && u == g->in_src[k - 1])))
-      return graph_errf(err, errlen, DSANA_EFORMAT, "%s: in_src[%llu] = %u after %u: sources of vertex %llu not %s",
-                        path, (unsigned long long)k, u, g->in_src[k - 1], (unsigned long long)v,
-                        p->strict ? "strictly ascending (the header says no duplicates)" : "ascending");
+      return io_errf(err, errlen, DSANA_EFORMAT, "%s: in_src[%llu] = %u after %u: sources of vertex %llu not %s", path,
+                     (unsigned long long)k, u, g->in_src[k - 1], (unsigned long long)v,
+                     p->strict ? "strictly ascending (the header says no duplicates)" : "ascending");
   }
   return 0;
 }
@@ -108,14 +108,14 @@ static int check_sources(const char *path, const struct dsana_graph *g, uint64_t
 static int check_edges(const char *path, const unsigned char *h, const struct dsana_graph *g, struct edge_pass *p,
                        char *err, size_t errlen) {
   if (g->in_off[0] != 0 || g->in_off[g->n] != g->m)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: in_off[0] = %llu, in_off[n] = %llu, expected 0 and %llu", path,
-                      (unsigned long long)g->in_off[0], (unsigned long long)g->in_off[g->n], (unsigned long long)g->m);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: in_off[0] = %llu, in_off[n] = %llu, expected 0 and %llu", path,
+                   (unsigned long long)g->in_off[0], (unsigned long long)g->in_off[g->n], (unsigned long long)g->m);
   int rc = 0;
   for (uint64_t v = 0; v < g->n && !rc; v++) {
     if (g->in_off[v + 1] < g->in_off[v] || g->in_off[v + 1] > g->m)
-      return graph_errf(err, errlen, DSANA_EFORMAT, "%s: in_off[%llu..%llu] = %llu..%llu: not monotone within %llu",
-                        path, (unsigned long long)v, (unsigned long long)v + 1, (unsigned long long)g->in_off[v],
-                        (unsigned long long)g->in_off[v + 1], (unsigned long long)g->m);
+      return io_errf(err, errlen, DSANA_EFORMAT, "%s: in_off[%llu..%llu] = %llu..%llu: not monotone within %llu", path,
+                     (unsigned long long)v, (unsigned long long)v + 1, (unsigned long long)g->in_off[v],
+                     (unsigned long long)g->in_off[v + 1], (unsigned long long)g->m);
     crc_sources_to(g, p, g->in_off[v + 1]);
     rc = check_sources(path, g, v, p, err, errlen);
   }
@@ -128,16 +128,16 @@ static int check_edges(const char *path, const unsigned char *h, const struct ds
 static int find_degree(const char *path, const struct dsana_graph *g, char *err, size_t errlen) {
   uint64_t *cnt = calloc(g->n ? g->n : 1, sizeof *cnt);
   if (!cnt)
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory checking out-degrees", path);
+    return io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory checking out-degrees", path);
   for (uint64_t k = 0; k < g->m; k++)
     cnt[g->in_src[k]]++;
   uint64_t u = 0;
   while (u < g->n && cnt[u] == g->out_deg[u])
     u++;
-  int rc = u < g->n ? graph_errf(err, errlen, DSANA_EFORMAT, "%s: out_deg[%llu] = %u, but %llu edges leave vertex %llu",
-                                 path, (unsigned long long)u, g->out_deg[u], (unsigned long long)cnt[u],
-                                 (unsigned long long)u)
-                    : graph_errf(err, errlen, DSANA_EFORMAT, "%s: out_deg: out-degrees do not match the edges", path);
+  int rc = u < g->n
+               ? io_errf(err, errlen, DSANA_EFORMAT, "%s: out_deg[%llu] = %u, but %llu edges leave vertex %llu", path,
+                         (unsigned long long)u, g->out_deg[u], (unsigned long long)cnt[u], (unsigned long long)u)
+               : io_errf(err, errlen, DSANA_EFORMAT, "%s: out_deg: out-degrees do not match the edges", path);
   free(cnt);
   return rc;
 }
@@ -160,8 +160,8 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 static int dup_id_err(const char *path, uint64_t id, char *err, size_t errlen) {
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s: orig_id: original id %llu given to two vertices", path,
-                    (unsigned long long)id);
+  return io_errf(err, errlen, DSANA_EFORMAT, "%s: orig_id: original id %llu given to two vertices", path,
+                 (unsigned long long)id);
 }
 
 /* Original ids in no order (a reordered graph): distinct, by a bitmap over
@@ -175,7 +175,7 @@ static int check_ids_unordered(const char *path, const uint64_t *id, uint64_t n,
   bool bitmap = (hi - lo) / 64 < n;
   uint64_t *a = bitmap ? calloc((hi - lo) / 64 + 1, 8) : malloc(n * 8);
   if (!a)
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory checking original ids", path);
+    return io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory checking original ids", path);
   uint64_t dup = 0;
   bool found = false;
   if (bitmap) {
@@ -211,14 +211,13 @@ static int check_orig_ids(const char *path, const struct dsana_graph *g, char *e
 static int check_weights(const struct dsana_graph *g, uint64_t lo, uint64_t hi, char *err, size_t errlen) {
   for (uint64_t k = g->in_off[lo]; k < g->in_off[hi]; k++)
     if (!graph_weight_ok(g->in_w[k]))
-      return graph_errf(err, errlen, DSANA_EFORMAT, "in_w[%llu] = %g: not a " GRAPH_WEIGHT_RANGE, (unsigned long long)k,
-                        g->in_w[k]);
+      return io_errf(err, errlen, DSANA_EFORMAT, "in_w[%llu] = %g: not a " GRAPH_WEIGHT_RANGE, (unsigned long long)k,
+                     g->in_w[k]);
   for (uint64_t v = lo; v < hi; v++) {
     double s = g->out_w[v];
     if (!(isfinite(s) && s >= 0.0) || (s > 0.0) != (g->out_deg[v] > 0))
-      return graph_errf(err, errlen, DSANA_EFORMAT,
-                        "out_w[%llu] = %g with out-degree %u: not a sum of positive weights", (unsigned long long)v, s,
-                        g->out_deg[v]);
+      return io_errf(err, errlen, DSANA_EFORMAT, "out_w[%llu] = %g with out-degree %u: not a sum of positive weights",
+                     (unsigned long long)v, s, g->out_deg[v]);
   }
   return 0;
 }
@@ -245,27 +244,27 @@ int graph_bin_check_body(const char *path, const unsigned char *h, const struct 
   if (!rc && g->in_w) {
     char why[160];
     if ((rc = check_weights(g, 0, g->n, why, sizeof why)) != 0)
-      graph_errf(err, errlen, rc, "%s: %s", path, why);
+      io_errf(err, errlen, rc, "%s: %s", path, why);
   }
   return rc;
 }
 
 int dsana_graph_check_range(const struct dsana_graph *g, uint64_t lo, uint64_t hi, char *err, size_t errlen) {
   if (lo > hi || hi > g->n)
-    return graph_errf(err, errlen, DSANA_ERANGE, "destination range [%llu, %llu) outside [0, %llu)",
-                      (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)g->n);
+    return io_errf(err, errlen, DSANA_ERANGE, "destination range [%llu, %llu) outside [0, %llu)",
+                   (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)g->n);
   if (g->priv_map)
     return 0; /* a mapped file: graph_bin_check_body passed before it was handed out */
   for (uint64_t v = lo; v < hi; v++) {
     uint64_t a = g->in_off[v], b = g->in_off[v + 1];
     if (a > b || b > g->m)
-      return graph_errf(err, errlen, DSANA_EFORMAT, "in_off[%llu..%llu] = %llu..%llu: not monotone within %llu edges",
-                        (unsigned long long)v, (unsigned long long)v + 1, (unsigned long long)a, (unsigned long long)b,
-                        (unsigned long long)g->m);
+      return io_errf(err, errlen, DSANA_EFORMAT, "in_off[%llu..%llu] = %llu..%llu: not monotone within %llu edges",
+                     (unsigned long long)v, (unsigned long long)v + 1, (unsigned long long)a, (unsigned long long)b,
+                     (unsigned long long)g->m);
     for (uint64_t k = a; k < b; k++)
       if (g->in_src[k] >= g->n)
-        return graph_errf(err, errlen, DSANA_EFORMAT, "in_src[%llu] = %u: not below n = %llu", (unsigned long long)k,
-                          g->in_src[k], (unsigned long long)g->n);
+        return io_errf(err, errlen, DSANA_EFORMAT, "in_src[%llu] = %u: not below n = %llu", (unsigned long long)k,
+                       g->in_src[k], (unsigned long long)g->n);
   }
   return g->in_w && g->out_w && lo < hi ? check_weights(g, lo, hi, err, errlen) : 0;
 }

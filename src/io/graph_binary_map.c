@@ -32,7 +32,7 @@ bool dsana_graph_is_binary(const char *path) {
 static int map_memory(const char *path, struct dsana_graph *g, char *err, size_t errlen) {
   const struct dsana_graph *src = io_mem_find(path, IO_MEM_GRAPH);
   if (!src)
-    return graph_errf(err, errlen, DSANA_EIO, "%s: no such in-memory graph (unregistered)", path);
+    return io_errf(err, errlen, DSANA_EIO, "%s: no such in-memory graph (unregistered)", path);
   *g = (struct dsana_graph){.n = src->n,
                             .m = src->m,
                             .in_off = src->in_off,
@@ -49,25 +49,24 @@ uint64_t graph_binary_flags(const struct dsana_graph *g) { return g->priv_map ? 
 /* Magic, version, header size and checksum. */
 static int check_ident(const char *path, const unsigned char *h, uint64_t size, char *err, size_t errlen) {
   if (memcmp(h, BIN_MAGIC, 8) != 0)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 0: bad magic (not a dsana binary graph)", path);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset 0: bad magic (not a dsana binary graph)", path);
   uint32_t version = hb_get_u32(h, 8);
   if (version == 1 || version == 2)
-    return graph_errf(err, errlen, DSANA_EFORMAT,
-                      "%s: offset 8: version %u, written by an older dsana without checksums on every section: "
-                      "reconvert it from its text (dsana graph convert TEXT %s)",
-                      path, version, path);
+    return io_errf(err, errlen, DSANA_EFORMAT,
+                   "%s: offset 8: version %u, written by an older dsana without checksums on every section: "
+                   "reconvert it from its text (dsana graph convert TEXT %s)",
+                   path, version, path);
   if (version != GRAPH_BIN_VERSION)
-    return graph_errf(err, errlen, DSANA_EFORMAT,
-                      "%s: offset 8: version %u not supported (this build reads version %d)", path, version,
-                      GRAPH_BIN_VERSION);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset 8: version %u not supported (this build reads version %d)",
+                   path, version, GRAPH_BIN_VERSION);
   if (size < GRAPH_BIN_HEADER)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header needs %d bytes)", path,
-                      (unsigned long long)size, GRAPH_BIN_HEADER);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header needs %d bytes)", path,
+                   (unsigned long long)size, GRAPH_BIN_HEADER);
   if (hb_get_u32(h, GRAPH_BIN_AT_CRC) != (uint32_t)crc32(0L, h, GRAPH_BIN_AT_CRC))
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %d: header checksum mismatch", path, GRAPH_BIN_AT_CRC);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset %d: header checksum mismatch", path, GRAPH_BIN_AT_CRC);
   if (hb_get_u32(h, 12) != GRAPH_BIN_HEADER)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 12: header size %u, expected %d", path, hb_get_u32(h, 12),
-                      GRAPH_BIN_HEADER);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset 12: header size %u, expected %d", path, hb_get_u32(h, 12),
+                   GRAPH_BIN_HEADER);
   return 0;
 }
 
@@ -79,29 +78,27 @@ static int check_header(const char *path, const unsigned char *h, uint64_t size,
     return rc;
   uint64_t n = hb_get_u64(h, 16), m = hb_get_u64(h, 24), flags = hb_get_u64(h, 32);
   if (n > GRAPH_MAX_VERTICES)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 16: %llu vertices: too many", path,
-                      (unsigned long long)n);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset 16: %llu vertices: too many", path, (unsigned long long)n);
   if (m > (UINT64_MAX - 4096) / 16)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 24: %llu edges: too many", path, (unsigned long long)m);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset 24: %llu edges: too many", path, (unsigned long long)m);
   if (flags & ~(uint64_t)GRAPH_BIN_KNOWN_FLAGS)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset 32: unknown flags 0x%llx", path,
-                      (unsigned long long)flags);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset 32: unknown flags 0x%llx", path, (unsigned long long)flags);
   graph_bin_layout(n, m, flags, &l);
   uint64_t file_bytes = hb_get_u64(h, GRAPH_BIN_AT_FILE_BYTES);
   if (size < file_bytes)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header says %llu bytes)", path,
-                      (unsigned long long)size, (unsigned long long)file_bytes);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header says %llu bytes)", path,
+                   (unsigned long long)size, (unsigned long long)file_bytes);
   if (file_bytes != l.file_bytes || size != file_bytes)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %u: file size %llu, expected %llu for n=%llu m=%llu",
-                      path, GRAPH_BIN_AT_FILE_BYTES, (unsigned long long)size, (unsigned long long)l.file_bytes,
-                      (unsigned long long)n, (unsigned long long)m);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset %u: file size %llu, expected %llu for n=%llu m=%llu", path,
+                   GRAPH_BIN_AT_FILE_BYTES, (unsigned long long)size, (unsigned long long)l.file_bytes,
+                   (unsigned long long)n, (unsigned long long)m);
   for (unsigned s = 0; s < GRAPH_BIN_SECTIONS; s++) {
     uint64_t off = hb_get_u64(h, GRAPH_BIN_AT_SECTIONS + 16 * (size_t)s);
     uint64_t len = hb_get_u64(h, GRAPH_BIN_AT_SECTIONS + 8 + 16 * (size_t)s);
     if (off != l.off[s] || len != l.len[s])
-      return graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %u: section %u at %llu+%llu, expected %llu+%llu", path,
-                        GRAPH_BIN_AT_SECTIONS + 16 * s, s, (unsigned long long)off, (unsigned long long)len,
-                        (unsigned long long)l.off[s], (unsigned long long)l.len[s]);
+      return io_errf(err, errlen, DSANA_EFORMAT, "%s: offset %u: section %u at %llu+%llu, expected %llu+%llu", path,
+                     GRAPH_BIN_AT_SECTIONS + 16 * s, s, (unsigned long long)off, (unsigned long long)len,
+                     (unsigned long long)l.off[s], (unsigned long long)l.len[s]);
   }
   return 0;
 }

@@ -151,7 +151,7 @@ static void build_free(struct build *b) {
 static const char *prefix_of(const struct graph_edges *e, char *buf, size_t len) {
   if (!e->path)
     return "";
-  graph_errf(buf, len, 0, "%s: ", e->path);
+  io_errf(buf, len, 0, "%s: ", e->path);
   return buf;
 }
 
@@ -174,8 +174,7 @@ static int build_csc(struct graph_edges *e, struct build *b, char *err, size_t e
   graph_parallel(count_pass, b, nt);
   if (!prefix(b->out_cnt, n, m, b->out_off) || !prefix(b->in_cnt, n, m, b->in_off)) {
     release_inputs(e);
-    return graph_errf(err, errlen, DSANA_ERANGE, "%sa vertex has 2^32 or more edges",
-                      prefix_of(e, where, sizeof where));
+    return io_errf(err, errlen, DSANA_ERANGE, "%sa vertex has 2^32 or more edges", prefix_of(e, where, sizeof where));
   }
   memcpy(b->cur, b->out_off, n * sizeof *b->cur);
   balance(b->out_off, n, nt, b->bound);
@@ -204,8 +203,8 @@ static int build_csc(struct graph_edges *e, struct build *b, char *err, size_t e
   return 0;
 oom:
   release_inputs(e);
-  return graph_errf(err, errlen, DSANA_ENOMEM, "%sout of memory building a graph of %llu vertices, %llu edges",
-                    prefix_of(e, where, sizeof where), (unsigned long long)n, (unsigned long long)m);
+  return io_errf(err, errlen, DSANA_ENOMEM, "%sout of memory building a graph of %llu vertices, %llu edges",
+                 prefix_of(e, where, sizeof where), (unsigned long long)n, (unsigned long long)m);
 }
 
 /* Interleave the mirror arcs into e (see mirror): new arrays, owned. */
@@ -220,8 +219,8 @@ static int graph_mirror(struct graph_edges *e, char *err, size_t errlen) {
     free(d);
     free(w);
     release_inputs(e);
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s%sout of memory mirroring %llu edges", e->path ? e->path : "",
-                      e->path ? ": " : "", (unsigned long long)e->m);
+    return io_errf(err, errlen, DSANA_ENOMEM, "%s%sout of memory mirroring %llu edges", e->path ? e->path : "",
+                   e->path ? ": " : "", (unsigned long long)e->m);
   }
   for (uint64_t i = 0, k = 0; i < e->m; i++) {
     s[k] = e->src[i];
@@ -259,8 +258,8 @@ int graph_build(struct graph_edges *e, struct dsana_graph *g, char *err, size_t 
   int rc = 0;
   memset(g, 0, sizeof *g);
   if (e->n > GRAPH_MAX_VERTICES) {
-    rc = graph_errf(err, errlen, DSANA_ERANGE, "%s%s%llu vertices: more than %llu supported", e->path ? e->path : "",
-                    e->path ? ": " : "", (unsigned long long)e->n, (unsigned long long)GRAPH_MAX_VERTICES);
+    rc = io_errf(err, errlen, DSANA_ERANGE, "%s%s%llu vertices: more than %llu supported", e->path ? e->path : "",
+                 e->path ? ": " : "", (unsigned long long)e->n, (unsigned long long)GRAPH_MAX_VERTICES);
     goto out;
   }
   if (e->mirror && (rc = graph_mirror(e, err, errlen)) != 0)

@@ -13,11 +13,11 @@
 
 static int check_ids(uint64_t n, uint64_t m, const uint32_t *src, const uint32_t *dst, char *err, size_t errlen) {
   if (m && (!src || !dst))
-    return graph_errf(err, errlen, DSANA_EINVAL, "graph_from_edges: NULL edge arrays");
+    return io_errf(err, errlen, DSANA_EINVAL, "graph_from_edges: NULL edge arrays");
   for (uint64_t i = 0; i < m; i++) {
     if (src[i] >= n || dst[i] >= n)
-      return graph_errf(err, errlen, DSANA_ERANGE, "edge %llu: (%u, %u) has an id >= n = %llu", (unsigned long long)i,
-                        src[i], dst[i], (unsigned long long)n);
+      return io_errf(err, errlen, DSANA_ERANGE, "edge %llu: (%u, %u) has an id >= n = %llu", (unsigned long long)i,
+                     src[i], dst[i], (unsigned long long)n);
   }
   return 0;
 }
@@ -45,11 +45,11 @@ int dsana_graph_from_weighted_edges(uint64_t n, uint64_t m, const uint32_t *src,
   if (rc)
     return rc;
   if (m && !w)
-    return graph_errf(err, errlen, DSANA_EINVAL, "graph_from_weighted_edges: NULL weights");
+    return io_errf(err, errlen, DSANA_EINVAL, "graph_from_weighted_edges: NULL weights");
   for (uint64_t i = 0; i < m; i++)
     if (!graph_weight_ok(w[i]))
-      return graph_errf(err, errlen, DSANA_ERANGE, "edge %llu: weight %g is not a " GRAPH_WEIGHT_RANGE,
-                        (unsigned long long)i, w[i]);
+      return io_errf(err, errlen, DSANA_ERANGE, "edge %llu: weight %g is not a " GRAPH_WEIGHT_RANGE,
+                     (unsigned long long)i, w[i]);
   static double no_edges[1]; /* w may be NULL without edges; the graph is weighted all the same */
   struct graph_edges e = {.n = n,
                           .m = m,
@@ -80,7 +80,7 @@ int graph_copy(const struct dsana_graph *in, bool dedup, bool weights, struct ds
   memset(out, 0, sizeof *out);
   int rc = 0;
   if (!off || !srcs || !deg || (in->orig_id && !orig) || (w && !in_w)) {
-    rc = graph_errf(err, errlen, DSANA_ENOMEM, "out of memory copying a graph of %llu edges", (unsigned long long)m);
+    rc = io_errf(err, errlen, DSANA_ENOMEM, "out of memory copying a graph of %llu edges", (unsigned long long)m);
     goto fail;
   }
   if (dedup)

@@ -162,7 +162,7 @@ static int run(struct gen *q, void (*part)(void *, unsigned, unsigned), const st
     free(q->src);
     free(q->dst);
     free(q->w);
-    return graph_errf(err, errlen, DSANA_ENOMEM, "out of memory for %llu generated edges", (unsigned long long)q->m);
+    return io_errf(err, errlen, DSANA_ENOMEM, "out of memory for %llu generated edges", (unsigned long long)q->m);
   }
   graph_parallel(part, q, nt);
   if (weighted) {
@@ -184,9 +184,9 @@ int dsana_graph_gen_kron(unsigned scale, unsigned edge_factor, uint64_t seed, co
                          struct dsana_graph *g, char *err, size_t errlen) {
   memset(g, 0, sizeof *g);
   if (scale < 1 || scale > 31)
-    return graph_errf(err, errlen, DSANA_EINVAL, "kron scale %u: must be 1..31", scale);
+    return io_errf(err, errlen, DSANA_EINVAL, "kron scale %u: must be 1..31", scale);
   if (edge_factor < 1)
-    return graph_errf(err, errlen, DSANA_EINVAL, "kron edge factor %u: must be >= 1", edge_factor);
+    return io_errf(err, errlen, DSANA_EINVAL, "kron edge factor %u: must be >= 1", edge_factor);
   struct gen q = {.key = splitmix64_mix(seed ^ 0x6B726F6E00000000ull), .scale = scale, .words = scale / 4 + scale % 4};
   q.n = 1ull << scale;
   q.m = (uint64_t)edge_factor << scale;
@@ -203,10 +203,10 @@ int dsana_graph_gen_uniform(uint64_t n, uint64_t m, uint64_t seed, const struct 
                             struct dsana_graph *g, char *err, size_t errlen) {
   memset(g, 0, sizeof *g);
   if (n < 1 || n > GRAPH_MAX_VERTICES)
-    return graph_errf(err, errlen, DSANA_EINVAL, "uniform: %llu vertices: must be 1..%llu", (unsigned long long)n,
-                      (unsigned long long)GRAPH_MAX_VERTICES);
+    return io_errf(err, errlen, DSANA_EINVAL, "uniform: %llu vertices: must be 1..%llu", (unsigned long long)n,
+                   (unsigned long long)GRAPH_MAX_VERTICES);
   if (m > (UINT64_MAX >> 3))
-    return graph_errf(err, errlen, DSANA_EINVAL, "uniform: %llu edges: too many", (unsigned long long)m);
+    return io_errf(err, errlen, DSANA_EINVAL, "uniform: %llu edges: too many", (unsigned long long)m);
   struct gen q = {.key = splitmix64_mix(seed ^ 0x756E69666F726Dull), .n = n, .m = m};
   return run(&q, uniform_part, opts, g, err, errlen);
 }

@@ -2,7 +2,9 @@
  * graph_internal.h - private glue between the graph_*.c files of the io
  * layer: the CSC builder every reader and generator ends in, the line
  * reader the text parsers share, number scanning for weights, and the
- * error and warning helpers. Nothing here is visible outside src/io.
+ * warning helper; the error helper, shared mappings, in-memory sources and
+ * the byte source are the file plumbing's (file_internal.h, included).
+ * Nothing here is visible outside src/io.
  */
 #ifndef DSANA_IO_GRAPH_INTERNAL_H
 #define DSANA_IO_GRAPH_INTERNAL_H
@@ -12,9 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <zlib.h>
-
 #include "dsana/graph.h"
+#include "io/file_internal.h"
 
 /* priv_heap slots of struct dsana_graph. */
 enum {
@@ -38,44 +39,6 @@ void *graph_big_calloc(size_t bytes);
 /* Does the file start with these 8 bytes (a binary format's magic)? false
  * when it cannot be read or is shorter. */
 bool graph_file_has_magic(const char *path, const char magic[8]);
-
-/* Format one line into err (if err and errlen) and return code. */
-int graph_errf(char *err, size_t errlen, int code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-/* mapshare.c: path mapped whole and read-only, shared with this process's
- * other users of the same file; a regular file of at least min_size bytes
- * (else DSANA_EIO / DSANA_EFORMAT naming it; a short file's message says
- * its header needs header_bytes, the current version's). *size its bytes.
- * Release with io_unmap_shared (the last user unmaps). */
-int io_map_shared(const char *path, uint64_t min_size, uint64_t header_bytes, void **map, uint64_t *size, char *err,
-                  size_t errlen);
-void io_unmap_shared(void *map, size_t len);
-/* Whether this process already checked the body of the file that map
- * (from io_map_shared) is a mapping of, and recording that it has: a file
- * (device, inode, size, modification time, and tag: a checksum of its
- * header, so a file rewritten in place within one clock tick is not taken
- * for the one checked) is checked once per process, even when it was
- * unmapped in between. */
-bool io_map_is_checked(const void *map, uint64_t tag);
-void io_map_mark_checked(const void *map, uint64_t tag);
-
-/* mem_source.c: does path name an in-memory source ("dsana-mem:...")? Its
- * data (a struct dsana_graph, dsana_dataset or io_mem_vector by kind), or
- * NULL when no such source of that kind is registered. */
-enum io_mem_kind { IO_MEM_GRAPH = 0, IO_MEM_DATASET, IO_MEM_VECTOR };
-struct dsana_dataset;
-struct io_mem_vector {
-  const double *v;
-  uint64_t n;
-};
-bool io_mem_is_name(const char *path);
-const void *io_mem_find(const char *path, enum io_mem_kind kind);
-/* Whether ds views the arrays of a registered in-memory dataset whose rows
- * were all checked (dsana_dataset_check) against no more features than
- * ds has, since it was registered; and to say they were. Registered data
- * stays unchanged until unregistered (dsana_dataset_mem_register). */
-bool io_mem_dataset_checked(const struct dsana_dataset *ds);
-void io_mem_dataset_mark_checked(const struct dsana_dataset *ds);
 
 /* Format one warning line and hand it to opts->warn (nothing if NULL). */
 void graph_warnf(const struct dsana_graph_opts *opts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -134,31 +97,10 @@ int graph_copy(const struct dsana_graph *in, bool dedup, bool weights, struct ds
  * may be longer: DS_LIBSVM_MAX_LINE). */
 #define GRAPH_TEXT_MAX_LINE ((size_t)1 << 20)
 
-/* The bytes of a plain file, or of a gzip file (starts with 1f 8b)
- * inflated: members one after another, zero padding at the end; any other
- * trailing byte is an error naming its offset (graph_text_src.c). */
-struct graph_src {
-  const char *path;
-  int fd;
-  bool fd_open, gzip, zs_live;
-  bool in_eof; /* read() has returned 0 */
-  bool end;    /* gzip: the last member and its padding are read */
-  z_stream zs; /* next_in/avail_in: the unread input in in (plain files too) */
-  unsigned char *in;
-  size_t in_cap;
-  uint64_t in_off; /* file offset of in[0] */
-};
-/* Open path; one line "PATH: reason" in err on failure (DSANA_EIO, DSANA_ENOMEM). */
-int graph_src_open(struct graph_src *s, const char *path, char *err, size_t errlen);
-/* Up to want bytes into buf, *got of them (0 at the end); a negative code
- * with err set on read errors and bad gzip data. */
-int graph_src_read(struct graph_src *s, char *buf, size_t want, size_t *got, char *err, size_t errlen);
-void graph_src_close(struct graph_src *s);
-
-/* Line-block reader over a plain or gzip file (graph_src). */
+/* Line-block reader over a plain or gzip file (infile_src). */
 struct graph_text {
   const char *path;
-  struct graph_src src;
+  struct infile_src src;
   size_t max_line; /* longest line taken (GRAPH_TEXT_MAX_LINE after open; set before the first next) */
   char *buf;
   size_t cap;   /* allocated bytes of buf */

@@ -19,16 +19,16 @@
  * destination: what every consumer's fixed summing order relies on. */
 static int check_csc(uint64_t n, uint64_t m, const uint64_t *in_off, const uint32_t *in_src, char *err, size_t errlen) {
   if (in_off[0] != 0 || in_off[n] != m)
-    return graph_errf(err, errlen, DSANA_EINVAL, "in-memory graph: offsets run from %llu to %llu, expected 0 to %llu",
-                      (unsigned long long)in_off[0], (unsigned long long)in_off[n], (unsigned long long)m);
+    return io_errf(err, errlen, DSANA_EINVAL, "in-memory graph: offsets run from %llu to %llu, expected 0 to %llu",
+                   (unsigned long long)in_off[0], (unsigned long long)in_off[n], (unsigned long long)m);
   for (uint64_t v = 0; v < n; v++) {
     if (in_off[v + 1] < in_off[v])
-      return graph_errf(err, errlen, DSANA_EINVAL, "in-memory graph: offsets of vertex %llu decrease",
-                        (unsigned long long)v);
+      return io_errf(err, errlen, DSANA_EINVAL, "in-memory graph: offsets of vertex %llu decrease",
+                     (unsigned long long)v);
     for (uint64_t e = in_off[v]; e < in_off[v + 1]; e++)
       if (in_src[e] >= n || (e > in_off[v] && in_src[e] < in_src[e - 1]))
-        return graph_errf(err, errlen, DSANA_EINVAL, "in-memory graph: edge %llu: source %u %s", (unsigned long long)e,
-                          in_src[e], in_src[e] >= n ? "is not a vertex" : "out of order");
+        return io_errf(err, errlen, DSANA_EINVAL, "in-memory graph: edge %llu: source %u %s", (unsigned long long)e,
+                       in_src[e], in_src[e] >= n ? "is not a vertex" : "out of order");
   }
   return 0;
 }
@@ -41,13 +41,13 @@ static int count_out(struct dsana_graph *g, const double *in_w, char *err, size_
   g->priv_heap[0] = deg;
   g->priv_heap[1] = ow;
   if (!deg || (in_w && !ow))
-    return graph_errf(err, errlen, DSANA_ENOMEM, "in-memory graph: out of memory");
+    return io_errf(err, errlen, DSANA_ENOMEM, "in-memory graph: out of memory");
   for (uint64_t e = 0; e < g->m; e++) {
     if (in_w && !(in_w[e] > 0 && isfinite(in_w[e])))
-      return graph_errf(err, errlen, DSANA_ERANGE, "in-memory graph: edge %llu: weight %.17g (want > 0, finite)",
-                        (unsigned long long)e, in_w[e]);
+      return io_errf(err, errlen, DSANA_ERANGE, "in-memory graph: edge %llu: weight %.17g (want > 0, finite)",
+                     (unsigned long long)e, in_w[e]);
     if (deg[g->in_src[e]]++ == UINT32_MAX)
-      return graph_errf(err, errlen, DSANA_ERANGE, "in-memory graph: vertex %u: too many out-edges", g->in_src[e]);
+      return io_errf(err, errlen, DSANA_ERANGE, "in-memory graph: vertex %u: too many out-edges", g->in_src[e]);
   }
   for (uint64_t v = 0; in_w && v < g->n; v++)
     for (uint64_t e = g->in_off[v]; e < g->in_off[v + 1]; e++)
@@ -62,8 +62,8 @@ int dsana_graph_from_csc(uint64_t n, uint64_t m, const uint64_t *in_off, const u
                          struct dsana_graph *g, char *err, size_t errlen) {
   memset(g, 0, sizeof *g);
   if (n == 0 || n > GRAPH_MAX_VERTICES || !in_off || (m && !in_src))
-    return graph_errf(err, errlen, DSANA_EINVAL, "in-memory graph: %llu vertices (want 1 to %llu)",
-                      (unsigned long long)n, (unsigned long long)GRAPH_MAX_VERTICES);
+    return io_errf(err, errlen, DSANA_EINVAL, "in-memory graph: %llu vertices (want 1 to %llu)", (unsigned long long)n,
+                   (unsigned long long)GRAPH_MAX_VERTICES);
   int rc = check_csc(n, m, in_off, in_src, err, errlen);
   if (rc)
     return rc;

@@ -57,20 +57,20 @@ static int banner(struct mtx *x, const char *p, char *err, size_t errlen) {
   for (int i = 0; i < 6; i++)
     word(&p, w[i], sizeof w[i]);
   if (strcmp(w[0], "%%matrixmarket") != 0 || strcmp(w[1], "matrix") != 0)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:1: bad Matrix Market banner (want '%%%%MatrixMarket matrix ...')",
-                      x->path);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:1: bad Matrix Market banner (want '%%%%MatrixMarket matrix ...')",
+                   x->path);
   if (w[5][0])
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:1: extra word '%s' after the Matrix Market banner's symmetry",
-                      x->path, w[5]);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:1: extra word '%s' after the Matrix Market banner's symmetry",
+                   x->path, w[5]);
   if (strcmp(w[2], "coordinate") != 0)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:1: unsupported Matrix Market format '%s' (only coordinate)",
-                      x->path, w[2]);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:1: unsupported Matrix Market format '%s' (only coordinate)", x->path,
+                   w[2]);
   if (strcmp(w[3], "pattern") == 0)
     x->valued = false;
   else if (strcmp(w[3], "real") == 0 || strcmp(w[3], "integer") == 0 || strcmp(w[3], "double") == 0)
     x->valued = true;
   else
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:1: unsupported Matrix Market field '%s'", x->path, w[3]);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:1: unsupported Matrix Market field '%s'", x->path, w[3]);
   x->integer = strcmp(w[3], "integer") == 0;
   memcpy(x->field, w[3], sizeof x->field);
   if (strcmp(w[4], "general") == 0)
@@ -78,11 +78,11 @@ static int banner(struct mtx *x, const char *p, char *err, size_t errlen) {
   else if (strcmp(w[4], "symmetric") == 0)
     x->symmetric = true;
   else
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:1: unsupported Matrix Market symmetry '%s'", x->path, w[4]);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:1: unsupported Matrix Market symmetry '%s'", x->path, w[4]);
   if (x->weighted && !x->valued)
-    return graph_errf(err, errlen, DSANA_EFORMAT,
-                      "%s:1: a pattern Matrix Market file has no values to read as edge weights (want real or integer)",
-                      x->path);
+    return io_errf(err, errlen, DSANA_EFORMAT,
+                   "%s:1: a pattern Matrix Market file has no values to read as edge weights (want real or integer)",
+                   x->path);
   return 0;
 }
 
@@ -113,22 +113,22 @@ static int size_line(struct mtx *x, const char *p, char *err, size_t errlen) {
   char tok[48];
   if (!field_u64(&p, &x->rows, tok, sizeof tok) || !field_u64(&p, &x->cols, tok, sizeof tok) ||
       !field_u64(&p, &x->nnz, tok, sizeof tok))
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: bad size line (want 'rows cols entries'), at '%s'", x->path,
-                      (unsigned long long)x->line, tok);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: bad size line (want 'rows cols entries'), at '%s'", x->path,
+                   (unsigned long long)x->line, tok);
   while (is_blank(*p))
     p++;
   if (*p != '\n') {
     graph_token(p, tok, sizeof tok);
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: extra field '%s' after 'rows cols entries'", x->path,
-                      (unsigned long long)x->line, tok);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: extra field '%s' after 'rows cols entries'", x->path,
+                   (unsigned long long)x->line, tok);
   }
   uint64_t n = x->rows > x->cols ? x->rows : x->cols;
   if (n > GRAPH_MAX_VERTICES)
-    return graph_errf(err, errlen, DSANA_ERANGE, "%s:%llu: %llu vertices: more than %llu supported", x->path,
-                      (unsigned long long)x->line, (unsigned long long)n, (unsigned long long)GRAPH_MAX_VERTICES);
+    return io_errf(err, errlen, DSANA_ERANGE, "%s:%llu: %llu vertices: more than %llu supported", x->path,
+                   (unsigned long long)x->line, (unsigned long long)n, (unsigned long long)GRAPH_MAX_VERTICES);
   if (x->symmetric && x->rows != x->cols)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: symmetric matrix is not square (%llu x %llu)", x->path,
-                      (unsigned long long)x->line, (unsigned long long)x->rows, (unsigned long long)x->cols);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: symmetric matrix is not square (%llu x %llu)", x->path,
+                   (unsigned long long)x->line, (unsigned long long)x->rows, (unsigned long long)x->cols);
   return 0;
 }
 
@@ -179,17 +179,17 @@ static int value(struct mtx *x, const char **pp, double *w, char *err, size_t er
   while (is_blank(*p))
     p++;
   if (*p == '\n')
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: missing value", x->path, ln);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: missing value", x->path, ln);
   bool num = graph_scan_number(p, &end, &v) && isfinite(v);
   if (!num || (x->integer && !integer_syntax(p, end))) {
     graph_token(p, tok, sizeof tok);
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: value '%s' is not %s (the banner says %s)", x->path, ln,
-                      tok, x->integer ? "an integer" : "a finite decimal number", x->field);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: value '%s' is not %s (the banner says %s)", x->path, ln, tok,
+                   x->integer ? "an integer" : "a finite decimal number", x->field);
   }
   if (x->weighted && !graph_weight_ok(v)) {
     graph_token(p, tok, sizeof tok);
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a " GRAPH_WEIGHT_RANGE, x->path, ln,
-                      tok);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a " GRAPH_WEIGHT_RANGE, x->path, ln,
+                   tok);
   }
   *w = v;
   *pp = end;
@@ -204,8 +204,8 @@ static int line_end(const struct mtx *x, const char *p, char *err, size_t errlen
   if (*p == '\n')
     return 0;
   graph_token(p, tok, sizeof tok);
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: extra field '%s' after 'row col%s' (the banner says %s)",
-                    x->path, (unsigned long long)x->line, tok, x->valued ? " value" : "", x->field);
+  return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: extra field '%s' after 'row col%s' (the banner says %s)",
+                 x->path, (unsigned long long)x->line, tok, x->valued ? " value" : "", x->field);
 }
 
 static int entry(struct mtx *x, const char *p, char *err, size_t errlen) {
@@ -214,13 +214,13 @@ static int entry(struct mtx *x, const char *p, char *err, size_t errlen) {
   double w = 0;
   unsigned long long ln = (unsigned long long)x->line;
   if (x->seen == x->nnz)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: more entries than the %llu declared", x->path, ln,
-                      (unsigned long long)x->nnz);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: more entries than the %llu declared", x->path, ln,
+                   (unsigned long long)x->nnz);
   if (!field_u64(&p, &i, tok, sizeof tok) || !field_u64(&p, &j, tok, sizeof tok)) {
     if (!tok[0])
-      return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: expected 'row col%s', found fewer fields", x->path, ln,
-                        x->valued ? " value" : "");
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: bad index '%s'", x->path, ln, tok);
+      return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: expected 'row col%s', found fewer fields", x->path, ln,
+                     x->valued ? " value" : "");
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: bad index '%s'", x->path, ln, tok);
   }
   int rc = x->valued ? value(x, &p, &w, err, errlen) : 0;
   if (!rc)
@@ -228,15 +228,15 @@ static int entry(struct mtx *x, const char *p, char *err, size_t errlen) {
   if (rc)
     return rc;
   if (i == 0 || j == 0)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: index 0 (Matrix Market indices start at 1)", x->path, ln);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: index 0 (Matrix Market indices start at 1)", x->path, ln);
   if (i > x->rows || j > x->cols)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: entry (%llu, %llu) outside the declared %llu x %llu",
-                      x->path, ln, (unsigned long long)i, (unsigned long long)j, (unsigned long long)x->rows,
-                      (unsigned long long)x->cols);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: entry (%llu, %llu) outside the declared %llu x %llu", x->path,
+                   ln, (unsigned long long)i, (unsigned long long)j, (unsigned long long)x->rows,
+                   (unsigned long long)x->cols);
   x->seen++;
   uint32_t r = (uint32_t)(i - 1), c = (uint32_t)(j - 1);
   if (!push(x, r, c, w) || (x->symmetric && i != j && !push(x, c, r, w)))
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s:%llu: out of memory", x->path, ln);
+    return io_errf(err, errlen, DSANA_ENOMEM, "%s:%llu: out of memory", x->path, ln);
   return 0;
 }
 
@@ -284,22 +284,22 @@ int graph_parse_mtx(struct graph_text *t, const struct dsana_graph_opts *opts, s
   if (rc)
     goto fail;
   if (x.stage < 2) {
-    rc = graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: missing size line", t->path, (unsigned long long)x.line);
+    rc = io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: missing size line", t->path, (unsigned long long)x.line);
     goto fail;
   }
   if (x.seen != x.nnz) {
-    rc = graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: %llu entries declared, %llu found", t->path,
-                    (unsigned long long)x.line, (unsigned long long)x.nnz, (unsigned long long)x.seen);
+    rc = io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: %llu entries declared, %llu found", t->path,
+                 (unsigned long long)x.line, (unsigned long long)x.nnz, (unsigned long long)x.seen);
     goto fail;
   }
   if (x.len == 0) {
-    rc = graph_errf(err, errlen, DSANA_EFORMAT, "%s: empty graph (no edges)", t->path);
+    rc = io_errf(err, errlen, DSANA_EFORMAT, "%s: empty graph (no edges)", t->path);
     goto fail;
   }
   uint64_t n = x.rows > x.cols ? x.rows : x.cols;
   uint64_t *orig = malloc(n * sizeof *orig);
   if (!orig) {
-    rc = graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", t->path);
+    rc = io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", t->path);
     goto fail;
   }
   for (uint64_t v = 0; v < n; v++)

@@ -39,17 +39,17 @@ static bool binary_as_is(const struct dsana_graph *g, const struct dsana_graph_o
 static int open_binary(const char *path, const struct dsana_graph_opts *opts, struct dsana_graph *g, char *err,
                        size_t errlen) {
   if (opts && opts->undirected)
-    return graph_errf(err, errlen, DSANA_EINVAL,
-                      "%s: a binary graph is stored as directed arcs; read the text edge list as undirected "
-                      "(dsana graph convert --undirected) instead",
-                      path);
+    return io_errf(err, errlen, DSANA_EINVAL,
+                   "%s: a binary graph is stored as directed arcs; read the text edge list as undirected "
+                   "(dsana graph convert --undirected) instead",
+                   path);
   int rc = dsana_graph_map_binary(path, g, err, errlen);
   if (rc)
     return rc;
   if (opts && opts->weighted && !g->in_w) {
     dsana_graph_fini(g);
-    return graph_errf(err, errlen, DSANA_EFORMAT,
-                      "%s: no edge weights in this binary graph (convert the text with --weighted)", path);
+    return io_errf(err, errlen, DSANA_EFORMAT,
+                   "%s: no edge weights in this binary graph (convert the text with --weighted)", path);
   }
   if (!(opts && opts->weighted)) {
     g->in_w = NULL; /* an unweighted view: the mapping stays, its weights unused */
@@ -61,7 +61,7 @@ static int open_binary(const char *path, const struct dsana_graph_opts *opts, st
   char why[200];
   rc = dsana_graph_check_range(g, 0, g->n, why, sizeof why);
   if (rc) {
-    graph_errf(err, errlen, rc, "%s: %s", path, why);
+    io_errf(err, errlen, rc, "%s: %s", path, why);
     dsana_graph_fini(g);
     return rc;
   }
@@ -80,7 +80,7 @@ int dsana_graph_open(const char *path, const struct dsana_graph_opts *opts, stru
   const char *p, *end;
   memset(g, 0, sizeof *g);
   if (!path)
-    return graph_errf(err, errlen, DSANA_EINVAL, "graph_open: NULL path");
+    return io_errf(err, errlen, DSANA_EINVAL, "graph_open: NULL path");
   if (dsana_graph_is_binary(path))
     return open_binary(path, opts, g, err, errlen);
   int rc = graph_text_open(&t, path, err, errlen);
@@ -96,10 +96,10 @@ int dsana_graph_open(const char *path, const struct dsana_graph_opts *opts, stru
   if (rc == 1 && !mtx && misspelt_banner(p)) {
     char tok[48];
     graph_token(p, tok, sizeof tok);
-    rc = graph_errf(err, errlen, DSANA_EFORMAT,
-                    "%s:1: misspelt Matrix Market banner '%s' (want '%s matrix coordinate ...'; SNAP comments start "
-                    "with '#')",
-                    path, tok, MTX_BANNER);
+    rc = io_errf(err, errlen, DSANA_EFORMAT,
+                 "%s:1: misspelt Matrix Market banner '%s' (want '%s matrix coordinate ...'; SNAP comments start "
+                 "with '#')",
+                 path, tok, MTX_BANNER);
     graph_text_close(&t);
     return rc;
   }

@@ -44,12 +44,12 @@ static bool find_vertex(const struct pers *ps, uint64_t x, uint64_t *v) {
 static int line_err(const struct pers *ps, const char *what, const char *p, char *err, size_t errlen) {
   char tok[48];
   graph_token(p, tok, sizeof tok);
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: %s '%s'", ps->path, (unsigned long long)ps->line, what, tok);
+  return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: %s '%s'", ps->path, (unsigned long long)ps->line, what, tok);
 }
 
 static int too_few(const struct pers *ps, char *err, size_t errlen) {
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: expected 2 fields (vertex, weight), found 1", ps->path,
-                    (unsigned long long)ps->line);
+  return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: expected 2 fields (vertex, weight), found 1", ps->path,
+                 (unsigned long long)ps->line);
 }
 
 /* One "vertex weight" line at p (not blank, not a comment). */
@@ -71,20 +71,20 @@ static int parse_line(struct pers *ps, const char *p, char *err, size_t errlen) 
   if (!graph_scan_number(p, &end, &w) || !(w >= 0.0 && isfinite(w))) {
     char tok[48];
     graph_token(p, tok, sizeof tok);
-    return graph_errf(err, errlen, DSANA_EFORMAT,
-                      "%s:%llu: personalization weight '%s' is not a non-negative finite number", ps->path,
-                      (unsigned long long)ps->line, tok);
+    return io_errf(err, errlen, DSANA_EFORMAT,
+                   "%s:%llu: personalization weight '%s' is not a non-negative finite number", ps->path,
+                   (unsigned long long)ps->line, tok);
   }
   for (p = end; graph_is_blank(*p); p++)
     ;
   if (*p != '\n')
     return line_err(ps, "expected 2 fields (vertex, weight), found more:", p, err, errlen);
   if (!find_vertex(ps, id, &v))
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: vertex %llu is not in the graph", ps->path,
-                      (unsigned long long)ps->line, (unsigned long long)id);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: vertex %llu is not in the graph", ps->path,
+                   (unsigned long long)ps->line, (unsigned long long)id);
   if (ps->seen[v / 8] & (1u << (v % 8)))
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: vertex %llu listed twice", ps->path,
-                      (unsigned long long)ps->line, (unsigned long long)id);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: vertex %llu listed twice", ps->path,
+                   (unsigned long long)ps->line, (unsigned long long)id);
   ps->seen[v / 8] |= (uint8_t)(1u << (v % 8));
   ps->raw[v] = w + 0.0; /* -0 becomes +0 */
   return 0;
@@ -123,14 +123,14 @@ static int read_file(struct pers *ps, char *err, size_t errlen) {
 static int copy_memory(struct pers *ps, char *err, size_t errlen) {
   const struct io_mem_vector *m = io_mem_find(ps->path, IO_MEM_VECTOR);
   if (!m)
-    return graph_errf(err, errlen, DSANA_EIO, "%s: no such in-memory vector (unregistered)", ps->path);
+    return io_errf(err, errlen, DSANA_EIO, "%s: no such in-memory vector (unregistered)", ps->path);
   if (m->n != ps->g->n)
-    return graph_errf(err, errlen, DSANA_EINVAL, "%s: %llu weights for %llu vertices", ps->path,
-                      (unsigned long long)m->n, (unsigned long long)ps->g->n);
+    return io_errf(err, errlen, DSANA_EINVAL, "%s: %llu weights for %llu vertices", ps->path, (unsigned long long)m->n,
+                   (unsigned long long)ps->g->n);
   for (uint64_t v = 0; v < m->n; v++) {
     if (!(m->v[v] >= 0) || !isfinite(m->v[v]))
-      return graph_errf(err, errlen, DSANA_ERANGE, "%s: vertex %llu: weight %g (want >= 0, finite)", ps->path,
-                        (unsigned long long)v, m->v[v]);
+      return io_errf(err, errlen, DSANA_ERANGE, "%s: vertex %llu: weight %g (want >= 0, finite)", ps->path,
+                     (unsigned long long)v, m->v[v]);
     ps->raw[v] = m->v[v];
   }
   return 0;
@@ -142,10 +142,9 @@ static int normalise(const struct pers *ps, char *err, size_t errlen) {
   for (uint64_t v = 0; v < ps->g->n; v++)
     sum += ps->raw[v];
   if (sum == 0.0)
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s: personalization weights are all zero (or none listed)",
-                      ps->path);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s: personalization weights are all zero (or none listed)", ps->path);
   if (!isfinite(sum))
-    return graph_errf(err, errlen, DSANA_ERANGE, "%s: personalization weights sum to infinity", ps->path);
+    return io_errf(err, errlen, DSANA_ERANGE, "%s: personalization weights sum to infinity", ps->path);
   for (uint64_t v = 0; v < ps->g->n; v++)
     ps->raw[v] /= sum;
   return 0;
@@ -157,7 +156,7 @@ int dsana_graph_load_personalization(const char *path, const struct dsana_graph 
   uint32_t *order = NULL;
   *vec = NULL;
   if (!path || !g)
-    return graph_errf(err, errlen, DSANA_EINVAL, "load_personalization: NULL %s", path ? "graph" : "path");
+    return io_errf(err, errlen, DSANA_EINVAL, "load_personalization: NULL %s", path ? "graph" : "path");
   int rc = dsana_graph_orig_order(g, &order, err, errlen);
   if (rc)
     return rc;
@@ -165,7 +164,7 @@ int dsana_graph_load_personalization(const char *path, const struct dsana_graph 
   ps.raw = calloc(g->n ? g->n : 1, sizeof *ps.raw);
   ps.seen = calloc(g->n / 8 + 1, 1);
   if (!ps.raw || !ps.seen)
-    rc = graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory for %llu vertices", path, (unsigned long long)g->n);
+    rc = io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory for %llu vertices", path, (unsigned long long)g->n);
   if (!rc)
     rc = io_mem_is_name(path) ? copy_memory(&ps, err, errlen) : read_file(&ps, err, errlen);
   if (!rc)

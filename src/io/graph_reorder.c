@@ -72,10 +72,10 @@ int dsana_graph_reorder(const struct dsana_graph *in, enum dsana_graph_order kin
   char why[300];
   memset(out, 0, sizeof *out);
   if (kind != DSANA_GRAPH_ORDER_NONE && kind != DSANA_GRAPH_ORDER_DEGREE)
-    return graph_errf(err, errlen, DSANA_EINVAL, "graph_reorder: unknown order %d", (int)kind);
+    return io_errf(err, errlen, DSANA_EINVAL, "graph_reorder: unknown order %d", (int)kind);
   int rc = dsana_graph_check_range(in, 0, in->n, why, sizeof why);
   if (rc)
-    return graph_errf(err, errlen, rc, "graph_reorder: %s", why);
+    return io_errf(err, errlen, rc, "graph_reorder: %s", why);
   if (kind == DSANA_GRAPH_ORDER_NONE)
     return graph_copy(in, false, true, out, err, errlen);
   uint32_t *perm = malloc((in->n ? in->n : 1) * sizeof *perm);
@@ -89,8 +89,8 @@ int dsana_graph_reorder(const struct dsana_graph *in, enum dsana_graph_order kin
     free(e.dst);
     free(e.w);
     free(e.orig_id);
-    return graph_errf(err, errlen, rc, "graph_reorder: out of memory for %llu vertices, %llu edges",
-                      (unsigned long long)in->n, (unsigned long long)in->m);
+    return io_errf(err, errlen, rc, "graph_reorder: out of memory for %llu vertices, %llu edges",
+                   (unsigned long long)in->n, (unsigned long long)in->m);
   }
   return graph_build(&e, out, err, errlen);
 }
@@ -121,7 +121,7 @@ int dsana_graph_orig_order(const struct dsana_graph *g, uint32_t **order, char *
   if (!pairs || !o) {
     free(pairs);
     free(o);
-    return graph_errf(err, errlen, DSANA_ENOMEM, "out of memory ordering %llu vertices", (unsigned long long)g->n);
+    return io_errf(err, errlen, DSANA_ENOMEM, "out of memory ordering %llu vertices", (unsigned long long)g->n);
   }
   for (uint64_t i = 0; i < g->n; i++)
     pairs[i] = (struct id_index){g->orig_id[i], (uint32_t)i};

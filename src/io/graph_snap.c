@@ -54,12 +54,12 @@ static int bad_id(const struct snap_edges *se, uint64_t line, const char *p, int
   char tok[48];
   graph_token(p, tok, sizeof tok);
   const char *what = why == 2 ? "negative vertex id" : why == 3 ? "vertex id out of range" : "non-numeric vertex id";
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: %s '%s'", se->path, (unsigned long long)line, what, tok);
+  return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: %s '%s'", se->path, (unsigned long long)line, what, tok);
 }
 
 static int too_few(const struct snap_edges *se, uint64_t line, int found, char *err, size_t errlen) {
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: expected %s, found %d", se->path, (unsigned long long)line,
-                    se->weighted ? "3 fields (source, destination, weight)" : "2 fields (source, destination)", found);
+  return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: expected %s, found %d", se->path, (unsigned long long)line,
+                 se->weighted ? "3 fields (source, destination, weight)" : "2 fields (source, destination)", found);
 }
 
 /* The weight field at p; moves *pp past it. */
@@ -72,13 +72,13 @@ static int scan_weight(const struct snap_edges *se, uint64_t line, const char **
   }
   char tok[48];
   graph_token(*pp, tok, sizeof tok);
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a " GRAPH_WEIGHT_RANGE, se->path,
-                    (unsigned long long)line, tok);
+  return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: edge weight '%s' is not a " GRAPH_WEIGHT_RANGE, se->path,
+                 (unsigned long long)line, tok);
 }
 
 static int outside_dense(const struct snap_edges *se, uint64_t line, uint64_t id, char *err, size_t errlen) {
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: vertex id %llu outside 0..%llu (the dense ids of line 1)",
-                    se->path, (unsigned long long)line, (unsigned long long)id, (unsigned long long)(se->dense_n - 1));
+  return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: vertex id %llu outside 0..%llu (the dense ids of line 1)",
+                 se->path, (unsigned long long)line, (unsigned long long)id, (unsigned long long)(se->dense_n - 1));
 }
 
 /* One edge line at p (not blank, not a comment); *pp ends past its '\n'. */
@@ -116,7 +116,7 @@ static int parse_line(struct snap_edges *se, uint64_t line, const char **pp, con
   }
   *pp = p + 1;
   if (se->len == se->cap && !grow(se))
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s:%llu: out of memory", se->path, (unsigned long long)line);
+    return io_errf(err, errlen, DSANA_ENOMEM, "%s:%llu: out of memory", se->path, (unsigned long long)line);
   se->src[se->len] = a;
   se->dst[se->len] = b;
   if (se->weighted)
@@ -159,11 +159,11 @@ static int dense_line(struct snap_edges *se, const char *p, char *err, size_t er
   if (ok && *q == '\r')
     q++;
   if (!ok || *q != '\n')
-    return graph_errf(err, errlen, DSANA_EFORMAT, "%s:1: malformed dense-id line (want '%sK', K = vertices - 1)",
-                      se->path, DENSE_LINE);
+    return io_errf(err, errlen, DSANA_EFORMAT, "%s:1: malformed dense-id line (want '%sK', K = vertices - 1)", se->path,
+                   DENSE_LINE);
   if (k >= GRAPH_MAX_VERTICES)
-    return graph_errf(err, errlen, DSANA_ERANGE, "%s:1: dense ids 0..%llu: more than %llu vertices", se->path,
-                      (unsigned long long)k, (unsigned long long)GRAPH_MAX_VERTICES);
+    return io_errf(err, errlen, DSANA_ERANGE, "%s:1: dense ids 0..%llu: more than %llu vertices", se->path,
+                   (unsigned long long)k, (unsigned long long)GRAPH_MAX_VERTICES);
   se->dense_n = k + 1;
   return 0;
 }
@@ -197,10 +197,10 @@ static int to_indices(struct snap_edges *se, uint32_t *src32, uint32_t *dst32, u
   struct graph_ids ids = {.src = se->src, .dst = se->dst, .m = se->len, .max_id = se->max_id};
   int rc = graph_remap_ids(&ids, src32, dst32, orig, n);
   if (rc == DSANA_ERANGE)
-    return graph_errf(err, errlen, rc, "%s: more than %llu distinct vertex ids", se->path,
-                      (unsigned long long)GRAPH_MAX_VERTICES);
+    return io_errf(err, errlen, rc, "%s: more than %llu distinct vertex ids", se->path,
+                   (unsigned long long)GRAPH_MAX_VERTICES);
   if (rc)
-    return graph_errf(err, errlen, rc, "%s: out of memory remapping %zu edges", se->path, se->len);
+    return io_errf(err, errlen, rc, "%s: out of memory remapping %zu edges", se->path, se->len);
   return 0;
 }
 
@@ -226,7 +226,7 @@ int graph_parse_snap(struct graph_text *t, const struct dsana_graph_opts *opts, 
     goto out;
   uint64_t m = se.len, n = 0;
   if (m == 0 && !se.dense_n) {
-    rc = graph_errf(err, errlen, DSANA_EFORMAT, "%s: empty graph (no edges)", t->path);
+    rc = io_errf(err, errlen, DSANA_EFORMAT, "%s: empty graph (no edges)", t->path);
     goto out;
   }
   src32 = malloc((m ? m : 1) * sizeof *src32);
@@ -235,7 +235,7 @@ int graph_parse_snap(struct graph_text *t, const struct dsana_graph_opts *opts, 
     se.w = malloc(sizeof *se.w);
   uint64_t *orig = NULL;
   if (!src32 || !dst32 || (se.weighted && !se.w)) {
-    rc = graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory for %llu edges", t->path, (unsigned long long)m);
+    rc = io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory for %llu edges", t->path, (unsigned long long)m);
     goto out;
   }
   if ((rc = to_indices(&se, src32, dst32, &orig, &n, err, errlen)) != 0)

@@ -1,6 +1,6 @@
 /*
  * graph_text.c - the block reader under the text parsers (SNAP, Matrix
- * Market, libsvm). graph_text_src.c reads plain and gzip files alike; we
+ * Market, libsvm). infile_src.c reads plain and gzip files alike; we
  * hand the parsers big blocks of whole lines so their scanners can use '\n' as a
  * sentinel and never check for the end of the buffer inside a line.
  *
@@ -30,7 +30,7 @@ enum { TEXT_FIRST_BLOCK_BYTES = 64u << 10, TEXT_BLOCK_BYTES = 8u << 20 };
 int graph_text_open(struct graph_text *t, const char *path, char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
   t->path = path;
-  int rc = graph_src_open(&t->src, path, err, errlen);
+  int rc = infile_src_open(&t->src, path, err, errlen);
   if (rc)
     return rc;
   t->max_line = GRAPH_TEXT_MAX_LINE;
@@ -38,13 +38,13 @@ int graph_text_open(struct graph_text *t, const char *path, char *err, size_t er
   t->buf = malloc(t->cap + 1);
   if (!t->buf) {
     graph_text_close(t);
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
+    return io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
   }
   return 0;
 }
 
 void graph_text_close(struct graph_text *t) {
-  graph_src_close(&t->src);
+  infile_src_close(&t->src);
   free(t->buf);
   memset(t, 0, sizeof *t);
 }
@@ -53,7 +53,7 @@ void graph_text_close(struct graph_text *t) {
 static int fill(struct graph_text *t, char *err, size_t errlen) {
   while (!t->eof && t->len < t->cap) {
     size_t got = 0;
-    int rc = graph_src_read(&t->src, t->buf + t->len, t->cap - t->len, &got, err, errlen);
+    int rc = infile_src_read(&t->src, t->buf + t->len, t->cap - t->len, &got, err, errlen);
     if (rc)
       return rc;
     t->eof = got == 0;
@@ -73,8 +73,8 @@ static bool grow(struct graph_text *t, size_t ncap) {
 }
 
 static int too_long(const struct graph_text *t, uint64_t line, char *err, size_t errlen) {
-  return graph_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: line longer than %zu bytes (the longest a line may be)",
-                    t->path, (unsigned long long)line, t->max_line);
+  return io_errf(err, errlen, DSANA_EFORMAT, "%s:%llu: line longer than %zu bytes (the longest a line may be)", t->path,
+                 (unsigned long long)line, t->max_line);
 }
 
 /* Whether every line of the block [0, t->block) is at most max_line bytes;
@@ -116,7 +116,7 @@ int graph_text_next(struct graph_text *t, uint64_t lines_done, const char **p, c
     if (!t->eof && t->cap < TEXT_BLOCK_BYTES) {
       /* The file outgrew the first block: on to the full one. */
       if (!grow(t, TEXT_BLOCK_BYTES))
-        return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory (read buffer)", t->path);
+        return io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory (read buffer)", t->path);
       continue;
     }
     char *nl = NULL;
@@ -141,7 +141,7 @@ int graph_text_next(struct graph_text *t, uint64_t lines_done, const char **p, c
     if (t->len > t->max_line)
       return too_long(t, lines_done + 1, err, errlen);
     if (!grow(t, t->cap * 2 < t->max_line + 1 ? t->cap * 2 : t->max_line + 1))
-      return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory (line over %zu bytes)", t->path, t->cap);
+      return io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory (line over %zu bytes)", t->path, t->cap);
   }
   int rc = check_lines(t, lines_done, err, errlen);
   if (rc)

@@ -1,9 +1,9 @@
 /*
  * graph_util.c - small helpers every graph_*.c file of the io layer uses
- * (and the dataset_*.c files too): a binary format's magic, error and
- * warning messages, printable tokens for messages, big
- * allocations (with transparent huge pages), and the two-thread fork/join
- * the builder and the generators run their passes on.
+ * (and the dataset_*.c files too): a binary format's magic, warning
+ * messages (error messages are io_errf's, errf.c), printable tokens for
+ * messages, big allocations (with transparent huge pages), and the
+ * two-thread fork/join the builder and the generators run their passes on.
  */
 #define _GNU_SOURCE /* pthread_getname_np */
 #include <fcntl.h>
@@ -26,16 +26,6 @@ bool graph_file_has_magic(const char *path, const char magic[8]) {
   ssize_t r = read(fd, head, sizeof head);
   close(fd);
   return r == (ssize_t)sizeof head && memcmp(head, magic, sizeof head) == 0;
-}
-
-int graph_errf(char *err, size_t errlen, int code, const char *fmt, ...) {
-  if (err && errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-  }
-  return code;
 }
 
 void graph_warnf(const struct dsana_graph_opts *opts, const char *fmt, ...) {

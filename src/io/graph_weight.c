@@ -43,16 +43,16 @@ int graph_sum_out_w(const char *path, uint64_t n, const uint64_t *in_off, const 
   double *s = graph_big_calloc((n ? n : 1) * sizeof *s);
   *out_w = NULL;
   if (!s)
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s%sout of memory summing out-weights", path ? path : "",
-                      path ? ": " : "");
+    return io_errf(err, errlen, DSANA_ENOMEM, "%s%sout of memory summing out-weights", path ? path : "",
+                   path ? ": " : "");
   for (uint64_t v = 0; v < n; v++)
     for (uint64_t k = in_off[v]; k < in_off[v + 1]; k++)
       s[in_src[k]] += in_w[k];
   for (uint64_t u = 0; u < n; u++) {
     if (!isfinite(s[u])) {
       free(s);
-      return graph_errf(err, errlen, DSANA_ERANGE, "%s%sthe out-edge weights of vertex %llu sum to infinity",
-                        path ? path : "", path ? ": " : "", (unsigned long long)(orig_id ? orig_id[u] : u));
+      return io_errf(err, errlen, DSANA_ERANGE, "%s%sthe out-edge weights of vertex %llu sum to infinity",
+                     path ? path : "", path ? ": " : "", (unsigned long long)(orig_id ? orig_id[u] : u));
     }
   }
   *out_w = s;

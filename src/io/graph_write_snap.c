@@ -58,8 +58,8 @@ int dsana_graph_write_snap(const struct dsana_graph *g, const char *path, const 
   else if (o.ok)
     o.ok = (o.f = fopen(path, "wb")) != NULL;
   if (!o.ok) {
-    int rc = graph_errf(err, errlen, o.buf ? DSANA_EIO : DSANA_ENOMEM, "%s: %s", path,
-                        o.buf ? strerror(errno) : "out of memory");
+    int rc = io_errf(err, errlen, o.buf ? DSANA_EIO : DSANA_ENOMEM, "%s: %s", path,
+                     o.buf ? strerror(errno) : "out of memory");
     free(o.buf);
     return rc;
   }
@@ -81,7 +81,7 @@ int dsana_graph_write_snap(const struct dsana_graph *g, const char *path, const 
   free(o.buf);
   if (!ok) {
     unlink(path);
-    return graph_errf(err, errlen, DSANA_EIO, "%s: write failed: %s", path, strerror(saved));
+    return io_errf(err, errlen, DSANA_EIO, "%s: write failed: %s", path, strerror(saved));
   }
   return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * infile.c - dsana/infile.h: the public face of the text readers' byte
- * source (graph_text_src.c), so that the apps' model and centroid readers
+ * source (infile_src.c), so that the apps' model and centroid readers
  * take gzip as the graph and dataset readers do, trailing garbage refused
  * included, without a second gzip reader.
  */
@@ -9,10 +9,10 @@
 
 #include "dsana/error.h"
 #include "dsana/infile.h"
-#include "io/graph_internal.h"
+#include "io/file_internal.h"
 
 struct dsana_infile {
-  struct graph_src src; /* src.path points at path */
+  struct infile_src src; /* src.path points at path */
   char path[];
 };
 
@@ -21,9 +21,9 @@ int dsana_infile_open(const char *path, struct dsana_infile **in, char *err, siz
   struct dsana_infile *f = malloc(sizeof *f + len);
   *in = NULL;
   if (!f)
-    return graph_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
+    return io_errf(err, errlen, DSANA_ENOMEM, "%s: out of memory", path);
   memcpy(f->path, path, len);
-  int rc = graph_src_open(&f->src, f->path, err, errlen);
+  int rc = infile_src_open(&f->src, f->path, err, errlen);
   if (rc) {
     free(f);
     return rc;
@@ -33,12 +33,12 @@ int dsana_infile_open(const char *path, struct dsana_infile **in, char *err, siz
 }
 
 int dsana_infile_read(struct dsana_infile *in, void *buf, size_t want, size_t *got, char *err, size_t errlen) {
-  return graph_src_read(&in->src, buf, want, got, err, errlen);
+  return infile_src_read(&in->src, buf, want, got, err, errlen);
 }
 
 void dsana_infile_close(struct dsana_infile *in) {
   if (!in)
     return;
-  graph_src_close(&in->src);
+  infile_src_close(&in->src);
   free(in);
 }

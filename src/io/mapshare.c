@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "dsana/error.h"
-#include "io/graph_internal.h"
+#include "io/file_internal.h"
 
 #define SHARE_MAX 64 /* distinct files mapped at once; more get their own mapping */
 
@@ -88,17 +88,17 @@ int io_map_shared(const char *path, uint64_t min_size, uint64_t header_bytes, vo
   struct stat st;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return graph_errf(err, errlen, DSANA_EIO, "%s: %s", path, strerror(errno));
+    return io_errf(err, errlen, DSANA_EIO, "%s: %s", path, strerror(errno));
   int rc = 0;
   if (fstat(fd, &st) != 0)
-    rc = graph_errf(err, errlen, DSANA_EIO, "%s: %s", path, strerror(errno));
+    rc = io_errf(err, errlen, DSANA_EIO, "%s: %s", path, strerror(errno));
   else if (!S_ISREG(st.st_mode))
-    rc = graph_errf(err, errlen, DSANA_EIO, "%s: not a regular file", path);
+    rc = io_errf(err, errlen, DSANA_EIO, "%s: not a regular file", path);
   else if ((uint64_t)st.st_size < min_size)
-    rc = graph_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header needs %llu bytes)", path,
-                    (unsigned long long)st.st_size, (unsigned long long)header_bytes);
+    rc = io_errf(err, errlen, DSANA_EFORMAT, "%s: offset %llu: truncated file (header needs %llu bytes)", path,
+                 (unsigned long long)st.st_size, (unsigned long long)header_bytes);
   else if (take(fd, &st, map) != 0)
-    rc = graph_errf(err, errlen, DSANA_EIO, "%s: mmap: %s", path, strerror(errno));
+    rc = io_errf(err, errlen, DSANA_EIO, "%s: mmap: %s", path, strerror(errno));
   else
     *size = (uint64_t)st.st_size;
   close(fd);

@@ -20,7 +20,7 @@
 #include "dsana/dataset.h"
 #include "dsana/error.h"
 #include "dsana/graph.h"
-#include "io/graph_internal.h"
+#include "io/file_internal.h"
 
 #define MEM_SLOTS 64
 #define MEM_PREFIX "dsana-mem:"

@@ -47,8 +47,8 @@ target_sources() {
   local util=("$SRC"/src/util/*.c)
   case $1 in
   wire) echo "$SRC/src/net/wire.c" "${util[@]}" ;;
-  snap | mtx | binary) echo "$SRC"/src/io/graph_*.c "$SRC"/src/io/mem_source.c "$SRC"/src/io/mapshare.c "$SRC"/src/io/outfile*.c "${util[@]}" ;;
-  libsvm | dataset) echo "$SRC"/src/io/dataset_*.c "$SRC"/src/io/graph_*.c "$SRC"/src/io/mem_source.c "$SRC"/src/io/mapshare.c "$SRC"/src/io/outfile*.c \
+  snap | mtx | binary) echo "$SRC"/src/io/graph_*.c "$SRC"/src/io/mem_source.c "$SRC"/src/io/mapshare.c "$SRC"/src/io/infile_src.c "$SRC"/src/io/errf.c "$SRC"/src/io/outfile*.c "${util[@]}" ;;
+  libsvm | dataset) echo "$SRC"/src/io/dataset_*.c "$SRC"/src/io/graph_*.c "$SRC"/src/io/mem_source.c "$SRC"/src/io/mapshare.c "$SRC"/src/io/infile_src.c "$SRC"/src/io/errf.c "$SRC"/src/io/outfile*.c \
     "${util[@]}" ;;
   scenario) echo "$SRC/src/io/scenario.c" "${util[@]}" ;;
   msg) echo "$SRC/src/runtime/msg/msg.c" "$SRC/src/runtime/msg/codec.c" "$SRC/src/net/wire.c" "${util[@]}" ;;
