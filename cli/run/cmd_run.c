@@ -21,7 +21,7 @@
 #include "cli/core/paths.h"
 #include "cli/output/report.h"
 #include "cli/run/resume.h"
-#include "io/scenario.h"
+#include "io/scenario/scenario.h"
 #include "net/secure.h"
 #include "net/transport.h"
 #include "runtime/core/job.h"

@@ -2,8 +2,8 @@
  * cmd_data.c - `dsana data ...`: convert a libsvm file (plain or gzip), a
  * binary dataset or an IDX pair (MNIST, Fashion-MNIST) to the binary format
  * or to libsvm text, print a dataset's shape and classes, and generate a
- * logistic-regression problem. Thin: the work is in src/io/dataset_*.c;
- * this file parses options and reports, in the style of cmd_graph.c.
+ * logistic-regression problem. Thin: the work is in src/io/dataset/; this
+ * file parses options and reports, in the style of cmd_graph.c.
  */
 #include <getopt.h>
 #include <inttypes.h>

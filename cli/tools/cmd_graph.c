@@ -2,8 +2,8 @@
  * cmd_graph.c - `dsana graph ...`: convert any input format to the binary
  * format (optionally weighted, undirected, deduplicated, renumbered for
  * locality), print a graph's statistics, and dispatch `gen` to
- * cmd_graph_gen.c. Thin: all the work is in src/io/graph_*.c; this file
- * parses options (graph_cli.c) and reports.
+ * cmd_graph_gen.c. Thin: all the work is in src/io/graph/ and
+ * src/io/graphfile/; this file parses options (graph_cli.c) and reports.
  */
 #include <inttypes.h>
 #include <stdbool.h>

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/scenario.h"
+#include "io/scenario/scenario.h"
 #include "runtime/core/config.h"
 #include "runtime/core/job.h"
 #include "runtime/core/observer.h"

@@ -45,15 +45,16 @@ is_target() {
 
 target_sources() {
   local util=("$SRC"/src/util/*.c)
+  local io_file=("$SRC"/src/io/file/*.c) # the io rooms the readers stand on: file, graph
+  local io_graph=("$SRC"/src/io/graph/*.c)
   case $1 in
   wire) echo "$SRC/src/net/wire.c" "${util[@]}" ;;
-  snap | mtx | binary) echo "$SRC"/src/io/graph_*.c "$SRC"/src/io/mem_source.c "$SRC"/src/io/mapshare.c "$SRC"/src/io/infile_src.c "$SRC"/src/io/errf.c "$SRC"/src/io/outfile*.c "${util[@]}" ;;
-  libsvm | dataset) echo "$SRC"/src/io/dataset_*.c "$SRC"/src/io/graph_*.c "$SRC"/src/io/mem_source.c "$SRC"/src/io/mapshare.c "$SRC"/src/io/infile_src.c "$SRC"/src/io/errf.c "$SRC"/src/io/outfile*.c \
-    "${util[@]}" ;;
-  scenario) echo "$SRC/src/io/scenario.c" "${util[@]}" ;;
+  snap | mtx | binary) echo "$SRC"/src/io/graphfile/*.c "${io_graph[@]}" "${io_file[@]}" "${util[@]}" ;;
+  libsvm | dataset) echo "$SRC"/src/io/dataset/*.c "${io_graph[@]}" "${io_file[@]}" "${util[@]}" ;;
+  scenario) echo "$SRC/src/io/scenario/scenario.c" "${util[@]}" ;;
   msg) echo "$SRC/src/runtime/msg/msg.c" "$SRC/src/runtime/msg/codec.c" "$SRC/src/net/wire.c" "${util[@]}" ;;
-  ckpt) echo "$SRC/src/runtime/record/checkpoint.c" "$SRC/src/runtime/core/job.c" "$SRC/src/net/wire.c" "$SRC"/src/io/outfile*.c \
-    "${util[@]}" ;;
+  ckpt) echo "$SRC/src/runtime/record/checkpoint.c" "$SRC/src/runtime/core/job.c" "$SRC/src/net/wire.c" \
+    "$SRC"/src/io/file/outfile*.c "${util[@]}" ;;
   zcodec) echo "$SRC/src/net/zcodec.c" "${util[@]}" ;;
   esac
 }

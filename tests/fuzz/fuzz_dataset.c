@@ -1,9 +1,10 @@
 /*
  * fuzz_dataset.c - libFuzzer target for the binary dataset loader
- * (io/dataset_binary.c, io/dataset_check.c): dsana_dataset_map_binary(),
- * then dsana_dataset_check() on part of the rows and on all of them, and
- * only when the full check passed, a walk over every entry and the class
- * helpers (the contract: a mapped dataset is trusted only after its check).
+ * (io/dataset/dataset_binary.c, io/dataset/dataset_check.c):
+ * dsana_dataset_map_binary(), then dsana_dataset_check() on part of the
+ * rows and on all of them, and only when the full check passed, a walk
+ * over every entry and the class helpers (the contract: a mapped dataset
+ * is trusted only after its check).
  * Then the same file through dsana_dataset_open(), which must return a
  * dataset that passes the check, or fail with one line and a zeroed result.
  *

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "dsana/graph.h"
-#include "io/graph_internal.h"
+#include "io/graph/graph_internal.h"
 
 /* Options from the input length: bit 0 dedup, bit 1 weighted, bit 2
  * undirected (the length, unlike the first byte, leaves the content a

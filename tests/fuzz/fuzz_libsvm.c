@@ -1,6 +1,7 @@
 /*
  * fuzz_libsvm.c - libFuzzer target for the libsvm text reader
- * (io/dataset_libsvm.c behind the text block reader of io/graph_text.c).
+ * (io/dataset/dataset_libsvm.c behind the text block reader of
+ * io/graph/graph_text.c).
  *
  * The reader takes a path (zlib reads plain and gzip alike), so the input
  * goes into one memfd, rewritten per run, and is opened as /proc/self/fd/N.
@@ -35,7 +36,7 @@
 
 #include "fuzz_file.h"
 #include "dsana/error.h"
-#include "io/dataset_internal.h"
+#include "io/dataset/dataset_internal.h"
 #include "ref_libsvm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,6 +1,7 @@
 /*
  * fuzz_mtx.c - libFuzzer target for the Matrix Market parser
- * (io/graph_mtx.c behind the text block reader of io/graph_text.c).
+ * (io/graphfile/graph_mtx.c behind the text block reader of
+ * io/graph/graph_text.c).
  *
  * The reader takes a path (zlib reads plain and gzip alike), so the input
  * goes into one memfd, rewritten per run, and is opened as /proc/self/fd/N.
@@ -34,7 +35,7 @@
 
 #include "fuzz_file.h"
 #include "fuzz_graph.h"
-#include "io/graph_internal.h"
+#include "io/graphfile/graphfile_internal.h"
 #include "ref_mtx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,8 +1,9 @@
 /*
  * fuzz_scenario.c - libFuzzer target for the scenario parser
- * (io/scenario.c, JSON through cJSON): scenario_parse() on a NUL-terminated
- * copy of the input (bytes after an embedded NUL are invisible to it, as
- * to any caller holding a C string; scenario_load refuses them itself).
+ * (io/scenario/scenario.c, JSON through cJSON): scenario_parse() on a
+ * NUL-terminated copy of the input (bytes after an embedded NUL are
+ * invisible to it, as to any caller holding a C string; scenario_load
+ * refuses them itself).
  *
  * Beyond "no crash", an accepted scenario must hold what scenario.h
  * promises its users: at least one worker, speeds > 0, every stored number
@@ -26,7 +27,7 @@
 #include <string.h>
 
 #include "dsana/error.h"
-#include "io/scenario.h"
+#include "io/scenario/scenario.h"
 #include "ref_scenario.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,6 +1,7 @@
 /*
  * fuzz_snap.c - libFuzzer target for the SNAP edge-list parser
- * (io/graph_snap.c behind the text block reader of io/graph_text.c).
+ * (io/graphfile/graph_snap.c behind the text block reader of
+ * io/graph/graph_text.c).
  *
  * The reader takes a path (zlib reads plain and gzip alike), so the input
  * goes into one memfd, rewritten per run, and is opened as /proc/self/fd/N.
@@ -39,7 +40,7 @@
 
 #include "fuzz_file.h"
 #include "fuzz_graph.h"
-#include "io/graph_internal.h"
+#include "io/graphfile/graphfile_internal.h"
 #include "ref_snap.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,7 +1,7 @@
 /*
  * ref_libsvm.h - the fuzz target's reference reader for libsvm text,
  * written from README.md ("Datasets") and include/dsana/dataset.h, not
- * from src/io/dataset_libsvm.c:
+ * from src/io/dataset/dataset_libsvm.c:
  *
  * - '#' starts a comment, to the end of its line; a line with no field
  *   before it is skipped.

@@ -1,7 +1,7 @@
 /*
  * ref_mtx.h - the fuzz target's reference reader for Matrix Market files,
  * written from the format (NIST's "The Matrix Market Exchange Formats")
- * and README.md ("Graphs"), not from src/io/graph_mtx.c:
+ * and README.md ("Graphs"), not from src/io/graphfile/graph_mtx.c:
  *
  * - Line 1 is the banner, exactly five words (case does not matter):
  *   %%MatrixMarket matrix coordinate FIELD SYMMETRY, FIELD pattern, real,

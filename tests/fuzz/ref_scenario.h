@@ -1,7 +1,7 @@
 /*
  * ref_scenario.h - the scenario fuzz target's reference reader: the schema
- * of docs/scenarios.md and src/io/scenario.h's contract over ref_json.h's
- * tree, independent of src/io/scenario.c.
+ * of docs/scenarios.md and src/io/scenario/scenario.h's contract over
+ * ref_json.h's tree, independent of src/io/scenario/scenario.c.
  *
  * Top level: an object of workers, default_worker, groups, link, transient,
  * time_scale, ns_per_cost; every object's keys known to it and each once.
@@ -22,7 +22,7 @@
 
 #include <math.h>
 
-#include "io/scenario.h"
+#include "io/scenario/scenario.h"
 #include "ref_json.h"
 
 struct ref_scenario {

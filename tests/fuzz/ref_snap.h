@@ -1,7 +1,7 @@
 /*
  * ref_snap.h - the fuzz target's reference reader for SNAP edge lists,
  * written from README.md ("Graphs") and include/dsana/graph.h, not from
- * src/io/graph_snap.c:
+ * src/io/graphfile/graph_snap.c:
  *
  * - A line of blanks only is skipped; one whose first field starts with
  *   '#' or '%' is a comment.

@@ -108,7 +108,7 @@ else
   fi
 
   # Header: magic "DSNAGRPH" (8 bytes), then version u32 little-endian at
-  # offset 8 (src/io/graph_binary.c).
+  # offset 8 (src/io/graphfile/graph_binary.c).
   magic=$(head -c 8 good.bin)
   if [ "$magic" != DSNAGRPH ]; then
     fail "good.bin does not start with the magic DSNAGRPH (got '$(head -c 8 good.bin | od -An -c | tr -s ' ')'); header layout changed?"

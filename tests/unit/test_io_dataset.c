@@ -1,6 +1,6 @@
 /*
  * test_io_dataset.c - the dataset readers, the binary format, the IDX pair
- * reader, the generator and the class helpers (src/io/dataset_*.c) against
+ * reader, the generator and the class helpers (src/io/dataset/) against
  * the contract in dataset.h: exact arrays on small hand-checked inputs, one
  * check per bad input for its code and a one-line message naming the file
  * and line (text) or offset (binary), corruption refused, and generated

@@ -1,8 +1,9 @@
 /*
  * test_io_graph.c - the graph readers, the binary format, the generators
- * and the CSC builder (src/io/graph_*.c) against the contract in graph.h:
- * exact arrays on small hand-checked inputs, and one test per bad input
- * for its error code and a message naming the file and line or offset.
+ * and the CSC builder (src/io/graph/, src/io/graphfile/) against the
+ * contract in graph.h: exact arrays on small hand-checked inputs, and one
+ * test per bad input for its error code and a message naming the file and
+ * line or offset.
  * Data files come from $DSANA_TEST_DATA; scratch files go to a temp dir.
  */
 #include <setjmp.h>

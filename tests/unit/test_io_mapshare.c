@@ -1,9 +1,9 @@
 /*
  * test_io_mapshare.c - a binary dataset mapped twice in one process is
- * mapped once (src/io/mapshare.c): the same pages, still readable after the
- * first user let go; unmapped with the last user (a fresh map after that
- * works); a file rewritten under the same name (atomically: a new inode)
- * gets a new mapping with its new contents.
+ * mapped once (src/io/file/mapshare.c): the same pages, still readable
+ * after the first user let go; unmapped with the last user (a fresh map
+ * after that works); a file rewritten under the same name (atomically: a
+ * new inode) gets a new mapping with its new contents.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /*
- * test_io_scenario.c - scenario files (src/io/scenario.c): the shipped
+ * test_io_scenario.c - scenario files (src/io/scenario/scenario.c): the shipped
  * bench/scenarios parse, every schema violation is rejected with a message
  * naming the file and key, units convert, and transient stragglers are
  * deterministic with the configured frequency.
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "dsana/dsana.h"
-#include "io/scenario.h"
+#include "io/scenario/scenario.h"
 
 static void bench_path(char *out, size_t len, const char *file) {
   const char *data = getenv("DSANA_TEST_DATA"); /* <repo>/tests/data */

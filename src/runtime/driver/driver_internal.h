@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 
-#include "io/scenario.h"
+#include "io/scenario/scenario.h"
 #include "net/outbox.h"
 #include "net/transport.h"
 #include "runtime/driver/driver.h"

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "io/scenario.h"
+#include "io/scenario/scenario.h"
 #include "policy/sched.h"
 #include "runtime/msg/event.h"
 #include "runtime/core/job.h"

@@ -1,0 +1,62 @@
+/*
+ * dataset_classes.c - labels as classes: the distinct labels of a dataset
+ * in ascending order (class c is labels[c]), a label's class by binary
+ * search, and rows per class. Apps map labels to 0..K-1 with these and
+ * back for output; a test set is mapped with its training set's classes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dsana/error.h"
+#include "io/dataset/dataset_internal.h"
+#include "util/sorted.h"
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int dsana_dataset_classes(const struct dsana_dataset *ds, double **labels, uint64_t *k) {
+  *labels = NULL;
+  *k = 0;
+  for (uint64_t r = 0; r < ds->n_rows; r++)
+    if (!isfinite(ds->label[r]))
+      return DSANA_EFORMAT;
+  double *l = malloc((ds->n_rows ? ds->n_rows : 1) * sizeof *l);
+  if (!l)
+    return DSANA_ENOMEM;
+  if (ds->n_rows)
+    memcpy(l, ds->label, ds->n_rows * sizeof *l);
+  qsort(l, ds->n_rows, sizeof *l, cmp_double);
+  uint64_t n = 0;
+  for (uint64_t r = 0; r < ds->n_rows; r++)
+    if (n == 0 || l[r] != l[n - 1])
+      l[n++] = l[r] == 0 ? 0.0 : l[r]; /* -0 and +0 are one class, reported as 0 */
+  double *shrunk = realloc(l, (n ? n : 1) * sizeof *l);
+  *labels = shrunk ? shrunk : l;
+  *k = n;
+  return 0;
+}
+
+int dsana_dataset_class_of(const double *labels, uint64_t k, double label, uint64_t *cls) {
+  uint64_t lo = sorted_lower_bound_f64(labels, k, label);
+  if (lo == k || labels[lo] != label)
+    return DSANA_ERANGE;
+  *cls = lo;
+  return 0;
+}
+
+int dsana_dataset_class_counts(const struct dsana_dataset *ds, const double *labels, uint64_t k, uint64_t *counts,
+                               char *err, size_t errlen) {
+  if (k)
+    memset(counts, 0, k * sizeof *counts);
+  for (uint64_t r = 0; r < ds->n_rows; r++) {
+    uint64_t c;
+    if (dsana_dataset_class_of(labels, k, ds->label[r], &c) != 0)
+      return io_errf(err, errlen, DSANA_ERANGE, "%s: row %llu: label %.17g is not one of the %llu classes", ds_name(ds),
+                     (unsigned long long)r, ds->label[r], (unsigned long long)k);
+    counts[c]++;
+  }
+  return 0;
+}
