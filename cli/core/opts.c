@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/transport.h"
+#include "net/transport/transport.h"
 #include "util/log.h"
 
 enum {

@@ -1,6 +1,6 @@
 /*
  * compress.h - whether a run's values travel compressed (pure: no I/O, no
- * clocks). Servers answer pulls with the values encoded by net/zcodec.h
+ * clocks). Servers answer pulls with the values encoded by net/wire/zcodec.h
  * when workers ask for it; this decides whether they ask.
  *
  * Compressing pays when the link is slower than the encoder: then the
@@ -25,7 +25,7 @@ const char *compress_mode_name(enum compress_mode mode);
 
 /* The encoder's speed on PageRank's converging values (XOR the previous
  * iteration, byte planes, zstd 1): 382 MB/s of values on one core of the
- * 2-vCPU bench machine (net/zcodec.c has the measurement). */
+ * 2-vCPU bench machine (net/wire/zcodec.c has the measurement). */
 #define COMPRESS_ENCODE_BYTES_PER_S 3.8e8
 
 struct compress_request {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/wire.h"
+#include "net/wire/wire.h"
 #include "sim/sim_internal.h"
 #include "util/grow.h"
 

@@ -48,14 +48,14 @@ target_sources() {
   local io_file=("$SRC"/src/io/file/*.c) # the io rooms the readers stand on: file, graph
   local io_graph=("$SRC"/src/io/graph/*.c)
   case $1 in
-  wire) echo "$SRC/src/net/wire.c" "${util[@]}" ;;
+  wire) echo "$SRC/src/net/wire/wire.c" "${util[@]}" ;;
   snap | mtx | binary) echo "$SRC"/src/io/graphfile/*.c "${io_graph[@]}" "${io_file[@]}" "${util[@]}" ;;
   libsvm | dataset) echo "$SRC"/src/io/dataset/*.c "${io_graph[@]}" "${io_file[@]}" "${util[@]}" ;;
   scenario) echo "$SRC/src/io/scenario/scenario.c" "${util[@]}" ;;
-  msg) echo "$SRC/src/runtime/msg/msg.c" "$SRC/src/runtime/msg/codec.c" "$SRC/src/net/wire.c" "${util[@]}" ;;
-  ckpt) echo "$SRC/src/runtime/record/checkpoint.c" "$SRC/src/runtime/core/job.c" "$SRC/src/net/wire.c" \
+  msg) echo "$SRC/src/runtime/msg/msg.c" "$SRC/src/runtime/msg/codec.c" "$SRC/src/net/wire/wire.c" "${util[@]}" ;;
+  ckpt) echo "$SRC/src/runtime/record/checkpoint.c" "$SRC/src/runtime/core/job.c" "$SRC/src/net/wire/wire.c" \
     "$SRC"/src/io/file/outfile*.c "${util[@]}" ;;
-  zcodec) echo "$SRC/src/net/zcodec.c" "${util[@]}" ;;
+  zcodec) echo "$SRC/src/net/wire/zcodec.c" "${util[@]}" ;;
   esac
 }
 

@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "net/wire.h"
+#include "net/wire/wire.h"
 #include "runtime/record/checkpoint.h"
 #include "runtime/core/job.h"
 

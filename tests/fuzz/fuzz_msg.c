@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/wire.h"
+#include "net/wire/wire.h"
 #include "policy/sched.h"
 #include "runtime/msg/event.h"
 #include "runtime/msg/msg.h"

@@ -1,5 +1,5 @@
 /*
- * fuzz_wire.c - libFuzzer target for the wire codec (net/wire.h, version
+ * fuzz_wire.c - libFuzzer target for the wire codec (net/wire/wire.h, version
  * 3: a 64-byte header).
  *
  * Input: one selector byte for the payload limit, then a candidate header
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "dsana/dsana.h"
-#include "net/wire.h"
+#include "net/wire/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

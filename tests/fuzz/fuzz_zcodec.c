@@ -1,5 +1,5 @@
 /*
- * fuzz_zcodec.c - libFuzzer target for the values codec (net/zcodec.h),
+ * fuzz_zcodec.c - libFuzzer target for the values codec (net/wire/zcodec.h),
  * the decoder of compressed PULL_REPLY payloads.
  *
  * Input: a selector byte (bit 0: decode against a base; bits 1-7 with the
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "dsana/dsana.h"
-#include "net/zcodec.h"
+#include "net/wire/zcodec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

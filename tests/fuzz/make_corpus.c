@@ -6,7 +6,7 @@
  * targets' file comments).
  *
  *   cc -std=c11 -D_DEFAULT_SOURCE -I include -I src tests/fuzz/make_corpus.c \
- *      src/net/wire.c src/net/zcodec.c src/runtime/msg/msg.c src/runtime/msg/codec.c \
+ *      src/net/wire/wire.c src/net/wire/zcodec.c src/runtime/msg/msg.c src/runtime/msg/codec.c \
  *      src/runtime/record/checkpoint.c src/runtime/core/job.c src/util/ *.c -lz -lzstd -lcjson -lm -lpthread \
  *      -o /tmp/make_corpus && /tmp/make_corpus tests/fuzz/corpus
  *
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "net/wire.h"
-#include "net/zcodec.h"
+#include "net/wire/wire.h"
+#include "net/wire/zcodec.h"
 #include "policy/sched.h"
 #include "runtime/record/checkpoint.h"
 #include "runtime/msg/event.h"

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "dsana/dsana.h"
-#include "net/transport.h"
+#include "net/transport/transport.h"
 #include "util/log.h"
 
 /* A safety net against a hung test, never synchronization: every message

@@ -26,7 +26,7 @@
 #include <cmocka.h>
 
 #include "dsana/dsana.h"
-#include "net/transport.h"
+#include "net/transport/transport.h"
 #include "util/clock.h"
 #include "util/log.h"
 

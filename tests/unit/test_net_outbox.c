@@ -1,5 +1,5 @@
 /*
- * test_net_outbox.c - the link-emulating send queue (src/net/outbox.c).
+ * test_net_outbox.c - the link-emulating send queue (src/net/link/outbox.c).
  *
  * A dialer sends through the outbox to a listener in the same thread over
  * ipc://. Timing is checked without sleeping: net_outbox_pump() is driven
@@ -27,8 +27,8 @@
 #include <cmocka.h>
 
 #include "dsana/dsana.h"
-#include "net/outbox.h"
-#include "net/transport.h"
+#include "net/link/outbox.h"
+#include "net/transport/transport.h"
 #include "util/clock.h"
 
 #define WAIT_MS 20000

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "net/token_bucket.h"
+#include "net/link/token_bucket.h"
 
 #define KIB 1024.0
 #define SEC 1000000000ull

@@ -1,5 +1,5 @@
 /*
- * test_net_transport.c - the transport seam (net/transport.h), the same
+ * test_net_transport.c - the transport seam (net/transport/transport.h), the same
  * behaviours over every transport of this build: tcp:// and ipc://
  * (ZeroMQ) and inproc://, each test once per scheme, in one process and
  * thread. Round trips and counters, bound and fresh addresses, aligned

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "net/net_inproc.h"
+#include "net/inproc/net_inproc.h"
 #include "net_test_fixture.h"
 
 static int setup_manual(void **state) {

@@ -1,5 +1,5 @@
 /*
- * test_net_wire.c - the wire codec (net/wire.h, version 3): the exact
+ * test_net_wire.c - the wire codec (net/wire/wire.h, version 3): the exact
  * 64-byte little-endian layout, round trips for every message type and
  * every field, and every malformed header rejected with its reason
  * (length, magic, version, type, flags, key range, payload rules, limit).
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "dsana/dsana.h"
-#include "net/wire.h"
+#include "net/wire/wire.h"
 
 #define MAXP WIRE_DEFAULT_MAX_PAYLOAD
 

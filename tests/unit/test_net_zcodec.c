@@ -1,5 +1,5 @@
 /*
- * test_net_zcodec.c - the values codec (net/zcodec.h): bit-exact round
+ * test_net_zcodec.c - the values codec (net/wire/zcodec.h): bit-exact round
  * trips (random, constant, converging sequences, NaN payloads, infinities,
  * denormals, -0.0; with and without a base, decoding in place), the size
  * bound (strictly smaller than the values, or DSANA_ERANGE), and every
@@ -20,7 +20,7 @@
 #include <zstd.h>
 
 #include "dsana/dsana.h"
-#include "net/zcodec.h"
+#include "net/wire/zcodec.h"
 
 static uint64_t rng_next(uint64_t *s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);

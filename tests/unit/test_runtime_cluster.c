@@ -44,7 +44,7 @@
 
 #include "apps/apps.h"
 #include "dsana/graph.h"
-#include "net/net_inproc.h"
+#include "net/inproc/net_inproc.h"
 #include "runtime/driver/driver.h"
 #include "runtime/msg/msg.h"
 #include "runtime/core/observer.h"

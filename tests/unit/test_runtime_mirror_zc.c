@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "mirror_test_fixture.h"
-#include "net/zcodec.h"
+#include "net/wire/zcodec.h"
 
 #define N 400
 #define CK 40

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "net/wire.h"
+#include "net/wire/wire.h"
 #include "policy/sched.h"
 #include "runtime/msg/event.h"
 #include "runtime/msg/msg.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "net/wire.h"
+#include "net/wire/wire.h"
 
 /* The cores this process may run on (its CPU affinity), at least 1. */
 static uint32_t config_cores(void) {

@@ -18,8 +18,8 @@
 #include <stdbool.h>
 
 #include "io/scenario/scenario.h"
-#include "net/outbox.h"
-#include "net/transport.h"
+#include "net/link/outbox.h"
+#include "net/transport/transport.h"
 #include "runtime/driver/driver.h"
 #include "runtime/msg/event.h"
 

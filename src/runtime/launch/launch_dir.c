@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "dsana/dsana.h"
-#include "net/transport.h"
+#include "net/transport/transport.h"
 #include "runtime/launch/launch_internal.h"
 #include "util/log.h"
 #include "util/proctitle.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "dsana/dsana.h"
-#include "net/wire.h"
+#include "net/wire/wire.h"
 
 void wbuf_init(struct wbuf *w, uint8_t *storage, size_t cap) {
   w->p = storage;

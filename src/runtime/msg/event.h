@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/transport.h"
+#include "net/transport/transport.h"
 
 struct msg_cluster_map;
 struct trace;

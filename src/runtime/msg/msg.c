@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "net/wire.h"
+#include "net/wire/wire.h"
 #include "policy/sched.h"
 #include "runtime/msg/codec.h"
 #include "runtime/msg/event.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "dsana/dsana.h"
-#include "net/wire.h"
+#include "net/wire/wire.h"
 
 void usage_iter_start(const struct rt_env *e, struct usage_window *w, uint32_t iter) {
   if (w->open || iter != USAGE_FIRST_ITER || !e->usage)

@@ -14,7 +14,7 @@
 #include <zlib.h>
 
 #include "dsana/outfile.h"
-#include "net/wire.h"
+#include "net/wire/wire.h"
 #include "runtime/core/config.h"
 #include "runtime/core/job.h"
 #include "util/log.h"

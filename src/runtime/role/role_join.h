@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "net/transport.h"
+#include "net/transport/transport.h"
 #include "runtime/msg/event.h"
 #include "runtime/core/job.h"
 #include "runtime/msg/msg.h"

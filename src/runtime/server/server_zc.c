@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/zcodec.h"
+#include "net/wire/zcodec.h"
 #include "runtime/core/fault.h"
 #include "runtime/core/keymask.h"
 #include "runtime/server/server_state.h"

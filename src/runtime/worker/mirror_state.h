@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/zcodec.h"
+#include "net/wire/zcodec.h"
 #include "runtime/msg/event.h"
 #include "runtime/core/job.h"
 

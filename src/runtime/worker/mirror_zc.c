@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/zcodec.h"
+#include "net/wire/zcodec.h"
 #include "runtime/core/keymask.h"
 #include "runtime/worker/mirror.h"
 #include "runtime/worker/mirror_shared.h"

@@ -83,7 +83,7 @@ enum wire_type {
   64u /* PUSH: the payload starts with u64 n and n u64 task ids, then each task's values over its range in the shard, in that order: the message ends them all */
 #define WIRE_F_AHEAD 128u /* ITER_START: after these tasks, fetch the next iteration's input (FETCH_AHEAD) */
 /* PULL: compressed answers welcome. PULL_REPLY: the payload is the values
- * (count of them, width each) encoded by net/zcodec.h, any length */
+ * (count of them, width each) encoded by net/wire/zcodec.h, any length */
 #define WIRE_F_ZSTD 256u
 /* with WIRE_F_ZSTD: PULL: the worker holds iteration iter-1's values of
  * every key asked for; PULL_REPLY: the values were XORed with those */

@@ -31,7 +31,7 @@
 #include <zmq.h>
 
 #include "dsana/error.h"
-#include "net/transport_impl.h"
+#include "net/zmq/net_zmq_internal.h"
 #include "util/clock.h"
 #include "util/log.h"
 

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "net/wire.h"
+#include "net/wire/wire.h"
 
 /* Switching manual delivery off delivers every waiting message at once,
  * in order, before anything sent later. */

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/transport.h"
+#include "net/transport/transport.h"
 
 struct net_outbox;
 

@@ -6,13 +6,13 @@
  * of high priority that is still in its latency does not hold up one that
  * is ready: latency is pipelined, the link never idles while a message is
  * ready. */
-#include "net/outbox.h"
+#include "net/link/outbox.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "dsana/error.h"
-#include "net/token_bucket.h"
+#include "net/link/token_bucket.h"
 #include "util/clock.h"
 #include "util/grow.h"
 

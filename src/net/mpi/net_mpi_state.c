@@ -7,7 +7,7 @@
  */
 #define _GNU_SOURCE /* ppoll: sub-millisecond naps that descriptors cut short */
 
-#include "net/net_mpi_state.h"
+#include "net/mpi/net_mpi_state.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -2,12 +2,12 @@
  * transport_impl.h - what a transport implements behind the seam of
  * transport.h (an ops table, as nng's transports), and the helpers the
  * implementations share (header validation, drop accounting). Private to
- * src/net.
+ * src/net: the transports' rooms and the seam's dispatch include it.
  */
 #ifndef DSANA_NET_TRANSPORT_IMPL_H
 #define DSANA_NET_TRANSPORT_IMPL_H
 
-#include "net/transport.h"
+#include "net/transport/transport.h"
 
 struct net_ops {
   const char *scheme;                     /* "tcp", "ipc", ... (several schemes may share ops) */
@@ -63,13 +63,9 @@ struct net_sock {
   void *impl;
 };
 
+/* The transports' ops tables, each defined in its own room (src/net/zmq,
+ * inproc, mpi) and read by the seam's dispatch (src/net/dispatch) only. */
 extern const struct net_ops net_zmq_ops;
-/* The ipc:// transport's shared buffers (net_zmq_buffers.c). */
-int zn_buffer_create(struct net_ctx *ctx, const char *name, size_t bytes, double **out);
-int zn_buffer_map(struct net_ctx *ctx, const char *name, size_t bytes, const double **out);
-void zn_buffer_release(struct net_ctx *ctx, const void *p, size_t bytes);
-int zn_buffer_join(struct net_ctx *ctx, const char *name, size_t region_bytes, size_t offset, size_t bytes,
-                   double **out);
 extern const struct net_ops net_inproc_ops;
 #ifdef DSANA_HAVE_MPI
 extern const struct net_ops net_mpi_ops;

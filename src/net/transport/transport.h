@@ -36,7 +36,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "net/wire.h"
+#include "net/wire/wire.h"
 
 struct net_ctx;
 struct net_sock;

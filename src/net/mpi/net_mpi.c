@@ -50,8 +50,8 @@
 #include <string.h>
 
 #include "dsana/error.h"
-#include "net/net_mpi_recv.h"
-#include "net/net_mpi_state.h"
+#include "net/mpi/net_mpi_recv.h"
+#include "net/mpi/net_mpi_state.h"
 #include "util/clock.h"
 #include "util/log.h"
 

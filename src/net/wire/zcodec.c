@@ -20,7 +20,7 @@
  * stored raw), and every choice encodes faster than a 1 Gbit/s link
  * (125 MB/s) carries, so the ratio decides: planes + zstd 1.
  */
-#include "net/zcodec.h"
+#include "net/wire/zcodec.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * Every rule a received header must satisfy lives in wire_decode(); the
  * per-type payload rules come from the WIRE_TYPE_MAP table in wire.h.
  */
-#include "net/wire.h"
+#include "net/wire/wire.h"
 
 #include <string.h>
 

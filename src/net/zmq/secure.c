@@ -1,5 +1,5 @@
 /* secure.c - token-derived CURVE keys (see secure.h). */
-#include "net/secure.h"
+#include "net/zmq/secure.h"
 
 #include <errno.h>
 #include <sodium.h>

@@ -7,7 +7,7 @@
  * That keeps the long-run rate at the bandwidth however the sends are
  * sized, and a link idle for a while lets at most the burst out at once.
  */
-#include "net/token_bucket.h"
+#include "net/link/token_bucket.h"
 
 #define TB_NEVER UINT64_MAX
 

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/transport_impl.h"
+#include "net/transport/transport_impl.h"
 
 enum { MP_TAG_LISTENER = 0x4453, MP_TAG_REPLY = 0x4454 }; /* under MPI's minimum tag bound 32767 */
 

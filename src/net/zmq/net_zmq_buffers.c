@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "dsana/error.h"
-#include "net/transport_impl.h"
+#include "net/zmq/net_zmq_internal.h"
 
 static int zn_buffer_path(struct net_ctx *ctx, const char *name, char *path, size_t len) {
   if (strcmp(ctx->scheme, "ipc") != 0 || !ctx->local_dir[0])

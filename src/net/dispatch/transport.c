@@ -3,7 +3,7 @@
  * scheme, checks every header on the way out and in, and dispatches to the
  * transport's ops (transport_impl.h).
  */
-#include "net/transport_impl.h"
+#include "net/transport/transport_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

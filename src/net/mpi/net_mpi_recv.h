@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net/net_mpi_state.h"
+#include "net/mpi/net_mpi_state.h"
 
 /* Free a received message (NULL: nothing). */
 void mp_in_free(struct mp_in *in);

@@ -23,7 +23,7 @@
  * pop of an empty queue reads it back, once.
  */
 #define _GNU_SOURCE /* ppoll */
-#include "net/net_inproc.h"
+#include "net/inproc/net_inproc.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -35,7 +35,7 @@
 #include <time.h>
 
 #include "dsana/error.h"
-#include "net/transport_impl.h"
+#include "net/transport/transport_impl.h"
 #include "util/clock.h"
 #include "util/cpu_busy.h"
 #include "util/log.h"

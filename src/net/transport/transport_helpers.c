@@ -7,7 +7,7 @@
  * and the transports (net_zmq.c, net_inproc.c, net_mpi*.c), which call it:
  * so the seam and the transports call one way.
  */
-#include "net/transport_impl.h"
+#include "net/transport/transport_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * are for, and net_poll() over MPI sockets and descriptors. Calls only
  * net_mpi_state.c (net_mpi_state.h); control thread only.
  */
-#include "net/net_mpi_recv.h"
+#include "net/mpi/net_mpi_recv.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "dsana/error.h"
-#include "net/net_mpi_state.h"
+#include "net/mpi/net_mpi_state.h"
 #include "util/clock.h"
 #include "util/log.h"
 
