@@ -1,5 +1,5 @@
 /*
- * server_zc.c - compressed answers to dense pulls (net/zcodec.h), for
+ * server_zc.c - compressed answers to dense pulls (net/wire/zcodec.h), for
  * server_pull.c; server.c calls szc_commit() at every commit.
  *
  * A worker that asks with WIRE_F_ZSTD gets its values encoded; with

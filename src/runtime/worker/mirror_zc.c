@@ -1,6 +1,6 @@
 /*
  * mirror_zc.c - compressed answers to a worker's dense pulls (see
- * mirror.h, net/zcodec.h).
+ * mirror.h, net/wire/zcodec.h).
  *
  * A server may XOR the values of iteration t with those of iteration t-1
  * (WIRE_F_DELTA) only if the worker holds exactly those: a pull of t says
