@@ -18,7 +18,7 @@
 #include "cli/tools/cmd_predict.h"
 #include "dsana/dsana.h"
 #include "dsana/launch.h"
-#include "util/proctitle.h"
+#include "util/text/proctitle.h"
 
 static void usage(FILE *f) {
   fprintf(f, "usage: dsana APP [options] ARGS      run APP on a local cluster (forks scheduler, servers, workers)\n"

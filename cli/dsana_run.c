@@ -16,8 +16,8 @@
 #include "cli/output/capture.h"
 #include "cli/run/cmd_run.h"
 #include "dsana/launch.h"
-#include "util/log.h"
-#include "util/status.h"
+#include "util/text/log.h"
+#include "util/text/status.h"
 
 /* The command line: the app's name, the options set, the caller's
  * arguments; at most this many words. */

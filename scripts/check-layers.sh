@@ -8,7 +8,8 @@
 # its roles, drivers or transport.
 # A file's layer is its first folder under src/: src/io/graph/x.c is of
 # io, and may include io/file/y.h (a layer's rooms keep one direction
-# among themselves by scripts/check-calls.sh, not by this check).
+# among themselves by scripts/check-calls.sh, not by this check);
+# src/util/text/log.c is of util, below every other layer.
 # A file may include its own layer, any layer below it, and the public
 # headers include/dsana/*.h. The three middle layers do not include each
 # other. Apps include only include/dsana/*.h and their own folder's

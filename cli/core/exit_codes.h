@@ -7,13 +7,13 @@
  *   2  bad usage or bad input (an option, a file, a format, a value): one
  *      line on stderr says which;
  *   3  a run computed and wrote its result but could not write one of its
- *      reports (util/status.h);
+ *      reports (util/text/status.h);
  *   128+N  it died of signal N, as the shell expects.
  */
 #ifndef DSANA_CLI_EXIT_CODES_H
 #define DSANA_CLI_EXIT_CODES_H
 
-#include "util/status.h"
+#include "util/text/status.h"
 
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2, CLI_EXIT_INCOMPLETE = STATUS_EXIT_INCOMPLETE };
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "net/transport/transport.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 enum {
   OPT_WORKERS = 1000,

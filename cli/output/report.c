@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/clock.h"
-#include "util/log.h"
-#include "util/status.h"
+#include "util/thread/clock.h"
+#include "util/text/log.h"
+#include "util/text/status.h"
 
 static void print_row(const struct rt_iter_report *r, bool header) {
   double cmax = 0, cmin = 1e300;
@@ -168,7 +168,8 @@ static void on_summary(void *arg, const struct rt_run_report *r) {
 }
 
 /* A metrics file that cannot be opened or written does not stop the run:
- * its reason is logged once and the run ends incomplete (util/status.h). */
+ * its reason is logged once and the run ends incomplete
+ * (util/text/status.h). */
 static int on_open(void *arg) {
   struct cli_report *rep = arg;
   char err[1200] = "";

@@ -28,8 +28,8 @@
 #include "runtime/launch/runtime.h"
 #include "runtime/record/checkpoint.h"
 #include "runtime/role/app_check.h"
-#include "util/log.h"
-#include "util/status.h"
+#include "util/text/log.h"
+#include "util/text/status.h"
 
 /* The job's secret: from --token-file, or made up for a run that stays on
  * this machine. Runs across machines must name one. A local run over ipc://

@@ -19,7 +19,7 @@
 #include "dsana/dataset.h"
 #include "dsana/dsana.h"
 #include "dsana/outfile.h"
-#include "util/str.h"
+#include "util/text/str.h"
 
 static const char DATA_USAGE[] =
     "usage: dsana data convert IN OUT                    libsvm text (plain or .gz) or binary -> OUT\n"

@@ -16,7 +16,7 @@
 #include "cli/tools/graph_cli.h"
 #include "dsana/dsana.h"
 #include "dsana/graph.h"
-#include "util/str.h"
+#include "util/text/str.h"
 
 static const char GEN_HELP[] =
     "usage: dsana graph gen kron --scale S [--edge-factor E] [--seed X] --out FILE [GEN OPTIONS]\n"

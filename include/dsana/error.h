@@ -1,6 +1,6 @@
 /*
  * error.h - dsana's error codes: 0 is success, every failure a negative
- * DSANA_E* value, with dsana_strerror() for its words (util/err.c). Its
+ * DSANA_E* value, with dsana_strerror() for its words (util/text/err.c). Its
  * own header so that the layers below the app contract (util, io, net,
  * policy) name errors without including dsana.h; dsana.h includes it.
  */

@@ -1,5 +1,5 @@
 /*
- * xsum.h - exact sums of doubles (dsana_xsum, util/xsum.c): what SUM
+ * xsum.h - exact sums of doubles (dsana_xsum, util/numeric/xsum.c): what SUM
  * tables, partial sums and metrics add with. Its own header so that the
  * layers below the app contract use it without including dsana.h;
  * dsana.h includes it.

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "dsana/dsana.h"
-#include "util/grow.h"
+#include "util/memory/grow.h"
 
 static bool less(const struct sim_hitem *x, const struct sim_hitem *y) {
   if (x->key != y->key)

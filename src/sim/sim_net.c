@@ -10,7 +10,7 @@
 
 #include "net/wire/wire.h"
 #include "sim/sim_internal.h"
-#include "util/grow.h"
+#include "util/memory/grow.h"
 
 /* Drop core k's spans that ended before the event clock (no request starts earlier). */
 static void core_prune(struct sim *sim, struct sim_core *core) {

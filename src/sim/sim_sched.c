@@ -17,7 +17,7 @@
 #include "runtime/core/iter_figures.h"
 #include "runtime/msg/msg.h"
 #include "sim/sim_internal.h"
-#include "util/grow.h"
+#include "util/memory/grow.h"
 
 int simsched_init(struct sim *sim) {
   struct sim_sched *s = &sim->s;

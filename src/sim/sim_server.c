@@ -13,7 +13,7 @@
 
 #include "runtime/core/rules.h"
 #include "sim/sim_internal.h"
-#include "util/grow.h"
+#include "util/memory/grow.h"
 
 /* Chunk range [*a, *b) of server sv's chunks that task t writes. */
 static void task_chunks(const struct sim *sim, const struct sim_server *sv, uint32_t t, uint64_t *a, uint64_t *b) {

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "sim/sim_internal.h"
-#include "util/splitmix.h"
+#include "util/numeric/splitmix.h"
 
 #define NONE UINT32_MAX
 

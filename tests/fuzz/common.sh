@@ -44,7 +44,7 @@ is_target() {
 }
 
 target_sources() {
-  local util=("$SRC"/src/util/*.c)
+  local util=("$SRC"/src/util/*/*.c) # every room of util
   local io_file=("$SRC"/src/io/file/*.c) # the io rooms the readers stand on: file, graph
   local io_graph=("$SRC"/src/io/graph/*.c)
   case $1 in

@@ -20,7 +20,7 @@
 #include "runtime/core/job.h"
 #include "runtime/core/keymask.h"
 #include "runtime/worker/mirror.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 #define MAX_SERVERS 4
 #define SELF 5 /* the worker's index */

@@ -16,7 +16,7 @@
 
 #include "dsana/dsana.h"
 #include "net/transport/transport.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 /* A safety net against a hung test, never synchronization: every message
  * waited for has been sent already. */

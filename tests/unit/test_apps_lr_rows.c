@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "apps/logreg/logreg.h"
-#include "util/splitmix.h"
+#include "util/numeric/splitmix.h"
 
 #define N_FEAT 37
 

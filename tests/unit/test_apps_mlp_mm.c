@@ -24,7 +24,7 @@
 #include <cmocka.h>
 
 #include "apps/mlp/mlp.h"
-#include "util/splitmix.h"
+#include "util/numeric/splitmix.h"
 
 static uint64_t next(uint64_t *s) { return splitmix64_mix(*s += SPLITMIX64_GOLDEN); }
 /* A value in (-1, 1) with a full mantissa, 0 with probability `zeros` / 8. */

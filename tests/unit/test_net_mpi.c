@@ -27,8 +27,8 @@
 
 #include "dsana/dsana.h"
 #include "net/transport/transport.h"
-#include "util/clock.h"
-#include "util/log.h"
+#include "util/thread/clock.h"
+#include "util/text/log.h"
 
 /* The exit status CTest counts as skipped (SKIP_RETURN_CODE, tests/CMakeLists.txt). */
 #define SKIPPED 77

@@ -29,7 +29,7 @@
 #include "dsana/dsana.h"
 #include "net/link/outbox.h"
 #include "net/transport/transport.h"
-#include "util/clock.h"
+#include "util/thread/clock.h"
 
 #define WAIT_MS 20000
 

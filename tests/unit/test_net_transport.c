@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "net_test_fixture.h"
-#include "util/clock.h"
+#include "util/thread/clock.h"
 
 static void round_trip(void **state) {
   struct fixture *f = *state;

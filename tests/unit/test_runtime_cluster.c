@@ -49,7 +49,7 @@
 #include "runtime/msg/msg.h"
 #include "runtime/core/observer.h"
 #include "runtime/worker/pool.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 /* ------------------------------------------------------------------ rng */
 

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "runtime/emulate/emulate.h"
-#include "util/clock.h"
+#include "util/thread/clock.h"
 
 static void test_cost_model(void **unused) {
   struct emulate e;

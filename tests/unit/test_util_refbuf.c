@@ -1,9 +1,9 @@
 /*
- * test_util_refbuf.c - a reference-counted buffer (util/refbuf.h): its data
- * is cache-line aligned and as large as asked; a hold makes it shared, the
- * matching drop unshares it, the last drop frees it (the sanitizer build
- * would report a leak or a double free); drops from many threads at once
- * free it exactly once.
+ * test_util_refbuf.c - a reference-counted buffer (util/memory/refbuf.h):
+ * its data is cache-line aligned and as large as asked; a hold makes it
+ * shared, the matching drop unshares it, the last drop frees it (the
+ * sanitizer build would report a leak or a double free); drops from many
+ * threads at once free it exactly once.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "util/refbuf.h"
+#include "util/memory/refbuf.h"
 
 static void holds_and_drops(void **state) {
   (void)state;

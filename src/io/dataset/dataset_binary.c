@@ -27,8 +27,8 @@
 
 #include "dsana/error.h"
 #include "io/dataset/dataset_internal.h"
-#include "util/fdwrite.h"
-#include "util/hostbytes.h"
+#include "util/text/fdwrite.h"
+#include "util/memory/hostbytes.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the binary dataset format is little-endian; add byte swapping for this host"

@@ -10,7 +10,7 @@
 
 #include "dsana/error.h"
 #include "io/dataset/dataset_internal.h"
-#include "util/sorted.h"
+#include "util/numeric/sorted.h"
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

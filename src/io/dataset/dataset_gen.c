@@ -18,7 +18,7 @@
 
 #include "dsana/error.h"
 #include "io/dataset/dataset_internal.h"
-#include "util/splitmix.h"
+#include "util/numeric/splitmix.h"
 
 #define GEN_MAX_CLASSES 1024u
 #define GEN_MAX_NNZ (1ull << 40)

@@ -15,8 +15,8 @@
 
 #include "dsana/error.h"
 #include "io/dataset/dataset_internal.h"
-#include "util/fdwrite.h"
-#include "util/str.h"
+#include "util/text/fdwrite.h"
+#include "util/text/str.h"
 
 enum { SINK_BYTES = 1 << 20, ENTRY_BYTES_MAX = 64 };
 

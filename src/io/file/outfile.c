@@ -24,8 +24,8 @@
 #include "dsana/error.h"
 #include "dsana/outfile.h"
 #include "io/file/outfile_internal.h"
-#include "util/fdwrite.h"
-#include "util/str.h"
+#include "util/text/fdwrite.h"
+#include "util/text/str.h"
 
 #define OUT_BUF_BYTES ((size_t)1 << 20)
 

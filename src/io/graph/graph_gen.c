@@ -17,7 +17,7 @@
 
 #include "dsana/error.h"
 #include "io/graph/graph_internal.h"
-#include "util/splitmix.h"
+#include "util/numeric/splitmix.h"
 
 struct gen {
   uint64_t key, n, m;

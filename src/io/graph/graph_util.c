@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "io/graph/graph_internal.h"
-#include "util/proctitle.h"
+#include "util/text/proctitle.h"
 
 bool graph_file_has_magic(const char *path, const char magic[8]) {
   char head[8];

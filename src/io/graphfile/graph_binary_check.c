@@ -21,7 +21,7 @@
 
 #include "dsana/error.h"
 #include "io/graphfile/graphfile_internal.h"
-#include "util/hostbytes.h"
+#include "util/memory/hostbytes.h"
 
 static const char *const SECTION_NAME[GRAPH_BIN_SECTIONS] = {"in_off", "in_src", "out_deg", "orig_id", "in_w", "out_w"};
 

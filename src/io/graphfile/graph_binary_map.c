@@ -17,7 +17,7 @@
 
 #include "dsana/error.h"
 #include "io/graphfile/graphfile_internal.h"
-#include "util/hostbytes.h"
+#include "util/memory/hostbytes.h"
 
 #define BIN_MAGIC "DSNAGRPH"
 /* Version 1's header, the smallest: a file this long is mapped, so that an

@@ -9,7 +9,7 @@
 
 #include "dsana/error.h"
 #include "io/graphfile/graphfile_internal.h"
-#include "util/sorted.h"
+#include "util/numeric/sorted.h"
 
 /* LSD radix sort of a[0..len) by 16-bit digits, up to the bits of max;
  * 8-bit digits for short arrays, where clearing and scanning 65536 counts

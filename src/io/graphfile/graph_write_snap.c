@@ -17,7 +17,7 @@
 
 #include "dsana/error.h"
 #include "io/graphfile/graphfile_internal.h"
-#include "util/str.h"
+#include "util/text/str.h"
 
 /* Buffered output to a plain or gzip file. */
 struct out {

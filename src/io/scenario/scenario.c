@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 
 #include "dsana/error.h"
-#include "util/splitmix.h"
+#include "util/numeric/splitmix.h"
 
 #define SEED_MAX 9007199254740992.0 /* 2^53: the largest exactly representable run */
 /* The links dsana emulates: 1 bit/s to 1 Pbit/s, 1 ns to 1000 s of latency. */

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "dsana/error.h"
-#include "util/clock.h"
-#include "util/log.h"
+#include "util/thread/clock.h"
+#include "util/text/log.h"
 
 static const struct net_ops *const net_all_ops[] = {&net_zmq_ops, &net_zmq_ops, &net_inproc_ops,
 #ifdef DSANA_HAVE_MPI

@@ -36,10 +36,10 @@
 
 #include "dsana/error.h"
 #include "net/transport/transport_impl.h"
-#include "util/clock.h"
-#include "util/cpu_busy.h"
-#include "util/log.h"
-#include "util/wakefd.h"
+#include "util/thread/clock.h"
+#include "util/thread/cpu_busy.h"
+#include "util/text/log.h"
+#include "util/thread/wakefd.h"
 
 struct ip_msg {
   struct ip_msg *next;

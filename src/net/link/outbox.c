@@ -13,8 +13,8 @@
 
 #include "dsana/error.h"
 #include "net/link/token_bucket.h"
-#include "util/clock.h"
-#include "util/grow.h"
+#include "util/thread/clock.h"
+#include "util/memory/grow.h"
 
 struct pending {
   uint64_t priority, seq;

@@ -52,8 +52,8 @@
 #include "dsana/error.h"
 #include "net/mpi/net_mpi_recv.h"
 #include "net/mpi/net_mpi_state.h"
-#include "util/clock.h"
-#include "util/log.h"
+#include "util/thread/clock.h"
+#include "util/text/log.h"
 
 #define MP_LINGER_NS 1000000000ull /* a closing socket's sends */
 

@@ -15,8 +15,8 @@
 
 #include "dsana/error.h"
 #include "net/mpi/net_mpi_state.h"
-#include "util/clock.h"
-#include "util/log.h"
+#include "util/thread/clock.h"
+#include "util/text/log.h"
 
 #define MP_POLL_STACK 16
 #define MP_SCRATCH_BYTES 65536 /* where a dropped message's bytes go */

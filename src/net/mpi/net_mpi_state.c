@@ -16,8 +16,8 @@
 #include <time.h>
 
 #include "dsana/error.h"
-#include "util/clock.h"
-#include "util/log.h"
+#include "util/thread/clock.h"
+#include "util/text/log.h"
 
 struct mp_state mp;
 

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "dsana/error.h"
-#include "util/clock.h"
-#include "util/log.h"
+#include "util/thread/clock.h"
+#include "util/text/log.h"
 
 int net_peer_id(const struct net_peer *p, uint32_t *self_id) {
   /* every transport's identities start with the same tag */

@@ -32,8 +32,8 @@
 
 #include "dsana/error.h"
 #include "net/zmq/net_zmq_internal.h"
-#include "util/clock.h"
-#include "util/log.h"
+#include "util/thread/clock.h"
+#include "util/text/log.h"
 
 static_assert(sizeof(zmq_msg_t) <= sizeof(((struct net_msg *)0)->impl), "net_msg.impl must hold a zmq_msg_t");
 static_assert(alignof(zmq_msg_t) <= 8, "net_msg.impl is only 8-aligned");

@@ -17,7 +17,7 @@
 #define CONFIG_ADDR_MAX 256
 #define CONFIG_IDENTITY_MAX 8192
 /* What a loaded server or worker pre-faults in each of its threads' heaps
- * (heap_prefault, util/bigmem.h): more than the message buffers either
+ * (heap_prefault, util/memory/bigmem.h): more than the message buffers either
  * role allocated in the first iterations of a 4-worker p2p-Gnutella31 run
  * (at most 123 pages, 0.5 MiB), for up to 4 roles of its kind; with more,
  * each one's share of the tables, and of those buffers, is smaller

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "dsana/dsana.h"
-#include "util/clock.h"
-#include "util/log.h"
+#include "util/thread/clock.h"
+#include "util/text/log.h"
 
 static enum fault_point point_named(const char *s, bool server) {
   static const char *const worker_points[] = {"", "before-task", "before-push", "mid-push", "after-push"};

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 /* The exit code of an injected exit (not 3, which says "incomplete",
- * util/status.h). */
+ * util/text/status.h). */
 #define FAULT_EXIT_CODE 5
 
 enum fault_point {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "runtime/core/keymask.h"
-#include "util/grow.h"
+#include "util/memory/grow.h"
 
 void job_init(struct dsana_job *job, uint32_t n_workers, uint32_t n_servers, uint32_t tasks_per_worker,
               const char *role) {

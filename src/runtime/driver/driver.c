@@ -7,7 +7,7 @@
 
 #include "runtime/driver/driver_internal.h"
 #include "runtime/record/trace.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 static const struct drv_role_ops *const role_ops[] = {
     [ROLE_SCHEDULER] = &drv_sched_ops,

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "runtime/driver/driver_internal.h"
-#include "util/clock.h"
+#include "util/thread/clock.h"
 #include "runtime/role/role_title.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 static uint64_t env_now(void *arg) {
   (void)arg;

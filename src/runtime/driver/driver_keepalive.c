@@ -15,7 +15,7 @@
 
 #include "runtime/driver/driver_internal.h"
 #include "runtime/role/role_title.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 struct drv_keepalive {
   pthread_t tid;

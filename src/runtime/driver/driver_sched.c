@@ -11,8 +11,8 @@
 #include "runtime/driver/stop_flag.h"
 #include "runtime/record/trace.h"
 #include "runtime/scheduler/scheduler.h"
-#include "util/clock.h"
-#include "util/log.h"
+#include "util/thread/clock.h"
+#include "util/text/log.h"
 
 /* The scheduler's own, beside the driver's I/O (struct drv). */
 struct drv_sched {

@@ -9,9 +9,9 @@
 #include "runtime/msg/msg.h"
 #include "runtime/record/trace.h"
 #include "runtime/server/server.h"
-#include "util/affinity.h"
-#include "util/clock.h"
-#include "util/log.h"
+#include "util/thread/affinity.h"
+#include "util/thread/clock.h"
+#include "util/text/log.h"
 
 /* The server's own, beside the driver's I/O (struct drv). */
 struct drv_server {

@@ -25,10 +25,10 @@
 #include "runtime/record/trace.h"
 #include "runtime/worker/pool.h"
 #include "runtime/worker/worker.h"
-#include "util/affinity.h"
-#include "util/clock.h"
-#include "util/cpu_busy.h"
-#include "util/log.h"
+#include "util/thread/affinity.h"
+#include "util/thread/clock.h"
+#include "util/thread/cpu_busy.h"
+#include "util/text/log.h"
 
 /* The worker's own, beside the driver's I/O (struct drv). */
 struct drv_worker {

@@ -5,7 +5,7 @@
 #include <sys/prctl.h>
 
 #include "dsana/dsana.h"
-#include "util/clock.h"
+#include "util/thread/clock.h"
 
 #define EMULATE_MAX_SLOTS (1u << 21) /* 16 MiB of history at most */
 

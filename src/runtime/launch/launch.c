@@ -15,7 +15,7 @@
  * folder goes with the launcher or, after a SIGKILL, with its janitor
  * (launch_dir.c); converted inputs are anonymous files (dsana/outfile.h).
  * A role that exits with STATUS_EXIT_INCOMPLETE finished but could not
- * write a report: the run goes on and ends incomplete (util/status.h).
+ * write a report: the run goes on and ends incomplete (util/text/status.h).
  */
 #define _GNU_SOURCE /* strsignal */
 #include <errno.h>
@@ -34,9 +34,9 @@
 #include "runtime/launch/launch_internal.h"
 #include "runtime/launch/runtime.h"
 #include "runtime/record/trace.h"
-#include "util/clock.h"
-#include "util/log.h"
-#include "util/status.h"
+#include "util/thread/clock.h"
+#include "util/text/log.h"
+#include "util/text/status.h"
 
 struct child {
   pid_t pid;

@@ -27,8 +27,8 @@
 #include "dsana/dsana.h"
 #include "net/transport/transport.h"
 #include "runtime/launch/launch_internal.h"
-#include "util/log.h"
-#include "util/proctitle.h"
+#include "util/text/log.h"
+#include "util/text/proctitle.h"
 
 int launch_make_dir(struct run_config *cfg) {
   const char *tmp = getenv("TMPDIR");

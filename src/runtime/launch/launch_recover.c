@@ -23,7 +23,7 @@
 #include "runtime/record/checkpoint.h"
 #include "runtime/launch/launch_internal.h"
 #include "runtime/launch/runtime.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 void runtime_report_checkpoint(const char *dir) {
   struct ckpt_manifest m;

@@ -31,8 +31,8 @@
 #include "runtime/launch/launch_internal.h"
 #include "runtime/role/role_title.h"
 #include "runtime/launch/runtime.h"
-#include "util/clock.h"
-#include "util/log.h"
+#include "util/thread/clock.h"
+#include "util/text/log.h"
 
 /* After the scheduler ended, the others have this long to end too. */
 #define THREADS_GRACE_NS 10000000000ull

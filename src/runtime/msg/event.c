@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "dsana/dsana.h"
-#include "util/grow.h"
+#include "util/memory/grow.h"
 #include "runtime/msg/msg.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 void rt_buffer_name(char *name, uint32_t s, uint32_t t, uint32_t b) {
   if (s == RT_BUFFER_REGION)

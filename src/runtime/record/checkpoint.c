@@ -17,8 +17,8 @@
 #include "net/wire/wire.h"
 #include "runtime/core/config.h"
 #include "runtime/core/job.h"
-#include "util/log.h"
-#include "util/status.h"
+#include "util/text/log.h"
+#include "util/text/status.h"
 
 /* the scheduler copies run_config.job_identity into the manifest */
 _Static_assert(CKPT_IDENTITY_MAX == CONFIG_IDENTITY_MAX, "identity sizes differ");

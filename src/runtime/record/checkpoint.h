@@ -54,7 +54,7 @@ int ckpt_write_manifest(const char *dir, const struct ckpt_manifest *m, char *er
 int ckpt_read_manifest(const char *dir, struct ckpt_manifest *m, char *err, size_t errlen);
 /* A checkpoint that could not be written (err from the writers above):
  * the first one of this process is logged, every one marks the run
- * incomplete (util/status.h: exit status 3); the job goes on, the last
+ * incomplete (util/text/status.h: exit status 3); the job goes on, the last
  * complete checkpoint stays valid. Any thread. */
 void ckpt_report_failure(const char *err);
 /* Check the manifest and every shard it names (headers and checksums). */

@@ -29,8 +29,8 @@
 
 #include "dsana/dsana.h"
 #include "dsana/outfile.h"
-#include "util/log.h"
-#include "util/status.h"
+#include "util/text/log.h"
+#include "util/text/status.h"
 
 /* One span; name, cat and arg2_name point at static strings. */
 struct trace_rec {
@@ -237,7 +237,7 @@ int trace_close(struct trace *tr) {
       unlink(tmp);
   }
   /* a trace is a report: losing it does not fail the role, but the run
-   * ends incomplete (util/status.h) */
+   * ends incomplete (util/text/status.h) */
   if (rc) {
     log_error("the trace will lack the events of %s: %s", tr->track, saved ? strerror(saved) : dsana_strerror(rc));
     status_mark_incomplete();

@@ -33,7 +33,7 @@ void trace_span(struct trace *t, const char *name, const char *cat, uint64_t sta
                 const char *arg2_name, double arg2);
 /* Write the part file and free the trace (NULL: nothing). A part that
  * cannot be written is logged (one line, the reason) and marks the run
- * incomplete (util/status.h); the role carries on. Returns 0. */
+ * incomplete (util/text/status.h); the role carries on. Returns 0. */
 int trace_close(struct trace *t);
 /* Merge the part files (NULL-terminated list) into `out_path`
  * ({"traceEvents":[...], "displayTimeUnit":"ms"}, timestamps shifted so

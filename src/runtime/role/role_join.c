@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "runtime/role/app_check.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 int role_register(struct msg_register *reg, struct rt_outq *out) {
   gethostname(reg->host, sizeof reg->host - 1);

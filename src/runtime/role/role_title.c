@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "util/proctitle.h"
+#include "util/text/proctitle.h"
 
 /* The kernel name of role `role` number `index` (len >= 16): "dsana-sched",
  * "dsana-srv-0", "dsana-wrk-2"; "dsana-srv", "dsana-wrk" while the index

@@ -12,7 +12,7 @@
 #include "runtime/core/iter_figures.h"
 #include "runtime/core/rules.h"
 #include "runtime/scheduler/scheduler_internal.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 /* --chunk resolved into keys per chunk of every key space; --compress
  * likewise. */

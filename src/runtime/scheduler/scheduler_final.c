@@ -8,7 +8,7 @@
 
 #include "runtime/core/iter_figures.h"
 #include "runtime/scheduler/scheduler_internal.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 /* STOP to the servers (they send their part of the result) or, once the
  * result is complete, to the workers: a server lost before its part came

@@ -19,7 +19,7 @@
 #include "runtime/core/iter_figures.h"
 #include "runtime/scheduler/scheduler_internal.h"
 #include "runtime/record/trace.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 /* Task ids that fit in `room` payload bytes, whole 8-byte words. */
 static uint32_t ids_fitting(uint64_t room) {

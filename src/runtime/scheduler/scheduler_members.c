@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "runtime/scheduler/scheduler_internal.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 static void fill_map(const struct scheduler *s, struct msg_cluster_map *map) {
   map->n_servers = s->cfg.n_servers;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "runtime/scheduler/scheduler_internal.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 int sch_send(struct scheduler *s, struct peer_slot *to, const struct wire_hdr *h, const void *payload, size_t len,
              struct rt_outq *out) {

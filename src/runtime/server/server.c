@@ -14,8 +14,8 @@
 #include "runtime/role/role_join.h"
 #include "runtime/server/server_state.h"
 #include "runtime/record/trace.h"
-#include "util/bigmem.h"
-#include "util/log.h"
+#include "util/memory/bigmem.h"
+#include "util/text/log.h"
 
 int server_create(const struct role_params *p, const struct rt_env *env, const char *addr, struct server **out) {
   struct server *sv = calloc(1, sizeof *sv);

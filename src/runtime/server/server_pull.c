@@ -18,9 +18,9 @@
 #include "runtime/core/rules.h"
 #include "runtime/server/server_state.h"
 #include "runtime/record/trace.h"
-#include "util/grow.h"
-#include "util/log.h"
-#include "util/sorted.h"
+#include "util/memory/grow.h"
+#include "util/text/log.h"
+#include "util/numeric/sorted.h"
 
 void spull_begin(struct server *sv) {
   for (uint32_t s = 0; s < sv->job.n_spaces; s++)

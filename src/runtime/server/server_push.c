@@ -23,8 +23,8 @@
 #include "runtime/role/app_check.h"
 #include "runtime/server/server_state.h"
 #include "runtime/record/trace.h"
-#include "util/grow.h"
-#include "util/log.h"
+#include "util/memory/grow.h"
+#include "util/text/log.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "partial sums travel in the host layout of __int128: add byte swapping for this host"

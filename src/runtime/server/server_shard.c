@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "runtime/server/server_state.h"
-#include "util/bigmem.h"
-#include "util/log.h"
-#include "util/sorted.h"
+#include "util/memory/bigmem.h"
+#include "util/text/log.h"
+#include "util/numeric/sorted.h"
 
 double *shard_by_key(const struct server *sv, uint32_t t, uint32_t b) {
   return sv->t[t].buf[b] - sv->t[t].lo * sv->t[t].width;

@@ -8,8 +8,8 @@
 
 #include "runtime/core/keymask.h"
 #include "runtime/worker/mirror_shared.h"
-#include "util/bigmem.h"
-#include "util/log.h"
+#include "util/memory/bigmem.h"
+#include "util/text/log.h"
 
 /* The cover of every task's read range of table t (dense tables fetch it). */
 static void read_cover(const struct dsana_job *job, uint32_t t, uint64_t *lo, uint64_t *hi) {

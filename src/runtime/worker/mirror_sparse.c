@@ -7,8 +7,8 @@
 #include "runtime/worker/mirror.h"
 #include "runtime/worker/mirror_shared.h"
 #include "runtime/record/trace.h"
-#include "util/log.h"
-#include "util/sorted.h"
+#include "util/text/log.h"
+#include "util/numeric/sorted.h"
 
 struct mirror_req {
   struct mirror_req *next;

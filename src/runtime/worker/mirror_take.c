@@ -7,7 +7,7 @@
 #include "runtime/worker/mirror.h"
 #include "runtime/worker/mirror_shared.h"
 #include "runtime/record/trace.h"
-#include "util/log.h"
+#include "util/text/log.h"
 
 /* Bits [lo, hi) of one word, as a mask (lo < hi, same word). */
 static uint64_t bit_mask(uint64_t lo, uint64_t hi) {

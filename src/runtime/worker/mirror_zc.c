@@ -17,8 +17,8 @@
 #include "runtime/core/keymask.h"
 #include "runtime/worker/mirror.h"
 #include "runtime/worker/mirror_shared.h"
-#include "util/grow.h"
-#include "util/log.h"
+#include "util/memory/grow.h"
+#include "util/text/log.h"
 
 /* A piece to ask server s for again. */
 struct mirror_refetch {

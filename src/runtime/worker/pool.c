@@ -13,12 +13,12 @@
 #include "dsana/dsana.h"
 #include "runtime/worker/worker.h"
 #include "runtime/role/role_title.h"
-#include "util/affinity.h"
-#include "util/bigmem.h"
-#include "util/cpu_busy.h"
-#include "util/grow.h"
-#include "util/log.h"
-#include "util/wakefd.h"
+#include "util/thread/affinity.h"
+#include "util/memory/bigmem.h"
+#include "util/thread/cpu_busy.h"
+#include "util/memory/grow.h"
+#include "util/text/log.h"
+#include "util/thread/wakefd.h"
 
 struct ring {
   struct witem *v;

@@ -34,7 +34,7 @@ typedef void (*pool_run_fn)(void *arg, struct witem *it, uint32_t thread);
 /* worker: the index of the worker the threads compute for, which names
  * them ("dsana-wrk-3.t0", "dsana-wrk-3.t1" ..., role_title.h). heap_pad:
  * bytes each thread pre-faults in its heap as it starts (heap_prefault,
- * util/bigmem.h; 0: none). */
+ * util/memory/bigmem.h; 0: none). */
 int pool_create(uint32_t n_threads, int64_t first_cpu, uint32_t worker, size_t heap_pad, pool_run_fn run, void *arg,
                 struct pool **out);
 /* Stop and join the threads (items not run are dropped). */

@@ -12,8 +12,8 @@
 #include "runtime/record/trace.h"
 #include "runtime/worker/worker.h"
 #include "runtime/worker/worker_state.h"
-#include "util/bigmem.h"
-#include "util/log.h"
+#include "util/memory/bigmem.h"
+#include "util/text/log.h"
 
 int worker_create(const struct role_params *p, const struct rt_env *env, struct worker **out) {
   struct worker *w = calloc(1, sizeof *w);

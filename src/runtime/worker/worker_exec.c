@@ -20,7 +20,7 @@
 
 #include "runtime/worker/worker.h"
 #include "runtime/worker/worker_state.h"
-#include "util/refbuf.h"
+#include "util/memory/refbuf.h"
 
 void worker_exec(struct witem *it) {
   struct wtask *wt = it->wt;

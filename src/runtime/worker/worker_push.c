@@ -14,9 +14,9 @@
 #include "runtime/core/rules.h"
 #include "runtime/record/trace.h"
 #include "runtime/worker/worker_state.h"
-#include "util/grow.h"
-#include "util/log.h"
-#include "util/refbuf.h"
+#include "util/memory/grow.h"
+#include "util/text/log.h"
+#include "util/memory/refbuf.h"
 
 static struct wire_hdr push_hdr(const struct worker *w, const struct wtask *wt, uint32_t table) {
   struct wire_hdr h = wire_hdr_make(WIRE_PUSH, w->index);

@@ -28,9 +28,9 @@
 
 #include "runtime/record/trace.h"
 #include "runtime/worker/worker_state.h"
-#include "util/bigmem.h"
-#include "util/log.h"
-#include "util/refbuf.h"
+#include "util/memory/bigmem.h"
+#include "util/text/log.h"
+#include "util/memory/refbuf.h"
 
 int wtasks_alloc(struct worker *w) {
   uint32_t n = w->job.n_tasks;

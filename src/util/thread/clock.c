@@ -1,5 +1,5 @@
 /* clock.c - CLOCK_MONOTONIC wrappers. */
-#include "util/clock.h"
+#include "util/thread/clock.h"
 
 #include <errno.h>
 #include <time.h>

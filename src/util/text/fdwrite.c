@@ -1,5 +1,5 @@
 /* fdwrite.c - see fdwrite.h. */
-#include "util/fdwrite.h"
+#include "util/text/fdwrite.h"
 
 #include <errno.h>
 #include <unistd.h>

@@ -1,12 +1,12 @@
 /*
- * xsum.c - exact fixed-point sums (see dsana_xsum in dsana.h).
+ * xsum.c - exact fixed-point sums (see dsana_xsum in dsana/xsum.h).
  *
  * Each addend is scaled by 2^80 and truncated toward zero to an integer,
  * read straight from its IEEE-754 bits, and added to a 192-bit two's-
  * complement integer (hi:lo); integer addition modulo 2^192 is
  * associative, so any partition of the addends gives the same total, and
  * a total within the range is exact even when partial sums wrapped.
- * dsana_xsum_add() is inline in dsana.h (apps call it once per key in
+ * dsana_xsum_add() is inline in dsana/xsum.h (apps call it once per key in
  * their hot loops); this file has its general path.
  */
 #include <math.h>

@@ -6,7 +6,7 @@
  * over the area, padded with NUL bytes.
  */
 #define _GNU_SOURCE /* prctl names */
-#include "util/proctitle.h"
+#include "util/text/proctitle.h"
 
 #include <pthread.h>
 #include <stdarg.h>

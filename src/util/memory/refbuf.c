@@ -1,5 +1,5 @@
 /* refbuf.c - a buffer of doubles with a reference count (refbuf.h). */
-#include "util/refbuf.h"
+#include "util/memory/refbuf.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

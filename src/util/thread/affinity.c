@@ -1,6 +1,6 @@
 /* affinity.c - keeping a thread on one CPU (affinity.h). */
 #define _GNU_SOURCE /* CPU_SET, pthread_setaffinity_np */
-#include "util/affinity.h"
+#include "util/thread/affinity.h"
 
 #include <pthread.h>
 #include <sched.h>

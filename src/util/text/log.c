@@ -2,7 +2,7 @@
  * that lines from several processes do not interleave. The prefix is the
  * calling thread's role when it set one (roles that are threads of one
  * process), else the last role set in the process (its compute threads). */
-#include "util/log.h"
+#include "util/text/log.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* grow.c - growable arrays (see grow.h). */
-#include "util/grow.h"
+#include "util/memory/grow.h"
 
 #include <stdlib.h>
 

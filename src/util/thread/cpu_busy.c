@@ -1,9 +1,9 @@
 /* cpu_busy.c - the process's count of threads busy with real work (cpu_busy.h). */
-#include "util/cpu_busy.h"
+#include "util/thread/cpu_busy.h"
 
 #include <stdatomic.h>
 
-#include "util/clock.h"
+#include "util/thread/clock.h"
 
 #define CPU_BUSY_QUIET_NS 2000000u
 

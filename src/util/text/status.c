@@ -1,5 +1,5 @@
 /* status.c - the incomplete-run mark (status.h). */
-#include "util/status.h"
+#include "util/text/status.h"
 
 #include <stdatomic.h>
 

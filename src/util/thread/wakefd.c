@@ -1,11 +1,11 @@
 /* wakefd.c - a counted wake-up eventfd (see wakefd.h). */
-#include "util/wakefd.h"
+#include "util/thread/wakefd.h"
 
 #include <errno.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "util/log.h"
+#include "util/text/log.h"
 
 int wakefd_open(struct wakefd *w) {
   w->owed = 0;

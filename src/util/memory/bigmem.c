@@ -1,6 +1,6 @@
 /* bigmem.c - huge-page-advised zeroed allocations (bigmem.h). */
 #define _GNU_SOURCE
-#include "util/bigmem.h"
+#include "util/memory/bigmem.h"
 
 #include <stdint.h>
 #include <stdlib.h>
