@@ -19,7 +19,7 @@
 #include "dsana/dsana.h"
 #include "runtime/core/job.h"
 #include "runtime/core/keymask.h"
-#include "runtime/worker/mirror.h"
+#include "runtime/mirror/mirror.h"
 #include "util/text/log.h"
 
 #define MAX_SERVERS 4

@@ -1,6 +1,6 @@
 /*
  * test_runtime_mirror.c - a worker's mirror of dense tables
- * (runtime/worker/mirror.c, mirror_take.c), driven directly: the PULLs it emits
+ * (runtime/mirror/mirror.c, mirror_take.c), driven directly: the PULLs it emits
  * into its rt_outq are checked, and hand-made PULL_REPLY pieces, good and
  * bad, are offered to mirror_take() as servers would send them. Every bad
  * piece must be taken and dropped: it must neither count towards a

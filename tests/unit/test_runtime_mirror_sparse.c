@@ -1,6 +1,6 @@
 /*
  * test_runtime_mirror_sparse.c - a worker's mirror of tables read by key
- * lists (runtime/worker/mirror_sparse.c): a task's keys are asked for in one PULL
+ * lists (runtime/mirror/mirror_sparse.c): a task's keys are asked for in one PULL
  * per server (WIRE_F_KEYS, the keys as payload, named by the task); keys an
  * earlier request of the same iteration asked for are not asked again, and
  * a task's ticket is ready once every request up to the last one holding

@@ -1,6 +1,6 @@
 /*
  * test_runtime_mirror_zc.c - compressed answers to a worker's dense pulls
- * (runtime/worker/mirror_zc.c with mirror.c and mirror_take.c): which pulls ask
+ * (runtime/mirror/mirror_zc.c with mirror.c and mirror_take.c): which pulls ask
  * for WIRE_F_ZSTD and WIRE_F_DELTA; compressed pieces, XORed with the
  * previous iteration's values or alone, packed or not, decode to exactly
  * the values a plain piece carries; and every bad one (corrupted,

@@ -18,7 +18,7 @@
 #include "runtime/msg/msg.h"
 #include "runtime/msg/usage.h"
 #include "runtime/role/role_params.h"
-#include "runtime/worker/mirror.h"
+#include "runtime/mirror/mirror.h"
 #include "runtime/worker/work_item.h"
 
 /* A task's key list of a sparse table (task_keys()), fetched once. */

@@ -15,8 +15,8 @@
 
 #include "net/wire/zcodec.h"
 #include "runtime/core/keymask.h"
-#include "runtime/worker/mirror.h"
-#include "runtime/worker/mirror_shared.h"
+#include "runtime/mirror/mirror.h"
+#include "runtime/mirror/mirror_shared.h"
 #include "util/memory/grow.h"
 #include "util/text/log.h"
 

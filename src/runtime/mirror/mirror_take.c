@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "runtime/core/keymask.h"
-#include "runtime/worker/mirror.h"
-#include "runtime/worker/mirror_shared.h"
+#include "runtime/mirror/mirror.h"
+#include "runtime/mirror/mirror_shared.h"
 #include "runtime/record/trace.h"
 #include "util/text/log.h"
 

@@ -58,7 +58,7 @@
 
 #include "runtime/msg/event.h"
 #include "runtime/core/job.h"
-#include "runtime/worker/mirror_state.h"
+#include "runtime/mirror/mirror_state.h"
 
 /* Set up for the tables of job this worker may read; chunk_keys per key
  * space (0 = whole). `sparse_tables` bit t: table t is read by key lists. */

@@ -14,7 +14,7 @@
 
 #include "runtime/msg/event.h"
 #include "runtime/core/job.h"
-#include "runtime/worker/mirror_state.h"
+#include "runtime/mirror/mirror_state.h"
 
 /* Index of server s's buffer b of table t in mirror.shm. */
 static inline size_t mirror_shm_slot(uint32_t s, uint32_t t, uint32_t b) {

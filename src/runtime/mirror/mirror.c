@@ -1,13 +1,13 @@
 /* mirror.c - a worker's copy of the tables it reads: setup and the dense
  * tables, fetched whole chunk by chunk (see mirror.h). Sparse tables are
  * in mirror_sparse.c, checking and storing answers in mirror_take.c. */
-#include "runtime/worker/mirror.h"
+#include "runtime/mirror/mirror.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/core/keymask.h"
-#include "runtime/worker/mirror_shared.h"
+#include "runtime/mirror/mirror_shared.h"
 #include "util/memory/bigmem.h"
 #include "util/text/log.h"
 
