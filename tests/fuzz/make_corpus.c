@@ -7,7 +7,8 @@
  *
  *   cc -std=c11 -D_DEFAULT_SOURCE -I include -I src tests/fuzz/make_corpus.c \
  *      src/net/wire/wire.c src/net/wire/zcodec.c src/runtime/msg/msg.c src/runtime/msg/codec.c \
- *      src/runtime/record/checkpoint.c src/runtime/core/job.c $(find src/util -name '*.c') \
+ *      src/runtime/record/checkpoint.c src/runtime/core/job.c src/io/file/outfile*.c \
+ *      $(find src/util -name '*.c') \
  *      -lz -lzstd -lcjson -lm -lpthread -o /tmp/make_corpus && /tmp/make_corpus tests/fuzz/corpus
  *
  * Files it does not name (hand-made seeds) are left alone.
