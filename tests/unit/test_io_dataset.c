@@ -800,6 +800,31 @@ static void test_classes(void **state) {
   dsana_dataset_fini(&ds);
 }
 
+/* Many distinct labels (regression-like targets, more than a classifier's
+ * few that the classes are gathered in order for): the same ascending,
+ * distinct list as for few, -0 merged with 0. 3000 rows, labels
+ * (r * 7) % 2000 - 1000 scrambled, one -0. */
+static void test_classes_many(void **state) {
+  (void)state;
+  enum { N = 3000 };
+  static double x[N], y[N];
+  for (uint64_t r = 0; r < N; r++)
+    y[r] = (double)((r * 7) % 2000) - 1000;
+  y[5] = -0.0;
+  struct dsana_dataset ds;
+  char err[256];
+  assert_int_equal(dsana_dataset_from_dense(N, 1, x, y, &ds, err, sizeof err), 0);
+  double *labels;
+  uint64_t k;
+  assert_int_equal(dsana_dataset_classes(&ds, &labels, &k), 0);
+  assert_int_equal(k, 2000);
+  for (uint64_t c = 0; c < k; c++)
+    assert_true(labels[c] == (double)c - 1000);
+  assert_false(signbit(labels[1000])); /* 0, not -0 */
+  free(labels);
+  dsana_dataset_fini(&ds);
+}
+
 /* The process's mappings of dense column indices (dataset_mem.c names
  * their memfd "dsana-dense-cols"): lines of /proc/self/maps naming it. */
 static int mapping_count(void) {
@@ -933,6 +958,7 @@ int main(void) {
       cmocka_unit_test(test_gen_deterministic),
       cmocka_unit_test(test_gen_learnable),
       cmocka_unit_test(test_classes),
+      cmocka_unit_test(test_classes_many),
   };
   return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
 }
