@@ -168,16 +168,16 @@ struct sim_worker {
   struct sim_cpu cpu;
   struct sim_link link;
   uint32_t iter, n_ran, ran_prev;
-  uint32_t *queue, q_head, q_len; /* ring of n_tasks */
-  bool handed_all;                /* the iteration's tasks all handed out: one report, after the last */
-  uint32_t running;               /* task, or UINT32_MAX */
-  uint64_t next_chunk;            /* blocks: the running task's next block */
-  uint64_t item_end;              /* the computing item ends before this block */
-  double task_compute;            /* modelled so far */
-  double task_noise;              /* the running task's noise factor */
-  bool busy;                      /* an item is computing */
-  uint32_t pulled[2];             /* iteration whose input was asked, per parity */
-  uint32_t *got[2];               /* per parity: pieces arrived per chunk */
+  uint32_t *queue, q_cap, q_head, q_len; /* ring of the tasks held (grown to at most n_tasks) */
+  bool handed_all;                       /* the iteration's tasks all handed out: one report, after the last */
+  uint32_t running;                      /* task, or UINT32_MAX */
+  uint64_t next_chunk;                   /* blocks: the running task's next block */
+  uint64_t item_end;                     /* the computing item ends before this block */
+  double task_compute;                   /* modelled so far */
+  double task_noise;                     /* the running task's noise factor */
+  bool busy;                             /* an item is computing */
+  uint32_t pulled[2];                    /* iteration whose input was asked, per parity */
+  uint32_t *got[2];                      /* per parity: pieces arrived per chunk */
   uint32_t got_iter[2];
   uint64_t chunks_in[2];
   uint64_t bytes_in, bytes_out, in_mark, out_mark;

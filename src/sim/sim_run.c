@@ -7,9 +7,69 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/core/iter_figures.h"
 #include "sim/sim_internal.h"
+
+/* Bytes the model takes for this cluster, job and chunking, as setup()
+ * and the work's tables allocate them, plus what messages in flight may
+ * hold (a pull of every worker standing at every server): the figure a
+ * projection is refused on when the machine cannot hold it. */
+static uint64_t model_bytes(const struct sim *sim) {
+  uint64_t W = sim->n_workers, S = sim->n_servers, T = sim->wk.n_tasks, C = sim->wk.n_chunks;
+  uint64_t held = 2 * (T / (W ? W : 1)) + 16; /* a worker's ring: its share and a refill */
+  uint64_t worker = sizeof(struct sim_worker) + 4 * (held < T ? held : T) + 8 * C + S * sizeof(struct sim_pend);
+  uint64_t server = sizeof(struct sim_server) + T + W * sizeof(struct sim_pullreq);
+  uint64_t work = T * (sizeof(double) + 2 * sizeof(uint64_t) + 5) + S * C * 12 + C * (4 + 24);
+  return W * (worker + 64) + S * server + work + W * S * sizeof(struct sim_msg);
+}
+
+/* The memory the model may take: DSANA_SIM_MEMORY (bytes) when set, else
+ * what the machine has available (/proc/meminfo, else its pages). */
+static uint64_t memory_available(void) {
+  const char *env = getenv("DSANA_SIM_MEMORY");
+  if (env && *env)
+    return strtoull(env, NULL, 10);
+  FILE *f = fopen("/proc/meminfo", "r");
+  char line[128];
+  unsigned long long kb = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+      break;
+  if (f)
+    fclose(f);
+  if (kb)
+    return (uint64_t)kb * 1024;
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
+}
+
+/* bytes as "12.3 GiB", "4.5 MiB" or "678 KiB" into buf. */
+static const char *size_text(uint64_t bytes, char *buf, size_t len) {
+  double b = (double)bytes;
+  if (b >= 0x1p30)
+    snprintf(buf, len, "%.1f GiB", b / 0x1p30);
+  else if (b >= 0x1p20)
+    snprintf(buf, len, "%.1f MiB", b / 0x1p20);
+  else
+    snprintf(buf, len, "%.0f KiB", b / 0x1p10);
+  return buf;
+}
+
+/* DSANA_ERANGE with the figures when the model would not fit in memory. */
+static int check_memory(const struct sim *sim, char *err, size_t errlen) {
+  uint64_t need = model_bytes(sim), have = memory_available();
+  if (need <= have)
+    return 0;
+  char a[32], b[32];
+  snprintf(err, errlen,
+           "the projection needs about %s of memory (%u workers, %u servers, %u tasks, %llu chunks), more than "
+           "the %s available: fewer workers, servers, tasks or chunks (--tasks-per-worker, --chunk)",
+           size_text(need, a, sizeof a), sim->n_workers, sim->n_servers, sim->wk.n_tasks,
+           (unsigned long long)sim->wk.n_chunks, size_text(have, b, sizeof b));
+  return DSANA_ERANGE;
+}
 
 static int setup(struct sim *sim) {
   sim->sv = calloc(sim->n_servers, sizeof *sim->sv);
@@ -119,6 +179,8 @@ int sim_run(const struct dsana_job *job, const struct sim_app_shape *app, const 
     snprintf(err, errlen, "--max-iter must be at least 1");
   if (!rc)
     rc = simwork_init(&sim.wk, job, app, cfg, sim.sc, opt->local, err, errlen);
+  if (!rc)
+    rc = check_memory(&sim, err, errlen);
   if (!rc && (rc = setup(&sim)) != 0)
     snprintf(err, errlen, "out of memory for %u workers and %u tasks", cfg->n_workers, job->n_tasks);
   if (!rc && obs && obs->open && (rc = obs->open(obs->arg)) != 0)

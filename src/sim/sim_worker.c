@@ -22,11 +22,10 @@ int simworker_init(struct sim *sim, uint32_t i) {
   const struct scenario_link *l = i < sim->sc->n_workers ? &sim->sc->link[i] : &sim->sc->global_link;
   simnet_link_init(&w->link, l->bandwidth_bytes_per_s, l->latency_s);
   w->running = NONE;
-  w->queue = malloc(sizeof *w->queue * sim->wk.n_tasks);
   w->got[0] = calloc(sim->wk.n_chunks, sizeof *w->got[0]);
   w->got[1] = calloc(sim->wk.n_chunks, sizeof *w->got[1]);
   w->pend = calloc(sim->n_servers, sizeof *w->pend);
-  return w->queue && w->got[0] && w->got[1] && w->pend ? 0 : DSANA_ENOMEM;
+  return w->got[0] && w->got[1] && w->pend ? 0 : DSANA_ENOMEM;
 }
 
 void simworker_fini(struct sim *sim, uint32_t i) {
@@ -103,7 +102,7 @@ static void try_run(struct sim *sim, uint32_t i, double t) {
     return;
   if (w->running == NONE && w->q_len) {
     w->running = w->queue[w->q_head];
-    w->q_head = (w->q_head + 1) % wk->n_tasks;
+    w->q_head = (w->q_head + 1) % w->q_cap;
     w->q_len--;
     w->next_chunk = w->item_end = 0;
     w->task_compute = 0;
@@ -143,10 +142,36 @@ void simworker_on_compute(struct sim *sim, uint32_t i, double t) {
   try_run(sim, i, t);
 }
 
+/* Room for one more task in w's ring: its capacity doubled (from 16, at
+ * most n_tasks) and the ring laid out from 0 when full; false when memory
+ * runs out. A worker holds its share and a refill, not every task: rings
+ * of n_tasks each were W x T entries (4 GB at 4,096 workers x 64 tasks). */
+static bool queue_room(struct sim_worker *w, uint32_t n_tasks) {
+  if (w->q_len < w->q_cap)
+    return true;
+  uint32_t cap = w->q_cap ? 2 * w->q_cap : 16;
+  cap = cap < n_tasks ? cap : n_tasks;
+  uint32_t *q = cap > w->q_cap ? malloc(sizeof *q * cap) : NULL;
+  if (!q)
+    return false;
+  for (uint32_t k = 0; k < w->q_len; k++)
+    q[k] = w->queue[(w->q_head + k) % w->q_cap];
+  free(w->queue);
+  w->queue = q;
+  w->q_cap = cap;
+  w->q_head = 0;
+  return true;
+}
+
 static void enqueue(struct sim *sim, uint32_t i, const struct sim_msg *m) {
   struct sim_worker *w = &sim->w[i];
-  for (uint32_t k = 0; k < m->n && w->q_len < sim->wk.n_tasks; k++)
-    w->queue[(w->q_head + w->q_len++) % sim->wk.n_tasks] = m->ids[k];
+  for (uint32_t k = 0; k < m->n && w->q_len < sim->wk.n_tasks; k++) {
+    if (!queue_room(w, sim->wk.n_tasks)) {
+      sim->failed = DSANA_ENOMEM;
+      return;
+    }
+    w->queue[(w->q_head + w->q_len++) % w->q_cap] = m->ids[k];
+  }
 }
 
 /* The scheduler says: fetch iteration iter's input now (fetch_ahead). */

@@ -7,7 +7,8 @@
 # with its app or not, and another app's (logreg) job; dynamic
 # scheduling ahead of bsp under a straggler (simulated time, not the
 # host's); and bad input: exit 2 and exactly one line on stderr naming the
-# file (and line) or the option.
+# file (and line) or the option, and a projection larger than the memory
+# available refused with what it needs.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 [ -x "${DSANA:-}" ] || die "DSANA is not set to an executable"
@@ -216,5 +217,10 @@ expect_bad seed_eq "--seed: invalid value 'x'" --tasks t512.txt --seed=x
 expect_bad seed_eq_empty "missing value for '--seed'" --tasks t512.txt --seed=
 expect_bad seed_eq_twice "--seed given twice" --tasks t512.txt --seed=1 --seed 2
 expect_bad local_eq "--local takes no value" --tasks t512.txt --local=1
+# a projection the machine cannot hold (DSANA_SIM_MEMORY stands in for a small
+# machine): refused before any work, saying how much it needs
+export DSANA_SIM_MEMORY=100000
+expect_bad memory "the projection needs about" --tasks t512.txt --workers 1024 --servers 16
+unset DSANA_SIM_MEMORY
 
 finish
