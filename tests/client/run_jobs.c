@@ -1,8 +1,9 @@
 /*
  * run_jobs.c - a program that runs dsana jobs one after another through
  * the public launch API (dsana/launch.h) and libdsana.so alone, for
- * tests/integration/test_library_run_api.sh: each job's options come from
- * one argument line, and each result is printed on stdout as one line
+ * tests/integration/library/test_library_run_api.sh: each job's options
+ * come from one argument line, and each result is printed on stdout as
+ * one line
  *   status=S exit=E summary=0|1 iterations=N log=0|1 error=TEXT
  * so the test can check statuses, errors and outputs while this
  * program's own stderr stays empty (print is off).

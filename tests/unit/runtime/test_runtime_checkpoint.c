@@ -3,7 +3,8 @@
  * loading it into tables and only checking it (tables NULL, as --resume's
  * validation does, streamed through a small buffer), over tables larger
  * than that buffer, and refusing a shard with a flipped data byte or cut
- * short. The whole checkpoint and resume cycle: integration/test_checkpoint.sh.
+ * short. The whole checkpoint and resume cycle:
+ * tests/integration/resume/test_checkpoint.sh.
  */
 #include <setjmp.h>
 #include <stdarg.h>
