@@ -1,5 +1,5 @@
 /*
- * test_runtime_progress.c - the progress line's ETA on synthetic residual
+ * test_cli_progress.c - the progress line's ETA on synthetic residual
  * sequences (geometric decay, iteration cap, stalls, restarts) and its
  * formatting; the terminal output through a redirected stderr.
  */
