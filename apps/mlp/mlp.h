@@ -34,7 +34,9 @@
  * Exactness: a batch of B rows is cut into ceil(B / MLP_BLOCK) blocks of
  * consecutive positions, as equal as can be (B = 200: 4 of 50, so that 2
  * tasks of 2 blocks take 100 rows each, not 128 and 72); each
- * block's gradient is computed in double in an order fixed by mlp_mm.c,
+ * block's rows are taken in the order mlp_group_rows gives them (a
+ * function of the rows alone), its gradient computed in double in an
+ * order fixed by mlp_mm.c,
  * then rounded to two fixed-point integers (struct mlp_fix) whose sums
  * over the blocks are exact in any order, as plain doubles. Tasks are
  * runs of blocks: the model is bit-identical for any worker, server, task
