@@ -1,6 +1,10 @@
 """python.py - dsana's scikit-learn estimators against scikit-learn's own on
 Fashion-MNIST (bench/python.sh runs it): accuracy on the test set (inertia
-for k-means) and fit time, with the ratios. Pixels / 255 as float64."""
+for k-means) and fit time, with the ratios. Pixels / 255 as float64.
+RUNS (default 3) fits of each, dsana's and scikit-learn's alternated: the
+median times (each run's on the next line) and their ratio; this host's
+speed moves by tens of percent between minutes, scikit-learn's MLP fit
+from 10.8 to 18 s, so one pair says little."""
 import gzip
 import os
 import sys
@@ -27,6 +31,17 @@ def timed(model, *args):
     return time.perf_counter() - t
 
 
+def fits(model, args, runs):
+    """runs fits of fresh clones of model; the last fitted one and the times."""
+    from sklearn.base import clone
+
+    times = []
+    for _ in range(runs):
+        fitted = clone(model)
+        times.append(timed(fitted, *args))
+    return fitted, times
+
+
 def main():
     from sklearn.cluster import KMeans
     from sklearn.linear_model import LogisticRegression
@@ -43,20 +58,29 @@ def main():
          MLPClassifier(hidden_layer_sizes=(256,), max_iter=epochs, random_state=1)),
         ("kmeans", dsana.KMeans(10, n_init=1, random_state=1), KMeans(10, n_init=1, random_state=1)),
     ]
-    print(f"{'model':8} {'dsana':>10} {'sklearn':>10} {'ratio':>7} {'dsana s':>9} {'sklearn s':>10} {'speed-up':>9}")
+    runs = int(os.environ.get("RUNS", "3"))
+    print(f"{'model':8} {'dsana':>10} {'sklearn':>10} {'ratio':>7} {'dsana s':>9} {'sklearn s':>10} {'speed-up':>9}"
+          f" {'time ratio':>10}   ({runs} runs each, alternated; median times)")
     for name, ours, theirs in pairs:
         import warnings
 
+        args = (X, y) if name != "kmeans" else (X,)
+        t_ours, t_theirs = [], []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            t_ours = timed(ours, X, y) if name != "kmeans" else timed(ours, X)
-            t_theirs = timed(theirs, X, y) if name != "kmeans" else timed(theirs, X)
+            for _ in range(runs):  # alternated, so that a slow phase of the host falls on both
+                ours_fit, t = fits(ours, args, 1)
+                t_ours += t
+                theirs_fit, t = fits(theirs, args, 1)
+                t_theirs += t
         if name == "kmeans":
-            a, b = ours.score(Xt), theirs.score(Xt)  # minus the test inertia
-            a, b = -a, -b
+            a, b = -ours_fit.score(Xt), -theirs_fit.score(Xt)  # the test inertia
         else:
-            a, b = ours.score(Xt, yt), theirs.score(Xt, yt)
-        print(f"{name:8} {a:10.4f} {b:10.4f} {a / b:7.3f} {t_ours:9.2f} {t_theirs:10.2f} {t_theirs / t_ours:9.2f}")
+            a, b = ours_fit.score(Xt, yt), theirs_fit.score(Xt, yt)
+        mo, mt = float(np.median(t_ours)), float(np.median(t_theirs))
+        print(f"{name:8} {a:10.4f} {b:10.4f} {a / b:7.3f} {mo:9.2f} {mt:10.2f} {mt / mo:9.2f} {mo / mt:10.3f}")
+        print(f"{'':8} runs: dsana {' '.join(f'{t:.2f}' for t in t_ours)} s, "
+              f"scikit-learn {' '.join(f'{t:.2f}' for t in t_theirs)} s")
         sys.stdout.flush()
 
 
