@@ -73,9 +73,8 @@ static char *transpose_layer(struct mlp_view *v, uint32_t l, const double *p, ui
  * forward product once, for every block the view runs (the first layer,
  * read in place, from the shared copy where there is one: mlp_packs.h);
  * the new m. */
-static char *pack_layer(struct mlp_view *v, uint32_t l, bool backward, uint32_t iter, const double *p,
-                        const uint64_t *w_off, char *m) {
-  if (l == 1 && v->packs && v->w[1] == p + w_off[1])
+static char *pack_layer(struct mlp_view *v, uint32_t l, bool backward, uint32_t iter, char *m) {
+  if (l == 1 && v->packs && v->n[1] == v->np[1]) /* read in place (copy_layer) */
     v->wp[l] = (double *)mlp_packs_get(v->packs, v->w[1], iter, v->n[0], v->np[1], &v->held);
   if (!v->wp[l]) {
     v->wp[l] = (double *)m;
@@ -118,7 +117,7 @@ int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_ac
     if (l >= 2 && backward)
       m = transpose_layer(v, l, p, w_off[l], m);
     if (l >= 1 && mlp_mm_takes_packed())
-      m = pack_layer(v, l, backward, iter, p, w_off, m);
+      m = pack_layer(v, l, backward, iter, m);
   }
   v->idx = (uint32_t *)m;
   return 0;
