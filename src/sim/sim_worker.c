@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sim/sim_internal.h"
+#include "util/memory/grow.h"
 #include "util/numeric/splitmix.h"
 
 #define NONE UINT32_MAX
@@ -142,31 +143,27 @@ void simworker_on_compute(struct sim *sim, uint32_t i, double t) {
   try_run(sim, i, t);
 }
 
-/* Room for one more task in w's ring: its capacity doubled (from 16, at
- * most n_tasks) and the ring laid out from 0 when full; false when memory
- * runs out. A worker holds its share and a refill, not every task: rings
- * of n_tasks each were W x T entries (4 GB at 4,096 workers x 64 tasks). */
-static bool queue_room(struct sim_worker *w, uint32_t n_tasks) {
-  if (w->q_len < w->q_cap)
-    return true;
-  uint32_t cap = w->q_cap ? 2 * w->q_cap : 16;
-  cap = cap < n_tasks ? cap : n_tasks;
-  uint32_t *q = cap > w->q_cap ? malloc(sizeof *q * cap) : NULL;
+/* Room for one more task in w's ring (grow_for_one: doubling from 16),
+ * the part that wrapped to the front moved after the old end; false when
+ * memory runs out. A worker holds its share and a refill, not every task:
+ * rings of n_tasks each were W x T entries (4 GB at 4,096 workers x 64
+ * tasks). */
+static bool queue_room(struct sim_worker *w) {
+  size_t cap = w->q_cap;
+  uint32_t *q = grow_for_one(w->queue, &cap, w->q_len, sizeof *q, 16);
   if (!q)
     return false;
-  for (uint32_t k = 0; k < w->q_len; k++)
-    q[k] = w->queue[(w->q_head + k) % w->q_cap];
-  free(w->queue);
+  if (cap != w->q_cap && w->q_head + w->q_len > w->q_cap)
+    memcpy(q + w->q_cap, q, sizeof *q * (w->q_head + w->q_len - w->q_cap));
   w->queue = q;
-  w->q_cap = cap;
-  w->q_head = 0;
+  w->q_cap = (uint32_t)cap;
   return true;
 }
 
 static void enqueue(struct sim *sim, uint32_t i, const struct sim_msg *m) {
   struct sim_worker *w = &sim->w[i];
   for (uint32_t k = 0; k < m->n && w->q_len < sim->wk.n_tasks; k++) {
-    if (!queue_room(w, sim->wk.n_tasks)) {
+    if (!queue_room(w)) {
       sim->failed = DSANA_ENOMEM;
       return;
     }
