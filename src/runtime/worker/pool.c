@@ -254,6 +254,10 @@ void pool_wake(struct pool *p) {
 }
 uint32_t pool_pending(const struct pool *p) { return (uint32_t)p->todo.n; }
 
+const struct witem *pool_queued(const struct pool *p, uint32_t k) {
+  return p->n_threads || k >= p->todo.n ? NULL : &p->todo.v[(p->todo.head + k) % p->todo.cap];
+}
+
 void pool_run(struct pool *p, uint32_t k) {
   if (p->n_threads || k >= p->todo.n)
     return;

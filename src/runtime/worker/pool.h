@@ -57,5 +57,9 @@ void pool_wake(struct pool *p);
 uint32_t pool_pending(const struct pool *p);
 /* Manual pool: run the k-th queued item now (k < pool_pending()). */
 void pool_run(struct pool *p, uint32_t k);
+/* Manual pool: the k-th queued item (k < pool_pending(); queued in the
+ * order submitted), NULL otherwise; valid until the pool changes. For
+ * tests that check what a worker hands out. */
+const struct witem *pool_queued(const struct pool *p, uint32_t k);
 
 #endif

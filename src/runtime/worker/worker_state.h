@@ -66,7 +66,8 @@ struct worker {
   bool handed_all; /* the scheduler has handed out all of this iteration (WIRE_F_HANDED_ALL): report once */
   uint32_t *ran;   /* tasks completed in iteration `iter`, in order */
   uint32_t n_ran;
-  struct wkeys *tkeys; /* n_tasks * n_tables, lazily */
+  uint64_t dropped_ahead; /* provisional instances dropped unconfirmed (their work wasted), all iterations */
+  struct wkeys *tkeys;    /* n_tasks * n_tables, lazily */
   uint64_t values_per_msg;
   uint64_t *push_to; /* per server: where a task's pushes sent chunk by chunk stop this time (worker_push.c) */
   /* what waits to leave together (worker_flush.c) */
@@ -93,6 +94,10 @@ void wtasks_free(struct worker *w);
 int wtasks_receive(struct worker *w, const uint32_t *tasks, uint32_t n);
 /* ITER_START of w->iter (already set). */
 int wtasks_iter_start(struct worker *w, bool ran_before, struct rt_outq *out);
+/* Drop the provisional instances nothing can confirm any more (not
+ * running): those of iterations before this one, and this one's
+ * unconfirmed ones once everything is handed out (WIRE_F_HANDED_ALL). */
+void wtasks_drop_doomed(struct worker *w);
 /* Task `task` starts provisionally for iteration iter (the job's first,
  * during loading): only its task_begin() runs before ITER_START. */
 int wtasks_begin_ahead(struct worker *w, uint32_t task, uint32_t iter);

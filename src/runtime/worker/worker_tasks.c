@@ -20,8 +20,10 @@
  * blocks run as t+1's chunks arrive, before the scheduler's barrier. A
  * provisional instance ends (the end needs t+1's globals) only after
  * ITER_START of t+1 and the TASKS that hands it to this worker again; one
- * never handed is dropped. Sums still run in chunk order, so results are
- * unchanged.
+ * that t+1 began without runs nothing more (the plan moved its task to
+ * another worker: its blocks would delay the tasks this one was handed)
+ * and is dropped once everything is handed out, or at t+2. Sums still run
+ * in chunk order, so results are unchanged.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +162,20 @@ static int start_queued(struct worker *w) {
  * (once no item of it runs), reads nothing and runs nothing more. */
 static bool stale(const struct worker *w, const struct wtask *wt) { return wt->provisional && wt->iter < w->iter; }
 
+/* A provisional instance of the iteration now running that no hand-out
+ * has confirmed: the plan gave its task to another worker, unless a later
+ * TASKS (a steal) hands it here. It runs nothing meanwhile: its blocks
+ * would go before the tasks this worker was handed (instances run in task
+ * order) and delay them by their compute, modelled time included. */
+static bool unconfirmed(const struct worker *w, const struct wtask *wt) {
+  return wt->provisional && wt->iter == w->iter;
+}
+
+/* Nothing can confirm it any more: everything is handed out. */
+static bool doomed(const struct worker *w, const struct wtask *wt) {
+  return stale(w, wt) || (w->handed_all && unconfirmed(w, wt));
+}
+
 /* Drop the provisional instances of iterations before `before` (not running). */
 static uint32_t drop_provisional(struct worker *w, uint32_t before) {
   uint32_t dropped = 0;
@@ -168,6 +184,7 @@ static uint32_t drop_provisional(struct worker *w, uint32_t before) {
     if (wt->provisional && wt->iter < before && !wt->running) {
       instance_remove(w, i);
       dropped++;
+      w->dropped_ahead++;
     } else {
       i++;
     }
@@ -196,6 +213,8 @@ int wtasks_receive(struct worker *w, const uint32_t *tasks, uint32_t n) {
   }
   return start_queued(w);
 }
+
+void wtasks_drop_doomed(struct worker *w) { drop_provisional(w, w->handed_all ? w->iter + 1 : w->iter); }
 
 int wtasks_iter_start(struct worker *w, bool ran_before, struct rt_outq *out) {
   w->n_ran = 0;
@@ -320,7 +339,7 @@ static int instance_item(struct worker *w, struct wtask *wt, struct witem *it, b
   *found = false;
   memset(it, 0, sizeof *it);
   it->wt = wt;
-  if (stale(w, wt))
+  if (stale(w, wt) || unconfirmed(w, wt))
     return 0;
   if (!w->blocks || !wt->begun) {
     int rc = input_ready(w, wt, &ready, out);
@@ -361,7 +380,7 @@ static int instance_item(struct worker *w, struct wtask *wt, struct witem *it, b
  * nothing while loading or for a provisional instance that will be
  * dropped (its iteration began without it). */
 static uint64_t chain_word(const struct worker *w, const struct wtask *wt) {
-  if (!w->blocks || w->iter == 0 || stale(w, wt))
+  if (!w->blocks || w->iter == 0 || stale(w, wt) || unconfirmed(w, wt))
     return 0;
   uint32_t b = w->job.block_table;
   uint64_t c = wt->next_chunk, n = w->mirror.t[b].n_chunks;
@@ -452,9 +471,11 @@ int wtasks_done(struct worker *w, struct witem *it, struct rt_outq *out) {
     log_error("task %u failed in iteration %u: %s", wt->task, wt->iter, dsana_strerror(it->rc));
     return it->rc;
   }
-  if (stale(w, wt)) { /* its iteration began while this item ran: after its batch's last item, the drop it missed */
+  if (doomed(
+          w,
+          wt)) { /* its iteration began without it while this item ran: after its batch's last item, the drop it missed */
     if (!it->more)
-      drop_provisional(w, w->iter);
+      wtasks_drop_doomed(w);
     return 0;
   }
   if (it->kind == WITEM_BEGIN) {

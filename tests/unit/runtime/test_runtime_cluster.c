@@ -26,7 +26,9 @@
  * Half the shapes pull compressed (--compress on: XOR bases kept across
  * chunk switches and fetches ahead, whatever the delivery order). Stale
  * messages (late, twice, from a replaced worker) are injected into runs
- * and must be dropped and counted, the bytes unchanged.
+ * and must be dropped and counted, the bytes unchanged. What workers hand
+ * their manual pools is watched: a task begun ahead that the next plan
+ * gave to another worker runs nothing once its iteration began.
  * timeout: 90 s (about 18 s here)
  */
 #include <setjmp.h>
@@ -49,6 +51,7 @@
 #include "runtime/msg/msg.h"
 #include "runtime/core/observer.h"
 #include "runtime/worker/pool.h"
+#include "runtime/worker/worker_state.h"
 #include "util/text/log.h"
 
 /* ------------------------------------------------------------------ rng */
@@ -423,8 +426,9 @@ struct shape {
   enum sched_kind sched;
   enum chunk_mode chunk;
   uint64_t chunk_bytes;
-  bool compress;  /* --compress on (else off) */
-  uint64_t piece; /* run_config.hook_piece_keys (0: the default) */
+  bool compress;        /* --compress on (else off) */
+  uint64_t piece;       /* run_config.hook_piece_keys (0: the default) */
+  const char *scenario; /* run_config.scenario_path (NULL: none) */
 };
 
 static const struct dsana_app *const test_apps[] = {&sparse_app,   &sparse_done_app, &sparse_dense_app,
@@ -459,6 +463,45 @@ static void cl_summary(void *arg, const struct rt_run_report *r) {
 }
 static const struct rt_observer cl_observer = {.summary = cl_summary};
 
+/* What the workers hand out, when a test watches: items of provisional
+ * instances whose iteration began without a hand-out confirming them
+ * (must stay 0), and the worker steps after which one was held (the case
+ * arose). */
+struct handout_watch {
+  uint64_t unconfirmed_items, dropped_ahead;
+  const struct worker *seen[8]; /* the run's workers, by driver slot, once they handed something out */
+};
+static struct handout_watch *cl_watch;
+
+static bool unconfirmed_instance(const struct wtask *wt) { return wt->provisional && wt->iter == wt->rt.w->iter; }
+
+/* The iteration of the worker in driver slot r, once known (else 0). */
+static uint32_t watched_iter(uint32_t r) {
+  return r < sizeof cl_watch->seen / sizeof cl_watch->seen[0] && cl_watch->seen[r] ? cl_watch->seen[r]->iter : 0;
+}
+
+/* After the worker in driver slot r stepped from iteration iter_before:
+ * the items it queued from `before` on. A step that began an iteration
+ * may have queued some before its ITER_START came: those are not
+ * checked. */
+static void watch_worker(uint32_t r, struct pool *pl, uint32_t before, uint32_t iter_before) {
+  for (uint32_t k = before; k < pool_pending(pl); k++) {
+    const struct witem *it = pool_queued(pl, k);
+    cl_watch->unconfirmed_items += iter_before == it->wt->rt.w->iter && unconfirmed_instance(it->wt);
+    if (r < sizeof cl_watch->seen / sizeof cl_watch->seen[0])
+      cl_watch->seen[r] = it->wt->rt.w;
+  }
+}
+
+/* At the end of a run: the provisional instances its workers dropped. */
+static void watch_end(void) {
+  for (uint32_t r = 0; r < sizeof cl_watch->seen / sizeof cl_watch->seen[0]; r++) {
+    if (cl_watch->seen[r])
+      cl_watch->dropped_ahead += cl_watch->seen[r]->dropped_ahead;
+    cl_watch->seen[r] = NULL;
+  }
+}
+
 /* Run a whole cluster in this thread, every choice from the seed. */
 static int run_cluster(const struct dsana_app *app, void *app_state, const struct app_args *args,
                        const struct shape *sh, uint64_t seed) {
@@ -473,6 +516,8 @@ static int run_cluster(const struct dsana_app *app, void *app_state, const struc
   cfg.compress = sh->compress ? COMPRESS_ON : COMPRESS_OFF;
   if (sh->piece)
     cfg.hook_piece_keys = sh->piece;
+  if (sh->scenario)
+    snprintf(cfg.scenario_path, sizeof cfg.scenario_path, "%s", sh->scenario);
   cfg.quiet = true;
   /* Real clocks, but no timeouts and no heartbeats under test: a slow host
    * (valgrind) must not lose peers, and heartbeats sent every 0.5 s of a
@@ -514,8 +559,12 @@ static int run_cluster(const struct dsana_app *app, void *app_state, const struc
         pool_run(pl, rng_below(&rng, pool_pending(pl)));
     } else {
       uint32_t r = rng_below(&rng, n);
+      struct pool *pl = r > sh->servers ? driver_pool(d[r]) : NULL;
+      uint32_t before = pl ? pool_pending(pl) : 0, iter_before = cl_watch ? watched_iter(r) : 0;
       if (!driver_done(d[r]) && r != frozen)
         rc = driver_step(d[r], 0);
+      if (cl_watch && pl)
+        watch_worker(r, pl, before, iter_before);
     }
   }
   /* let the others see STOP and leave */
@@ -537,6 +586,8 @@ static int run_cluster(const struct dsana_app *app, void *app_state, const struc
     rc = driver_error(d[0]);
   if (!rc)
     rc = driver_finish(d[0]);
+  if (cl_watch)
+    watch_end();
   for (uint32_t i = 0; i < n; i++)
     if (d[i])
       driver_destroy(d[i]);
@@ -725,6 +776,48 @@ static void test_pagerank_every_interleaving(void **state) {
                                        : "a fault-free run dropped messages as stale",
                (unsigned long long)cl_stale);
   }
+}
+
+/* A worker whose new plan gave a task it began ahead to another worker
+ * runs nothing more of that instance once the iteration began (its blocks
+ * would go before the tasks it was handed and delay them), and the bytes
+ * stay those of W=1 S=1. Dynamic scheduling, chunked, two workers or
+ * more, worker 0 emulated four times slower than the others: the first
+ * plan splits the tasks evenly, the next ones by the measured speeds, so
+ * tasks begun ahead move. */
+static void test_pagerank_unconfirmed_run_nothing(void **state) {
+  (void)state;
+  char base[300], out[300], scenario[300];
+  snprintf(base, sizeof base, "%s/base-unconfirmed.tsv", pr_dir);
+  snprintf(out, sizeof out, "%s/out-unconfirmed.tsv", pr_dir);
+  snprintf(scenario, sizeof scenario, "%s/slow-worker-0.json", pr_dir);
+  FILE *f = fopen(scenario, "w");
+  assert_non_null(f);
+  fputs("{\"workers\": [{\"speed\": 0.25}], \"default_worker\": {\"speed\": 1}, \"ns_per_cost\": 200}\n", f);
+  assert_int_equal(fclose(f), 0);
+  struct shape one = {.workers = 1, .servers = 1, .tpw = 4, .sched = SCHED_STATIC, .chunk = CHUNK_OFF};
+  assert_int_equal(pr_run(&one, 999, base), 0);
+  struct handout_watch watch = {0};
+  cl_watch = &watch;
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    uint64_t rng = seed * 7919;
+    struct shape sh = random_shape(&rng);
+    sh.workers = 2 + (uint32_t)(seed % 3);
+    sh.tpw = 2 + (uint32_t)(seed % 3);
+    sh.sched = SCHED_DYNAMIC;
+    sh.chunk = CHUNK_FIXED;
+    sh.chunk_bytes = 8 * (4 + seed % 40);
+    sh.scenario = scenario;
+    int rc = pr_run(&sh, seed, out);
+    if (rc || !same_file(base, out))
+      fail_msg("seed %llu (W=%u S=%u tpw=%u chunk %llu): %s", (unsigned long long)seed, sh.workers, sh.servers, sh.tpw,
+               (unsigned long long)sh.chunk_bytes, rc ? dsana_strerror(rc) : "output differs from W=1 S=1");
+  }
+  cl_watch = NULL;
+  if (watch.unconfirmed_items != 0)
+    fail_msg("%llu items of unconfirmed instances handed out", (unsigned long long)watch.unconfirmed_items);
+  if (watch.dropped_ahead == 0)
+    fail_msg("no worker dropped an instance begun ahead: the plans never moved one");
 }
 
 /* k-means: every shape and interleaving gives the centroids of W=1 S=1. */
@@ -994,6 +1087,7 @@ int main(void) {
       cmocka_unit_test(test_sparse_keys_given_back),
       cmocka_unit_test(test_dense_pushes_chunk_by_chunk),
       cmocka_unit_test(test_pagerank_every_interleaving),
+      cmocka_unit_test(test_pagerank_unconfirmed_run_nothing),
       cmocka_unit_test(test_kmeans_every_interleaving),
       cmocka_unit_test(test_isum_fraction_stops),
       cmocka_unit_test(test_duplicate_pushes_dropped),
