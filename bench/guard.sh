@@ -5,7 +5,7 @@
 # /tmp/dsana-bench.lock for its whole run). Measures, on email-Eu-core
 # (../shared/data/graphs, converted once into the bench graph cache), 1 server:
 #  (a) rtt_us: the ZeroMQ REQ/REP round trip over ipc between two processes
-#      (bench/zmq_rtt.c, built as the `zmq_rtt` target; median of one 2000-trip
+#      (bench/tools/zmq_rtt.c, built as the `zmq_rtt` target; median of one 2000-trip
 #      run per round): the yardstick, reported but not compared;
 #  (b) fixed cost of an iteration: `dsana pagerank --mode dsana --workers W
 #      --threads 1 --servers 1 --tol 0 --max-iter 200`, W = 1 and 4, median over

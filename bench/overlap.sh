@@ -8,7 +8,7 @@
 # Kronecker scale 20 (--quick: 16), --workers 4 --servers 1 --max-iter 10 --tol 0.
 # Pairs alternate `--sched static --chunk off` and `--sched static --chunk auto` (static in
 # both, and --compress off in both: only chunking differs, and the transfer bound below
-# counts uncompressed bytes; bench/compress.sh measures compression); >= 5 pairs (--quick:
+# counts uncompressed bytes; bench/pagerank/compress.sh measures compression); >= 5 pairs (--quick:
 # 2). Every run's ranks (--out) must be byte-identical to the first run's (mismatch:
 # exit 1). Then a sweep of chunk sizes (16K 64K 256K 1M 4M 16M; --quick: 64K 1M 16M, 1 run
 # each) and an unthrottled check:

@@ -109,7 +109,7 @@ int pr_task_end(void *app, struct dsana_task_ctx *ctx) {
 
 /* Prefetch distance in edges: the gather's reads of contrib are random
  * over megabytes, so each waits on memory unless asked for well before.
- * Measured on Kronecker 20 (bench/cost.sh): 2 threads, 64 -> 256 edges
+ * Measured on Kronecker 20 (bench/pagerank/cost.sh): 2 threads, 64 -> 256 edges
  * ahead all beat none by ~1.8x; 128 is in the flat part. */
 #define PR_PREFETCH 128
 

@@ -55,7 +55,7 @@ struct chunk_request {
 #define CHUNK_OVERHEAD_FRACTION 0.5
 /* Links of unknown speed across machines: a common cloud VM's 1 Gbit/s. A
  * guess too slow makes chunks finer than needed, which costs little; one
- * too fast leaves a slow link without overlap (bench/netns.sh at 1 Gbit/s:
+ * too fast leaves a slow link without overlap (bench/pagerank/netns.sh at 1 Gbit/s:
  * 2 chunks of 2.2 MB took 0.211 s per iteration, 4 of 2 MiB 0.174 s). */
 #define CHUNK_UNKNOWN_LINK_BYTES_PER_S 1.25e8
 

@@ -31,7 +31,7 @@
  * 0.70-0.72 s; the overlap case's iteration 8: its four held-back tasks
  * pushed 2.4 ms after the rest). Without blocks a worker holds only its
  * depth: a share handed at once cannot move when the worker turns out slow
- * in this iteration (bench/stragglers.sh, homogeneous cloud: 1.43x -> 1.10x
+ * in this iteration (bench/pagerank/stragglers.sh, homogeneous cloud: 1.43x -> 1.10x
  * on the mean iteration when the rest stays with the policy). */
 #define HANDOUT_BLOCKS_SHARE_AT_ONCE 1.0
 
@@ -42,7 +42,7 @@
  * tasks of 16 each it sent a TASKS and took a TASK_DONE per task, 1,966
  * messages an iteration, 0.32 of the bound. With a few workers this asks
  * nothing more than the rule above: holding a quarter of a 4-worker share
- * cost stealing too much (bench/stragglers.sh, heterogeneous: efficiency
+ * cost stealing too much (bench/pagerank/stragglers.sh, heterogeneous: efficiency
  * 0.93 -> 0.81). */
 #define HANDOUT_REFILLS_PER_ITER 256
 /* ... and fewer where the scheduler's messages are dear: a refill is two

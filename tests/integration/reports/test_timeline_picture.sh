@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_timeline_picture.sh - bench/timeline.py draws one iteration of a real
+# test_timeline_picture.sh - bench/tools/timeline.py draws one iteration of a real
 # run's --trace as an SVG: a lane per role thread (scheduler, servers,
 # workers), the workers' compute and the server's chunks sent and pushes taken
 # in, on the iteration's clock; an iteration the trace lacks or a file that is
@@ -8,7 +8,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 cd "$T"
 [[ -x /usr/bin/python3 ]] || skip "/usr/bin/python3 is missing"
-tl=$DSANA_SRC/bench/timeline.py
+tl=$DSANA_SRC/bench/tools/timeline.py
 
 run_to "$DSANA" graph gen kron --scale 12 --edge-factor 8 --seed 5 --out g.bin >/dev/null ||
   die "graph gen failed"

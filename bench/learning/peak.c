@@ -8,7 +8,7 @@
  *   peak [THREADS]   (default: the online CPUs)
  *
  * Prints one line: `threads=N gflops=G gbs=B isa=avx2|sse2`, the best of
- * 5 rounds of each. bench/logreg.sh and bench/mlp.sh set the throughput
+ * 5 rounds of each. bench/learning/logreg.sh and bench/learning/mlp.sh set the throughput
  * they reach against it. Built as the `peak` target (not by default).
  */
 #define _GNU_SOURCE

@@ -1,6 +1,6 @@
 /*
  * kernels.c - the apps' vector kernels against each other in one process
- * (bench/kernels.sh): the MLP's forward product (64 rows x 784 inputs x
+ * (bench/learning/kernels.sh): the MLP's forward product (64 rows x 784 inputs x
  * 256 units, Fashion-MNIST's pixels as A, zero groups skipped), its
  * gradient product with the fixed-point pairs (2 blocks of 64 rows, 784 x
  * 256 outputs) and k-means' nearest centroid (every row, k = 10), at each

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/fixed_cost.sh [--runs N] [--iters N] [--workers "1 2 4"] [--isolate "processes threads"] [GRAPH]
+# bench/pagerank/fixed_cost.sh [--runs N] [--iters N] [--workers "1 2 4"] [--isolate "processes threads"] [GRAPH]
 #
 # The fixed cost of an iteration: PageRank on a small graph
 # (default email-Eu-core from the shared data folder, 25,571 edges, whose
@@ -15,7 +15,7 @@
 # /tmp/dsana-bench.lock.
 set -euo pipefail
 # shellcheck source=bench/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 runs=5
 iters=200

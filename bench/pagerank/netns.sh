@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/netns.sh [--quick] [--pairs N] [--mbit M] [--scale S]
+# bench/pagerank/netns.sh [--quick] [--pairs N] [--mbit M] [--scale S]
 #
 # BSP vs dsana over real (shaped) links: separately started roles in Linux network
 # namespaces instead of the local launcher. Root only (exit 77 otherwise); needs iproute2.
@@ -28,7 +28,7 @@
 # The last line printed is `speedup=X` (bsp/dsana, per-pair median).
 set -euo pipefail
 # shellcheck source=bench/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 usage() { sed -n '2,31s/^# \{0,1\}//p' "$0"; }
 

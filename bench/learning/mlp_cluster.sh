@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/mlp_cluster.sh [--batch B] [--iters N] [--tasks-per-worker T] [--link-mbit M]
+# bench/learning/mlp_cluster.sh [--batch B] [--iters N] [--tasks-per-worker T] [--link-mbit M]
 #
 # The MLP (Fashion-MNIST, --hidden 256, --batch B default 1024) on an emulated 4-worker,
 # 2-server cluster of speeds 1, 1, 0.5, 0.25 (bench/scenarios/heterogeneous-cloud.json with
@@ -25,7 +25,7 @@ if [[ -z ${DSANA_BENCH_LOCK_HELD:-} ]]; then
   exec env DSANA_BENCH_LOCK_HELD=1 flock /tmp/dsana-bench.lock bash "$0" "$@"
 fi
 # shellcheck source=bench/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 batch=1024 iters=15 tpw=4 mbit=500
 while [[ $# -gt 0 ]]; do
@@ -58,7 +58,7 @@ run() { # NAME SCENARIO MODE -> "median_wall mean_bound mean_transfer_bound"
     "$out/$1.jsonl"
 }
 
-read -r bsp_w bsp_b _ < <(run bsp "$out/nolink.json" bsp)
+read -r bsp_w _ < <(run bsp "$out/nolink.json" bsp)
 read -r dsa_w dsa_b _ < <(run dsana "$out/nolink.json" dsana)
 cmp -s "$out/bsp.model" "$out/dsana.model" || die "bsp and dsana models differ"
 speedup=$(calc "$bsp_w / $dsa_w" %.2f)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/compress.sh [--quick] [--pairs N] [--mbit "LIST"] [--paper]
+# bench/pagerank/compress.sh [--quick] [--pairs N] [--mbit "LIST"] [--paper]
 #
 # Does compressing pulled values (--compress on: each value XOR the worker's previous
 # iteration's, byte planes, zstd 1) pay over a slow link? Kronecker scale 16, 2 workers
@@ -23,7 +23,7 @@
 # bench/results/compress_runs.csv (every run, appended).
 set -euo pipefail
 # shellcheck source=bench/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 usage() { sed -n '2,24s/^# \{0,1\}//p' "$0"; }
 

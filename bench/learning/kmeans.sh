@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/kmeans.sh [--quick] [--pairs N] [--iters N] [--only a|b]
+# bench/learning/kmeans.sh [--quick] [--pairs N] [--iters N] [--only a|b]
 #
 # k-means (dsana kmeans), two parts; the whole script holds /tmp/dsana-bench.lock (it
 # re-runs itself under flock).
@@ -20,7 +20,7 @@
 #      (dsana's summary line, scikit-learn's inertia_) with their relative difference.
 #  (b) The heterogeneous scenario (bench/scenarios/heterogeneous-cloud.json: speeds 1, 1,
 #      0.5, 0.25, cost model ns_per_cost 3 x time_scale 4; links removed, scheduling only,
-#      as bench/logreg.sh does), the same data and centroids, --workers 4 --servers 1 --tol 0
+#      as bench/learning/logreg.sh does), the same data and centroids, --workers 4 --servers 1 --tol 0
 #      --max-iter 6, N pairs of --mode bsp then --mode dsana: the median s/iteration of each,
 #      the speed-up (median of per-pair bsp/dsana ratios), efficiency = balanced bound
 #      (bound_s) / dsana's median, the overrun, and cmp of every run's centroids.
@@ -32,7 +32,7 @@ if [[ -z ${DSANA_BENCH_LOCK_HELD:-} ]]; then
   exec env DSANA_BENCH_LOCK_HELD=1 flock /tmp/dsana-bench.lock bash "$0" "$@"
 fi
 # shellcheck source=bench/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 usage() { sed -n '2,30s/^# \{0,1\}//p' "$0"; }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/logreg.sh [--quick] [--install] [--pairs N] [--sk-max-iter N] [--only a|b|c]
+# bench/learning/logreg.sh [--quick] [--install] [--pairs N] [--sk-max-iter N] [--only a|b|c]
 #
 # Logistic regression (dsana logreg, default options: L-BFGS, l2 1 = scikit-learn's C=1),
 # three parts; the whole script holds /tmp/dsana-bench.lock (it re-runs itself under flock).
@@ -36,7 +36,7 @@ if [[ -z ${DSANA_BENCH_LOCK_HELD:-} ]]; then
   exec env DSANA_BENCH_LOCK_HELD=1 flock /tmp/dsana-bench.lock bash "$0" "$@"
 fi
 # shellcheck source=bench/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 usage() { sed -n '2,30s/^# \{0,1\}//p' "$0"; }
 
@@ -117,7 +117,7 @@ lr_run() {
 rss_mib() { awk -v re="$2" '$0 ~ re { v = $NF > v ? $NF : v } END { printf "%.0f", v / 1024 }' "$1"; }
 
 # fm_ceilings S: dsana's GFLOP/s and GB/s at S s/iteration on Fashion-MNIST, and the
-# machine's ceilings (bench/peak.c, built as the `peak` target next to dsana's build).
+# machine's ceilings (bench/learning/peak.c, built as the `peak` target next to dsana's build).
 fm_ceilings() {
   local s=$1 info_tr info_te nnz_tr nnz_te rows k peak dir
   info_tr=$("$DSANA" data info "$fm_train")
@@ -140,7 +140,7 @@ fm_ceilings() {
     row fm peak_gflops "$pf"
     row fm peak_gbs "$pb"
   else
-    printf '  dsana reached %s GFLOP/s and %s GB/s of rows read (no peak: %s has no CMake build to build bench/peak.c in)\n' "$gf" "$gb" "$DSANA"
+    printf '  dsana reached %s GFLOP/s and %s GB/s of rows read (no peak: %s has no CMake build to build bench/learning/peak.c in)\n' "$gf" "$gb" "$DSANA"
   fi
   row fm dsana_gflops "$gf"
   row fm dsana_gbs "$gb"
@@ -227,7 +227,7 @@ print("%.3f %.4f %d %s" % (el, m.score(Xte, yte), m.n_iter_[0], blas))
 EOF
   ) || die "scikit-learn failed: $(tail -n 5 "$SCRATCH/sk.err")"
 else
-  note "scikit-learn is not importable by $PY (bench/logreg.sh --install installs python3-sklearn): skipped"
+  note "scikit-learn is not importable by $PY (bench/learning/logreg.sh --install installs python3-sklearn): skipped"
 fi
 
 echo "(a) Fashion-MNIST (60000 x 784, 10 classes; test 10000), default options (L-BFGS, l2 1)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/pagerank_scale.sh [--quick] [--runs N] [GRAPH...]
+# bench/pagerank/pagerank_scale.sh [--quick] [--runs N] [GRAPH...]
 #
 # PageRank time per iteration as the input grows: Kronecker scales 16 18 20 22
 # (--quick: 14 16), edge factor 16, seed 1, plus any GRAPH given. Local mode, --mode bsp,
@@ -9,7 +9,7 @@
 # bench/results/pagerank_scale_runs.csv (every run, appended).
 set -euo pipefail
 # shellcheck source=bench/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 usage() { sed -n '2,10s/^# \{0,1\}//p' "$0"; }
 

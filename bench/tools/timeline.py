@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/timeline.py TRACE.json [--iter N] [--out FILE.svg] [--width PX]
+"""bench/tools/timeline.py TRACE.json [--iter N] [--out FILE.svg] [--width PX]
 
 Draws one iteration of a dsana run's timeline (the `--trace` file that
 Perfetto opens) as a standalone SVG picture: one lane per role thread

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/cost.sh [--runs N] [--iters N] [--scales "18 20 22"] [--modes "dsana bsp"] [GRAPH.txt...]
+# bench/pagerank/cost.sh [--runs N] [--iters N] [--scales "18 20 22"] [--modes "dsana bsp"] [GRAPH.txt...]
 #
 # The COST test (McSherry, Isard, Murray 2015): dsana on this machine against
 # the best single-machine PageRank on the same cores. For each Kronecker
@@ -28,7 +28,7 @@
 # bench/results/cost.csv. Every measured run holds /tmp/dsana-bench.lock.
 set -euo pipefail
 # shellcheck source=bench/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 runs=5
 iters=20

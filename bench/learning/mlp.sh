@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/mlp.sh [--epochs E] [--lr ETA] [--schedule constant|cosine] [--tasks-per-worker T] [--install]
+# bench/learning/mlp.sh [--epochs E] [--lr ETA] [--schedule constant|cosine] [--tasks-per-worker T] [--install]
 #
 # The multilayer perceptron (dsana mlp) on Fashion-MNIST (/usr/share/datasets/fashion-mnist,
 # package dataset-fashion-mnist; converted once to bench/results/data/) against
@@ -29,7 +29,7 @@ if [[ -z ${DSANA_BENCH_LOCK_HELD:-} ]]; then
   exec env DSANA_BENCH_LOCK_HELD=1 flock /tmp/dsana-bench.lock bash "$0" "$@"
 fi
 # shellcheck source=bench/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 epochs=10 lr=0.1 schedule=cosine tpw=2 install=0
 while [[ $# -gt 0 ]]; do

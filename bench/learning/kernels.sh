@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# bench/kernels.sh [--rounds R] [--fits N] [--epochs E]
+# bench/learning/kernels.sh [--rounds R] [--fits N] [--epochs E]
 #
 # The apps' kernels at each CPU level (apps/common/cpu.h: scalar, avx2,
 # avx512 where the CPU has them) on Fashion-MNIST (package
 # dataset-fashion-mnist, converted once to bench/results/data/):
-#   1. bench/kernels.c (built as the `kernels` target next to dsana's build)
+#   1. bench/learning/kernels.c (built as the `kernels` target next to dsana's build)
 #      times the MLP's forward and gradient products and k-means' nearest
 #      centroid in one process, the levels in alternation, R rounds
 #      (default 5); a line per kernel and level with its GFLOP/s and its
 #      time relative to avx2;
-#   2. the fits: `dsana mlp` (bench/mlp.sh's recipe: --hidden 256 --batch 256,
+#   2. the fits: `dsana mlp` (bench/learning/mlp.sh's recipe: --hidden 256 --batch 256,
 #      E epochs, default 2) and `dsana kmeans --k 10` under DSANA_CPU=avx2
 #      and the default, alternating, N times each (default 3); the
 #      median seconds and the ratio default / avx2. Each run's output must
@@ -22,7 +22,7 @@ if [[ -z ${DSANA_BENCH_LOCK_HELD:-} ]]; then
   exec env DSANA_BENCH_LOCK_HELD=1 flock /tmp/dsana-bench.lock bash "$0" "$@"
 fi
 # shellcheck source=bench/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 rounds=5 fits=3 epochs=2
 while [[ $# -gt 0 ]]; do

@@ -1,4 +1,4 @@
-/* bench/zmq_rtt.c — the ZeroMQ round trip between two processes on this machine.
+/* bench/tools/zmq_rtt.c — the ZeroMQ round trip between two processes on this machine.
  *
  * It is the yardstick of bench/guard.sh: the fixed cost of a dsana iteration is
  * reported as a multiple of this round trip, so that the guard compares a ratio

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/stragglers.sh [--quick] [--pairs N]
+# bench/pagerank/stragglers.sh [--quick] [--pairs N]
 #
 # BSP vs dsana on two emulated 4-worker clusters: bench/scenarios/heterogeneous-cloud.json
 # (speeds 1 1 0.5 0.25) and bench/scenarios/homogeneous-cloud.json (4 equal workers,
@@ -17,7 +17,7 @@
 # The last line printed is `speedup=X efficiency=Y` for the heterogeneous scenario.
 set -euo pipefail
 # shellcheck source=bench/lib.sh
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 usage() { sed -n '2,18s/^# \{0,1\}//p' "$0"; }
 
