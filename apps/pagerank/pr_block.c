@@ -12,6 +12,7 @@ void pr_block_fini(struct pr_block *b) {
   free(b->grp_end);
   free(b->src);
   free(b->w);
+  free(b->edge_dst);
   memset(b, 0, sizeof *b);
 }
 
@@ -27,6 +28,22 @@ static void pr_block_count(const struct dsana_graph *g, uint64_t lo, uint64_t hi
       prev = c;
     }
   }
+}
+
+/* Short groups (PR_BLOCK_EDGE_MAJOR): each edge's destination, so that
+ * blocks run edge by edge. 0 or DSANA_ENOMEM (b freed). */
+static int pr_block_edge_major(struct pr_block *b) {
+  if (b->n_edges == 0 || b->n_edges >= (uint64_t)PR_BLOCK_EDGE_MAJOR * b->n_groups)
+    return 0;
+  b->edge_dst = malloc(sizeof *b->edge_dst * b->n_edges);
+  if (!b->edge_dst) {
+    pr_block_fini(b);
+    return DSANA_ENOMEM;
+  }
+  for (uint64_t g = 0, e = 0; g < b->n_groups; g++)
+    for (; e < b->grp_end[g]; e++)
+      b->edge_dst[e] = b->grp_dst[g];
+  return 0;
 }
 
 int pr_block_build(struct pr_block *b, const struct dsana_graph *g, uint64_t lo, uint64_t hi, uint64_t chunk_keys,
@@ -70,7 +87,7 @@ int pr_block_build(struct pr_block *b, const struct dsana_graph *g, uint64_t lo,
   }
   free(grp_at);
   free(edge_at);
-  return 0;
+  return pr_block_edge_major(b);
 nomem:
   free(grp_at);
   free(edge_at);

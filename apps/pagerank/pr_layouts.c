@@ -18,11 +18,11 @@
 #define PR_SPARE_BYTES ((uint64_t)64 << 20)
 
 /* What task t's layout takes, about: its edges (and weights), a group per
- * edge at most, and the chunk index. */
+ * edge at most, each edge's destination (short groups) and the chunk index. */
 static uint64_t layout_bytes(const struct pr_app *pr, uint32_t t, uint64_t n_chunks) {
   uint64_t lo = pr->task_lo[t], hi = pr->task_lo[t + 1];
   uint64_t edges = pr->g.in_off[hi] - pr->g.in_off[lo];
-  return edges * (sizeof(uint32_t) + sizeof(uint32_t) + sizeof(uint64_t) + (pr->weighted ? sizeof(double) : 0)) +
+  return edges * (3 * sizeof(uint32_t) + sizeof(uint64_t) + (pr->weighted ? sizeof(double) : 0)) +
          (n_chunks + 1) * sizeof(uint64_t);
 }
 

@@ -4,7 +4,9 @@
  * and spares for the other tasks, each equal, array for array, to one
  * built alone for that task; a later begin of a spare builds nothing (its
  * arrays stay where they were); a new chunk size rebuilds; spares past
- * the memory budget are left unbuilt.
+ * the memory budget are left unbuilt. Blocks of short groups run edge by
+ * edge (PR_BLOCK_EDGE_MAJOR), others group by group: both give the bits of
+ * the plain sum over each vertex's in-edges in CSC order.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -134,12 +136,54 @@ static void test_spares_stop_at_the_budget(void **state) {
   drop(f);
 }
 
+/* Every block of every chunk, in chunk order, over all N vertices: the
+ * plain CSC-order sums (weighted: of w * contrib), bit for bit; and
+ * whether the blocks ran edge by edge. */
+static bool blocks_sum_exactly(struct fixture *f, uint64_t k, const double *w) {
+  double contrib[N], acc[N], want[N];
+  for (uint32_t v = 0; v < N; v++)
+    contrib[v] = 1.0 / (3.0 + v * 0.37);
+  f->pr.g.in_w = w;
+  struct pr_block b;
+  assert_int_equal(pr_block_build(&b, &f->pr.g, 0, N, k, w != NULL), 0);
+  for (uint32_t v = 0; v < N; v++) {
+    acc[v] = 0.0;
+    double s = 0.0;
+    for (uint64_t e = f->in_off[v]; e < f->in_off[v + 1]; e++)
+      s += (w ? w[e] : 1.0) * contrib[f->in_src[e]];
+    want[v] = s;
+  }
+  for (uint64_t c = 0; c < b.n_chunks; c++)
+    if (w)
+      pr_block_run_weighted(&b, c, contrib, acc);
+    else
+      pr_block_run(&b, c, contrib, acc);
+  assert_memory_equal(acc, want, sizeof want);
+  bool edge_major = b.edge_dst != NULL;
+  pr_block_fini(&b);
+  f->pr.g.in_w = NULL;
+  return edge_major;
+}
+
+static void test_short_and_long_groups_same_bits(void **state) {
+  (void)state;
+  struct fixture *f = make();
+  static double w[N * 5];
+  for (uint64_t e = 0; e < f->in_off[N]; e++)
+    w[e] = 0.5 + (double)(e % 7) / 3.0;
+  /* chunks of 16 keys split a vertex's 1-5 in-edges into groups of about 1; one chunk keeps them whole (3 a group) */
+  assert_true(blocks_sum_exactly(f, 16, NULL));
+  assert_true(blocks_sum_exactly(f, 16, w));
+  assert_false(blocks_sum_exactly(f, N, NULL));
+  assert_false(blocks_sum_exactly(f, N, w));
+  drop(f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_first_begin_builds_every_task),
-      cmocka_unit_test(test_spare_is_not_rebuilt),
-      cmocka_unit_test(test_new_chunk_size_rebuilds),
-      cmocka_unit_test(test_spares_stop_at_the_budget),
+      cmocka_unit_test(test_first_begin_builds_every_task),   cmocka_unit_test(test_spare_is_not_rebuilt),
+      cmocka_unit_test(test_new_chunk_size_rebuilds),         cmocka_unit_test(test_spares_stop_at_the_budget),
+      cmocka_unit_test(test_short_and_long_groups_same_bits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
