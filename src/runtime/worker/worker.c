@@ -133,8 +133,6 @@ static int on_iter_start(struct worker *w, const struct net_msg *m, struct rt_ou
   int rc = wtasks_iter_start(w, ran, out);
   if (!rc)
     rc = take_tasks(w, (const uint8_t *)m->payload + MSG_GLOBALS_BYTES, h->count);
-  if (!rc && w->handed_all)
-    wtasks_drop_doomed(w);
   trace_span(w->env->trace, "iteration start", "control", t0, rt_now(w->env), h->iter, "tasks", h->count);
   return rc || !(h->flags & WIRE_F_AHEAD) ? rc : wtasks_fetch_ahead(w, h->iter + 1, out);
 }
@@ -146,10 +144,7 @@ static int on_tasks(struct worker *w, const struct net_msg *m) {
     return 0;
   }
   w->handed_all |= (h->flags & WIRE_F_HANDED_ALL) != 0;
-  int rc = take_tasks(w, m->payload, h->count);
-  if (!rc && w->handed_all)
-    wtasks_drop_doomed(w);
-  return rc;
+  return take_tasks(w, m->payload, h->count);
 }
 
 /* READY for iteration iter: joined, and (when it was fetched ahead) its input in. */

@@ -90,14 +90,12 @@ static inline uint64_t witem_slot(const struct worker *w, const struct witem *it
 /* worker_tasks.c */
 int wtasks_alloc(struct worker *w);
 void wtasks_free(struct worker *w);
-/* TASKS for the current iteration: queue them (or confirm provisional ones). */
+/* TASKS for the current iteration: queue them (or confirm provisional
+ * ones); once everything is handed out (WIRE_F_HANDED_ALL), drop the
+ * provisional instances of this iteration left unconfirmed. */
 int wtasks_receive(struct worker *w, const uint32_t *tasks, uint32_t n);
 /* ITER_START of w->iter (already set). */
 int wtasks_iter_start(struct worker *w, bool ran_before, struct rt_outq *out);
-/* Drop the provisional instances nothing can confirm any more (not
- * running): those of iterations before this one, and this one's
- * unconfirmed ones once everything is handed out (WIRE_F_HANDED_ALL). */
-void wtasks_drop_doomed(struct worker *w);
 /* Task `task` starts provisionally for iteration iter (the job's first,
  * during loading): only its task_begin() runs before ITER_START. */
 int wtasks_begin_ahead(struct worker *w, uint32_t task, uint32_t iter);

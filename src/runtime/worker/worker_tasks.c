@@ -177,20 +177,22 @@ static bool doomed(const struct worker *w, const struct wtask *wt) {
 }
 
 /* Drop the provisional instances of iterations before `before` (not running). */
-static uint32_t drop_provisional(struct worker *w, uint32_t before) {
-  uint32_t dropped = 0;
+static void drop_provisional(struct worker *w, uint32_t before) {
   for (uint32_t i = 0; i < w->n_held;) {
     struct wtask *wt = &w->slots[w->order[i]];
     if (wt->provisional && wt->iter < before && !wt->running) {
       instance_remove(w, i);
-      dropped++;
       w->dropped_ahead++;
     } else {
       i++;
     }
   }
-  return dropped;
 }
+
+/* Drop the provisional instances nothing can confirm any more (not
+ * running): those of iterations before this one, and this one's
+ * unconfirmed ones once everything is handed out (WIRE_F_HANDED_ALL). */
+static void drop_doomed(struct worker *w) { drop_provisional(w, w->handed_all ? w->iter + 1 : w->iter); }
 
 int wtasks_receive(struct worker *w, const uint32_t *tasks, uint32_t n) {
   for (uint32_t k = 0; k < n; k++) {
@@ -211,10 +213,9 @@ int wtasks_receive(struct worker *w, const uint32_t *tasks, uint32_t n) {
     }
     w->queue[(w->q_head + w->q_len++) % w->job.n_tasks] = task;
   }
+  drop_doomed(w); /* everything handed out: what this worker began ahead unconfirmed stays so */
   return start_queued(w);
 }
-
-void wtasks_drop_doomed(struct worker *w) { drop_provisional(w, w->handed_all ? w->iter + 1 : w->iter); }
 
 int wtasks_iter_start(struct worker *w, bool ran_before, struct rt_outq *out) {
   w->n_ran = 0;
@@ -475,7 +476,7 @@ int wtasks_done(struct worker *w, struct witem *it, struct rt_outq *out) {
           w,
           wt)) { /* its iteration began without it while this item ran: after its batch's last item, the drop it missed */
     if (!it->more)
-      wtasks_drop_doomed(w);
+      drop_doomed(w);
     return 0;
   }
   if (it->kind == WITEM_BEGIN) {
