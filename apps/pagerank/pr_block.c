@@ -30,22 +30,6 @@ static void pr_block_count(const struct dsana_graph *g, uint64_t lo, uint64_t hi
   }
 }
 
-/* Short groups (PR_BLOCK_EDGE_MAJOR): each edge's destination, so that
- * blocks run edge by edge. 0 or DSANA_ENOMEM (b freed). */
-static int pr_block_edge_major(struct pr_block *b) {
-  if (b->n_edges == 0 || b->n_edges >= (uint64_t)PR_BLOCK_EDGE_MAJOR * b->n_groups)
-    return 0;
-  b->edge_dst = malloc(sizeof *b->edge_dst * b->n_edges);
-  if (!b->edge_dst) {
-    pr_block_fini(b);
-    return DSANA_ENOMEM;
-  }
-  for (uint64_t g = 0, e = 0; g < b->n_groups; g++)
-    for (; e < b->grp_end[g]; e++)
-      b->edge_dst[e] = b->grp_dst[g];
-  return 0;
-}
-
 int pr_block_build(struct pr_block *b, const struct dsana_graph *g, uint64_t lo, uint64_t hi, uint64_t chunk_keys,
                    bool weighted) {
   memset(b, 0, sizeof *b);
@@ -69,7 +53,10 @@ int pr_block_build(struct pr_block *b, const struct dsana_graph *g, uint64_t lo,
   b->src = malloc(sizeof *b->src * (b->n_edges ? b->n_edges : 1));
   if (weighted)
     b->w = malloc(sizeof *b->w * (b->n_edges ? b->n_edges : 1));
-  if (!b->grp_dst || !b->grp_end || !b->src || (weighted && !b->w))
+  bool edge_major = b->n_edges && b->n_edges < (uint64_t)PR_BLOCK_EDGE_MAJOR * b->n_groups;
+  if (edge_major)
+    b->edge_dst = malloc(sizeof *b->edge_dst * b->n_edges);
+  if (!b->grp_dst || !b->grp_end || !b->src || (weighted && !b->w) || (edge_major && !b->edge_dst))
     goto nomem;
   /* Pass 2: destinations ascending, so each chunk's groups come out sorted. */
   for (uint64_t v = lo; v < hi; v++) {
@@ -80,6 +67,8 @@ int pr_block_build(struct pr_block *b, const struct dsana_graph *g, uint64_t lo,
         b->grp_dst[grp_at[c]++] = (uint32_t)v;
       if (b->w)
         b->w[edge_at[c]] = g->in_w[e];
+      if (b->edge_dst)
+        b->edge_dst[edge_at[c]] = (uint32_t)v;
       b->src[edge_at[c]++] = g->in_src[e];
       b->grp_end[grp_at[c] - 1] = edge_at[c];
       prev = c;
@@ -87,7 +76,7 @@ int pr_block_build(struct pr_block *b, const struct dsana_graph *g, uint64_t lo,
   }
   free(grp_at);
   free(edge_at);
-  return pr_block_edge_major(b);
+  return 0;
 nomem:
   free(grp_at);
   free(edge_at);
