@@ -18,6 +18,9 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The class of label x: -0 and +0 are one class, reported as 0. */
+static double class_of(double x) { return x == 0 ? 0.0 : x; }
+
 /* Distinct labels at most kept in order while reading (a classifier's few):
  * beyond, every label is sorted instead. */
 #define FEW_CLASSES 1024
@@ -29,7 +32,7 @@ static int cmp_double(const void *a, const void *b) {
 static uint64_t few_classes(const struct dsana_dataset *ds, double *l) {
   uint64_t n = 0;
   for (uint64_t r = 0; r < ds->n_rows; r++) {
-    double x = ds->label[r] == 0 ? 0.0 : ds->label[r]; /* -0 and +0 are one class, reported as 0 */
+    double x = class_of(ds->label[r]);
     uint64_t at = sorted_lower_bound_f64(l, n, x);
     if (at < n && l[at] == x)
       continue;
@@ -58,7 +61,7 @@ int dsana_dataset_classes(const struct dsana_dataset *ds, double **labels, uint6
     n = 0;
     for (uint64_t r = 0; r < ds->n_rows; r++)
       if (n == 0 || l[r] != l[n - 1])
-        l[n++] = l[r] == 0 ? 0.0 : l[r]; /* -0 and +0 are one class, reported as 0 */
+        l[n++] = class_of(l[r]);
   }
   double *shrunk = realloc(l, (n ? n : 1) * sizeof *l);
   *labels = shrunk ? shrunk : l;
