@@ -722,22 +722,29 @@ static void test_sparse_sum_64_workers(void **state) {
 /* PageRank: every shape and interleaving gives the bytes of W=1 S=1. */
 static char pr_graph[300], pr_dir[256], km_data[300];
 
-static int pr_run(const struct shape *sh, uint64_t seed, const char *out) {
+/* One run of a real app with options opts[0..n) (name "" for the
+ * positional one), as the command line would set them. */
+static int app_run(const struct dsana_app *a, const char *const (*opts)[2], size_t n, const struct shape *sh,
+                   uint64_t seed) {
   void *app;
   char err[256];
-  assert_int_equal(pagerank_app.create(&app), 0);
-  const char *opts[][2] = {{"", pr_graph}, {"out", out}, {"tol", "1e-13"}, {"max-iter", "40"}, {"top", "0"}};
+  assert_int_equal(a->create(&app), 0);
   static struct app_args args; /* what roles started alone get from the scheduler */
   args.n = 0;
-  for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
-    assert_int_equal(pagerank_app.set_option(app, opts[i][0][0] ? opts[i][0] : NULL, opts[i][1], err, sizeof err), 0);
+  for (size_t i = 0; i < n; i++) {
+    assert_int_equal(a->set_option(app, opts[i][0][0] ? opts[i][0] : NULL, opts[i][1], err, sizeof err), 0);
     snprintf(args.name[args.n], sizeof args.name[0], "%s", opts[i][0]);
     snprintf(args.value[args.n++], sizeof args.value[0], "%s", opts[i][1]);
   }
-  assert_int_equal(pagerank_app.prepare(app, err, sizeof err), 0);
-  int rc = run_cluster(&pagerank_app, app, &args, sh, seed);
-  pagerank_app.destroy(app);
+  assert_int_equal(a->prepare(app, err, sizeof err), 0);
+  int rc = run_cluster(a, app, &args, sh, seed);
+  a->destroy(app);
   return rc;
+}
+
+static int pr_run(const struct shape *sh, uint64_t seed, const char *out) {
+  const char *const opts[][2] = {{"", pr_graph}, {"out", out}, {"tol", "1e-13"}, {"max-iter", "40"}, {"top", "0"}};
+  return app_run(&pagerank_app, opts, sizeof opts / sizeof opts[0], sh, seed);
 }
 
 static bool same_file(const char *a, const char *b) {
@@ -822,21 +829,8 @@ static void test_pagerank_unconfirmed_run_nothing(void **state) {
 
 /* k-means: every shape and interleaving gives the centroids of W=1 S=1. */
 static int km_run(const struct shape *sh, uint64_t seed, const char *out) {
-  void *app;
-  char err[256];
-  assert_int_equal(kmeans_app.create(&app), 0);
-  const char *opts[][2] = {{"", km_data}, {"out", out}, {"k", "5"}, {"tol", "0"}, {"max-iter", "8"}};
-  static struct app_args args; /* what roles started alone get from the scheduler */
-  args.n = 0;
-  for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
-    assert_int_equal(kmeans_app.set_option(app, opts[i][0][0] ? opts[i][0] : NULL, opts[i][1], err, sizeof err), 0);
-    snprintf(args.name[args.n], sizeof args.name[0], "%s", opts[i][0]);
-    snprintf(args.value[args.n++], sizeof args.value[0], "%s", opts[i][1]);
-  }
-  assert_int_equal(kmeans_app.prepare(app, err, sizeof err), 0);
-  int rc = run_cluster(&kmeans_app, app, &args, sh, seed);
-  kmeans_app.destroy(app);
-  return rc;
+  const char *const opts[][2] = {{"", km_data}, {"out", out}, {"k", "5"}, {"tol", "0"}, {"max-iter", "8"}};
+  return app_run(&kmeans_app, opts, sizeof opts / sizeof opts[0], sh, seed);
 }
 
 static void test_kmeans_every_interleaving(void **state) {
