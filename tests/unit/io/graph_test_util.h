@@ -1,9 +1,10 @@
 /*
  * graph_test_util.h - helpers the graph-input unit tests share
- * (test_io_graph_weights.c, test_io_graph_tools.c): a scratch directory,
- * files from strings, graph comparisons including weights, a warning
- * collector for dsana_graph_opts.warn, and "this fails with that message"
- * checks. Static functions: include once per test program, after cmocka.h.
+ * (test_io_graph.c, test_io_graph_weights.c, test_io_graph_tools.c,
+ * test_io_graph_binary_check.c): the files of io_test_files.h, graph
+ * comparisons including weights, a warning collector for
+ * dsana_graph_opts.warn, and "this fails with that message" checks.
+ * Static functions: include once per test program, after cmocka.h.
  */
 #ifndef DSANA_TESTS_GRAPH_TEST_UTIL_H
 #define DSANA_TESTS_GRAPH_TEST_UTIL_H
@@ -15,60 +16,7 @@
 #include "dsana/dsana.h"
 #include "dsana/graph.h"
 
-static char tmpdir[256];
-static char errbuf[512];
-
-static inline const char *data_path(const char *name) {
-  static char buf[4][1024];
-  static int k;
-  const char *dir = getenv("DSANA_TEST_DATA");
-  char *b = buf[k++ % 4];
-  snprintf(b, sizeof buf[0], "%s/%s", dir ? dir : "tests/data", name);
-  return b;
-}
-
-static inline const char *tmp_path(const char *name) {
-  static char buf[8][512];
-  static int k;
-  char *b = buf[k++ % 8];
-  snprintf(b, sizeof buf[0], "%s/%s", tmpdir, name);
-  return b;
-}
-
-static inline void write_bytes(const char *path, const void *data, size_t len) {
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  assert_int_equal(fwrite(data, 1, len, f), len);
-  assert_int_equal(fclose(f), 0);
-}
-
-/* A scratch file holding text; returns its path. */
-static inline const char *text_file(const char *name, const char *text) {
-  const char *p = tmp_path(name);
-  write_bytes(p, text, strlen(text));
-  return p;
-}
-
-static inline size_t read_bytes(const char *path, unsigned char *buf, size_t cap) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  size_t n = fread(buf, 1, cap, f);
-  fclose(f);
-  return n;
-}
-
-static inline int setup_tmp(void **state) {
-  (void)state;
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/dsana_test_graph.XXXXXX");
-  return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static inline int teardown_tmp(void **state) {
-  (void)state;
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  return system(cmd) == 0 ? 0 : -1;
-}
+#include "io_test_files.h"
 
 static inline void assert_zeroed(const struct dsana_graph *g) {
   static const struct dsana_graph zero;

@@ -22,33 +22,7 @@
 
 #include "dsana/dataset.h"
 #include "dsana/dsana.h"
-
-static char tmpdir[256];
-static char errbuf[512];
-
-static const char *data_path(const char *name) {
-  static char buf[4][1024];
-  static int k;
-  const char *dir = getenv("DSANA_TEST_DATA");
-  char *b = buf[k++ % 4];
-  snprintf(b, sizeof buf[0], "%s/%s", dir ? dir : "tests/data", name);
-  return b;
-}
-
-static const char *tmp_path(const char *name) {
-  static char buf[8][512];
-  static int k;
-  char *b = buf[k++ % 8];
-  snprintf(b, sizeof buf[0], "%s/%s", tmpdir, name);
-  return b;
-}
-
-static void write_file(const char *path, const void *data, size_t len) {
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  assert_int_equal(fwrite(data, 1, len, f), len);
-  assert_int_equal(fclose(f), 0);
-}
+#include "io_test_files.h"
 
 static void write_gz(const char *path, const void *data, size_t len) {
   gzFile z = gzopen(path, "wb");
@@ -71,17 +45,6 @@ static unsigned char *slurp(const char *path, size_t *len) {
   fclose(f);
   *len = (size_t)n;
   return b;
-}
-
-static int setup_tmp(void **state) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/dsana_test_io_dataset.XXXXXX");
-  return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown_tmp(void **state) {
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  return system(cmd) == 0 ? 0 : -1;
 }
 
 static void assert_zeroed(const struct dsana_dataset *ds) {
@@ -235,12 +198,12 @@ static void test_libsvm_bad(void **state) {
   const char *p = tmp_path("bad.svm");
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     size_t len = cases[i].len ? cases[i].len : strlen(cases[i].text);
-    write_file(p, cases[i].text, len);
+    write_bytes(p, cases[i].text, len);
     expect_open_error(p, NULL, DSANA_EFORMAT, cases[i].where, cases[i].what);
   }
-  write_file(p, "", 0);
+  write_bytes(p, "", 0);
   expect_open_error(p, NULL, DSANA_EFORMAT, "bad.svm: empty dataset (no rows)", NULL);
-  write_file(p, "# nothing\n\n   \r\n", strlen("# nothing\n\n   \r\n"));
+  write_bytes(p, "# nothing\n\n   \r\n", strlen("# nothing\n\n   \r\n"));
   expect_open_error(p, NULL, DSANA_EFORMAT, "bad.svm: empty dataset (no rows)", NULL);
   expect_open_error(data_path("ds_no_such_file.svm"), NULL, DSANA_EIO, "ds_no_such_file.svm: No such file", NULL);
   expect_open_error(tmpdir, NULL, DSANA_EIO, tmpdir, NULL); /* a directory */
@@ -257,7 +220,7 @@ static void test_libsvm_long_file(void **state) {
                             r % 7);
   assert_true(len > (8u << 20));
   const char *p = tmp_path("long.svm");
-  write_file(p, text, len);
+  write_bytes(p, text, len);
   struct dsana_dataset ds;
   open_ok(p, NULL, &ds);
   assert_int_equal(ds.n_rows, ROWS);
@@ -267,7 +230,7 @@ static void test_libsvm_long_file(void **state) {
   assert_int_equal(ds.col[3 * 123456 + 1], 1 + 123456 % 900);
   dsana_dataset_fini(&ds);
   text[len - 2] = 'x'; /* the last line's value, "-N" -> "-x" */
-  write_file(p, text, len);
+  write_bytes(p, text, len);
   expect_open_error(p, NULL, DSANA_EFORMAT, "long.svm:300000: ", "non-numeric value in pair '1000:-x'");
   free(text);
 }
@@ -309,7 +272,7 @@ static void test_libsvm_numbers(void **state) {
     len += (size_t)snprintf(text + len, cap - len, "%s 1:%s\n", tok[i], tok[i]);
   }
   const char *p = tmp_path("numbers.svm");
-  write_file(p, text, len);
+  write_bytes(p, text, len);
   struct dsana_dataset ds;
   open_ok(p, NULL, &ds);
   assert_int_equal(ds.n_rows, n + RANDOM);
@@ -407,27 +370,27 @@ static void test_binary_bad_header(void **state) {
   assert_non_null(b);
   assert_int_equal(header_u64(good, 144), len); /* file bytes */
   const char *p = tmp_path("bad.bin");
-  write_file(p, good, len - 3);
+  write_bytes(p, good, len - 3);
   expect_map_error(p, "bad.bin: offset ", "truncated file");
   expect_open_error(p, NULL, DSANA_EFORMAT, "bad.bin: offset ", "truncated");
-  write_file(p, good, 100);
+  write_bytes(p, good, 100);
   expect_map_error(p, "bad.bin: offset 100: ", "truncated file (header needs 256 bytes)");
   memcpy(b, good, len);
   memcpy(b + len, "trailing", 8);
-  write_file(p, b, len + 8);
+  write_bytes(p, b, len + 8);
   expect_map_error(p, "bad.bin: offset 144: ", "file size");
   memcpy(b, good, len);
   b[0] = 'X';
-  write_file(p, b, len);
+  write_bytes(p, b, len);
   expect_map_error(p, "bad.bin: offset 0: ", "bad magic");
   memcpy(b, good, len);
   b[8] = 9;
-  write_file(p, b, len);
+  write_bytes(p, b, len);
   expect_map_error(p, "bad.bin: offset 8: ", "version 9 not supported (this build reads version 1)");
   expect_open_error(p, NULL, DSANA_EFORMAT, "bad.bin: offset 8: ", "version 9");
   memcpy(b, good, len);
   b[16] ^= 1; /* n_rows */
-  write_file(p, b, len);
+  write_bytes(p, b, len);
   expect_map_error(p, "bad.bin: offset 248: ", "header checksum mismatch");
   free(good);
   free(b);
@@ -444,7 +407,7 @@ static void test_binary_corrupt_sections(void **state) {
     uint64_t off = header_u64(good, 48 + 24 * (size_t)s), bytes = header_u64(good, 56 + 24 * (size_t)s);
     memcpy(b, good, len);
     b[off + bytes - 1 - (s == 0 ? 9 : 0)] ^= 0x20; /* row_off: not its last entry (an O(1) check) */
-    write_file(p, b, len);
+    write_bytes(p, b, len);
     struct dsana_dataset ds;
     assert_int_equal(dsana_dataset_map_binary(p, &ds, errbuf, sizeof errbuf), 0);
     errbuf[0] = '\0';
@@ -461,7 +424,7 @@ static void test_binary_corrupt_sections(void **state) {
   uint64_t col_off = header_u64(good, 48 + 24);
   memcpy(b, good, len);
   b[col_off + 4 * 1] = 9; /* row 0: features 0, 9, 6 */
-  write_file(p, b, len);
+  write_bytes(p, b, len);
   struct dsana_dataset ds;
   assert_int_equal(dsana_dataset_map_binary(p, &ds, errbuf, sizeof errbuf), 0);
   assert_int_equal(dsana_dataset_check(&ds, 1, ds.n_rows, errbuf, sizeof errbuf), 0);
@@ -494,7 +457,7 @@ static void write_idx(const char *path, uint32_t magic, const uint32_t *dims, in
   if (gz)
     write_gz(path, b, 4 + 4 * (size_t)ndims + len);
   else
-    write_file(path, b, 4 + 4 * (size_t)ndims + len);
+    write_bytes(path, b, 4 + 4 * (size_t)ndims + len);
   free(b);
 }
 
@@ -583,12 +546,12 @@ static void idx_gz_trailing(const char *badz, const char *lb) {
   assert_non_null(b);
   memcpy(b, z, zlen);
   memcpy(b + zlen, "junk", 4);
-  write_file(badz, b, zlen + 4);
+  write_bytes(badz, b, zlen + 4);
   char want[80];
   snprintf(want, sizeof want, "bad.idx.gz: offset %zu: trailing garbage after the gzip data", zlen);
   expect_idx_error(badz, lb, want, NULL);
   memset(b + zlen, 0, 512); /* tape padding */
-  write_file(badz, b, zlen + 512);
+  write_bytes(badz, b, zlen + 512);
   struct dsana_dataset ds;
   assert_int_equal(dsana_dataset_from_idx(badz, lb, &ds, errbuf, sizeof errbuf), 0);
   dsana_dataset_fini(&ds);
@@ -601,7 +564,7 @@ static void idx_gz_trailing(const char *badz, const char *lb) {
   assert_non_null(cat);
   memcpy(cat, head, hlen);
   memcpy(cat + hlen, tail, tlen);
-  write_file(badz, cat, hlen + tlen);
+  write_bytes(badz, cat, hlen + tlen);
   assert_int_equal(dsana_dataset_from_idx(badz, lb, &ds, errbuf, sizeof errbuf), 0);
   assert_idx(&ds);
   dsana_dataset_fini(&ds);
@@ -622,7 +585,7 @@ static void test_idx_bad(void **state) {
   expect_idx_error(bad, lb, "bad.idx: truncated file: 34 bytes expected, 26 found", NULL);
   write_idx(badz, 0x803, dims, 3, PIXELS, 10, true);
   expect_idx_error(badz, lb, "bad.idx.gz: truncated file: 34 bytes expected, 26 found", NULL);
-  write_file(bad, "\0\0\x08\x03\0\0", 6);
+  write_bytes(bad, "\0\0\x08\x03\0\0", 6);
   expect_idx_error(bad, lb, "bad.idx: truncated file: 16 bytes expected, 6 found", NULL);
   write_idx(bad, 0x801, &dims[0], 1, LABELS, 2, false);
   expect_idx_error(im, bad, "bad.idx: truncated file: 11 bytes expected, 10 found", NULL);
@@ -638,7 +601,7 @@ static void test_idx_bad(void **state) {
   size_t zlen;
   write_idx(badz, 0x803, dims, 3, PIXELS, sizeof PIXELS, true);
   z = slurp(badz, &zlen);
-  write_file(badz, z, zlen - 12);
+  write_bytes(badz, z, zlen - 12);
   free(z);
   expect_idx_error(badz, lb, "bad.idx.gz: ", NULL);
   idx_gz_trailing(badz, lb);
@@ -765,7 +728,7 @@ static void test_gen_learnable(void **state) {
 static void test_classes(void **state) {
   const char *p = tmp_path("classes.svm");
   const char *text = "7 1:1\n3\n-1 2:1\n3\n-0\n0\n+7\n7.0 3:1\n";
-  write_file(p, text, strlen(text));
+  write_bytes(p, text, strlen(text));
   struct dsana_dataset ds;
   open_ok(p, NULL, &ds);
   double *labels;
@@ -791,7 +754,7 @@ static void test_classes(void **state) {
   dsana_dataset_fini(&ds);
   /* binary problems: {-1, +1} and {0, 1} both give class 1 = positive */
   text = "+1 1:1\n-1 1:2\n";
-  write_file(p, text, strlen(text));
+  write_bytes(p, text, strlen(text));
   open_ok(p, NULL, &ds);
   assert_int_equal(dsana_dataset_classes(&ds, &labels, &k), 0);
   assert_int_equal(k, 2);

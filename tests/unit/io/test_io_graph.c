@@ -20,63 +20,13 @@
 
 #include "dsana/dsana.h"
 #include "dsana/graph.h"
-
-static char tmpdir[256];
-static char errbuf[512];
-
-static const char *data_path(const char *name) {
-  static char buf[4][1024];
-  static int k;
-  const char *dir = getenv("DSANA_TEST_DATA");
-  char *b = buf[k++ % 4];
-  snprintf(b, sizeof buf[0], "%s/%s", dir ? dir : "tests/data", name);
-  return b;
-}
-
-static const char *tmp_path(const char *name) {
-  static char buf[4][512];
-  static int k;
-  char *b = buf[k++ % 4];
-  snprintf(b, sizeof buf[0], "%s/%s", tmpdir, name);
-  return b;
-}
-
-static void write_file(const char *path, const void *data, size_t len) {
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  assert_int_equal(fwrite(data, 1, len, f), len);
-  assert_int_equal(fclose(f), 0);
-}
-
-static size_t read_file(const char *path, unsigned char *buf, size_t cap) {
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  size_t n = fread(buf, 1, cap, f);
-  fclose(f);
-  return n;
-}
+#include "graph_test_util.h"
 
 static void write_gz(const char *path, const char *text) {
   gzFile z = gzopen(path, "wb");
   assert_non_null(z);
   assert_int_equal(gzwrite(z, text, (unsigned)strlen(text)), (int)strlen(text));
   assert_int_equal(gzclose(z), Z_OK);
-}
-
-static int setup_tmp(void **state) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/dsana_test_io_graph.XXXXXX");
-  return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown_tmp(void **state) {
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  return system(cmd) == 0 ? 0 : -1;
-}
-
-static void assert_zeroed(const struct dsana_graph *g) {
-  static const struct dsana_graph zero;
-  assert_memory_equal(g, &zero, sizeof zero);
 }
 
 static void assert_graph(const struct dsana_graph *g, uint64_t n, uint64_t m, const uint64_t *in_off,
@@ -87,32 +37,6 @@ static void assert_graph(const struct dsana_graph *g, uint64_t n, uint64_t m, co
   if (m)
     assert_memory_equal(g->in_src, in_src, m * sizeof *in_src);
   assert_memory_equal(g->out_deg, out_deg, n * sizeof *out_deg);
-}
-
-static void assert_same_graph(const struct dsana_graph *a, const struct dsana_graph *b) {
-  assert_int_equal(a->n, b->n);
-  assert_int_equal(a->m, b->m);
-  assert_memory_equal(a->in_off, b->in_off, (a->n + 1) * sizeof *a->in_off);
-  assert_memory_equal(a->in_src, b->in_src, a->m * sizeof *a->in_src);
-  assert_memory_equal(a->out_deg, b->out_deg, a->n * sizeof *a->out_deg);
-  assert_true((a->orig_id == NULL) == (b->orig_id == NULL));
-  if (a->orig_id)
-    assert_memory_equal(a->orig_id, b->orig_id, a->n * sizeof *a->orig_id);
-}
-
-/* Expect failure code rc and err containing every given substring. */
-static void expect_open_error(const char *path, int rc, const char *s1, const char *s2) {
-  struct dsana_graph g;
-  errbuf[0] = '\0';
-  int got = dsana_graph_open(path, NULL, &g, errbuf, sizeof errbuf);
-  if (got != rc || !strstr(errbuf, s1) || (s2 && !strstr(errbuf, s2)))
-    print_error("%s: rc %d (want %d), err '%s' (want '%s' and '%s')\n", path, got, rc, errbuf, s1, s2 ? s2 : "");
-  assert_int_equal(got, rc);
-  assert_non_null(strstr(errbuf, s1));
-  if (s2)
-    assert_non_null(strstr(errbuf, s2));
-  assert_null(strchr(errbuf, '\n'));
-  assert_zeroed(&g);
 }
 
 /* --- CSC build and the binary round trip ------------------------------- */
@@ -275,7 +199,7 @@ static void test_snap_dense_ids(void **state) {
   const uint32_t ins[] = {4, 3, 1, 0};
   const uint32_t deg[] = {1, 1, 0, 1, 1};
   struct dsana_graph g;
-  write_file(p, text, strlen(text));
+  write_bytes(p, text, strlen(text));
   assert_int_equal(dsana_graph_open(p, NULL, &g, errbuf, sizeof errbuf), 0);
   assert_graph(&g, 5, 4, off, ins, deg);
   assert_memory_equal(g.orig_id, orig, sizeof orig);
@@ -284,7 +208,7 @@ static void test_snap_dense_ids(void **state) {
 
 static void test_snap_gzip(void **state) {
   unsigned char buf[4096];
-  size_t len = read_file(data_path("snap_basic_crlf.txt"), buf, sizeof buf - 1);
+  size_t len = read_bytes(data_path("snap_basic_crlf.txt"), buf, sizeof buf - 1);
   buf[len] = '\0';
   const char *p = tmp_path("basic.txt.gz");
   write_gz(p, (const char *)buf);
@@ -442,7 +366,8 @@ static void test_gen_uniform(void **state) {
 /* --- bad inputs -------------------------------------------------------- */
 
 static void test_bad_missing(void **state) {
-  expect_open_error(data_path("no_such_graph.txt"), DSANA_EIO, "no_such_graph.txt: No such file or directory", NULL);
+  expect_open_fails(data_path("no_such_graph.txt"), NULL, DSANA_EIO, "no_such_graph.txt: No such file or directory",
+                    NULL);
   struct dsana_graph g;
   assert_int_equal(dsana_graph_map_binary(data_path("no_such_graph.dsg"), &g, errbuf, sizeof errbuf), DSANA_EIO);
   assert_non_null(strstr(errbuf, "no_such_graph.dsg"));
@@ -450,18 +375,19 @@ static void test_bad_missing(void **state) {
 }
 
 static void test_bad_snap_text(void **state) {
-  expect_open_error(data_path("bad_snap_nonnumeric.txt"), DSANA_EFORMAT, "bad_snap_nonnumeric.txt:3: ", "'x1'");
-  expect_open_error(data_path("bad_snap_negative.txt"), DSANA_EFORMAT, "bad_snap_negative.txt:2: negative", "'-4'");
-  expect_open_error(data_path("bad_snap_one_field.txt"), DSANA_EFORMAT, "bad_snap_one_field.txt:2: ", "found 1");
-  expect_open_error(data_path("bad_snap_empty.txt"), DSANA_EFORMAT, "bad_snap_empty.txt: empty graph", NULL);
-  expect_open_error(data_path("bad_snap_overflow.txt"), DSANA_EFORMAT, "bad_snap_overflow.txt:2: ", "range");
+  expect_open_fails(data_path("bad_snap_nonnumeric.txt"), NULL, DSANA_EFORMAT, "bad_snap_nonnumeric.txt:3: ", "'x1'");
+  expect_open_fails(data_path("bad_snap_negative.txt"), NULL, DSANA_EFORMAT, "bad_snap_negative.txt:2: negative",
+                    "'-4'");
+  expect_open_fails(data_path("bad_snap_one_field.txt"), NULL, DSANA_EFORMAT, "bad_snap_one_field.txt:2: ", "found 1");
+  expect_open_fails(data_path("bad_snap_empty.txt"), NULL, DSANA_EFORMAT, "bad_snap_empty.txt: empty graph", NULL);
+  expect_open_fails(data_path("bad_snap_overflow.txt"), NULL, DSANA_EFORMAT, "bad_snap_overflow.txt:2: ", "range");
   const char *p = tmp_path("zero_bytes.txt");
-  write_file(p, "", 0);
-  expect_open_error(p, DSANA_EFORMAT, "zero_bytes.txt: empty graph", NULL);
+  write_bytes(p, "", 0);
+  expect_open_fails(p, NULL, DSANA_EFORMAT, "zero_bytes.txt: empty graph", NULL);
   p = tmp_path("binary_junk.txt");
-  write_file(p, "1 2\n\0\x01\x02 3\n", 10);
-  expect_open_error(p, DSANA_EFORMAT, "binary_junk.txt:2: non-numeric", NULL);
-  expect_open_error(tmpdir, DSANA_EIO, tmpdir, NULL); /* a directory */
+  write_bytes(p, "1 2\n\0\x01\x02 3\n", 10);
+  expect_open_fails(p, NULL, DSANA_EFORMAT, "binary_junk.txt:2: non-numeric", NULL);
+  expect_open_fails(tmpdir, NULL, DSANA_EIO, tmpdir, NULL); /* a directory */
 }
 
 static void test_bad_gzip(void **state) {
@@ -472,41 +398,36 @@ static void test_bad_gzip(void **state) {
     k += (size_t)snprintf(text + k, sizeof text - k, "%d %d\n", i, (i * 31) % 1000);
   const char *good = tmp_path("good.txt.gz");
   write_gz(good, text);
-  size_t len = read_file(good, buf, sizeof buf);
+  size_t len = read_bytes(good, buf, sizeof buf);
   assert_true(len > 100);
 
   const char *trunc = tmp_path("truncated.txt.gz");
-  write_file(trunc, buf, len / 2);
-  expect_open_error(trunc, DSANA_EFORMAT, "truncated.txt.gz: ", "unexpected end of gzip data");
+  write_bytes(trunc, buf, len / 2);
+  expect_open_fails(trunc, NULL, DSANA_EFORMAT, "truncated.txt.gz: ", "unexpected end of gzip data");
 
   const char *corrupt = tmp_path("corrupt.txt.gz");
   for (size_t i = 20; i < 60; i++)
     buf[i] ^= 0x5a;
-  write_file(corrupt, buf, len);
-  expect_open_error(corrupt, DSANA_EFORMAT, "corrupt.txt.gz: ", "gzip");
+  write_bytes(corrupt, buf, len);
+  expect_open_fails(corrupt, NULL, DSANA_EFORMAT, "corrupt.txt.gz: ", "gzip");
 
   /* gzip magic and then garbage */
   const unsigned char junk[] = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xff, 0xff, 0xff, 0xff};
   const char *bad = tmp_path("junk.gz");
-  write_file(bad, junk, sizeof junk);
-  expect_open_error(bad, DSANA_EFORMAT, "junk.gz: ", "gzip");
+  write_bytes(bad, junk, sizeof junk);
+  expect_open_fails(bad, NULL, DSANA_EFORMAT, "junk.gz: ", "gzip");
 }
 
 static void test_bad_mtx(void **state) {
-  expect_open_error(data_path("bad_mtx_banner.mtx"), DSANA_EFORMAT, "bad_mtx_banner.mtx:1: ", "banner");
-  expect_open_error(data_path("bad_mtx_array.mtx"), DSANA_EFORMAT, "bad_mtx_array.mtx:1: ", "array");
-  expect_open_error(data_path("bad_mtx_too_few.mtx"), DSANA_EFORMAT,
+  expect_open_fails(data_path("bad_mtx_banner.mtx"), NULL, DSANA_EFORMAT, "bad_mtx_banner.mtx:1: ", "banner");
+  expect_open_fails(data_path("bad_mtx_array.mtx"), NULL, DSANA_EFORMAT, "bad_mtx_array.mtx:1: ", "array");
+  expect_open_fails(data_path("bad_mtx_too_few.mtx"), NULL, DSANA_EFORMAT,
                     "bad_mtx_too_few.mtx:4: ", "3 entries declared, 2 found");
-  expect_open_error(data_path("bad_mtx_too_many.mtx"), DSANA_EFORMAT, "bad_mtx_too_many.mtx:4: ", "more entries");
-  expect_open_error(data_path("bad_mtx_out_of_range.mtx"), DSANA_EFORMAT, "bad_mtx_out_of_range.mtx:4: ", "outside");
-  expect_open_error(data_path("bad_mtx_missing_value.mtx"), DSANA_EFORMAT, "bad_mtx_missing_value.mtx:4: ", "value");
-}
-
-/* A scratch file holding text; its path. */
-static const char *text_file(const char *name, const char *text) {
-  const char *p = tmp_path(name);
-  write_file(p, text, strlen(text));
-  return p;
+  expect_open_fails(data_path("bad_mtx_too_many.mtx"), NULL, DSANA_EFORMAT, "bad_mtx_too_many.mtx:4: ", "more entries");
+  expect_open_fails(data_path("bad_mtx_out_of_range.mtx"), NULL, DSANA_EFORMAT,
+                    "bad_mtx_out_of_range.mtx:4: ", "outside");
+  expect_open_fails(data_path("bad_mtx_missing_value.mtx"), NULL, DSANA_EFORMAT,
+                    "bad_mtx_missing_value.mtx:4: ", "value");
 }
 
 /* What the fuzz targets' reference readers found dsana taking: a signed
@@ -515,15 +436,15 @@ static const char *text_file(const char *name, const char *text) {
 static void test_bad_fields_the_formats_do_not_have(void **state) {
   static const char banner[] = "%%MatrixMarket matrix coordinate real general";
   char text[256];
-  expect_open_error(text_file("plus_id.txt", "1 2\n+0 1\n"), DSANA_EFORMAT, "plus_id.txt:2: ", "'+0'");
+  expect_open_fails(text_file("plus_id.txt", "1 2\n+0 1\n"), NULL, DSANA_EFORMAT, "plus_id.txt:2: ", "'+0'");
   snprintf(text, sizeof text, "%s symmetric\n2 2 1\n1 2 1.5\n", banner);
-  expect_open_error(text_file("six_words.mtx", text), DSANA_EFORMAT, "six_words.mtx:1: ", "'symmetric'");
+  expect_open_fails(text_file("six_words.mtx", text), NULL, DSANA_EFORMAT, "six_words.mtx:1: ", "'symmetric'");
   snprintf(text, sizeof text, "%s\n2 2 1 7\n1 2 1.5\n", banner);
-  expect_open_error(text_file("size_four.mtx", text), DSANA_EFORMAT, "size_four.mtx:2: ", "extra field '7'");
+  expect_open_fails(text_file("size_four.mtx", text), NULL, DSANA_EFORMAT, "size_four.mtx:2: ", "extra field '7'");
   const char nul[] = "%%MatrixMarket matrix coordinate real general\0dted\n2 2 1\n1 2 1.5\n";
   const char *p = tmp_path("nul_banner.mtx");
-  write_file(p, nul, sizeof nul - 1);
-  expect_open_error(p, DSANA_EFORMAT, "nul_banner.mtx:1: ", "symmetry");
+  write_bytes(p, nul, sizeof nul - 1);
+  expect_open_fails(p, NULL, DSANA_EFORMAT, "nul_banner.mtx:1: ", "symmetry");
 }
 
 /* Write a small binary graph and return its bytes in buf. */
@@ -533,7 +454,7 @@ static size_t binary_bytes(const char *path, unsigned char *buf, size_t cap) {
   assert_int_equal(dsana_graph_from_edges(3, 4, src, dst, NULL, &g, errbuf, sizeof errbuf), 0);
   assert_int_equal(dsana_graph_write_binary(&g, path, errbuf, sizeof errbuf), 0);
   dsana_graph_fini(&g);
-  return read_file(path, buf, cap);
+  return read_bytes(path, buf, cap);
 }
 
 static void expect_map_error(const char *path, const char *s1, const char *s2) {
@@ -555,42 +476,42 @@ static void test_bad_binary(void **state) {
   assert_true(len > 192 && len < sizeof buf);
 
   const char *t = tmp_path("truncated.dsg");
-  write_file(t, buf, len - 5);
+  write_bytes(t, buf, len - 5);
   expect_map_error(t, "truncated.dsg: offset ", "truncated");
-  expect_open_error(t, DSANA_EFORMAT, "truncated.dsg: offset ", "truncated");
-  write_file(t, buf, 100);
+  expect_open_fails(t, NULL, DSANA_EFORMAT, "truncated.dsg: offset ", "truncated");
+  write_bytes(t, buf, 100);
   expect_map_error(t, "truncated.dsg: offset 100: ", "truncated");
 
   memcpy(b2, buf, len);
   b2[0] = 'X';
   t = tmp_path("bad_magic.dsg");
-  write_file(t, b2, len);
+  write_bytes(t, b2, len);
   expect_map_error(t, "bad_magic.dsg: offset 0: ", "bad magic");
 
   memcpy(b2, buf, len);
   b2[8] = 7;
   t = tmp_path("version7.dsg");
-  write_file(t, b2, len);
+  write_bytes(t, b2, len);
   expect_map_error(t, "version7.dsg: offset 8: ", "version 7 not supported (this build reads version 3)");
-  expect_open_error(t, DSANA_EFORMAT, "version7.dsg: offset 8: ", "version 7");
+  expect_open_fails(t, NULL, DSANA_EFORMAT, "version7.dsg: offset 8: ", "version 7");
 
   memcpy(b2, buf, len);
   b2[16] ^= 1; /* n */
   t = tmp_path("bad_crc.dsg");
-  write_file(t, b2, len);
+  write_bytes(t, b2, len);
   expect_map_error(t, "bad_crc.dsg: offset 184: ", "checksum mismatch");
 
   memcpy(b2, buf, len);
   memcpy(b2 + len, "trailing", 8);
   t = tmp_path("trailing.dsg");
-  write_file(t, b2, len + 8);
+  write_bytes(t, b2, len + 8);
   expect_map_error(t, "trailing.dsg: offset ", "file size");
 
   /* in_off[n] != m: the section's CRC32 sees it first */
   memcpy(b2, buf, len);
   b2[192 + 3 * 8] ^= 0x40;
   t = tmp_path("bad_in_off.dsg");
-  write_file(t, b2, len);
+  write_bytes(t, b2, len);
   expect_map_error(t, "bad_in_off.dsg: offset 192: ", "in_off section checksum mismatch");
 }
 
