@@ -547,7 +547,8 @@ static int defer(struct server *sv, const struct rt_from *from, const struct wir
     return DSANA_ENOMEM;
   }
   sv->deferred = d;
-  memcpy(copy, payload, bytes);
+  if (bytes) /* an end marker alone has no payload (NULL) */
+    memcpy(copy, payload, bytes);
   sv->deferred[sv->n_deferred++] = (struct deferred_push){.peer = from->peer, .hdr = *h, .payload = copy};
   sv->deferred_bytes += bytes;
   return 0;

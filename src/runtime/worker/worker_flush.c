@@ -50,7 +50,8 @@ static int merge_run(struct worker *w, struct rt_out *const *run, size_t n, stru
   double *vals = (double *)(buf + 1 + n);
   for (size_t i = 0; i < n; i++) {
     buf[1 + i] = run[i]->hdr.task;
-    memcpy(vals, run[i]->payload, run[i]->hdr.payload_bytes);
+    if (run[i]->hdr.payload_bytes)
+      memcpy(vals, run[i]->payload, run[i]->hdr.payload_bytes);
     vals += run[i]->hdr.count * width;
   }
   struct wire_hdr h = run[0]->hdr;
