@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/hops.sh [--quick] [--runs N] [--graph FILE] [--latencies "L1 L2 ..."] [--modes "M1 M2"]
-#              [--isolate threads|processes] [--check]
+#              [--isolate threads|processes] [--stretch K] [--check]
 #
 # Link latencies on an iteration's critical path. Sweeps the emulated link latency L
 # (default 0.05 0.5 1 2 ms) at a fixed bandwidth (1 Gbit/s) on a heterogeneous cluster
@@ -17,7 +17,11 @@
 #   iter1      iteration 1 over the steady median (at the smallest latency), iter2 the
 #              same for iteration 2 (it should be within 10 % of the median).
 # Writes bench/results/hops.csv (every run), bench/results/hops-fit.csv (one row per
-# mode) and a table on stdout. --check exits 1 when dsana's slope is above 2.2 or its
+# mode) and a table on stdout. --stretch K makes every modelled time K times longer
+# (time_scale 4K, bandwidth 1000/K Mbit/s, each latency K x): the host's own CPU per
+# iteration stays as it was, so the intercept / bound at K = 4 against K = 1 tells the
+# protocol's overlap from the cost of running 7 roles on this machine (files
+# hops-xK.csv and hops-xK-fit.csv). --check exits 1 when dsana's slope is above 2.2 or its
 # intercept above 1.25 x max(compute, transfer) (the dataflow targets): bench/guard.sh
 # reads the fit instead. Environment as bench/lib.sh (DSANA, BENCH_KEEP).
 set -euo pipefail
@@ -34,6 +38,7 @@ modes="bsp dsana"
 check=0
 quick=0
 isolate=threads
+stretch=1
 while [[ $# -gt 0 ]]; do
   case $1 in
   --quick) quick=1 ;;
@@ -60,6 +65,11 @@ while [[ $# -gt 0 ]]; do
   --isolate)
     [[ $# -ge 2 && $2 =~ ^(threads|processes)$ ]] || die "--isolate takes threads or processes"
     isolate=$2
+    shift
+    ;;
+  --stretch)
+    [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "--stretch needs a positive integer"
+    stretch=$2
     shift
     ;;
   --check) check=1 ;;
@@ -90,17 +100,29 @@ if [[ -z $graph ]]; then
   fi
 fi
 
-# scenario_for L_MS -> path of a scenario file with that latency
+if ((stretch > 1)); then # every latency K x (the fit is over the latencies as run)
+  scaled=
+  for lat in $lats; do scaled+="$(calc "$lat * $stretch" %g) "; done
+  lats=${scaled% }
+fi
+
+# scenario_for L_MS -> path of a scenario file with that latency (and --stretch)
 scenario_for() {
-  local f=$SCRATCH/hops-$1.json
-  [[ -s $f ]] || printf '{"workers":[{"speed":1},{"speed":1},{"speed":0.5},{"speed":0.25}],"link":{"bandwidth_mbit":1000,"latency_ms":%s},"ns_per_cost":3,"time_scale":4}\n' "$1" >"$f"
+  local f=$SCRATCH/hops-$1-x$stretch.json
+  [[ -s $f ]] || printf '{"workers":[{"speed":1},{"speed":1},{"speed":0.5},{"speed":0.25}],"link":{"bandwidth_mbit":%s,"latency_ms":%s},"ns_per_cost":3,"time_scale":%s}\n' \
+    "$(calc "1000 / $stretch" %g)" "$1" "$((4 * stretch))" >"$f"
   echo "$f"
 }
 
-CSV=$RESULTS/hops.csv
-FIT=$RESULTS/hops-fit.csv
+if ((stretch > 1)); then
+  CSV=$RESULTS/hops-x$stretch.csv
+  FIT=$RESULTS/hops-x$stretch-fit.csv
+else
+  CSV=$RESULTS/hops.csv
+  FIT=$RESULTS/hops-fit.csv
+fi
 hdr=date,commit,graph,isolate,mode,latency_ms,run,median_iter_ms,iter1_ms,iter2_ms,compute_bound_ms,transfer_bound_ms
-echo "dsana hops — $DSANA ($BENCH_COMMIT), $BENCH_HOST; $(basename "$graph"), $iters iterations, $runs run(s) per point, roles as $isolate" >&2
+echo "dsana hops — $DSANA ($BENCH_COMMIT), $BENCH_HOST; $(basename "$graph"), $iters iterations, $runs run(s) per point, roles as $isolate, modelled times x $stretch" >&2
 declare -A MED
 for ((r = 1; r <= runs; r++)); do
   for lat in $lats; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/paper.sh [--quick] [--pairs N] [--out DIR] [--kron "S1 S2 ..."]
+# bench/paper.sh [--quick] [--pairs N] [--out DIR] [--kron "S1 S2 ..."] [--stretch K]
 #
 # Reproduces the DSANA paper's evaluation (Zhang, Shen, Gong, Guo 2020: PageRank on four
 # data sets of different scale, two cloud scenarios, 36.6%-56.4% less time than plain BSP).
@@ -17,6 +17,9 @@
 # (every run), PNG plots (gnuplot) and the two traces; DIR defaults to bench/results/paper.
 # Environment: DSANA (binary), PAPER_GRAPHS (graph cache, default bench/results/graphs-v3),
 # SHARED_DATA (default <repo>/../shared/data), BENCH_KEEP=1 (keep the scratch directory).
+# --stretch K: every modelled time of both scenarios K times longer (time_scale, 1/bandwidth
+# and latency x K); this machine's own CPU per iteration stays as it was, so the gains at
+# K = 4 against K = 1 tell what the protocol wins from what running 7 roles here costs.
 set -euo pipefail
 PAPER_SH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/lib.sh
@@ -24,12 +27,13 @@ source "$PAPER_SH_DIR/lib.sh"
 # shellcheck source=bench/paper_lib.sh
 source "$PAPER_SH_DIR/paper_lib.sh"
 
-usage() { sed -n '2,21s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,24s/^# \{0,1\}//p' "$0"; }
 
 quick=0
 pairs=
 out_dir=
 kron_scales=
+stretch=1
 while [[ $# -gt 0 ]]; do
   case $1 in
   --quick) quick=1 ;;
@@ -46,6 +50,11 @@ while [[ $# -gt 0 ]]; do
   --kron)
     [[ $# -ge 2 && $2 =~ ^[0-9]+( [0-9]+)*$ ]] || die "--kron needs scales, e.g. --kron \"16 18 20\""
     kron_scales=$2
+    shift
+    ;;
+  --stretch)
+    [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "--stretch needs a positive integer"
+    stretch=$2
     shift
     ;;
   -h | --help)
@@ -127,10 +136,20 @@ rm -f "$runs_csv" "$csv" "$md"
 runs_hdr=graph,vertices,edges,scenario,mode,pair,iterations,total_s,median_iter_s,bound_s,chunk_bytes,peak_rss_kb_largest_role,identical
 mismatch=0
 
+SCEN_DIR=$BENCH_DIR/scenarios
+if ((stretch > 1)); then # the scenarios with every modelled time K x
+  SCEN_DIR=$SCRATCH/scenarios-x$stretch
+  mkdir -p "$SCEN_DIR"
+  for sc in "${SCENARIOS[@]}"; do
+    jq --argjson k "$stretch" '.time_scale = (.time_scale // 1) * $k
+      | .link.bandwidth_mbit = .link.bandwidth_mbit / $k | .link.latency_ms = .link.latency_ms * $k' \
+      "$BENCH_DIR/scenarios/$sc.json" >"$SCEN_DIR/$sc.json" || die "cannot stretch $sc.json"
+  done
+fi
 for sc in "${SCENARIOS[@]}"; do
-  [[ -r $BENCH_DIR/scenarios/$sc.json ]] || die "scenario $BENCH_DIR/scenarios/$sc.json is missing"
-  jq -e . "$BENCH_DIR/scenarios/$sc.json" >/dev/null || die "$sc.json is not valid JSON"
-  n=$(jq '.workers | length' "$BENCH_DIR/scenarios/$sc.json")
+  [[ -r $SCEN_DIR/$sc.json ]] || die "scenario $SCEN_DIR/$sc.json is missing"
+  jq -e . "$SCEN_DIR/$sc.json" >/dev/null || die "$sc.json is not valid JSON"
+  n=$(jq '.workers | length' "$SCEN_DIR/$sc.json")
   [[ $n == "$WORKERS" ]] || die "$sc.json has $n workers, expected $WORKERS"
 done
 
@@ -157,7 +176,7 @@ t_start=$(date +%s)
 for ((gi = 0; gi < NG; gi++)); do
   g=${G_LABEL[$gi]}
   for sc in "${SCENARIOS[@]}"; do
-    scf=$BENCH_DIR/scenarios/$sc.json
+    scf=$SCEN_DIR/$sc.json
     echo "== $g (${G_V[$gi]} vertices, ${G_E[$gi]} edges), $sc" >&2
     for ((p = 1; p <= pairs; p++)); do
       for mode in "${MODES[@]}"; do
@@ -186,7 +205,7 @@ hdr=graph,vertices,edges,scenario,mode,pairs,iterations,total_s_median,total_s_m
 declare -a target_lines=()
 declare -A IMP ITER BOUNDMAX
 for sc in "${SCENARIOS[@]}"; do
-  scf=$BENCH_DIR/scenarios/$sc.json
+  scf=$SCEN_DIR/$sc.json
   if [[ $sc == heterogeneous-cloud ]]; then target=$TARGET_HET; else target=$TARGET_HOM; fi
   for ((gi = 0; gi < NG; gi++)); do
     g=${G_LABEL[$gi]}
@@ -246,7 +265,7 @@ fmt_ms() { calc "$1 * 1000" %.2f; }
   echo "$BENCH_DATE, commit $BENCH_COMMIT, $BENCH_HOST. Graphs: $graph_source. $WORKERS workers, $SERVERS servers, tol $TOL, max-iter $MAX_ITER, $pairs pairs (modes alternated bsp, dsana, dynamic, chunking in each pair). Times are medians over the runs [min-max]; improvement = (T_bsp - T_mode) / T_bsp of the median times to convergence [range of the per-pair values]; efficiency = max(compute bound, transfer bound) / median s/iteration; ceiling = (bsp s/iteration - max(compute, transfer bound) - 2 x link latency) / bsp s/iteration, the largest improvement the scenario allows per iteration (bsp as measured, against the balanced bound plus one round trip), printed beside each mode's gain."
   for sc in "${SCENARIOS[@]}"; do
     echo
-    echo "## $sc ($(jq -c '[.workers[] | .speed // 1]' "$BENCH_DIR/scenarios/$sc.json" | tr -d '"') speeds, $(jq -r '.link.bandwidth_mbit // 0' "$BENCH_DIR/scenarios/$sc.json") Mbit/s links, time_scale $(jq -r '.time_scale // 1' "$BENCH_DIR/scenarios/$sc.json"))"
+    echo "## $sc ($(jq -c '[.workers[] | .speed // 1]' "$SCEN_DIR/$sc.json" | tr -d '"') speeds, $(jq -r '.link.bandwidth_mbit // 0' "$SCEN_DIR/$sc.json") Mbit/s links, time_scale $(jq -r '.time_scale // 1' "$SCEN_DIR/$sc.json"))"
     echo
     echo "| graph | edges | mode | time to convergence s [min-max] | s/iteration [min-max] | iters | improvement % [pairs] | compute bound ms | transfer bound ms | efficiency | ceiling % | peak RSS MiB | identical | target |"
     echo "| --- | ---: | --- | --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"
@@ -280,7 +299,7 @@ fmt_ms() { calc "$1 * 1000" %.2f; }
 
 # ---- traces and plots -----------------------------------------------------------------
 lg=$((NG - 1))
-het=$BENCH_DIR/scenarios/heterogeneous-cloud.json
+het=$SCEN_DIR/heterogeneous-cloud.json
 for mode in bsp dsana; do
   tr=$OUT/trace-${G_LABEL[$lg]}-heterogeneous-$mode.json
   o=$SCRATCH/trace-$mode.out
