@@ -18,8 +18,8 @@
 #              same for iteration 2 (it should be within 10 % of the median).
 # Writes bench/results/hops.csv (every run), bench/results/hops-fit.csv (one row per
 # mode) and a table on stdout. --stretch K makes every modelled time K times longer
-# (time_scale 4K, bandwidth 1000/K Mbit/s, each latency K x): the host's own CPU per
-# iteration stays as it was, so the intercept / bound at K = 4 against K = 1 tells the
+# (time_scale 4K, bandwidth 1000/K Mbit/s, each latency K x): the host's own CPU then
+# takes a smaller share of its cores, so the intercept / bound at K = 4 against K = 1 tells the
 # protocol's overlap from the cost of running 7 roles on this machine (files
 # hops-xK.csv and hops-xK-fit.csv). --check exits 1 when dsana's slope is above 2.2 or its
 # intercept above 1.25 x max(compute, transfer) (the dataflow targets): bench/guard.sh

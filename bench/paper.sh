@@ -18,8 +18,9 @@
 # Environment: DSANA (binary), PAPER_GRAPHS (graph cache, default bench/results/graphs-v3),
 # SHARED_DATA (default <repo>/../shared/data), BENCH_KEEP=1 (keep the scratch directory).
 # --stretch K: every modelled time of both scenarios K times longer (time_scale, 1/bandwidth
-# and latency x K); this machine's own CPU per iteration stays as it was, so the gains at
-# K = 4 against K = 1 tell what the protocol wins from what running 7 roles here costs.
+# and latency x K); the CPU that 7 roles on this machine spend then takes a smaller share
+# of its cores, so the gains at K = 4 against K = 1 tell what the protocol wins from what
+# running the roles here costs.
 set -euo pipefail
 PAPER_SH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/lib.sh
