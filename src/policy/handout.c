@@ -37,6 +37,10 @@ uint32_t handout_hold(enum sched_kind kind, double speed, double mean_cost, uint
   return by_share > by_time ? by_share : by_time;
 }
 
+bool handout_may_steal(uint32_t outstanding, uint32_t threads) {
+  return outstanding < HANDOUT_TASKS_IN_FLIGHT - 1 + (threads ? threads : 1);
+}
+
 double handout_first_budget(enum sched_kind kind, bool blocks, double queued_cost) {
   return blocks && kind == SCHED_DYNAMIC ? HANDOUT_BLOCKS_SHARE_AT_ONCE * queued_cost : 0;
 }

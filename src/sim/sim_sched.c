@@ -235,8 +235,8 @@ static void on_task_done(struct sim *sim, const struct sim_msg *m, double t) {
   for (uint32_t k = 0; k < m->n; k++)
     if (m->iter == s->iter && !s->done && m->recs[k].task < sim->wk.n_tasks && !s->task_seen[m->recs[k].task])
       take_done(sim, w, &m->recs[k]);
-  while (has_room(&s->w[w]) && hand_out_one(sim, w, true, NULL, &t) == 0) {
-  }
+  while (has_room(&s->w[w]) && hand_out_one(sim, w, handout_may_steal(s->w[w].outstanding, 1), NULL, &t) == 0) {
+  } /* one thread a worker */
   if (s->w[w].n_batch)
     t = send(sim, batch_msg(sim, SM_TASKS, w, 0), t);
   t = fetch_ahead(sim, w, false, t);

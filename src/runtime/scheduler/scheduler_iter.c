@@ -91,7 +91,7 @@ static bool has_room(const struct scheduler *s, uint32_t w) {
 static int hand_out(struct scheduler *s, uint32_t w) {
   int rc = 0;
   while (!rc && has_room(s, w))
-    rc = hand_out_one(s, w, true, NULL);
+    rc = hand_out_one(s, w, handout_may_steal(s->workers[w].outstanding, s->workers[w].threads), NULL);
   return rc == DSANA_EAGAIN ? 0 : rc;
 }
 

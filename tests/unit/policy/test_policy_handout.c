@@ -68,6 +68,22 @@ static void test_first_budget(void **unused) {
   assert_true(handout_first_budget(SCHED_DYNAMIC, true, 0.0) == 0);
 }
 
+/* A worker whose own queue is empty steals only while it holds fewer than
+ * a task a thread and one ahead: never to fill a deeper hold with tasks
+ * that nobody could then take back. */
+static void test_steals_only_to_keep_threads_busy(void **unused) {
+  (void)unused;
+  for (uint32_t threads = 1; threads <= 8; threads++) {
+    uint32_t keep = HANDOUT_TASKS_IN_FLIGHT - 1 + threads;
+    assert_true(handout_may_steal(0, threads));
+    assert_true(handout_may_steal(keep - 1, threads));
+    assert_false(handout_may_steal(keep, threads));
+    assert_false(handout_may_steal(handout_hold(SCHED_DYNAMIC, 1e6, 100.0, threads, 64, 64, 256), threads));
+  }
+  assert_true(handout_may_steal(1, 0) == handout_may_steal(1, 1)); /* threads not known yet: one */
+  assert_false(handout_may_steal(2, 0));
+}
+
 /* The refills an iteration affords: in the first, HANDOUT_FIRST_REFILLS_PER_WORKER
  * a worker (up to the cap); then all of HANDOUT_REFILLS_PER_ITER until the
  * message cost is known, and after that as many as HANDOUT_REFILL_SHARE of
@@ -114,6 +130,7 @@ int main(void) {
       cmocka_unit_test(test_depth_grows_with_speed),
       cmocka_unit_test(test_depth_threads_on_top),
       cmocka_unit_test(test_first_budget),
+      cmocka_unit_test(test_steals_only_to_keep_threads_busy),
       cmocka_unit_test(test_refills_follow_the_message_cost),
       cmocka_unit_test(test_first_iteration_share_in_a_few_handouts),
       cmocka_unit_test(test_share_depth_by_refills),
