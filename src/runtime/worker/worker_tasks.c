@@ -171,6 +171,12 @@ static bool unconfirmed(const struct worker *w, const struct wtask *wt) {
   return wt->provisional && wt->iter == w->iter;
 }
 
+/* Provisional and begun ahead of an iteration that is now running (stale
+ * or unconfirmed): it hands out no item. */
+static bool runs_nothing(const struct worker *w, const struct wtask *wt) {
+  return wt->provisional && wt->iter <= w->iter;
+}
+
 /* Nothing can confirm it any more: everything is handed out. */
 static bool doomed(const struct worker *w, const struct wtask *wt) {
   return stale(w, wt) || (w->handed_all && unconfirmed(w, wt));
@@ -340,7 +346,7 @@ static int instance_item(struct worker *w, struct wtask *wt, struct witem *it, b
   *found = false;
   memset(it, 0, sizeof *it);
   it->wt = wt;
-  if (stale(w, wt) || unconfirmed(w, wt))
+  if (runs_nothing(w, wt))
     return 0;
   if (!w->blocks || !wt->begun) {
     int rc = input_ready(w, wt, &ready, out);
@@ -381,7 +387,7 @@ static int instance_item(struct worker *w, struct wtask *wt, struct witem *it, b
  * nothing while loading or for a provisional instance that will be
  * dropped (its iteration began without it). */
 static uint64_t chain_word(const struct worker *w, const struct wtask *wt) {
-  if (!w->blocks || w->iter == 0 || stale(w, wt) || unconfirmed(w, wt))
+  if (!w->blocks || w->iter == 0 || runs_nothing(w, wt))
     return 0;
   uint32_t b = w->job.block_table;
   uint64_t c = wt->next_chunk, n = w->mirror.t[b].n_chunks;
@@ -472,9 +478,9 @@ int wtasks_done(struct worker *w, struct witem *it, struct rt_outq *out) {
     log_error("task %u failed in iteration %u: %s", wt->task, wt->iter, dsana_strerror(it->rc));
     return it->rc;
   }
-  if (doomed(
-          w,
-          wt)) { /* its iteration began without it while this item ran: after its batch's last item, the drop it missed */
+  /* its iteration began without it while this item ran: after its batch's
+   * last item, the drop it missed */
+  if (doomed(w, wt)) {
     if (!it->more)
       drop_doomed(w);
     return 0;
