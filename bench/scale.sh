@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/scale.sh [--runs N] [--scale K] [--graph kron|uniform] [--sim-workers "8 64 256 1024"]
 #                [--real-workers "4 8"] [--servers S] [--link-mbit M] [--costs FILE] [--no-real]
+#                [--threads T] [--tasks-per-worker N]
 #
 # Efficiency against the balanced bound (bound_s / median_iter_s) as the worker count
 # grows, bsp and dsana side by side, in two scenarios: uniform (every worker speed 1)
@@ -26,6 +27,13 @@
 # appends every row to bench/results/scale.csv (a header when new) and, with gnuplot,
 # draws bench/results/scale-GRAPH.svg from the simulated rows of this run. `dsana_vs_bsp` is
 # bsp's median iteration time over dsana's at the same W and scenario (> 1: dsana faster).
+#
+# --threads T: every worker, real and simulated, runs T compute threads (each at the
+# worker's speed) and time_scale is 4 x W x T, so that a thread's share takes the same
+# modelled time as a single-threaded worker's at W x T: W workers of T threads are the
+# cluster of W machines with T cores each, set beside W x T workers of one. Rows then
+# go to scale-tT.csv and the plot to scale-GRAPH-tT.svg. --tasks-per-worker N is given
+# to every run (default: the runtime's, which does not grow with the threads).
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -38,11 +46,16 @@ servers=2
 link_mbit=0
 costs=
 gkind=kron
+threads=1
+tpw=
 while [[ $# -gt 0 ]]; do
   case $1 in
-  --runs | --scale | --servers | --link-mbit)
+  --runs | --scale | --servers | --link-mbit | --threads | --tasks-per-worker)
     [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "$1 needs a positive integer"
-    case $1 in --runs) runs=$2 ;; --scale) scale=$2 ;; --servers) servers=$2 ;; *) link_mbit=$2 ;; esac
+    case $1 in
+    --runs) runs=$2 ;; --scale) scale=$2 ;; --servers) servers=$2 ;; --threads) threads=$2 ;;
+    --tasks-per-worker) tpw=$2 ;; *) link_mbit=$2 ;;
+    esac
     shift
     ;;
   --sim-workers | --real-workers)
@@ -62,7 +75,7 @@ while [[ $# -gt 0 ]]; do
     shift
     ;;
   -h | --help)
-    sed -n '2,28s/^# \{0,1\}//p' "$0"
+    sed -n '2,36s/^# \{0,1\}//p' "$0"
     exit 0
     ;;
   *) die "unknown argument $1 (see --help)" ;;
@@ -73,6 +86,11 @@ bench_init
 [[ -n $costs || ! -r $RESULTS/sim_costs.json ]] || costs=$RESULTS/sim_costs.json
 COSTS_ARGS=()
 [[ -z $costs ]] || COSTS_ARGS=(--profile "$costs")
+# what every run, real or simulated, is given beside its own options
+RUN_ARGS=(--threads "$threads")
+[[ -z $tpw ]] || RUN_ARGS+=(--tasks-per-worker "$tpw")
+suffix=
+[[ $threads == 1 ]] || suffix=-t$threads
 # graph_uniform SCALE -> path: 2^SCALE vertices, 16 x as many edges (cached)
 graph_uniform() {
   local f=$GRAPHS/uniform-s$1-ef16-seed1.bin
@@ -84,14 +102,14 @@ graph_uniform() {
   echo "$f"
 }
 if [[ $gkind == kron ]]; then graph=$(graph_kron "$scale"); else graph=$(graph_uniform "$scale"); fi
-csv=$RESULTS/scale.csv
+csv=$RESULTS/scale$suffix.csv
 HEADER="date,commit,host,kind,scenario,link_mbit,graph,scale,workers,servers,mode,runs,median_iter_s,min_s,max_s,bound_s,efficiency,dsana_vs_bsp,sim_median_iter_s,sim_over_real,costs"
 
 # scenario NAME W -> path of its file
 scenario() {
   local f=$SCRATCH/$1-$2.json
-  jq -n --arg name "$1" --argjson w "$2" --argjson mbit "$link_mbit" '{workers: [range($w) | {speed:
-      (if $name == "uniform" then 1 else [1, 1, 0.5, 0.25][. % 4] end)}], ns_per_cost: 3, time_scale: (4 * $w)}
+  jq -n --arg name "$1" --argjson w "$2" --argjson t "$threads" --argjson mbit "$link_mbit" '{workers: [range($w) | {speed:
+      (if $name == "uniform" then 1 else [1, 1, 0.5, 0.25][. % 4] end)}], ns_per_cost: 3, time_scale: (4 * $w * $t)}
       + (if $mbit > 0 then {link: {bandwidth_mbit: $mbit, latency_ms: 0.5}} else {} end)' >"$f"
   echo "$f"
 }
@@ -101,7 +119,7 @@ sim_once() {
   local tag=$1 sc=$2 w=$3 mode=$4 m=$SCRATCH/$1.jsonl
   shift 4
   "$DSANA" sim "$graph" --workers "$w" --servers "$servers" --mode "$mode" --scenario "$sc" --quiet \
-    --metrics "$m" "${COSTS_ARGS[@]}" "$@" >/dev/null 2>"$SCRATCH/$tag.err" ||
+    --metrics "$m" "${COSTS_ARGS[@]}" "${RUN_ARGS[@]}" "$@" >/dev/null 2>"$SCRATCH/$tag.err" ||
     { tail -n 3 "$SCRATCH/$tag.err" >&2; die "dsana sim ($tag) failed"; }
   echo "$(summary_field "$m" median_iter_s) $(summary_field "$m" bound_s)"
 }
@@ -136,7 +154,7 @@ for name in uniform heterogeneous; do
         tag=real-$name-$w-$mode-$r
         RUN_METRICS=$SCRATCH/$tag.jsonl
         flock /tmp/dsana-bench.lock "$DSANA" pagerank "$graph" --isolate processes --quiet --metrics "$RUN_METRICS" --workers "$w" \
-          --servers "$servers" --mode "$mode" --scenario "$sc" --max-iter 20 --tol 0 >/dev/null 2>"$SCRATCH/$tag.err" ||
+          --servers "$servers" --mode "$mode" --scenario "$sc" --max-iter 20 --tol 0 "${RUN_ARGS[@]}" >/dev/null 2>"$SCRATCH/$tag.err" ||
           { tail -n 5 "$SCRATCH/$tag.err" >&2; die "run $tag failed"; }
         T[$mode]+="$(summary_field "$RUN_METRICS" median_iter_s) "
         B[$mode]+="$(summary_field "$RUN_METRICS" bound_s) "
@@ -162,7 +180,7 @@ done
 note "rows appended to $csv (real runs: median of $runs, min-max in the CSV)"
 
 if command -v gnuplot >/dev/null && [[ -s $SCRATCH/plot.dat ]]; then
-  svg=$RESULTS/scale-$gkind.svg
+  svg=$RESULTS/scale-$gkind$suffix.svg
   for s in uniform heterogeneous; do
     for m in bsp dsana; do
       awk -v s="$s" -v m="$m" '$1 == s && $3 == m { print $2, $4 }' "$SCRATCH/plot.dat" >"$SCRATCH/$s-$m.dat"
@@ -173,7 +191,7 @@ if command -v gnuplot >/dev/null && [[ -s $SCRATCH/plot.dat ]]; then
   gnuplot <<EOF || note "gnuplot failed; no plot"
 set terminal svg size 720,420 font "sans,12"
 set output "$svg"
-set title "dsana sim: efficiency vs workers ($gkind $scale, $servers servers, time_scale 4W, $link_words)" noenhanced
+set title "dsana sim: efficiency vs workers ($gkind $scale, $servers servers, $threads thread(s) a worker, time_scale 4WT, $link_words)" noenhanced
 set logscale x 2
 set xlabel "simulated workers W"
 set ylabel "bound / median iteration"

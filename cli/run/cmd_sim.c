@@ -76,9 +76,9 @@ static void usage(FILE *f) {
              "  --noise X         relative spread of task times (lognormal sigma, default 0)\n"
              "  --local           model the local launcher on this machine: roles share its cores and buffers\n"
              "  --host-cores N    cores all roles share (0 = every role on its own machine)\n"
-             "Other options as for dsana APP (--workers, --servers, --mode, --sched, --chunk, --tasks-per-worker,\n"
-             "--max-message, --scenario: speeds, transient stragglers, links, ns_per_cost, time_scale); there is no\n"
-             "convergence: it runs --max-iter iterations (default " SIM_DEFAULT_ITERS
+             "Other options as for dsana APP (--workers, --threads, --servers, --mode, --sched, --chunk,\n"
+             "--tasks-per-worker, --max-message, --scenario: speeds, transient stragglers, links, ns_per_cost,\n"
+             "time_scale); there is no convergence: it runs --max-iter iterations (default " SIM_DEFAULT_ITERS
              "). Bad input: one line on stderr, exit 2.\n");
 }
 

@@ -164,18 +164,24 @@ struct sim_pend { /* deferred pushes to one server: merged runs */
   uint32_t *ids, n_ids;
 };
 
+/* A worker's compute thread (--threads): one task at a time, whole or
+ * block by block. */
+struct sim_thread {
+  uint32_t running;    /* task, or UINT32_MAX */
+  uint64_t next_chunk; /* blocks: the running task's next block */
+  uint64_t item_end;   /* the computing item ends before this block */
+  double task_compute; /* modelled so far */
+  double task_noise;   /* the running task's noise factor */
+  bool busy;           /* an item is computing */
+};
+
 struct sim_worker {
   struct sim_cpu cpu;
   struct sim_link link;
   uint32_t iter, n_ran, ran_prev;
   uint32_t *queue, q_cap, q_head, q_len; /* ring of the tasks held (grown to at most n_tasks) */
   bool handed_all;                       /* the iteration's tasks all handed out: one report, after the last */
-  uint32_t running;                      /* task, or UINT32_MAX */
-  uint64_t next_chunk;                   /* blocks: the running task's next block */
-  uint64_t item_end;                     /* the computing item ends before this block */
-  double task_compute;                   /* modelled so far */
-  double task_noise;                     /* the running task's noise factor */
-  bool busy;                             /* an item is computing */
+  struct sim_thread *th;                 /* sim->threads of them */
   uint32_t pulled[2];                    /* iteration whose input was asked, per parity */
   uint32_t *got[2];                      /* per parity: pieces arrived per chunk */
   uint32_t got_iter[2];
@@ -203,6 +209,7 @@ struct sim {
   struct sim_server *sv;
   struct sim_worker *w;
   uint32_t n_workers, n_servers;
+  uint32_t threads; /* compute threads a worker (sim_threads) */
   int failed;
   uint64_t n_events;
 };
@@ -224,8 +231,8 @@ void simnet_msg_free(struct sim_msg *m);
 /* Send m at time t through link (NULL = not emulated): delivered later
  * as an EV_DELIVER event. Takes m. */
 void simnet_send(struct sim *sim, struct sim_link *link, struct sim_msg *m, double t);
-/* An event of kind k at time t for role index a (EV_COMPUTE), the link
- * (EV_LINK, p) or a message (EV_DELIVER, p). */
+/* An event of kind k at time t for worker a's thread p (EV_COMPUTE), the
+ * link (EV_LINK, p) or a message (EV_DELIVER, p). */
 void simnet_event(struct sim *sim, enum sim_ev_kind k, double t, uint32_t a, void *p);
 /* EV_LINK at time t. */
 void simnet_link_event(struct sim *sim, struct sim_link *l, double t);
@@ -257,12 +264,14 @@ void simserver_on_msg(struct sim *sim, struct sim_msg *m, double t);
 double simwpush_finished(struct sim *sim, uint32_t i, uint32_t task, uint32_t iter, double compute_s, double t);
 /* Send what waits: merged pushes, one TASK_DONE. */
 double simwpush_flush(struct sim *sim, uint32_t i, double t);
+/* Send the merged pushes that wait; the records keep waiting. */
+double simwpush_flush_pushes(struct sim *sim, uint32_t i, double t);
 
 /* sim_worker.c */
 int simworker_init(struct sim *sim, uint32_t i);
 void simworker_fini(struct sim *sim, uint32_t i);
 void simworker_on_msg(struct sim *sim, struct sim_msg *m, double t);
-/* Its compute thread finished the running item at t. */
-void simworker_on_compute(struct sim *sim, uint32_t i, double t);
+/* Its compute thread th finished the running item at t. */
+void simworker_on_compute(struct sim *sim, uint32_t i, struct sim_thread *th, double t);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/core/config.h"
 #include "runtime/core/iter_figures.h"
 #include "sim/sim_internal.h"
 
@@ -19,7 +20,8 @@
 static uint64_t model_bytes(const struct sim *sim) {
   uint64_t W = sim->n_workers, S = sim->n_servers, T = sim->wk.n_tasks, C = sim->wk.n_chunks;
   uint64_t held = 2 * (T / (W ? W : 1)) + 16; /* a worker's ring: its share and a refill */
-  uint64_t worker = sizeof(struct sim_worker) + 4 * (held < T ? held : T) + 8 * C + S * sizeof(struct sim_pend);
+  uint64_t worker = sizeof(struct sim_worker) + sim->threads * sizeof(struct sim_thread) + 4 * (held < T ? held : T) +
+                    8 * C + S * sizeof(struct sim_pend);
   uint64_t server = sizeof(struct sim_server) + T + W * sizeof(struct sim_pullreq);
   uint64_t work = T * (sizeof(double) + 2 * sizeof(uint64_t) + 5) + S * C * 12 + C * (4 + 24);
   return W * (worker + 64) + S * server + work + W * S * sizeof(struct sim_msg);
@@ -71,6 +73,15 @@ static int check_memory(const struct sim *sim, char *err, size_t errlen) {
   return DSANA_ERANGE;
 }
 
+/* Compute threads a worker: --threads; else, modelling this machine
+ * (--local), the share of its cores a real run takes; else one (a worker
+ * on a machine of its own whose cores the scenario does not say). */
+static uint32_t sim_threads(const struct run_config *cfg, const struct sim_options *opt) {
+  if (cfg->threads)
+    return cfg->threads;
+  return opt->local ? config_auto_threads(cfg->n_workers) : 1;
+}
+
 static int setup(struct sim *sim) {
   sim->sv = calloc(sim->n_servers, sizeof *sim->sv);
   sim->w = calloc(sim->n_workers, sizeof *sim->w);
@@ -106,7 +117,7 @@ static void dispatch(struct sim *sim, const struct sim_hitem *it) {
   sim->now = it->key;
   sim->n_events++;
   if (it->b == EV_COMPUTE) {
-    simworker_on_compute(sim, it->a, it->key);
+    simworker_on_compute(sim, it->a, it->p, it->key);
   } else if (it->b == EV_LINK) {
     simnet_link_event(sim, it->p, it->key);
   } else {
@@ -173,7 +184,8 @@ int sim_run(const struct dsana_job *job, const struct sim_app_shape *app, const 
                     .obs = obs,
                     .app = app,
                     .n_workers = cfg->n_workers,
-                    .n_servers = cfg->n_servers};
+                    .n_servers = cfg->n_servers,
+                    .threads = sim_threads(cfg, opt)};
   int rc = opt->max_iter >= 1 ? 0 : DSANA_EINVAL;
   if (rc)
     snprintf(err, errlen, "--max-iter must be at least 1");

@@ -124,8 +124,8 @@ static double hand_out_first(struct sim *sim, double t) {
   for (uint32_t w = 0; w < sim->n_workers; w++) {
     const uint32_t *queued;
     uint32_t share = sched_queued_tasks(s->policy, w, &queued);
-    s->w[w].depth = handout_hold(sim->cfg->sched, sched_speed_est(s->policy, w), mean, 1, share, sim->n_workers,
-                                 refills); /* one thread a worker */
+    s->w[w].depth = handout_hold(sim->cfg->sched, sched_speed_est(s->policy, w), mean, sim->threads, share,
+                                 sim->n_workers, refills);
   }
   for (bool more = true; more && !sim->failed;) {
     more = false;
@@ -176,7 +176,7 @@ static void record_iteration(struct sim *sim, double t) {
   uint32_t W = sim->n_workers, k = s->iter - 1;
   double wall = t - s->start_t;
   s->iter_wall[k] = s->last_wall = wall;
-  s->iter_bound[k] = rt_compute_bound(sim->sc, W, s->iter, s->raw_compute_s);
+  s->iter_bound[k] = rt_compute_bound(sim->sc, W, s->iter, s->raw_compute_s) / sim->threads;
   s->iter_tbound[k] = rt_transfer_bound(sim->sc, s->wstats, W, sim->n_servers);
   for (uint32_t w = 0; w < W; w++) {
     s->wstats[w].stolen = sched_stolen(s->policy, w);
@@ -223,7 +223,7 @@ static void take_done(struct sim *sim, uint32_t w, const struct sim_rec *d) {
   s->raw_compute_s += d->compute_s / scenario_slowdown(sim->sc, w, s->iter);
   s->tasks_done++;
   s->task_seen[d->task] = 1;
-  sched_report(s->policy, w, d->task, d->compute_s);
+  sched_report(s->policy, w, d->task, d->compute_s / sim->threads); /* threads run side by side */
   if (s->task_owner[d->task] == w && s->w[w].outstanding > 0)
     s->w[w].outstanding--;
 }
@@ -235,8 +235,9 @@ static void on_task_done(struct sim *sim, const struct sim_msg *m, double t) {
   for (uint32_t k = 0; k < m->n; k++)
     if (m->iter == s->iter && !s->done && m->recs[k].task < sim->wk.n_tasks && !s->task_seen[m->recs[k].task])
       take_done(sim, w, &m->recs[k]);
-  while (has_room(&s->w[w]) && hand_out_one(sim, w, handout_may_steal(s->w[w].outstanding, 1), NULL, &t) == 0) {
-  } /* one thread a worker */
+  while (has_room(&s->w[w]) &&
+         hand_out_one(sim, w, handout_may_steal(s->w[w].outstanding, sim->threads), NULL, &t) == 0) {
+  }
   if (s->w[w].n_batch)
     t = send(sim, batch_msg(sim, SM_TASKS, w, 0), t);
   t = fetch_ahead(sim, w, false, t);

@@ -3,8 +3,9 @@
  * mirror in the runtime): it queues the tasks the scheduler hands it, pulls
  * the read table of an iteration from every server (at ITER_START when it
  * ran tasks in the iteration before, else on its first task, or ahead when
- * the scheduler says so), and runs its tasks one at a time in the order
- * handed: whole once every chunk is in, or block by block as chunks arrive
+ * the scheduler says so), and runs its tasks in the order handed, one at a
+ * time on each of its compute threads (--threads, each at the worker's
+ * speed): whole once every chunk is in, or block by block as chunks arrive
  * (a block costs the task's cost over the chunk count). A task's modelled
  * time is the scenario's (simwork_task_s) times the seeded noise.
  */
@@ -22,16 +23,19 @@ int simworker_init(struct sim *sim, uint32_t i) {
   struct sim_worker *w = &sim->w[i];
   const struct scenario_link *l = i < sim->sc->n_workers ? &sim->sc->link[i] : &sim->sc->global_link;
   simnet_link_init(&w->link, l->bandwidth_bytes_per_s, l->latency_s);
-  w->running = NONE;
+  w->th = calloc(sim->threads, sizeof *w->th);
+  for (uint32_t k = 0; w->th && k < sim->threads; k++)
+    w->th[k].running = NONE;
   w->got[0] = calloc(sim->wk.n_chunks, sizeof *w->got[0]);
   w->got[1] = calloc(sim->wk.n_chunks, sizeof *w->got[1]);
   w->pend = calloc(sim->n_servers, sizeof *w->pend);
-  return w->got[0] && w->got[1] && w->pend ? 0 : DSANA_ENOMEM;
+  return w->th && w->got[0] && w->got[1] && w->pend ? 0 : DSANA_ENOMEM;
 }
 
 void simworker_fini(struct sim *sim, uint32_t i) {
   struct sim_worker *w = &sim->w[i];
   simnet_link_fini(&w->link);
+  free(w->th);
   free(w->queue);
   free(w->got[0]);
   free(w->got[1]);
@@ -83,62 +87,75 @@ static bool all_in(const struct sim *sim, const struct sim_worker *w, uint32_t i
   return !sim->wk.read_dense || (w->pulled[p] == iter && w->got_iter[p] == iter && w->chunks_in[p] == sim->wk.n_chunks);
 }
 
-/* Compute for `share` of the running task from t on. */
-static void compute(struct sim *sim, uint32_t i, double share, double t) {
+/* Compute for `share` of th's running task from t on. */
+static void compute(struct sim *sim, uint32_t i, struct sim_thread *th, double share, double t) {
   struct sim_worker *w = &sim->w[i];
-  double c = sim->wk.cost[w->running];
-  double model = simwork_task_s(sim, i, w->iter, c) * w->task_noise * share;
+  double c = sim->wk.cost[th->running];
+  double model = simwork_task_s(sim, i, w->iter, c) * th->task_noise * share;
   double real_end = simnet_host(sim, t, c * share * sim->c->worker_ns_per_cost * 1e-9);
   double end = t + model > real_end ? t + model : real_end;
-  w->task_compute += end - t;
-  w->busy = true;
-  simnet_event(sim, EV_COMPUTE, end, i, NULL);
+  th->task_compute += end - t;
+  th->busy = true;
+  simnet_event(sim, EV_COMPUTE, end, i, th);
 }
 
-/* Start the next piece of work if there is one; else send what waits. */
-static void try_run(struct sim *sim, uint32_t i, double t) {
+/* Start th's next piece of work if there is one; false when there is none. */
+static bool run_on(struct sim *sim, uint32_t i, struct sim_thread *th, double *t) {
   struct sim_worker *w = &sim->w[i];
   const struct sim_work *wk = &sim->wk;
-  if (w->busy)
-    return;
-  if (w->running == NONE && w->q_len) {
-    w->running = w->queue[w->q_head];
+  if (th->running == NONE && w->q_len) {
+    th->running = w->queue[w->q_head];
     w->q_head = (w->q_head + 1) % w->q_cap;
     w->q_len--;
-    w->next_chunk = w->item_end = 0;
-    w->task_compute = 0;
-    w->task_noise = noise(sim, i);
-    t = pull(sim, i, w->iter, t); /* on its first task, if not asked before */
+    th->next_chunk = th->item_end = 0;
+    th->task_compute = 0;
+    th->task_noise = noise(sim, i);
+    *t = pull(sim, i, w->iter, *t); /* on its first task, if not asked before */
   }
-  if (w->running != NONE && !wk->blocks && all_in(sim, w, w->iter)) {
-    w->item_end = wk->n_chunks;
-    compute(sim, i, 1.0, t);
-    return;
+  if (th->running != NONE && !wk->blocks && all_in(sim, w, w->iter)) {
+    th->item_end = wk->n_chunks;
+    compute(sim, i, th, 1.0, *t);
+    return true;
   }
-  if (w->running != NONE && wk->blocks) {
-    uint64_t c = w->next_chunk;
+  if (th->running != NONE && wk->blocks) {
+    uint64_t c = th->next_chunk;
     /* consecutive ready blocks run as one item (one at a time without a cost model) */
-    while (c < wk->n_chunks && chunk_in(sim, w, w->iter, c) && (c == w->next_chunk || sim->sc->ns_per_cost > 0))
+    while (c < wk->n_chunks && chunk_in(sim, w, w->iter, c) && (c == th->next_chunk || sim->sc->ns_per_cost > 0))
       c++;
-    if (c > w->next_chunk) {
-      w->item_end = c;
-      compute(sim, i, (double)(c - w->next_chunk) / (double)wk->n_chunks, t);
-      return;
+    if (c > th->next_chunk) {
+      th->item_end = c;
+      compute(sim, i, th, (double)(c - th->next_chunk) / (double)wk->n_chunks, *t);
+      return true;
     }
   }
-  simwpush_flush(sim, i, t); /* nothing to run now: what waits leaves */
+  return false;
 }
 
-void simworker_on_compute(struct sim *sim, uint32_t i, double t) {
+/* Start what each idle thread can run; when one has nothing, what waits
+ * leaves (the report too once no thread computes). */
+static void try_run(struct sim *sim, uint32_t i, double t) {
   struct sim_worker *w = &sim->w[i];
-  w->busy = false;
-  w->next_chunk = w->item_end;
-  if (w->next_chunk >= sim->wk.n_chunks) {
-    uint32_t task = w->running;
-    w->running = NONE;
+  bool idle = false, computing = false;
+  for (uint32_t k = 0; k < sim->threads; k++) {
+    struct sim_thread *th = &w->th[k];
+    if (!th->busy && !run_on(sim, i, th, &t))
+      idle = true;
+    computing |= th->busy;
+  }
+  if (idle)
+    computing ? simwpush_flush_pushes(sim, i, t) : simwpush_flush(sim, i, t);
+}
+
+void simworker_on_compute(struct sim *sim, uint32_t i, struct sim_thread *th, double t) {
+  struct sim_worker *w = &sim->w[i];
+  th->busy = false;
+  th->next_chunk = th->item_end;
+  if (th->next_chunk >= sim->wk.n_chunks) {
+    uint32_t task = th->running;
+    th->running = NONE;
     w->n_ran++;
     t = simnet_cpu(sim, &w->cpu, t, sim->c->worker_task_s);
-    t = simwpush_finished(sim, i, task, w->iter, w->task_compute, t);
+    t = simwpush_finished(sim, i, task, w->iter, th->task_compute, t);
   }
   try_run(sim, i, t);
 }

@@ -117,8 +117,7 @@ static uint64_t pend_bytes(const struct sim *sim, uint32_t i) {
   return b;
 }
 
-/* The pushes that wait. */
-static double flush_pushes(struct sim *sim, uint32_t i, double t) {
+double simwpush_flush_pushes(struct sim *sim, uint32_t i, double t) {
   struct sim_worker *w = &sim->w[i];
   for (uint32_t s = 0; s < sim->n_servers; s++) {
     struct sim_pend *p = &w->pend[s];
@@ -133,7 +132,7 @@ static double flush_pushes(struct sim *sim, uint32_t i, double t) {
 
 double simwpush_flush(struct sim *sim, uint32_t i, double t) {
   struct sim_worker *w = &sim->w[i];
-  t = flush_pushes(sim, i, t);
+  t = simwpush_flush_pushes(sim, i, t);
   if (!w->n_recs)
     return t;
   t = simnet_cpu(sim, &w->cpu, t, sim->c->worker_msg_s);
@@ -152,6 +151,14 @@ double simwpush_flush(struct sim *sim, uint32_t i, double t) {
   }
   w->n_recs = 0;
   return t;
+}
+
+/* A thread of worker i runs a task (the one that just ended has none). */
+static bool others_running(const struct sim *sim, uint32_t i) {
+  for (uint32_t k = 0; k < sim->threads; k++)
+    if (sim->w[i].th[k].running != UINT32_MAX)
+      return true;
+  return false;
 }
 
 double simwpush_finished(struct sim *sim, uint32_t i, uint32_t task, uint32_t iter, double compute_s, double t) {
@@ -175,10 +182,12 @@ double simwpush_finished(struct sim *sim, uint32_t i, uint32_t task, uint32_t it
   }
   add_record(sim, i, task, compute_s);
   if (defer)
-    return pend_bytes(sim, i) >= WPUSH_BATCH_BYTES ? flush_pushes(sim, i, t) : t;
+    return pend_bytes(sim, i) >= WPUSH_BATCH_BYTES ? simwpush_flush_pushes(sim, i, t) : t;
   /* the report waits until the worker runs its last task (the runtime's
    * compute pool already holds the next one when this one ends), or, with
-   * every task handed out, until that one is done */
-  bool report = w->q_len <= (w->handed_all ? 0u : 1u) || w->n_recs >= WPUSH_BATCH_TASKS;
-  return report ? simwpush_flush(sim, i, t) : flush_pushes(sim, i, t);
+   * every task handed out, until that one is done and no other thread
+   * runs one (worker_tasks.c: others_running) */
+  bool report = (w->q_len <= (w->handed_all ? 0u : 1u) && !(w->handed_all && others_running(sim, i))) ||
+                w->n_recs >= WPUSH_BATCH_TASKS;
+  return report ? simwpush_flush(sim, i, t) : simwpush_flush_pushes(sim, i, t);
 }

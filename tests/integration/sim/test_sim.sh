@@ -168,6 +168,28 @@ else
   fail "stragglers: dsana $(med slow_dsana.jsonl 2>/dev/null) s vs bsp $(med slow_bsp.jsonl 2>/dev/null) s"
 fi
 
+# ---- compute threads ---------------------------------------------------------------
+# A worker's --threads run its tasks side by side, each at the worker's speed: 4
+# workers of 4 threads take the time of 16 workers of one (not of 4), with the
+# scheduler messages of 4 workers (reports wait for the worker's last thread).
+for wt in "16 1" "4 4" "4 1"; do
+  set -- $wt
+  jq -n --argjson w "$1" '{workers: [range($w) | {speed: 1}], link: {bandwidth_mbit: 10000, latency_ms: 0.1},
+    ns_per_cost: 3, time_scale: 1}' >"threads$1.json"
+  run_capture "threads_$1_$2" "$DSANA" sim --tasks t512big.txt --workers "$1" --threads "$2" --servers 4 \
+    --mode dsana --scenario "threads$1.json" --max-iter 4 --metrics "threads_$1_$2.jsonl" --quiet
+done
+msgs() { jq -s -c '[.[] | select(.type == "iteration") | .scheduler_messages]' "$1" 2>/dev/null; }
+m16=$(med threads_16_1.jsonl 2>/dev/null) m44=$(med threads_4_4.jsonl 2>/dev/null) m41=$(med threads_4_1.jsonl 2>/dev/null)
+if [ -n "$m16" ] && [ -n "$m44" ] && [ -n "$m41" ] &&
+  awk -v a="$m44" -v b="$m16" -v c="$m41" 'BEGIN { exit !(a < 1.1 * b && a > 0.9 * b && a < 0.3 * c) }' &&
+  [ "$(msgs threads_4_4.jsonl)" = "$(msgs threads_4_1.jsonl)" ] && [ "$(msgs threads_4_1.jsonl)" != "[]" ]; then
+  pass "4 workers x 4 threads: $m44 s an iteration, 16 x 1: $m16 s, 4 x 1: $m41 s; scheduler messages $(msgs threads_4_4.jsonl) as 4 x 1"
+else
+  fail "threads: 4 x 4 $m44 s, 16 x 1 $m16 s, 4 x 1 $m41 s (want 4 x 4 within 10 % of 16 x 1, under 0.3 x 4 x 1);" \
+    "messages 4 x 4 $(msgs threads_4_4.jsonl), 4 x 1 $(msgs threads_4_1.jsonl) (want equal)"
+fi
+
 # ---- equal workers on long iterations steal nothing ------------------------------
 # 64 workers of one speed, iterations of ~4 s (time_scale 1024), this machine's
 # message costs and its 2 cores (--local): the scheduler may refill a worker
