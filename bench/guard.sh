@@ -99,34 +99,10 @@ HET_SCENARIO=$BENCH_DIR/scenarios/heterogeneous-cloud.json
 [[ -r $HET_SCENARIO ]] || die "$HET_SCENARIO is missing"
 
 # ---- zmq_rtt ---------------------------------------------------------------------
-# Built in the build directory of $DSANA when it is a CMake build of this tree,
-# else in build-bench (configured without tests when new).
-build_zmq_rtt() {
-  local dir cache home
-  dir=$(dirname "$DSANA")
-  cache=$dir/CMakeCache.txt
-  home=
-  [[ -r $cache ]] && home=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$cache")
-  if [[ -z $home || $(cd "$home" 2>/dev/null && pwd -P) != "$(cd "$REPO" && pwd -P)" ]]; then
-    dir=$REPO/build-bench
-  fi
-  need_cmd cmake cmake
-  if [[ ! -r $dir/CMakeCache.txt ]]; then
-    note "configuring $dir"
-    cmake -S "$REPO" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DDSANA_TESTS=OFF >/dev/null || die "cmake configure of $dir failed"
-  fi
-  if ! cmake --build "$dir" --target zmq_rtt >"$SCRATCH/zmq_rtt.build" 2>&1; then
-    # a build tree configured before the target existed: configure again (keeps its cache)
-    cmake -S "$REPO" -B "$dir" >/dev/null 2>&1 || die "cmake configure of $dir failed"
-    cmake --build "$dir" --target zmq_rtt >"$SCRATCH/zmq_rtt.build" 2>&1 ||
-      die "cannot build zmq_rtt (cmake --build $dir --target zmq_rtt): $(tail -n 5 "$SCRATCH/zmq_rtt.build")"
-  fi
-  ZMQ_RTT=$dir/zmq_rtt
-}
 if [[ -n ${ZMQ_RTT:-} ]]; then
   [[ -x $ZMQ_RTT ]] || die "ZMQ_RTT=$ZMQ_RTT is not an executable"
 else
-  build_zmq_rtt
+  ZMQ_RTT=$(build_tool zmq_rtt)
 fi
 [[ -x $ZMQ_RTT ]] || die "no zmq_rtt at $ZMQ_RTT"
 

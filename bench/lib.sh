@@ -13,6 +13,7 @@
 #   summary_field M KEY   a field of the metrics file's summary line
 #   stats N...            print "median min max" of the numbers (sort -g + awk)
 #   csv_row FILE HEADER ROW   append ROW, writing HEADER first when FILE is new/empty
+#   build_tool TARGET         build one of the tree's helper programs; prints its path
 #
 # Environment:
 #   DSANA=/path/to/dsana  use this binary instead of build-bench/dsana
@@ -181,6 +182,33 @@ stats() { # numbers... -> "median min max"
 
 # Arithmetic on floats: calc 'EXPR' (awk syntax), printed with %.6g unless a format is given.
 calc() { awk "BEGIN { printf \"${2:-%.6g}\", ($1) }"; }
+
+# build_tool TARGET -> path: a helper program of this tree's CMake (zmq_rtt,
+# sched_cost: not built by default), built in the build directory of $DSANA when
+# that is a CMake build of this tree, else in build-bench (configured without
+# tests when new).
+build_tool() {
+  local target=$1 dir cache home
+  dir=$(dirname "$DSANA")
+  cache=$dir/CMakeCache.txt
+  home=
+  [[ -r $cache ]] && home=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$cache")
+  if [[ -z $home || $(cd "$home" 2>/dev/null && pwd -P) != "$(cd "$REPO" && pwd -P)" ]]; then
+    dir=$REPO/build-bench
+  fi
+  need_cmd cmake cmake
+  if [[ ! -r $dir/CMakeCache.txt ]]; then
+    note "configuring $dir"
+    cmake -S "$REPO" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DDSANA_TESTS=OFF >/dev/null || die "cmake configure of $dir failed"
+  fi
+  if ! cmake --build "$dir" --target "$target" >"$SCRATCH/$target.build" 2>&1; then
+    # a build tree configured before the target existed: configure again (keeps its cache)
+    cmake -S "$REPO" -B "$dir" >/dev/null 2>&1 || die "cmake configure of $dir failed"
+    cmake --build "$dir" --target "$target" >"$SCRATCH/$target.build" 2>&1 ||
+      die "cannot build $target (cmake --build $dir --target $target): $(tail -n 5 "$SCRATCH/$target.build")"
+  fi
+  echo "$dir/$target"
+}
 
 csv_row() { # FILE HEADER ROW
   local f=$1

@@ -17,6 +17,9 @@
 #                       and 32 workers, 2 servers, uniform speeds, ns_per_cost 3, time_scale
 #                       4 x W (scale.sh's configuration), bsp and dsana (scheduler_messages
 #                       per iteration from their metrics)
+#   sched_handout_s,    the scheduler's CPU a task handed out and a record taken, without
+#   sched_record_s      the messages: bench/tools/sched_cost.c (the `sched_cost` target;
+#                       64 workers, 4096 tasks, 2 sums; median of N runs)
 # The other constants keep their compiled-in defaults (docs/sim.md says why).
 # Prints every measurement, the fit and its error per run; N runs per configuration
 # (default 3, alternating), medians of each run's median_iter_s.
@@ -48,6 +51,24 @@ while [[ $# -gt 0 ]]; do
 done
 bench_init
 out=${out:-$RESULTS/sim_costs.json}
+SCHED_COST=$(build_tool sched_cost)
+[[ -x $SCHED_COST ]] || die "no sched_cost at $SCHED_COST"
+declare -A PER
+for ((r = 1; r <= runs; r++)); do
+  while read -r key value; do PER[$key]+="$value "; done < <(flock /tmp/dsana-bench.lock "$SCHED_COST" 64 4096 2)
+done
+# shellcheck disable=SC2086
+handout=$(stats ${PER[sched_handout_s]} | cut -d" " -f1)
+# shellcheck disable=SC2086
+record=$(stats ${PER[sched_record_s]} | cut -d" " -f1)
+echo "sched_handout_s=$handout sched_record_s=$record (sched_cost 64 4096 2, median of $runs)"
+# profile NET MSG: the costs file of these message costs and the measured rest
+profile() {
+  jq -n --argjson net "$1" --argjson msg "$2" --argjson ns "$ns" --argjson task "$task" \
+    --argjson handout "$handout" --argjson record "$record" \
+    '{profile_version: 1, net_msg_s: $net, sched_msg_s: $msg, server_msg_s: $msg, worker_msg_s: $msg,
+      worker_ns_per_cost: $ns, worker_task_s: $task, sched_handout_s: $handout, sched_record_s: $record}'
+}
 G10=$(graph_kron 10)
 G16=$(graph_kron 16)
 cost_of() { read -r v e < <(graph_counts "$1") && echo $((v + e)); }
@@ -101,9 +122,7 @@ best_err=
 for net in 10e-6 20e-6 40e-6 80e-6; do
   for msg in 2e-6 4e-6 6e-6 8e-6 10e-6 12e-6 14e-6 16e-6 18e-6 20e-6 25e-6 30e-6 40e-6; do
     cf=$SCRATCH/costs.json
-    jq -n --argjson net "$net" --argjson msg "$msg" --argjson ns "$ns" --argjson task "$task" \
-      '{profile_version: 1, net_msg_s: $net, sched_msg_s: $msg, server_msg_s: $msg, worker_msg_s: $msg,
-        worker_ns_per_cost: $ns, worker_task_s: $task}' >"$cf"
+    profile "$net" "$msg" >"$cf"
     err=0
     for cfg in "${CONFIGS[@]}"; do
       IFS='|' read -r name graph opts <<<"$cfg"
@@ -120,9 +139,7 @@ for net in 10e-6 20e-6 40e-6 80e-6; do
   done
 done
 read -r net msg <<<"$best"
-jq -n --argjson net "$net" --argjson msg "$msg" --argjson ns "$ns" --argjson task "$task" \
-  '{profile_version: 1, net_msg_s: $net, sched_msg_s: $msg, server_msg_s: $msg, worker_msg_s: $msg,
-    worker_ns_per_cost: $ns, worker_task_s: $task}' >"$out"
+profile "$net" "$msg" >"$out"
 echo "net_msg_s=$net msg_s=$msg (squared log error $best_err over runs A, C, E, F, G, H, I)"
 for cfg in "${CONFIGS[@]}"; do
   IFS='|' read -r name graph opts <<<"$cfg"

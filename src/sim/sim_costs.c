@@ -17,15 +17,18 @@
 
 /* net_msg_s, the *_msg_s, worker_task_s and worker_ns_per_cost as
  * bench/sim_calibrate.sh --runs 3 measured them on this machine (2 vCPU,
- * Release, 2026-12-06; docs/sim.md has the runs); the others chosen from
- * the code paths, which no calibration run is sensitive enough to measure. */
+ * Release, 2026-12-06; docs/sim.md has the runs); sched_record_s and
+ * sched_handout_s as bench/tools/sched_cost.c times the scheduler's code
+ * for them (80-100 ns a record, 5-8 ns a hand-out, 2026-12-07); the others
+ * chosen from the code paths, which no calibration run is sensitive enough
+ * to measure. */
 void sim_costs_default(struct sim_costs *c) {
   *c = (struct sim_costs){
       .net_msg_s = 20e-6,
       .net_bytes_per_s = 0,
       .sched_msg_s = 40e-6,
-      .sched_record_s = 1e-6,
-      .sched_handout_s = 1e-6,
+      .sched_record_s = 1e-7,
+      .sched_handout_s = 1e-8,
       .sched_iter_s = 50e-6,
       .server_msg_s = 40e-6,
       .server_push_byte_s = 0.5e-9,
