@@ -83,19 +83,29 @@ int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, u
   s->it_samples = calloc(W, sizeof(uint32_t));
   s->it_fast = calloc(W, sizeof(uint32_t));
   s->pspeed = calloc(W, sizeof(double));
+  s->threads = malloc(W * sizeof(uint32_t));
   s->order = malloc(T * sizeof(uint32_t));
+  s->clock = calloc(W, sizeof *s->clock);
   s->owner = malloc(T * sizeof(uint32_t));
   s->range_lo = calloc(W + 1, sizeof(uint32_t));
   s->range_new = calloc(W + 1, sizeof(uint32_t));
+  s->range_fit = calloc(W + 1, sizeof(uint32_t));
   s->range_alive = calloc(W, sizeof(bool));
   if (!s->cost || !s->alive || !s->qbuf || !s->head || !s->tail || !s->qcost || !s->pool || !s->runner || !s->done ||
       !s->stolen || !s->last || !s->speed || !s->hist || !s->hist_n || !s->it_cost || !s->it_secs || !s->it_raw_secs ||
-      !s->it_samples || !s->it_fast || !s->pspeed || !s->order || !s->owner || !s->range_lo || !s->range_new ||
-      !s->range_alive) {
+      !s->it_samples || !s->it_fast || !s->pspeed || !s->threads || !s->clock || !s->order || !s->owner ||
+      !s->range_lo || !s->range_new || !s->range_fit || !s->range_alive) {
     sched_destroy(s);
     return DSANA_ENOMEM;
   }
   memcpy(s->cost, cost, T * sizeof(double));
+  for (size_t w = 0; w < W; w++)
+    s->threads[w] = 1;
+  for (size_t w = 0; w < W; w++)
+    if (sched_set_threads(s, (uint32_t)w, 1) != 0) {
+      sched_destroy(s);
+      return DSANA_ENOMEM;
+    }
   for (size_t t = 0; t < T; t++) {
     s->runner[t] = SCHED_NONE;
     s->last[t] = SCHED_NONE;
@@ -127,10 +137,15 @@ void sched_destroy(struct sched *s) {
   free(s->it_samples);
   free(s->it_fast);
   free(s->pspeed);
+  free(s->threads);
   free(s->order);
+  for (size_t w = 0; s->clock && w < s->n_workers; w++)
+    free(s->clock[w].free_at);
+  free(s->clock);
   free(s->owner);
   free(s->range_lo);
   free(s->range_new);
+  free(s->range_fit);
   free(s->range_alive);
   free(s);
 }
@@ -138,6 +153,22 @@ void sched_destroy(struct sched *s) {
 void sched_set_contiguous(struct sched *s, bool contiguous) {
   if (s)
     s->contiguous = contiguous;
+}
+
+int sched_set_threads(struct sched *s, uint32_t w, uint32_t threads) {
+  if (!s || w >= s->n_workers)
+    return DSANA_EINVAL;
+  threads = threads ? threads : 1;
+  struct sched_clock *k = &s->clock[w];
+  if (threads != k->cap) {
+    double *f = realloc(k->free_at, threads * sizeof(double));
+    if (!f)
+      return DSANA_ENOMEM; /* the worker keeps its threads as they were */
+    k->free_at = f;
+    k->cap = threads;
+  }
+  s->threads[w] = threads;
+  return 0;
 }
 
 static void pool_push(struct sched *s, uint32_t t) {

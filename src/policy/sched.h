@@ -39,6 +39,12 @@ void sched_destroy(struct sched *s);
  * iteration then waits for one or two workers, not for all of them. Call
  * before the first sched_begin_iter(); no effect on the static policy. */
 void sched_set_contiguous(struct sched *s, bool contiguous);
+/* Worker w runs its tasks on `threads` compute threads side by side (0
+ * counts as 1, the default): its speed estimate is theirs together, but a
+ * task runs on one of them, which the dynamic plan and its steals take
+ * into account (sched_dynamic.c). DSANA_EINVAL for no such worker,
+ * DSANA_ENOMEM (nothing changed) when memory runs out. */
+int sched_set_threads(struct sched *s, uint32_t w, uint32_t threads);
 
 /* Start an iteration. alive[w] false excludes worker w (NULL = all alive).
  * static: worker w gets the contiguous block of tasks

@@ -37,6 +37,16 @@ struct sched_ops {
 extern const struct sched_ops sched_static_ops;
 extern const struct sched_ops sched_dynamic_ops;
 
+/* A worker's compute threads running tasks in order, each on the thread
+ * free first: a min-heap of the threads' finish times (at most one a
+ * task taken), the list schedule the runtime's compute pool makes. */
+struct sched_clock {
+  double *free_at;   /* cap of them, the heap's first n */
+  uint32_t n, cap;   /* cap: the worker's threads */
+  double per_thread; /* cost units a second of one thread */
+  double end;        /* the last finish so far */
+};
+
 struct sched {
   const struct sched_ops *ops;
   uint32_t n_workers, n_tasks;
@@ -57,20 +67,23 @@ struct sched {
   uint32_t *stolen;             /* n_workers */
 
   /* Across iterations. */
-  uint32_t *last;       /* n_tasks: worker that ran it most recently, or SCHED_NONE */
-  double *speed;        /* n_workers: committed estimate, 0 = none yet */
-  double *hist;         /* n_workers x SCHED_HIST: the last iterations' rates, newest at hist_n - 1 */
-  uint32_t *hist_n;     /* n_workers: rates in hist (at most SCHED_HIST) */
-  double *it_cost;      /* n_workers: this iteration's (clamped) samples ... */
-  double *it_secs;      /* ... as total cost over total seconds */
-  double *it_raw_secs;  /* n_workers: the same seconds unclamped */
-  uint32_t *it_samples; /* n_workers: tasks reported this iteration ... */
-  uint32_t *it_fast;    /* ... and those faster than the clamp allowed */
-  double *pspeed;       /* n_workers: predicted speeds, see sched_speed_predict_all */
+  uint32_t *last;            /* n_tasks: worker that ran it most recently, or SCHED_NONE */
+  double *speed;             /* n_workers: committed estimate, 0 = none yet */
+  double *hist;              /* n_workers x SCHED_HIST: the last iterations' rates, newest at hist_n - 1 */
+  uint32_t *hist_n;          /* n_workers: rates in hist (at most SCHED_HIST) */
+  double *it_cost;           /* n_workers: this iteration's (clamped) samples ... */
+  double *it_secs;           /* ... as total cost over total seconds */
+  double *it_raw_secs;       /* n_workers: the same seconds unclamped */
+  uint32_t *it_samples;      /* n_workers: tasks reported this iteration ... */
+  uint32_t *it_fast;         /* ... and those faster than the clamp allowed */
+  double *pspeed;            /* n_workers: predicted speeds, see sched_speed_predict_all */
+  uint32_t *threads;         /* n_workers: compute threads (sched_set_threads), 1 unless told */
+  struct sched_clock *clock; /* n_workers: their list schedules (sched_dynamic.c) */
 
   bool contiguous;     /* dynamic: one range of tasks per worker */
   uint32_t *range_lo;  /* n_workers + 1: the last contiguous assignment (w's range is [lo[w], lo[w+1])) */
   uint32_t *range_new; /* n_workers + 1: scratch for the next one */
+  uint32_t *range_fit; /* n_workers + 1: scratch of ranges_split_threads */
   bool *range_alive;   /* n_workers: who was alive for it */
   bool have_ranges;
 

@@ -26,6 +26,10 @@ int simsched_init(struct sim *sim) {
   if (rc)
     return rc;
   sched_set_contiguous(s->policy, sim->wk.contiguous);
+  for (uint32_t w = 0; w < W && !rc; w++)
+    rc = sched_set_threads(s->policy, w, sim->threads);
+  if (rc)
+    return rc;
   s->w = calloc(W, sizeof *s->w);
   s->task_seen = calloc(T, 1);
   s->task_owner = calloc(T, sizeof *s->task_owner);

@@ -230,6 +230,8 @@ static int on_register(struct scheduler *s, const struct rt_from *from, const st
   }
   slots[idx].registered = true;
   slots[idx].threads = reg.threads ? reg.threads : 1;
+  if (!server && sched_set_threads(s->policy, idx, slots[idx].threads) != 0)
+    log_warn("worker %u: no memory to plan for its %u threads; planned as one", idx, slots[idx].threads);
   slots[idx].peer = from->peer;
   slots[idx].last_heard_ns = rt_now(s->env);
   memcpy(slots[idx].addr, reg.addr, sizeof reg.addr);

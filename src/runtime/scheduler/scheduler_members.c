@@ -109,6 +109,8 @@ static int join_slot(struct scheduler *s, uint32_t w, const struct net_peer *pee
   struct peer_slot *slot = &s->workers[w];
   slot->peer = *peer;
   slot->threads = threads;
+  if (sched_set_threads(s->policy, w, threads) != 0)
+    log_warn("worker %u: no memory to plan for its %u threads; planned as one", w, threads);
   slot->lost = false;
   slot->told_lost = false;
   slot->joining = true; /* live from the next iteration */

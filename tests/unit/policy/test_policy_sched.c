@@ -398,6 +398,73 @@ static void test_steal_only_when_it_helps(void **unused) {
   sched_destroy(s);
 }
 
+/* A worker's speed is its threads' together, but a stolen task runs on
+ * one of them: the same state as above with w0 on 2 threads (its tasks of
+ * cost 1 reported at 1 s each, the runtime's seconds over the threads:
+ * speed 1 together, 0.5 a thread) takes nothing from w1's {4,5}, which a
+ * thread of w0 would finish no sooner (2 s < 2 s is false). */
+static void test_steal_counts_one_thread(void **unused) {
+  static const double cost[6] = {1, 1, 1, 1, 1, 1};
+  struct sched *s;
+  assert_int_equal(sched_create(SCHED_DYNAMIC, 2, cost, 6, &s), 0);
+  sched_set_threads(s, 0, 2);
+  sched_set_threads(s, 7, 2); /* no such worker: ignored */
+  assert_int_equal(sched_begin_iter(s, NULL), 0);
+  uint32_t t;
+  bool stolen;
+  assert_int_equal(sched_next(s, 1, &t, &stolen), 0);
+  for (uint32_t expect = 0; expect <= 2; expect++) {
+    assert_int_equal(sched_next(s, 0, &t, &stolen), 0);
+    assert_int_equal(t, expect);
+    sched_report(s, 0, t, 1.0);
+  }
+  assert_int_equal(sched_next(s, 0, &t, &stolen), DSANA_EAGAIN);
+  assert_int_equal(sched_stolen(s, 0), 0);
+  assert_true(sched_queued_cost(s, 1) == 2.0);
+  sched_set_threads(s, 0, 0); /* 0 counts as 1: then it helps (1 s < 2 s) */
+  assert_int_equal(sched_next(s, 0, &t, &stolen), 0);
+  assert_int_equal(t, 5);
+  assert_true(stolen);
+  sched_destroy(s);
+}
+
+/* Four workers of 4 threads, their threads at speeds 4, 4, 2, 1 (reports
+ * are seconds over the threads, as the runtime sends them), 64 equal
+ * tasks: a task runs on one thread, so the quarter-speed worker's share is
+ * a round of 4 tasks (4 s), not the 64 / 11 ~ 6 its speed is owed (two
+ * rounds, 8 s), and the plan is 24, 24, 12, 4: six, six, three and one
+ * rounds of 1 s, 1 s, 2 s and 4 s, all done at 4 s (the proportional
+ * plan, 23-24, 23-24, 11-12, 5-6, takes 8 s). Contiguous ranges and LPT
+ * alike. */
+static void test_plan_counts_rounds_of_threads(void **unused) {
+  double cost[64];
+  static const double thread_speed[4] = {4, 4, 2, 1};
+  for (uint32_t t = 0; t < 64; t++)
+    cost[t] = 4;
+  for (int contiguous = 0; contiguous < 2; contiguous++) {
+    struct sched *s;
+    assert_int_equal(sched_create(SCHED_DYNAMIC, 4, cost, 64, &s), 0);
+    sched_set_contiguous(s, contiguous);
+    for (uint32_t w = 0; w < 4; w++)
+      assert_int_equal(sched_set_threads(s, w, 4), 0);
+    assert_int_equal(sched_set_threads(s, 4, 4), DSANA_EINVAL);
+    uint32_t count[4] = {0};
+    for (int iter = 0; iter < 3; iter++) {
+      assert_int_equal(sched_begin_iter(s, NULL), 0);
+      uint32_t t;
+      bool stolen;
+      for (uint32_t w = 0; w < 4; w++)
+        for (count[w] = 0; sched_next_own(s, w, &t, &stolen) == 0; count[w]++)
+          sched_report(s, w, t, cost[t] / thread_speed[w] / 4);
+    }
+    assert_int_equal(count[0], 24);
+    assert_int_equal(count[1], 24);
+    assert_int_equal(count[2], 12);
+    assert_int_equal(count[3], 4);
+    sched_destroy(s);
+  }
+}
+
 /* The hand-outs that start an iteration take only a worker's own queue:
  * where sched_next() would steal (same state, same request), sched_next_own()
  * says there is nothing, and leaves the other queue as it was. */
@@ -662,6 +729,8 @@ int main(void) {
       cmocka_unit_test(test_slow_worker_gets_a_quarter),
       cmocka_unit_test(test_estimate_damps_outliers),
       cmocka_unit_test(test_steal_only_when_it_helps),
+      cmocka_unit_test(test_steal_counts_one_thread),
+      cmocka_unit_test(test_plan_counts_rounds_of_threads),
       cmocka_unit_test(test_own_hand_out_never_steals),
       cmocka_unit_test(test_drop_worker),
       cmocka_unit_test(test_exactly_once_random),
