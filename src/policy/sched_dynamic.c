@@ -182,15 +182,34 @@ static double ranges_fill(const struct sched *s, double m, uint32_t *lo) {
   return worst;
 }
 
+/* No split of the tasks over the live workers ends sooner: all the work
+ * at their speeds together, or the largest task on the fastest thread. */
+static double least_time(const struct sched *s) {
+  double total = 0, big = 0, speed = 0, thread = 0;
+  for (uint32_t t = 0; t < s->n_tasks; t++) {
+    total += s->cost[t];
+    big = s->cost[t] > big ? s->cost[t] : big;
+  }
+  for (uint32_t w = 0; w < s->n_workers; w++)
+    if (s->alive[w]) {
+      speed += s->pspeed[w];
+      thread = s->pspeed[w] / s->threads[w] > thread ? s->pspeed[w] / s->threads[w] : thread;
+    }
+  return total / speed > big / thread ? total / speed : big / thread;
+}
+
 /* Workers of several threads: a task runs on one, so a worker's time is
  * its tasks' list schedule, not their cost over its speed (a slow
  * machine's 9 tasks on 4 threads take three rounds, its 8 two). The
- * proportional split of ranges_split, or the ranges that fit the least
- * time m found by bisection (ranges_fill), whichever is predicted shorter. */
+ * proportional split of ranges_split when it is within (1 +
+ * SCHED_STICKY_EPS) of least_time(), else the ranges that fit the least
+ * time m found by bisection (ranges_fill) if they are predicted shorter. */
 static void ranges_split_threads(struct sched *s, uint32_t *lo) {
   ranges_split(s, lo);
-  double best = ranges_makespan(s, lo, true), hi = best, low = 0;
+  double best = ranges_makespan(s, lo, true), hi = best, low = least_time(s);
   uint32_t *fit = s->range_fit;
+  if (best <= (1.0 + SCHED_STICKY_EPS) * low)
+    return; /* as good as any split is worth changing for */
   while (hi - low > SCHED_SPLIT_PRECISION * hi) {
     double m = (low + hi) / 2, x = ranges_fill(s, m, fit);
     if (x <= m)
