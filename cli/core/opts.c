@@ -65,7 +65,8 @@ static const struct cli_common_opt common[] = {
      "dynamic or static"},
     {{"tasks-per-worker", required_argument, NULL, OPT_TPW},
      "N",
-     "tasks per worker per iteration (default 16, fewer past 256 tasks a server, at least 4; PageRank makes fewer "
+     "tasks per worker per iteration (default 16 or 4 a thread, fewer past 256 tasks a server, at least 4 and one "
+     "a thread; PageRank makes fewer "
      "where they would be tiny)",
      "an integer in 1..65536"},
     {{"chunk", required_argument, NULL, OPT_CHUNK},

@@ -22,6 +22,7 @@
 #include "cli/output/report.h"
 #include "cli/run/cmd_run.h"
 #include "cli/run/sim_tasks.h"
+#include "runtime/core/config.h"
 #include "sim/sim.h"
 
 #define SIM_DEFAULT_ITERS "10"
@@ -240,6 +241,8 @@ static int run(struct cli_run *r, const struct sim_cli *c) {
   struct scenario sc;
   struct sim_costs costs;
   bool have_sc = false;
+  if (c->opt.local && !r->cfg.threads) /* the local launcher's share of this machine's cores */
+    r->cfg.threads = config_auto_threads(r->cfg.n_workers);
   int rc = build_job(r, &job);
   if (!rc)
     rc = load_inputs(r, c, &sc, &have_sc, &costs);

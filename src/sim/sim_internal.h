@@ -209,7 +209,7 @@ struct sim {
   struct sim_server *sv;
   struct sim_worker *w;
   uint32_t n_workers, n_servers;
-  uint32_t threads; /* compute threads a worker (sim_threads) */
+  uint32_t threads; /* compute threads a worker: --threads (dsana sim --local: the local launcher's), else 1 */
   int failed;
   uint64_t n_events;
 };

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/core/config.h"
 #include "runtime/core/iter_figures.h"
 #include "sim/sim_internal.h"
 
@@ -71,15 +70,6 @@ static int check_memory(const struct sim *sim, char *err, size_t errlen) {
            size_text(need, a, sizeof a), sim->n_workers, sim->n_servers, sim->wk.n_tasks,
            (unsigned long long)sim->wk.n_chunks, size_text(have, b, sizeof b));
   return DSANA_ERANGE;
-}
-
-/* Compute threads a worker: --threads; else, modelling this machine
- * (--local), the share of its cores a real run takes; else one (a worker
- * on a machine of its own whose cores the scenario does not say). */
-static uint32_t sim_threads(const struct run_config *cfg, const struct sim_options *opt) {
-  if (cfg->threads)
-    return cfg->threads;
-  return opt->local ? config_auto_threads(cfg->n_workers) : 1;
 }
 
 static int setup(struct sim *sim) {
@@ -185,7 +175,7 @@ int sim_run(const struct dsana_job *job, const struct sim_app_shape *app, const 
                     .app = app,
                     .n_workers = cfg->n_workers,
                     .n_servers = cfg->n_servers,
-                    .threads = sim_threads(cfg, opt)};
+                    .threads = cfg->threads ? cfg->threads : 1};
   int rc = opt->max_iter >= 1 ? 0 : DSANA_EINVAL;
   if (rc)
     snprintf(err, errlen, "--max-iter must be at least 1");

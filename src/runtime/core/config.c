@@ -43,11 +43,16 @@ uint64_t config_values_per_msg(uint64_t max_payload) {
 uint32_t config_tasks_per_worker(const struct run_config *c) {
   if (c->tasks_per_worker_set || c->n_workers == 0)
     return c->tasks_per_worker;
+  uint64_t threads = c->threads ? c->threads : 1;
+  uint64_t want =
+      c->tasks_per_worker > CONFIG_TASKS_PER_THREAD * threads ? c->tasks_per_worker : CONFIG_TASKS_PER_THREAD * threads;
   uint64_t fit = (uint64_t)CONFIG_TASKS_PER_SERVER * (c->n_servers ? c->n_servers : 1) / c->n_workers;
-  uint32_t floor =
+  uint64_t floor =
       c->tasks_per_worker < CONFIG_TASKS_PER_WORKER_MIN ? c->tasks_per_worker : CONFIG_TASKS_PER_WORKER_MIN;
-  uint64_t t = fit < c->tasks_per_worker ? fit : c->tasks_per_worker;
-  return t > floor ? (uint32_t)t : floor;
+  floor = floor > threads ? floor : threads; /* a task for every compute thread */
+  uint64_t t = fit < want ? fit : want;
+  t = t > floor ? t : floor;
+  return t < UINT32_MAX ? (uint32_t)t : UINT32_MAX;
 }
 
 const char *run_mode_name(enum run_mode m) { return m == MODE_DSANA ? "dsana" : "bsp"; }

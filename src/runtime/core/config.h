@@ -83,14 +83,18 @@ struct run_config {
 
 void config_defaults(struct run_config *c);
 /* The tasks a worker gets in an iteration: --tasks-per-worker when given;
- * else the default (16), lowered so that the job holds at most
- * CONFIG_TASKS_PER_SERVER tasks a server (each task's push is a message
- * that the servers it writes take, and a worker's emulated task a wake-up:
- * 64 workers x 16 tasks cost 2 servers more than the iteration they
- * coordinate), never below CONFIG_TASKS_PER_WORKER_MIN (the dynamic
- * scheduler's room to balance). What every role and the simulator use. */
+ * else the default (16, or CONFIG_TASKS_PER_THREAD a compute thread when
+ * that is more: a task runs on one thread, and a machine of many threads
+ * needs several rounds of them for a slow one's share to come out even),
+ * lowered so that the job holds at most CONFIG_TASKS_PER_SERVER tasks a
+ * server (each task's push is a message that the servers it writes take,
+ * and a worker's emulated task a wake-up: 64 workers x 16 tasks cost 2
+ * servers more than the iteration they coordinate), never below
+ * CONFIG_TASKS_PER_WORKER_MIN (the dynamic scheduler's room to balance)
+ * nor one a thread. What every role and the simulator use. */
 #define CONFIG_TASKS_PER_SERVER 256u
 #define CONFIG_TASKS_PER_WORKER_MIN 4u
+#define CONFIG_TASKS_PER_THREAD 4u
 uint32_t config_tasks_per_worker(const struct run_config *c);
 /* Compute threads for a worker sharing this machine's cores with
  * workers_here - 1 others: an even share, at least 1. */

@@ -49,8 +49,9 @@ static void test_defaults_and_values(void **state) {
   done(&r);
 }
 
-/* The tasks a worker gets: 16 until the job would hold more than 256 a
- * server, then fewer, never below 4; --tasks-per-worker exactly. */
+/* The tasks a worker gets: 16 (or 4 a thread when more) until the job
+ * would hold more than 256 a server, then fewer, never below 4 nor one a
+ * thread; --tasks-per-worker exactly. */
 static void test_tasks_per_worker_default_scales(void **state) {
   (void)state;
   static const struct {
@@ -65,6 +66,21 @@ static void test_tasks_per_worker_default_scales(void **state) {
                           "--servers", cases[i].servers, "--tasks-per-worker", cases[i].tpw};
     assert_int_equal(parse(&r, cases[i].tpw ? 8 : 6, argv), 0);
     assert_int_equal(config_tasks_per_worker(&r.cfg), cases[i].want);
+    done(&r);
+  }
+  /* with --threads T: 4 a thread when more than 16, capped as above but
+   * never below one a thread */
+  static const struct {
+    const char *workers, *servers, *threads;
+    uint32_t want;
+  } threaded[] = {{"4", "1", "2", 16},     {"4", "1", "4", 16},   {"4", "1", "8", 32},
+                  {"16", "16", "64", 256}, {"64", "2", "16", 16}, {"64", "16", "16", 64}};
+  for (size_t i = 0; i < sizeof threaded / sizeof threaded[0]; i++) {
+    struct cli_run r;
+    const char *argv[] = {"pagerank",          "g.txt",     "--workers",        threaded[i].workers, "--servers",
+                          threaded[i].servers, "--threads", threaded[i].threads};
+    assert_int_equal(parse(&r, 8, argv), 0);
+    assert_int_equal(config_tasks_per_worker(&r.cfg), threaded[i].want);
     done(&r);
   }
 }
