@@ -20,6 +20,8 @@
 #   sched_handout_s,    the scheduler's CPU a task handed out and a record taken, without
 #   sched_record_s      the messages: bench/tools/sched_cost.c (the `sched_cost` target;
 #                       64 workers, 4096 tasks, 2 sums; median of N runs)
+#   sched_plan_task_s   its plan a task for workers of several threads: sched_cost with 16
+#                       workers of 64 threads, 4096 tasks (median of N runs)
 # The other constants keep their compiled-in defaults (docs/sim.md says why).
 # Prints every measurement, the fit and its error per run; N runs per configuration
 # (default 3, alternating), medians of each run's median_iter_s.
@@ -56,18 +58,25 @@ SCHED_COST=$(build_tool sched_cost)
 declare -A PER
 for ((r = 1; r <= runs; r++)); do
   while read -r key value; do PER[$key]+="$value "; done < <(flock /tmp/dsana-bench.lock "$SCHED_COST" 64 4096 2)
+  while read -r key value; do
+    [[ $key != sched_plan_task_s ]] || PER[$key]+="$value "
+  done < <(flock /tmp/dsana-bench.lock "$SCHED_COST" 16 4096 2 64)
 done
 # shellcheck disable=SC2086
 handout=$(stats ${PER[sched_handout_s]} | cut -d" " -f1)
 # shellcheck disable=SC2086
 record=$(stats ${PER[sched_record_s]} | cut -d" " -f1)
-echo "sched_handout_s=$handout sched_record_s=$record (sched_cost 64 4096 2, median of $runs)"
+# shellcheck disable=SC2086
+plan=$(stats ${PER[sched_plan_task_s]} | cut -d" " -f1)
+echo "sched_handout_s=$handout sched_record_s=$record (sched_cost 64 4096 2), sched_plan_task_s=$plan" \
+  "(sched_cost 16 4096 2 64), medians of $runs"
 # profile NET MSG: the costs file of these message costs and the measured rest
 profile() {
   jq -n --argjson net "$1" --argjson msg "$2" --argjson ns "$ns" --argjson task "$task" \
-    --argjson handout "$handout" --argjson record "$record" \
+    --argjson handout "$handout" --argjson record "$record" --argjson plan "$plan" \
     '{profile_version: 1, net_msg_s: $net, sched_msg_s: $msg, server_msg_s: $msg, worker_msg_s: $msg,
-      worker_ns_per_cost: $ns, worker_task_s: $task, sched_handout_s: $handout, sched_record_s: $record}'
+      worker_ns_per_cost: $ns, worker_task_s: $task, sched_handout_s: $handout, sched_record_s: $record,
+      sched_plan_task_s: $plan}'
 }
 G10=$(graph_kron 10)
 G16=$(graph_kron 16)

@@ -5,9 +5,12 @@
  * (scheduler_iter.c's hand_out_one and take_done), timed in a loop over
  * whole iterations, without the messages (sched_msg_s has those).
  *
- *   sched_cost [WORKERS TASKS SUMS]   (default 64 4096 2)
+ *   sched_cost [WORKERS TASKS SUMS THREADS]   (default 64 4096 2 1)
  *
- * Prints one line per figure, "name seconds", for bench/sim_calibrate.sh.
+ * Prints one line per figure, "name seconds", for bench/sim_calibrate.sh;
+ * with THREADS > 1 (every worker's compute threads) also
+ * sched_plan_task_s, an iteration's plan over its tasks (the list
+ * schedules of sched_dynamic.c).
  * The dynamic policy with contiguous ranges (PageRank's), speeds 1, 1,
  * 0.5, 0.25 repeated; each worker is handed its own queue first (as at
  * an iteration's start), then what stealing gives.
@@ -35,15 +38,15 @@ static uint32_t arg(int argc, char **argv, int i, uint32_t dflt) {
     return dflt;
   char *end;
   unsigned long v = strtoul(argv[i], &end, 10);
-  if (*end || end == argv[i] || v > 1u << 24 || (v == 0 && i < 3)) {
-    fprintf(stderr, "sched_cost: argument %d: '%s' is not an integer in %d..2^24\n", i, argv[i], i < 3);
+  if (*end || end == argv[i] || v > 1u << 24 || (v == 0 && i != 3)) {
+    fprintf(stderr, "sched_cost: argument %d: '%s' is not an integer in %d..2^24\n", i, argv[i], i != 3);
     exit(2);
   }
   return (uint32_t)v;
 }
 
 struct run {
-  uint32_t n_workers, n_tasks, n_sums;
+  uint32_t n_workers, n_tasks, n_sums, threads;
   double *cost;
   uint32_t *task, *owner, *outstanding; /* what was handed out, to whom; held a worker */
   uint8_t *recs;                        /* each task's TASK_DONE record, encoded */
@@ -77,8 +80,8 @@ static void take_records(struct sched *s, struct run *r, uint32_t n) {
     msg_task_done_decode(r->recs + (size_t)t * r->rec_bytes, r->n_sums, r->rec);
     for (uint32_t j = 0; j < r->n_sums; j++)
       dsana_xsum_merge(&r->acc[j], &r->rec->sums[j]);
-    double slow = (w % 4 == 3) ? 4 : (w % 4 == 2) ? 2 : 1;
-    sched_report(s, w, r->rec->task, (double)r->rec->compute_ns * 1e-9 * slow);
+    double slow = (w % 4 == 3) ? 4 : (w % 4 == 2) ? 2 : 1; /* seconds over the threads, as the runtime's */
+    sched_report(s, w, r->rec->task, (double)r->rec->compute_ns * 1e-9 * slow / r->threads);
     if (r->outstanding[w] > 0)
       r->outstanding[w]--;
   }
@@ -97,6 +100,7 @@ static void encode_records(struct run *r) {
 int main(int argc, char **argv) {
   struct run r = {.n_workers = arg(argc, argv, 1, 64), .n_tasks = arg(argc, argv, 2, 4096)};
   r.n_sums = arg(argc, argv, 3, 2);
+  r.threads = arg(argc, argv, 4, 1);
   if (r.n_sums > DSANA_MAX_SUMS)
     return fprintf(stderr, "sched_cost: at most %d sums\n", DSANA_MAX_SUMS), 2;
   r.rec_bytes = msg_task_done_bytes(r.n_sums);
@@ -116,6 +120,9 @@ int main(int argc, char **argv) {
   if (sched_create(SCHED_DYNAMIC, r.n_workers, r.cost, r.n_tasks, &s) != 0)
     return fprintf(stderr, "sched_cost: sched_create failed\n"), 1;
   sched_set_contiguous(s, true);
+  for (uint32_t w = 0; w < r.n_workers; w++)
+    if (sched_set_threads(s, w, r.threads) != 0)
+      return fprintf(stderr, "sched_cost: out of memory for the threads\n"), 1;
   double handout = 0, record = 0, begin = 0;
   for (int it = 0; it < ITERS; it++) {
     double a = now_s();
@@ -134,6 +141,8 @@ int main(int argc, char **argv) {
   }
   printf("sched_handout_s %.3e\nsched_record_s %.3e\nsched_begin_s %.3e\n", handout / ITERS / r.n_tasks,
          record / ITERS / r.n_tasks, begin / ITERS);
+  if (r.threads > 1)
+    printf("sched_plan_task_s %.3e\n", begin / ITERS / r.n_tasks);
   sched_destroy(s);
   free(r.cost);
   free(r.task);

@@ -42,6 +42,7 @@ struct sim_costs {
   double sched_record_s;     /* scheduler CPU per TASK_DONE record */
   double sched_handout_s;    /* scheduler CPU per task handed out */
   double sched_iter_s;       /* scheduler CPU per iteration (reduce, commit, new queues) */
+  double sched_plan_task_s;  /* and per task when workers have several threads (their list schedules) */
   double server_msg_s;       /* server CPU per message received or sent */
   double server_push_byte_s; /* server CPU per pushed byte */
   double server_pull_byte_s; /* server CPU per byte of values packed into a pull answer */

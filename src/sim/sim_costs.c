@@ -19,7 +19,9 @@
  * bench/sim_calibrate.sh --runs 3 measured them on this machine (2 vCPU,
  * Release, 2026-12-06; docs/sim.md has the runs); sched_record_s and
  * sched_handout_s as bench/tools/sched_cost.c times the scheduler's code
- * for them (80-100 ns a record, 5-8 ns a hand-out, 2026-12-07); the others
+ * for them (80-100 ns a record, 5-8 ns a hand-out, 2026-12-07), and
+ * sched_plan_task_s its plan for workers of many threads (0.17 us a task,
+ * 16 workers of 64 threads, speeds 1 1 0.5 0.25); the others
  * chosen from the code paths, which no calibration run is sensitive enough
  * to measure. */
 void sim_costs_default(struct sim_costs *c) {
@@ -30,6 +32,7 @@ void sim_costs_default(struct sim_costs *c) {
       .sched_record_s = 1e-7,
       .sched_handout_s = 1e-8,
       .sched_iter_s = 50e-6,
+      .sched_plan_task_s = 0.17e-6,
       .server_msg_s = 40e-6,
       .server_push_byte_s = 0.5e-9,
       .server_pull_byte_s = 0.5e-9,
@@ -45,9 +48,10 @@ void sim_costs_default(struct sim_costs *c) {
 static const struct {
   const char *name;
   size_t off;
-} fields[] = {FIELD(net_msg_s),          FIELD(net_bytes_per_s), FIELD(sched_msg_s),   FIELD(sched_record_s),
-              FIELD(sched_handout_s),    FIELD(sched_iter_s),    FIELD(server_msg_s),  FIELD(server_push_byte_s),
-              FIELD(server_pull_byte_s), FIELD(worker_msg_s),    FIELD(worker_task_s), FIELD(worker_ns_per_cost)};
+} fields[] = {FIELD(net_msg_s),          FIELD(net_bytes_per_s),    FIELD(sched_msg_s),       FIELD(sched_record_s),
+              FIELD(sched_handout_s),    FIELD(sched_iter_s),       FIELD(sched_plan_task_s), FIELD(server_msg_s),
+              FIELD(server_push_byte_s), FIELD(server_pull_byte_s), FIELD(worker_msg_s),      FIELD(worker_task_s),
+              FIELD(worker_ns_per_cost)};
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
 /* One key of the file into c; err names it when it is wrong. */

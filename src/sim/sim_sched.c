@@ -160,7 +160,8 @@ void simsched_start_iteration(struct sim *sim, double t) {
     s->w[w].outstanding = s->w[w].handed = 0;
     s->w[w].ahead = false;
   }
-  t = simnet_cpu(sim, &s->cpu, t, sim->c->sched_iter_s);
+  double plan = sim->threads > 1 ? sim->c->sched_plan_task_s * sim->wk.n_tasks : 0; /* list schedules */
+  t = simnet_cpu(sim, &s->cpu, t, sim->c->sched_iter_s + plan);
   if (sched_begin_iter(s->policy, NULL) != 0) {
     sim->failed = DSANA_EINVAL;
     return;
