@@ -43,9 +43,9 @@ uint64_t config_values_per_msg(uint64_t max_payload) {
 uint32_t config_tasks_per_worker(const struct run_config *c) {
   if (c->tasks_per_worker_set || c->n_workers == 0)
     return c->tasks_per_worker;
-  uint64_t threads = c->threads ? c->threads : 1;
-  uint64_t want =
-      c->tasks_per_worker > CONFIG_TASKS_PER_THREAD * threads ? c->tasks_per_worker : CONFIG_TASKS_PER_THREAD * threads;
+  uint64_t threads = c->threads ? c->threads : 1, want = c->tasks_per_worker;
+  if (threads > 1 && CONFIG_TASKS_PER_THREAD * threads > want) /* one thread: the default as it is */
+    want = CONFIG_TASKS_PER_THREAD * threads;
   uint64_t fit = (uint64_t)CONFIG_TASKS_PER_SERVER * (c->n_servers ? c->n_servers : 1) / c->n_workers;
   uint64_t floor =
       c->tasks_per_worker < CONFIG_TASKS_PER_WORKER_MIN ? c->tasks_per_worker : CONFIG_TASKS_PER_WORKER_MIN;
