@@ -227,8 +227,8 @@ static int next_task(struct sched *s, uint32_t w, bool may_steal, uint32_t *task
     t = s->qbuf[s->head[w]++];
     s->qcost[w] = s->head[w] == s->tail[w] ? 0 : s->qcost[w] - s->cost[t];
     *stolen = false;
-  } else if (s->pool_len > 0) {
-    t = pool_pop(s); /* orphaned by a dropped worker: not w's own */
+  } else if (may_steal && s->pool_len > 0) {
+    t = pool_pop(s); /* orphaned by a dropped worker: not w's own, taken as a steal is */
     *stolen = true;
   } else {
     int rc = may_steal ? s->ops->steal(s, w, &t) : DSANA_EAGAIN;

@@ -65,10 +65,13 @@ int sched_begin_iter(struct sched *s, const bool *alive);
  * a steal refused now may help later, and sched_drop_worker() puts tasks
  * back, so an idle worker may ask again (cheap, O(W)). */
 int sched_next(struct sched *s, uint32_t w, uint32_t *task, bool *stolen);
-/* The same without stealing: w's own queue, then what dropped workers
- * left. For the hand-outs that start an iteration: a worker whose share is
- * smaller than what it may hold (a slow worker's, with tiny tasks) must not
- * take the plan's tasks from the others before they have begun. */
+/* The same without stealing: w's own queue only. For the hand-outs that
+ * start an iteration, and for a worker that holds enough to keep its
+ * threads busy (handout_may_steal): a worker whose share is smaller than
+ * what it may hold (a slow worker's, with tiny tasks) must not take the
+ * plan's tasks from the others before they have begun, nor fill its whole
+ * depth with what a dropped worker left, which nobody could take back;
+ * those go, as steals do, to workers running low (sched_next). */
 int sched_next_own(struct sched *s, uint32_t w, uint32_t *task, bool *stolen);
 
 /* Worker w finished task after `seconds`: updates w's speed estimate

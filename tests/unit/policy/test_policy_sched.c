@@ -501,6 +501,23 @@ static void test_drop_worker(void **unused) {
     sched_report(s, 1, lost, 1.0); /* late report from the dead: ignored */
     assert_int_equal(sched_remaining(s), 9);
     assert_int_equal(sched_next(s, 1, &t, &stolen), DSANA_EAGAIN);
+    /* What w1 left is not w0's own: once w0's queue is drained, only the
+     * stealing call takes it (a worker holding enough must not hoard it). */
+    uint32_t w0_own = 0;
+    while (sched_next_own(s, 0, &t, &stolen) == 0) {
+      assert_false(stolen);
+      assert_false(ran[t]);
+      ran[t] = true;
+      sched_report(s, 0, t, 1.0);
+      w0_own++;
+    }
+    assert_true(w0_own >= 1);
+    assert_true(sched_remaining(s) >= 3); /* w1's three at least */
+    assert_int_equal(sched_next(s, 0, &t, &stolen), 0);
+    assert_true(stolen);
+    assert_false(ran[t]);
+    ran[t] = true;
+    sched_report(s, 0, t, 1.0);
     uint32_t w = 0, idle = 0;
     while (idle < 2) {
       if (sched_next(s, w, &t, &stolen) == 0) {
