@@ -83,7 +83,6 @@ int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, u
   s->it_samples = calloc(W, sizeof(uint32_t));
   s->it_fast = calloc(W, sizeof(uint32_t));
   s->pspeed = calloc(W, sizeof(double));
-  s->threads = malloc(W * sizeof(uint32_t));
   s->order = malloc(T * sizeof(uint32_t));
   s->clock = calloc(W, sizeof *s->clock);
   s->owner = malloc(T * sizeof(uint32_t));
@@ -93,14 +92,12 @@ int sched_create(enum sched_kind kind, uint32_t n_workers, const double *cost, u
   s->range_alive = calloc(W, sizeof(bool));
   if (!s->cost || !s->alive || !s->qbuf || !s->head || !s->tail || !s->qcost || !s->pool || !s->runner || !s->done ||
       !s->stolen || !s->last || !s->speed || !s->hist || !s->hist_n || !s->it_cost || !s->it_secs || !s->it_raw_secs ||
-      !s->it_samples || !s->it_fast || !s->pspeed || !s->threads || !s->clock || !s->order || !s->owner ||
-      !s->range_lo || !s->range_new || !s->range_fit || !s->range_alive) {
+      !s->it_samples || !s->it_fast || !s->pspeed || !s->clock || !s->order || !s->owner || !s->range_lo ||
+      !s->range_new || !s->range_fit || !s->range_alive) {
     sched_destroy(s);
     return DSANA_ENOMEM;
   }
   memcpy(s->cost, cost, T * sizeof(double));
-  for (size_t w = 0; w < W; w++)
-    s->threads[w] = 1;
   for (size_t w = 0; w < W; w++)
     if (sched_set_threads(s, (uint32_t)w, 1) != 0) {
       sched_destroy(s);
@@ -137,7 +134,6 @@ void sched_destroy(struct sched *s) {
   free(s->it_samples);
   free(s->it_fast);
   free(s->pspeed);
-  free(s->threads);
   free(s->order);
   for (size_t w = 0; s->clock && w < s->n_workers; w++)
     free(s->clock[w].free_at);
@@ -167,7 +163,6 @@ int sched_set_threads(struct sched *s, uint32_t w, uint32_t threads) {
     k->free_at = f;
     k->cap = threads;
   }
-  s->threads[w] = threads;
   return 0;
 }
 

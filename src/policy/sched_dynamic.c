@@ -101,7 +101,7 @@ static void clock_take(struct sched_clock *k, double c) {
  * speed; by_threads, the list schedule on its threads when it has several. */
 static double range_time(const struct sched *s, uint32_t w, uint32_t lo, uint32_t hi, bool by_threads) {
   double c = 0;
-  if (s->threads[w] <= 1 || !by_threads) {
+  if (sched_threads(s, w) <= 1 || !by_threads) {
     for (uint32_t t = lo; t < hi; t++)
       c += s->cost[t];
     return c / s->pspeed[w];
@@ -192,8 +192,9 @@ static double least_time(const struct sched *s) {
   }
   for (uint32_t w = 0; w < s->n_workers; w++)
     if (s->alive[w]) {
+      double per_thread = s->pspeed[w] / sched_threads(s, w);
       speed += s->pspeed[w];
-      thread = s->pspeed[w] / s->threads[w] > thread ? s->pspeed[w] / s->threads[w] : thread;
+      thread = per_thread > thread ? per_thread : thread;
     }
   return total / speed > big / thread ? total / speed : big / thread;
 }
@@ -225,7 +226,7 @@ static void ranges_split_threads(struct sched *s, uint32_t *lo) {
 
 static bool many_threads(const struct sched *s) {
   for (uint32_t w = 0; w < s->n_workers; w++)
-    if (s->alive[w] && s->threads[w] > 1)
+    if (s->alive[w] && sched_threads(s, w) > 1)
       return true;
   return false;
 }
@@ -321,7 +322,7 @@ static bool contiguous_as_good(struct sched *s) {
  * earlier choices: its queued cost over its speed, or on several threads
  * its clock (started for this assignment). */
 static double lpt_finish(const struct sched *s, uint32_t w, double c) {
-  return s->threads[w] > 1 ? clock_peek(&s->clock[w], c) : (s->qcost[w] + c) / s->pspeed[w];
+  return sched_threads(s, w) > 1 ? clock_peek(&s->clock[w], c) : (s->qcost[w] + c) / s->pspeed[w];
 }
 
 /* Live worker with the smallest predicted finish after taking cost c. */
@@ -396,7 +397,7 @@ static int dynamic_steal(struct sched *s, uint32_t w, uint32_t *task) {
   if (victim == SCHED_NONE)
     return DSANA_EAGAIN;
   uint32_t t = s->qbuf[s->tail[victim] - 1];
-  if (!(s->cost[t] * s->threads[w] / s->pspeed[w] < victim_rem)) /* on one of w's threads */
+  if (!(s->cost[t] * sched_threads(s, w) / s->pspeed[w] < victim_rem)) /* on one of w's threads */
     return DSANA_EAGAIN;
   *task = sched_queue_take_tail(s, victim);
   return 0;

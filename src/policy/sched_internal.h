@@ -42,7 +42,7 @@ extern const struct sched_ops sched_dynamic_ops;
  * task taken), the list schedule the runtime's compute pool makes. */
 struct sched_clock {
   double *free_at;   /* cap of them, the heap's first n */
-  uint32_t n, cap;   /* cap: the worker's threads */
+  uint32_t n, cap;   /* cap: the worker's threads, sched_threads() */
   double per_thread; /* cost units a second of one thread */
   double end;        /* the last finish so far */
 };
@@ -77,8 +77,7 @@ struct sched {
   uint32_t *it_samples;      /* n_workers: tasks reported this iteration ... */
   uint32_t *it_fast;         /* ... and those faster than the clamp allowed */
   double *pspeed;            /* n_workers: predicted speeds, see sched_speed_predict_all */
-  uint32_t *threads;         /* n_workers: compute threads (sched_set_threads), 1 unless told */
-  struct sched_clock *clock; /* n_workers: their list schedules (sched_dynamic.c) */
+  struct sched_clock *clock; /* n_workers: their threads (sched_set_threads) and list schedules */
 
   bool contiguous;     /* dynamic: one range of tasks per worker */
   uint32_t *range_lo;  /* n_workers + 1: the last contiguous assignment (w's range is [lo[w], lo[w+1])) */
@@ -91,6 +90,9 @@ struct sched {
   uint32_t *order;
   uint32_t *owner;
 };
+
+/* Worker w's compute threads (sched_set_threads; 1 unless told). */
+static inline uint32_t sched_threads(const struct sched *s, uint32_t w) { return s->clock[w].cap; }
 
 /* Iterations whose rates the committed estimate is the median of. */
 #define SCHED_HIST 3

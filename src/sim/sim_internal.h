@@ -166,8 +166,9 @@ struct sim_pend { /* deferred pushes to one server: merged runs */
 
 /* A worker's compute thread (--threads): one task at a time, whole or
  * block by block. */
+#define SIM_NO_TASK UINT32_MAX
 struct sim_thread {
-  uint32_t running;    /* task, or UINT32_MAX */
+  uint32_t running;    /* task, or SIM_NO_TASK */
   uint64_t next_chunk; /* blocks: the running task's next block */
   uint64_t item_end;   /* the computing item ends before this block */
   double task_compute; /* modelled so far */

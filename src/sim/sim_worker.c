@@ -17,15 +17,13 @@
 #include "util/memory/grow.h"
 #include "util/numeric/splitmix.h"
 
-#define NONE UINT32_MAX
-
 int simworker_init(struct sim *sim, uint32_t i) {
   struct sim_worker *w = &sim->w[i];
   const struct scenario_link *l = i < sim->sc->n_workers ? &sim->sc->link[i] : &sim->sc->global_link;
   simnet_link_init(&w->link, l->bandwidth_bytes_per_s, l->latency_s);
   w->th = calloc(sim->threads, sizeof *w->th);
   for (uint32_t k = 0; w->th && k < sim->threads; k++)
-    w->th[k].running = NONE;
+    w->th[k].running = SIM_NO_TASK;
   w->got[0] = calloc(sim->wk.n_chunks, sizeof *w->got[0]);
   w->got[1] = calloc(sim->wk.n_chunks, sizeof *w->got[1]);
   w->pend = calloc(sim->n_servers, sizeof *w->pend);
@@ -103,7 +101,7 @@ static void compute(struct sim *sim, uint32_t i, struct sim_thread *th, double s
 static bool run_on(struct sim *sim, uint32_t i, struct sim_thread *th, double *t) {
   struct sim_worker *w = &sim->w[i];
   const struct sim_work *wk = &sim->wk;
-  if (th->running == NONE && w->q_len) {
+  if (th->running == SIM_NO_TASK && w->q_len) {
     th->running = w->queue[w->q_head];
     w->q_head = (w->q_head + 1) % w->q_cap;
     w->q_len--;
@@ -112,12 +110,12 @@ static bool run_on(struct sim *sim, uint32_t i, struct sim_thread *th, double *t
     th->task_noise = noise(sim, i);
     *t = pull(sim, i, w->iter, *t); /* on its first task, if not asked before */
   }
-  if (th->running != NONE && !wk->blocks && all_in(sim, w, w->iter)) {
+  if (th->running != SIM_NO_TASK && !wk->blocks && all_in(sim, w, w->iter)) {
     th->item_end = wk->n_chunks;
     compute(sim, i, th, 1.0, *t);
     return true;
   }
-  if (th->running != NONE && wk->blocks) {
+  if (th->running != SIM_NO_TASK && wk->blocks) {
     uint64_t c = th->next_chunk;
     /* consecutive ready blocks run as one item (one at a time without a cost model) */
     while (c < wk->n_chunks && chunk_in(sim, w, w->iter, c) && (c == th->next_chunk || sim->sc->ns_per_cost > 0))
@@ -152,7 +150,7 @@ void simworker_on_compute(struct sim *sim, uint32_t i, struct sim_thread *th, do
   th->next_chunk = th->item_end;
   if (th->next_chunk >= sim->wk.n_chunks) {
     uint32_t task = th->running;
-    th->running = NONE;
+    th->running = SIM_NO_TASK;
     w->n_ran++;
     t = simnet_cpu(sim, &w->cpu, t, sim->c->worker_task_s);
     t = simwpush_finished(sim, i, task, w->iter, th->task_compute, t);

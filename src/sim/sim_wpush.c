@@ -156,7 +156,7 @@ double simwpush_flush(struct sim *sim, uint32_t i, double t) {
 /* A thread of worker i runs a task (the one that just ended has none). */
 static bool others_running(const struct sim *sim, uint32_t i) {
   for (uint32_t k = 0; k < sim->threads; k++)
-    if (sim->w[i].th[k].running != UINT32_MAX)
+    if (sim->w[i].th[k].running != SIM_NO_TASK)
       return true;
   return false;
 }
