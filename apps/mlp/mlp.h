@@ -31,11 +31,21 @@
  * one) evaluates every training row and takes no step, unless
  * --final-eval off (then every iteration is a step: the same model).
  *
+ * Precision: a task computes in single precision, as deep-learning
+ * frameworks train: the weights it reads are rounded to floats, its
+ * layers' outputs, deltas and block products are floats (every product a
+ * chain of fused multiply-adds in float). Everything that accumulates
+ * over steps stays double: the parameters, the velocity, the batch's
+ * gradient (summed exactly, below), the loss sums; the softmax and its
+ * loss are computed in double from the float scores. Twice the products
+ * a cycle of double's and half the bytes, at a gradient within float's
+ * rounding of the double one (tests/ref/ref_mlp.c's check).
+ *
  * Exactness: a batch of B rows is cut into ceil(B / MLP_BLOCK) blocks of
  * consecutive positions, as equal as can be (B = 200: 4 of 50, so that 2
  * tasks of 2 blocks take 100 rows each, not 128 and 72); each
  * block's rows are taken in the order mlp_group_rows gives them (a
- * function of the rows alone), its gradient computed in double in an
+ * function of the rows alone), its gradient computed in float in an
  * order fixed by mlp_mm.c,
  * then rounded to two fixed-point integers (struct mlp_fix) whose sums
  * over the blocks are exact in any order, as plain doubles. Tasks are
@@ -160,17 +170,19 @@ uint32_t mlp_block_rows(const struct mlp_app *a, uint32_t iter, uint64_t blk, ui
 void mlp_group_rows(const struct mlp_app *a, uint64_t *rows, uint32_t m);
 int mlp_declare(struct mlp_app *a, struct dsana_job *job, char *err, size_t errlen);
 
-/* mlp_view.c: the network as a task sees it, with buffers for nb blocks */
+/* mlp_view.c: the network as a task sees it, in floats, with buffers for nb blocks */
 struct mlp_view {
   uint32_t L, act, nb;
-  uint32_t n[MLP_MAX_LAYERS + 1], np[MLP_MAX_LAYERS + 1];   /* widths, padded to 4 */
-  const double *w[MLP_MAX_LAYERS + 1];                      /* W_l, n_{l-1} x np_l (padding 0) */
-  double *wt[MLP_MAX_LAYERS + 1];                           /* W_l^T, n_l x np_{l-1} (l >= 2, with backward) */
-  double *wp[MLP_MAX_LAYERS + 1], *wtp[MLP_MAX_LAYERS + 1]; /* both packed (mlp_pack_b), or NULL */
-  const double *b[MLP_MAX_LAYERS + 1];                      /* b_l, np_l */
+  uint32_t n[MLP_MAX_LAYERS + 1], np[MLP_MAX_LAYERS + 1]; /* widths, padded to 4 */
+  /* without packed kernels: W_l, n_{l-1} x np_l (padding 0), and W_l^T,
+   * n_l x np_{l-1} (l >= 2, with backward); with them, both packed
+   * (mlp_pack_b, mlp_pack_bt) instead */
+  float *w[MLP_MAX_LAYERS + 1], *wt[MLP_MAX_LAYERS + 1];
+  const float *wp[MLP_MAX_LAYERS + 1], *wtp[MLP_MAX_LAYERS + 1];
+  float *b[MLP_MAX_LAYERS + 1]; /* b_l, np_l */
   /* per layer l = 0..L and block, MLP_BLOCK x np_l: the layer's output
    * (l = 0: the input rows; L: the scores), and dloss/d(its pre-activation) */
-  double *out[MLP_MAX_LAYERS + 1], *delta[MLP_MAX_LAYERS + 1];
+  float *out[MLP_MAX_LAYERS + 1], *delta[MLP_MAX_LAYERS + 1];
   uint32_t *idx; /* the products' scratch */
   void *mem;
   size_t mem_cap;
@@ -179,17 +191,17 @@ struct mlp_view {
   struct mlp_pack *held;   /* and the copy it holds, or NULL */
 };
 /* Layer l's buffer of block b. */
-static inline double *mlp_blk(const struct mlp_view *v, double *const *buf, uint32_t l, uint32_t b) {
+static inline float *mlp_blk(const struct mlp_view *v, float *const *buf, uint32_t l, uint32_t b) {
   return buf[l] + (size_t)b * MLP_BLOCK * v->np[l];
 }
 /* A view of parameters p (the table's layout, keys w_off/b_off) for layer
  * widths n[0..L], with room for nb <= MLP_MAX_BLOCKS blocks; `backward`
- * adds the transposed weights; p must outlive the view (layers that need
- * no padding are read from it); its memory from pool (NULL: malloc; the
- * tasks' views: 2-3 MB for Fashion-MNIST's 784-256-10, fresh pages for
- * every task otherwise); with packs, the first layer's packed weights are
- * the copy shared by the views of p in iteration iter (mlp_packs.h), where
- * the layer is read in place. 0 or DSANA_ENOMEM. */
+ * adds the transposed weights; p must outlive the view (a shared pack is
+ * made from it); its memory from pool (NULL: malloc; the tasks' views:
+ * 1-2 MB for Fashion-MNIST's 784-256-10, fresh pages for every task
+ * otherwise); with packs, the first layer's packed weights are the copy
+ * shared by the views of p in iteration iter (mlp_packs.h). 0 or
+ * DSANA_ENOMEM. */
 int mlp_view_open(struct mlp_view *v, uint32_t L, const uint32_t *n, enum mlp_act act, const double *p,
                   const uint64_t *w_off, const uint64_t *b_off, bool backward, uint32_t nb, struct bufpool *pool,
                   struct mlp_packs *packs, uint32_t iter);

@@ -6,12 +6,12 @@
  * (mlp_mm512.c) share; mlp_mm_pick.c chooses (apps/common/cpu.h).
  *
  * Every kernel gives the same bits, so a model does not depend on which
- * machine of a cluster ran a block: the portable one calls C's fma(), the
+ * machine of a cluster ran a block: the portable one calls C's fmaf(), the
  * vector ones fused multiply-adds, in the same order. The order of every
- * output element is a single chain of fused multiply-adds over the
- * reduction index, ascending, from the bias (or 0); the vector kernels
- * compute 4 x 12 or 4 x 8 (AVX2) or 4 x 32 (AVX-512) outputs at once, one
- * lane each, which is the same chain. Indices at which a whole group
+ * output element is a single chain of fused multiply-adds in float over
+ * the reduction index, ascending, from the bias (or 0); the vector kernels
+ * compute 4 x 24 (AVX2) or 4 x 64 (AVX-512) outputs at once, one lane
+ * each, which is the same chain. Indices at which a whole group
  * of 4 rows (nn) or 4 columns (tn) of A is 0 are skipped by all (ReLU
  * outputs and images are about half zeros), the same groups in all.
  * A gradient's blocks leave as fixed-point pairs (struct mlp_fix), which
@@ -29,7 +29,7 @@
 #include "mlp_mm.h"
 
 /* j < n at which one of A's 4 rows from `a` (lda apart) is not 0, into idx; their count. */
-uint32_t mlp_nonzero_cols(const double *a, uint64_t lda, uint32_t n, uint32_t *idx) {
+uint32_t mlp_nonzero_cols(const float *a, uint64_t lda, uint32_t n, uint32_t *idx) {
   uint32_t m = 0;
   for (uint32_t j = 0; j < n; j++) {
     idx[m] = j;
@@ -39,10 +39,10 @@ uint32_t mlp_nonzero_cols(const double *a, uint64_t lda, uint32_t n, uint32_t *i
 }
 
 /* s < rows at which A[s][j..j+3] (from `a`) is not all 0, into idx; their count. */
-uint32_t mlp_nonzero_rows(const double *a, uint64_t lda, uint32_t rows, uint32_t *idx) {
+uint32_t mlp_nonzero_rows(const float *a, uint64_t lda, uint32_t rows, uint32_t *idx) {
   uint32_t m = 0;
   for (uint32_t s = 0; s < rows; s++) {
-    const double *p = a + s * lda;
+    const float *p = a + s * lda;
     idx[m] = s;
     m += (p[0] != 0) | (p[1] != 0) | (p[2] != 0) | (p[3] != 0);
   }
@@ -108,14 +108,14 @@ bool mlp_fix_squares_portable(const struct mlp_fix *f, const double *x, size_t s
 }
 
 /* The 4 x w tile at (j, c) of a gradient, into oh, ol where it is real. */
-void mlp_add_tile(const double *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c,
+void mlp_add_tile(const float *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c,
                   const struct mlp_fix *f, bool store, double *oh, double *ol, uint64_t ldo) {
   for (uint32_t r = 0; r < 4 && j + r < n_j; r++)
     for (uint32_t k = 0; k < w && c + k < n_c; k++) {
       uint64_t at = (uint64_t)(j + r) * ldo + c + k;
       if (store)
         oh[at] = ol[at] = 0;
-      mlp_fix_add(f, t[r * w + k], oh + at, ol + at);
+      mlp_fix_add(f, (double)t[r * w + k], oh + at, ol + at); /* exact: a float is a double */
     }
 }
 
@@ -126,15 +126,15 @@ void mlp_zero_out(uint32_t n_j, uint32_t n_c, double *oh, double *ol, uint64_t l
   }
 }
 
-void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
-                        uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
+void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const float *A, uint64_t lda, const float *B,
+                        uint64_t ldb, const float *bias, float *Z, uint64_t ldz, uint32_t *idx) {
   for (uint32_t s0 = 0; s0 < rows; s0 += 4) {
     uint32_t m = mlp_nonzero_cols(A + s0 * lda, lda, n_in, idx);
     for (uint32_t r = 0; r < 4; r++)
       for (uint32_t c = 0; c < cols; c++) {
-        double z = bias ? bias[c] : 0;
+        float z = bias ? bias[c] : 0;
         for (uint32_t q = 0; q < m; q++)
-          z = fma(A[(s0 + r) * lda + idx[q]], B[idx[q] * ldb + c], z);
+          z = fmaf(A[(s0 + r) * lda + idx[q]], B[idx[q] * ldb + c], z);
         Z[(s0 + r) * ldz + c] = z;
       }
   }
@@ -150,14 +150,14 @@ void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t 
       m[b] = mlp_nonzero_rows(bk->a + b * bk->a_step + j, bk->lda, bk->rows[b], idx + b * MLP_BLOCK);
     for (uint32_t c = 0; c < ncp; c += 4)
       for (uint32_t b = 0; b < bk->n; b++) {
-        const double *A = bk->a + b * bk->a_step, *D = bk->d + b * bk->d_step;
+        const float *A = bk->a + b * bk->a_step, *D = bk->d + b * bk->d_step;
         const uint32_t *ix = idx + b * MLP_BLOCK;
-        double t[16];
+        float t[16];
         for (uint32_t r = 0; r < 4; r++)
           for (uint32_t k = 0; k < 4; k++) {
-            double g = 0;
+            float g = 0;
             for (uint32_t q = 0; q < m[b]; q++)
-              g = fma(A[ix[q] * bk->lda + j + r], D[ix[q] * bk->ldd + c + k], g);
+              g = fmaf(A[ix[q] * bk->lda + j + r], D[ix[q] * bk->ldd + c + k], g);
             t[r * 4 + k] = g;
           }
         mlp_add_tile(t, 4, j, c, n_j, n_c, f, false, oh, ol, ldo);
@@ -167,103 +167,77 @@ void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t 
 
 #ifdef MLP_HAVE_AVX2_KERNEL
 #define AVX2 __attribute__((target("avx2,fma")))
+#define AVX2_INLINE __attribute__((target("avx2,fma"), always_inline)) static inline
 
 #define MLP_NN_KC 128 /* inputs j per pass of the forward product (its B panel stays in L1) */
 
-/* Four rows x 4 or 8 columns of Z at (s0, c), over the listed j (ap: the
- * 4 rows' values at them, packed 4 a j), continuing each output's chain
- * from Z (or, with `first`, from the bias). */
-AVX2 static void nn_tile_avx2(const double *ap, const uint32_t *idx, uint32_t m, const double *B, uint64_t ldb,
-                              const double *bias, bool first, uint32_t c, bool wide, double *Z, uint64_t ldz) {
-  __m256d z0[4], z1[4];
-  for (int r = 0; r < 4; r++) {
-    if (first) {
-      z0[r] = bias ? _mm256_loadu_pd(bias + c) : _mm256_setzero_pd();
-      z1[r] = bias && wide ? _mm256_loadu_pd(bias + c + 4) : _mm256_setzero_pd();
-    } else {
-      z0[r] = _mm256_loadu_pd(Z + r * ldz + c);
-      z1[r] = wide ? _mm256_loadu_pd(Z + r * ldz + c + 4) : _mm256_setzero_pd();
-    }
-  }
-  if (wide) {
-    for (uint32_t q = 0; q < m; q++) {
-      const double *b = B + idx[q] * ldb + c, *a = ap + 4 * q;
-      __m256d w0 = _mm256_loadu_pd(b), w1 = _mm256_loadu_pd(b + 4);
-      __m256d x0 = _mm256_broadcast_sd(a), x1 = _mm256_broadcast_sd(a + 1);
-      __m256d x2 = _mm256_broadcast_sd(a + 2), x3 = _mm256_broadcast_sd(a + 3);
-      z0[0] = _mm256_fmadd_pd(x0, w0, z0[0]), z1[0] = _mm256_fmadd_pd(x0, w1, z1[0]);
-      z0[1] = _mm256_fmadd_pd(x1, w0, z0[1]), z1[1] = _mm256_fmadd_pd(x1, w1, z1[1]);
-      z0[2] = _mm256_fmadd_pd(x2, w0, z0[2]), z1[2] = _mm256_fmadd_pd(x2, w1, z1[2]);
-      z0[3] = _mm256_fmadd_pd(x3, w0, z0[3]), z1[3] = _mm256_fmadd_pd(x3, w1, z1[3]);
-    }
-  } else {
-    for (uint32_t q = 0; q < m; q++) {
-      const double *a = ap + 4 * q;
-      __m256d w0 = _mm256_loadu_pd(B + idx[q] * ldb + c);
-      z0[0] = _mm256_fmadd_pd(_mm256_broadcast_sd(a), w0, z0[0]);
-      z0[1] = _mm256_fmadd_pd(_mm256_broadcast_sd(a + 1), w0, z0[1]);
-      z0[2] = _mm256_fmadd_pd(_mm256_broadcast_sd(a + 2), w0, z0[2]);
-      z0[3] = _mm256_fmadd_pd(_mm256_broadcast_sd(a + 3), w0, z0[3]);
-    }
-  }
-  for (int r = 0; r < 4; r++) {
-    _mm256_storeu_pd(Z + r * ldz + c, z0[r]);
-    if (wide)
-      _mm256_storeu_pd(Z + r * ldz + c + 4, z1[r]);
-  }
+/* The lanes of a vector of 8 floats that are real: all, or (half) the first 4. */
+AVX2_INLINE __m256i lanes_avx2(bool half) {
+  return half ? _mm256_setr_epi32(-1, -1, -1, -1, 0, 0, 0, 0) : _mm256_set1_epi32(-1);
 }
 
-/* Four rows x 12 columns of Z at (s0, c): nn_tile_avx2's chains, three vectors a row. */
-AVX2 static void nn_tile12_avx2(const double *ap, const uint32_t *idx, uint32_t m, const double *B, uint64_t ldb,
-                                const double *bias, bool first, uint32_t c, double *Z, uint64_t ldz) {
-  __m256d z0[4], z1[4], z2[4];
-  for (int r = 0; r < 4; r++) {
-    if (first) {
-      z0[r] = bias ? _mm256_loadu_pd(bias + c) : _mm256_setzero_pd();
-      z1[r] = bias ? _mm256_loadu_pd(bias + c + 4) : _mm256_setzero_pd();
-      z2[r] = bias ? _mm256_loadu_pd(bias + c + 8) : _mm256_setzero_pd();
-    } else {
-      z0[r] = _mm256_loadu_pd(Z + r * ldz + c);
-      z1[r] = _mm256_loadu_pd(Z + r * ldz + c + 4);
-      z2[r] = _mm256_loadu_pd(Z + r * ldz + c + 8);
+/* Four rows x 8 nv columns of Z at c (the last vector's lanes: `half`,
+ * its first 4 only), over the listed j (ap: the 4 rows' values at them,
+ * packed 4 a j), continuing each output's chain from Z (or, with
+ * `first`, from the bias). */
+AVX2_INLINE void nn_tile_avx2(const float *ap, const uint32_t *idx, uint32_t m, const float *B, uint64_t ldb,
+                              const float *bias, bool first, uint32_t c, int nv, bool half, float *Z, uint64_t ldz) {
+  __m256 z[4][3];
+  const __m256i all = lanes_avx2(false), last = lanes_avx2(half);
+  for (int r = 0; r < 4; r++)
+    for (int v = 0; v < nv; v++) {
+      __m256i k = v == nv - 1 ? last : all;
+      z[r][v] = first ? (bias ? _mm256_maskload_ps(bias + c + 8 * v, k) : _mm256_setzero_ps())
+                      : _mm256_maskload_ps(Z + r * ldz + c + 8 * v, k);
     }
-  }
   for (uint32_t q = 0; q < m; q++) {
-    const double *b = B + idx[q] * ldb + c, *a = ap + 4 * q;
-    __m256d w0 = _mm256_loadu_pd(b), w1 = _mm256_loadu_pd(b + 4), w2 = _mm256_loadu_pd(b + 8);
+    const float *b = B + idx[q] * ldb + c, *a = ap + 4 * q;
+    __m256 w[3];
+    for (int v = 0; v < nv; v++)
+      w[v] = v == nv - 1 && half ? _mm256_maskload_ps(b + 8 * v, last) : _mm256_loadu_ps(b + 8 * v);
     for (int r = 0; r < 4; r++) {
-      __m256d x = _mm256_broadcast_sd(a + r);
-      z0[r] = _mm256_fmadd_pd(x, w0, z0[r]);
-      z1[r] = _mm256_fmadd_pd(x, w1, z1[r]);
-      z2[r] = _mm256_fmadd_pd(x, w2, z2[r]);
+      __m256 x = _mm256_broadcast_ss(a + r);
+      for (int v = 0; v < nv; v++)
+        z[r][v] = _mm256_fmadd_ps(x, w[v], z[r][v]);
     }
   }
-  for (int r = 0; r < 4; r++) {
-    _mm256_storeu_pd(Z + r * ldz + c, z0[r]);
-    _mm256_storeu_pd(Z + r * ldz + c + 4, z1[r]);
-    _mm256_storeu_pd(Z + r * ldz + c + 8, z2[r]);
-  }
+  for (int r = 0; r < 4; r++)
+    for (int v = 0; v < nv; v++)
+      _mm256_maskstore_ps(Z + r * ldz + c + 8 * v, v == nv - 1 ? last : all, z[r][v]);
+}
+
+/* nn_tile_avx2 for the columns from c: 24 of them, or the rest (< 24, a multiple of 4). */
+AVX2 static void nn_tile_any_avx2(const float *ap, const uint32_t *idx, uint32_t m, const float *B, uint64_t ldb,
+                                  const float *bias, bool first, uint32_t c, uint32_t w, float *Z, uint64_t ldz) {
+  int nv = (int)(w + 7) / 8;
+  bool half = w % 8 != 0;
+  if (nv == 3)
+    nn_tile_avx2(ap, idx, m, B, ldb, bias, first, c, 3, half, Z, ldz);
+  else if (nv == 2)
+    nn_tile_avx2(ap, idx, m, B, ldb, bias, first, c, 2, half, Z, ldz);
+  else
+    nn_tile_avx2(ap, idx, m, B, ldb, bias, first, c, 1, half, Z, ldz);
 }
 
 /* Group g's listed j (m of them at idx) with their 4 rows of A, packed. */
-void mlp_pack_group(const double *A, uint64_t lda, const uint32_t *idx, uint32_t m, double *ap) {
+void mlp_pack_group(const float *A, uint64_t lda, const uint32_t *idx, uint32_t m, float *ap) {
   for (uint32_t q = 0; q < m; q++)
     for (uint32_t r = 0; r < 4; r++)
       ap[4 * q + r] = A[r * lda + idx[q]];
 }
 
 /* The scratch at idx: per group its list (n_in entries), then per group
- * its packed rows (4 n_in doubles), 32-byte aligned. */
-AVX2 void mlp_mm_nn_avx2(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
-                         uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
+ * its packed rows (4 n_in floats), 32-byte aligned. */
+AVX2 void mlp_mm_nn_avx2(uint32_t rows, uint32_t n_in, uint32_t cols, const float *A, uint64_t lda, const float *B,
+                         uint64_t ldb, const float *bias, float *Z, uint64_t ldz, uint32_t *idx) {
   uint32_t groups = rows / 4, m[MLP_BLOCK / 4], at[MLP_BLOCK / 4];
-  double *pack = (double *)(void *)(idx + (((size_t)groups * n_in + 7) & ~(size_t)7));
+  float *pack = (float *)(void *)(idx + (((size_t)groups * n_in + 7) & ~(size_t)7));
   for (uint32_t g = 0; g < groups; g++) {
     m[g] = mlp_nonzero_cols(A + 4 * g * lda, lda, n_in, idx + (size_t)g * n_in);
     mlp_pack_group(A + 4 * g * lda, lda, idx + (size_t)g * n_in, m[g], pack + (size_t)g * 4 * n_in);
     at[g] = 0;
   }
-  /* j in passes of MLP_NN_KC: a panel of B (MLP_NN_KC x 8) stays in L1
+  /* j in passes of MLP_NN_KC: a panel of B (MLP_NN_KC x 24) stays in L1
    * over the row groups; each output's chain goes on from pass to pass */
   for (uint32_t j0 = 0; j0 < n_in || j0 == 0; j0 += MLP_NN_KC) {
     uint32_t end[MLP_BLOCK / 4];
@@ -273,15 +247,10 @@ AVX2 void mlp_mm_nn_avx2(uint32_t rows, uint32_t n_in, uint32_t cols, const doub
       while (end[g] < m[g] && ix[end[g]] < j0 + MLP_NN_KC)
         end[g]++;
     }
-    uint32_t c = 0;
-    for (; c + 12 <= cols; c += 12) /* 12 wide: three B vectors a j for four broadcasts */
+    for (uint32_t c = 0; c < cols; c += 24) /* three B vectors a j for four broadcasts */
       for (uint32_t g = 0; g < groups; g++)
-        nn_tile12_avx2(pack + (size_t)g * 4 * n_in + 4 * at[g], idx + (size_t)g * n_in + at[g], end[g] - at[g], B, ldb,
-                       bias, j0 == 0, c, Z + 4 * g * ldz, ldz);
-    for (; c < cols; c += 8)
-      for (uint32_t g = 0; g < groups; g++)
-        nn_tile_avx2(pack + (size_t)g * 4 * n_in + 4 * at[g], idx + (size_t)g * n_in + at[g], end[g] - at[g], B, ldb,
-                     bias, j0 == 0, c, c + 8 <= cols, Z + 4 * g * ldz, ldz);
+        nn_tile_any_avx2(pack + (size_t)g * 4 * n_in + 4 * at[g], idx + (size_t)g * n_in + at[g], end[g] - at[g], B,
+                         ldb, bias, j0 == 0, c, cols - c < 24 ? cols - c : 24, Z + 4 * g * ldz, ldz);
     for (uint32_t g = 0; g < groups; g++)
       at[g] = end[g];
   }
@@ -340,37 +309,41 @@ AVX2 bool mlp_fix_squares_avx2(const struct mlp_fix *f, const double *x, size_t 
   return true;
 }
 
-/* The 4 x 4 or 4 x 8 gradient tile at (j, c) over the listed s, into oh
- * and ol (rows ldo apart) when it is real throughout, else into t. */
-AVX2 static bool tn_tile_avx2(const double *A, uint64_t lda, const double *D, uint64_t ldd, const uint32_t *idx,
-                              uint32_t m, uint32_t c, bool wide, bool real, const struct mlp_fix *f, double *oh,
-                              double *ol, uint64_t ldo, __m256d *bad, double *t) {
-  __m256d g0[4], g1[4];
+/* fix_add4() on the 8 lanes of x (floats, exact as doubles), into oh[0..7], ol[0..7]. */
+AVX2_INLINE void fix_add8f(const struct mlp_fix *f, __m256 x, double *oh, double *ol, __m256d *bad) {
+  fix_add4(f, _mm256_cvtps_pd(_mm256_castps256_ps128(x)), oh, ol, bad);
+  fix_add4(f, _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)), oh + 4, ol + 4, bad);
+}
+
+#define TN_W 16 /* columns of the AVX2 gradient tile, and of its panels of D */
+
+/* The 4 x TN_W gradient tile over the listed s (A: its 4 columns, rows
+ * lda apart; dp: the packed panel of D, TN_W a row), into oh and ol (rows
+ * ldo apart) when `real` (the whole tile is in the output), else into t
+ * (4 rows of TN_W). */
+AVX2 static void tn_tile_avx2(const float *A, uint64_t lda, const float *dp, const uint32_t *idx, uint32_t m, bool real,
+                              const struct mlp_fix *f, double *oh, double *ol, uint64_t ldo, __m256d *bad, float *t) {
+  __m256 g0[4], g1[4];
   for (int r = 0; r < 4; r++)
-    g0[r] = g1[r] = _mm256_setzero_pd();
+    g0[r] = g1[r] = _mm256_setzero_ps();
   for (uint32_t q = 0; q < m; q++) {
-    const double *a = A + idx[q] * lda, *d = D + idx[q] * ldd + c;
-    __m256d d0 = _mm256_loadu_pd(d), d1 = wide ? _mm256_loadu_pd(d + 4) : d0;
+    const float *a = A + idx[q] * lda, *d = dp + (size_t)idx[q] * TN_W;
+    __m256 d0 = _mm256_load_ps(d), d1 = _mm256_load_ps(d + 8);
     for (int r = 0; r < 4; r++) {
-      __m256d x = _mm256_broadcast_sd(a + r);
-      g0[r] = _mm256_fmadd_pd(x, d0, g0[r]);
-      if (wide)
-        g1[r] = _mm256_fmadd_pd(x, d1, g1[r]);
+      __m256 x = _mm256_broadcast_ss(a + r);
+      g0[r] = _mm256_fmadd_ps(x, d0, g0[r]);
+      g1[r] = _mm256_fmadd_ps(x, d1, g1[r]);
     }
   }
-  uint32_t w = wide ? 8 : 4;
   for (int r = 0; r < 4; r++) {
     if (real) {
-      fix_add4(f, g0[r], oh + r * ldo, ol + r * ldo, bad);
-      if (wide)
-        fix_add4(f, g1[r], oh + r * ldo + 4, ol + r * ldo + 4, bad);
+      fix_add8f(f, g0[r], oh + r * ldo, ol + r * ldo, bad);
+      fix_add8f(f, g1[r], oh + r * ldo + 8, ol + r * ldo + 8, bad);
       continue;
     }
-    _mm256_storeu_pd(t + r * w, g0[r]);
-    if (wide)
-      _mm256_storeu_pd(t + r * w + 4, g1[r]);
+    _mm256_storeu_ps(t + r * TN_W, g0[r]);
+    _mm256_storeu_ps(t + r * TN_W + 8, g1[r]);
   }
-  return real;
 }
 
 /* For every group of 4 columns j and block b, the rows s at which
@@ -384,29 +357,29 @@ void mlp_list_rows(const struct mlp_blocks *bk, uint32_t n_j, uint8_t *m, uint32
     }
 }
 
-/* Each block's D as panels of 8 columns (rows 64 bytes apart, zeros past
- * ncp): panel p of block b at dp + (b * n_panels + p) * MLP_BLOCK * 8. */
-static void pack_d(const struct mlp_blocks *bk, uint32_t ncp, double *dp) {
-  uint32_t n_panels = (ncp + 7) / 8;
+/* Each block's D as panels of TN_W columns (rows 64 bytes apart, zeros
+ * past ncp): panel p of block b at dp + (b * n_panels + p) * MLP_BLOCK * TN_W. */
+static void pack_d(const struct mlp_blocks *bk, uint32_t ncp, float *dp) {
+  uint32_t n_panels = (ncp + TN_W - 1) / TN_W;
   for (uint32_t b = 0; b < bk->n; b++)
     for (uint32_t p = 0; p < n_panels; p++) {
-      double *o = dp + ((size_t)b * n_panels + p) * MLP_BLOCK * 8;
-      const double *d = bk->d + b * bk->d_step + 8 * p;
-      uint32_t w = ncp - 8 * p < 8 ? ncp - 8 * p : 8;
+      float *o = dp + ((size_t)b * n_panels + p) * MLP_BLOCK * TN_W;
+      const float *d = bk->d + b * bk->d_step + TN_W * p;
+      uint32_t w = ncp - TN_W * p < TN_W ? ncp - TN_W * p : TN_W;
       for (uint32_t s = 0; s < bk->rows[b]; s++) {
-        memcpy(o + 8 * s, d + s * bk->ldd, sizeof(double) * w);
-        memset(o + 8 * s + w, 0, sizeof(double) * (8 - w));
+        memcpy(o + TN_W * s, d + s * bk->ldd, sizeof(float) * w);
+        memset(o + TN_W * s + w, 0, sizeof(float) * (TN_W - w));
       }
     }
 }
 
 AVX2 void mlp_mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
                              double *oh, double *ol, uint64_t ldo, uint32_t *idx) {
-  uint32_t ncp = mlp_pad4(n_c), n_panels = (ncp + 7) / 8;
+  uint32_t ncp = mlp_pad4(n_c), n_panels = (ncp + TN_W - 1) / TN_W;
   uint8_t *m = (uint8_t *)(idx + (size_t)(n_j / 4 + 1) * bk->n * MLP_BLOCK);
-  double t[32];
+  float t[4 * TN_W];
   __m256d bad = _mm256_setzero_pd();
-  double *dp = aligned_alloc(64, sizeof(double) * bk->n * n_panels * MLP_BLOCK * 8);
+  float *dp = aligned_alloc(64, sizeof(float) * bk->n * n_panels * MLP_BLOCK * TN_W);
   if (!dp) {
     mlp_mm_tn_fix_portable(bk, n_j, n_c, f, oh, ol, ldo, idx);
     return;
@@ -416,19 +389,20 @@ AVX2 void mlp_mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint32_t
   pack_d(bk, ncp, dp);
   mlp_list_rows(bk, n_j, m, idx);
   /* rows j..j+3 of the push are done in one pass, left to right (they
-   * stream; a panel of a column of 8 across many rows would thrash L1 at
-   * the rows' power-of-two stride), every block's share of a tile at once;
+   * stream; a panel of a column across many rows would thrash L1 at the
+   * rows' power-of-two stride), every block's share of a tile at once;
    * the blocks' packed D stays in L2 */
   for (uint32_t j = 0; j < n_j; j += 4)
-    for (uint32_t c = 0; c < ncp; c += 8) {
-      bool wide = c + 8 <= ncp, real = j + 4 <= n_j && c + (wide ? 8 : 4) <= n_c;
+    for (uint32_t c = 0; c < ncp; c += TN_W) {
+      bool real = j + 4 <= n_j && c + TN_W <= n_c;
       uint64_t at = (uint64_t)j * ldo + c;
       for (uint32_t b = 0; b < bk->n; b++) {
         size_t l = (size_t)(j / 4) * bk->n + b;
-        const double *d = dp + ((size_t)b * n_panels + c / 8) * MLP_BLOCK * 8;
-        if (!tn_tile_avx2(bk->a + b * bk->a_step + j, bk->lda, d, 8, idx + l * MLP_BLOCK, m[l], 0, wide, real, f,
-                          oh + at, ol + at, ldo, &bad, t))
-          mlp_add_tile(t, wide ? 8 : 4, j, c, n_j, n_c, f, false, oh, ol, ldo);
+        const float *d = dp + ((size_t)b * n_panels + c / TN_W) * MLP_BLOCK * TN_W;
+        tn_tile_avx2(bk->a + b * bk->a_step + j, bk->lda, d, idx + l * MLP_BLOCK, m[l], real, f, oh + at, ol + at, ldo,
+                     &bad, t);
+        if (!real)
+          mlp_add_tile(t, TN_W, j, c, n_j, n_c, f, false, oh, ol, ldo); /* lanes past ncp are past n_c */
       }
     }
   free(dp);

@@ -36,25 +36,26 @@ struct mlp_fix {
   double lo_val;     /* 2^-(K + M): of l */
 };
 
-/* Row-major doubles; every implementation gives the same bits. */
+/* Row-major floats (a task's network in single precision: mlp.h); every
+ * implementation gives the same bits. */
 /* Z[s][c] = (bias ? bias[c] : 0) + sum over j < n_in, ascending, of
- * A[s][j] B[j][c] (one fused multiply-add each), for s < rows (a multiple
- * of 4) and c < cols (a multiple of 4). For each group of 4 rows, a j at
- * which all 4 rows of A are 0 is skipped. */
-void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
-               uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
+ * A[s][j] B[j][c] (one fused multiply-add each, in float), for s < rows
+ * (a multiple of 4) and c < cols (a multiple of 4). For each group of 4
+ * rows, a j at which all 4 rows of A are 0 is skipped. */
+void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const float *A, uint64_t lda, const float *B, uint64_t ldb,
+               const float *bias, float *Z, uint64_t ldz, uint32_t *idx);
 /* Blocks of rows for a gradient: block b's A at a + b * a_step (rows[b]
  * rows, lda apart), its D at d + b * d_step (ldd apart). */
 struct mlp_blocks {
   uint32_t n, rows[MLP_MAX_BLOCKS];
   bool store; /* the first block's pairs written over oh, ol, not added: the
                * same values as added into zeros, without zeroing first */
-  const double *a, *d;
+  const float *a, *d;
   uint64_t a_step, d_step, lda, ldd;
 };
 /* For each block, G[j][c] = sum over its s < rows[b], ascending, of
- * A[s][j] D[s][c] (fused multiply-adds from 0; for each group of 4 j, an s
- * at which A[s][j..j+3] are all 0 is skipped), added as fixed-point pairs
+ * A[s][j] D[s][c] (fused multiply-adds in float from 0; for each group of
+ * 4 j, an s at which A[s][j..j+3] are all 0 is skipped), added as fixed-point pairs
  * (mlp_fix_add) into oh, ol [j * ldo + c] (bk->store: the first block's
  * written over them) for j < n_j, c < n_c; A has a
  * multiple of 4 columns >= n_j, D a multiple of 4 >= n_c. A tile of out
@@ -68,57 +69,61 @@ void mlp_mm_tn_fix(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, cons
 /* The products and the squares by the kernels of `level` (at most
  * app_cpu_detect()'s; mlp_mm_nn and the others take app_cpu_level()'s):
  * the same bits at every level. For tests and benchmarks. */
-void mlp_mm_nn_at(enum app_cpu level, uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
-                  const double *B, uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
+void mlp_mm_nn_at(enum app_cpu level, uint32_t rows, uint32_t n_in, uint32_t cols, const float *A, uint64_t lda,
+                  const float *B, uint64_t ldb, const float *bias, float *Z, uint64_t ldz, uint32_t *idx);
 void mlp_mm_tn_fix_at(enum app_cpu level, const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c,
                       const struct mlp_fix *f, double *oh, double *ol, uint64_t ldo, uint32_t *idx);
 bool mlp_fix_squares_at(enum app_cpu level, const struct mlp_fix *f, const double *x, size_t stride, size_t n,
                         double *oh, double *ol);
 /* The kernels themselves (mlp_mm.c: portable, AVX2; mlp_mm512.c: AVX-512),
  * and the helpers they share (mlp_mm.c). */
-void mlp_mm_nn_avx2(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
-                    uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
+void mlp_mm_nn_avx2(uint32_t rows, uint32_t n_in, uint32_t cols, const float *A, uint64_t lda, const float *B,
+                    uint64_t ldb, const float *bias, float *Z, uint64_t ldz, uint32_t *idx);
 void mlp_mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *oh,
                         double *ol, uint64_t ldo, uint32_t *idx);
 bool mlp_fix_squares_avx2(const struct mlp_fix *f, const double *x, size_t stride, size_t n, double *oh, double *ol);
-void mlp_mm_nn_avx512(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
-                      uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
+void mlp_mm_nn_avx512(uint32_t rows, uint32_t n_in, uint32_t cols, const float *A, uint64_t lda, const float *B,
+                      uint64_t ldb, const float *bias, float *Z, uint64_t ldz, uint32_t *idx);
 void mlp_mm_tn_fix_avx512(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f, double *oh,
                           double *ol, uint64_t ldo, uint32_t *idx);
-/* B (n_in x cols, ldb apart) in the AVX-512 forward product's panels, into
- * Bp (mlp_packed_b_doubles() of them, 64-byte aligned), so that a view
- * packs its weights once for all its blocks; whether the kernels of this
- * process take such a B; the product with it (the same bits as
- * mlp_mm_nn with B). */
-size_t mlp_packed_b_doubles(uint32_t n_in, uint32_t cols);
-void mlp_pack_b(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp);
+/* B (n_in x cols doubles, ldb apart: the parameters themselves) rounded
+ * to floats in the AVX-512 forward product's panels, into Bp
+ * (mlp_packed_b_floats() of them, 64-byte aligned; zeros past cols up to
+ * the panel's width), so that a view packs its weights once for all its
+ * blocks; whether the kernels of this process take such a B; the product
+ * with it (the same bits as mlp_mm_nn with B rounded to floats, for any
+ * cols' up to mlp_pad4(cols)). */
+size_t mlp_packed_b_floats(uint32_t n_in, uint32_t cols);
+void mlp_pack_b(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, float *Bp);
+/* The same of B^T, B given as its transpose T (cols x n_in doubles, ldt apart). */
+void mlp_pack_bt(uint32_t n_in, uint32_t cols, const double *T, uint64_t ldt, float *Bp);
 /* mlp_pack_b in parts that threads can share: the parts' count (panels of
- * 64 x 32 values), and part u (< that count) into its place in Bp. */
+ * 64 x 64 values), and part u (< that count) into its place in Bp. */
 uint32_t mlp_pack_b_parts(uint32_t n_in, uint32_t cols);
-void mlp_pack_b_part(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, double *Bp, uint32_t u);
+void mlp_pack_b_part(uint32_t n_in, uint32_t cols, const double *B, uint64_t ldb, float *Bp, uint32_t u);
 bool mlp_mm_takes_packed(void);
-void mlp_mm_nn_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *Bp,
-                      const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
-void mlp_mm_nn_avx512_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
-                             const double *Bp, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
+void mlp_mm_nn_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const float *A, uint64_t lda, const float *Bp,
+                      const float *bias, float *Z, uint64_t ldz, uint32_t *idx);
+void mlp_mm_nn_avx512_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const float *A, uint64_t lda, const float *Bp,
+                             const float *bias, float *Z, uint64_t ldz, uint32_t *idx);
 /* j < n at which one of A's 4 rows from `a` (lda apart) is not 0, into idx; their count. */
-uint32_t mlp_nonzero_cols(const double *a, uint64_t lda, uint32_t n, uint32_t *idx);
+uint32_t mlp_nonzero_cols(const float *a, uint64_t lda, uint32_t n, uint32_t *idx);
 /* s < rows at which A[s][j..j+3] (from `a`) is not all 0, into idx; their count. */
-uint32_t mlp_nonzero_rows(const double *a, uint64_t lda, uint32_t rows, uint32_t *idx);
+uint32_t mlp_nonzero_rows(const float *a, uint64_t lda, uint32_t rows, uint32_t *idx);
 /* The listed j (m of them at idx) of 4 rows of A (lda apart), packed 4 a j into ap. */
-void mlp_pack_group(const double *A, uint64_t lda, const uint32_t *idx, uint32_t m, double *ap);
+void mlp_pack_group(const float *A, uint64_t lda, const uint32_t *idx, uint32_t m, float *ap);
 /* For every group of 4 columns j and block b, the rows at which
  * A_b[s][j..j+3] is not all 0: list (jg, b) at idx + (jg * nb + b) *
  * MLP_BLOCK, its length at m[jg * nb + b]. */
 void mlp_list_rows(const struct mlp_blocks *bk, uint32_t n_j, uint8_t *m, uint32_t *idx);
 /* The 4 x w tile t at (j, c) of a gradient, into oh, ol where it is real
  * (j + r < n_j, c + k < n_c), by mlp_fix_add (store: into zeros). */
-void mlp_add_tile(const double *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c,
+void mlp_add_tile(const float *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c,
                   const struct mlp_fix *f, bool store, double *oh, double *ol, uint64_t ldo);
 /* oh, ol [j * ldo + c] = 0 for j < n_j, c < n_c. */
 void mlp_zero_out(uint32_t n_j, uint32_t n_c, double *oh, double *ol, uint64_t ldo);
-void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
-                        uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx);
+void mlp_mm_nn_portable(uint32_t rows, uint32_t n_in, uint32_t cols, const float *A, uint64_t lda, const float *B,
+                        uint64_t ldb, const float *bias, float *Z, uint64_t ldz, uint32_t *idx);
 void mlp_mm_tn_fix_portable(const struct mlp_blocks *bk, uint32_t n_j, uint32_t n_c, const struct mlp_fix *f,
                             double *oh, double *ol, uint64_t ldo, uint32_t *idx);
 static inline uint32_t mlp_pad4(uint64_t n) { return (uint32_t)((n + 3) & ~3ull); }

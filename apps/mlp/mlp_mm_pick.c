@@ -8,8 +8,8 @@
  */
 #include "mlp_mm.h"
 
-void mlp_mm_nn_at(enum app_cpu level, uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda,
-                  const double *B, uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
+void mlp_mm_nn_at(enum app_cpu level, uint32_t rows, uint32_t n_in, uint32_t cols, const float *A, uint64_t lda,
+                  const float *B, uint64_t ldb, const float *bias, float *Z, uint64_t ldz, uint32_t *idx) {
 #if defined(__x86_64__)
   if (level == APP_CPU_AVX512) {
     mlp_mm_nn_avx512(rows, n_in, cols, A, lda, B, ldb, bias, Z, ldz, idx);
@@ -51,8 +51,8 @@ bool mlp_fix_squares_at(enum app_cpu level, const struct mlp_fix *f, const doubl
   return mlp_fix_squares_portable(f, x, stride, n, oh, ol);
 }
 
-void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *B,
-               uint64_t ldb, const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
+void mlp_mm_nn(uint32_t rows, uint32_t n_in, uint32_t cols, const float *A, uint64_t lda, const float *B, uint64_t ldb,
+               const float *bias, float *Z, uint64_t ldz, uint32_t *idx) {
   mlp_mm_nn_at(app_cpu_level(), rows, n_in, cols, A, lda, B, ldb, bias, Z, ldz, idx);
 }
 
@@ -67,7 +67,7 @@ bool mlp_fix_squares(const struct mlp_fix *f, const double *x, size_t stride, si
 
 bool mlp_mm_takes_packed(void) { return app_cpu_level() >= APP_CPU_AVX512; }
 
-void mlp_mm_nn_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const double *A, uint64_t lda, const double *Bp,
-                      const double *bias, double *Z, uint64_t ldz, uint32_t *idx) {
+void mlp_mm_nn_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const float *A, uint64_t lda, const float *Bp,
+                      const float *bias, float *Z, uint64_t ldz, uint32_t *idx) {
   mlp_mm_nn_avx512_packed(rows, n_in, cols, A, lda, Bp, bias, Z, ldz, idx);
 }

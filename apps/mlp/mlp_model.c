@@ -139,8 +139,10 @@ static int fill_predictions(struct dsana_outfile *f, const void *arg) {
       rows[s] = i + s;
     mlp_forward(sc->v, 0, sc->ds, rows, n);
     for (uint32_t s = 0; s < n && !bad; s++) {
-      const double *z = sc->v->out[m->L] + (size_t)s * sc->v->np[m->L];
-      double prob;
+      const float *zf = sc->v->out[m->L] + (size_t)s * sc->v->np[m->L];
+      double z[MLP_MAX_CLASSES], prob;
+      for (uint32_t k = 0; k < K; k++)
+        z[k] = zf[k];
       uint32_t best = softmax_top(z, K, &prob);
       sc->right += m->labels[best] == sc->ds->label[i + s];
       bad = dsana_outfile_printf(f, "%.17g\t%.6f\n", m->labels[best], prob) < 0;

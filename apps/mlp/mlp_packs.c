@@ -31,12 +31,12 @@ static bool same_key(const struct mlp_pack *c, const double *w, uint32_t iter, u
 /* Copy c keyed anew for (w, iter, n_in, cols) with no part packed; false
  * when its memory cannot grow. Under the lock, c held by nobody. */
 static bool rekey(struct mlp_pack *c, const double *w, uint32_t iter, uint32_t n_in, uint32_t cols) {
-  size_t need = mlp_packed_b_doubles(n_in, cols);
+  size_t need = mlp_packed_b_floats(n_in, cols);
   if (c->cap < need) {
     free(c->buf);
     c->w = NULL;
     c->cap = 0;
-    if (!(c->buf = aligned_alloc(64, (sizeof(double) * need + 63) & ~(size_t)63)))
+    if (!(c->buf = aligned_alloc(64, (sizeof(float) * need + 63) & ~(size_t)63)))
       return false;
     c->cap = need;
   }
@@ -65,8 +65,8 @@ static struct mlp_pack *hold(struct mlp_packs *pk, const double *w, uint32_t ite
   return c;
 }
 
-const double *mlp_packs_get(struct mlp_packs *pk, const double *w, uint32_t iter, uint32_t n_in, uint32_t cols,
-                            struct mlp_pack **held) {
+const float *mlp_packs_get(struct mlp_packs *pk, const double *w, uint32_t iter, uint32_t n_in, uint32_t cols,
+                           struct mlp_pack **held) {
   struct mlp_pack *c = *held = hold(pk, w, iter, n_in, cols);
   if (!c)
     return NULL;

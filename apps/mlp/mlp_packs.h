@@ -1,8 +1,8 @@
 /*
  * mlp_packs.h - the first layer's weights packed once a process and
  * iteration for all the tasks that read them (the AVX-512 forward
- * product's panels, mlp_mm.h), where each task packed its own copy: a
- * 784 x 256 layer is 1.6 MB read and written again per task, and the
+ * product's panels of floats, mlp_mm.h), where each task packed its own
+ * copy: a 784 x 256 layer is 1.6 MB read and 0.8 MB written per task, and the
  * tasks of a worker's threads start together. Threads that arrive while
  * a copy is being made take parts of it (mlp_pack_b_part) until none is
  * left, then wait for the others' parts: a pack costs its process once,
@@ -27,7 +27,7 @@ struct mlp_pack {
   uint32_t users;      /* views holding it (under the lock) */
   uint32_t parts;      /* mlp_pack_b_parts() */
   uint32_t next, done; /* the next part to take; parts packed (atomics) */
-  double *buf;         /* 64-byte aligned, cap doubles */
+  float *buf;          /* 64-byte aligned, cap floats */
   size_t cap;
 };
 
@@ -43,8 +43,8 @@ void mlp_packs_fini(struct mlp_packs *pk);
  * made now if no copy of it is (this thread taking parts of it), held
  * until mlp_packs_put(*held); NULL when no copy is free or memory runs out
  * (the caller packs its own). The weights at w must not change while held. */
-const double *mlp_packs_get(struct mlp_packs *pk, const double *w, uint32_t iter, uint32_t n_in, uint32_t cols,
-                            struct mlp_pack **held);
+const float *mlp_packs_get(struct mlp_packs *pk, const double *w, uint32_t iter, uint32_t n_in, uint32_t cols,
+                           struct mlp_pack **held);
 void mlp_packs_put(struct mlp_packs *pk, struct mlp_pack *held);
 
 #endif

@@ -20,19 +20,26 @@
 #include "mlp.h"
 
 /* Loss and accuracy of block b's rows into the sums (test: the test
- * columns); with `delta`, dloss/dscores into the block's top delta. */
+ * columns); with `delta`, dloss/dscores into the block's top delta. The
+ * softmax in double, from the float scores. */
 static void score_rows(const struct mlp_app *a, struct mlp_view *v, uint32_t b, const struct dsana_dataset *ds,
                        const uint64_t *rows, uint32_t m, bool test, bool delta, dsana_xsum *sums) {
   uint32_t L = v->L, K = v->n[L], npk = v->np[L];
-  double *z = mlp_blk(v, v->out, L, b), *d = mlp_blk(v, v->delta, L, b);
+  const float *z = mlp_blk(v, v->out, L, b);
+  float *d = mlp_blk(v, v->delta, L, b);
+  double zs[MLP_MAX_CLASSES], gz[MLP_MAX_CLASSES];
   if (delta) /* padding: columns past K, rows past m */
-    memset(d, 0, sizeof(double) * mlp_pad4(m) * npk);
+    memset(d, 0, sizeof(float) * mlp_pad4(m) * npk);
   for (uint32_t s = 0; s < m; s++) {
     bool right = false, known = !test || a->d.test_class_ok[rows[s]];
     double loss = 0;
-    if (known)
-      loss = softmax_xent(z + (size_t)s * npk, K, sup_data_class_of(&a->d, ds->label[rows[s]]),
-                          delta ? d + (size_t)s * npk : NULL, &right);
+    if (known) {
+      for (uint32_t k = 0; k < K; k++)
+        zs[k] = z[(size_t)s * npk + k];
+      loss = softmax_xent(zs, K, sup_data_class_of(&a->d, ds->label[rows[s]]), delta ? gz : NULL, &right);
+      for (uint32_t k = 0; delta && k < K; k++)
+        d[(size_t)s * npk + k] = (float)gz[k];
+    }
     dsana_xsum_add(&sums[test ? MLP_SUM_TLOSS : MLP_SUM_LOSS], loss);
     dsana_xsum_add(&sums[test ? MLP_SUM_TCORRECT : MLP_SUM_CORRECT], right);
   }
@@ -121,9 +128,9 @@ static void gradients(const struct mlp_app *a, struct mlp_view *v, uint32_t nb, 
     memcpy(bk.rows, rows, sizeof(uint32_t) * nb);
     zero_keys(fresh, oh, ol, a->b_off[l], no);
     for (uint32_t b = 0; b < nb; b++) { /* the biases first: the weights of layer 1 go last */
-      const double *d = mlp_blk(v, v->delta, l, b);
+      const float *d = mlp_blk(v, v->delta, l, b);
       for (uint32_t c = 0; c < no; c++) {
-        double g = 0;
+        double g = 0; /* the float deltas summed in double */
         for (uint32_t s = 0; s < rows[b]; s++)
           g += d[(size_t)s * npo + c];
         mlp_fix_add(&a->fix, g, oh + a->b_off[l] + c, ol + a->b_off[l] + c);

@@ -5,7 +5,7 @@
  * gradient product with the fixed-point pairs (2 blocks of 64 rows, 784 x
  * 256 outputs) and k-means' nearest centroid (every row, k = 10), at each
  * level of apps/common/cpu.h this CPU has, in alternation, several rounds;
- * the best round of each.
+ * the best round of each. The MLP's products take floats (apps/mlp/mlp.h).
  *
  *   kernels DATA.bin [ROUNDS]
  *
@@ -40,7 +40,8 @@ static double rnd(uint64_t *s) {
 
 struct bench {
   const struct dsana_dataset *ds;
-  double *A, *W, *bias, *Z, *D, *oh, *ol, *cent, *dot;
+  float *A, *W, *bias, *Z, *D; /* the MLP's products are in floats */
+  double *oh, *ol, *cent, *dot;
   uint32_t *idx;
   struct mlp_blocks bk;
   struct mlp_fix fix;
@@ -49,10 +50,10 @@ struct bench {
 
 /* Rows [r0, r0 + 64 NB) of the data as dense blocks of A. */
 static void load_blocks(struct bench *b, uint64_t r0) {
-  memset(b->A, 0, sizeof(double) * NB * MLP_BLOCK * NI);
+  memset(b->A, 0, sizeof(float) * NB * MLP_BLOCK * NI);
   for (uint64_t s = 0; s < NB * MLP_BLOCK; s++)
     for (uint64_t e = b->ds->row_off[r0 + s]; e < b->ds->row_off[r0 + s + 1]; e++)
-      b->A[s * NI + b->ds->col[e]] = dsana_dataset_val(b->ds, e) / 255.0;
+      b->A[s * NI + b->ds->col[e]] = (float)(dsana_dataset_val(b->ds, e) / 255.0);
 }
 
 /* Multiply-adds the products do on these blocks (their zero groups skipped). */
@@ -71,11 +72,11 @@ static void count_flop(struct bench *b) {
 static int setup(struct bench *b, const struct dsana_dataset *ds) {
   uint64_t s = 1;
   b->ds = ds;
-  b->A = aligned_alloc(64, sizeof(double) * NB * MLP_BLOCK * NI);
-  b->W = aligned_alloc(64, sizeof(double) * NI * NO);
-  b->bias = aligned_alloc(64, sizeof(double) * NO);
-  b->Z = aligned_alloc(64, sizeof(double) * MLP_BLOCK * NO);
-  b->D = aligned_alloc(64, sizeof(double) * NB * MLP_BLOCK * NO);
+  b->A = aligned_alloc(64, sizeof(float) * NB * MLP_BLOCK * NI);
+  b->W = aligned_alloc(64, sizeof(float) * NI * NO);
+  b->bias = aligned_alloc(64, sizeof(float) * NO);
+  b->Z = aligned_alloc(64, sizeof(float) * MLP_BLOCK * NO);
+  b->D = aligned_alloc(64, sizeof(float) * NB * MLP_BLOCK * NO);
   b->oh = calloc(2 * (size_t)NI * NO, sizeof(double));
   b->cent = malloc(sizeof(double) * 10 * NI);
   b->dot = malloc(sizeof(double) * 16);
@@ -84,11 +85,11 @@ static int setup(struct bench *b, const struct dsana_dataset *ds) {
     return 1;
   b->ol = b->oh + (size_t)NI * NO;
   for (size_t i = 0; i < (size_t)NI * NO; i++)
-    b->W[i] = rnd(&s) * 0.1;
+    b->W[i] = (float)(rnd(&s) * 0.1);
   for (size_t i = 0; i < NO; i++)
-    b->bias[i] = rnd(&s) * 0.1;
+    b->bias[i] = (float)(rnd(&s) * 0.1);
   for (size_t i = 0; i < (size_t)NB * MLP_BLOCK * NO; i++)
-    b->D[i] = rnd(&s) > 0 ? rnd(&s) * 1e-3 : 0; /* ReLU's deltas: about half 0 */
+    b->D[i] = rnd(&s) > 0 ? (float)(rnd(&s) * 1e-3) : 0; /* ReLU's deltas: about half 0 */
   load_blocks(b, 0);
   for (uint32_t m = 0; m < 10; m++) {
     memset(b->cent + m * NI, 0, sizeof(double) * NI);

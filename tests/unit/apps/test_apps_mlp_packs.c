@@ -35,8 +35,8 @@ static double *weights(uint64_t seed) {
   return w;
 }
 
-static double *packed(const double *w) {
-  double *p = aligned_alloc(64, sizeof(double) * mlp_packed_b_doubles(N_IN, COLS));
+static float *packed(const double *w) {
+  float *p = aligned_alloc(64, sizeof(float) * mlp_packed_b_floats(N_IN, COLS));
   assert_non_null(p);
   mlp_pack_b(N_IN, COLS, w, COLS, p);
   return p;
@@ -45,7 +45,7 @@ static double *packed(const double *w) {
 struct asker {
   struct mlp_packs *pk;
   const double *w;
-  const double *got;
+  const float *got;
   struct mlp_pack *held;
   pthread_barrier_t *start;
 };
@@ -61,8 +61,9 @@ static void test_threads_share_one_copy(void **state) {
   (void)state;
   struct mlp_packs pk;
   mlp_packs_init(&pk);
-  double *w = weights(3), *want = packed(w);
-  size_t bytes = sizeof(double) * mlp_packed_b_doubles(N_IN, COLS);
+  double *w = weights(3);
+  float *want = packed(w);
+  size_t bytes = sizeof(float) * mlp_packed_b_floats(N_IN, COLS);
   pthread_barrier_t start;
   pthread_barrier_init(&start, NULL, THREADS);
   struct asker a[THREADS];
@@ -95,11 +96,12 @@ static void test_copies_are_kept_and_never_rekeyed_while_held(void **state) {
   (void)state;
   struct mlp_packs pk;
   mlp_packs_init(&pk);
-  double *w1 = weights(1), *w2 = weights(2), *w3 = weights(3), *want3 = packed(w3);
-  size_t bytes = sizeof(double) * mlp_packed_b_doubles(N_IN, COLS);
+  double *w1 = weights(1), *w2 = weights(2), *w3 = weights(3);
+  float *want3 = packed(w3);
+  size_t bytes = sizeof(float) * mlp_packed_b_floats(N_IN, COLS);
   struct mlp_pack *h1, *h2, *h3, *again;
-  const double *p1 = mlp_packs_get(&pk, w1, 1, N_IN, COLS, &h1);
-  const double *p2 = mlp_packs_get(&pk, w2, 2, N_IN, COLS, &h2);
+  const float *p1 = mlp_packs_get(&pk, w1, 1, N_IN, COLS, &h1);
+  const float *p2 = mlp_packs_get(&pk, w2, 2, N_IN, COLS, &h2);
   assert_true(p1 && p2 && p1 != p2);
   assert_null(mlp_packs_get(&pk, w3, 3, N_IN, COLS, &h3)); /* both held */
   assert_null(h3);
@@ -111,7 +113,7 @@ static void test_copies_are_kept_and_never_rekeyed_while_held(void **state) {
   mlp_packs_put(&pk, again);
   assert_ptr_equal(mlp_packs_get(&pk, w1, 2, N_IN, COLS, &h3), p1); /* another iteration: keyed anew */
   mlp_packs_put(&pk, h3);
-  const double *p3 = mlp_packs_get(&pk, w3, 3, N_IN, COLS, &h3);
+  const float *p3 = mlp_packs_get(&pk, w3, 3, N_IN, COLS, &h3);
   assert_ptr_equal(p3, p1); /* the free copy, reused */
   assert_memory_equal(p3, want3, bytes);
   mlp_packs_put(&pk, h3);
