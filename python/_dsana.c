@@ -10,6 +10,7 @@
 #include <Python.h>
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "dsana/dataset.h"
@@ -46,7 +47,16 @@ static PyObject *source_name(SourceObject *s, void *closure) {
   return PyUnicode_FromString(s->name);
 }
 
+/* A dataset's values as the runtime reads them: "float64" or "float32" (None: not a dataset). */
+static PyObject *source_values(SourceObject *s, void *closure) {
+  (void)closure;
+  if (s->is_graph != 0)
+    Py_RETURN_NONE;
+  return PyUnicode_FromString(s->ds.val_f32 ? "float32" : "float64");
+}
+
 static PyGetSetDef source_getset[] = {{"name", (getter)source_name, NULL, "the name apps read it by", NULL},
+                                      {"values", (getter)source_values, NULL, "a dataset's value type", NULL},
                                       {NULL, NULL, NULL, NULL, NULL}};
 
 static PyTypeObject SourceType = {
@@ -161,6 +171,8 @@ static PyObject *py_graph_edges(PyObject *self, PyObject *args) {
   Py_END_ALLOW_THREADS return finish_source(s, rc, err);
 }
 
+/* dataset_dense(rows, cols, X, y): X of doubles ('d') or of floats ('f',
+ * read in place as the dataset's float values). */
 static PyObject *py_dataset_dense(PyObject *self, PyObject *args) {
   unsigned long long rows, cols;
   PyObject *x_o, *y_o;
@@ -168,7 +180,8 @@ static PyObject *py_dataset_dense(PyObject *self, PyObject *args) {
     return NULL;
   SourceObject *s = new_source(0);
   Py_ssize_t nx, ny;
-  const double *x = s ? take_buffer(s, x_o, "d", 8, "X", &nx) : NULL;
+  bool f32 = PyArray_Check(x_o) && PyArray_TYPE((PyArrayObject *)x_o) == NPY_FLOAT32;
+  const void *x = s ? take_buffer(s, x_o, f32 ? "f" : "d", f32 ? 4 : 8, "X", &nx) : NULL;
   const double *y = x ? take_buffer(s, y_o, "d", 8, "y", &ny) : NULL;
   if (!y || (unsigned long long)nx != rows * cols || (unsigned long long)ny != rows) {
     if (s && !PyErr_Occurred())
@@ -177,7 +190,8 @@ static PyObject *py_dataset_dense(PyObject *self, PyObject *args) {
     return NULL;
   }
   char err[512] = "";
-  int rc = dsana_dataset_from_dense(rows, cols, x, y, &s->ds, err, sizeof err);
+  int rc = f32 ? dsana_dataset_from_dense_f32(rows, cols, x, y, &s->ds, err, sizeof err)
+               : dsana_dataset_from_dense(rows, cols, x, y, &s->ds, err, sizeof err);
   return finish_source(s, rc, err);
 }
 
@@ -256,7 +270,7 @@ static PyObject *py_run(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"graph_csc", py_graph_csc, METH_VARARGS, "graph_csc(n, indptr u64, indices u32, weights f64|None) -> Source"},
     {"graph_edges", py_graph_edges, METH_VARARGS, "graph_edges(n, src u32, dst u32, weights f64|None) -> Source"},
-    {"dataset_dense", py_dataset_dense, METH_VARARGS, "dataset_dense(rows, cols, X f64, y f64) -> Source"},
+    {"dataset_dense", py_dataset_dense, METH_VARARGS, "dataset_dense(rows, cols, X f64 or f32, y f64) -> Source"},
     {"dataset_csr", py_dataset_csr, METH_VARARGS, "dataset_csr(cols, indptr u64, indices u32, data f64, y f64)"},
     {"vector", py_vector, METH_VARARGS, "vector(v f64) -> Source (a personalization)"},
     {"run", py_run, METH_VARARGS, "run([app, args...]) -> (values, iters, converged, residual, warnings)"},

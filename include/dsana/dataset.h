@@ -224,6 +224,9 @@ DSANA_API int dsana_dataset_from_csr(uint64_t n_rows, uint64_t n_features, const
                                      size_t errlen);
 DSANA_API int dsana_dataset_from_dense(uint64_t n_rows, uint64_t n_features, const double *x, const double *label,
                                        struct dsana_dataset *ds, char *err, size_t errlen);
+/* The same over float values (val_f32: a float32 array read in place). */
+DSANA_API int dsana_dataset_from_dense_f32(uint64_t n_rows, uint64_t n_features, const float *x, const double *label,
+                                           struct dsana_dataset *ds, char *err, size_t errlen);
 /* Register ds as an in-memory source (see dsana_graph_mem_register in
  * graph.h; names "dsana-mem:dataset:N"): dsana_dataset_open,
  * dsana_dataset_is_binary and dsana_dataset_map_binary take the name as a

@@ -1,8 +1,8 @@
 """scikit-learn estimators over dsana's apps: LogisticRegression (logreg),
 KMeans (kmeans) and MLPClassifier (mlp). fit() runs a dsana job on the
-training data in memory (a C-contiguous float64 X, or a CSR matrix with
-float64 data, is read in place; anything else is converted once by
-sklearn's check_array); predict() and friends are numpy on the fitted
+training data in memory (a C-contiguous float64 or float32 X, or a CSR
+matrix with float64 data, is read in place; anything else is converted
+once by sklearn's check_array, to float64); predict() and friends are numpy on the fitted
 model. The models are the bits `dsana APP` writes for the same data."""
 import numbers
 import os
@@ -20,7 +20,7 @@ from ._runtime import number, run, runtime_args
 
 
 def _source(X, y):
-    """An in-memory dataset over X (CSR or dense, float64) and labels y."""
+    """An in-memory dataset over X (CSR or dense, float64 or float32) and labels y."""
     y = np.ascontiguousarray(y, dtype=np.float64)
     if sp.issparse(X):
         X = X.tocsr()
@@ -29,7 +29,7 @@ def _source(X, y):
             X.sum_duplicates()
         indptr = np.asarray(X.indptr, dtype=np.uint64)
         indices = X.indices.view(np.uint32) if X.indices.dtype == np.int32 else X.indices.astype(np.uint32)
-        data = np.ascontiguousarray(X.data, dtype=np.float64)
+        data = np.ascontiguousarray(X.data, dtype=np.float64)  # a float32 CSR's values: copied
         return _dsana.dataset_csr(X.shape[1], indptr, indices, data, y)
     return _dsana.dataset_dense(X.shape[0], X.shape[1], X, y)
 
@@ -55,15 +55,21 @@ def _fit_job(est, app, X, y, app_args, servers=None):
         raise
 
 
+# X's types read in place (a dense float32 X as the dataset's float values,
+# as the CLI reads IDX files; the apps compute what they compute from it);
+# anything else becomes the first
+_DTYPES = (np.float64, np.float32)
+
+
 class _DsanaEstimator(BaseEstimator):
     def _check_X(self, X, reset):
-        return self._validate_data(X, accept_sparse="csr", dtype=np.float64, order="C", reset=reset,
+        return self._validate_data(X, accept_sparse="csr", dtype=_DTYPES, order="C", reset=reset,
                                    force_all_finite=not reset)
 
 
 class _DsanaClassifier(_DsanaEstimator, ClassifierMixin):
     def _check_Xy(self, X, y):
-        X, y = self._validate_data(X, y, accept_sparse="csr", dtype=np.float64, order="C",
+        X, y = self._validate_data(X, y, accept_sparse="csr", dtype=_DTYPES, order="C",
                                    force_all_finite=False, y_numeric=False)
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)

@@ -89,6 +89,28 @@ def test_same_bits_for_any_workers_servers_and_mode(make):
         assert all(np.array_equal(a, b) for a, b in zip(base, model(**kw))), kw
 
 
+@pytest.mark.parametrize("make", [lambda: dsana.LogisticRegression(),
+                                  lambda: dsana.KMeans(4, random_state=2),
+                                  lambda: dsana.MLPClassifier(hidden_layer_sizes=(16,), max_iter=3, batch_size=32,
+                                                              random_state=1)],
+                         ids=["logreg", "kmeans", "mlp"])
+def test_float32_input_read_in_place_gives_the_float64_bits(make):
+    """A float32 X reaches the runtime as floats (no float64 copy) and fits
+    the model of the same values as float64."""
+    from dsana._estimators import _source
+
+    X, y = data(n=300, classes=3, seed=6)
+    X32 = X.astype(np.float32)
+    assert _source(X32, y).values == "float32" and _source(X32.astype(np.float64), y).values == "float64"
+
+    def model(X):
+        m = make().fit(X, y)
+        return [np.asarray(a) for a in (getattr(m, "coef_", None), getattr(m, "cluster_centers_", None))
+                if a is not None] + [np.asarray(c) for c in getattr(m, "coefs_", [])]
+
+    assert all(np.array_equal(a, b) for a, b in zip(model(X32), model(X32.astype(np.float64))))
+
+
 def test_sparse_input_gives_the_dense_bits():
     X, y = data()
     dense = dsana.LogisticRegression().fit(X, y)

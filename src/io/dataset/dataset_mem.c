@@ -148,8 +148,9 @@ int dsana_dataset_from_csr(uint64_t n_rows, uint64_t n_features, const uint64_t 
   return 0;
 }
 
-int dsana_dataset_from_dense(uint64_t n_rows, uint64_t n_features, const double *x, const double *label,
-                             struct dsana_dataset *ds, char *err, size_t errlen) {
+/* The dense dataset over x64 or x32 (one of them). */
+static int from_dense(uint64_t n_rows, uint64_t n_features, const double *x64, const float *x32, const double *label,
+                      struct dsana_dataset *ds, char *err, size_t errlen) {
   memset(ds, 0, sizeof *ds);
   int rc = check_shape(n_rows, n_features, label, err, errlen);
   if (rc)
@@ -176,8 +177,19 @@ int dsana_dataset_from_dense(uint64_t n_rows, uint64_t n_features, const double 
                                .nnz = nnz,
                                .row_off = off,
                                .col = mapped ? mapped : col,
-                               .val_f64 = x,
+                               .val_f64 = x64,
+                               .val_f32 = x32,
                                .label = label,
                                .priv_heap = {off, col}}; /* a mapping goes with ds_dense_cols_release */
   return 0;
+}
+
+int dsana_dataset_from_dense(uint64_t n_rows, uint64_t n_features, const double *x, const double *label,
+                             struct dsana_dataset *ds, char *err, size_t errlen) {
+  return from_dense(n_rows, n_features, x, NULL, label, ds, err, errlen);
+}
+
+int dsana_dataset_from_dense_f32(uint64_t n_rows, uint64_t n_features, const float *x, const double *label,
+                                 struct dsana_dataset *ds, char *err, size_t errlen) {
+  return from_dense(n_rows, n_features, NULL, x, label, ds, err, errlen);
 }

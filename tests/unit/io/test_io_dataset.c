@@ -839,6 +839,33 @@ static void test_from_dense(void **unused) {
   assert_int_equal(mapping_count(), before);
 }
 
+/* dsana_dataset_from_dense_f32: the floats read in place (val_f32, the
+ * caller's array), the same rows and columns; a NaN among them is named
+ * by the check. */
+static void test_from_dense_f32(void **unused) {
+  (void)unused;
+  float x[6 * 4];
+  double y[6] = {0};
+  for (int e = 0; e < 6 * 4; e++)
+    x[e] = (float)e / 3;
+  struct dsana_dataset ds;
+  char err[256];
+  assert_int_equal(dsana_dataset_from_dense_f32(6, 4, x, y, &ds, err, sizeof err), 0);
+  assert_ptr_equal(ds.val_f32, x);
+  assert_null(ds.val_f64);
+  assert_int_equal(ds.nnz, 24);
+  for (uint64_t e = 0; e < 24; e++) {
+    assert_int_equal(ds.col[e], e % 4);
+    assert_true(dsana_dataset_val(&ds, e) == (double)x[e]);
+  }
+  assert_int_equal(dsana_dataset_check(&ds, 0, 6, err, sizeof err), 0);
+  x[9] = NAN;
+  assert_int_not_equal(dsana_dataset_check(&ds, 0, 6, err, sizeof err), 0);
+  assert_non_null(strstr(err, "row 2"));
+  dsana_dataset_fini(&ds);
+  assert_int_not_equal(dsana_dataset_from_dense_f32(0, 4, x, y, &ds, err, sizeof err), 0);
+}
+
 /* A registered in-memory dataset is checked once: after every row passed,
  * a check passes at once (the arrays must not change while registered:
  * here a NaN written behind its back goes unseen), and a new registration
@@ -903,6 +930,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cut_rows),
       cmocka_unit_test(test_from_dense),
+      cmocka_unit_test(test_from_dense_f32),
       cmocka_unit_test(test_mem_dataset_checked_once),
       cmocka_unit_test(test_libsvm_basic),
       cmocka_unit_test(test_libsvm_gzip),
