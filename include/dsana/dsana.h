@@ -41,7 +41,7 @@
 #include "xsum.h"  /* exact sums: dsana_xsum */
 
 /* The version, written only here: CMakeLists.txt reads it for the project. */
-#define DSANA_VERSION_STRING "1.1.0"
+#define DSANA_VERSION_STRING "1.2.0"
 
 /* How a server combines the values pushed into a table in one iteration. */
 enum dsana_rule {
