@@ -4,15 +4,19 @@
 #define CHUNK_MIN_BYTES ((uint64_t)8 << 10)
 #define CHUNK_MAX_PER_SHARD 16     /* the pipeline's fill and drain are 1/16 of a shard: more buys little */
 #define LOOPBACK_BYTES_PER_S 1.5e9 /* assumed when the link is not throttled */
+#define CHUNK_SQRT2 1.4142135623730951
 
 uint64_t chunk_auto_count(const struct chunk_inputs *in) {
   uint64_t shards = in->n_shards ? in->n_shards : 1, shard = (in->table_bytes + shards - 1) / shards;
   double bw = in->bandwidth_bytes_per_s > 0 ? in->bandwidth_bytes_per_s : LOOPBACK_BYTES_PER_S;
   double frac = in->overhead_fraction > 0 ? in->overhead_fraction : 0.05;
-  /* overhead / (bytes / bw) <= frac  =>  bytes >= overhead * bw / frac */
+  /* overhead / (bytes / bw) = frac  =>  bytes = overhead * bw / frac */
   double want = in->msg_overhead_s > 0 ? in->msg_overhead_s * bw / frac : 1;
+  /* the power of two of chunks nearest shard / want (in ratio: chunks of
+   * want / sqrt 2 to want sqrt 2); halving a chunk below that only adds
+   * messages (a 32 KB shard at want = 25 KB stays whole, not 2 x 16 KB) */
   uint64_t chunks = 1;
-  while ((double)chunks * want < (double)shard && shard / (chunks * 2) >= CHUNK_MIN_BYTES &&
+  while ((double)(shard / (chunks * 2)) * CHUNK_SQRT2 >= want && shard / (chunks * 2) >= CHUNK_MIN_BYTES &&
          chunks < CHUNK_MAX_PER_SHARD)
     chunks *= 2;
   return chunks;

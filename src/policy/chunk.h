@@ -20,10 +20,12 @@ struct chunk_inputs {
   double overhead_fraction;     /* allowed overhead per chunk, e.g. 0.05 */
 };
 
-/* Chunks per server shard: a power of two, the fewest whose count reaches
+/* Chunks per server shard: a power of two, the one nearest (in ratio)
  * shard / (the size at which a message's overhead is overhead_fraction of
- * its transfer), so the overhead stays under about twice the fraction and
- * chunks line up with the shards; none smaller than 8 KiB, at most 16. An
+ * its transfer), so the overhead stays within sqrt 2 of the fraction either
+ * way (the fewest reaching it could halve a chunk that was only 1.3
+ * messages' worth) and chunks line up with the shards; none smaller than
+ * 8 KiB, at most 16. An
  * iteration's transfer waits for one chunk at its start (the first must be
  * in before work begins) and its end (the last task's last block): 16
  * chunks keep that to a sixteenth. table_bytes is what a transfer of the

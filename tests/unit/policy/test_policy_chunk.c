@@ -1,8 +1,8 @@
 /*
  * test_policy_chunk.c - chunk_auto_count (src/policy/chunk.c): every
- * server's shard in a power of two of equal chunks, as many as keep a
- * message's overhead near the allowed fraction of its transfer time, none
- * below 8 KiB, at most 16.
+ * server's shard in a power of two of equal chunks, the power of two
+ * nearest (in ratio) the count that keeps a message's overhead at the
+ * allowed fraction of its transfer time, none below 8 KiB, at most 16.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,10 +32,17 @@ static void test_examples(void **unused) {
    * 400 Mbit/s; 0.2 ms carry 10 000 bytes: 16 chunks of 8 KiB */
   assert_int_equal(count(131072, 1, 50e6), 16);
   /* p2p-Gnutella31's read keys (about 120 KB) over two servers at 1 Gbit/s:
-   * 0.2 ms carry 25 000 bytes, each 60 KB shard in 4 chunks */
-  assert_int_equal(count(120000, 2, 125e6), 4);
-  /* a shard under 0.2 ms of transfer is one chunk */
+   * 0.2 ms carry 25 000 bytes, each 60 KB shard in 2 chunks of 30 KB (the
+   * nearest power of two; 4 of 15 KB would be 0.6 of the bytes a message
+   * should carry) */
+  assert_int_equal(count(120000, 2, 125e6), 2);
+  /* a shard under 0.2 ms of transfer is one chunk; so is one of 32 KB (1.3
+   * messages' worth: two chunks would carry 0.65 each) */
   assert_int_equal(count(40000, 2, 125e6), 1);
+  assert_int_equal(count(65536, 2, 125e6), 1);
+  /* the boundary between 2 and 4 chunks is 2 sqrt 2 messages' worth */
+  assert_int_equal(count(70000, 1, 125e6), 2); /* 2.80: 2 of 35 KB */
+  assert_int_equal(count(72000, 1, 125e6), 4); /* 2.88: 4 of 18 KB */
   /* a fast link wants big chunks: 8 MiB at 100 Gbit/s, 2.5 MB a message */
   assert_int_equal(count(8u << 20, 1, 12.5e9), 4);
   /* a large table on a slow link: no more than 16 */
