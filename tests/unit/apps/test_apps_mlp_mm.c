@@ -231,6 +231,42 @@ static void test_squares_same_bits(void **state) {
   assert_true(v[0] == 1 && v[1] == 2);
 }
 
+/* A gradient of one row whose A is 1: its pairs are mlp_fix_add()'s of
+ * D's values themselves, at every level, for the values where rounding
+ * could part ways: ties at the grid's half (to even), floats too small
+ * for the grid and below float's normal range, -0, integers past 2^24
+ * once scaled, values with a residual for the low integer, and large ones
+ * near the range's limit. */
+static void test_gradient_pairs_of_edge_values(void **state) {
+  (void)state;
+  struct mlp_fix f = mlp_fix_for(MLP_MAX_BLOCKS); /* K = 26, M = 46 */
+  const float edge[] = {0x1p-27f, 0x3p-27f,       0x5p-27f,       -0x1p-27f,       1e-40f, -1e-30f,  1e-20f,
+                        -0.0f,    0x1p18f,        0x1p18f + 0.3f, -(0x1p18f + 1),  0.1f,   1.0f / 3, -0.7f,
+                        3.14159f, 0x1.fffffep18f, 0x1p-2f,        -0x1.000002p-1f, 7e-9f,  -3e-12f};
+  enum { NC = 68, NE = sizeof edge / sizeof edge[0] };
+  float *A = aligned_alloc(64, 64 * sizeof(float)), *D = aligned_alloc(64, 128 * sizeof(float) * 4);
+  assert_true(A && D);
+  for (int j = 0; j < 4; j++)
+    A[j] = 1;
+  for (int c = 0; c < NC; c++)
+    D[c] = edge[c % NE] * (c / NE % 2 ? -1.0f : 1.0f);
+  struct mlp_blocks bk = {.n = 1, .rows = {1}, .a = A, .d = D, .a_step = 4, .d_step = NC, .lda = 4, .ldd = NC};
+  double want[2][4 * NC] = {{0}}, got[2][4 * NC];
+  for (int r = 0; r < 4; r++)
+    for (int c = 0; c < NC; c++)
+      mlp_fix_add(&f, (double)D[c], &want[0][r * NC + c], &want[1][r * NC + c]);
+  uint32_t *idx = malloc(sizeof(uint32_t) * MLP_IDX(4));
+  assert_non_null(idx);
+  for (int level = APP_CPU_SCALAR; level <= (int)app_cpu_detect(); level++)
+    for (int store = 0; store < 2; store++) {
+      memset(got, 0, sizeof got);
+      bk.store = store;
+      mlp_mm_tn_fix_at((enum app_cpu)level, &bk, 4, NC, &f, got[0], got[1], NC, idx);
+      assert_memory_equal(got, want, sizeof got);
+    }
+  free(A), free(D), free(idx);
+}
+
 /* A small product against plain loops: the documented order is a sum. */
 static void test_forward_product_is_the_product(void **state) {
   (void)state;
@@ -255,6 +291,7 @@ int main(void) {
       cmocka_unit_test(test_gradient_product_same_bits_any_grouping),
       cmocka_unit_test(test_forward_product_is_the_product),
       cmocka_unit_test(test_fixed_point_pairs),
+      cmocka_unit_test(test_gradient_pairs_of_edge_values),
       cmocka_unit_test(test_squares_same_bits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
