@@ -212,17 +212,16 @@ void mlp_mm_nn_avx512_packed(uint32_t rows, uint32_t n_in, uint32_t cols, const 
   nn_panels(rows, n_in, cols, A, lda, NULL, 0, Bp, bias, Z, ldz, idx);
 }
 
-/* mlp_fix_add() on the lanes of x in k, into oh[..], ol[..] (store:
- * written over them, the same as into zeros: h and l are never -0); a
- * lane out of range sets *bad instead (the caller then makes the push NaN). */
-AVX512_INLINE void fix_add8(const struct mlp_fix *f, __m512d x, __mmask8 k, bool store, double *oh, double *ol,
-                            __mmask8 *bad) {
-  const __m512d magic = _mm512_set1_pd(0x1.8p52);
-  __m512d y = _mm512_mul_pd(x, _mm512_set1_pd(f->k_up));
-  *bad |= _mm512_mask_cmp_pd_mask(k, _mm512_abs_pd(y), _mm512_set1_pd(f->lim), _CMP_NLT_UQ);
-  __m512d h = _mm512_sub_pd(_mm512_add_pd(y, magic), magic);
-  __m512d l = _mm512_mul_pd(_mm512_sub_pd(y, h), _mm512_set1_pd(f->m_up));
-  l = _mm512_sub_pd(_mm512_add_pd(l, magic), magic);
+/* mlp_fix_add()'s two roundings on the 8 doubles of x (floats widened)
+ * in k, into oh[..], ol[..] (store: written over them, the same as into
+ * zeros: h and l are never -0). Fused: x 2^K is exact, so fma(x, 2^K,
+ * magic) rounds once as (x 2^K) + magic does, and fms(x, 2^K, h) is the
+ * exact y - h. */
+AVX512_INLINE void fix_add8(const struct mlp_fix *f, __m512d x, __mmask8 k, bool store, double *oh, double *ol) {
+  const __m512d magic = _mm512_set1_pd(0x1.8p52), kup = _mm512_set1_pd(f->k_up);
+  __m512d h = _mm512_sub_pd(_mm512_fmadd_pd(x, kup, magic), magic);
+  __m512d r = _mm512_fmsub_pd(x, kup, h);
+  __m512d l = _mm512_sub_pd(_mm512_fmadd_pd(r, _mm512_set1_pd(f->m_up), magic), magic);
   if (store) {
     _mm512_mask_storeu_pd(oh, k, h);
     _mm512_mask_storeu_pd(ol, k, l);
@@ -232,12 +231,16 @@ AVX512_INLINE void fix_add8(const struct mlp_fix *f, __m512d x, __mmask8 k, bool
   _mm512_mask_storeu_pd(ol, k, _mm512_add_pd(_mm512_maskz_loadu_pd(k, ol), l));
 }
 
-/* fix_add8() on the 16 lanes of x (floats, exact as doubles) in k. */
+/* fix_add8() on the 16 lanes of x (floats, exact as doubles) in k; a lane
+ * out of range (|x 2^K| >= lim, that is |x| >= lim 2^-K, both powers of
+ * two: the test is exact in float; NaN too) sets its bit in *bad instead
+ * (the caller then makes the push NaN). */
 AVX512_INLINE void fix_add16(const struct mlp_fix *f, __m512 x, __mmask16 k, bool store, double *oh, double *ol,
-                             __mmask8 *bad) {
-  fix_add8(f, _mm512_cvtps_pd(_mm512_castps512_ps256(x)), (__mmask8)k, store, oh, ol, bad);
+                             __mmask16 *bad) {
+  *bad |= _mm512_mask_cmp_ps_mask(k, _mm512_abs_ps(x), _mm512_set1_ps((float)(f->lim * f->hi_val)), _CMP_NLT_UQ);
+  fix_add8(f, _mm512_cvtps_pd(_mm512_castps512_ps256(x)), (__mmask8)k, store, oh, ol);
   if (k >> 8)
-    fix_add8(f, _mm512_cvtps_pd(_mm512_extractf32x8_ps(x, 1)), (__mmask8)(k >> 8), store, oh + 8, ol + 8, bad);
+    fix_add8(f, _mm512_cvtps_pd(_mm512_extractf32x8_ps(x, 1)), (__mmask8)(k >> 8), store, oh + 8, ol + 8);
 }
 
 /* The 4 x 16 nv gradient tile over the listed s (A: its 4 columns, rows
@@ -245,7 +248,7 @@ AVX512_INLINE void fix_add16(const struct mlp_fix *f, __m512 x, __mmask16 k, boo
  * ldo apart; store: written over) when `real`, else into t (4 rows of NN_W). */
 AVX512_INLINE void tn_tile(const float *A, uint64_t lda, const float *dp, const uint32_t *idx, uint32_t m, int nv,
                            __mmask16 last, bool real, bool store, const struct mlp_fix *f, double *oh, double *ol,
-                           uint64_t ldo, __mmask8 *bad, float *t) {
+                           uint64_t ldo, __mmask16 *bad, float *t) {
   __m512 g[4][4];
   for (int r = 0; r < 4; r++)
     for (int v = 0; v < nv; v++)
@@ -271,7 +274,7 @@ AVX512_INLINE void tn_tile(const float *A, uint64_t lda, const float *dp, const 
 
 AVX512 static void tn_tile_any(const float *A, uint64_t lda, const float *dp, const uint32_t *idx, uint32_t m,
                                uint32_t w, bool real, bool store, const struct mlp_fix *f, double *oh, double *ol,
-                               uint64_t ldo, __mmask8 *bad, float *t) {
+                               uint64_t ldo, __mmask16 *bad, float *t) {
   int nv = (int)(w + 15) / 16;
   __mmask16 last = first_lanes(w % 16 ? w % 16 : 16);
   if (nv == 4)
@@ -323,7 +326,7 @@ AVX512 void mlp_mm_tn_fix_avx512(const struct mlp_blocks *bk, uint32_t n_j, uint
   uint32_t ncp = mlp_pad4(n_c), n_panels = (ncp + NN_W - 1) / NN_W;
   uint8_t *m = (uint8_t *)(idx + (size_t)(n_j / 4 + 1) * bk->n * MLP_BLOCK);
   float t[4 * NN_W];
-  __mmask8 bad = 0;
+  __mmask16 bad = 0;
   float *dp = aligned_alloc(64, sizeof(float) * bk->n * n_panels * MLP_BLOCK * NN_W);
   if (!dp) {
     mlp_mm_tn_fix_portable(bk, n_j, n_c, f, oh, ol, ldo, idx);
