@@ -230,11 +230,13 @@ static PyObject *py_vector(PyObject *self, PyObject *args) {
   return finish_source(s, 0, "");
 }
 
-/* run(argv) -> (values (n_keys, width) float64, iterations, converged,
- * residual, warnings): a job as `dsana argv...` runs it, GIL released. */
+/* run(argv, print=False) -> (values (n_keys, width) float64, iterations,
+ * converged, residual, warnings): a job as `dsana argv...` runs it, GIL
+ * released; with print, printing what the command prints. */
 static PyObject *py_run(PyObject *self, PyObject *args) {
   PyObject *list;
-  if (!PyArg_ParseTuple(args, "O!", &PyList_Type, &list))
+  int print = 0;
+  if (!PyArg_ParseTuple(args, "O!|p", &PyList_Type, &list, &print))
     return NULL;
   Py_ssize_t argc = PyList_GET_SIZE(list);
   char **argv = PyMem_Calloc((size_t)argc + 1, sizeof *argv);
@@ -252,7 +254,7 @@ static PyObject *py_run(PyObject *self, PyObject *args) {
   struct glue_result res;
   char err[1024], warn[4096];
   int rc;
-  Py_BEGIN_ALLOW_THREADS rc = glue_run((int)argc, argv, &res, err, sizeof err, warn, sizeof warn);
+  Py_BEGIN_ALLOW_THREADS rc = glue_run((int)argc, argv, print != 0, &res, err, sizeof err, warn, sizeof warn);
   Py_END_ALLOW_THREADS for (Py_ssize_t i = 0; i < argc; i++) free(argv[i]);
   PyMem_Free(argv);
   if (rc)
@@ -273,7 +275,7 @@ static PyMethodDef methods[] = {
     {"dataset_dense", py_dataset_dense, METH_VARARGS, "dataset_dense(rows, cols, X f64 or f32, y f64) -> Source"},
     {"dataset_csr", py_dataset_csr, METH_VARARGS, "dataset_csr(cols, indptr u64, indices u32, data f64, y f64)"},
     {"vector", py_vector, METH_VARARGS, "vector(v f64) -> Source (a personalization)"},
-    {"run", py_run, METH_VARARGS, "run([app, args...]) -> (values, iters, converged, residual, warnings)"},
+    {"run", py_run, METH_VARARGS, "run([app, args...], print=False) -> (values, iters, converged, residual, warnings)"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {

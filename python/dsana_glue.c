@@ -4,8 +4,9 @@
  * the one `dsana APP ARGS` runs, its roles threads of this process, and
  * the result table comes from the app's output hook, which the scheduler
  * calls in this process. What the job says on stderr is kept by dsana_run
- * (nothing is printed): its error line becomes the Python exception's
- * message, its warning lines Python warnings.
+ * (nothing is printed, unless the caller asks for the command's output):
+ * its error line becomes the Python exception's message, its warning
+ * lines Python warnings.
  */
 #define _GNU_SOURCE /* memmem */
 #include "dsana_glue.h"
@@ -52,7 +53,8 @@ static void glue_warnings(const char *text, char *warn, size_t warnlen) {
   }
 }
 
-int glue_run(int argc, char **argv, struct glue_result *res, char *err, size_t errlen, char *warn, size_t warnlen) {
+int glue_run(int argc, char **argv, bool print, struct glue_result *res, char *err, size_t errlen, char *warn,
+             size_t warnlen) {
   const struct dsana_app *app = argc > 0 ? dsana_builtin_app(argv[0]) : NULL;
   memset(res, 0, sizeof *res);
   err[0] = warn[0] = '\0';
@@ -66,6 +68,7 @@ int glue_run(int argc, char **argv, struct glue_result *res, char *err, size_t e
   dsana_run_options_init(&o);
   o.args = (const char *const *)argv + 1;
   o.n_args = (size_t)argc - 1;
+  o.print = print;
   struct dsana_run_result out;
   pthread_mutex_lock(&glue_lock);
   glue_capture = res;

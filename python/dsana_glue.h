@@ -26,8 +26,11 @@ struct glue_result {
  * caller waits). Returns 0 with *res filled, or a negative DSANA_E* code
  * (DSANA_EINTR: Ctrl-C stopped it) with the job's error line (dsana_run's) in
  * err, as the CLI says it, without a newline. Lines the run printed as
- * warnings go, newline-separated, to warn (may be cut). Must be called
+ * warnings go, newline-separated, to warn (may be cut). With `print`, the
+ * job prints as the command does instead (its table and progress line on
+ * stdout and stderr, warnings on stderr, none in warn). Must be called
  * without the GIL: it blocks until the job ends. */
-int glue_run(int argc, char **argv, struct glue_result *res, char *err, size_t errlen, char *warn, size_t warnlen);
+int glue_run(int argc, char **argv, bool print, struct glue_result *res, char *err, size_t errlen, char *warn,
+             size_t warnlen);
 
 #endif

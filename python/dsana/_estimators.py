@@ -3,7 +3,11 @@ KMeans (kmeans) and MLPClassifier (mlp). fit() runs a dsana job on the
 training data in memory (a C-contiguous float64 or float32 X, or a CSR
 matrix with float64 data, is read in place; anything else is converted
 once by sklearn's check_array, to float64); predict() and friends are numpy on the fitted
-model. The models are the bits `dsana APP` writes for the same data."""
+model. The models are the bits `dsana APP` writes for the same data.
+Every estimator takes the runtime's options (workers, servers, mode,
+scenario, threads) and verbose: a true value prints the fit's progress as
+`dsana APP` does (a row an iteration, or an epoch for the MLP, and the
+summary on stdout; a live progress line on a terminal's stderr)."""
 import numbers
 import os
 
@@ -46,7 +50,7 @@ def _fit_job(est, app, X, y, app_args, servers=None):
     servers = est.servers if est.servers is not None else servers
     argv += runtime_args(est.workers, servers, est.mode, est.scenario, est.threads)
     try:
-        return run(argv, {src.name: "X"}, warning_class=ConvergenceWarning)
+        return run(argv, {src.name: "X"}, warning_class=ConvergenceWarning, verbose=est.verbose)
     except ValueError as e:
         if "not finite" in str(e):  # the words sklearn's callers look for
             raise ValueError(f"{e} (NaN or inf in X)") from None
@@ -94,7 +98,7 @@ class LogisticRegression(_DsanaClassifier):
     intercept. tol: stop when the gradient's 2-norm is below it."""
 
     def __init__(self, C=1.0, tol=1e-4, max_iter=100, workers=None, servers=None, mode=None, scenario=None,
-                 threads=None):
+                 threads=None, verbose=0):
         self.C = C
         self.tol = tol
         self.max_iter = max_iter
@@ -103,6 +107,7 @@ class LogisticRegression(_DsanaClassifier):
         self.mode = mode
         self.scenario = scenario
         self.threads = threads
+        self.verbose = verbose
 
     def fit(self, X, y):
         X, y_enc = self._check_Xy(X, y)
@@ -143,7 +148,7 @@ class MLPClassifier(_DsanaClassifier):
     def __init__(self, hidden_layer_sizes=(256,), activation="relu", alpha=1e-4, batch_size=256,
                  learning_rate="cosine", learning_rate_init=0.1, max_iter=10, momentum=0.9,
                  nesterovs_momentum=True, random_state=None, workers=None, servers=None, mode=None, scenario=None,
-                 threads=None):
+                 threads=None, verbose=0):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.activation = activation
         self.alpha = alpha
@@ -159,6 +164,7 @@ class MLPClassifier(_DsanaClassifier):
         self.mode = mode
         self.scenario = scenario
         self.threads = threads
+        self.verbose = verbose
 
     def fit(self, X, y):
         X, y_enc = self._check_Xy(X, y)
@@ -209,7 +215,7 @@ class KMeans(_DsanaEstimator, ClusterMixin, TransformerMixin):
     n_init runs keep the one of least inertia."""
 
     def __init__(self, n_clusters=8, init="k-means++", n_init=1, max_iter=300, tol=1e-4, random_state=None,
-                 workers=None, servers=None, mode=None, scenario=None, threads=None):
+                 workers=None, servers=None, mode=None, scenario=None, threads=None, verbose=0):
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init
@@ -221,6 +227,7 @@ class KMeans(_DsanaEstimator, ClusterMixin, TransformerMixin):
         self.mode = mode
         self.scenario = scenario
         self.threads = threads
+        self.verbose = verbose
 
     def fit(self, X, y=None):
         X = self._check_X(X, reset=True)

@@ -101,7 +101,7 @@ def _graph_from_edges(n, src, dst, w):
 
 
 def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, weight="weight",
-             workers=None, servers=None, mode=None, scenario=None, threads=None):
+             workers=None, servers=None, mode=None, scenario=None, threads=None, verbose=False):
     """PageRank as networkx.pagerank computes it (same alpha, personalization,
     weight, tol and max_iter semantics: the dangling mass follows the
     personalization; stop when the L1 change is below N * tol; raise
@@ -113,6 +113,8 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, weig
     personalization: a dict keyed by node (networkx graphs) or an array of
     N weights. workers, servers, mode ("dsana" or "bsp"), scenario (a JSON
     file), threads: the runtime's options; the ranks do not depend on them.
+    verbose: print as `dsana pagerank` does (a row an iteration and the
+    summary on stdout, a live progress line on a terminal's stderr).
     """
     if not isinstance(alpha, numbers.Real) or not isinstance(tol, numbers.Real):
         raise TypeError("pagerank: alpha and tol must be numbers")
@@ -149,7 +151,7 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, weig
     names = {graph.name: "G"}
     if pers is not None:
         names[pers.name] = "personalization"
-    values, iters, converged, _ = run(argv, names, quiet_not_converged=True)
+    values, iters, converged, _ = run(argv, names, quiet_not_converged=True, verbose=verbose)
     if not converged and tol > 0:
         raise PowerIterationFailedConvergence(max_iter)
     ranks = values[:, 0]

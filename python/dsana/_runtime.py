@@ -31,12 +31,18 @@ def number(value):
     return repr(float(value))
 
 
-def run(argv, names=None, warning_class=RuntimeWarning, quiet_not_converged=False):
+def run(argv, names=None, warning_class=RuntimeWarning, quiet_not_converged=False, verbose=False):
     """Run `dsana argv...` in this process; returns (values, iterations,
     converged, residual). names maps the in-memory sources' names to what
-    the caller calls them ("G", "X") in messages."""
+    the caller calls them ("G", "X") in messages. verbose: the job prints
+    as the command does (its iteration table, or a row an epoch, and the
+    summary on stdout, a live progress line and any warning on stderr)."""
+    if verbose:
+        argv = [a for a in argv if a != "\0quiet"]
+    else:
+        argv = ["--quiet" if a == "\0quiet" else a for a in argv]
     try:
-        values, iters, converged, residual, warned = _dsana.run(["--quiet" if a == "\0quiet" else a for a in argv])
+        values, iters, converged, residual, warned = _dsana.run(argv, bool(verbose))
     except (ValueError, OSError, RuntimeError) as e:
         msg = str(e)
         for mem, shown in (names or {}).items():

@@ -111,6 +111,32 @@ def test_float32_input_read_in_place_gives_the_float64_bits(make):
     assert all(np.array_equal(a, b) for a, b in zip(model(X32), model(X32.astype(np.float64))))
 
 
+@pytest.mark.parametrize("make,rows", [(lambda v: dsana.LogisticRegression(max_iter=7, tol=0, verbose=v), 7),
+                                       (lambda v: dsana.KMeans(3, max_iter=4, tol=0, random_state=0, verbose=v), None),
+                                       (lambda v: dsana.MLPClassifier(hidden_layer_sizes=(8,), max_iter=3,
+                                                                      random_state=0, verbose=v), 3)],
+                         ids=["logreg", "kmeans", "mlp"])
+def test_verbose_prints_the_progress_and_quiet_prints_nothing(make, rows, capfd):
+    """verbose: the command's table (a row an iteration, an epoch for the
+    MLP) and summary; the default prints nothing, and both fit one model."""
+    X, y = data()
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the iteration caps' ConvergenceWarning
+        loud = make(1).fit(X, y)
+        out, err = capfd.readouterr()
+        quiet = make(0).fit(X, y)
+        out0, err0 = capfd.readouterr()
+    table = [line for line in out.splitlines() if line.split() and line.split()[0].isdigit()]
+    assert "iter" in out and "iterations:" in out, out
+    assert len(table) >= 1 and (rows is None or len(table) == rows), table
+    assert out0 == "" and err0 == "", (out0, err0)
+    a = getattr(loud, "coef_", getattr(loud, "cluster_centers_", None))
+    b = getattr(quiet, "coef_", getattr(quiet, "cluster_centers_", None))
+    assert np.array_equal(a if a is not None else loud.coefs_[0], b if b is not None else quiet.coefs_[0])
+
+
 def test_sparse_input_gives_the_dense_bits():
     X, y = data()
     dense = dsana.LogisticRegression().fit(X, y)

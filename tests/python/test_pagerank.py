@@ -42,6 +42,16 @@ def test_real_graph_matches_networkx(path):
     close(dsana.pagerank(G), nx.pagerank(G))
 
 
+def test_verbose_prints_a_row_an_iteration(capfd):
+    G = random_digraph(n=200)
+    ranks = dsana.pagerank(G, verbose=True)
+    out, _ = capfd.readouterr()
+    rows = [line for line in out.splitlines() if line.split() and line.split()[0].isdigit()]
+    assert "iterations:" in out and len(rows) >= 2, out
+    assert ranks == dsana.pagerank(G)
+    assert capfd.readouterr() == ("", "")
+
+
 def test_dangling_vertices_match_networkx():
     G = random_digraph(n=400, p=0.004, seed=3)
     assert sum(1 for v in G if G.out_degree(v) == 0) > 20
