@@ -43,14 +43,16 @@ def _cores():
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _fit_job(est, app, X, y, app_args, servers=None):
-    """servers: the count when est.servers is None (None: the CLI's default)."""
+def _fit_job(est, app, X, y, app_args, servers=None, want_iterations=False):
+    """servers: the count when est.servers is None (None: the CLI's default);
+    want_iterations: also every iteration's metrics (runtime.run)."""
     src = _source(X, y)
     argv = [app, src.name, "\0quiet"] + app_args
     servers = est.servers if est.servers is not None else servers
     argv += runtime_args(est.workers, servers, est.mode, est.scenario, est.threads)
     try:
-        return run(argv, {src.name: "X"}, warning_class=ConvergenceWarning, verbose=est.verbose)
+        return run(argv, {src.name: "X"}, warning_class=ConvergenceWarning, verbose=est.verbose,
+                   want_iterations=want_iterations)
     except ValueError as e:
         if "not finite" in str(e):  # the words sklearn's callers look for
             raise ValueError(f"{e} (NaN or inf in X)") from None
@@ -143,7 +145,10 @@ class MLPClassifier(_DsanaClassifier):
     output of one unit per class, two for two classes) trained by dsana's
     mlp app: mini-batch SGD with momentum over the parameter servers,
     bit-identical for any worker or server count. max_iter counts epochs
-    (as scikit-learn's sgd solver does); alpha is the L2 penalty."""
+    (as scikit-learn's sgd solver does); alpha is the L2 penalty.
+    loss_curve_: each epoch's mean batch loss (L2 term included), as
+    scikit-learn's; best_loss_ its least. The tasks compute in float32
+    (apps/mlp/mlp.h); the parameters and their updates are float64."""
 
     def __init__(self, hidden_layer_sizes=(256,), activation="relu", alpha=1e-4, batch_size=256,
                  learning_rate="cosine", learning_rate_init=0.1, max_iter=10, momentum=0.9,
@@ -182,7 +187,13 @@ class MLPClassifier(_DsanaClassifier):
         # servers=None: a server per core (at most 4): every step ends with
         # the servers' sum and update over every parameter, which S servers
         # split S ways (on 2 cores, 2.9 against 3.9 ms a step of Fashion-MNIST)
-        values, iters, _, _ = _fit_job(self, "mlp", X, y_enc, args, servers=min(_cores(), 4))
+        values, iters, _, _, per_iter = _fit_job(self, "mlp", X, y_enc, args, servers=min(_cores(), 4),
+                                                 want_iterations=True)
+        # scikit-learn's loss_curve_: each epoch's mean loss over its batches
+        # (cross-entropy plus the L2 term), which the app reports at each
+        # epoch's end
+        self.loss_curve_ = [it["epoch_loss"] for it in per_iter if it.get("epoch_loss") is not None]
+        self.best_loss_ = min(self.loss_curve_) if self.loss_curve_ else None
         widths = [X.shape[1]] + hidden + [len(self.classes_)]
         flat, at = values[:, 0], 0
         self.coefs_, self.intercepts_ = [], []

@@ -137,6 +137,30 @@ def test_verbose_prints_the_progress_and_quiet_prints_nothing(make, rows, capfd)
     assert np.array_equal(a if a is not None else loud.coefs_[0], b if b is not None else quiet.coefs_[0])
 
 
+def test_mlp_loss_curve_is_an_epoch_each_and_the_same_in_every_layout():
+    """loss_curve_ (scikit-learn's): each epoch's mean batch loss, as the
+    app reports it at the epoch's end; best_loss_ its least."""
+    X, y = data(n=600, features=10, classes=3, seed=2)
+
+    def fit(**kw):
+        return dsana.MLPClassifier(hidden_layer_sizes=(16,), max_iter=6, batch_size=100, random_state=0,
+                                   **kw).fit(X, y)
+
+    m = fit()
+    assert len(m.loss_curve_) == 6 and all(np.isfinite(m.loss_curve_)), m.loss_curve_
+    assert m.loss_curve_[-1] < m.loss_curve_[0] and m.best_loss_ == min(m.loss_curve_)
+    assert fit(workers=2, servers=2).loss_curve_ == m.loss_curve_
+    from sklearn.neural_network import MLPClassifier
+
+    theirs = MLPClassifier(hidden_layer_sizes=(16,), max_iter=6, batch_size=100, random_state=0)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs.fit(X, y)
+    assert len(theirs.loss_curve_) == len(m.loss_curve_)  # one a epoch, as scikit-learn's
+
+
 def test_sparse_input_gives_the_dense_bits():
     X, y = data()
     dense = dsana.LogisticRegression().fit(X, y)
