@@ -147,7 +147,8 @@ class MLPClassifier(_DsanaClassifier):
     bit-identical for any worker or server count. max_iter counts epochs
     (as scikit-learn's sgd solver does); alpha is the L2 penalty.
     loss_curve_: each epoch's mean batch loss (L2 term included), as
-    scikit-learn's; best_loss_ its least. The tasks compute in float32
+    scikit-learn's; best_loss_ its least, loss_ its last; t_ the training
+    samples seen (max_iter epochs of every row). The tasks compute in float32
     (apps/mlp/mlp.h); the parameters and their updates are float64."""
 
     def __init__(self, hidden_layer_sizes=(256,), activation="relu", alpha=1e-4, batch_size=256,
@@ -194,6 +195,7 @@ class MLPClassifier(_DsanaClassifier):
         # epoch's end
         self.loss_curve_ = [it["epoch_loss"] for it in per_iter if it.get("epoch_loss") is not None]
         self.best_loss_ = min(self.loss_curve_) if self.loss_curve_ else None
+        self.loss_ = self.loss_curve_[-1] if self.loss_curve_ else None
         widths = [X.shape[1]] + hidden + [len(self.classes_)]
         flat, at = values[:, 0], 0
         self.coefs_, self.intercepts_ = [], []
@@ -206,7 +208,7 @@ class MLPClassifier(_DsanaClassifier):
         self.n_outputs_ = widths[-1]
         self.out_activation_ = "softmax"
         self.n_iter_ = self.max_iter
-        self.t_ = iters
+        self.t_ = self.max_iter * X.shape[0]  # scikit-learn's: training samples seen (every row an epoch)
         return self
 
     def predict_proba(self, X):

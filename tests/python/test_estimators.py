@@ -149,6 +149,7 @@ def test_mlp_loss_curve_is_an_epoch_each_and_the_same_in_every_layout():
     m = fit()
     assert len(m.loss_curve_) == 6 and all(np.isfinite(m.loss_curve_)), m.loss_curve_
     assert m.loss_curve_[-1] < m.loss_curve_[0] and m.best_loss_ == min(m.loss_curve_)
+    assert m.loss_ == m.loss_curve_[-1] and m.t_ == 6 * X.shape[0]
     assert fit(workers=2, servers=2).loss_curve_ == m.loss_curve_
     from sklearn.neural_network import MLPClassifier
 
@@ -159,6 +160,7 @@ def test_mlp_loss_curve_is_an_epoch_each_and_the_same_in_every_layout():
         warnings.simplefilter("ignore")
         theirs.fit(X, y)
     assert len(theirs.loss_curve_) == len(m.loss_curve_)  # one a epoch, as scikit-learn's
+    assert theirs.t_ == m.t_  # samples seen
 
 
 def test_sparse_input_gives_the_dense_bits():
