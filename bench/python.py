@@ -87,7 +87,8 @@ def main():
         if name == "kmeans":
             a, b = -ours_fit.score(Xt), -theirs_fit.score(Xt)  # the test inertia
         else:
-            a, b = ours_fit.score(Xt32 if name == "mlp32" else Xt, yt), theirs_fit.score(Xt32 if name == "mlp32" else Xt, yt)
+            Xs = Xt32 if name == "mlp32" else Xt
+            a, b = ours_fit.score(Xs, yt), theirs_fit.score(Xs, yt)
         mo, mt = float(np.median(t_ours)), float(np.median(t_theirs))
         print(f"{name:8} {a:10.4f} {b:10.4f} {a / b:7.3f} {mo:9.2f} {mt:10.2f} {mt / mo:9.2f} {mo / mt:10.3f}")
         print(f"{'':8} runs: dsana {' '.join(f'{t:.2f}' for t in t_ours)} s, "

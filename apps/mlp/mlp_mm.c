@@ -357,18 +357,16 @@ void mlp_list_rows(const struct mlp_blocks *bk, uint32_t n_j, uint8_t *m, uint32
     }
 }
 
-/* Each block's D as panels of TN_W columns (rows 64 bytes apart, zeros
- * past ncp): panel p of block b at dp + (b * n_panels + p) * MLP_BLOCK * TN_W. */
-static void pack_d(const struct mlp_blocks *bk, uint32_t ncp, float *dp) {
-  uint32_t n_panels = (ncp + TN_W - 1) / TN_W;
+void mlp_pack_d(const struct mlp_blocks *bk, uint32_t ncp, uint32_t width, float *dp) {
+  uint32_t n_panels = (ncp + width - 1) / width;
   for (uint32_t b = 0; b < bk->n; b++)
     for (uint32_t p = 0; p < n_panels; p++) {
-      float *o = dp + ((size_t)b * n_panels + p) * MLP_BLOCK * TN_W;
-      const float *d = bk->d + b * bk->d_step + TN_W * p;
-      uint32_t w = ncp - TN_W * p < TN_W ? ncp - TN_W * p : TN_W;
+      float *o = dp + ((size_t)b * n_panels + p) * MLP_BLOCK * width;
+      const float *d = bk->d + b * bk->d_step + (size_t)width * p;
+      uint32_t w = ncp - width * p < width ? ncp - width * p : width;
       for (uint32_t s = 0; s < bk->rows[b]; s++) {
-        memcpy(o + TN_W * s, d + s * bk->ldd, sizeof(float) * w);
-        memset(o + TN_W * s + w, 0, sizeof(float) * (TN_W - w));
+        memcpy(o + (size_t)width * s, d + s * bk->ldd, sizeof(float) * w);
+        memset(o + (size_t)width * s + w, 0, sizeof(float) * (width - w));
       }
     }
 }
@@ -386,7 +384,7 @@ AVX2 void mlp_mm_tn_fix_avx2(const struct mlp_blocks *bk, uint32_t n_j, uint32_t
   }
   if (bk->store)
     mlp_zero_out(n_j, n_c, oh, ol, ldo);
-  pack_d(bk, ncp, dp);
+  mlp_pack_d(bk, ncp, TN_W, dp); /* rows 64 bytes apart */
   mlp_list_rows(bk, n_j, m, idx);
   /* rows j..j+3 of the push are done in one pass, left to right (they
    * stream; a panel of a column across many rows would thrash L1 at the

@@ -116,6 +116,10 @@ void mlp_pack_group(const float *A, uint64_t lda, const uint32_t *idx, uint32_t 
  * A_b[s][j..j+3] is not all 0: list (jg, b) at idx + (jg * nb + b) *
  * MLP_BLOCK, its length at m[jg * nb + b]. */
 void mlp_list_rows(const struct mlp_blocks *bk, uint32_t n_j, uint8_t *m, uint32_t *idx);
+/* Each block's D as panels of `width` columns (zeros past ncp, the padded
+ * n_c): panel p of block b at dp + (b * n_panels + p) * MLP_BLOCK * width,
+ * n_panels = ceil(ncp / width). */
+void mlp_pack_d(const struct mlp_blocks *bk, uint32_t ncp, uint32_t width, float *dp);
 /* The 4 x w tile t at (j, c) of a gradient, into oh, ol where it is real
  * (j + r < n_j, c + k < n_c), by mlp_fix_add (store: into zeros). */
 void mlp_add_tile(const float *t, uint32_t w, uint32_t j, uint32_t c, uint32_t n_j, uint32_t n_c,

@@ -287,22 +287,6 @@ AVX512 static void tn_tile_any(const float *A, uint64_t lda, const float *dp, co
     tn_tile(A, lda, dp, idx, m, 1, last, real, store, f, oh, ol, ldo, bad, t);
 }
 
-/* Each block's D as panels of NN_W columns (rows 256 bytes apart, zeros
- * past ncp): panel p of block b at dp + (b * n_panels + p) * MLP_BLOCK * NN_W. */
-static void pack_d(const struct mlp_blocks *bk, uint32_t ncp, float *dp) {
-  uint32_t n_panels = (ncp + NN_W - 1) / NN_W;
-  for (uint32_t b = 0; b < bk->n; b++)
-    for (uint32_t p = 0; p < n_panels; p++) {
-      float *o = dp + ((size_t)b * n_panels + p) * MLP_BLOCK * NN_W;
-      const float *d = bk->d + b * bk->d_step + NN_W * p;
-      uint32_t w = ncp - NN_W * p < NN_W ? ncp - NN_W * p : NN_W;
-      for (uint32_t s = 0; s < bk->rows[b]; s++) {
-        memcpy(o + NN_W * s, d + s * bk->ldd, sizeof(float) * w);
-        memset(o + NN_W * s + w, 0, sizeof(float) * (NN_W - w));
-      }
-    }
-}
-
 /* mlp_list_rows()'s lists (the same: rows ascending in each), made row
  * by row (each read once, in order, where a list a group reads a column
  * of 64 rows 3 KiB apart): a group of 4 is in when one is != 0 as C's. */
@@ -332,7 +316,7 @@ AVX512 void mlp_mm_tn_fix_avx512(const struct mlp_blocks *bk, uint32_t n_j, uint
     mlp_mm_tn_fix_portable(bk, n_j, n_c, f, oh, ol, ldo, idx);
     return;
   }
-  pack_d(bk, ncp, dp);
+  mlp_pack_d(bk, ncp, NN_W, dp); /* rows 256 bytes apart */
   list_rows(bk, n_j, m, idx);
   /* rows j..j+3 of the push in one pass, left to right, every block's
    * share of a tile at once; the blocks' packed D stays in L2 */
